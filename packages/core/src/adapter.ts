@@ -1,0 +1,240 @@
+/**
+ * The adapter contract (design §2). An adapter exposes the flat operations; `defineAdapter` composes one from
+ * the operations a provider implements, so that every other operation throws `ProviderNotSupportedError`
+ * before validation and before any I/O, and every implemented one receives input already checked against
+ * core's request contracts.
+ */
+import type * as v from 'valibot';
+import { ProviderNotSupportedError } from './errors.js';
+import {
+  type CaptureParams,
+  type Checkout,
+  type CheckoutCreateParams,
+  type Customer,
+  type CustomerCreateParams,
+  captureSchema,
+  checkoutCreateSchema,
+  customerCreateSchema,
+  idSchema,
+  type Payment,
+  type PaymentCreateParams,
+  type ProviderName,
+  paymentCreateSchema,
+  type Refund,
+  type RefundCreateParams,
+  refundCreateSchema,
+  type Subscription,
+  type SubscriptionCreateParams,
+  subscriptionCreateSchema,
+  type UpdateParams,
+  updateSchema,
+} from './records.js';
+import { parseInput } from './validation.js';
+import type { WebhookDefinition } from './webhooks/types.js';
+
+/** Operation names, as `pay.supports()` takes them, and the adapter method behind each. */
+export const OPERATION_METHODS = {
+  'checkouts.create': 'createCheckout',
+  'checkouts.retrieve': 'retrieveCheckout',
+  'checkouts.update': 'updateCheckout',
+  'checkouts.delete': 'deleteCheckout',
+  'payments.create': 'createPayment',
+  'payments.retrieve': 'retrievePayment',
+  'payments.update': 'updatePayment',
+  'payments.capture': 'capturePayment',
+  'payments.cancel': 'cancelPayment',
+  'payments.delete': 'deletePayment',
+  'refunds.create': 'createRefund',
+  'customers.create': 'createCustomer',
+  'customers.retrieve': 'retrieveCustomer',
+  'customers.update': 'updateCustomer',
+  'customers.delete': 'deleteCustomer',
+  'subscriptions.create': 'createSubscription',
+  'subscriptions.retrieve': 'retrieveSubscription',
+  'subscriptions.update': 'updateSubscription',
+  'subscriptions.cancel': 'cancelSubscription',
+  'subscriptions.delete': 'deleteSubscription',
+} as const;
+
+/** An operation name (`'refunds.create'`). */
+export type Operation = keyof typeof OPERATION_METHODS;
+/** An adapter method name (`'createRefund'`). */
+export type OperationMethod = (typeof OPERATION_METHODS)[Operation];
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call; an aborted call that may have reached the provider says `outcome: 'unknown'`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * What an adapter declares about its types: its name, `provider_metadata` per operation, raw webhook events
+ * with their `data`, and what `checkouts.create` resolves to.
+ */
+export interface AdapterTypes {
+  provider: ProviderName;
+  metadata: { [K in Operation]?: object };
+  rawEvents: { [name: string]: unknown };
+  checkout: Checkout | null;
+}
+
+/** The `provider_metadata` type of one operation. */
+export type MetadataOf<T extends AdapterTypes, K extends Operation> = T['metadata'][K] extends object
+  ? T['metadata'][K]
+  : Record<string, unknown>;
+
+/** The flat operations every adapter exposes (unsupported ones throw `ProviderNotSupportedError`). */
+export interface AdapterOperations<T extends AdapterTypes = AdapterTypes> {
+  createCheckout(params: CheckoutCreateParams<MetadataOf<T, 'checkouts.create'>>, options?: CallOptions): Promise<T['checkout']>;
+  retrieveCheckout(id: string, options?: CallOptions): Promise<Checkout | null>;
+  updateCheckout(id: string, params: UpdateParams<MetadataOf<T, 'checkouts.update'>>, options?: CallOptions): Promise<Checkout>;
+  deleteCheckout(id: string, options?: CallOptions): Promise<void>;
+  createPayment(params: PaymentCreateParams<MetadataOf<T, 'payments.create'>>, options?: CallOptions): Promise<Payment>;
+  retrievePayment(id: string, options?: CallOptions): Promise<Payment | null>;
+  updatePayment(id: string, params: UpdateParams<MetadataOf<T, 'payments.update'>>, options?: CallOptions): Promise<Payment>;
+  capturePayment(id: string, params?: CaptureParams<MetadataOf<T, 'payments.capture'>>, options?: CallOptions): Promise<Payment>;
+  cancelPayment(id: string, options?: CallOptions): Promise<Payment>;
+  deletePayment(id: string, options?: CallOptions): Promise<void>;
+  createRefund(params: RefundCreateParams<MetadataOf<T, 'refunds.create'>>, options?: CallOptions): Promise<Refund>;
+  createCustomer(params: CustomerCreateParams<MetadataOf<T, 'customers.create'>>, options?: CallOptions): Promise<Customer>;
+  retrieveCustomer(id: string, options?: CallOptions): Promise<Customer | null>;
+  updateCustomer(id: string, params: UpdateParams<MetadataOf<T, 'customers.update'>>, options?: CallOptions): Promise<Customer>;
+  deleteCustomer(id: string, options?: CallOptions): Promise<void>;
+  createSubscription(
+    params: SubscriptionCreateParams<MetadataOf<T, 'subscriptions.create'>>,
+    options?: CallOptions,
+  ): Promise<Subscription>;
+  retrieveSubscription(id: string, options?: CallOptions): Promise<Subscription | null>;
+  updateSubscription(
+    id: string,
+    params: UpdateParams<MetadataOf<T, 'subscriptions.update'>>,
+    options?: CallOptions,
+  ): Promise<Subscription>;
+  cancelSubscription(id: string, options?: CallOptions): Promise<Subscription>;
+  deleteSubscription(id: string, options?: CallOptions): Promise<void>;
+}
+
+/** A configured provider adapter. */
+export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterOperations<T> {
+  readonly provider: T['provider'];
+  /** The operations this adapter performs; every other one throws `ProviderNotSupportedError`. */
+  readonly capabilities: readonly Operation[];
+  /** Webhook verification and normalisation, used by `pay.webhooks.setup()`. */
+  readonly webhooks: WebhookDefinition<T>;
+  /** Type-level only: the adapter's declared types. */
+  readonly '~types'?: T;
+}
+
+// What each implemented operation receives: input already validated against core's contract.
+type CheckoutInput = v.InferOutput<typeof checkoutCreateSchema>;
+type PaymentInput = v.InferOutput<typeof paymentCreateSchema>;
+type UpdateInput = v.InferOutput<typeof updateSchema>;
+type CaptureInput = v.InferOutput<typeof captureSchema>;
+type RefundInput = v.InferOutput<typeof refundCreateSchema>;
+type CustomerInput = v.InferOutput<typeof customerCreateSchema>;
+type SubscriptionInput = v.InferOutput<typeof subscriptionCreateSchema>;
+
+/**
+ * The implementation of each operation, as an adapter writes it: parameters are already validated against
+ * core's request contracts (currency upper-cased, unknown top-level fields refused). `provider_metadata` is
+ * still the caller's object: the adapter validates its own members.
+ */
+export interface OperationImplementations<T extends AdapterTypes> {
+  createCheckout(params: CheckoutInput, options: CallOptions): Promise<T['checkout']>;
+  retrieveCheckout(id: string, options: CallOptions): Promise<Checkout | null>;
+  updateCheckout(id: string, params: UpdateInput, options: CallOptions): Promise<Checkout>;
+  deleteCheckout(id: string, options: CallOptions): Promise<void>;
+  createPayment(params: PaymentInput, options: CallOptions): Promise<Payment>;
+  retrievePayment(id: string, options: CallOptions): Promise<Payment | null>;
+  updatePayment(id: string, params: UpdateInput, options: CallOptions): Promise<Payment>;
+  capturePayment(id: string, params: CaptureInput, options: CallOptions): Promise<Payment>;
+  cancelPayment(id: string, options: CallOptions): Promise<Payment>;
+  deletePayment(id: string, options: CallOptions): Promise<void>;
+  createRefund(params: RefundInput, options: CallOptions): Promise<Refund>;
+  createCustomer(params: CustomerInput, options: CallOptions): Promise<Customer>;
+  retrieveCustomer(id: string, options: CallOptions): Promise<Customer | null>;
+  updateCustomer(id: string, params: UpdateInput, options: CallOptions): Promise<Customer>;
+  deleteCustomer(id: string, options: CallOptions): Promise<void>;
+  createSubscription(params: SubscriptionInput, options: CallOptions): Promise<Subscription>;
+  retrieveSubscription(id: string, options: CallOptions): Promise<Subscription | null>;
+  updateSubscription(id: string, params: UpdateInput, options: CallOptions): Promise<Subscription>;
+  cancelSubscription(id: string, options: CallOptions): Promise<Subscription>;
+  deleteSubscription(id: string, options: CallOptions): Promise<void>;
+}
+
+/** The shape of each operation's arguments, validated before the implementation runs. */
+const ARGUMENTS: Record<OperationMethod, readonly ('id' | v.GenericSchema)[]> = {
+  createCheckout: [checkoutCreateSchema],
+  retrieveCheckout: ['id'],
+  updateCheckout: ['id', updateSchema],
+  deleteCheckout: ['id'],
+  createPayment: [paymentCreateSchema],
+  retrievePayment: ['id'],
+  updatePayment: ['id', updateSchema],
+  capturePayment: ['id', captureSchema],
+  cancelPayment: ['id'],
+  deletePayment: ['id'],
+  createRefund: [refundCreateSchema],
+  createCustomer: [customerCreateSchema],
+  retrieveCustomer: ['id'],
+  updateCustomer: ['id', updateSchema],
+  deleteCustomer: ['id'],
+  createSubscription: [subscriptionCreateSchema],
+  retrieveSubscription: ['id'],
+  updateSubscription: ['id', updateSchema],
+  cancelSubscription: ['id'],
+  deleteSubscription: ['id'],
+};
+
+/** What `defineAdapter` composes an adapter from. */
+export interface AdapterDefinition<T extends AdapterTypes> {
+  provider: T['provider'];
+  /** The operations the provider performs. */
+  operations: Partial<OperationImplementations<T>>;
+  /**
+   * Why each other operation cannot be done, as the `reason` of its `ProviderNotSupportedError`
+   * (e.g. `'the provider has no customer storage'`). Operations not named get `fallbackReason`.
+   */
+  unsupported?: { [K in Operation]?: string };
+  /** Reason for unsupported operations not named in `unsupported`. */
+  fallbackReason?: string;
+  webhooks: WebhookDefinition<T>;
+}
+
+/**
+ * Builds an {@link Adapter}: implemented operations validate their arguments against core's contracts and
+ * run; every other operation throws `ProviderNotSupportedError` before validation and before any I/O.
+ * `capabilities` is derived from the implemented operations, so it always matches the methods.
+ */
+export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
+  const capabilities: Operation[] = [];
+  const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const [operation, method] of Object.entries(OPERATION_METHODS) as [Operation, OperationMethod][]) {
+    const implementation = definition.operations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    if (!implementation) {
+      const reason =
+        definition.unsupported?.[operation] ?? definition.fallbackReason ?? `the provider offers no ${operation} call`;
+      methods[method] = async () => {
+        throw new ProviderNotSupportedError({ provider: definition.provider, operation, reason });
+      };
+      continue;
+    }
+    capabilities.push(operation);
+    const shape = ARGUMENTS[method];
+    methods[method] = async (...args: unknown[]) => {
+      const parsed = shape.map((argument, index) =>
+        argument === 'id'
+          ? parseInput(idSchema, args[index], { operation, prefix: 'id' })
+          : parseInput(argument, args[index] ?? {}, { operation }),
+      );
+      const options = (args[shape.length] as CallOptions | undefined) ?? {};
+      return implementation(...parsed, options);
+    };
+  }
+  return {
+    ...(methods as unknown as AdapterOperations<T>),
+    provider: definition.provider,
+    capabilities: Object.freeze(capabilities),
+    webhooks: definition.webhooks,
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Configuration helpers for adapter factories (design §2): a default factory reads the environment when it is
+ * called (never on import) and names every missing variable, with the config member that replaces it, in one
+ * `ConfigurationError`. Values are never copied into errors.
+ */
+import * as v from 'valibot';
+import { ConfigurationError } from './errors.js';
+import { toValidationIssues } from './validation.js';
+
+/** One environment variable a default factory reads. */
+export interface EnvVariable<Member extends string = string> {
+  env: string;
+  member: Member;
+  required: boolean;
+}
+
+/** The process environment where one exists (Node, Bun, Deno's Node mode); empty on runtimes without one. */
+function processEnv(): Record<string, string | undefined> {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+}
+
+/**
+ * Reads the variables, letting each explicit override win over its variable. Throws one
+ * `ConfigurationError` naming every required variable that is neither set nor overridden.
+ */
+export function readEnvironment<Member extends string>(
+  provider: string,
+  variables: readonly EnvVariable<Member>[],
+  overrides: Partial<Record<Member, unknown>> = {},
+  env: Record<string, string | undefined> = processEnv(),
+): Partial<Record<Member, unknown>> {
+  const values: Partial<Record<Member, unknown>> = {};
+  const missing: EnvVariable<Member>[] = [];
+  for (const variable of variables) {
+    const value = overrides[variable.member] ?? (env[variable.env] === '' ? undefined : env[variable.env]);
+    if (value === undefined && variable.required) missing.push(variable);
+    else if (value !== undefined) values[variable.member] = value;
+  }
+  if (missing.length > 0) {
+    const list = missing.map((variable) => `${variable.env} (or the config member \`${variable.member}\`)`).join(', ');
+    throw new ConfigurationError(`${provider} is not configured: set ${list}.`, { missing: missing.map((variable) => variable.env) });
+  }
+  return values;
+}
+
+/**
+ * Reads a boolean switch such as `PROVIDER_R_SANDBOX`: `true`/`false` (any case) or a boolean. Anything else is
+ * a `ConfigurationError`, never a silent switch to production.
+ */
+export function booleanSetting(name: string, value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+  throw new ConfigurationError(`${name} must be true or false.`, { missing: [name] });
+}
+
+/** Validates an explicit config object; issues name the members, never their values. */
+export function parseConfig<S extends v.GenericSchema>(provider: string, schema: S, config: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, config, { abortEarly: false });
+  if (result.success) return result.output;
+  const issues = toValidationIssues(result.issues);
+  throw new ConfigurationError(
+    `${provider} configuration is invalid: ${issues.map((issue) => `${issue.path || '(config)'} ${issue.message}`).join('; ')}.`,
+    { missing: issues.map((issue) => issue.path) },
+  );
+}
+
+/** Transport members every adapter config accepts, for adapters' config schemas. */
+export const transportConfigEntries = {
+  baseUrl: v.optional(v.pipe(v.string(), v.url('must be an absolute URL'))),
+  fetch: v.optional(v.custom<typeof fetch>((value) => typeof value === 'function', 'must be a fetch function')),
+  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be at least 1 ms'))),
+  retry: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
+  hooks: v.optional(
+    v.object({
+      onRequest: v.optional(v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function')),
+      onResponse: v.optional(v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function')),
+    }),
+  ),
+};

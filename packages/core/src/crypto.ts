@@ -1,0 +1,106 @@
+/**
+ * Web Crypto helpers (design §1, §5): no `node:crypto`, no Buffer, so verification also runs on edge runtimes.
+ * Decoding is strict: malformed hex or base64 is refused instead of being decoded into something else.
+ */
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of a string; bytes pass through unchanged. */
+export function utf8(data: string | Uint8Array): Uint8Array {
+  return typeof data === 'string' ? encoder.encode(data) : data;
+}
+
+/** Lower-case hex of bytes. */
+export function toHex(bytes: Uint8Array): string {
+  let hex = '';
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/** Bytes of a hex string; `undefined` when it is not an even-length hex string. */
+export function fromHex(hex: string): Uint8Array | undefined {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return undefined;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let index = 0; index < bytes.length; index++) bytes[index] = Number.parseInt(hex.slice(index * 2, index * 2 + 2), 16);
+  return bytes;
+}
+
+/** Standard base64 of bytes. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** Bytes of a standard (padded) base64 string; `undefined` when it is malformed. */
+export function fromBase64(text: string): Uint8Array | undefined {
+  const compact = text.replace(/\s+/g, '');
+  if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return undefined;
+  const binary = atob(compact);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}
+
+/** The value of an HTTP Basic `Authorization` header for `user:password` (UTF-8, then base64). */
+export function basicAuthorization(user: string, password: string): string {
+  return `Basic ${toBase64(utf8(`${user}:${password}`))}`;
+}
+
+/**
+ * Compares two secrets or signatures in time that does not depend on where they differ. Strings are compared
+ * as UTF-8 bytes. Different lengths return false after the same work as a full comparison.
+ */
+export function timingSafeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  const left = utf8(a);
+  const right = utf8(b);
+  const length = Math.max(left.length, right.length);
+  let difference = left.length ^ right.length;
+  for (let index = 0; index < length; index++) difference |= (left[index] ?? 0) ^ (right[index] ?? 0);
+  return difference === 0;
+}
+
+/** Web Crypto's key import and sign take a BufferSource backed by an ArrayBuffer. */
+function bufferOf(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
+/** Lower-case hex HMAC-SHA512 of `data` keyed with `secret` (Provider N's `providerN-signature`). */
+export async function hmacSha512Hex(secret: string, data: string | Uint8Array): Promise<string> {
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign']);
+    // A handful of secrets per process at most; the cache keeps hot-path verification from re-importing.
+    if (hmacKeys.size > 16) hmacKeys.clear();
+    hmacKeys.set(secret, key);
+  }
+  const signature = await crypto.subtle.sign('HMAC', await key, bufferOf(utf8(data)));
+  return toHex(new Uint8Array(signature));
+}
+
+const rsaKeys = new Map<string, Promise<CryptoKey>>();
+
+/** DER bytes of an SPKI public key given as base64 DER or as PEM; `undefined` when malformed. */
+export function spkiBytes(publicKey: string): Uint8Array | undefined {
+  const body = publicKey.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '');
+  return fromBase64(body);
+}
+
+/**
+ * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature (Provider T) with an SPKI public key given as base64 DER or
+ * PEM. Returns false for a bad signature; throws `TypeError` for a key that cannot be imported.
+ */
+export async function verifyRsaSha256(publicKey: string, data: string | Uint8Array, signature: Uint8Array): Promise<boolean> {
+  let key = rsaKeys.get(publicKey);
+  if (!key) {
+    const der = spkiBytes(publicKey);
+    if (!der) throw new TypeError('The RSA public key is not base64 DER or PEM.');
+    key = crypto.subtle.importKey('spki', bufferOf(der), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+    if (rsaKeys.size > 16) rsaKeys.clear();
+    rsaKeys.set(publicKey, key);
+    key.catch(() => rsaKeys.delete(publicKey));
+  }
+  return crypto.subtle.verify('RSASSA-PKCS1-v1_5', await key, bufferOf(signature), bufferOf(utf8(data)));
+}

@@ -1,0 +1,236 @@
+/**
+ * The one error tree of `@pay/core` (design §4). Every class carries a stable `code`, optional `context`, ES2022
+ * `cause`, and a message that says what to do next. `isInstance` works across duplicated copies of the package
+ * (an app that ends up with two copies of core still recognises its errors) and follows inheritance.
+ *
+ * No secret, token or Authorization header ever enters a message or a property: adapters pass values through
+ * {@link redact} and the HTTP client never copies request headers into an error.
+ */
+
+/** Brand shared by every copy of this package: the list of error kinds an instance belongs to. */
+const KINDS = Symbol.for('@pay/core.error-kinds');
+
+/** Where a multi-step operation stopped, and what else helps a caller reconcile. */
+export type ErrorContext = Record<string, unknown>;
+
+/** Options every error of the tree accepts. */
+export interface PayErrorOptions {
+  cause?: unknown;
+  context?: ErrorContext;
+}
+
+/** The base of every error thrown by `@pay/*`. */
+export class PayError extends Error {
+  /** Error kind used by `isInstance`; each subclass names its own. */
+  static readonly kind: string = 'PayError';
+  /** Stable, machine-readable code to branch on. */
+  readonly code: string = 'pay_error';
+  /** Where a multi-step operation stopped (Provider T: `{ transactionId, step, outcome? }`), when known. */
+  readonly context: ErrorContext | undefined;
+  declare readonly [KINDS]: readonly string[];
+
+  constructor(message: string, options: PayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.context = options.context;
+    const kinds: string[] = [];
+    for (let ctor = new.target as unknown; typeof ctor === 'function' && 'kind' in ctor; ctor = Object.getPrototypeOf(ctor)) {
+      if (Object.hasOwn(ctor, 'kind')) kinds.push((ctor as typeof PayError).kind);
+    }
+    Object.defineProperty(this, KINDS, { value: Object.freeze(kinds), enumerable: false });
+  }
+
+  /**
+   * True when `error` is an instance of this class or one of its subclasses, even when it was thrown by another
+   * copy of `@pay/core`. `PayError.isInstance` matches every error of the tree; sibling classes never match.
+   */
+  static isInstance<T extends abstract new (...args: never[]) => PayError>(this: T, error: unknown): error is InstanceType<T> {
+    const kinds = (error as { [KINDS]?: unknown } | null | undefined)?.[KINDS];
+    return Array.isArray(kinds) && kinds.includes((this as unknown as typeof PayError).kind);
+  }
+
+  /** A JSON view without the stack, safe to log: it holds no secret. */
+  toJSON(): Record<string, unknown> {
+    const { stack: _stack, ...fields } = Object.fromEntries(Object.entries(this));
+    return { name: this.name, message: this.message, ...fields };
+  }
+}
+
+/** Missing or invalid configuration or environment. */
+export class ConfigurationError extends PayError {
+  static override readonly kind = 'ConfigurationError';
+  override readonly code = 'configuration_error';
+  /** Environment variables (or config members) that were missing or invalid. */
+  readonly missing: string[];
+
+  constructor(message: string, options: PayErrorOptions & { missing?: string[] } = {}) {
+    super(message, options);
+    this.missing = options.missing ?? [];
+  }
+}
+
+/** One problem found in request input. */
+export interface ValidationIssue {
+  /** Dotted path of the offending field, e.g. `provider_metadata.sender.name.lastName`. */
+  path: string;
+  message: string;
+}
+
+/** Bad request input, raised before any call that could move money. */
+export class ValidationError extends PayError {
+  static override readonly kind = 'ValidationError';
+  override readonly code = 'validation_error';
+  readonly issues: ValidationIssue[];
+
+  constructor(issues: ValidationIssue[], options: PayErrorOptions & { operation?: string } = {}) {
+    const where = options.operation ? `${options.operation}: ` : '';
+    const list = issues.map((issue) => `${issue.path || '(input)'}: ${issue.message}`).join('; ');
+    super(`${where}invalid input; fix these fields and call again: ${list}`, options);
+    this.issues = issues;
+  }
+}
+
+/** The configured provider cannot perform the operation. Thrown before validation and before any I/O. */
+export class ProviderNotSupportedError extends PayError {
+  static override readonly kind = 'ProviderNotSupportedError';
+  override readonly code = 'provider_not_supported';
+  readonly provider: string;
+  readonly operation: string;
+  readonly reason: string;
+
+  constructor(fields: { provider: string; operation: string; reason: string }, options: PayErrorOptions = {}) {
+    super(
+      `${fields.provider} does not support ${fields.operation}: ${fields.reason}. Check pay.supports('${fields.operation}') before calling it.`,
+      options,
+    );
+    this.provider = fields.provider;
+    this.operation = fields.operation;
+    this.reason = fields.reason;
+  }
+}
+
+/** The provider answered with an error. */
+export class ProviderApiError extends PayError {
+  static override readonly kind = 'ProviderApiError';
+  override readonly code = 'provider_api_error';
+  /** HTTP status of the reply. */
+  readonly status: number;
+  /** The provider's own error code (e.g. Provider R `1402`, Provider N `R3`). */
+  readonly providerCode: string | undefined;
+  readonly providerMessage: string | undefined;
+  /** The request id sent (or echoed) for this call, to quote to the provider's support. */
+  readonly requestId: string | undefined;
+  /** True when the same call may succeed later (429, 5xx). */
+  readonly retryable: boolean;
+
+  constructor(
+    fields: {
+      provider: string;
+      status: number;
+      providerCode?: string | undefined;
+      providerMessage?: string | undefined;
+      requestId?: string | undefined;
+      retryable?: boolean;
+      message?: string;
+    },
+    options: PayErrorOptions = {},
+  ) {
+    const detail = [fields.providerCode, fields.providerMessage].filter(Boolean).join(' ');
+    super(
+      fields.message ??
+        `${fields.provider} answered HTTP ${fields.status}${detail ? ` (${detail})` : ''}. ${
+          fields.retryable ? 'This may succeed later; retry with the same input.' : 'Check the request against the provider error code.'
+        }`,
+      options,
+    );
+    this.status = fields.status;
+    this.providerCode = fields.providerCode;
+    this.providerMessage = fields.providerMessage;
+    this.requestId = fields.requestId;
+    this.retryable = fields.retryable ?? (fields.status === 429 || fields.status >= 500);
+  }
+}
+
+/** No usable answer arrived. `outcome` tells whether the request may have reached the provider. */
+export class NetworkError extends PayError {
+  static override readonly kind = 'NetworkError';
+  override readonly code = 'network_error';
+  /** `not_sent`: the provider never saw it. `unknown`: it may have been processed; reconcile before repeating. */
+  readonly outcome: 'not_sent' | 'unknown';
+
+  constructor(message: string, options: PayErrorOptions & { outcome: 'not_sent' | 'unknown' }) {
+    super(message, options);
+    this.outcome = options.outcome;
+  }
+}
+
+/** The provider's answer does not match its wire contract. */
+export class InvalidResponseError extends PayError {
+  static override readonly kind = 'InvalidResponseError';
+  override readonly code = 'invalid_response';
+}
+
+/** Why a webhook was refused. */
+export type WebhookFailureReason =
+  | 'raw_body_required'
+  | 'missing_signature'
+  | 'invalid_signature'
+  | 'stale_timestamp'
+  | 'invalid_secret'
+  | 'merchant_mismatch'
+  | 'malformed_payload'
+  | 'unconfirmed_status'
+  | 'confirmation_failed'
+  | 'missing_secret';
+
+/** A webhook failed verification or could not be read. Nothing was dispatched. */
+export class WebhookVerificationError extends PayError {
+  static override readonly kind = 'WebhookVerificationError';
+  override readonly code = 'webhook_verification_failed';
+  readonly reason: WebhookFailureReason;
+  /** True when the provider should deliver again later (the reply is then 503). */
+  readonly retryable: boolean;
+  /** HTTP status a webhook endpoint should answer with. */
+  readonly status: 400 | 503;
+
+  constructor(
+    message: string,
+    options: PayErrorOptions & { reason: WebhookFailureReason; retryable?: boolean },
+  ) {
+    super(message, options);
+    this.reason = options.reason;
+    this.retryable = options.retryable ?? false;
+    this.status = this.retryable ? 503 : 400;
+  }
+}
+
+/** One or more webhook callbacks threw. Every callback ran; the errors are all here. */
+export class WebhookHandlerError extends PayError {
+  static override readonly kind = 'WebhookHandlerError';
+  override readonly code = 'webhook_handler_failed';
+  readonly errors: unknown[];
+  /** The verified events of the delivery. */
+  readonly events: readonly unknown[];
+  readonly status = 500;
+
+  constructor(errors: unknown[], events: readonly unknown[]) {
+    super(
+      `${errors.length} webhook callback(s) threw; every other callback still ran. See .errors; the provider will redeliver on a 500.`,
+      { cause: errors[0] },
+    );
+    this.errors = errors;
+    this.events = events;
+  }
+}
+
+/**
+ * Replaces every occurrence of each secret in `text` with `[REDACTED]`. Used on anything that could echo a
+ * credential back (an upstream error body, a URL) before it reaches an error, a hook or a log.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) result = result.split(secret).join('[REDACTED]');
+  }
+  return result;
+}

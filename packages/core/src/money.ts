@@ -1,0 +1,102 @@
+/**
+ * Money helpers (design §3). Amounts are numbers in the unit a provider defines: major units (Providers T and
+ * N) or integer minor units (Provider R). Every check works on the decimal text of the number and never on
+ * float arithmetic, so `0.1 + 0.2`-style drift can never reach the wire.
+ */
+import type { ValidationIssue } from './errors.js';
+
+/** ISO 4217 minor digits for currencies that differ from the usual 2. */
+const MINOR_DIGITS: Record<string, number> = {
+  BHD: 3, BIF: 0, CLF: 4, CLP: 0, DJF: 0, GNF: 0, IQD: 3, ISK: 0, JOD: 3, JPY: 0, KMF: 0, KRW: 0, KWD: 3,
+  LYD: 3, OMR: 3, PYG: 0, RWF: 0, TND: 3, UGX: 0, UYI: 0, UYW: 4, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+};
+
+/** Number of minor digits of an ISO 4217 currency (2 unless the standard says otherwise). */
+export function minorDigits(currency: string): number {
+  return MINOR_DIGITS[currency.toUpperCase()] ?? 2;
+}
+
+/** Upper-cases a currency code; the wire and the records always carry upper case (design §2). */
+export function normaliseCurrency(currency: string): string {
+  return currency.toUpperCase();
+}
+
+/** Plain decimal text of a finite number, without exponent notation (1e-7 → "0.0000001"). */
+export function decimalText(amount: number): string {
+  const text = String(amount);
+  if (!/e/i.test(text)) return text;
+  const [mantissa = '0', exponentText = '0'] = text.toLowerCase().split('e');
+  const exponent = Number(exponentText);
+  const negative = mantissa.startsWith('-');
+  const [whole = '0', fraction = ''] = mantissa.replace('-', '').split('.');
+  const digits = whole + fraction;
+  const point = whole.length + exponent;
+  const body =
+    point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits + '0'.repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return (negative ? '-' : '') + body.replace(/^0+(?=\d)/, '');
+}
+
+/** Number of digits after the decimal point of `amount`, read from its decimal text. */
+export function fractionDigits(amount: number): number {
+  const fraction = decimalText(amount).split('.')[1];
+  return fraction ? fraction.length : 0;
+}
+
+/** What an amount must be, beyond a finite number. */
+export interface AmountRule {
+  /** `major`: at most the currency's minor digits. `minor`: an integer. */
+  unit: 'major' | 'minor';
+  /** The currency, for the minor digits of a major-unit amount. */
+  currency?: string | undefined;
+  /** Zero allowed (true for nothing that charges). Default false. */
+  allowZero?: boolean;
+}
+
+/**
+ * Checks an amount: finite, not negative, not zero unless allowed, and no finer than the unit allows.
+ * Returns the issues found (empty when the amount is good), with `path` naming the field.
+ */
+export function amountIssues(amount: unknown, path: string, rule: AmountRule): ValidationIssue[] {
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) {
+    return [{ path, message: 'must be a finite number' }];
+  }
+  if (amount < 0) return [{ path, message: 'must not be negative' }];
+  if (amount === 0 && !rule.allowZero) return [{ path, message: 'must be greater than zero' }];
+  if (rule.unit === 'minor') {
+    return Number.isSafeInteger(amount) ? [] : [{ path, message: 'must be an integer amount in minor units (10000 = 100.00)' }];
+  }
+  const digits = rule.currency ? minorDigits(rule.currency) : 2;
+  if (fractionDigits(amount) > digits) {
+    return [{ path, message: `has more than ${digits} decimal digit(s), the minor unit of ${rule.currency ?? 'the currency'}` }];
+  }
+  return [];
+}
+
+/**
+ * Parses a decimal amount sent as text (`"5000.00"`) into a number, exactly; `undefined` when it is not a
+ * plain decimal. Used for provider replies that carry amounts as strings.
+ */
+export function parseDecimal(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^-?\d+(\.\d+)?$/.test(trimmed)) return undefined;
+  return Number(trimmed);
+}
+
+/** Converts a major-unit amount to integer minor units by moving the decimal point in its text. */
+export function toMinorUnits(amount: number, currency: string): number {
+  const digits = minorDigits(currency);
+  const [whole = '0', fraction = ''] = decimalText(amount).replace('-', '').split('.');
+  if (fraction.length > digits) throw new RangeError(`${amount} has more than ${digits} decimal digits for ${currency}`);
+  const minor = Number(whole + fraction.padEnd(digits, '0'));
+  return amount < 0 ? -minor : minor;
+}
+
+/** Converts integer minor units to a major-unit amount by placing the decimal point in the text. */
+export function toMajorUnits(minor: number, currency: string): number {
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`${minor} is not an integer amount in minor units`);
+  const digits = minorDigits(currency);
+  if (digits === 0) return minor;
+  const text = String(Math.abs(minor)).padStart(digits + 1, '0');
+  const major = Number(`${text.slice(0, -digits)}.${text.slice(-digits)}`);
+  return minor < 0 ? -major : major;
+}

@@ -1,0 +1,203 @@
+/**
+ * The unified records of design §3 and the request contracts of spec §2, as valibot schemas with inferred
+ * types. Records are snake case; each carries `provider` and `raw` (the provider reply it was built from,
+ * with credential fields removed).
+ */
+import * as v from 'valibot';
+
+/** The providers `@pay` speaks to. */
+export type ProviderName = 'providerT' | 'providerR' | 'providerN';
+
+/** A customer reference as the providers know it: by id, by e-mail, or unknown. */
+export type CustomerRef = { id: string } | { email: string } | null;
+
+/** Unified payment status. */
+export type PaymentStatus = 'pending' | 'processing' | 'requires_action' | 'requires_capture' | 'succeeded' | 'canceled' | 'failed';
+
+/** Fields every record carries. */
+interface RecordBase {
+  provider: ProviderName;
+  /** The provider reply this record was built from, credential fields removed. */
+  raw: unknown;
+  metadata: Record<string, string>;
+}
+
+/** A payment. `amount` is in the unit the provider defines (R: minor units; T and N: major units). */
+export interface Payment extends RecordBase {
+  id: string;
+  amount: number;
+  currency: string;
+  status: PaymentStatus;
+  customer: CustomerRef;
+  item_id: string | null;
+  requires_action: boolean;
+  /** Where the payer completes the payment, when the provider gives one. */
+  payment_url: string | null;
+}
+
+/** A checkout session. Provider T: a committed transfer whose `payment_url` is a 5-minute receipt link. */
+export interface Checkout extends RecordBase {
+  id: string;
+  payment_url: string | null;
+  amount: number;
+  currency: string;
+  customer: CustomerRef;
+  session_type: 'one_time';
+  products: { id: string; quantity: number }[];
+  /** ISO time after which `payment_url` stops working. */
+  expires_at: string | null;
+}
+
+/** Unified refund status. */
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+/** A refund of (part of) a payment. */
+export interface Refund extends RecordBase {
+  id: string;
+  payment_id: string;
+  amount: number;
+  currency: string;
+  status: RefundStatus;
+  reason: string | null;
+}
+
+/** An invoice, raised by webhooks (Provider R: `invoice.generated` on PAID). */
+export interface Invoice extends RecordBase {
+  id: string;
+  payment_id: string;
+  amount_paid: number;
+  currency: string;
+  status: 'paid' | 'open';
+  paid_at: string | null;
+  customer: CustomerRef;
+}
+
+/** A customer stored at the provider. */
+export interface Customer extends RecordBase {
+  id: string;
+  email: string | null;
+  name: string | null;
+}
+
+/** Unified subscription status. */
+export type SubscriptionStatus = 'pending' | 'active' | 'canceled' | 'failed' | 'expired';
+
+/** A subscription (Provider N: a mandate). */
+export interface Subscription extends RecordBase {
+  id: string;
+  status: SubscriptionStatus;
+  customer: CustomerRef;
+  amount: number | null;
+  currency: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Request contracts. What every provider shares lives here; fields whose presence depends on the provider are
+// optional here and required by the adapter that needs them (design §2). Unknown top-level fields are refused.
+
+const nonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
+/** ISO 4217 code in any letter case, normalised to upper case. */
+export const currencySchema = v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code'), v.toUpperCase());
+/** A finite, non-negative number; the unit and digit checks are the adapter's (they depend on the provider). */
+export const amountSchema = v.pipe(
+  v.number('must be a number'),
+  v.finite('must be a finite number'),
+  v.minValue(0, 'must not be negative'),
+);
+const urlSchema = v.pipe(v.string(), v.url('must be an absolute URL'));
+const metadataSchema = v.record(v.string(), v.string('metadata values must be strings'));
+const providerMetadataSchema = v.record(v.string(), v.unknown());
+/** A customer given by e-mail or by the provider's id. */
+export const customerInputSchema = v.union(
+  [
+    v.strictObject({ email: v.pipe(v.string(), v.email('must be an e-mail address')) }),
+    v.strictObject({ id: nonEmpty }),
+  ],
+  'must be { email } or { id }',
+);
+/** A resource identifier argument. */
+export const idSchema = v.pipe(v.string('must be a string identifier'), v.minLength(1, 'must not be empty'));
+
+/** `checkouts.create` input. */
+export const checkoutCreateSchema = v.strictObject({
+  customer: v.optional(customerInputSchema),
+  item_id: v.optional(nonEmpty),
+  session_type: v.optional(v.literal('one_time', "must be 'one_time'")),
+  quantity: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'))),
+  amount: v.optional(amountSchema),
+  currency: v.optional(currencySchema),
+  success_url: v.optional(urlSchema),
+  cancel_url: v.optional(urlSchema),
+  metadata: v.optional(metadataSchema),
+  provider_metadata: v.optional(providerMetadataSchema),
+});
+
+/** `payments.create` input. `amount` is required; its unit is the provider's. */
+export const paymentCreateSchema = v.strictObject({
+  customer: v.optional(customerInputSchema),
+  item_id: v.optional(nonEmpty),
+  amount: amountSchema,
+  currency: v.optional(currencySchema),
+  metadata: v.optional(metadataSchema),
+  provider_metadata: v.optional(providerMetadataSchema),
+});
+
+/** `payments.update` / `checkouts.update` (and the other updates) input. */
+export const updateSchema = v.strictObject({
+  metadata: v.optional(metadataSchema),
+  provider_metadata: v.optional(providerMetadataSchema),
+});
+
+/** `payments.capture` input: the amount to capture, when less than authorised. */
+export const captureSchema = v.strictObject({
+  amount: v.optional(amountSchema),
+  provider_metadata: v.optional(providerMetadataSchema),
+});
+
+/** `refunds.create` input. */
+export const refundCreateSchema = v.strictObject({
+  payment_id: nonEmpty,
+  amount: v.optional(amountSchema),
+  currency: v.optional(currencySchema),
+  reason: v.optional(v.string()),
+  metadata: v.optional(metadataSchema),
+  provider_metadata: v.optional(providerMetadataSchema),
+});
+
+/** `customers.create` input. */
+export const customerCreateSchema = v.strictObject({
+  email: v.optional(v.pipe(v.string(), v.email('must be an e-mail address'))),
+  name: v.optional(nonEmpty),
+  metadata: v.optional(metadataSchema),
+  provider_metadata: v.optional(providerMetadataSchema),
+});
+
+/** `subscriptions.create` input. */
+export const subscriptionCreateSchema = v.strictObject({
+  customer: v.optional(customerInputSchema),
+  item_id: v.optional(nonEmpty),
+  amount: v.optional(amountSchema),
+  currency: v.optional(currencySchema),
+  metadata: v.optional(metadataSchema),
+  provider_metadata: v.optional(providerMetadataSchema),
+});
+
+/** Makes `provider_metadata` required when the provider's metadata type has a required member. */
+type WithProviderMetadata<Base, M> = Omit<Base, 'provider_metadata'> &
+  ({} extends M ? { provider_metadata?: M } : { provider_metadata: M });
+
+/** `checkouts.create` params, with the provider's `provider_metadata`. */
+export type CheckoutCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof checkoutCreateSchema>, M>;
+/** `payments.create` params, with the provider's `provider_metadata`. */
+export type PaymentCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof paymentCreateSchema>, M>;
+/** Update params (`{ metadata?, provider_metadata? }`). */
+export type UpdateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof updateSchema>, M>;
+/** `payments.capture` params. */
+export type CaptureParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof captureSchema>, M>;
+/** `refunds.create` params. */
+export type RefundCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof refundCreateSchema>, M>;
+/** `customers.create` / `customers.update` params. */
+export type CustomerCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof customerCreateSchema>, M>;
+/** `subscriptions.create` params. */
+export type SubscriptionCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof subscriptionCreateSchema>, M>;
+

@@ -1,0 +1,129 @@
+/**
+ * The adapter contract suite (design §7): every adapter package runs it from its own tests, so the promises
+ * `@pay/core` makes hold for every provider alike.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type Adapter, OPERATION_METHODS, type Operation } from '../adapter.js';
+import { ConfigurationError, ProviderNotSupportedError, WebhookVerificationError } from '../errors.js';
+import { createPay } from '../pay.js';
+import type { WebhookRequest } from '../webhooks/handler.js';
+
+/** What an adapter package supplies to the contract suite. */
+export interface AdapterContract {
+  /** Suite title, e.g. `'@pay/provider-r'`. */
+  name: string;
+  /** A configured adapter whose every upstream call goes through `fetch`. */
+  createAdapter(fetch: typeof globalThis.fetch): Adapter;
+  /** The package's default factory, called with no overrides: it must read the environment when called. */
+  defaultFactory(): Adapter;
+  /** Required environment variables; each must be named when missing. */
+  requiredEnv: readonly string[];
+  /** The `webhookSecret` to pass to `setup()`. */
+  webhookSecret: string | null;
+  /** A genuine delivery; verifying it must succeed with `createAdapter(webhookFetch)`. */
+  genuineWebhook(): Promise<WebhookRequest>;
+  /** Answers the upstream calls verification makes (Provider R's status confirmation). Default: none allowed. */
+  webhookFetch?: typeof globalThis.fetch;
+  /** Tampered variants of the genuine delivery, each of which must be refused. */
+  tamperedWebhooks: { name: string; tamper(genuine: WebhookRequest): WebhookRequest | Promise<WebhookRequest> }[];
+}
+
+/** A fetch that fails the test when called: proves an operation did no I/O. */
+function forbiddenFetch() {
+  return vi.fn(async () => {
+    throw new Error('no upstream call was expected');
+  }) as unknown as typeof globalThis.fetch & ReturnType<typeof vi.fn>;
+}
+
+/** Registers the contract suite with vitest. */
+export function runAdapterContract(contract: AdapterContract): void {
+  describe(`${contract.name} honours the adapter contract`, () => {
+    afterEach(() => {
+      vi.unstubAllEnvs();
+    });
+
+    it('declares capabilities that match its methods, and pay.supports() reports them', () => {
+      const adapter = contract.createAdapter(forbiddenFetch());
+      const pay = createPay(adapter);
+      for (const [operation, method] of Object.entries(OPERATION_METHODS) as [Operation, string][]) {
+        expect(typeof (adapter as unknown as Record<string, unknown>)[method], method).toBe('function');
+        expect(pay.supports(operation), operation).toBe(adapter.capabilities.includes(operation));
+      }
+      expect(adapter.capabilities.length).toBeGreaterThan(0);
+    });
+
+    it('throws ProviderNotSupportedError for every unsupported operation before validation and before any I/O', async () => {
+      const fetch = forbiddenFetch();
+      const adapter = contract.createAdapter(fetch);
+      const unsupported = (Object.keys(OPERATION_METHODS) as Operation[]).filter((operation) => !adapter.capabilities.includes(operation));
+      for (const operation of unsupported) {
+        const method = OPERATION_METHODS[operation];
+        // Deliberately invalid arguments: the capability check must come first.
+        const call = (adapter[method] as (...args: unknown[]) => Promise<unknown>)(42, { bogus: true });
+        const error = await call.then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(ProviderNotSupportedError.isInstance(error), operation).toBe(true);
+        expect(error).toMatchObject({ code: 'provider_not_supported', provider: adapter.provider, operation });
+        expect((error as ProviderNotSupportedError).reason.length).toBeGreaterThan(0);
+      }
+      expect(fetch).not.toHaveBeenCalled();
+    });
+
+    it('names every missing environment variable in one ConfigurationError', () => {
+      for (const name of contract.requiredEnv) vi.stubEnv(name, '');
+      let error: unknown;
+      try {
+        contract.defaultFactory();
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(ConfigurationError.isInstance(error)).toBe(true);
+      expect((error as ConfigurationError).missing).toEqual(expect.arrayContaining([...contract.requiredEnv]));
+      for (const name of contract.requiredEnv) expect((error as Error).message).toContain(name);
+    });
+
+    it('accepts a genuine webhook, and a redelivery yields the same event ids', async () => {
+      const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+      const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
+      const first = await handler.handle(await contract.genuineWebhook());
+      expect(first.events.length).toBeGreaterThan(0);
+      const ids = first.events.map((event) => event.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      const again = await handler.handle(await contract.genuineWebhook());
+      expect(again.events.map((event) => event.id)).toEqual(ids);
+    });
+
+    it('refuses a parsed body, telling the caller to pass the raw body', async () => {
+      const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+      const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
+      const genuine = await contract.genuineWebhook();
+      const parsed = { ...genuine, body: { parsed: true } as unknown as string };
+      await expect(handler.handle(parsed)).rejects.toMatchObject({ code: 'webhook_verification_failed', reason: 'raw_body_required' });
+    });
+
+    for (const variant of contract.tamperedWebhooks) {
+      it(`refuses a tampered webhook (${variant.name}) and runs no callback`, async () => {
+        const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+        const callback = vi.fn();
+        const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
+        for (const name of ['payment.created', 'payment.updated', 'payment.succeeded', 'payment.failed', 'refund.created'] as const) {
+          handler.on(name, callback);
+        }
+        const error = await handler.handle(await variant.tamper(await contract.genuineWebhook())).then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(WebhookVerificationError.isInstance(error)).toBe(true);
+        expect(callback).not.toHaveBeenCalled();
+      });
+    }
+
+    it('refuses to register a callback for an event name it never raises', () => {
+      const adapter = contract.createAdapter(forbiddenFetch());
+      const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
+      expect(() => handler.on('payment.succeded' as never, () => {})).toThrow(ConfigurationError);
+    });
+  });
+}

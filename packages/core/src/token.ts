@@ -1,0 +1,72 @@
+/**
+ * Access-token manager for providers with client-credential logins (Providers N and T, design §6 and §8):
+ * a valid token is in hand before every API call; it is fetched when none is held or the held one expires
+ * within the refresh margin, one in-flight login is shared by every concurrent caller, and a token the
+ * provider rejected with 401 is dropped so the next call logs in again.
+ */
+
+/** What a login returns. */
+export interface AccessToken {
+  accessToken: string;
+  /** Lifetime in seconds, as the provider reports it. */
+  expiresInSeconds: number;
+}
+
+/** Options of {@link createTokenManager}. */
+export interface TokenManagerOptions {
+  /** Performs the login. Errors propagate to every caller waiting on it. */
+  login: (signal?: AbortSignal) => Promise<AccessToken>;
+  /** Refresh this long before expiry (default 60 s, at most half the token's lifetime). */
+  refreshMarginMs?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** A cached access token shared by one adapter instance. */
+export interface TokenManager {
+  /** A token valid for at least the refresh margin, logging in when needed. */
+  get(signal?: AbortSignal): Promise<string>;
+  /** Drops `token` (the one a 401 rejected), unless a newer one has replaced it already. */
+  invalidate(token: string): void;
+  /** Number of logins made so far (for diagnostics and benchmarks). */
+  readonly logins: number;
+}
+
+/** Creates a {@link TokenManager}. No I/O happens until the first `get()`. */
+export function createTokenManager(options: TokenManagerOptions): TokenManager {
+  const now = options.now ?? Date.now;
+  const margin = options.refreshMarginMs ?? 60_000;
+  let held: { token: string; refreshAt: number } | undefined;
+  let inFlight: Promise<string> | undefined;
+  let logins = 0;
+
+  function login(signal?: AbortSignal): Promise<string> {
+    logins += 1;
+    const started = now();
+    const pending = options
+      .login(signal)
+      .then(({ accessToken, expiresInSeconds }) => {
+        const lifetimeMs = Math.max(0, expiresInSeconds * 1000);
+        held = { token: accessToken, refreshAt: started + lifetimeMs - Math.min(margin, lifetimeMs / 2) };
+        return accessToken;
+      })
+      .finally(() => {
+        if (inFlight === pending) inFlight = undefined;
+      });
+    inFlight = pending;
+    return pending;
+  }
+
+  return {
+    async get(signal) {
+      if (held && now() < held.refreshAt) return held.token;
+      return inFlight ?? login(signal);
+    },
+    invalidate(token) {
+      if (held?.token === token) held = undefined;
+    },
+    get logins() {
+      return logins;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** Turns valibot results into {@link ValidationError}s that name each offending field. */
+import * as v from 'valibot';
+import { ValidationError, type ValidationIssue } from './errors.js';
+
+/** Dotted path of a valibot issue (`provider_metadata.sender.name`). */
+function issuePath(issue: v.BaseIssue<unknown>): string {
+  return (issue.path ?? []).map((item) => String((item as { key: unknown }).key)).join('.');
+}
+
+/** Converts valibot issues, prefixing each path with `prefix` (e.g. `provider_metadata`). */
+export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ''): ValidationIssue[] {
+  return issues.map((issue) => {
+    const path = [prefix, issuePath(issue)].filter(Boolean).join('.');
+    const unknownKey = issue.kind === 'schema' && issue.type === 'strict_object' && issue.expected === 'never';
+    return { path, message: unknownKey ? 'is not a known field' : issue.message };
+  });
+}
+
+/**
+ * Validates `input` against `schema` and returns the parsed output, or throws one {@link ValidationError}
+ * listing every issue. `prefix` names where `input` sits in the request (`provider_metadata`).
+ */
+export function parseInput<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  where: { operation: string; prefix?: string },
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortEarly: false });
+  if (result.success) return result.output;
+  throw new ValidationError(toValidationIssues(result.issues, where.prefix), { operation: where.operation });
+}
+
+/** Throws one {@link ValidationError} when `issues` is not empty. */
+export function assertNoIssues(issues: ValidationIssue[], operation: string): void {
+  if (issues.length > 0) throw new ValidationError(issues, { operation });
+}

@@ -1,0 +1,99 @@
+/** Webhook types shared by the handler and the adapters (design §5). */
+import type { AdapterTypes } from '../adapter.js';
+import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
+
+/** Normalised event names and the record each carries as `data`. */
+export interface NormalisedEvents {
+  'payment.created': Payment;
+  'payment.updated': Payment;
+  'payment.succeeded': Payment;
+  'payment.failed': Payment;
+  'invoice.generated': Invoice;
+  'refund.created': Refund;
+  'subscription.created': Subscription;
+  'subscription.canceled': Subscription;
+  'subscription.updated': Subscription;
+}
+
+/** A normalised event name. */
+export type NormalisedEventName = keyof NormalisedEvents;
+
+/** Every normalised event name, for registration checks. */
+export const NORMALISED_EVENT_NAMES: readonly NormalisedEventName[] = [
+  'payment.created',
+  'payment.updated',
+  'payment.succeeded',
+  'payment.failed',
+  'invoice.generated',
+  'refund.created',
+  'subscription.created',
+  'subscription.canceled',
+  'subscription.updated',
+];
+
+/** Normalised events plus the adapter's raw events. */
+export type EventMap<T extends AdapterTypes> = NormalisedEvents & T['rawEvents'];
+
+/**
+ * The envelope every callback receives, the same for normalised and raw events. `id` is deterministic: the
+ * same on a redelivery of the same webhook, unique within one delivery.
+ */
+export interface PayEvent<Type extends string = string, Data = unknown> {
+  id: string;
+  type: Type;
+  /** Epoch milliseconds: the provider's event time when it gives one, else when the delivery was verified. */
+  created: number;
+  provider: ProviderName;
+  data: Data;
+  /** True for `providerX.*` events whose `data` is the provider payload. */
+  is_raw: boolean;
+}
+
+/** One event of an adapter's event map, typed by name. */
+export type EventOf<T extends AdapterTypes, K extends keyof EventMap<T>> = PayEvent<K & string, EventMap<T>[K]>;
+
+/** A webhook as the adapter's verifier receives it: the raw body and lower-cased header names. */
+export interface WebhookDelivery {
+  /** The raw body bytes, exactly as received (signatures are computed on these). */
+  rawBody: Uint8Array;
+  /** The raw body decoded as UTF-8. */
+  body: string;
+  /** Header names in lower case; repeated headers joined with `, `. */
+  headers: Readonly<Record<string, string>>;
+  fullUrl: string;
+}
+
+/** How an adapter verifies and normalises its webhooks. */
+export interface WebhookDefinition<T extends AdapterTypes = AdapterTypes> {
+  /** Raw event names the adapter can raise (`providerR.PAID`, …): `.on()` refuses any other non-normalised name. */
+  readonly rawEventNames: readonly (keyof T['rawEvents'] & string)[];
+  /**
+   * `required`: `setup()` refuses a missing `webhookSecret`. `unused`: the provider signs with a fixed key and
+   * `webhookSecret` is `null`.
+   */
+  readonly secret: 'required' | 'unused';
+  /**
+   * Verifies the delivery completely, then returns its events in dispatch order. Throws
+   * `WebhookVerificationError` (or another `PayError`) when anything fails; no callback has run by then.
+   */
+  verify(delivery: WebhookDelivery, webhookSecret: string | null): Promise<PayEvent[]>;
+}
+
+/** Builds an event whose id is `<key parts…>:<type>`: unique within a delivery, identical on redelivery. */
+export function webhookEvent<Type extends string, Data>(fields: {
+  key: readonly (string | number)[];
+  type: Type;
+  provider: ProviderName;
+  data: Data;
+  created: number;
+  is_raw?: boolean;
+}): PayEvent<Type, Data> {
+  return {
+    id: [...fields.key, fields.type].join(':'),
+    type: fields.type,
+    created: fields.created,
+    provider: fields.provider,
+    data: fields.data,
+    is_raw: fields.is_raw ?? fields.type.startsWith(fields.provider + '.'),
+  };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  NetworkError,
+  PayError,
+  ProviderApiError,
+  ProviderNotSupportedError,
+  ValidationError,
+  WebhookHandlerError,
+  WebhookVerificationError,
+} from '../src/index.js';
+
+describe('the error tree', () => {
+  it('gives every class a stable code', () => {
+    expect(new ConfigurationError('x', { missing: ['A'] }).code).toBe('configuration_error');
+    expect(new ValidationError([{ path: 'amount', message: 'must be positive' }]).code).toBe('validation_error');
+    expect(new ProviderNotSupportedError({ provider: 'providerT', operation: 'payments.capture', reason: 'no manual capture' }).code).toBe(
+      'provider_not_supported',
+    );
+    expect(new ProviderApiError({ provider: 'providerR', status: 400 }).code).toBe('provider_api_error');
+    expect(new NetworkError('x', { outcome: 'unknown' }).code).toBe('network_error');
+    expect(new WebhookVerificationError('x', { reason: 'invalid_signature' }).code).toBe('webhook_verification_failed');
+    expect(new WebhookHandlerError([new Error('boom')], []).code).toBe('webhook_handler_failed');
+  });
+
+  it('recognises errors through isInstance, following inheritance but never matching a sibling', () => {
+    const error = new ValidationError([{ path: 'amount', message: 'bad' }]);
+    expect(PayError.isInstance(error)).toBe(true);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect(ConfigurationError.isInstance(error)).toBe(false);
+    expect(PayError.isInstance(new Error('plain'))).toBe(false);
+    expect(PayError.isInstance(undefined)).toBe(false);
+  });
+
+  it('recognises an error thrown by another copy of the package', () => {
+    // A second copy has its own classes but the same brand (Symbol.for), so isInstance still holds.
+    const foreign = Object.assign(new Error('from another copy'), {
+      [Symbol.for('@pay/core.error-kinds')]: ['ValidationError', 'PayError'],
+    });
+    expect(ValidationError.isInstance(foreign)).toBe(true);
+    expect(PayError.isInstance(foreign)).toBe(true);
+    expect(NetworkError.isInstance(foreign)).toBe(false);
+  });
+
+  it('makes a webhook verification failure a 400, or a 503 when the provider should retry', () => {
+    expect(new WebhookVerificationError('x', { reason: 'invalid_signature' }).status).toBe(400);
+    expect(new WebhookVerificationError('x', { reason: 'unconfirmed_status', retryable: true }).status).toBe(503);
+  });
+
+  it('names the fields of a validation error in its message', () => {
+    const error = new ValidationError(
+      [
+        { path: 'provider_metadata.sender', message: 'is required' },
+        { path: 'amount', message: 'must be greater than zero' },
+      ],
+      { operation: 'payments.create' },
+    );
+    expect(error.message).toContain('payments.create');
+    expect(error.message).toContain('provider_metadata.sender: is required');
+    expect(error.issues).toHaveLength(2);
+  });
+});

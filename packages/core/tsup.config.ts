@@ -1,3 +1,7 @@
 import { packageBuild } from '@pay/tooling/tsup';
 
-export default packageBuild({"index":"src/index.ts","schema":"src/schema.ts","testing/index":"src/testing/index.ts"});
+export default packageBuild({
+  index: 'src/index.ts',
+  schema: 'src/schema.ts',
+  'testing/index': 'src/testing/index.ts',
+});

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Design §1: runtime entry points use Web-standard APIs only, so the library also runs on edge runtimes.
 // Fails when a runtime source file (not a test, not a `./testing` entry) imports a `node:` built-in or uses Buffer.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
 const packagesDir = join(root, 'packages');
 const forbidden = [
-  { pattern: /\bfrom\s+['"]node:|\bimport\s*\(\s*['"]node:|\brequire\s*\(\s*['"]node:/, what: 'a node: built-in' },
+  {
+    pattern: /\bfrom\s+['"]node:|\bimport\s*\(\s*['"]node:|\brequire\s*\(\s*['"]node:/,
+    what: 'a node: built-in',
+  },
   { pattern: /\bBuffer\s*\.|\bnew\s+Buffer\b|\bBuffer\s*\(/, what: 'Buffer' },
 ];
 

@@ -3,7 +3,7 @@
 // checks for every package through turbo, and last the one closing line CI reads, counted from vitest's JSON
 // reports. Exits non-zero on any failure or when no test ran.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -16,7 +16,11 @@ function run(label, command, args) {
 }
 
 const testedPackages = ['packages', 'examples']
-  .flatMap((group) => (existsSync(join(root, group)) ? readdirSync(join(root, group)) : []).map((name) => join(root, group === 'packages' ? 'packages' : 'examples', name)))
+  .flatMap((group) =>
+    (existsSync(join(root, group)) ? readdirSync(join(root, group)) : []).map((name) =>
+      join(root, group === 'packages' ? 'packages' : 'examples', name),
+    ),
+  )
   .filter((dir) => {
     const manifest = join(dir, 'package.json');
     return existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).scripts?.test;
@@ -29,7 +33,15 @@ const steps = [
   run('lint', 'pnpm', ['exec', 'biome', 'check', '.']),
   run('runtime imports', 'node', ['tooling/scripts/check-runtime-imports.mjs']),
   run('build, typecheck, test, package checks', 'pnpm', [
-    'exec', 'turbo', 'run', 'build', 'typecheck', 'test', 'lint:package', '--continue', '--output-logs=new-only',
+    'exec',
+    'turbo',
+    'run',
+    'build',
+    'typecheck',
+    'test',
+    'lint:package',
+    '--continue',
+    '--output-logs=new-only',
   ]),
 ];
 
@@ -47,7 +59,9 @@ for (const dir of testedPackages) {
   passed += report.numPassedTests;
   skipped += report.numPendingTests + report.numTodoTests;
   // A test file that failed to load has no failed test in it, but it is a failure all the same.
-  const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && file.assertionResults.length === 0).length;
+  const brokenFiles = report.testResults.filter(
+    (file) => file.status === 'failed' && file.assertionResults.length === 0,
+  ).length;
   failed += report.numFailedTests + brokenFiles;
 }
 

@@ -85,20 +85,48 @@ export type MetadataOf<T extends AdapterTypes, K extends Operation> = T['metadat
 
 /** The flat operations every adapter exposes (unsupported ones throw `ProviderNotSupportedError`). */
 export interface AdapterOperations<T extends AdapterTypes = AdapterTypes> {
-  createCheckout(params: CheckoutCreateParams<MetadataOf<T, 'checkouts.create'>>, options?: CallOptions): Promise<T['checkout']>;
+  createCheckout(
+    params: CheckoutCreateParams<MetadataOf<T, 'checkouts.create'>>,
+    options?: CallOptions,
+  ): Promise<T['checkout']>;
   retrieveCheckout(id: string, options?: CallOptions): Promise<Checkout | null>;
-  updateCheckout(id: string, params: UpdateParams<MetadataOf<T, 'checkouts.update'>>, options?: CallOptions): Promise<Checkout>;
+  updateCheckout(
+    id: string,
+    params: UpdateParams<MetadataOf<T, 'checkouts.update'>>,
+    options?: CallOptions,
+  ): Promise<Checkout>;
   deleteCheckout(id: string, options?: CallOptions): Promise<void>;
-  createPayment(params: PaymentCreateParams<MetadataOf<T, 'payments.create'>>, options?: CallOptions): Promise<Payment>;
+  createPayment(
+    params: PaymentCreateParams<MetadataOf<T, 'payments.create'>>,
+    options?: CallOptions,
+  ): Promise<Payment>;
   retrievePayment(id: string, options?: CallOptions): Promise<Payment | null>;
-  updatePayment(id: string, params: UpdateParams<MetadataOf<T, 'payments.update'>>, options?: CallOptions): Promise<Payment>;
-  capturePayment(id: string, params?: CaptureParams<MetadataOf<T, 'payments.capture'>>, options?: CallOptions): Promise<Payment>;
+  updatePayment(
+    id: string,
+    params: UpdateParams<MetadataOf<T, 'payments.update'>>,
+    options?: CallOptions,
+  ): Promise<Payment>;
+  capturePayment(
+    id: string,
+    params?: CaptureParams<MetadataOf<T, 'payments.capture'>>,
+    options?: CallOptions,
+  ): Promise<Payment>;
   cancelPayment(id: string, options?: CallOptions): Promise<Payment>;
   deletePayment(id: string, options?: CallOptions): Promise<void>;
-  createRefund(params: RefundCreateParams<MetadataOf<T, 'refunds.create'>>, options?: CallOptions): Promise<Refund>;
-  createCustomer(params: CustomerCreateParams<MetadataOf<T, 'customers.create'>>, options?: CallOptions): Promise<Customer>;
+  createRefund(
+    params: RefundCreateParams<MetadataOf<T, 'refunds.create'>>,
+    options?: CallOptions,
+  ): Promise<Refund>;
+  createCustomer(
+    params: CustomerCreateParams<MetadataOf<T, 'customers.create'>>,
+    options?: CallOptions,
+  ): Promise<Customer>;
   retrieveCustomer(id: string, options?: CallOptions): Promise<Customer | null>;
-  updateCustomer(id: string, params: UpdateParams<MetadataOf<T, 'customers.update'>>, options?: CallOptions): Promise<Customer>;
+  updateCustomer(
+    id: string,
+    params: UpdateParams<MetadataOf<T, 'customers.update'>>,
+    options?: CallOptions,
+  ): Promise<Customer>;
   deleteCustomer(id: string, options?: CallOptions): Promise<void>;
   createSubscription(
     params: SubscriptionCreateParams<MetadataOf<T, 'subscriptions.create'>>,
@@ -120,10 +148,29 @@ export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterO
   /** The operations this adapter performs; every other one throws `ProviderNotSupportedError`. */
   readonly capabilities: readonly Operation[];
   /** Webhook verification and normalisation, used by `pay.webhooks.setup()`. */
-  readonly webhooks: WebhookDefinition<T>;
+  readonly webhooks: WebhookDefinition;
   /** Type-level only: the adapter's declared types. */
   readonly '~types'?: T;
 }
+
+/**
+ * Any configured adapter, whatever its declared types: what `createPay`, the webhook handler and the contract
+ * suite accept. (An `Adapter<SomeTypes>` is not assignable to `Adapter<AdapterTypes>` because parameter types
+ * vary with the types; this shape asks only for what those consumers use.)
+ */
+export type AnyAdapter = {
+  readonly provider: ProviderName;
+  readonly capabilities: readonly Operation[];
+  readonly webhooks: WebhookDefinition;
+  readonly '~types'?: AdapterTypes;
+} & { readonly [M in OperationMethod]: (...args: never[]) => Promise<unknown> };
+
+/** The declared types of an adapter. */
+export type TypesOf<A> = A extends { readonly '~types'?: infer T }
+  ? NonNullable<T> extends AdapterTypes
+    ? NonNullable<T>
+    : AdapterTypes
+  : AdapterTypes;
 
 // What each implemented operation receives: input already validated against core's contract.
 type CheckoutInput = v.InferOutput<typeof checkoutCreateSchema>;
@@ -198,7 +245,8 @@ export interface AdapterDefinition<T extends AdapterTypes> {
   unsupported?: { [K in Operation]?: string };
   /** Reason for unsupported operations not named in `unsupported`. */
   fallbackReason?: string;
-  webhooks: WebhookDefinition<T>;
+  /** Webhook verification; `rawEventNames` must list exactly the adapter's raw event names. */
+  webhooks: WebhookDefinition & { rawEventNames: readonly (keyof T['rawEvents'] & string)[] };
 }
 
 /**
@@ -210,10 +258,14 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
   const capabilities: Operation[] = [];
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const [operation, method] of Object.entries(OPERATION_METHODS) as [Operation, OperationMethod][]) {
-    const implementation = definition.operations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    const implementation = definition.operations[method] as
+      | ((...args: unknown[]) => Promise<unknown>)
+      | undefined;
     if (!implementation) {
       const reason =
-        definition.unsupported?.[operation] ?? definition.fallbackReason ?? `the provider offers no ${operation} call`;
+        definition.unsupported?.[operation] ??
+        definition.fallbackReason ??
+        `the provider offers no ${operation} call`;
       methods[method] = async () => {
         throw new ProviderNotSupportedError({ provider: definition.provider, operation, reason });
       };

@@ -37,8 +37,12 @@ export function readEnvironment<Member extends string>(
     else if (value !== undefined) values[variable.member] = value;
   }
   if (missing.length > 0) {
-    const list = missing.map((variable) => `${variable.env} (or the config member \`${variable.member}\`)`).join(', ');
-    throw new ConfigurationError(`${provider} is not configured: set ${list}.`, { missing: missing.map((variable) => variable.env) });
+    const list = missing
+      .map((variable) => `${variable.env} (or the config member \`${variable.member}\`)`)
+      .join(', ');
+    throw new ConfigurationError(`${provider} is not configured: set ${list}.`, {
+      missing: missing.map((variable) => variable.env),
+    });
   }
   return values;
 }
@@ -49,12 +53,17 @@ export function readEnvironment<Member extends string>(
  */
 export function booleanSetting(name: string, value: unknown): boolean {
   if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
+    return value.trim().toLowerCase() === 'true';
   throw new ConfigurationError(`${name} must be true or false.`, { missing: [name] });
 }
 
 /** Validates an explicit config object; issues name the members, never their values. */
-export function parseConfig<S extends v.GenericSchema>(provider: string, schema: S, config: unknown): v.InferOutput<S> {
+export function parseConfig<S extends v.GenericSchema>(
+  provider: string,
+  schema: S,
+  config: unknown,
+): v.InferOutput<S> {
   const result = v.safeParse(schema, config, { abortEarly: false });
   if (result.success) return result.output;
   const issues = toValidationIssues(result.issues);
@@ -67,13 +76,21 @@ export function parseConfig<S extends v.GenericSchema>(provider: string, schema:
 /** Transport members every adapter config accepts, for adapters' config schemas. */
 export const transportConfigEntries = {
   baseUrl: v.optional(v.pipe(v.string(), v.url('must be an absolute URL'))),
-  fetch: v.optional(v.custom<typeof fetch>((value) => typeof value === 'function', 'must be a fetch function')),
+  fetch: v.optional(
+    v.custom<typeof fetch>((value) => typeof value === 'function', 'must be a fetch function'),
+  ),
   timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be at least 1 ms'))),
-  retry: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more'))),
+  retry: v.optional(
+    v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more')),
+  ),
   hooks: v.optional(
     v.object({
-      onRequest: v.optional(v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function')),
-      onResponse: v.optional(v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function')),
+      onRequest: v.optional(
+        v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
+      ),
+      onResponse: v.optional(
+        v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
+      ),
     }),
   ),
 };

@@ -21,7 +21,8 @@ export function toHex(bytes: Uint8Array): string {
 export function fromHex(hex: string): Uint8Array | undefined {
   if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return undefined;
   const bytes = new Uint8Array(hex.length / 2);
-  for (let index = 0; index < bytes.length; index++) bytes[index] = Number.parseInt(hex.slice(index * 2, index * 2 + 2), 16);
+  for (let index = 0; index < bytes.length; index++)
+    bytes[index] = Number.parseInt(hex.slice(index * 2, index * 2 + 2), 16);
   return bytes;
 }
 
@@ -71,7 +72,9 @@ const hmacKeys = new Map<string, Promise<CryptoKey>>();
 export async function hmacSha512Hex(secret: string, data: string | Uint8Array): Promise<string> {
   let key = hmacKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign']);
+    key = crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash: 'SHA-512' }, false, [
+      'sign',
+    ]);
     // A handful of secrets per process at most; the cache keeps hot-path verification from re-importing.
     if (hmacKeys.size > 16) hmacKeys.clear();
     hmacKeys.set(secret, key);
@@ -92,12 +95,22 @@ export function spkiBytes(publicKey: string): Uint8Array | undefined {
  * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature (Provider T) with an SPKI public key given as base64 DER or
  * PEM. Returns false for a bad signature; throws `TypeError` for a key that cannot be imported.
  */
-export async function verifyRsaSha256(publicKey: string, data: string | Uint8Array, signature: Uint8Array): Promise<boolean> {
+export async function verifyRsaSha256(
+  publicKey: string,
+  data: string | Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
   let key = rsaKeys.get(publicKey);
   if (!key) {
     const der = spkiBytes(publicKey);
     if (!der) throw new TypeError('The RSA public key is not base64 DER or PEM.');
-    key = crypto.subtle.importKey('spki', bufferOf(der), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+    key = crypto.subtle.importKey(
+      'spki',
+      bufferOf(der),
+      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      false,
+      ['verify'],
+    );
     if (rsaKeys.size > 16) rsaKeys.clear();
     rsaKeys.set(publicKey, key);
     key.catch(() => rsaKeys.delete(publicKey));

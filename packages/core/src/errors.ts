@@ -34,7 +34,11 @@ export class PayError extends Error {
     this.name = new.target.name;
     this.context = options.context;
     const kinds: string[] = [];
-    for (let ctor = new.target as unknown; typeof ctor === 'function' && 'kind' in ctor; ctor = Object.getPrototypeOf(ctor)) {
+    for (
+      let ctor = new.target as unknown;
+      typeof ctor === 'function' && 'kind' in ctor;
+      ctor = Object.getPrototypeOf(ctor)
+    ) {
       if (Object.hasOwn(ctor, 'kind')) kinds.push((ctor as typeof PayError).kind);
     }
     Object.defineProperty(this, KINDS, { value: Object.freeze(kinds), enumerable: false });
@@ -44,8 +48,13 @@ export class PayError extends Error {
    * True when `error` is an instance of this class or one of its subclasses, even when it was thrown by another
    * copy of `@pay/core`. `PayError.isInstance` matches every error of the tree; sibling classes never match.
    */
-  static isInstance<T extends abstract new (...args: never[]) => PayError>(this: T, error: unknown): error is InstanceType<T> {
+  static isInstance<T extends abstract new (...args: never[]) => PayError>(
+    this: T,
+    error: unknown,
+  ): error is InstanceType<T> {
     const kinds = (error as { [KINDS]?: unknown } | null | undefined)?.[KINDS];
+    // `this` is the class isInstance was called on (ValidationError.isInstance → 'ValidationError').
+    // biome-ignore lint/complexity/noThisInStatic: the receiver class decides which kind is checked.
     return Array.isArray(kinds) && kinds.includes((this as unknown as typeof PayError).kind);
   }
 
@@ -98,7 +107,10 @@ export class ProviderNotSupportedError extends PayError {
   readonly operation: string;
   readonly reason: string;
 
-  constructor(fields: { provider: string; operation: string; reason: string }, options: PayErrorOptions = {}) {
+  constructor(
+    fields: { provider: string; operation: string; reason: string },
+    options: PayErrorOptions = {},
+  ) {
     super(
       `${fields.provider} does not support ${fields.operation}: ${fields.reason}. Check pay.supports('${fields.operation}') before calling it.`,
       options,
@@ -139,7 +151,9 @@ export class ProviderApiError extends PayError {
     super(
       fields.message ??
         `${fields.provider} answered HTTP ${fields.status}${detail ? ` (${detail})` : ''}. ${
-          fields.retryable ? 'This may succeed later; retry with the same input.' : 'Check the request against the provider error code.'
+          fields.retryable
+            ? 'This may succeed later; retry with the same input.'
+            : 'Check the request against the provider error code.'
         }`,
       options,
     );

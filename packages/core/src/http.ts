@@ -120,13 +120,18 @@ class TransportFailure {
 
 /** Builds a path from a template, encoding every interpolated value as one path segment. */
 export function path(strings: TemplateStringsArray, ...segments: (string | number)[]): string {
-  return strings.reduce((built, part, index) => built + part + (index < segments.length ? encodeURIComponent(String(segments[index])) : ''), '');
+  return strings.reduce(
+    (built, part, index) =>
+      built + part + (index < segments.length ? encodeURIComponent(String(segments[index])) : ''),
+    '',
+  );
 }
 
 /** Creates an adapter's HTTP client. No I/O happens until the first `send`. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const retries = options.retry ?? 2;
-  if (!Number.isInteger(retries) || retries < 0) throw new RangeError('retry must be a whole number of retries (0 for none)');
+  if (!Number.isInteger(retries) || retries < 0)
+    throw new RangeError('retry must be a whole number of retries (0 for none)');
   const timeoutMs = options.timeoutMs ?? 30_000;
   const backoffBase = options.backoffBaseMs ?? 300;
   const secrets = options.secrets ?? [];
@@ -138,7 +143,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     throwHttpErrors: false,
   });
 
-  async function attemptOnce(request: HttpRequest, url: string, requestId: string, attempt: number, signal: AbortSignal) {
+  async function attemptOnce(
+    request: HttpRequest,
+    url: string,
+    requestId: string,
+    attempt: number,
+    signal: AbortSignal,
+  ) {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (options.requestIdHeader) headers[options.requestIdHeader] = requestId;
     let authorization: string | undefined;
@@ -173,7 +184,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (error) {
       throw new TransportFailure(error);
     }
-    await options.hooks?.onResponse?.({ ...info, status: response.status, responseBody: redact(text, secrets), durationMs: Date.now() - started });
+    await options.hooks?.onResponse?.({
+      ...info,
+      status: response.status,
+      responseBody: redact(text, secrets),
+      durationMs: Date.now() - started,
+    });
     return { reply: { status: response.status, headers: response.headers, text, requestId }, authorization };
   }
 
@@ -228,18 +244,21 @@ function buildUrl(baseUrl: string, requestPath: string, query: HttpRequest['quer
 
 function redactHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [name, name.toLowerCase() === 'authorization' ? '[REDACTED]' : redact(value, secrets)]),
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      name.toLowerCase() === 'authorization' ? '[REDACTED]' : redact(value, secrets),
+    ]),
   );
 }
 
-/** Exponential backoff with jitter: about 300 ms, 600 ms, 1.2 s, …, never above 5 s. */
-function backoff(attempt: number, base: number): number {
+/** Exponential backoff with jitter: about 300 ms, 600 ms, 1.2 s, …, never above 5 s. Exported for tests. */
+export function backoff(attempt: number, base: number): number {
   const exponential = base * 2 ** (attempt - 1);
   return Math.min(MAX_WAIT_MS, exponential * (0.8 + Math.random() * 0.4));
 }
 
-/** The `Retry-After` wait in milliseconds (seconds or an HTTP date), capped at 5 s. */
-function retryAfterMs(headers: Headers): number | undefined {
+/** The `Retry-After` wait in milliseconds (seconds or an HTTP date), capped at 5 s. Exported for tests. */
+export function retryAfterMs(headers: Headers): number | undefined {
   const value = headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
@@ -263,7 +282,13 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Classifies a failed attempt: `not_sent` only when the connection provably never opened. */
-function toNetworkError(error: unknown, provider: ProviderName, request: HttpRequest, requestId: string, secrets: readonly string[]) {
+function toNetworkError(
+  error: unknown,
+  provider: ProviderName,
+  request: HttpRequest,
+  requestId: string,
+  secrets: readonly string[],
+) {
   const code = findCode(error);
   const notSent = code !== undefined && NOT_SENT_CODES.has(code);
   const timedOut = (error as Error | undefined)?.name === 'TimeoutError';
@@ -272,15 +297,22 @@ function toNetworkError(error: unknown, provider: ProviderName, request: HttpReq
   const advice = notSent
     ? 'The request never reached the provider; it is safe to send again.'
     : 'The provider may have processed it: look the resource up before sending it again.';
-  return new NetworkError(`${provider} ${request.method} ${redact(request.path, secrets)} ${what}. ${advice}`, {
-    outcome,
-    cause: error,
-    context: { ...request.context, requestId },
-  });
+  return new NetworkError(
+    `${provider} ${request.method} ${redact(request.path, secrets)} ${what}. ${advice}`,
+    {
+      outcome,
+      cause: error,
+      context: { ...request.context, requestId },
+    },
+  );
 }
 
 function findCode(error: unknown): string | undefined {
-  for (let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; current && depth < 5; depth++) {
+  for (
+    let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    current && depth < 5;
+    depth++
+  ) {
     if (typeof current.code === 'string') return current.code;
     current = current.cause as typeof current;
   }

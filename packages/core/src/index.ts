@@ -3,12 +3,13 @@
  * one configured provider adapter, plus what adapters build on (HTTP client, token manager, crypto and money
  * helpers, the error tree).
  */
-export { createPay, Pay, type TypesOf } from './pay.js';
+
 export {
   type Adapter,
   type AdapterDefinition,
   type AdapterOperations,
   type AdapterTypes,
+  type AnyAdapter,
   type CallOptions,
   defineAdapter,
   type MetadataOf,
@@ -16,21 +17,14 @@ export {
   type Operation,
   type OperationImplementations,
   type OperationMethod,
+  type TypesOf,
 } from './adapter.js';
-export * from './records.js';
-export * from './errors.js';
-export { parseInput, assertNoIssues, toValidationIssues } from './validation.js';
-export * from './money.js';
-export * from './crypto.js';
 export * from './config.js';
-export { createTokenManager, type AccessToken, type TokenManager, type TokenManagerOptions } from './token.js';
+export * from './crypto.js';
+export * from './errors.js';
 export {
-  createHttpClient,
-  path,
-  parseForm,
-  parseJson,
-  parseReply,
   type Authorization,
+  createHttpClient,
   type HttpClient,
   type HttpClientOptions,
   type HttpHooks,
@@ -39,24 +33,38 @@ export {
   type HttpRequest,
   type HttpRequestInfo,
   type HttpResponseInfo,
+  parseForm,
+  parseJson,
+  parseReply,
+  path,
   type TransportOptions,
 } from './http.js';
-export * from './webhooks/types.js';
+export * from './money.js';
+export { createPay, Pay } from './pay.js';
+export * from './records.js';
 export {
-  WebhookHandler,
+  type AccessToken,
+  createTokenManager,
+  type TokenManager,
+  type TokenManagerOptions,
+} from './token.js';
+export { assertNoIssues, parseInput, toValidationIssues } from './validation.js';
+export {
+  type NodeListenerOptions,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  replyFor,
+  toFetchHandler,
+  toNodeListener,
+  type WebhookReply,
+} from './webhooks/bridges.js';
+export { createMemoryDeduplicationStore, type DeduplicationStore } from './webhooks/dedupe.js';
+export {
   lowerCaseHeaders,
   type WebhookCallback,
+  WebhookHandler,
   type WebhookRequest,
   type WebhookResult,
   type WebhookSetupOptions,
 } from './webhooks/handler.js';
-export { createMemoryDeduplicationStore, type DeduplicationStore } from './webhooks/dedupe.js';
-export {
-  replyFor,
-  toFetchHandler,
-  toNodeListener,
-  type NodeListenerOptions,
-  type NodeRequestLike,
-  type NodeResponseLike,
-  type WebhookReply,
-} from './webhooks/bridges.js';
+export * from './webhooks/types.js';

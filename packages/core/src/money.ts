@@ -7,8 +7,32 @@ import type { ValidationIssue } from './errors.js';
 
 /** ISO 4217 minor digits for currencies that differ from the usual 2. */
 const MINOR_DIGITS: Record<string, number> = {
-  BHD: 3, BIF: 0, CLF: 4, CLP: 0, DJF: 0, GNF: 0, IQD: 3, ISK: 0, JOD: 3, JPY: 0, KMF: 0, KRW: 0, KWD: 3,
-  LYD: 3, OMR: 3, PYG: 0, RWF: 0, TND: 3, UGX: 0, UYI: 0, UYW: 4, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3,
+  BIF: 0,
+  CLF: 4,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  IQD: 3,
+  ISK: 0,
+  JOD: 3,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  PYG: 0,
+  RWF: 0,
+  TND: 3,
+  UGX: 0,
+  UYI: 0,
+  UYW: 4,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
 };
 
 /** Number of minor digits of an ISO 4217 currency (2 unless the standard says otherwise). */
@@ -32,7 +56,11 @@ export function decimalText(amount: number): string {
   const digits = whole + fraction;
   const point = whole.length + exponent;
   const body =
-    point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits + '0'.repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + '0'.repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
   return (negative ? '-' : '') + body.replace(/^0+(?=\d)/, '');
 }
 
@@ -63,11 +91,18 @@ export function amountIssues(amount: unknown, path: string, rule: AmountRule): V
   if (amount < 0) return [{ path, message: 'must not be negative' }];
   if (amount === 0 && !rule.allowZero) return [{ path, message: 'must be greater than zero' }];
   if (rule.unit === 'minor') {
-    return Number.isSafeInteger(amount) ? [] : [{ path, message: 'must be an integer amount in minor units (10000 = 100.00)' }];
+    return Number.isSafeInteger(amount)
+      ? []
+      : [{ path, message: 'must be an integer amount in minor units (10000 = 100.00)' }];
   }
   const digits = rule.currency ? minorDigits(rule.currency) : 2;
   if (fractionDigits(amount) > digits) {
-    return [{ path, message: `has more than ${digits} decimal digit(s), the minor unit of ${rule.currency ?? 'the currency'}` }];
+    return [
+      {
+        path,
+        message: `has more than ${digits} decimal digit(s), the minor unit of ${rule.currency ?? 'the currency'}`,
+      },
+    ];
   }
   return [];
 }
@@ -86,7 +121,8 @@ export function parseDecimal(text: string): number | undefined {
 export function toMinorUnits(amount: number, currency: string): number {
   const digits = minorDigits(currency);
   const [whole = '0', fraction = ''] = decimalText(amount).replace('-', '').split('.');
-  if (fraction.length > digits) throw new RangeError(`${amount} has more than ${digits} decimal digits for ${currency}`);
+  if (fraction.length > digits)
+    throw new RangeError(`${amount} has more than ${digits} decimal digits for ${currency}`);
   const minor = Number(whole + fraction.padEnd(digits, '0'));
   return amount < 0 ? -minor : minor;
 }

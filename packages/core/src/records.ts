@@ -12,7 +12,14 @@ export type ProviderName = 'providerT' | 'providerR' | 'providerN';
 export type CustomerRef = { id: string } | { email: string } | null;
 
 /** Unified payment status. */
-export type PaymentStatus = 'pending' | 'processing' | 'requires_action' | 'requires_capture' | 'succeeded' | 'canceled' | 'failed';
+export type PaymentStatus =
+  | 'pending'
+  | 'processing'
+  | 'requires_action'
+  | 'requires_capture'
+  | 'succeeded'
+  | 'canceled'
+  | 'failed';
 
 /** Fields every record carries. */
 interface RecordBase {
@@ -97,7 +104,11 @@ export interface Subscription extends RecordBase {
 
 const nonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
 /** ISO 4217 code in any letter case, normalised to upper case. */
-export const currencySchema = v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code'), v.toUpperCase());
+export const currencySchema = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code'),
+  v.toUpperCase(),
+);
 /** A finite, non-negative number; the unit and digit checks are the adapter's (they depend on the provider). */
 export const amountSchema = v.pipe(
   v.number('must be a number'),
@@ -123,7 +134,9 @@ export const checkoutCreateSchema = v.strictObject({
   customer: v.optional(customerInputSchema),
   item_id: v.optional(nonEmpty),
   session_type: v.optional(v.literal('one_time', "must be 'one_time'")),
-  quantity: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'))),
+  quantity: v.optional(
+    v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1')),
+  ),
   amount: v.optional(amountSchema),
   currency: v.optional(currencySchema),
   success_url: v.optional(urlSchema),
@@ -187,17 +200,37 @@ type WithProviderMetadata<Base, M> = Omit<Base, 'provider_metadata'> &
   ({} extends M ? { provider_metadata?: M } : { provider_metadata: M });
 
 /** `checkouts.create` params, with the provider's `provider_metadata`. */
-export type CheckoutCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof checkoutCreateSchema>, M>;
+export type CheckoutCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
+  v.InferInput<typeof checkoutCreateSchema>,
+  M
+>;
 /** `payments.create` params, with the provider's `provider_metadata`. */
-export type PaymentCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof paymentCreateSchema>, M>;
+export type PaymentCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
+  v.InferInput<typeof paymentCreateSchema>,
+  M
+>;
 /** Update params (`{ metadata?, provider_metadata? }`). */
-export type UpdateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof updateSchema>, M>;
+export type UpdateParams<M = Record<string, unknown>> = WithProviderMetadata<
+  v.InferInput<typeof updateSchema>,
+  M
+>;
 /** `payments.capture` params. */
-export type CaptureParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof captureSchema>, M>;
+export type CaptureParams<M = Record<string, unknown>> = WithProviderMetadata<
+  v.InferInput<typeof captureSchema>,
+  M
+>;
 /** `refunds.create` params. */
-export type RefundCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof refundCreateSchema>, M>;
+export type RefundCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
+  v.InferInput<typeof refundCreateSchema>,
+  M
+>;
 /** `customers.create` / `customers.update` params. */
-export type CustomerCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof customerCreateSchema>, M>;
+export type CustomerCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
+  v.InferInput<typeof customerCreateSchema>,
+  M
+>;
 /** `subscriptions.create` params. */
-export type SubscriptionCreateParams<M = Record<string, unknown>> = WithProviderMetadata<v.InferInput<typeof subscriptionCreateSchema>, M>;
-
+export type SubscriptionCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
+  v.InferInput<typeof subscriptionCreateSchema>,
+  M
+>;

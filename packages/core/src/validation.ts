@@ -11,7 +11,8 @@ function issuePath(issue: v.BaseIssue<unknown>): string {
 export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ''): ValidationIssue[] {
   return issues.map((issue) => {
     const path = [prefix, issuePath(issue)].filter(Boolean).join('.');
-    const unknownKey = issue.kind === 'schema' && issue.type === 'strict_object' && issue.expected === 'never';
+    const unknownKey =
+      issue.kind === 'schema' && issue.type === 'strict_object' && issue.expected === 'never';
     return { path, message: unknownKey ? 'is not a known field' : issue.message };
   });
 }

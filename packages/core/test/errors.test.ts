@@ -13,13 +13,21 @@ import {
 describe('the error tree', () => {
   it('gives every class a stable code', () => {
     expect(new ConfigurationError('x', { missing: ['A'] }).code).toBe('configuration_error');
-    expect(new ValidationError([{ path: 'amount', message: 'must be positive' }]).code).toBe('validation_error');
-    expect(new ProviderNotSupportedError({ provider: 'providerT', operation: 'payments.capture', reason: 'no manual capture' }).code).toBe(
-      'provider_not_supported',
+    expect(new ValidationError([{ path: 'amount', message: 'must be positive' }]).code).toBe(
+      'validation_error',
     );
+    expect(
+      new ProviderNotSupportedError({
+        provider: 'providerT',
+        operation: 'payments.capture',
+        reason: 'no manual capture',
+      }).code,
+    ).toBe('provider_not_supported');
     expect(new ProviderApiError({ provider: 'providerR', status: 400 }).code).toBe('provider_api_error');
     expect(new NetworkError('x', { outcome: 'unknown' }).code).toBe('network_error');
-    expect(new WebhookVerificationError('x', { reason: 'invalid_signature' }).code).toBe('webhook_verification_failed');
+    expect(new WebhookVerificationError('x', { reason: 'invalid_signature' }).code).toBe(
+      'webhook_verification_failed',
+    );
     expect(new WebhookHandlerError([new Error('boom')], []).code).toBe('webhook_handler_failed');
   });
 
@@ -44,7 +52,9 @@ describe('the error tree', () => {
 
   it('makes a webhook verification failure a 400, or a 503 when the provider should retry', () => {
     expect(new WebhookVerificationError('x', { reason: 'invalid_signature' }).status).toBe(400);
-    expect(new WebhookVerificationError('x', { reason: 'unconfirmed_status', retryable: true }).status).toBe(503);
+    expect(new WebhookVerificationError('x', { reason: 'unconfirmed_status', retryable: true }).status).toBe(
+      503,
+    );
   });
 
   it('names the fields of a validation error in its message', () => {

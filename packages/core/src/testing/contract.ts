@@ -3,7 +3,7 @@
  * `@pay/core` makes hold for every provider alike.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Adapter, OPERATION_METHODS, type Operation } from '../adapter.js';
+import { type AnyAdapter, OPERATION_METHODS, type Operation } from '../adapter.js';
 import { ConfigurationError, ProviderNotSupportedError, WebhookVerificationError } from '../errors.js';
 import { createPay } from '../pay.js';
 import type { WebhookRequest } from '../webhooks/handler.js';
@@ -13,9 +13,9 @@ export interface AdapterContract {
   /** Suite title, e.g. `'@pay/provider-r'`. */
   name: string;
   /** A configured adapter whose every upstream call goes through `fetch`. */
-  createAdapter(fetch: typeof globalThis.fetch): Adapter;
+  createAdapter(fetch: typeof globalThis.fetch): AnyAdapter;
   /** The package's default factory, called with no overrides: it must read the environment when called. */
-  defaultFactory(): Adapter;
+  defaultFactory(): AnyAdapter;
   /** Required environment variables; each must be named when missing. */
   requiredEnv: readonly string[];
   /** The `webhookSecret` to pass to `setup()`. */
@@ -25,7 +25,10 @@ export interface AdapterContract {
   /** Answers the upstream calls verification makes (Provider R's status confirmation). Default: none allowed. */
   webhookFetch?: typeof globalThis.fetch;
   /** Tampered variants of the genuine delivery, each of which must be refused. */
-  tamperedWebhooks: { name: string; tamper(genuine: WebhookRequest): WebhookRequest | Promise<WebhookRequest> }[];
+  tamperedWebhooks: {
+    name: string;
+    tamper(genuine: WebhookRequest): WebhookRequest | Promise<WebhookRequest>;
+  }[];
 }
 
 /** A fetch that fails the test when called: proves an operation did no I/O. */
@@ -55,7 +58,9 @@ export function runAdapterContract(contract: AdapterContract): void {
     it('throws ProviderNotSupportedError for every unsupported operation before validation and before any I/O', async () => {
       const fetch = forbiddenFetch();
       const adapter = contract.createAdapter(fetch);
-      const unsupported = (Object.keys(OPERATION_METHODS) as Operation[]).filter((operation) => !adapter.capabilities.includes(operation));
+      const unsupported = (Object.keys(OPERATION_METHODS) as Operation[]).filter(
+        (operation) => !adapter.capabilities.includes(operation),
+      );
       for (const operation of unsupported) {
         const method = OPERATION_METHODS[operation];
         // Deliberately invalid arguments: the capability check must come first.
@@ -65,7 +70,11 @@ export function runAdapterContract(contract: AdapterContract): void {
           (thrown: unknown) => thrown,
         );
         expect(ProviderNotSupportedError.isInstance(error), operation).toBe(true);
-        expect(error).toMatchObject({ code: 'provider_not_supported', provider: adapter.provider, operation });
+        expect(error).toMatchObject({
+          code: 'provider_not_supported',
+          provider: adapter.provider,
+          operation,
+        });
         expect((error as ProviderNotSupportedError).reason.length).toBeGreaterThan(0);
       }
       expect(fetch).not.toHaveBeenCalled();
@@ -80,7 +89,9 @@ export function runAdapterContract(contract: AdapterContract): void {
         error = thrown;
       }
       expect(ConfigurationError.isInstance(error)).toBe(true);
-      expect((error as ConfigurationError).missing).toEqual(expect.arrayContaining([...contract.requiredEnv]));
+      expect((error as ConfigurationError).missing).toEqual(
+        expect.arrayContaining([...contract.requiredEnv]),
+      );
       for (const name of contract.requiredEnv) expect((error as Error).message).toContain(name);
     });
 
@@ -100,7 +111,10 @@ export function runAdapterContract(contract: AdapterContract): void {
       const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
       const genuine = await contract.genuineWebhook();
       const parsed = { ...genuine, body: { parsed: true } as unknown as string };
-      await expect(handler.handle(parsed)).rejects.toMatchObject({ code: 'webhook_verification_failed', reason: 'raw_body_required' });
+      await expect(handler.handle(parsed)).rejects.toMatchObject({
+        code: 'webhook_verification_failed',
+        reason: 'raw_body_required',
+      });
     });
 
     for (const variant of contract.tamperedWebhooks) {
@@ -108,7 +122,13 @@ export function runAdapterContract(contract: AdapterContract): void {
         const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
         const callback = vi.fn();
         const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
-        for (const name of ['payment.created', 'payment.updated', 'payment.succeeded', 'payment.failed', 'refund.created'] as const) {
+        for (const name of [
+          'payment.created',
+          'payment.updated',
+          'payment.succeeded',
+          'payment.failed',
+          'refund.created',
+        ] as const) {
           handler.on(name, callback);
         }
         const error = await handler.handle(await variant.tamper(await contract.genuineWebhook())).then(

@@ -49,7 +49,12 @@ export async function readRequestBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Sends a JSON reply. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -133,6 +138,10 @@ export class FaultInjector {
     }
     if (res.destroyed) return;
     res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-    res.end(fault?.kind === 'malformed' ? reply.body.slice(0, Math.max(1, Math.floor(reply.body.length / 2))) : reply.body);
+    res.end(
+      fault?.kind === 'malformed'
+        ? reply.body.slice(0, Math.max(1, Math.floor(reply.body.length / 2)))
+        : reply.body,
+    );
   }
 }

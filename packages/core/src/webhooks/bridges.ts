@@ -18,7 +18,10 @@ export interface WebhookReply {
 export async function replyFor(outcome: Promise<WebhookResult>): Promise<WebhookReply> {
   try {
     const result = await outcome;
-    return { status: 200, body: { received: true, events: result.events.length, duplicates: result.duplicates.length } };
+    return {
+      status: 200,
+      body: { received: true, events: result.events.length, duplicates: result.duplicates.length },
+    };
   } catch (error) {
     if (WebhookVerificationError.isInstance(error) || WebhookHandlerError.isInstance(error)) {
       return { status: error.status, body: { error: error.code, message: error.message } };
@@ -28,11 +31,18 @@ export async function replyFor(outcome: Promise<WebhookResult>): Promise<Webhook
 }
 
 /** A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes). */
-export function toFetchHandler<T extends AdapterTypes>(handler: WebhookHandler<T>): (request: Request) => Promise<Response> {
+export function toFetchHandler<T extends AdapterTypes>(
+  handler: WebhookHandler<T>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const body = new Uint8Array(await request.arrayBuffer());
-    const reply = await replyFor(handler.handle({ body, headersAsObject: request.headers, fullUrl: request.url }));
-    return new Response(JSON.stringify(reply.body), { status: reply.status, headers: { 'content-type': 'application/json' } });
+    const reply = await replyFor(
+      handler.handle({ body, headersAsObject: request.headers, fullUrl: request.url }),
+    );
+    return new Response(JSON.stringify(reply.body), {
+      status: reply.status,
+      headers: { 'content-type': 'application/json' },
+    });
   };
 }
 
@@ -40,7 +50,8 @@ export function toFetchHandler<T extends AdapterTypes>(handler: WebhookHandler<T
 export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
   url?: string | undefined;
   headers: Record<string, string | string[] | undefined>;
-  socket?: { encrypted?: boolean } | null;
+  /** The socket; a TLS socket has `encrypted: true`. */
+  socket?: unknown;
 }
 
 /** The parts of Node's `ServerResponse` the listener writes. */
@@ -68,12 +79,22 @@ export function toNodeListener<T extends AdapterTypes>(
 ): (req: NodeRequestLike, res: NodeResponseLike) => Promise<void> {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   return async (req, res) => {
-    const origin = options.publicOrigin ?? `${req.socket?.encrypted ? 'https' : 'http'}://${String(req.headers.host ?? 'localhost')}`;
+    const encrypted = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
+    const origin =
+      options.publicOrigin ?? `${encrypted ? 'https' : 'http'}://${String(req.headers.host ?? 'localhost')}`;
     const body = await readBody(req, maxBodyBytes);
     const outcome =
       body === undefined
-        ? Promise.reject(new WebhookVerificationError(`The webhook body is larger than ${maxBodyBytes} bytes.`, { reason: 'malformed_payload' }))
-        : handler.handle({ body, headersAsObject: req.headers, fullUrl: new URL(req.url ?? '/', origin).toString() });
+        ? Promise.reject(
+            new WebhookVerificationError(`The webhook body is larger than ${maxBodyBytes} bytes.`, {
+              reason: 'malformed_payload',
+            }),
+          )
+        : handler.handle({
+            body,
+            headersAsObject: req.headers,
+            fullUrl: new URL(req.url ?? '/', origin).toString(),
+          });
     const reply = await replyFor(outcome);
     res.statusCode = reply.status;
     res.setHeader('content-type', 'application/json');

@@ -2,10 +2,18 @@
  * The webhook handler (design §5), shaped like Octokit's: verify completely, then dispatch. `.on()` chains;
  * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
  */
-import type { Adapter, AdapterTypes } from '../adapter.js';
+import type { AdapterTypes } from '../adapter.js';
 import { ConfigurationError, PayError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
+import type { ProviderName } from '../records.js';
 import type { DeduplicationStore } from './dedupe.js';
-import { type EventMap, type EventOf, NORMALISED_EVENT_NAMES, type PayEvent, type WebhookDelivery } from './types.js';
+import {
+  type EventMap,
+  type EventOf,
+  NORMALISED_EVENT_NAMES,
+  type PayEvent,
+  type WebhookDefinition,
+  type WebhookDelivery,
+} from './types.js';
 
 /** Options of `pay.webhooks.setup()`. */
 export interface WebhookSetupOptions {
@@ -46,13 +54,16 @@ const RAW_BODY_HELP =
 
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
-  readonly #adapter: Adapter<T>;
+  readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
   readonly #options: WebhookSetupOptions;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
   readonly #knownNames: ReadonlySet<string>;
 
   /** Prefer `pay.webhooks.setup()`. Throws `ConfigurationError` when the provider needs a secret and none is given. */
-  constructor(adapter: Adapter<T>, options: WebhookSetupOptions) {
+  constructor(
+    adapter: { provider: ProviderName; webhooks: WebhookDefinition },
+    options: WebhookSetupOptions,
+  ) {
     if (adapter.webhooks.secret === 'required' && !options.webhookSecret) {
       throw new ConfigurationError(
         `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }).`,
@@ -68,7 +79,10 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * Registers `callback` for one event name or several, and returns this handler so calls chain. A name that
    * is neither a normalised event nor one of the adapter's raw events is refused here, not silently ignored.
    */
-  on<K extends keyof EventMap<T> & string>(names: K | readonly K[], callback: WebhookCallback<EventOf<T, K>>): this {
+  on<K extends keyof EventMap<T> & string>(
+    names: K | readonly K[],
+    callback: WebhookCallback<EventOf<T, K>>,
+  ): this {
     for (const name of typeof names === 'string' ? [names] : names) {
       if (!this.#knownNames.has(name)) {
         throw new ConfigurationError(
@@ -131,27 +145,43 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
 function toDelivery(request: WebhookRequest): WebhookDelivery {
   const { body } = request;
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    throw new WebhookVerificationError(`The webhook body is ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`, {
-      reason: 'raw_body_required',
-    });
+    throw new WebhookVerificationError(
+      `The webhook body is ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`,
+      {
+        reason: 'raw_body_required',
+      },
+    );
   }
   const rawBody = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   let text: string;
   try {
     text = typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch (cause) {
-    throw new WebhookVerificationError('The webhook body is not valid UTF-8.', { reason: 'malformed_payload', cause });
+    throw new WebhookVerificationError('The webhook body is not valid UTF-8.', {
+      reason: 'malformed_payload',
+      cause,
+    });
   }
   if (typeof request.fullUrl !== 'string') {
-    throw new WebhookVerificationError('fullUrl must be the full URL the webhook was posted to.', { reason: 'malformed_payload' });
+    throw new WebhookVerificationError('fullUrl must be the full URL the webhook was posted to.', {
+      reason: 'malformed_payload',
+    });
   }
-  return { rawBody, body: text, headers: lowerCaseHeaders(request.headersAsObject ?? {}), fullUrl: request.fullUrl };
+  return {
+    rawBody,
+    body: text,
+    headers: lowerCaseHeaders(request.headersAsObject ?? {}),
+    fullUrl: request.fullUrl,
+  };
 }
 
 /** Header names in lower case, repeated values joined, so lookups ignore the case the sender used. */
 export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Record<string, string> {
   const result: Record<string, string> = {};
-  const entries = typeof Headers !== 'undefined' && headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  const entries =
+    typeof Headers !== 'undefined' && headers instanceof Headers
+      ? [...headers.entries()]
+      : Object.entries(headers);
   for (const [name, value] of entries) {
     if (value === undefined) continue;
     const text = typeof value === 'string' ? value : (value as readonly string[]).join(', ');
@@ -168,11 +198,15 @@ export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Re
 function asVerificationError(error: unknown): WebhookVerificationError {
   if (WebhookVerificationError.isInstance(error)) return error;
   if (PayError.isInstance(error)) {
-    const retryable = (error as { retryable?: boolean; code: string }).retryable ?? error.code === 'network_error';
+    const retryable =
+      (error as { retryable?: boolean; code: string }).retryable ?? error.code === 'network_error';
     return new WebhookVerificationError(
       `The webhook could not be confirmed with the provider (${error.code}). ${retryable ? 'The provider will deliver it again.' : ''}`.trim(),
       { reason: 'confirmation_failed', retryable, cause: error },
     );
   }
-  return new WebhookVerificationError('The webhook payload could not be read.', { reason: 'malformed_payload', cause: error });
+  return new WebhookVerificationError('The webhook payload could not be read.', {
+    reason: 'malformed_payload',
+    cause: error,
+  });
 }

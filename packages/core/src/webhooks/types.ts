@@ -50,7 +50,10 @@ export interface PayEvent<Type extends string = string, Data = unknown> {
 }
 
 /** One event of an adapter's event map, typed by name. */
-export type EventOf<T extends AdapterTypes, K extends keyof EventMap<T>> = PayEvent<K & string, EventMap<T>[K]>;
+export type EventOf<T extends AdapterTypes, K extends keyof EventMap<T>> = PayEvent<
+  K & string,
+  EventMap<T>[K]
+>;
 
 /** A webhook as the adapter's verifier receives it: the raw body and lower-cased header names. */
 export interface WebhookDelivery {
@@ -64,9 +67,9 @@ export interface WebhookDelivery {
 }
 
 /** How an adapter verifies and normalises its webhooks. */
-export interface WebhookDefinition<T extends AdapterTypes = AdapterTypes> {
+export interface WebhookDefinition {
   /** Raw event names the adapter can raise (`providerR.PAID`, …): `.on()` refuses any other non-normalised name. */
-  readonly rawEventNames: readonly (keyof T['rawEvents'] & string)[];
+  readonly rawEventNames: readonly string[];
   /**
    * `required`: `setup()` refuses a missing `webhookSecret`. `unused`: the provider signs with a fixed key and
    * `webhookSecret` is `null`.
@@ -94,6 +97,6 @@ export function webhookEvent<Type extends string, Data>(fields: {
     created: fields.created,
     provider: fields.provider,
     data: fields.data,
-    is_raw: fields.is_raw ?? fields.type.startsWith(fields.provider + '.'),
+    is_raw: fields.is_raw ?? fields.type.startsWith(`${fields.provider}.`),
   };
 }

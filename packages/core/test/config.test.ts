@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { booleanSetting, ConfigurationError, parseConfig, readEnvironment } from '../src/index.js';
+import * as v from '../src/schema.js';
+
+const variables = [
+  { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
+  { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
+  { env: 'PROVIDER_R_SANDBOX', member: 'isSandbox', required: true },
+  { env: 'PROVIDER_R_LABEL', member: 'label', required: false },
+] as const;
+
+describe('configuration helpers', () => {
+  it('names every missing variable and the member that replaces it, in one error', () => {
+    const error = (() => {
+      try {
+        readEnvironment('providerR', variables, {}, { PROVIDER_R_SECRET: 'sk_hidden_value' });
+      } catch (e) {
+        return e as ConfigurationError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error?.missing).toEqual(['PROVIDER_R_MERCHANT', 'PROVIDER_R_SANDBOX']);
+    expect(error?.message).toContain('PROVIDER_R_MERCHANT (or the config member `merchant`)');
+    expect(error?.message).not.toContain('sk_hidden_value');
+  });
+
+  it('lets explicit overrides win over the environment', () => {
+    const values = readEnvironment(
+      'providerR',
+      variables,
+      { merchant: 'explicit' },
+      {
+        PROVIDER_R_MERCHANT: 'from-env',
+        PROVIDER_R_SECRET: 's',
+        PROVIDER_R_SANDBOX: 'true',
+      },
+    );
+    expect(values).toEqual({ merchant: 'explicit', secret: 's', isSandbox: 'true' });
+  });
+
+  it('treats an empty variable as missing', () => {
+    expect(() =>
+      readEnvironment(
+        'providerR',
+        variables,
+        {},
+        { PROVIDER_R_MERCHANT: '', PROVIDER_R_SECRET: 's', PROVIDER_R_SANDBOX: 'false' },
+      ),
+    ).toThrow(/PROVIDER_R_MERCHANT/);
+  });
+
+  it('reads sandbox switches strictly, never falling back to production silently', () => {
+    expect(booleanSetting('PROVIDER_R_SANDBOX', 'true')).toBe(true);
+    expect(booleanSetting('PROVIDER_R_SANDBOX', 'FALSE')).toBe(false);
+    expect(booleanSetting('PROVIDER_R_SANDBOX', true)).toBe(true);
+    expect(() => booleanSetting('PROVIDER_R_SANDBOX', 'yes')).toThrow(ConfigurationError);
+  });
+
+  it('validates explicit config naming members, never values', () => {
+    const schema = v.object({ merchant: v.string(), secret: v.pipe(v.string(), v.minLength(8)) });
+    const error = (() => {
+      try {
+        parseConfig('providerR', schema, { merchant: 42, secret: 'short' });
+      } catch (e) {
+        return e as ConfigurationError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error?.missing).toEqual(['merchant', 'secret']);
+    expect(error?.message).not.toContain('short');
+  });
+});

@@ -1,0 +1,58 @@
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  basicAuthorization,
+  fromBase64,
+  fromHex,
+  hmacSha512Hex,
+  spkiBytes,
+  timingSafeEqual,
+  toBase64,
+  toHex,
+  verifyRsaSha256,
+} from '../src/index.js';
+
+describe('crypto helpers', () => {
+  it('computes the same HMAC-SHA512 hex as Node does', async () => {
+    const body = '{"eventType":"SUCCESSFUL_TRANSACTION"}';
+    const expected = createHmac('sha512', 'whsec_test').update(body).digest('hex');
+    expect(await hmacSha512Hex('whsec_test', body)).toBe(expected);
+    expect(await hmacSha512Hex('whsec_test', new TextEncoder().encode(body))).toBe(expected);
+  });
+
+  it('compares secrets in constant time, false for any difference including length', () => {
+    expect(timingSafeEqual('abc', 'abc')).toBe(true);
+    expect(timingSafeEqual('abc', 'abd')).toBe(false);
+    expect(timingSafeEqual('abc', 'abcd')).toBe(false);
+    expect(timingSafeEqual('', 'a')).toBe(false);
+    expect(timingSafeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2]))).toBe(true);
+  });
+
+  it('decodes hex and base64 strictly, refusing malformed input', () => {
+    expect(fromHex('0aff')).toEqual(new Uint8Array([10, 255]));
+    expect(fromHex('0af')).toBeUndefined();
+    expect(fromHex('zz')).toBeUndefined();
+    expect(fromBase64('AQID')).toEqual(new Uint8Array([1, 2, 3]));
+    expect(fromBase64('AQI')).toBeUndefined();
+    expect(fromBase64('A*ID')).toBeUndefined();
+    expect(toHex(new Uint8Array([0, 15, 255]))).toBe('000fff');
+    expect(toBase64(new Uint8Array([1, 2, 3]))).toBe('AQID');
+  });
+
+  it('builds a Basic authorization header from UTF-8 credentials', () => {
+    expect(basicAuthorization('merchant', 's3cret')).toBe(`Basic ${btoa('merchant:s3cret')}`);
+  });
+
+  it('verifies RSA-SHA256 signatures with a base64 DER or PEM public key', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const der = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const content = '1700000000.shop.example.{"eventId":"e1"}';
+    const signature = new Uint8Array(sign('sha256', Buffer.from(content), privateKey));
+    expect(await verifyRsaSha256(der, content, signature)).toBe(true);
+    expect(await verifyRsaSha256(pem, content, signature)).toBe(true);
+    expect(await verifyRsaSha256(der, `${content} `, signature)).toBe(false);
+    expect(spkiBytes('not base64!')).toBeUndefined();
+    await expect(verifyRsaSha256('not base64!', content, signature)).rejects.toThrow(TypeError);
+  });
+});

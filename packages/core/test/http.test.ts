@@ -1,0 +1,295 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { backoff, retryAfterMs } from '../src/http.js';
+import {
+  createHttpClient,
+  type HttpRequestInfo,
+  type HttpResponseInfo,
+  InvalidResponseError,
+  NetworkError,
+  parseReply,
+  path,
+} from '../src/index.js';
+import * as v from '../src/schema.js';
+import { startLoopbackServer } from '../src/testing/index.js';
+
+const BASE = 'https://api.provider.example';
+
+beforeAll(() => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+});
+afterEach(() => {
+  nock.cleanAll();
+});
+afterAll(() => {
+  nock.enableNetConnect();
+});
+
+function client(extra: Partial<Parameters<typeof createHttpClient>[0]> = {}) {
+  return createHttpClient({
+    provider: 'providerT',
+    baseUrl: BASE,
+    requestIdHeader: 'X-Client-Request-Id',
+    backoffBaseMs: 1,
+    ...extra,
+  });
+}
+
+describe('the HTTP client', () => {
+  it('retries a retry-safe PUT on 503 with the same request id on every attempt', async () => {
+    const ids: string[] = [];
+    const scope = nock(BASE)
+      .put('/transfer/v1/transactions/t1/commit')
+      .times(2)
+      .reply(function () {
+        ids.push(String(this.req.headers['x-client-request-id']));
+        return [503, '{}'];
+      })
+      .put('/transfer/v1/transactions/t1/commit')
+      .reply(function () {
+        ids.push(String(this.req.headers['x-client-request-id']));
+        return [200, '{"ok":true}'];
+      });
+    const reply = await client().send({
+      method: 'PUT',
+      path: '/transfer/v1/transactions/t1/commit',
+      json: {},
+      retrySafe: true,
+    });
+    expect(reply.status).toBe(200);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(1);
+    expect(reply.requestId).toBe(ids[0]);
+    scope.done();
+  });
+
+  it('never retries a call that could move money twice', async () => {
+    const scope = nock(BASE).post('/transfer/v1/transactions/quote').reply(503, '{}');
+    const reply = await client().send({
+      method: 'POST',
+      path: '/transfer/v1/transactions/quote',
+      json: {},
+      retrySafe: false,
+    });
+    expect(reply.status).toBe(503);
+    scope.done();
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('honours retry: 0', async () => {
+    const scope = nock(BASE).get('/status').reply(500, '{}');
+    const reply = await client({ retry: 0 }).send({ method: 'GET', path: '/status', retrySafe: true });
+    expect(reply.status).toBe(500);
+    scope.done();
+  });
+
+  it('sends the call once more with fresh authorisation after a 401, even when not retry-safe', async () => {
+    const headers: string[] = [];
+    let token = 'token-1';
+    const rejected = vi.fn((value: string) => {
+      expect(value).toBe('Bearer token-1');
+      token = 'token-2';
+    });
+    const scope = nock(BASE)
+      .post('/v1/merchant/transactions/init-transaction')
+      .reply(function () {
+        headers.push(String(this.req.headers.authorization));
+        return [401, '{}'];
+      })
+      .post('/v1/merchant/transactions/init-transaction')
+      .reply(function () {
+        headers.push(String(this.req.headers.authorization));
+        return [200, '{}'];
+      });
+    const http = client({ authorization: { header: async () => `Bearer ${token}`, rejected } });
+    const reply = await http.send({
+      method: 'POST',
+      path: '/v1/merchant/transactions/init-transaction',
+      json: {},
+      retrySafe: false,
+    });
+    expect(reply.status).toBe(200);
+    expect(headers).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(rejected).toHaveBeenCalledTimes(1);
+    scope.done();
+  });
+
+  it('gives up after one re-authorisation when the provider keeps answering 401', async () => {
+    const scope = nock(BASE).get('/x').times(2).reply(401, '{}');
+    const http = client({ authorization: { header: async () => 'Bearer t', rejected: () => {} } });
+    expect((await http.send({ method: 'GET', path: '/x', retrySafe: true })).status).toBe(401);
+    scope.done();
+  });
+
+  it('encodes path segments and query values', async () => {
+    const scope = nock(BASE)
+      .get('/v1/merchant/transactions/query')
+      .query({ transactionReference: 'PN|2026|0001' })
+      .reply(200, '{}')
+      .get('/tx/a%2Fb%3Fc')
+      .reply(200, '{}');
+    const http = client();
+    await http.send({
+      method: 'GET',
+      path: '/v1/merchant/transactions/query',
+      query: { transactionReference: 'PN|2026|0001' },
+      retrySafe: true,
+    });
+    await http.send({ method: 'GET', path: path`/tx/${'a/b?c'}`, retrySafe: true });
+    scope.done();
+  });
+
+  it('sends form bodies form-encoded and JSON bodies as JSON', async () => {
+    const scope = nock(BASE, { reqheaders: { 'content-type': 'application/x-www-form-urlencoded' } })
+      .post('/v1.0/status', 'merchant=m1&transId=T-1&secret=s')
+      .reply(200, 'code=0');
+    await client().send({
+      method: 'POST',
+      path: '/v1.0/status',
+      form: { merchant: 'm1', transId: 'T-1', secret: 's' },
+      retrySafe: true,
+    });
+    scope.done();
+  });
+
+  it('reports a refused connection as a network error that was not sent', async () => {
+    // A port that was just released has no listener: the connection is refused before anything is sent.
+    const server = await startLoopbackServer(() => {});
+    await server.close();
+    const http = createHttpClient({ provider: 'providerN', baseUrl: server.url, retry: 0 });
+    const error = await http
+      .send({ method: 'POST', path: '/pay', json: {}, retrySafe: false })
+      .catch((e: unknown) => e);
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'network_error', outcome: 'not_sent' });
+  });
+
+  it('reports a timeout as a network error whose outcome is unknown, with the caller context', async () => {
+    nock(BASE).put('/commit').delay(200).reply(200, '{}');
+    const http = client({ timeoutMs: 50, retry: 0 });
+    const error = await http
+      .send({
+        method: 'PUT',
+        path: '/commit',
+        json: {},
+        retrySafe: true,
+        context: { transactionId: 't1', step: 'commit' },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ outcome: 'unknown', context: { transactionId: 't1', step: 'commit' } });
+    expect((error as Error).message).toContain('look the resource up before sending it again');
+  });
+
+  it('retries a network failure of a retry-safe call with the same request id', async () => {
+    const ids: string[] = [];
+    nock(BASE)
+      .get('/status')
+      .replyWithError({ code: 'ECONNRESET', message: 'socket hang up' })
+      .get('/status')
+      .reply(function () {
+        ids.push(String(this.req.headers['x-client-request-id']));
+        return [200, '{}'];
+      });
+    const reply = await client().send({
+      method: 'GET',
+      path: '/status',
+      retrySafe: true,
+      requestId: 'req-1',
+    });
+    expect(reply.status).toBe(200);
+    expect(ids).toEqual(['req-1']);
+  });
+
+  it('shows hooks the call with the Authorization header and every configured secret redacted', async () => {
+    nock(BASE).post('/v1.0/status').reply(200, 'code=0&secret=sk_live_SUPERSECRET&status=PAID');
+    const requests: HttpRequestInfo[] = [];
+    const responses: HttpResponseInfo[] = [];
+    const http = client({
+      secrets: ['sk_live_SUPERSECRET'],
+      authorization: { header: async () => 'Basic bWVyY2hhbnQ6c2tfbGl2ZV9TVVBFUlNFQ1JFVA==' },
+      hooks: {
+        onRequest: (info) => void requests.push(info),
+        onResponse: (info) => void responses.push(info),
+      },
+    });
+    await http.send({
+      method: 'POST',
+      path: '/v1.0/status',
+      form: { merchant: 'm', secret: 'sk_live_SUPERSECRET' },
+      retrySafe: true,
+    });
+    const seen = JSON.stringify([requests, responses]);
+    expect(seen).not.toContain('SUPERSECRET');
+    expect(seen).not.toContain('bWVyY2hhbnQ6');
+    expect(requests[0]?.headers.authorization).toBe('[REDACTED]');
+    expect(responses[0]).toMatchObject({
+      status: 200,
+      attempt: 1,
+      responseBody: 'code=0&secret=[REDACTED]&status=PAID',
+    });
+  });
+
+  it('lets a failing login propagate as itself instead of a network error', async () => {
+    const loginFailure = new Error('login refused');
+    const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });
+    await expect(http.send({ method: 'GET', path: '/x', retrySafe: true })).rejects.toBe(loginFailure);
+  });
+});
+
+describe('the retry waits', () => {
+  it('start near 300 ms, grow exponentially with jitter, and never exceed 5 s', () => {
+    for (let run = 0; run < 50; run++) {
+      expect(backoff(1, 300)).toBeGreaterThanOrEqual(240);
+      expect(backoff(1, 300)).toBeLessThanOrEqual(360);
+      expect(backoff(2, 300)).toBeGreaterThanOrEqual(480);
+      expect(backoff(10, 300)).toBeLessThanOrEqual(5_000);
+    }
+  });
+
+  it('honour Retry-After in seconds or as a date, capped at 5 s', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': '2' }))).toBe(2_000);
+    expect(retryAfterMs(new Headers({ 'retry-after': '120' }))).toBe(5_000);
+    expect(retryAfterMs(new Headers({ 'retry-after': new Date(Date.now() + 60_000).toUTCString() }))).toBe(
+      5_000,
+    );
+    expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }))).toBeUndefined();
+    expect(retryAfterMs(new Headers())).toBeUndefined();
+  });
+});
+
+describe('parseReply', () => {
+  const schema = v.object({ transactionId: v.string(), sendAmount: v.object({ value: v.number() }) });
+
+  it('returns the parsed reply when it matches the wire schema', () => {
+    expect(
+      parseReply(
+        schema,
+        { transactionId: 't', sendAmount: { value: 1 }, extra: true },
+        { provider: 'providerT', call: 'quote' },
+      ),
+    ).toEqual({
+      transactionId: 't',
+      sendAmount: { value: 1 },
+    });
+  });
+
+  it('throws InvalidResponseError naming the fields, never their values', () => {
+    const error = (() => {
+      try {
+        parseReply(
+          schema,
+          { transactionId: 42, sendAmount: { value: 'secret-ish' } },
+          { provider: 'providerT', call: 'quote', context: { step: 'quote' } },
+        );
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({ code: 'invalid_response', context: { step: 'quote' } });
+    expect((error as Error).message).toContain('transactionId, sendAmount.value');
+    expect((error as Error).message).not.toContain('secret-ish');
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  amountIssues,
+  decimalText,
+  minorDigits,
+  normaliseCurrency,
+  parseDecimal,
+  toMajorUnits,
+  toMinorUnits,
+} from '../src/index.js';
+
+describe('money helpers', () => {
+  it('knows the minor digits of ISO 4217 currencies', () => {
+    expect(minorDigits('NGN')).toBe(2);
+    expect(minorDigits('jpy')).toBe(0);
+    expect(minorDigits('KWD')).toBe(3);
+  });
+
+  it('upper-cases currency codes', () => {
+    expect(normaliseCurrency('czk')).toBe('CZK');
+  });
+
+  it('accepts a major-unit amount with no more digits than the currency has', () => {
+    expect(amountIssues(100.5, 'amount', { unit: 'major', currency: 'NGN' })).toEqual([]);
+    expect(amountIssues(100.55, 'amount', { unit: 'major', currency: 'NGN' })).toEqual([]);
+    expect(amountIssues(1000, 'amount', { unit: 'major', currency: 'JPY' })).toEqual([]);
+  });
+
+  it('refuses over-precise, negative, zero, non-finite and non-number amounts, naming the field', () => {
+    expect(amountIssues(100.555, 'amount', { unit: 'major', currency: 'NGN' })).toEqual([
+      { path: 'amount', message: 'has more than 2 decimal digit(s), the minor unit of NGN' },
+    ]);
+    expect(amountIssues(10.5, 'amount', { unit: 'major', currency: 'JPY' })[0]?.path).toBe('amount');
+    expect(amountIssues(-1, 'amount', { unit: 'major' })).toEqual([
+      { path: 'amount', message: 'must not be negative' },
+    ]);
+    expect(amountIssues(0, 'amount', { unit: 'major' })).toEqual([
+      { path: 'amount', message: 'must be greater than zero' },
+    ]);
+    expect(amountIssues(0, 'amount', { unit: 'major', allowZero: true })).toEqual([]);
+    expect(amountIssues(Number.NaN, 'x', { unit: 'minor' })).toEqual([
+      { path: 'x', message: 'must be a finite number' },
+    ]);
+    expect(amountIssues(Number.POSITIVE_INFINITY, 'x', { unit: 'minor' })[0]?.message).toBe(
+      'must be a finite number',
+    );
+    expect(amountIssues('100', 'x', { unit: 'minor' })[0]?.message).toBe('must be a finite number');
+  });
+
+  it('requires integers for minor-unit amounts', () => {
+    expect(amountIssues(10000, 'amount', { unit: 'minor' })).toEqual([]);
+    expect(amountIssues(100.5, 'amount', { unit: 'minor' })).toEqual([
+      { path: 'amount', message: 'must be an integer amount in minor units (10000 = 100.00)' },
+    ]);
+  });
+
+  it('reads tiny and huge numbers as plain decimals', () => {
+    expect(decimalText(1e-7)).toBe('0.0000001');
+    expect(decimalText(1.5e21)).toBe('1500000000000000000000');
+    expect(amountIssues(1e-7, 'amount', { unit: 'major', currency: 'USD' })[0]?.message).toContain(
+      'more than 2',
+    );
+  });
+
+  it('converts between major and minor units without float drift', () => {
+    expect(toMinorUnits(0.29, 'USD')).toBe(29); // 0.29 * 100 is 28.999999999999996 in floats
+    expect(toMinorUnits(1.1, 'KWD')).toBe(1100);
+    expect(toMajorUnits(29, 'USD')).toBe(0.29);
+    expect(toMajorUnits(5, 'USD')).toBe(0.05);
+    expect(toMajorUnits(500, 'JPY')).toBe(500);
+    expect(() => toMinorUnits(0.001, 'USD')).toThrow(RangeError);
+  });
+
+  it('parses decimal strings from provider replies exactly', () => {
+    expect(parseDecimal('5000.00')).toBe(5000);
+    expect(parseDecimal(' 200.50 ')).toBe(200.5);
+    expect(parseDecimal('1e3')).toBeUndefined();
+    expect(parseDecimal('abc')).toBeUndefined();
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createTokenManager } from '../src/index.js';
+
+describe('the token manager', () => {
+  it('makes exactly one login for 50 concurrent callers on a cold cache', async () => {
+    const login = vi.fn(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return { accessToken: 'tok-1', expiresInSeconds: 3599 };
+    });
+    const tokens = createTokenManager({ login });
+    const all = await Promise.all(Array.from({ length: 50 }, () => tokens.get()));
+    expect(new Set(all)).toEqual(new Set(['tok-1']));
+    expect(login).toHaveBeenCalledTimes(1);
+    expect(tokens.logins).toBe(1);
+  });
+
+  it('reuses the token until 60 s before it expires, then logs in again', async () => {
+    let now = 0;
+    let issued = 0;
+    const tokens = createTokenManager({
+      now: () => now,
+      login: async () => ({ accessToken: `tok-${++issued}`, expiresInSeconds: 3600 }),
+    });
+    expect(await tokens.get()).toBe('tok-1');
+    now = 3_539_000;
+    expect(await tokens.get()).toBe('tok-1');
+    now = 3_540_001;
+    expect(await tokens.get()).toBe('tok-2');
+  });
+
+  it('drops a token the provider rejected, but not a newer one', async () => {
+    let issued = 0;
+    const tokens = createTokenManager({
+      login: async () => ({ accessToken: `tok-${++issued}`, expiresInSeconds: 3600 }),
+    });
+    expect(await tokens.get()).toBe('tok-1');
+    tokens.invalidate('tok-1');
+    expect(await tokens.get()).toBe('tok-2');
+    tokens.invalidate('tok-1');
+    expect(await tokens.get()).toBe('tok-2');
+  });
+
+  it('passes a failing login to every waiting caller, and tries again on the next call', async () => {
+    let attempts = 0;
+    const tokens = createTokenManager({
+      login: async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('login refused');
+        return { accessToken: 'tok', expiresInSeconds: 60 };
+      },
+    });
+    const results = await Promise.allSettled([tokens.get(), tokens.get()]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(await tokens.get()).toBe('tok');
+    expect(attempts).toBe(2);
+  });
+});

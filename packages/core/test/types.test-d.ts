@@ -1,0 +1,43 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { createPay, type Invoice, type PayEvent, type Payment } from '../src/index.js';
+import { testAdapter } from './fixtures.js';
+
+describe('types follow the adapter', () => {
+  const pay = createPay(testAdapter());
+  const handler = pay.webhooks.setup({ webhookSecret: 's' });
+
+  it('types normalised event data as the record', () => {
+    handler.on('payment.succeeded', (event) => {
+      expectTypeOf(event.data).toEqualTypeOf<Payment>();
+      expectTypeOf(event.type).toEqualTypeOf<'payment.succeeded'>();
+    });
+    handler.on('invoice.generated', (event) => {
+      expectTypeOf(event.data).toEqualTypeOf<Invoice>();
+    });
+  });
+
+  it("types raw event data as the provider's payload", () => {
+    handler.on('providerN.SUCCESSFUL_TRANSACTION', (event) => {
+      expectTypeOf(event.data.transactionReference).toEqualTypeOf<string>();
+      expectTypeOf(event).toMatchTypeOf<PayEvent>();
+    });
+  });
+
+  it('refuses a misspelt or foreign event name', () => {
+    // @ts-expect-error misspelt normalised name
+    handler.on('payment.succeded', () => {});
+    // @ts-expect-error raw event of another provider
+    handler.on('providerR.PAID', () => {});
+  });
+
+  it("types provider_metadata per operation and checkouts.create's result per provider", () => {
+    expectTypeOf(pay.checkouts.create)
+      .parameter(0)
+      .toHaveProperty('provider_metadata')
+      .toEqualTypeOf<{ amount: number; currency: string }>();
+    expectTypeOf(pay.checkouts.create).returns.resolves.toEqualTypeOf<null>();
+    // @ts-expect-error provider_metadata is required for this adapter's checkouts
+    pay.checkouts.create({ item_id: 'i' });
+    expectTypeOf(pay.payments.retrieve).returns.resolves.toEqualTypeOf<Payment | null>();
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Provider R configuration (spec §5): the merchant identifier, the secret and the sandbox switch, from an
+ * explicit object or from `PROVIDER_R_*` environment variables read when the default factory is called.
+ */
+import {
+  booleanSetting,
+  type EnvVariable,
+  parseConfig,
+  readEnvironment,
+  type TransportOptions,
+  transportConfigEntries,
+} from '@pay/core';
+import * as v from '@pay/core/schema';
+
+/** The production host (wire contract, "Host and configuration"); sandbox mode uses it too, with `test: true`. */
+export const PROVIDER_R_BASE_URL = 'https://payments.provider-r.example';
+
+/** Explicit configuration of `createProviderR`. */
+export interface ProviderRConfig extends TransportOptions {
+  /** The merchant identifier (`PROVIDER_R_MERCHANT`). */
+  merchant: string;
+  /** The merchant secret (`PROVIDER_R_SECRET`): HTTP Basic password, status-call field and webhook secret. */
+  secret: string;
+  /** `true` marks every created payment and refund as a test one (`PROVIDER_R_SANDBOX`). */
+  isSandbox: boolean;
+}
+
+/** The environment variables the default factory reads. All three are required: no silent production switch. */
+export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox'>[] = [
+  { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
+  { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
+  { env: 'PROVIDER_R_SANDBOX', member: 'isSandbox', required: true },
+];
+
+const nonEmpty = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));
+
+const configSchema = v.object({
+  merchant: nonEmpty,
+  secret: nonEmpty,
+  isSandbox: v.boolean('must be true or false'),
+  ...transportConfigEntries,
+});
+
+/** Validates an explicit configuration; a `ConfigurationError` names each bad member (never its value). */
+export function resolveConfig(config: ProviderRConfig): ProviderRConfig {
+  const checked = parseConfig('providerR', configSchema, config);
+  // The transport members are checked above but kept as given, so hooks and fetch keep their types.
+  return { ...config, merchant: checked.merchant, secret: checked.secret, isSandbox: checked.isSandbox };
+}
+
+/**
+ * Reads `PROVIDER_R_*` now (explicit overrides win) and names every missing variable in one
+ * `ConfigurationError`. `PROVIDER_R_SANDBOX` must be `true` or `false`.
+ */
+export function configFromEnvironment(overrides: Partial<ProviderRConfig> = {}): ProviderRConfig {
+  const values = readEnvironment('providerR', PROVIDER_R_ENV, overrides);
+  const isSandbox = booleanSetting('PROVIDER_R_SANDBOX', values.isSandbox);
+  return resolveConfig({ ...overrides, ...(values as { merchant: string; secret: string }), isSandbox });
+}

@@ -1,0 +1,119 @@
+/**
+ * Provider R's wire contract (`shared/providers/provider-r.md`): the provider's codes and lenient valibot
+ * schemas of the replies the adapter reads. Only the fields the mapping reads are required; values that arrive
+ * as text in the form-encoded status reply (or as numbers in a JSON push) are coerced.
+ */
+import * as v from '@pay/core/schema';
+
+/** The transaction statuses of Provider R (spec §3). */
+export const PROVIDER_R_STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'CANCELLED'] as const;
+/** A Provider R transaction status. */
+export type ProviderRStatus = (typeof PROVIDER_R_STATUSES)[number];
+
+/** Currencies the provider accepts (wire contract, "Amounts and currencies"); CZK is the default. */
+export const PROVIDER_R_CURRENCIES = ['CZK', 'EUR', 'PLN', 'HUF', 'USD', 'GBP', 'RON', 'NOK', 'SEK'] as const;
+
+/** The provider's reply codes and their meaning. Only `0` is success, whatever the HTTP status. */
+export const PROVIDER_R_CODES = {
+  0: 'OK',
+  1100: 'unknown error',
+  1102: 'invalid language',
+  1103: 'invalid payment method',
+  1104: 'transaction cannot be loaded',
+  1107: 'price not supported',
+  1200: 'database error',
+  1301: 'unknown merchant',
+  1303: 'invalid link or language',
+  1308: 'payment method not allowed',
+  1309: 'wrong amount',
+  1310: 'unknown currency',
+  1400: 'bad request or unauthorised access',
+  1401: 'refund of a cancelled payment',
+  1402: 'refund amount too high',
+  1500: 'unexpected error',
+} as const;
+
+/** Code of an unknown `transId`: `retrievePayment` resolves to `null` on it. */
+export const UNKNOWN_TRANSACTION_CODE = '1104';
+/** Codes after which the same call may succeed later (the provider's own storage or an unexpected failure). */
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['1200', '1500']);
+
+/** Text, also when a JSON body carries a number (`"transId": 123`). */
+const text = v.pipe(
+  v.union([v.string(), v.number(), v.boolean()]),
+  v.transform((value) => String(value)),
+);
+/** An integer that may arrive as text (`price=10000` in a form body). */
+const integer = v.pipe(
+  v.union([
+    v.pipe(v.number(), v.integer()),
+    v.pipe(v.string(), v.trim(), v.regex(/^-?\d+$/, 'must be an integer'), v.transform(Number)),
+  ]),
+  v.number(),
+);
+/** A boolean that may arrive as text (`test=true`). */
+const flag = v.pipe(
+  v.union([
+    v.boolean(),
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['true', 'false']),
+      v.transform((value) => value === 'true'),
+    ),
+  ]),
+  v.boolean(),
+);
+/** A status in any letter case, normalised to the provider's upper case. */
+const status = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toUpperCase(),
+  v.picklist(PROVIDER_R_STATUSES, 'must be PENDING, AUTHORIZED, PAID or CANCELLED'),
+);
+
+/** Every reply's envelope: `code` (0 is success) and `message`. */
+export const envelopeSchema = v.looseObject({
+  code: integer,
+  message: v.optional(text),
+});
+
+/** Reply of the checkout and payment creations: the transaction id and the hosted payment page. */
+export const createReplySchema = v.looseObject({
+  code: integer,
+  message: v.optional(text),
+  transId: text,
+  redirect: v.pipe(v.string(), v.url()),
+});
+/** A creation reply as read. */
+export type CreateReply = v.InferOutput<typeof createReplySchema>;
+
+/**
+ * The v1.0 status reply (form-encoded or JSON), with `secret` already removed: it is the `data` of the
+ * `providerR.<STATUS>` raw events and the `raw` of payments read from it.
+ */
+export const statusReplySchema = v.looseObject({
+  code: integer,
+  message: v.optional(text),
+  transId: text,
+  status,
+  price: integer,
+  curr: v.pipe(text, v.toUpperCase()),
+  merchant: v.optional(text),
+  test: v.optional(flag),
+  label: v.optional(text),
+  refId: v.optional(text),
+  payerId: v.optional(text),
+  method: v.optional(text),
+  email: v.optional(text),
+  fee: v.optional(text),
+});
+/** The verified status reply of Provider R (`price` a number, `secret` removed). */
+export type ProviderRStatusReply = v.InferOutput<typeof statusReplySchema>;
+
+/** A push notification's fields the verification reads; `secret` and `merchant` are checked before this. */
+export const pushSchema = v.looseObject({
+  transId: v.pipe(text, v.minLength(1, 'must not be empty')),
+  status,
+});

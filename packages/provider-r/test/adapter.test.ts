@@ -1,0 +1,539 @@
+import {
+  createPay,
+  InvalidResponseError,
+  ProviderApiError,
+  ProviderNotSupportedError,
+  ValidationError,
+} from '@pay/core';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  BASE_URL,
+  BASIC,
+  FORM,
+  MERCHANT,
+  REDIRECT,
+  SECRET,
+  statusReply,
+  statusRequest,
+  TRANS_ID,
+  testAdapter,
+} from './fixtures.js';
+
+beforeAll(() => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+});
+afterEach(() => {
+  nock.cleanAll();
+});
+afterAll(() => {
+  nock.enableNetConnect();
+});
+
+/** Resolves to the rejection of `promise`, failing when it resolves. */
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error,
+  );
+}
+
+const checkoutParams = {
+  customer: { email: 'payer@example.com' },
+  item_id: 'order-1001',
+  session_type: 'one_time' as const,
+  quantity: 1,
+  amount: 10000,
+  currency: 'czk',
+  success_url: 'https://shop.example/paid',
+  cancel_url: 'https://shop.example/cancelled',
+};
+
+const createdReply = { code: 0, message: 'OK', transId: TRANS_ID, redirect: REDIRECT };
+
+describe('checkouts.create', () => {
+  it('posts the redirect request with Basic auth and resolves to null', async () => {
+    const scope = nock(BASE_URL)
+      .post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`, {
+        price: 10000,
+        curr: 'CZK',
+        label: 'Order from Eshop',
+        refId: 'order-1001',
+        email: 'payer@example.com',
+        method: 'ALL',
+        test: true,
+        url_paid: 'https://shop.example/paid',
+        url_cancelled: 'https://shop.example/cancelled',
+        url_pending: 'https://shop.example/paid',
+      })
+      .matchHeader('authorization', BASIC)
+      .matchHeader('content-type', 'application/json')
+      .reply(200, createdReply);
+    await expect(createPay(testAdapter()).checkouts.create(checkoutParams)).resolves.toBeNull();
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('gives callers who redirect themselves the transaction and the hosted page', async () => {
+    const scope = nock(BASE_URL)
+      .post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`, (body) => {
+        return (
+          body.email === 'billing@example.com' &&
+          body.label === 'Tickets' &&
+          body.refId === 'INV-7' &&
+          body.test === false
+        );
+      })
+      .reply(200, createdReply);
+    const pay = createPay(testAdapter({ isSandbox: false }));
+    const redirect = await pay.adapter.createCheckoutRedirect({
+      ...checkoutParams,
+      customer: { id: 'cust_42' },
+      provider_metadata: { email: 'billing@example.com', label: 'Tickets', refId: 'INV-7' },
+    });
+    expect(redirect).toEqual({ transId: TRANS_ID, redirectUrl: REDIRECT });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('lists every missing field in one ValidationError before any call', async () => {
+    const error = await rejectionOf(testAdapter().createCheckout({ customer: { id: 'cust_42' } }));
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues.map((issue) => issue.path).sort()).toEqual(
+      ['amount', 'cancel_url', 'currency', 'customer', 'success_url'].sort(),
+    );
+  });
+
+  it('refuses a label longer than 16 characters, a fractional amount and a currency the provider lacks', async () => {
+    const error = await rejectionOf(
+      testAdapter().createCheckout({
+        ...checkoutParams,
+        amount: 100.5,
+        currency: 'JPY',
+        provider_metadata: { label: 'A label far too long for the page' },
+      }),
+    );
+    expect((error as ValidationError).issues.map((issue) => issue.path).sort()).toEqual([
+      'amount',
+      'currency',
+      'provider_metadata.label',
+    ]);
+  });
+
+  it('turns a non-zero provider code into a ProviderApiError whatever the HTTP status', async () => {
+    nock(BASE_URL)
+      .post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`)
+      .reply(200, { code: 1309, message: 'Wrong amount' });
+    const error = await rejectionOf(testAdapter().createCheckout(checkoutParams));
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      code: 'provider_api_error',
+      status: 200,
+      providerCode: '1309',
+      providerMessage: 'Wrong amount',
+      retryable: false,
+    });
+    expect((error as ProviderApiError).requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('never repeats the creation, even on a 503 with retries configured', async () => {
+    const scope = nock(BASE_URL)
+      .post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`)
+      .once()
+      .reply(503, 'Service Unavailable');
+    const error = await rejectionOf(testAdapter({ retry: 2 }).createCheckout(checkoutParams));
+    expect(error).toMatchObject({ code: 'provider_api_error', status: 503, retryable: true });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a success reply it cannot read with InvalidResponseError', async () => {
+    nock(BASE_URL).post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`).reply(200, { code: 0, message: 'OK' });
+    expect(
+      InvalidResponseError.isInstance(await rejectionOf(testAdapter().createCheckout(checkoutParams))),
+    ).toBe(true);
+  });
+});
+
+describe('payments.create', () => {
+  const params = {
+    customer: { id: 'cust_42' },
+    item_id: 'order-1001',
+    amount: 25050,
+    metadata: { cart: 'c-9' },
+    provider_metadata: { email: 'payer@example.com' },
+  };
+
+  it('posts the payment with the defaults (CZK, default label) and returns a pending Payment with the redirect', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v2.0/payment', {
+        price: 25050,
+        curr: 'CZK',
+        label: 'Order from Eshop',
+        refId: 'order-1001',
+        payerId: 'cust_42',
+        email: 'payer@example.com',
+        method: 'ALL',
+        prepareOnly: true,
+        test: true,
+      })
+      .matchHeader('authorization', BASIC)
+      .reply(200, createdReply);
+    const payment = await createPay(testAdapter()).payments.create(params);
+    expect(payment).toEqual({
+      provider: 'providerR',
+      id: TRANS_ID,
+      amount: 25050,
+      currency: 'CZK',
+      status: 'pending',
+      customer: { id: 'cust_42' },
+      item_id: 'order-1001',
+      metadata: { cart: 'c-9' },
+      requires_action: true,
+      payment_url: REDIRECT,
+      raw: createdReply,
+    });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('sends the payment label, the reference and the currency given', async () => {
+    const scope = nock(BASE_URL)
+      .post(
+        '/v2.0/payment',
+        (body) => body.label === 'Season pass' && body.refId === 'R-1' && body.curr === 'EUR',
+      )
+      .reply(200, createdReply);
+    await testAdapter().createPayment({
+      ...params,
+      currency: 'eur',
+      provider_metadata: { email: 'payer@example.com', paymentLabel: 'Season pass', refId: 'R-1' },
+    });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses an e-mail customer, a missing payer e-mail and a fractional amount together, before any call', async () => {
+    const error = await rejectionOf(
+      testAdapter().createPayment({
+        customer: { email: 'payer@example.com' },
+        amount: 99.9,
+        provider_metadata: {} as never,
+      }),
+    );
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues.map((issue) => issue.path).sort()).toEqual([
+      'amount',
+      'customer',
+      'provider_metadata.email',
+    ]);
+  });
+
+  it('refuses zero, negative and unknown provider_metadata members', async () => {
+    for (const amount of [0, -100]) {
+      const error = await rejectionOf(testAdapter().createPayment({ ...params, amount }));
+      expect((error as ValidationError).issues[0]?.path).toBe('amount');
+    }
+    const error = await rejectionOf(
+      testAdapter().createPayment({
+        ...params,
+        provider_metadata: { email: 'payer@example.com', emial: 'x' } as never,
+      }),
+    );
+    expect((error as ValidationError).issues).toEqual([
+      { path: 'provider_metadata.emial', message: 'is not a known field' },
+    ]);
+  });
+});
+
+describe('payments.retrieve', () => {
+  it('reads the status with the form-encoded call and maps the form reply, without the echoed secret', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status', statusRequest())
+      .matchHeader('authorization', BASIC)
+      .matchHeader('content-type', 'application/x-www-form-urlencoded')
+      .reply(200, statusReply(), FORM);
+    const payment = await testAdapter().retrievePayment(TRANS_ID);
+    expect(payment).toMatchObject({
+      provider: 'providerR',
+      id: TRANS_ID,
+      amount: 10000,
+      currency: 'CZK',
+      status: 'succeeded',
+      customer: { id: 'cust_42' },
+      item_id: 'order-1001',
+      metadata: { refId: 'order-1001', label: 'Order from Eshop' },
+      requires_action: false,
+      payment_url: null,
+    });
+    expect(payment?.raw).toMatchObject({ price: 10000, test: true, status: 'PAID', method: 'CARD' });
+    expect(payment?.raw).not.toHaveProperty('secret');
+    expect(JSON.stringify(payment)).not.toContain(SECRET);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('accepts a JSON status reply with numbers', async () => {
+    nock(BASE_URL).post('/v1.0/status').reply(200, {
+      code: 0,
+      message: 'OK',
+      transId: TRANS_ID,
+      status: 'AUTHORIZED',
+      price: 5000,
+      curr: 'EUR',
+      email: 'a@example.com',
+      secret: SECRET,
+    });
+    const payment = await testAdapter().retrievePayment(TRANS_ID);
+    expect(payment).toMatchObject({
+      status: 'requires_capture',
+      amount: 5000,
+      currency: 'EUR',
+      customer: { email: 'a@example.com' },
+    });
+    expect(payment?.raw).not.toHaveProperty('secret');
+  });
+
+  it('maps every provider status through the table', async () => {
+    const expected = {
+      PENDING: 'pending',
+      AUTHORIZED: 'requires_capture',
+      PAID: 'succeeded',
+      CANCELLED: 'canceled',
+    };
+    for (const [status, unified] of Object.entries(expected)) {
+      nock(BASE_URL).post('/v1.0/status').reply(200, statusReply({ status }), FORM);
+      expect((await testAdapter().retrievePayment(TRANS_ID))?.status).toBe(unified);
+    }
+  });
+
+  it('resolves to null for an unknown transId (code 1104)', async () => {
+    nock(BASE_URL).post('/v1.0/status').reply(200, 'code=1104&message=Transaction+not+found', FORM);
+    await expect(testAdapter().retrievePayment('NOPE-0000-0000')).resolves.toBeNull();
+  });
+
+  it('throws other provider codes, with the message redacted of the secret', async () => {
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(
+        200,
+        new URLSearchParams({ code: '1400', message: `Access denied for secret ${SECRET}` }).toString(),
+        FORM,
+      );
+    const error = await rejectionOf(testAdapter().retrievePayment(TRANS_ID));
+    expect(error).toMatchObject({ code: 'provider_api_error', providerCode: '1400' });
+    expect(JSON.stringify(error)).not.toContain(SECRET);
+    expect((error as ProviderApiError).providerMessage).toContain('[REDACTED]');
+  });
+
+  it('retries the status read after a 503 (it is a read) with the same request id', async () => {
+    const ids: string[] = [];
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(function () {
+        ids.push(String(this.req.headers['x-request-id']));
+        return [503, 'busy'];
+      })
+      .post('/v1.0/status')
+      .reply(function () {
+        ids.push(String(this.req.headers['x-request-id']));
+        return [200, statusReply(), FORM];
+      });
+    const payment = await testAdapter({ retry: 1 }).retrievePayment(TRANS_ID);
+    expect(payment?.status).toBe('succeeded');
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe(ids[1]);
+  });
+
+  it('never shows the secret or the Authorization header to hooks', async () => {
+    nock(BASE_URL).post('/v1.0/status').reply(200, statusReply(), FORM);
+    const onRequest = vi.fn();
+    const onResponse = vi.fn();
+    await testAdapter({ hooks: { onRequest, onResponse } }).retrievePayment(TRANS_ID);
+    const seen = JSON.stringify([onRequest.mock.calls, onResponse.mock.calls]);
+    expect(onResponse).toHaveBeenCalledTimes(1);
+    for (const spelling of [
+      SECRET,
+      encodeURIComponent(SECRET),
+      new URLSearchParams({ s: SECRET }).toString().slice(2),
+      BASIC,
+    ]) {
+      expect(seen).not.toContain(spelling);
+    }
+    expect(seen).toContain('[REDACTED]');
+  });
+
+  it('refuses a status reply without a status as InvalidResponseError', async () => {
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, 'code=0&message=OK&transId=AB12-CD34-EF56&price=100&curr=CZK', FORM);
+    expect(InvalidResponseError.isInstance(await rejectionOf(testAdapter().retrievePayment(TRANS_ID)))).toBe(
+      true,
+    );
+  });
+});
+
+describe('payments.capture', () => {
+  it('captures a pre-authorisation with PUT and returns the payment read afterwards', async () => {
+    const scope = nock(BASE_URL)
+      .put(`/v2.0/preauth/transId/${TRANS_ID}.json`, { amount: 8000 })
+      .matchHeader('authorization', BASIC)
+      .reply(200, { code: 0, message: 'OK' })
+      .post('/v1.0/status', statusRequest())
+      .reply(200, statusReply({ price: '8000' }), FORM);
+    const payment = await createPay(testAdapter()).payments.capture(TRANS_ID, { amount: 8000 });
+    expect(payment).toMatchObject({ id: TRANS_ID, status: 'succeeded', amount: 8000 });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('captures the whole authorisation when no amount is given, and encodes the transId as one segment', async () => {
+    const scope = nock(BASE_URL)
+      .put('/v2.0/preauth/transId/A%2FB.json', {})
+      .reply(200, { code: 0, message: 'OK' })
+      .post('/v1.0/status', statusRequest('A/B'))
+      .reply(200, statusReply({ transId: 'A/B' }), FORM);
+    await testAdapter().capturePayment('A/B');
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a fractional capture amount before any call', async () => {
+    expect(
+      ValidationError.isInstance(await rejectionOf(testAdapter().capturePayment(TRANS_ID, { amount: 1.5 }))),
+    ).toBe(true);
+  });
+});
+
+describe('payments.cancel', () => {
+  it('cancels a PENDING payment with DELETE /v2.0/payment', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'PENDING' }), FORM)
+      .delete(`/v2.0/payment/transId/${TRANS_ID}.json`)
+      .matchHeader('authorization', BASIC)
+      .reply(200, { code: 0, message: 'OK' })
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'CANCELLED' }), FORM);
+    await expect(testAdapter().cancelPayment(TRANS_ID)).resolves.toMatchObject({ status: 'canceled' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('cancels a pre-authorisation with DELETE /v2.0/preauth', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'AUTHORIZED' }), FORM)
+      .delete(`/v2.0/preauth/transId/${TRANS_ID}.json`)
+      .reply(200, { code: 0, message: 'OK' })
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'CANCELLED' }), FORM);
+    await expect(testAdapter().cancelPayment(TRANS_ID)).resolves.toMatchObject({ status: 'canceled' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses to cancel a PAID payment and points to refunds', async () => {
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'PAID' }), FORM);
+    const error = await rejectionOf(testAdapter().cancelPayment(TRANS_ID));
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('refunds.create');
+  });
+
+  it('returns an already cancelled payment without another call', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'CANCELLED' }), FORM);
+    await expect(testAdapter().cancelPayment(TRANS_ID)).resolves.toMatchObject({ status: 'canceled' });
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('refunds.create', () => {
+  it('reads the payment, then refunds the amount given in its currency', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status', statusRequest())
+      .reply(200, statusReply({ curr: 'EUR' }), FORM)
+      .post('/v2.0/refund.json', { transId: TRANS_ID, amount: 2500, curr: 'EUR', refId: 'RF-1', test: true })
+      .matchHeader('authorization', BASIC)
+      .reply(200, { code: 0, message: 'OK' });
+    const refund = await createPay(testAdapter()).refunds.create({
+      payment_id: TRANS_ID,
+      amount: 2500,
+      reason: 'damaged',
+      provider_metadata: { refId: 'RF-1' },
+    });
+    expect(refund).toEqual({
+      provider: 'providerR',
+      id: 'RF-1',
+      payment_id: TRANS_ID,
+      amount: 2500,
+      currency: 'EUR',
+      status: 'succeeded',
+      reason: 'damaged',
+      metadata: {},
+      raw: { code: 0, message: 'OK' },
+    });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refunds the full price when no amount is given, under a generated reference', async () => {
+    let sent: Record<string, unknown> = {};
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply(), FORM)
+      .post('/v2.0/refund.json', (body) => {
+        sent = body;
+        return true;
+      })
+      .reply(200, { code: 0, message: 'OK' });
+    const refund = await testAdapter().createRefund({ payment_id: TRANS_ID });
+    expect(sent).toMatchObject({ transId: TRANS_ID, amount: 10000, curr: 'CZK', test: true });
+    expect(refund.id).toBe(sent.refId);
+    expect(refund.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses a currency other than the payment’s after the read and before the refund', async () => {
+    const scope = nock(BASE_URL).post('/v1.0/status').reply(200, statusReply(), FORM);
+    const error = await rejectionOf(
+      testAdapter().createRefund({ payment_id: TRANS_ID, amount: 100, currency: 'EUR' }),
+    );
+    expect((error as ValidationError).issues).toEqual([
+      { path: 'currency', message: 'must be CZK, the currency of the payment' },
+    ]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each([
+    [1401, 'Refund of a cancelled payment'],
+    [1402, 'Refund amount too high'],
+  ])('passes provider code %i through as a ProviderApiError', async (code, message) => {
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply(), FORM)
+      .post('/v2.0/refund.json')
+      .reply(400, { code, message });
+    const error = await rejectionOf(
+      testAdapter({ retry: 2 }).createRefund({ payment_id: TRANS_ID, amount: 100 }),
+    );
+    expect(error).toMatchObject({
+      status: 400,
+      providerCode: String(code),
+      providerMessage: message,
+      retryable: false,
+    });
+  });
+
+  it('refuses a fractional refund amount before any call', async () => {
+    const error = await rejectionOf(testAdapter().createRefund({ payment_id: TRANS_ID, amount: 10.5 }));
+    expect((error as ValidationError).issues).toEqual([
+      { path: 'amount', message: 'must be an integer amount in minor units (10000 = 100.00)' },
+    ]);
+  });
+});
+
+describe('unsupported operations', () => {
+  it('throw ProviderNotSupportedError with the reason', async () => {
+    const error = await rejectionOf(createPay(testAdapter()).checkouts.retrieve(TRANS_ID));
+    expect(ProviderNotSupportedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ provider: 'providerR', operation: 'checkouts.retrieve' });
+    expect((error as ProviderNotSupportedError).reason).toContain('payments.retrieve');
+    expect(createPay(testAdapter()).supports('refunds.create')).toBe(true);
+    expect(createPay(testAdapter()).supports('customers.create')).toBe(false);
+  });
+});

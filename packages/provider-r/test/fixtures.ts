@@ -1,0 +1,55 @@
+/** Realistic Provider R payloads (wire contract) and a configured adapter for the nock tests. */
+import { createProviderR, PROVIDER_R_BASE_URL, type ProviderRConfig } from '../src/index.js';
+
+export const BASE_URL = PROVIDER_R_BASE_URL;
+export const MERCHANT = '123456';
+export const SECRET = 'x4q8-Secret+Value/9';
+/** `Authorization: Basic base64("<merchant>:<secret>")`. */
+export const BASIC = `Basic ${Buffer.from(`${MERCHANT}:${SECRET}`).toString('base64')}`;
+export const TRANS_ID = 'AB12-CD34-EF56';
+export const REDIRECT = `${BASE_URL}/client/instructions/index?id=${TRANS_ID}`;
+
+/** An adapter in sandbox mode that never retries unless told to. */
+export function testAdapter(overrides: Partial<ProviderRConfig> = {}) {
+  return createProviderR({ merchant: MERCHANT, secret: SECRET, isSandbox: true, retry: 0, ...overrides });
+}
+
+/** The fields of a status reply for `TRANS_ID`, as the provider sends them (every value text, secret echoed). */
+export function statusFields(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    code: '0',
+    message: 'OK',
+    merchant: MERCHANT,
+    test: 'true',
+    price: '10000',
+    curr: 'CZK',
+    label: 'Order from Eshop',
+    refId: 'order-1001',
+    payerId: 'cust_42',
+    method: 'CARD',
+    email: 'payer@example.com',
+    transId: TRANS_ID,
+    secret: SECRET,
+    status: 'PAID',
+    fee: 'unknown',
+    ...overrides,
+  };
+}
+
+/** The form-encoded status reply. */
+export function statusReply(overrides: Record<string, string> = {}): string {
+  return new URLSearchParams(statusFields(overrides)).toString();
+}
+
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** The form fields of the status call for `transId`. */
+export function statusRequest(transId = TRANS_ID): Record<string, string> {
+  return { merchant: MERCHANT, transId, secret: SECRET };
+}
+
+/** A push notification's fields for `TRANS_ID`. */
+export function pushFields(overrides: Record<string, string> = {}): Record<string, string> {
+  const { code: _code, message: _message, ...push } = statusFields(overrides);
+  return push;
+}

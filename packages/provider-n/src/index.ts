@@ -1,1 +1,53 @@
-export {};
+/**
+ * `@pay/provider-n`: the `@pay` adapter for Provider N, a token-authenticated payment gateway. Hosted
+ * checkouts, payment reads by transaction reference, refunds, and HMAC-SHA512-verified webhooks.
+ *
+ * ```ts
+ * import { createPay } from '@pay/core';
+ * import { providerN } from '@pay/provider-n';
+ * const pay = createPay(providerN());
+ * ```
+ */
+import { buildProviderNAdapter, type ProviderNAdapter } from './adapter.js';
+import { loadConfig, type ProviderNConfig, type ProviderNOverrides, resolveConfig } from './config.js';
+
+/**
+ * Default factory: reads `PROVIDER_N_API_KEY`, `PROVIDER_N_SECRET_KEY`, `PROVIDER_N_SANDBOX` and the optional
+ * `PROVIDER_N_CONTRACT_CODE` when called (never on import); explicit `overrides` win over the environment.
+ * Throws `ConfigurationError` naming every missing variable. Does no I/O.
+ */
+export function providerN(overrides: ProviderNOverrides = {}): ProviderNAdapter {
+  return buildProviderNAdapter(loadConfig(overrides));
+}
+
+/**
+ * Explicit factory: `createProviderN({ apiKey, secretKey, isSandbox, contractCode? })`, plus the transport
+ * options (`baseUrl`, `fetch`, `timeoutMs`, `retry`, `hooks`). Throws `ConfigurationError` for a bad config.
+ * Does no I/O.
+ */
+export function createProviderN(config: ProviderNConfig): ProviderNAdapter {
+  return buildProviderNAdapter(resolveConfig(config));
+}
+
+export type { ProviderNAdapter, ProviderNTypes } from './adapter.js';
+export { PROVIDER_N_BASE_URLS, type ProviderNConfig, type ProviderNOverrides } from './config.js';
+export { MANDATE_STATUS, PAYMENT_STATUS, type ProviderNCheckout, REFUND_STATUS } from './mapping.js';
+export type { ProviderNCheckoutMetadata, ProviderNRefundMetadata } from './requests.js';
+export {
+  type ProviderNEventType,
+  type ProviderNRawEvents,
+  RAW_EVENT_NAMES,
+  SIGNATURE_HEADER,
+} from './webhooks.js';
+export type {
+  ProviderNCustomer,
+  ProviderNMandateEventData,
+  ProviderNMandateStatus,
+  ProviderNOtherEventData,
+  ProviderNPaymentStatus,
+  ProviderNRefundEventData,
+  ProviderNRefundStatus,
+  ProviderNSettledTransaction,
+  ProviderNSettlementEventData,
+  ProviderNTransactionEventData,
+} from './wire.js';

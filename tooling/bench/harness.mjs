@@ -1,0 +1,58 @@
+// A small benchmark harness: warm-up, many timed iterations, medians. Benchmarks are measured here and printed,
+// never asserted in tests (the machine's load would make such assertions flaky).
+import { performance } from 'node:perf_hooks';
+
+/** Median of numbers. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Median wall time in milliseconds of `fn` over `iterations` runs, after `warmup` runs. */
+export async function medianMs(fn, { warmup = 20, iterations = 200 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples = [];
+  for (let i = 0; i < iterations; i++) {
+    const started = performance.now();
+    await fn();
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
+}
+
+/**
+ * Measures `ours` and `baseline` interleaved in rounds, so drift in the machine's load hits both alike, and
+ * returns the median of each.
+ */
+export async function compareMs(ours, baseline, { warmup = 20, iterations = 200, rounds = 5 } = {}) {
+  for (let i = 0; i < warmup; i++) {
+    await ours();
+    await baseline();
+  }
+  const a = [];
+  const b = [];
+  const perRound = Math.ceil(iterations / rounds);
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < perRound; i++) {
+      let started = performance.now();
+      await ours();
+      a.push(performance.now() - started);
+      started = performance.now();
+      await baseline();
+      b.push(performance.now() - started);
+    }
+  }
+  return { ours: median(a), baseline: median(b) };
+}
+
+/** Operations per second of `fn`, from the median time of batches of `batch` calls. */
+export async function opsPerSecond(fn, { batch = 200, warmup = 3, batches = 15 } = {}) {
+  const ms = await medianMs(
+    async () => {
+      for (let i = 0; i < batch; i++) await fn(i);
+    },
+    { warmup, iterations: batches },
+  );
+  return (batch / ms) * 1000;
+}

@@ -1,0 +1,234 @@
+import { NetworkError, ProviderApiError } from '@pay/core';
+import nock from 'nock';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  BASIC,
+  HOST,
+  nockLogin,
+  ok,
+  refused,
+  SECRET_KEY,
+  TRANSACTION_REFERENCE,
+  testAdapter,
+  transactionStatusBody,
+} from './fixtures.js';
+
+beforeAll(() => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+});
+
+afterEach(() => {
+  nock.cleanAll();
+  vi.useRealTimers();
+});
+
+function nockQuery(token: string, times = 1) {
+  return nock(HOST)
+    .get('/api/v1/merchant/transactions/query')
+    .query(true)
+    .matchHeader('authorization', `Bearer ${token}`)
+    .times(times)
+    .reply(200, ok(transactionStatusBody));
+}
+
+describe('access tokens', () => {
+  it('logs in once for 20 parallel calls on a cold adapter', async () => {
+    let logins = 0;
+    nock(HOST)
+      .post('/api/v1/auth/login')
+      .times(20)
+      .reply(200, () => {
+        logins += 1;
+        return ok({ accessToken: 'shared', expiresIn: 3599 });
+      });
+    const query = nockQuery('shared', 20);
+    const adapter = testAdapter();
+    const payments = await Promise.all(
+      Array.from({ length: 20 }, () => adapter.retrievePayment(TRANSACTION_REFERENCE)),
+    );
+    expect(payments).toHaveLength(20);
+    expect(query.isDone()).toBe(true);
+    expect(logins).toBe(1);
+  });
+
+  it('reuses a valid token, and logs in again once it is within 60 s of expiry', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-22T10:00:00Z') });
+    const adapter = testAdapter();
+    nockLogin('first', 300);
+    nockQuery('first', 2);
+    await adapter.retrievePayment(TRANSACTION_REFERENCE);
+    vi.setSystemTime(new Date('2026-11-22T10:03:59Z'));
+    await adapter.retrievePayment(TRANSACTION_REFERENCE);
+    vi.setSystemTime(new Date('2026-11-22T10:04:01Z'));
+    nockLogin('second', 300);
+    nockQuery('second');
+    await adapter.retrievePayment(TRANSACTION_REFERENCE);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('drops a token the provider rejects with 401, logs in once more and repeats the call', async () => {
+    nockLogin('stale');
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .matchHeader('authorization', 'Bearer stale')
+      .reply(401, refused('99', 'Invalid token'));
+    nockLogin('fresh');
+    nockQuery('fresh');
+    const payment = await testAdapter().retrievePayment(TRANSACTION_REFERENCE);
+    expect(payment?.id).toBe(TRANSACTION_REFERENCE);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('re-logs in only once: a second 401 is a ProviderApiError', async () => {
+    nockLogin('a');
+    nockLogin('b');
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .times(2)
+      .reply(401, refused('99', 'Invalid token'));
+    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toMatchObject({
+      code: 'provider_api_error',
+      status: 401,
+    });
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('repeats a refused init-transaction after the 401 re-login: the 401 proves it was not processed', async () => {
+    nockLogin('stale');
+    nock(HOST)
+      .post('/api/v1/merchant/transactions/init-transaction')
+      .matchHeader('authorization', 'Bearer stale')
+      .reply(401, refused('99', 'Invalid token'));
+    nockLogin('fresh');
+    nock(HOST)
+      .post('/api/v1/merchant/transactions/init-transaction')
+      .matchHeader('authorization', 'Bearer fresh')
+      .reply(
+        200,
+        ok({
+          transactionReference: TRANSACTION_REFERENCE,
+          checkoutUrl: 'https://sandbox.provider-n.example/checkout/x',
+        }),
+      );
+    const checkout = await testAdapter().createCheckout({
+      customer: { email: 'ada@example.com' },
+      provider_metadata: { amount: 100, currency: 'NGN' },
+    });
+    expect(checkout.checkoutUrl).toBe('https://sandbox.provider-n.example/checkout/x');
+  });
+
+  it('reports a refused login as a ProviderApiError that names the credentials to check, with no secret', async () => {
+    nock(HOST)
+      .post('/api/v1/auth/login')
+      .reply(401, refused('99', `Invalid credentials for ${SECRET_KEY}`));
+    const error = await testAdapter()
+      .retrievePayment(TRANSACTION_REFERENCE)
+      .catch((thrown: unknown) => thrown);
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 401, providerCode: '99', retryable: false });
+    expect((error as Error).message).toMatch(/apiKey and secretKey/);
+    const everything = JSON.stringify({ ...(error as object), message: (error as Error).message });
+    expect(everything).not.toContain(SECRET_KEY);
+    expect(everything).not.toContain(BASIC.slice(6));
+    expect((error as ProviderApiError).providerMessage).toBe('Invalid credentials for [REDACTED]');
+  });
+
+  it('treats requestSuccessful: false on a 200 login as a refused login', async () => {
+    nock(HOST).post('/api/v1/auth/login').reply(200, refused('99', 'Bad credentials'));
+    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toThrow(/secretKey/);
+  });
+
+  it('retries the login on a 503: it only reads', async () => {
+    nock(HOST).post('/api/v1/auth/login').reply(503, 'busy');
+    nockLogin('after-503');
+    nockQuery('after-503');
+    await expect(testAdapter({ retry: 1 }).retrievePayment(TRANSACTION_REFERENCE)).resolves.toMatchObject({
+      id: TRANSACTION_REFERENCE,
+    });
+  });
+
+  it('reports a login lost on the network as not_sent for the call itself', async () => {
+    nock(HOST).post('/api/v1/auth/login').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });
+    const error = await testAdapter()
+      .createRefund({ payment_id: TRANSACTION_REFERENCE, amount: 100 })
+      .catch((thrown: unknown) => thrown);
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ outcome: 'not_sent' });
+  });
+
+  it('reports a login reply without a token as InvalidResponseError', async () => {
+    nock(HOST)
+      .post('/api/v1/auth/login')
+      .reply(200, ok({ expiresIn: 3599 }));
+    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toMatchObject({
+      code: 'invalid_response',
+    });
+  });
+
+  it('never shows the token, the Basic credential or the secret to hooks', async () => {
+    const seen: string[] = [];
+    nockLogin('very-secret-token');
+    nockQuery('very-secret-token');
+    await testAdapter({
+      hooks: {
+        onRequest: (request) => {
+          seen.push(JSON.stringify(request));
+        },
+        onResponse: (response) => {
+          seen.push(JSON.stringify(response));
+        },
+      },
+    }).retrievePayment(TRANSACTION_REFERENCE);
+    const all = seen.join('\n');
+    expect(seen).toHaveLength(4);
+    expect(all).not.toContain(SECRET_KEY);
+    expect(all).not.toContain(BASIC.slice(6));
+    expect(all).not.toContain('Bearer very-secret-token');
+  });
+});
+
+describe('the envelope', () => {
+  it('accepts a numeric responseCode 0 as success', async () => {
+    nockLogin();
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(200, { ...ok(transactionStatusBody), responseCode: 0 });
+    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).resolves.toMatchObject({
+      status: 'succeeded',
+    });
+  });
+
+  it('treats a non-"0" code as an error even when requestSuccessful is true', async () => {
+    nockLogin();
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(200, { ...ok(transactionStatusBody), responseCode: '42' });
+    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toMatchObject({
+      code: 'provider_api_error',
+      providerCode: '42',
+    });
+  });
+
+  it('reports an HTML error page as a ProviderApiError with the HTTP status', async () => {
+    nockLogin();
+    nock(HOST).get('/api/v1/merchant/transactions/query').query(true).reply(400, '<html>Bad request</html>');
+    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toMatchObject({
+      code: 'provider_api_error',
+      status: 400,
+      providerCode: undefined,
+    });
+  });
+
+  it('reports a 200 that is not an envelope as InvalidResponseError', async () => {
+    nockLogin();
+    nock(HOST).get('/api/v1/merchant/transactions/query').query(true).reply(200, '{"hello":');
+    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toMatchObject({
+      code: 'invalid_response',
+    });
+  });
+});

@@ -1,0 +1,65 @@
+import { createPay } from '@pay/core';
+import { describe, expectTypeOf, it } from 'vitest';
+import { createProviderN, type ProviderNCheckout, type ProviderNTransactionEventData } from '../src/index.js';
+
+const pay = createPay(createProviderN({ apiKey: 'k', secretKey: 's', isSandbox: true }));
+
+describe('Provider N types', () => {
+  it('types raw events and their data', () => {
+    pay.webhooks
+      .setup({ webhookSecret: 'whsec' })
+      .on('providerN.SUCCESSFUL_TRANSACTION', (event) => {
+        expectTypeOf(event.data).toEqualTypeOf<ProviderNTransactionEventData>();
+        expectTypeOf(event.data.transactionReference).toBeString();
+      })
+      .on('providerN.SETTLEMENT', (event) => {
+        expectTypeOf(event.data.transactions[0]!.transactionReference).toBeString();
+      })
+      .on('providerN.MANDATE_UPDATE', (event) => {
+        expectTypeOf(event.data.mandateCode).toBeString();
+      })
+      .on('refund.created', (event) => {
+        expectTypeOf(event.data.status).toEqualTypeOf<'pending' | 'succeeded' | 'failed'>();
+      });
+  });
+
+  it('refuses a misspelt event name', () => {
+    // @ts-expect-error: not an event Provider N raises
+    pay.webhooks.setup({ webhookSecret: 'whsec' }).on('providerN.SUCCESSFULL_TRANSACTION', () => {});
+  });
+
+  it('resolves checkouts.create to a Checkout with checkoutUrl', () => {
+    expectTypeOf(pay.checkouts.create).returns.resolves.toEqualTypeOf<ProviderNCheckout>();
+    expectTypeOf<ProviderNCheckout['checkoutUrl']>().toBeString();
+  });
+
+  it('requires amount and currency in provider_metadata of checkouts.create', () => {
+    void pay.checkouts.create({
+      customer: { email: 'a@example.com' },
+      provider_metadata: { amount: 100, currency: 'NGN' },
+    });
+    // @ts-expect-error: provider_metadata is required
+    void pay.checkouts.create({ customer: { email: 'a@example.com' } });
+    // @ts-expect-error: currency is required
+    void pay.checkouts.create({ customer: { email: 'a@example.com' }, provider_metadata: { amount: 100 } });
+    void pay.checkouts.create({
+      customer: { email: 'a@example.com' },
+      // @ts-expect-error: amount must be a number
+      provider_metadata: { amount: '100', currency: 'NGN' },
+    });
+  });
+
+  it('forwards extra refund members but not the ones the adapter sets', () => {
+    void pay.refunds.create({
+      payment_id: 'PN|1',
+      amount: 10,
+      provider_metadata: { customerNote: 'sorry', destinationAccountNumber: '0123456789' },
+    });
+    void pay.refunds.create({
+      payment_id: 'PN|1',
+      amount: 10,
+      // @ts-expect-error: set by the adapter
+      provider_metadata: { refundReference: 'mine' },
+    });
+  });
+});

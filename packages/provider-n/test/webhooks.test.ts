@@ -1,0 +1,301 @@
+import { ConfigurationError, createPay, WebhookVerificationError } from '@pay/core';
+import { describe, expect, it, vi } from 'vitest';
+import { MANDATE_STATUS } from '../src/index.js';
+import { providerNWebhookRequest, signProviderNWebhook } from '../src/testing/index.js';
+import {
+  mandateEventData,
+  refundEventData,
+  settlementEventData,
+  TRANSACTION_REFERENCE,
+  testAdapter,
+  transactionEventData,
+  WEBHOOK_SECRET,
+} from './fixtures.js';
+
+function handler() {
+  return createPay(testAdapter()).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
+}
+
+function signed(eventType: string, eventData: Record<string, unknown>) {
+  return providerNWebhookRequest({ eventType, eventData }, { webhookSecret: WEBHOOK_SECRET });
+}
+
+async function refusal(request: Parameters<ReturnType<typeof handler>['handle']>[0]) {
+  const error = await handler()
+    .handle(request)
+    .catch((thrown: unknown) => thrown);
+  expect(WebhookVerificationError.isInstance(error)).toBe(true);
+  return error as WebhookVerificationError;
+}
+
+describe('transaction events', () => {
+  it.each(['SUCCESSFUL_TRANSACTION', 'SUCCESSFUL_TRANSACTION_OFFLINE'])(
+    '%s raises payment.created with the Payment, then the raw event',
+    async (eventType) => {
+      const { events } = await handler().handle(await signed(eventType, transactionEventData));
+      expect(events.map((event) => [event.type, event.id, event.is_raw])).toEqual([
+        ['payment.created', `${TRANSACTION_REFERENCE}:PAID:payment.created`, false],
+        [`providerN.${eventType}`, `${TRANSACTION_REFERENCE}:PAID:providerN.${eventType}`, true],
+      ]);
+      expect(events[0]?.data).toEqual({
+        provider: 'providerN',
+        id: TRANSACTION_REFERENCE,
+        amount: 5000,
+        currency: 'NGN',
+        status: 'succeeded',
+        customer: { email: 'ada@example.com' },
+        item_id: null,
+        metadata: { orderId: '1001', paymentStatus: 'PAID', amountPaid: '5000' },
+        requires_action: false,
+        payment_url: null,
+        raw: transactionEventData,
+      });
+      expect(events[1]?.data).toEqual(transactionEventData);
+      expect(events.every((event) => event.provider === 'providerN')).toBe(true);
+    },
+  );
+
+  it('reads string amounts in a transaction payload too', async () => {
+    const { events } = await handler().handle(
+      await signed('SUCCESSFUL_TRANSACTION', { ...transactionEventData, totalPayable: '5000.50' }),
+    );
+    expect(events[0]?.data).toMatchObject({ amount: 5000.5 });
+  });
+
+  it('REJECTED_PAYMENT raises payment.failed with status failed', async () => {
+    const data = { ...transactionEventData, paymentStatus: 'PAID' };
+    const { events } = await handler().handle(await signed('REJECTED_PAYMENT', data));
+    expect(events.map((event) => event.type)).toEqual(['payment.failed', 'providerN.REJECTED_PAYMENT']);
+    expect(events[0]?.data).toMatchObject({ status: 'failed', id: TRANSACTION_REFERENCE });
+  });
+});
+
+describe('SETTLEMENT', () => {
+  it('raises payment.updated per settled transaction, in order, with ids by index', async () => {
+    const { events } = await handler().handle(await signed('SETTLEMENT', settlementEventData));
+    expect(events.map((event) => [event.type, event.id])).toEqual([
+      ['payment.updated', 'SETL-2026-11-22-0001:0:payment.updated'],
+      ['payment.updated', 'SETL-2026-11-22-0001:1:payment.updated'],
+      ['providerN.SETTLEMENT', 'SETL-2026-11-22-0001:providerN.SETTLEMENT'],
+    ]);
+    expect(events[1]?.data).toEqual({
+      provider: 'providerN',
+      id: 'PN|20261122111000|000124',
+      amount: 2975,
+      currency: 'NGN',
+      status: 'succeeded',
+      customer: null,
+      item_id: null,
+      metadata: { settlementReference: 'SETL-2026-11-22-0001', paymentReference: 'order-1002' },
+      requires_action: false,
+      payment_url: null,
+      raw: settlementEventData,
+    });
+  });
+});
+
+describe('refund events', () => {
+  it.each([
+    ['SUCCESSFUL_REFUND', 'succeeded'],
+    ['FAILED_REFUND', 'failed'],
+  ])('%s raises refund.created with status %s', async (eventType, status) => {
+    const data = { ...refundEventData, refundStatus: eventType === 'FAILED_REFUND' ? 'FAILED' : 'COMPLETED' };
+    const { events } = await handler().handle(await signed(eventType, data));
+    expect(events.map((event) => event.type)).toEqual(['refund.created', `providerN.${eventType}`]);
+    expect(events[0]?.data).toEqual({
+      provider: 'providerN',
+      id: 'rf-6a1c2d',
+      payment_id: TRANSACTION_REFERENCE,
+      amount: 1000,
+      currency: 'NGN',
+      status,
+      reason: 'Damaged item',
+      metadata: {},
+      raw: data,
+    });
+    expect(events[0]?.id).toBe(`rf-6a1c2d:${data.refundStatus}:refund.created`);
+  });
+});
+
+describe('MANDATE_UPDATE', () => {
+  it.each([
+    ['PENDING', 'subscription.created'],
+    ['ACTIVE', 'subscription.created'],
+    ['ACTIVATED', 'subscription.created'],
+    ['CANCELLED', 'subscription.canceled'],
+    ['FAILED', 'subscription.updated'],
+    ['EXPIRED', 'subscription.updated'],
+  ] as const)('mandate status %s raises %s', async (mandateStatus, type) => {
+    const data = { ...mandateEventData, mandateStatus };
+    const { events } = await handler().handle(await signed('MANDATE_UPDATE', data));
+    expect(events.map((event) => [event.type, event.id])).toEqual([
+      [type, `MTDD|01JX9:${mandateStatus}:${type}`],
+      ['providerN.MANDATE_UPDATE', `MTDD|01JX9:${mandateStatus}:providerN.MANDATE_UPDATE`],
+    ]);
+    expect(events[0]?.data).toEqual({
+      provider: 'providerN',
+      id: 'MTDD|01JX9',
+      status: MANDATE_STATUS[mandateStatus],
+      customer: { email: 'ada@example.com' },
+      amount: 2500,
+      currency: null,
+      metadata: {},
+      raw: data,
+    });
+  });
+
+  it('refuses a mandate status it does not know', async () => {
+    const error = await refusal(
+      await signed('MANDATE_UPDATE', { ...mandateEventData, mandateStatus: 'PAUSED' }),
+    );
+    expect(error.reason).toBe('malformed_payload');
+  });
+});
+
+describe('events that raise only the raw event', () => {
+  it.each([
+    'CUSTOMER_CREATED',
+    'CUSTOMER_UPDATED',
+    'CUSTOMER_DELETED',
+    'SUCCESSFUL_DISBURSEMENT',
+    'FAILED_DISBURSEMENT',
+    'REVERSED_DISBURSEMENT',
+  ])('%s', async (eventType) => {
+    const data = { reference: 'DSB-778', amount: 1500, status: 'SUCCESS' };
+    const { events } = await handler().handle(await signed(eventType, data));
+    expect(events.map((event) => [event.type, event.id, event.data])).toEqual([
+      [`providerN.${eventType}`, `DSB-778:SUCCESS:providerN.${eventType}`, data],
+    ]);
+  });
+
+  it('keys a payload without any reference by a digest of its body, stable on redelivery', async () => {
+    const request = await signed('CUSTOMER_UPDATED', { email: 'ada@example.com', name: 'Ada' });
+    const first = await handler().handle(request);
+    const again = await handler().handle(request);
+    const other = await handler().handle(await signed('CUSTOMER_UPDATED', { email: 'bo@example.com' }));
+    expect(first.events[0]?.id).toMatch(/^sha256-[0-9a-f]{64}:providerN\.CUSTOMER_UPDATED$/);
+    expect(again.events[0]?.id).toBe(first.events[0]?.id);
+    expect(other.events[0]?.id).not.toBe(first.events[0]?.id);
+  });
+
+  it('passes an event type it does not know through as its raw event only', async () => {
+    const { events } = await handler().handle(await signed('NEW_THING', { reference: 'N-1' }));
+    expect(events.map((event) => event.type)).toEqual(['providerN.NEW_THING']);
+  });
+});
+
+describe('dispatch', () => {
+  it('runs the normalised and raw callbacks once each, in that order', async () => {
+    const calls: string[] = [];
+    const result = await handler()
+      .on('payment.created', (event) => {
+        calls.push(`${event.type}:${event.data.status}`);
+      })
+      .on('providerN.SUCCESSFUL_TRANSACTION', (event) => {
+        calls.push(`${event.type}:${event.data.transactionReference}`);
+      })
+      .on('payment.failed', () => {
+        calls.push('never');
+      })
+      .handle(await signed('SUCCESSFUL_TRANSACTION', transactionEventData));
+    expect(calls).toEqual([
+      'payment.created:succeeded',
+      `providerN.SUCCESSFUL_TRANSACTION:${TRANSACTION_REFERENCE}`,
+    ]);
+    expect(result.events).toHaveLength(2);
+  });
+});
+
+describe('verification', () => {
+  it('signs the raw body bytes: the signature is lower-case hex HMAC-SHA512', async () => {
+    const request = await signed('SUCCESSFUL_TRANSACTION', transactionEventData);
+    const { createHmac } = await import('node:crypto');
+    expect(request.headersAsObject['providerN-signature']).toBe(
+      createHmac('sha512', WEBHOOK_SECRET).update(request.body).digest('hex'),
+    );
+  });
+
+  it('accepts the body as bytes and the header in any case', async () => {
+    const request = await signed('SUCCESSFUL_TRANSACTION', transactionEventData);
+    const signature = request.headersAsObject['providerN-signature'] as string;
+    for (const name of ['PROVIDERN-SIGNATURE', 'providern-signature', 'ProviderN-Signature']) {
+      const { events } = await handler().handle({
+        body: new TextEncoder().encode(request.body),
+        headersAsObject: { [name]: signature },
+        fullUrl: request.fullUrl,
+      });
+      expect(events).toHaveLength(2);
+    }
+  });
+
+  it('gives the same ids on redelivery', async () => {
+    const request = await signed('SETTLEMENT', settlementEventData);
+    const first = await handler().handle(request);
+    const again = await handler().handle(request);
+    expect(again.events.map((event) => event.id)).toEqual(first.events.map((event) => event.id));
+  });
+
+  it('refuses a webhook whose body was altered after signing, and runs no callback', async () => {
+    const callback = vi.fn();
+    const request = await signed('SUCCESSFUL_TRANSACTION', transactionEventData);
+    const error = await handler()
+      .on('payment.created', callback)
+      .handle({ ...request, body: request.body.replace('5000', '9000') })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({
+      code: 'webhook_verification_failed',
+      reason: 'invalid_signature',
+      status: 400,
+    });
+    expect(callback).not.toHaveBeenCalled();
+  });
+
+  it('refuses a webhook signed with another secret', async () => {
+    const request = await providerNWebhookRequest(
+      { eventType: 'SUCCESSFUL_TRANSACTION', eventData: transactionEventData },
+      { webhookSecret: 'someone-else' },
+    );
+    expect((await refusal(request)).reason).toBe('invalid_signature');
+  });
+
+  it('refuses a webhook without the signature header', async () => {
+    const request = await signed('SUCCESSFUL_TRANSACTION', transactionEventData);
+    expect((await refusal({ ...request, headersAsObject: {} })).reason).toBe('missing_signature');
+  });
+
+  it('refuses a truncated signature', async () => {
+    const request = await signed('SUCCESSFUL_TRANSACTION', transactionEventData);
+    const signature = request.headersAsObject['providerN-signature'] as string;
+    const error = await refusal({
+      ...request,
+      headersAsObject: { 'providerN-signature': signature.slice(0, 64) },
+    });
+    expect(error.reason).toBe('invalid_signature');
+  });
+
+  it('refuses a correctly signed body that is not JSON or lacks the fields the mapping reads', async () => {
+    const notJson = 'eventType=SUCCESSFUL_TRANSACTION';
+    const error = await refusal({
+      body: notJson,
+      headersAsObject: { 'providerN-signature': await signProviderNWebhook(notJson, WEBHOOK_SECRET) },
+      fullUrl: 'https://shop.example/webhooks/provider-n',
+    });
+    expect(error.reason).toBe('malformed_payload');
+    const { totalPayable: _drop, ...incomplete } = transactionEventData;
+    const missing = await refusal(await signed('SUCCESSFUL_TRANSACTION', incomplete));
+    expect(missing.reason).toBe('malformed_payload');
+    expect(missing.message).toContain('totalPayable');
+  });
+
+  it('refuses a null webhookSecret at setup', () => {
+    expect(() => createPay(testAdapter()).webhooks.setup({ webhookSecret: null })).toThrow(
+      ConfigurationError,
+    );
+  });
+
+  it('refuses a callback for a misspelt event name', () => {
+    expect(() => handler().on('providerN.SUCCESSFULL_TRANSACTION' as never, () => {})).toThrow(
+      ConfigurationError,
+    );
+  });
+});

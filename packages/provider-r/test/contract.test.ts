@@ -1,0 +1,69 @@
+import { runAdapterContract } from '@pay/core/testing';
+import { createProviderR, providerR } from '../src/index.js';
+import { buildProviderRPush } from '../src/testing/index.js';
+import { MERCHANT, pushFields, SECRET, statusReply, TRANS_ID } from './fixtures.js';
+
+/** Answers the status call the verification makes: PAID for TRANS_ID, 1104 for any other transaction. */
+const statusFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const form = new URLSearchParams(await request.text());
+  const body =
+    form.get('transId') === TRANS_ID ? statusReply() : 'code=1104&message=Transaction+cannot+be+loaded';
+  return new Response(body, {
+    status: 200,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+};
+
+const genuine = () => ({
+  body: new URLSearchParams(pushFields()).toString(),
+  headersAsObject: { 'content-type': 'application/x-www-form-urlencoded' },
+  fullUrl: 'https://shop.example/webhooks/provider-r',
+});
+
+/** A push with some fields replaced, as an attacker would send it. */
+const withFields = (overrides: Record<string, string>) => () => ({
+  ...genuine(),
+  body: new URLSearchParams(pushFields(overrides)).toString(),
+});
+
+runAdapterContract({
+  name: '@pay/provider-r',
+  createAdapter: (fetch) =>
+    createProviderR({ merchant: MERCHANT, secret: SECRET, isSandbox: true, fetch, retry: 0 }),
+  defaultFactory: () => providerR(),
+  requiredEnv: ['PROVIDER_R_MERCHANT', 'PROVIDER_R_SECRET', 'PROVIDER_R_SANDBOX'],
+  webhookSecret: SECRET,
+  genuineWebhook: async () => genuine(),
+  webhookFetch: statusFetch,
+  tamperedWebhooks: [
+    { name: 'wrong secret', tamper: withFields({ secret: 'not-the-secret' }) },
+    { name: 'secret differing in one character', tamper: withFields({ secret: `${SECRET.slice(0, -1)}0` }) },
+    { name: 'another merchant', tamper: withFields({ merchant: '654321' }) },
+    { name: 'a transaction the provider does not know', tamper: withFields({ transId: 'FAKE-FAKE-FAKE' }) },
+    {
+      name: 'secret removed',
+      tamper: () => {
+        const { secret: _secret, ...fields } = pushFields();
+        return { ...genuine(), body: new URLSearchParams(fields).toString() };
+      },
+    },
+    {
+      name: 'JSON push with the wrong secret',
+      tamper: () => {
+        const push = buildProviderRPush(
+          {
+            merchant: MERCHANT,
+            secret: 'nope',
+            transId: TRANS_ID,
+            status: 'PAID',
+            price: 10000,
+            curr: 'CZK',
+          },
+          { format: 'json' },
+        );
+        return { ...genuine(), body: push.body, headersAsObject: push.headers };
+      },
+    },
+  ],
+});

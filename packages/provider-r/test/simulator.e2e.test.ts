@@ -1,0 +1,280 @@
+import {
+  createMemoryDeduplicationStore,
+  createPay,
+  InvalidResponseError,
+  NetworkError,
+  ProviderApiError,
+  toNodeListener,
+} from '@pay/core';
+import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createProviderR, type ProviderRAdapter } from '../src/index.js';
+import { type ProviderRSimulator, startProviderRSimulator } from '../src/testing/index.js';
+
+let simulator: ProviderRSimulator;
+let endpoint: LoopbackServer | undefined;
+
+beforeEach(async () => {
+  simulator = await startProviderRSimulator();
+});
+afterEach(async () => {
+  await endpoint?.close();
+  endpoint = undefined;
+  await simulator.close();
+});
+
+function adapterFor(target: ProviderRSimulator, retry = 1): ProviderRAdapter {
+  return createProviderR({ ...target.credentials, isSandbox: true, baseUrl: target.url, retry });
+}
+
+const checkoutParams = {
+  customer: { email: 'payer@example.com' },
+  item_id: 'order-1001',
+  amount: 25000,
+  currency: 'CZK',
+  success_url: 'https://shop.example/paid',
+  cancel_url: 'https://shop.example/cancelled',
+};
+
+const paymentParams = {
+  customer: { id: 'cust_42' },
+  item_id: 'order-2002',
+  amount: 10000,
+  provider_metadata: { email: 'payer@example.com' },
+};
+
+/** Rejection of `promise`, failing the test when it resolves. */
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('Provider R against its simulator over loopback', () => {
+  it('creates a checkout, the payer pays, and the push runs each callback once, also on redelivery', async () => {
+    const pay = createPay(adapterFor(simulator));
+    const { transId, redirectUrl } = await pay.adapter.createCheckoutRedirect(checkoutParams);
+    expect(redirectUrl).toBe(`${simulator.url}/client/instructions/index?id=${transId}`);
+    expect(simulator.transaction(transId)).toMatchObject({
+      kind: 'checkout',
+      status: 'PENDING',
+      price: 25000,
+      test: true,
+      refId: 'order-1001',
+    });
+
+    const succeeded = vi.fn();
+    const invoiced = vi.fn();
+    const raw = vi.fn();
+    const handler = pay.webhooks
+      .setup({ webhookSecret: simulator.credentials.secret, deduplicate: createMemoryDeduplicationStore() })
+      .on('payment.succeeded', succeeded)
+      .on('invoice.generated', invoiced)
+      .on('providerR.PAID', (event) => raw(event.data.status, event.data.price));
+    endpoint = await startLoopbackServer(toNodeListener(handler));
+
+    simulator.pay(transId);
+    expect(await simulator.deliverWebhook(`${endpoint.url}/webhooks/provider-r`, { transId })).toBe(200);
+    expect(
+      await simulator.deliverWebhook(`${endpoint.url}/webhooks/provider-r`, { transId, format: 'json' }),
+    ).toBe(200);
+
+    expect(succeeded).toHaveBeenCalledTimes(1);
+    expect(succeeded.mock.calls[0]?.[0]).toMatchObject({
+      id: `${transId}:PAID:payment.succeeded`,
+      data: { id: transId, status: 'succeeded' },
+    });
+    expect(invoiced).toHaveBeenCalledTimes(1);
+    expect(raw).toHaveBeenCalledWith('PAID', 25000);
+    expect(raw).toHaveBeenCalledTimes(1);
+    const statusCalls = simulator.requests.filter((request) => request.path === '/v1.0/status');
+    expect(statusCalls).toHaveLength(2);
+    expect(await pay.checkouts.create(checkoutParams)).toBeNull();
+    expect(simulator.transactions).toHaveLength(2);
+  });
+
+  it('answers 503 to a PAID push the provider does not confirm yet, then 200 once it does', async () => {
+    const pay = createPay(adapterFor(simulator));
+    const payment = await pay.payments.create(paymentParams);
+    const succeeded = vi.fn();
+    endpoint = await startLoopbackServer(
+      toNodeListener(
+        pay.webhooks
+          .setup({ webhookSecret: simulator.credentials.secret })
+          .on('payment.succeeded', succeeded),
+      ),
+    );
+    expect(await simulator.deliverWebhook(endpoint.url, { transId: payment.id, status: 'PAID' })).toBe(503);
+    expect(succeeded).not.toHaveBeenCalled();
+    simulator.pay(payment.id);
+    expect(await simulator.deliverWebhook(endpoint.url, { transId: payment.id })).toBe(200);
+    expect(succeeded).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 400 to a push with a wrong secret or another merchant, running nothing', async () => {
+    const pay = createPay(adapterFor(simulator));
+    const payment = await pay.payments.create(paymentParams);
+    const callback = vi.fn();
+    endpoint = await startLoopbackServer(
+      toNodeListener(
+        pay.webhooks.setup({ webhookSecret: simulator.credentials.secret }).on('payment.created', callback),
+      ),
+    );
+    expect(await simulator.deliverWebhook(endpoint.url, { transId: payment.id, secret: 'guess' })).toBe(400);
+    expect(await simulator.deliverWebhook(endpoint.url, { transId: payment.id, merchant: '999' })).toBe(400);
+    expect(callback).not.toHaveBeenCalled();
+    expect(
+      await simulator.deliverWebhook(endpoint.url, {
+        transId: payment.id,
+        format: 'json',
+        contentType: 'application/json; charset=utf-8',
+      }),
+    ).toBe(200);
+    expect(callback).toHaveBeenCalledTimes(1);
+  });
+
+  it('pre-authorises, captures part, refunds in two parts and refuses a refund above what remains', async () => {
+    const pay = createPay(adapterFor(simulator));
+    const payment = await pay.payments.create(paymentParams);
+    expect(payment).toMatchObject({
+      status: 'pending',
+      requires_action: true,
+      payment_url: expect.stringContaining(payment.id),
+    });
+    simulator.authorize(payment.id);
+    expect(await pay.payments.retrieve(payment.id)).toMatchObject({
+      status: 'requires_capture',
+      amount: 10000,
+    });
+
+    const captured = await pay.payments.capture(payment.id, { amount: 8000 });
+    expect(captured).toMatchObject({ status: 'succeeded', amount: 8000, customer: { id: 'cust_42' } });
+
+    const first = await pay.refunds.create({
+      payment_id: payment.id,
+      amount: 3000,
+      reason: 'one item returned',
+    });
+    expect(first).toMatchObject({
+      payment_id: payment.id,
+      amount: 3000,
+      currency: 'CZK',
+      status: 'succeeded',
+    });
+    expect(simulator.refundable(payment.id)).toBe(5000);
+    const error = await rejectionOf(pay.refunds.create({ payment_id: payment.id, amount: 5001 }));
+    expect(error).toMatchObject({ code: 'provider_api_error', providerCode: '1402' });
+    await pay.refunds.create({ payment_id: payment.id, amount: 5000 });
+    expect(simulator.refundable(payment.id)).toBe(0);
+    expect(simulator.refunds.map((refund) => refund.amount)).toEqual([3000, 5000]);
+  });
+
+  it('refunds a paid payment in full when no amount is given', async () => {
+    const pay = createPay(adapterFor(simulator));
+    const payment = await pay.payments.create(paymentParams);
+    simulator.pay(payment.id);
+    await expect(pay.refunds.create({ payment_id: payment.id })).resolves.toMatchObject({ amount: 10000 });
+    expect(simulator.refundable(payment.id)).toBe(0);
+  });
+
+  it('cancels a pending payment and a pre-authorisation, refuses a paid one, and a cancelled one cannot be refunded', async () => {
+    const pay = createPay(adapterFor(simulator));
+    const pending = await pay.payments.create(paymentParams);
+    await expect(pay.payments.cancel(pending.id)).resolves.toMatchObject({ status: 'canceled' });
+    expect(simulator.transaction(pending.id)?.status).toBe('CANCELLED');
+    expect(await rejectionOf(pay.refunds.create({ payment_id: pending.id, amount: 100 }))).toMatchObject({
+      providerCode: '1401',
+    });
+
+    const authorised = await pay.payments.create(paymentParams);
+    simulator.authorize(authorised.id);
+    await expect(pay.payments.cancel(authorised.id)).resolves.toMatchObject({ status: 'canceled' });
+    expect(
+      simulator.requests.some(
+        (request) => request.method === 'DELETE' && request.path.startsWith('/v2.0/preauth/'),
+      ),
+    ).toBe(true);
+
+    const paid = await pay.payments.create(paymentParams);
+    simulator.pay(paid.id);
+    expect(await rejectionOf(pay.payments.cancel(paid.id))).toMatchObject({ code: 'validation_error' });
+  });
+
+  it('resolves to null for a transaction the provider does not know, and reads a JSON status reply', async () => {
+    await expect(adapterFor(simulator).retrievePayment('NOPE-NOPE-NOPE')).resolves.toBeNull();
+    const jsonSimulator = await startProviderRSimulator({
+      statusFormat: 'json',
+      merchant: '200002',
+      secret: 'other-secret-value',
+    });
+    try {
+      const adapter = adapterFor(jsonSimulator);
+      const payment = await adapter.createPayment(paymentParams);
+      jsonSimulator.pay(payment.id);
+      await expect(adapter.retrievePayment(payment.id)).resolves.toMatchObject({
+        status: 'succeeded',
+        amount: 10000,
+      });
+    } finally {
+      await jsonSimulator.close();
+    }
+  });
+
+  it('refuses a wrong secret with the provider code of an unauthorised call', async () => {
+    const adapter = createProviderR({
+      merchant: simulator.credentials.merchant,
+      secret: 'wrong-secret',
+      isSandbox: true,
+      baseUrl: simulator.url,
+    });
+    const error = await rejectionOf(adapter.createPayment(paymentParams));
+    expect(error).toMatchObject({ status: 401, providerCode: '1400' });
+    expect(simulator.transactions).toHaveLength(0);
+  });
+
+  it('retries a status read after an injected 503 with the same request id, but never a payment creation', async () => {
+    const adapter = adapterFor(simulator, 1);
+    const payment = await adapter.createPayment(paymentParams);
+    simulator.faults.inject({
+      method: 'POST',
+      path: '/v1.0/status',
+      times: 1,
+      fault: { kind: 'status', status: 503 },
+    });
+    await expect(adapter.retrievePayment(payment.id)).resolves.toMatchObject({ status: 'pending' });
+    const reads = simulator.requests.filter((request) => request.path === '/v1.0/status');
+    expect(reads).toHaveLength(2);
+    expect(reads[0]?.requestId).toBeDefined();
+    expect(reads[0]?.requestId).toBe(reads[1]?.requestId);
+
+    simulator.faults.inject({
+      method: 'POST',
+      path: '/v2.0/payment',
+      times: 1,
+      fault: { kind: 'drop-after' },
+    });
+    const error = await rejectionOf(adapter.createPayment(paymentParams));
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ outcome: 'unknown' });
+    expect(simulator.requests.filter((request) => request.path === '/v2.0/payment')).toHaveLength(2);
+    expect(simulator.transactions).toHaveLength(2);
+  });
+
+  it('reports a malformed reply as InvalidResponseError and a 500 on a refund as a retryable ProviderApiError', async () => {
+    const adapter = adapterFor(simulator, 0);
+    const payment = await adapter.createPayment(paymentParams);
+    simulator.faults.inject({ path: '/v1.0/status', fault: { kind: 'malformed' } });
+    expect(InvalidResponseError.isInstance(await rejectionOf(adapter.retrievePayment(payment.id)))).toBe(
+      true,
+    );
+    simulator.pay(payment.id);
+    simulator.faults.inject({ path: '/v2.0/refund.json', fault: { kind: 'status', status: 500 } });
+    const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 100 }));
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 500, retryable: true });
+    expect(simulator.refunds).toHaveLength(0);
+  });
+});

@@ -1,1 +1,61 @@
-export {};
+/**
+ * `@pay/provider-t`: the `@pay` adapter for Provider T, a money-transfer network. A payment or checkout is a
+ * transfer executed as quote → update → commit in one call; see the README for its failure modes.
+ *
+ * ```ts
+ * import { createPay } from '@pay/core';
+ * import { providerT } from '@pay/provider-t';
+ * const pay = createPay(providerT());
+ * ```
+ */
+import { buildAdapter, type ProviderTAdapter } from './adapter.js';
+import { configFromEnvironment, type ProviderTConfig, resolveConfig } from './config.js';
+
+/**
+ * Creates the adapter from explicit configuration. Validates the config (a `ConfigurationError` names each
+ * bad member); does no I/O.
+ */
+export function createProviderT(config: ProviderTConfig): ProviderTAdapter {
+  return buildAdapter(resolveConfig(config));
+}
+
+/**
+ * Creates the adapter from the environment, read when called: `PROVIDER_T_CLIENT_ID`,
+ * `PROVIDER_T_CLIENT_SECRET`, `PROVIDER_T_AGENT_PARTNER_ID`, `PROVIDER_T_OPERATOR_ID`, `PROVIDER_T_SANDBOX`
+ * (`true` selects the sandbox) and optionally `PROVIDER_T_POS_ID`. Explicit `overrides` win; every missing
+ * variable is named in one `ConfigurationError`.
+ */
+export function providerT(overrides: Partial<ProviderTConfig> = {}): ProviderTAdapter {
+  return createProviderT(configFromEnvironment(overrides));
+}
+
+export type { ProviderTAdapter, ProviderTTypes } from './adapter.js';
+export { UNSUPPORTED_REASONS } from './adapter.js';
+export {
+  PROVIDER_T_BASE_URLS,
+  PROVIDER_T_ENV,
+  PROVIDER_T_WEBHOOK_PUBLIC_KEYS,
+  type ProviderTConfig,
+} from './config.js';
+export type {
+  ProviderTAddress,
+  ProviderTCheckoutMetadata,
+  ProviderTIdentityOverrides,
+  ProviderTName,
+  ProviderTReceiver,
+  ProviderTRefundMetadata,
+  ProviderTSender,
+  ProviderTTransactionInformation,
+  ProviderTTransferMetadata,
+  ProviderTUpdateMetadata,
+} from './input.js';
+export { PAYMENT_STATUS, RECEIPT_LINK_LIFETIME_MS, STATUS_EVENTS } from './mapping.js';
+export { DEFAULT_REFUND_REASON_CODE } from './refund.js';
+export type { TransferStep } from './transfer.js';
+export type { ProviderTStatusEvent, TransactionStatus } from './wire.js';
+export {
+  MAX_SIGNATURE_AGE_SECONDS,
+  MAX_SIGNATURE_FUTURE_SECONDS,
+  type ProviderTRawEvents,
+  parseSignatureHeader,
+} from './webhooks.js';

@@ -1,0 +1,144 @@
+/**
+ * Provider T configuration (wire contract "Hosts and configuration"): the explicit config, the environment the
+ * default factory reads, and the resolved settings the adapter runs with.
+ */
+import {
+  booleanSetting,
+  parseConfig,
+  readEnvironment,
+  spkiBytes,
+  type TransportOptions,
+  transportConfigEntries,
+} from '@pay/core';
+import * as v from '@pay/core/schema';
+
+/** Explicit configuration of `createProviderT`. */
+export interface ProviderTConfig extends TransportOptions {
+  /** OAuth client id (`PROVIDER_T_CLIENT_ID`). */
+  clientId: string;
+  /** OAuth client secret (`PROVIDER_T_CLIENT_SECRET`). */
+  clientSecret: string;
+  /** Your agent partner id, sent on every call (`PROVIDER_T_AGENT_PARTNER_ID`). */
+  agentPartnerId: string;
+  /** Operator id sent on transfer calls (`PROVIDER_T_OPERATOR_ID`). */
+  operatorId: string;
+  /** `true` selects the sandbox host and the sandbox webhook key (`PROVIDER_T_SANDBOX`). */
+  isSandbox: boolean;
+  /** Point-of-sale id sent on transfer calls (`PROVIDER_T_POS_ID`, default `"01"`). */
+  posId?: string;
+  /** Language of provider texts (default `"en-US"`). */
+  userLanguage?: string;
+  /** Audience of provider texts (default `"AGENT_FACING"`). */
+  targetAudience?: string;
+  /**
+   * Public key (base64 SPKI DER or PEM) that webhooks are verified with, instead of the environment's fixed
+   * key: for tests and the simulator (`simulator.publicKey`).
+   */
+  webhookPublicKey?: string;
+  /**
+   * The host Provider T addressed webhooks to (`shop.example`), when a proxy changes the host your handler
+   * sees in `fullUrl`. The signature covers this host.
+   */
+  webhookHost?: string;
+}
+
+/** Default base URLs per environment (wire contract). */
+export const PROVIDER_T_BASE_URLS = {
+  sandbox: 'https://sandbox-api.provider-t.example',
+  production: 'https://api.provider-t.example',
+} as const;
+
+/**
+ * Provider T's fixed webhook public keys, one per environment (SPKI DER, base64). There is no per-partner key
+ * and no shared secret (spec §5).
+ */
+export const PROVIDER_T_WEBHOOK_PUBLIC_KEYS = {
+  sandbox:
+    'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0Dm7LFleQyaXakYdNOvCv2Irm2ufOcncek0Q4J+MtzmEYvdlfhx5Sm206s2Z5l0/+6YyA3tFljRNCFar3lm96o/S6IFNo0xOsCy+Il7EzQNl4S7kojqnOGfgMgUBC/qxf0S7zkh7y0St8G3OpcjYg7Ff7PAFXmcgjk22F1lUeOqy+zyP2dRJ+NEKZrcHJhbFheB0dPH++e+1foHSfhz+I+Pt9DDaESJasJptZGo0Ww3U+KkPmrDriOLbvpdE4r7MKzeQfGa7SMx4VzhtWFa98/6V6MO29ZjkegejHBZsCekA/1NU0gAQhQnxuYsgdCn/9LogrWqUS8Tl44K2yPYCsQIDAQAB',
+  production:
+    'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtPGnqyaDXdZgsYqLuj+hP44TM4hTgnQi+Giq25FIXITANi5kHqS7/PtxGl0QsJex84NabOVc20PI56Nwk2X2+tid1dAXnIDH4S0dQeNRjTt3QRd3eNn0ikCKFZ+yJWyZ2IR1bkWR+FHn1WBjeC5DwrF4Jpmpv6D+YJGvJRFsDbjS3VFypN4RxF146kHDm3T/5cTFDhXnubgjWhi/T7dYpN881bY4Lh8y3maNpruH99bzTZEtkpyBpm4dnBUnmWdSDNgchhT/8t6nLzVczp1bDSl8cV5WUsgftaDW1aVZrde2fVuEnNwEvD5eFv/C9/8KwBRqr898aw7ZzMD9Y9vBkQIDAQAB',
+} as const;
+
+const PROVIDER = 'Provider T';
+const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
+
+const configSchema = v.object({
+  clientId: text,
+  clientSecret: text,
+  agentPartnerId: text,
+  operatorId: text,
+  isSandbox: v.boolean('must be true or false'),
+  posId: v.optional(text),
+  userLanguage: v.optional(text),
+  targetAudience: v.optional(text),
+  webhookPublicKey: v.optional(
+    v.pipe(
+      text,
+      v.check((key) => spkiBytes(key) !== undefined, 'must be an SPKI public key as base64 DER or PEM'),
+    ),
+  ),
+  webhookHost: v.optional(text),
+  ...transportConfigEntries,
+});
+
+/** The environment variables `providerT()` reads, and the config member each one stands for. */
+export const PROVIDER_T_ENV = [
+  { env: 'PROVIDER_T_CLIENT_ID', member: 'clientId', required: true },
+  { env: 'PROVIDER_T_CLIENT_SECRET', member: 'clientSecret', required: true },
+  { env: 'PROVIDER_T_AGENT_PARTNER_ID', member: 'agentPartnerId', required: true },
+  { env: 'PROVIDER_T_OPERATOR_ID', member: 'operatorId', required: true },
+  { env: 'PROVIDER_T_SANDBOX', member: 'isSandbox', required: true },
+  { env: 'PROVIDER_T_POS_ID', member: 'posId', required: false },
+] as const;
+
+/** Identity fields every call carries (wire contract "Identity fields"). */
+export interface ProviderTIdentity {
+  targetAudience: string;
+  agentPartnerId: string;
+  userLanguage: string;
+}
+
+/** The settings the adapter runs with: validated, defaults applied. */
+export interface ResolvedConfig extends TransportOptions {
+  clientId: string;
+  clientSecret: string;
+  baseUrl: string;
+  identity: ProviderTIdentity;
+  operatorId: string;
+  posId: string;
+  webhookPublicKey: string;
+  webhookHost: string | undefined;
+}
+
+/** Validates an explicit config and applies the wire contract's defaults. */
+export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
+  const parsed = parseConfig(PROVIDER, configSchema, config);
+  const environment = parsed.isSandbox ? 'sandbox' : 'production';
+  return {
+    clientId: parsed.clientId,
+    clientSecret: parsed.clientSecret,
+    baseUrl: parsed.baseUrl ?? PROVIDER_T_BASE_URLS[environment],
+    identity: {
+      targetAudience: parsed.targetAudience ?? 'AGENT_FACING',
+      agentPartnerId: parsed.agentPartnerId,
+      userLanguage: parsed.userLanguage ?? 'en-US',
+    },
+    operatorId: parsed.operatorId,
+    posId: parsed.posId ?? '01',
+    webhookPublicKey: parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment],
+    webhookHost: parsed.webhookHost,
+    fetch: config.fetch,
+    timeoutMs: parsed.timeoutMs,
+    retry: parsed.retry,
+    hooks: config.hooks,
+  };
+}
+
+/**
+ * The config of the default factory: each environment variable, unless an explicit override replaces it.
+ * Throws one `ConfigurationError` naming every missing variable.
+ */
+export function configFromEnvironment(overrides: Partial<ProviderTConfig> = {}): ProviderTConfig {
+  const values = readEnvironment(PROVIDER, PROVIDER_T_ENV, overrides);
+  return { ...overrides, ...values, isSandbox: booleanSetting('PROVIDER_T_SANDBOX', values.isSandbox) } as ProviderTConfig;
+}

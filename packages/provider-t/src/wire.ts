@@ -1,0 +1,199 @@
+/**
+ * Provider T's replies, as lenient valibot schemas (wire contract): only the fields the adapter reads are
+ * required, amounts may come as numbers or decimal strings, and unknown fields are kept for `raw`.
+ */
+import { parseDecimal } from '@pay/core';
+import * as v from '@pay/core/schema';
+
+/** A decimal amount sent as a number or as text (`"100.00"`), read exactly. */
+const decimal = v.union([
+  v.pipe(v.number(), v.finite()),
+  v.pipe(
+    v.string(),
+    v.transform((value) => parseDecimal(value)),
+    v.number('must be a decimal amount'),
+  ),
+]);
+
+/** `{ value, currencyCode }` (major units). */
+export const moneySchema = v.looseObject({
+  value: decimal,
+  currencyCode: v.pipe(v.string(), v.toUpperCase()),
+});
+/** A money amount as read from a reply. */
+export type WireMoney = v.InferOutput<typeof moneySchema>;
+
+/** `sendAmount` / `refundAmount`: the amount with its fees and total (fees and total are optional to read). */
+const amountBreakdownSchema = v.looseObject({
+  amount: moneySchema,
+  fees: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
+  total: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
+});
+
+/** `receiveAmount`: what the receiver gets, and the locked FX rate. */
+const receiveAmountSchema = v.looseObject({
+  amount: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
+  fxRate: v.optional(decimal),
+});
+
+/** `GET /oauth/accesstoken` 200. */
+export const tokenReplySchema = v.looseObject({
+  access_token: v.pipe(v.string(), v.minLength(1)),
+  expires_in: decimal,
+});
+
+/** The error envelope of 4xx/5xx replies (and the token endpoint's `{ error }` variant). */
+export const errorEnvelopeSchema = v.looseObject({
+  errors: v.optional(
+    v.array(
+      v.looseObject({
+        category: v.optional(v.string()),
+        code: v.optional(v.union([v.string(), v.number()])),
+        message: v.optional(v.string()),
+        offendingFields: v.optional(v.array(v.looseObject({ field: v.optional(v.string()) }))),
+      }),
+    ),
+  ),
+  error: v.optional(
+    v.looseObject({
+      category: v.optional(v.string()),
+      code: v.optional(v.union([v.string(), v.number()])),
+      message: v.optional(v.string()),
+    }),
+  ),
+});
+
+/** One service option of a quote. */
+export const quoteOptionSchema = v.looseObject({
+  transactionId: v.pipe(v.string(), v.minLength(1)),
+  serviceOptionCode: v.optional(v.string()),
+  serviceOptionRoutingCode: v.optional(v.string()),
+});
+
+/** `POST /transfer/v1/transactions/quote` 200. */
+export const quoteReplySchema = v.looseObject({
+  transactions: v.pipe(v.array(quoteOptionSchema), v.minLength(1, 'must hold at least one quote')),
+});
+
+/** `PUT /transfer/v1/transactions/{id}` 200. `readyForCommit` is read as is: only `true` allows the commit. */
+export const updateReplySchema = v.looseObject({
+  readyForCommit: v.optional(v.unknown()),
+  transactionId: v.optional(v.string()),
+  serviceOptionCode: v.optional(v.string()),
+  serviceOptionName: v.optional(v.string()),
+  sendAmount: amountBreakdownSchema,
+  receiveAmount: v.optional(receiveAmountSchema),
+});
+/** The update reply, as read. */
+export type UpdateReply = v.InferOutput<typeof updateReplySchema>;
+
+/** `PUT /transfer/v1/transactions/{id}/commit` 200. */
+export const commitReplySchema = v.looseObject({
+  referenceNumber: v.union([v.string(), v.pipe(v.number(), v.toString())]),
+  expectedPayoutDate: v.optional(v.string()),
+  commitReceipt: v.optional(v.looseObject({ consumerHyperLink: v.optional(v.string()) })),
+});
+/** The commit reply, as read. */
+export type CommitReply = v.InferOutput<typeof commitReplySchema>;
+
+/** Transaction states (wire contract "Status"); `IN_TRANSIT` is accepted for `IN TRANSIT`. */
+export const TRANSACTION_STATUSES = [
+  'UNFUNDED',
+  'PROCESSING',
+  'SENT',
+  'AVAILABLE',
+  'IN TRANSIT',
+  'RECEIVED',
+  'DELIVERED',
+  'REJECTED',
+  'REFUNDED',
+  'CLOSED',
+] as const;
+/** A Provider T transaction state. */
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** A transaction state as sent, with the `IN_TRANSIT` spelling folded into `IN TRANSIT`. */
+export const transactionStatusSchema = v.pipe(
+  v.string(),
+  v.transform((status) => (status === 'IN_TRANSIT' ? 'IN TRANSIT' : status)),
+  v.picklist(TRANSACTION_STATUSES, 'is not a Provider T transaction status'),
+);
+
+const nameSchema = v.looseObject({
+  firstName: v.optional(v.string()),
+  middleName: v.optional(v.string()),
+  lastName: v.optional(v.string()),
+  secondLastName: v.optional(v.string()),
+});
+/** A person's name as Provider T sends it. */
+export type WireName = v.InferOutput<typeof nameSchema>;
+
+/** `GET /status/v1/transactions/{id}` 200. */
+export const statusReplySchema = v.looseObject({
+  transactionId: v.pipe(v.string(), v.minLength(1)),
+  transactionStatus: transactionStatusSchema,
+  referenceNumber: v.optional(v.union([v.string(), v.pipe(v.number(), v.toString())])),
+  expectedPayoutDate: v.optional(v.string()),
+  destinationCountryCode: v.optional(v.string()),
+  serviceOptionCode: v.optional(v.string()),
+  sendAmount: amountBreakdownSchema,
+  receiveAmount: v.optional(receiveAmountSchema),
+  receiver: v.optional(v.looseObject({ name: v.optional(nameSchema) })),
+  additionalDetails: v.optional(v.record(v.string(), v.unknown())),
+});
+/** The status reply, as read. */
+export type StatusReply = v.InferOutput<typeof statusReplySchema>;
+
+/** `GET /amend/v1/transactions/{id}` 200. */
+export const amendReadSchema = v.looseObject({
+  amendId: v.pipe(v.string(), v.minLength(1)),
+  amendable: v.optional(v.unknown()),
+  receiver: v.looseObject({ name: nameSchema }),
+});
+
+/** `PATCH /amend/v1/transactions/{id}/receiver/name` 200. */
+export const amendReplySchema = v.looseObject({ amendSuccess: v.optional(v.unknown()) });
+
+/** `GET /refund/v2/transactions/{id}` 200. */
+export const refundReadSchema = v.looseObject({
+  refundId: v.pipe(v.string(), v.minLength(1)),
+  availableForRefund: v.optional(v.unknown()),
+  refundAmount: v.optional(amountBreakdownSchema),
+});
+
+/** `PUT /refund/v2/transactions/{id}/commit` 200. */
+export const refundCommitSchema = v.looseObject({
+  referenceNumber: v.optional(v.union([v.string(), v.pipe(v.number(), v.toString())])),
+  expectedPayoutDate: v.optional(v.string()),
+});
+
+/** The webhook body (wire contract "Webhooks"); it carries no personal data. */
+export const webhookBodySchema = v.looseObject({
+  eventId: v.union([v.pipe(v.string(), v.minLength(1)), v.pipe(v.number(), v.toString())]),
+  eventDate: v.optional(v.string()),
+  subscriptionType: v.pipe(v.string(), v.minLength(1)),
+  eventPayload: v.looseObject({
+    transactionId: v.pipe(v.string(), v.minLength(1)),
+    transactionStatus: v.string(),
+  }),
+});
+/** A verified webhook body, the `data` of the raw event `providerT.TRANSACTION_STATUS_EVENT`. */
+export interface ProviderTStatusEvent {
+  eventId: string;
+  eventDate?: string;
+  subscriptionId?: string;
+  subscriptionType: string;
+  eventPayload: {
+    transactionId: string;
+    partnerTransactionId?: string;
+    agentPartnerId?: string;
+    referenceNumber?: string;
+    transactionSendDate?: string;
+    transactionStatusDate?: string;
+    expectedPayoutDate?: string;
+    transactionStatus: string;
+    transactionSubStatus?: { subStatus?: string; message?: string }[];
+    [field: string]: unknown;
+  };
+  [field: string]: unknown;
+}

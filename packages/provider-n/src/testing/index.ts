@@ -8,3 +8,15 @@ export {
   providerNWebhookRequest,
   signProviderNWebhook,
 } from './signing.js';
+export {
+  type DeliverWebhookOptions,
+  PROVIDER_N_SIMULATOR_CREDENTIALS,
+  type ProviderNSimulator,
+  type ProviderNSimulatorBooks,
+  type ProviderNSimulatorCredentials,
+  type ProviderNSimulatorOptions,
+  type SimulatedRefund,
+  type SimulatedRequest,
+  type SimulatedTransaction,
+  startProviderNSimulator,
+} from './simulator.js';

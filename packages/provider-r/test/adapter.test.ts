@@ -6,40 +6,24 @@ import {
   ValidationError,
 } from '@pay/core';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { PROVIDER_R_CODES } from '../src/index.js';
 import {
   BASE_URL,
   BASIC,
   FORM,
   MERCHANT,
   REDIRECT,
+  rejectionOf,
   SECRET,
   statusReply,
   statusRequest,
   TRANS_ID,
   testAdapter,
+  useNock,
 } from './fixtures.js';
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-});
-afterEach(() => {
-  nock.cleanAll();
-});
-afterAll(() => {
-  nock.enableNetConnect();
-});
-
-/** Resolves to the rejection of `promise`, failing when it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-    },
-    (error: unknown) => error,
-  );
-}
+useNock();
 
 const checkoutParams = {
   customer: { email: 'payer@example.com' },
@@ -152,6 +136,44 @@ describe('checkouts.create', () => {
     expect(
       InvalidResponseError.isInstance(await rejectionOf(testAdapter().createCheckout(checkoutParams))),
     ).toBe(true);
+  });
+});
+
+describe('provider codes', () => {
+  const codes = Object.keys(PROVIDER_R_CODES).filter((code) => code !== '0');
+
+  it.each(codes)('turns code %s into a ProviderApiError carrying the code and the message', async (code) => {
+    const message = PROVIDER_R_CODES[Number(code) as keyof typeof PROVIDER_R_CODES];
+    nock(BASE_URL)
+      .post('/v2.0/payment')
+      .reply(400, { code: Number(code), message });
+    const error = await rejectionOf(
+      testAdapter().createPayment({
+        customer: { id: 'c' },
+        amount: 100,
+        provider_metadata: { email: 'a@example.com' },
+      }),
+    );
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      status: 400,
+      providerCode: code,
+      providerMessage: message,
+      retryable: ['1200', '1500'].includes(code),
+    });
+  });
+
+  it('accepts code 0 given as text', async () => {
+    nock(BASE_URL)
+      .post('/v2.0/payment')
+      .reply(200, { ...createdReply, code: '0' });
+    await expect(
+      testAdapter().createPayment({
+        customer: { id: 'c' },
+        amount: 100,
+        provider_metadata: { email: 'a@example.com' },
+      }),
+    ).resolves.toMatchObject({ id: TRANS_ID });
   });
 });
 

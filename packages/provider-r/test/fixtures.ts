@@ -1,4 +1,6 @@
 /** Realistic Provider R payloads (wire contract) and a configured adapter for the nock tests. */
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createProviderR, PROVIDER_R_BASE_URL, type ProviderRConfig } from '../src/index.js';
 
 export const BASE_URL = PROVIDER_R_BASE_URL;
@@ -52,4 +54,28 @@ export function statusRequest(transId = TRANS_ID): Record<string, string> {
 export function pushFields(overrides: Record<string, string> = {}): Record<string, string> {
   const { code: _code, message: _message, ...push } = statusFields(overrides);
   return push;
+}
+
+/** Blocks every real connection but loopback for the file's tests, and clears interceptors after each test. */
+export function useNock(): void {
+  beforeAll(() => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+  });
+  afterEach(() => {
+    nock.cleanAll();
+  });
+  afterAll(() => {
+    nock.enableNetConnect();
+  });
+}
+
+/** Resolves to the rejection of `promise`, failing the test when it resolves. */
+export async function rejectionOf<E = unknown>(promise: Promise<unknown>): Promise<E> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error as E,
+  );
 }

@@ -10,6 +10,7 @@ import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProviderR, type ProviderRAdapter } from '../src/index.js';
 import { type ProviderRSimulator, startProviderRSimulator } from '../src/testing/index.js';
+import { rejectionOf } from './fixtures.js';
 
 let simulator: ProviderRSimulator;
 let endpoint: LoopbackServer | undefined;
@@ -42,16 +43,6 @@ const paymentParams = {
   amount: 10000,
   provider_metadata: { email: 'payer@example.com' },
 };
-
-/** Rejection of `promise`, failing the test when it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (error: unknown) => error,
-  );
-}
 
 describe('Provider R against its simulator over loopback', () => {
   it('creates a checkout, the payer pays, and the push runs each callback once, also on redelivery', async () => {

@@ -1,28 +1,23 @@
 import { createPay, type WebhookRequest, type WebhookVerificationError } from '@pay/core';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   BASE_URL,
   FORM,
   MERCHANT,
   pushFields,
+  rejectionOf as rejectionOfAny,
   SECRET,
   statusReply,
   statusRequest,
   TRANS_ID,
   testAdapter,
+  useNock,
 } from './fixtures.js';
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect('127.0.0.1');
-});
-afterEach(() => {
-  nock.cleanAll();
-});
-afterAll(() => {
-  nock.enableNetConnect();
-});
+useNock();
+
+const rejectionOf = (promise: Promise<unknown>) => rejectionOfAny<WebhookVerificationError>(promise);
 
 const URL_ = 'https://shop.example/webhooks/provider-r';
 
@@ -42,15 +37,6 @@ function confirmWith(status: string, overrides: Record<string, string> = {}) {
 
 function handlerFor(webhookSecret = SECRET) {
   return createPay(testAdapter()).webhooks.setup({ webhookSecret });
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<WebhookVerificationError> {
-  return promise.then(
-    () => {
-      throw new Error('expected the delivery to be refused');
-    },
-    (error: unknown) => error as WebhookVerificationError,
-  );
 }
 
 describe('Provider R push notifications', () => {

@@ -126,7 +126,7 @@ export function createUpstream(config: ProviderRConfig): ProviderRUpstream {
     secrets,
   });
 
-  /** Sends one call and returns its successful envelope, or throws the provider's error. */
+  /** Sends one call and returns its successful reply (any echoed `secret` dropped), or throws the provider's error. */
   async function send(call: string, request: HttpRequest): Promise<Record<string, unknown>> {
     const reply = await http.send(request);
     const body = parseBody(reply);
@@ -156,7 +156,7 @@ export function createUpstream(config: ProviderRConfig): ProviderRUpstream {
         retryable: RETRYABLE_CODES.has(providerCode) || reply.status === 429 || reply.status >= 500,
       });
     }
-    return body as Record<string, unknown>;
+    return withoutSecret(body as Record<string, unknown>);
   }
 
   async function read<S extends v.GenericSchema>(
@@ -165,7 +165,7 @@ export function createUpstream(config: ProviderRConfig): ProviderRUpstream {
     request: HttpRequest,
   ): Promise<v.InferOutput<S>> {
     const body = await send(call, request);
-    return parseReply(schema, withoutSecret(body), { provider: 'providerR', call });
+    return parseReply(schema, body, { provider: 'providerR', call });
   }
 
   return {

@@ -1,1 +1,13 @@
-export {};
+/**
+ * `@pay/provider-t/testing`: a Provider T simulator on 127.0.0.1 and signing helpers for webhook tests.
+ * Test-only: uses `node:http` and `node:crypto`.
+ */
+export {
+  generateProviderTKeyPair,
+  type ProviderTKeyPair,
+  providerTStatusEvent,
+  type SignWebhookOptions,
+  type StatusEventOptions,
+  signedProviderTWebhook,
+  signProviderTWebhook,
+} from './signing.js';

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { PAYMENT_STATUS, STATUS_EVENTS } from '../src/index.js';
+import { statusPayment, statusRefund } from '../src/mapping.js';
+import { TRANSACTION_STATUSES } from '../src/wire.js';
+import { statusReply } from './fixtures.js';
+import * as v from '@pay/core/schema';
+import { statusReplySchema } from '../src/wire.js';
+
+describe('status table', () => {
+  it.each([
+    ['UNFUNDED', 'requires_action'],
+    ['PROCESSING', 'processing'],
+    ['SENT', 'succeeded'],
+    ['AVAILABLE', 'succeeded'],
+    ['IN TRANSIT', 'succeeded'],
+    ['RECEIVED', 'succeeded'],
+    ['DELIVERED', 'succeeded'],
+    ['REJECTED', 'failed'],
+    ['REFUNDED', 'canceled'],
+    ['CLOSED', 'canceled'],
+  ] as const)('maps %s to %s', (status, expected) => {
+    expect(PAYMENT_STATUS[status]).toBe(expected);
+    expect(statusPayment(v.parse(statusReplySchema, statusReply(status))).status).toBe(expected);
+  });
+
+  it('covers every transaction status in both tables', () => {
+    expect(Object.keys(PAYMENT_STATUS).sort()).toEqual([...TRANSACTION_STATUSES].sort());
+    expect(Object.keys(STATUS_EVENTS).sort()).toEqual([...TRANSACTION_STATUSES].sort());
+  });
+});
+
+describe('event table', () => {
+  it.each([
+    ['UNFUNDED', 'payment.created'],
+    ['SENT', 'payment.succeeded'],
+    ['AVAILABLE', 'payment.updated'],
+    ['IN TRANSIT', 'payment.updated'],
+    ['RECEIVED', 'payment.updated'],
+    ['DELIVERED', 'payment.updated'],
+    ['PROCESSING', 'payment.updated'],
+    ['CLOSED', 'payment.updated'],
+    ['REJECTED', 'payment.failed'],
+    ['REFUNDED', 'refund.created'],
+  ] as const)('raises %s as %s', (status, event) => {
+    expect(STATUS_EVENTS[status]).toBe(event);
+  });
+
+  it('builds the refund of a REFUNDED transfer from the status read', () => {
+    expect(statusRefund(v.parse(statusReplySchema, statusReply('REFUNDED')))).toMatchObject({
+      id: `${statusReply().transactionId}:refund`,
+      payment_id: statusReply().transactionId,
+      amount: 100,
+      currency: 'USD',
+      status: 'succeeded',
+    });
+  });
+});

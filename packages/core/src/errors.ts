@@ -238,13 +238,21 @@ export class WebhookHandlerError extends PayError {
 }
 
 /**
- * Replaces every occurrence of each secret in `text` with `[REDACTED]`. Used on anything that could echo a
- * credential back (an upstream error body, a URL) before it reaches an error, a hook or a log.
+ * Replaces every occurrence of each secret in `text` with `[REDACTED]`, in the spellings a secret takes on the
+ * wire too (URL- and form-encoded, JSON-escaped). Used on anything that could echo a credential back (an
+ * upstream error body, a URL, a request body) before it reaches an error, a hook or a log.
  */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join('[REDACTED]');
+    if (secret.length < 4) continue;
+    const spellings = new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      JSON.stringify(secret).slice(1, -1),
+    ]);
+    for (const spelling of spellings) result = result.split(spelling).join('[REDACTED]');
   }
   return result;
 }

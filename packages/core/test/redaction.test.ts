@@ -28,6 +28,16 @@ describe('secrets never leak', () => {
     expect(redact(`secret=${SECRET}&again=${SECRET}`, [SECRET])).toBe('secret=[REDACTED]&again=[REDACTED]');
   });
 
+  it('redacts a secret in its URL-encoded, form-encoded and JSON-escaped spellings too', () => {
+    const secret = 'p@ss wörd/"quoted"+&=';
+    const body = [
+      encodeURIComponent(secret),
+      new URLSearchParams({ secret }).toString(),
+      JSON.stringify({ secret }),
+    ].join('\n');
+    expect(redact(body, [secret])).toBe(['[REDACTED]', 'secret=[REDACTED]', '{"secret":"[REDACTED]"}'].join('\n'));
+  });
+
   it('keeps a secret echoed by an upstream error reply out of the error built from it', async () => {
     nock('https://api.provider.example')
       .post('/v2.0/payment')

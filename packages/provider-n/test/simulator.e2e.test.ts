@@ -388,3 +388,28 @@ describe('faults', () => {
     expect(InvalidResponseError.isInstance(error)).toBe(true);
   });
 });
+
+describe('the README quick start', () => {
+  it('runs as written', async () => {
+    const sim = simulator;
+    const onPaid = vi.fn();
+    const { apiKey, secretKey, contractCode, webhookSecret } = sim.credentials;
+    const pay = createPay(
+      createProviderN({ apiKey, secretKey, contractCode, isSandbox: true, baseUrl: sim.url, retry: 1 }),
+    );
+    const handler = pay.webhooks.setup({ webhookSecret }).on('payment.created', onPaid);
+    const endpoint = await startLoopbackServer(toNodeListener(handler));
+    servers.push(endpoint);
+    const checkout = await pay.checkouts.create({
+      customer: { email: 'ada@example.com' },
+      provider_metadata: { amount: 5000, currency: 'NGN' },
+    });
+    const paid = sim.complete(checkout.id);
+    expect(
+      await sim.deliverWebhook(endpoint.url, { eventType: 'SUCCESSFUL_TRANSACTION', eventData: paid }),
+    ).toBe(200);
+    await pay.refunds.create({ payment_id: checkout.id, amount: 1000 });
+    expect(sim.books.logins).toBe(1);
+    expect(onPaid).toHaveBeenCalledTimes(1);
+  });
+});

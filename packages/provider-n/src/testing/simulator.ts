@@ -4,7 +4,6 @@
  * with remaining-amount bookkeeping, fault injection on every route, and signed webhook delivery to a URL.
  * Amounts are kept in integer minor units inside, so the books never drift.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { minorDigits, toMajorUnits, toMinorUnits } from '@pay/core';
 import { FaultInjector, readRequestBody, startLoopbackServer } from '@pay/core/testing';
@@ -243,7 +242,7 @@ export async function startProviderNSimulator(
   function login(headers: Record<string, string>): Reply {
     const expected = `Basic ${Buffer.from(`${credentials.apiKey}:${credentials.secretKey}`).toString('base64')}`;
     if (headers.authorization !== expected) return refusal(401, '99', 'Invalid API key or secret key');
-    const accessToken = `pn_sim_${randomUUID()}`;
+    const accessToken = `pn_sim_${crypto.randomUUID()}`;
     tokens.set(accessToken, Date.now() + lifetimeSeconds * 1000);
     logins += 1;
     return envelope(200, { accessToken, expiresIn: lifetimeSeconds });

@@ -106,6 +106,8 @@ async function createCheckout(
     path: '/v1/merchant/transactions/init-transaction',
     json: body,
     retrySafe: false,
+    // Any error after sending names the reference, so a caller can match a checkout whose reply was lost.
+    context: { paymentReference: body.paymentReference },
     ...signalOf(options),
   });
   if (!outcome.ok) throw outcome.error;

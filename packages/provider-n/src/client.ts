@@ -37,7 +37,6 @@ export interface ProviderNCall extends Omit<HttpRequest, 'authorize' | 'retrySaf
 export interface ProviderNClient {
   /** Sends an authenticated call and reads its envelope. Provider refusals come back as `{ ok: false }`. */
   send(request: ProviderNCall): Promise<Outcome>;
-  readonly tokens: TokenManager;
 }
 
 const PROVIDER = 'providerN';
@@ -81,7 +80,6 @@ export function createProviderNClient(config: ProviderNConfig): ProviderNClient 
   }
 
   return {
-    tokens,
     async send({ call, context, ...request }) {
       const reply = await http.send({ ...request, ...(context ? { context } : {}) });
       return readEnvelope(reply, call, secrets, context);
@@ -119,22 +117,24 @@ export function readEnvelope(
   context?: ErrorContext,
 ): Outcome {
   const json = parseJson(reply.text);
-  const envelope = v.safeParse(envelopeSchema, json);
-  if (!envelope.success) {
-    // No envelope at all: an error page from a proxy, or a reply we cannot read.
-    if (reply.status >= 400) {
-      return {
-        ok: false,
-        responseCode: undefined,
-        reply,
-        error: apiError(reply, undefined, undefined, secrets, context),
-      };
-    }
-    parseReply(envelopeSchema, json, { provider: PROVIDER, call, ...(context ? { context } : {}) });
+  if (reply.status >= 400 && !v.is(envelopeSchema, json)) {
+    // No envelope at all: an error page from a proxy or a gateway.
+    return {
+      ok: false,
+      responseCode: undefined,
+      reply,
+      error: apiError(reply, undefined, undefined, secrets, context),
+    };
   }
-  const { requestSuccessful, responseCode, responseMessage, responseBody } = envelope.output as v.InferOutput<
-    typeof envelopeSchema
-  >;
+  const { requestSuccessful, responseCode, responseMessage, responseBody } = parseReply(
+    envelopeSchema,
+    json,
+    {
+      provider: PROVIDER,
+      call,
+      ...(context ? { context } : {}),
+    },
+  );
   const code = responseCode ?? undefined;
   if (requestSuccessful && (code === undefined || code === '0'))
     return { ok: true, body: responseBody, reply };

@@ -6,6 +6,7 @@
 import {
   hmacSha512Hex,
   type PayEvent,
+  type PaymentStatus,
   parseJson,
   type RefundStatus,
   timingSafeEqual,
@@ -90,12 +91,12 @@ type Normaliser = (eventData: Record<string, unknown>, created: number) => PayEv
  */
 const NORMALISERS: Partial<Record<ProviderNEventType, Normaliser>> = {
   SUCCESSFUL_TRANSACTION: (data, created) => [
-    transactionEvent('payment.created', data, created, 'succeeded'),
+    transactionEvent('payment.created', data, created, reportedStatus),
   ],
   SUCCESSFUL_TRANSACTION_OFFLINE: (data, created) => [
-    transactionEvent('payment.created', data, created, 'succeeded'),
+    transactionEvent('payment.created', data, created, reportedStatus),
   ],
-  REJECTED_PAYMENT: (data, created) => [transactionEvent('payment.failed', data, created, 'failed', true)],
+  REJECTED_PAYMENT: (data, created) => [transactionEvent('payment.failed', data, created, rejectedStatus)],
   SETTLEMENT: settlementEvents,
   SUCCESSFUL_REFUND: (data, created) => [refundEvent(data, created, 'succeeded')],
   FAILED_REFUND: (data, created) => [refundEvent(data, created, 'failed')],
@@ -228,26 +229,32 @@ function statusOf(data: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/**
- * A transaction event → Payment event. The event type decides what happened; `paymentStatus` refines it when
- * it is one the status table knows, except that a rejected payment is always `failed`.
- */
+/** A successful transaction's status: the table's reading of `paymentStatus`, `succeeded` when it is unknown. */
+function reportedStatus(paymentStatus: string | null | undefined): PaymentStatus {
+  return paymentStatus && paymentStatus in PAYMENT_STATUS
+    ? PAYMENT_STATUS[paymentStatus as ProviderNPaymentStatus]
+    : 'succeeded';
+}
+
+/** A rejected payment failed, whatever `paymentStatus` it carries. */
+function rejectedStatus(): PaymentStatus {
+  return 'failed';
+}
+
+/** A transaction event → Payment event, its status read by `statusFor` (the event type decides how). */
 function transactionEvent(
   type: 'payment.created' | 'payment.failed',
   data: Record<string, unknown>,
   created: number,
-  fallback: 'succeeded' | 'failed',
-  forceFallback = false,
+  statusFor: (paymentStatus: string | null | undefined) => PaymentStatus,
 ): PayEvent {
   const transaction = read(transactionEventSchema, data, 'transaction');
-  const known = transaction.paymentStatus && transaction.paymentStatus in PAYMENT_STATUS;
-  const status =
-    forceFallback || !known ? fallback : PAYMENT_STATUS[transaction.paymentStatus as ProviderNPaymentStatus];
+  const status = statusFor(transaction.paymentStatus);
   const metadata = stringMetadata(transaction.metaData);
   if (transaction.paymentStatus) metadata.paymentStatus = transaction.paymentStatus;
   if (transaction.amountPaid != null) metadata.amountPaid = String(transaction.amountPaid);
   return webhookEvent({
-    key: [transaction.transactionReference, transaction.paymentStatus ?? fallback],
+    key: [transaction.transactionReference, transaction.paymentStatus ?? status],
     type,
     provider: PROVIDER,
     created,

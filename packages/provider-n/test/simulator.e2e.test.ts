@@ -362,6 +362,10 @@ describe('faults', () => {
     expect(NetworkError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ outcome: 'unknown' });
     expect(simulator.books.transactions).toHaveLength(1);
+    // The error names the paymentReference, so the caller can match the checkout that was opened.
+    expect((error as NetworkError).context?.paymentReference).toBe(
+      simulator.books.transactions[0]?.paymentReference,
+    );
     expect(
       simulator.books.requests.filter((request) => request.path.endsWith('init-transaction')),
     ).toHaveLength(1);

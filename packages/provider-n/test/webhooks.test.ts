@@ -62,6 +62,17 @@ describe('transaction events', () => {
     expect(events[0]?.data).toMatchObject({ amount: 5000.5 });
   });
 
+  it.each([
+    ['PARTIALLY_PAID', 'processing'],
+    ['OVERPAID', 'succeeded'],
+    ['SOMETHING_NEW', 'succeeded'],
+  ])('reads paymentStatus %s of a successful transaction as %s', async (paymentStatus, status) => {
+    const { events } = await handler().handle(
+      await signed('SUCCESSFUL_TRANSACTION', { ...transactionEventData, paymentStatus }),
+    );
+    expect(events[0]?.data).toMatchObject({ status, metadata: { paymentStatus } });
+  });
+
   it('REJECTED_PAYMENT raises payment.failed with status failed', async () => {
     const data = { ...transactionEventData, paymentStatus: 'PAID' };
     const { events } = await handler().handle(await signed('REJECTED_PAYMENT', data));

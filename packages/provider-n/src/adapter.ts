@@ -16,6 +16,7 @@ import { createProviderNClient, type ProviderNClient, withAdvice } from './clien
 import type { ProviderNConfig } from './config.js';
 import {
   CHECKOUT_LIFETIME_MS,
+  PAYMENT_STATUS,
   type ProviderNCheckout,
   REFUND_STATUS,
   toPayment,
@@ -82,7 +83,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
       },
       retrievePayment: async (id, options) => {
         const read = await queryTransaction(client, id, options);
-        return read && toPayment(read.transaction, read.raw);
+        return read && toPayment(read.transaction, PAYMENT_STATUS[read.transaction.paymentStatus], read.raw);
       },
       createRefund: (params, options) => createRefund(client, params, options),
     },

@@ -17,7 +17,6 @@ import type {
   ProviderNPaymentStatus,
   ProviderNRefundStatus,
   RefundBody,
-  TransactionBody,
 } from './wire.js';
 
 /** `paymentStatus` → unified payment status (wire contract, status table). */
@@ -77,21 +76,32 @@ export function customerOf(customer: { email?: string | null | undefined } | nul
   return customer?.email ? { email: customer.email } : null;
 }
 
+/** The fields of a transaction a record is built from: a status read, or a transaction webhook's payload. */
+export interface TransactionFields {
+  transactionReference: string;
+  totalPayable: number;
+  currency: string;
+  paymentStatus?: string | null | undefined;
+  amountPaid?: number | null | undefined;
+  customer?: { email?: string | null | undefined } | null | undefined;
+  metaData?: Record<string, unknown> | null | undefined;
+}
+
 /** The unified metadata of a transaction: the caller's `metaData`, then what the record has no field for. */
-function transactionMetadata(transaction: TransactionBody): Record<string, string> {
+function transactionMetadata(transaction: TransactionFields): Record<string, string> {
   return {
     ...stringMetadata(transaction.metaData),
-    paymentStatus: transaction.paymentStatus,
+    ...(transaction.paymentStatus ? { paymentStatus: transaction.paymentStatus } : {}),
     ...(transaction.amountPaid == null ? {} : { amountPaid: String(transaction.amountPaid) }),
   };
 }
 
 /**
- * A status read → Payment. `amount` is `totalPayable`, the amount asked for; what was actually paid is in
- * `metadata.amountPaid` (wire contract, ours).
+ * A transaction → Payment with `status` (read from the status table, or decided by the webhook's event type).
+ * `amount` is `totalPayable`, the amount asked for; what was actually paid is in `metadata.amountPaid`
+ * (wire contract, ours).
  */
-export function toPayment(transaction: TransactionBody, raw: unknown): Payment {
-  const status = PAYMENT_STATUS[transaction.paymentStatus];
+export function toPayment(transaction: TransactionFields, status: PaymentStatus, raw: unknown): Payment {
   return {
     provider: 'providerN',
     id: transaction.transactionReference,
@@ -108,11 +118,43 @@ export function toPayment(transaction: TransactionBody, raw: unknown): Payment {
 }
 
 /**
+ * One transaction of a SETTLEMENT → Payment: `amount` is the settled amount, `status` `succeeded` (only paid
+ * transactions are settled). The payload names no customer, and a currency only sometimes (default NGN).
+ */
+export function toSettledPayment(
+  transaction: {
+    transactionReference: string;
+    paymentReference?: string | null | undefined;
+    amount: number;
+    currency?: string | null | undefined;
+  },
+  settlement: { settlementReference: string; currency?: string | null | undefined },
+  raw: unknown,
+): Payment {
+  return {
+    provider: 'providerN',
+    id: transaction.transactionReference,
+    amount: transaction.amount,
+    currency: (transaction.currency ?? settlement.currency ?? DEFAULT_CURRENCY).toUpperCase(),
+    status: 'succeeded',
+    customer: null,
+    item_id: null,
+    metadata: {
+      settlementReference: settlement.settlementReference,
+      ...(transaction.paymentReference ? { paymentReference: transaction.paymentReference } : {}),
+    },
+    requires_action: false,
+    payment_url: null,
+    raw,
+  };
+}
+
+/**
  * A status read → Checkout (design §8: Provider N's retrieveCheckout reads the same transaction). The status
  * read carries neither the checkout URL nor the items, so `payment_url` and `expires_at` are null and
  * `products` is empty; `metadata.paymentStatus` tells how far the payer got.
  */
-export function toRetrievedCheckout(transaction: TransactionBody, raw: unknown): Checkout {
+export function toRetrievedCheckout(transaction: TransactionFields, raw: unknown): Checkout {
   return {
     provider: 'providerN',
     id: transaction.transactionReference,

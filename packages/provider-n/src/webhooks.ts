@@ -18,11 +18,11 @@ import {
 } from '@pay/core';
 import * as v from '@pay/core/schema';
 import {
-  customerOf,
   DEFAULT_CURRENCY,
   PAYMENT_STATUS,
-  stringMetadata,
+  toPayment,
   toRefund,
+  toSettledPayment,
   toSubscription,
 } from './mapping.js';
 import {
@@ -250,27 +250,12 @@ function transactionEvent(
 ): PayEvent {
   const transaction = read(transactionEventSchema, data, 'transaction');
   const status = statusFor(transaction.paymentStatus);
-  const metadata = stringMetadata(transaction.metaData);
-  if (transaction.paymentStatus) metadata.paymentStatus = transaction.paymentStatus;
-  if (transaction.amountPaid != null) metadata.amountPaid = String(transaction.amountPaid);
   return webhookEvent({
     key: [transaction.transactionReference, transaction.paymentStatus ?? status],
     type,
     provider: PROVIDER,
     created,
-    data: {
-      provider: PROVIDER,
-      id: transaction.transactionReference,
-      amount: transaction.totalPayable,
-      currency: transaction.currency,
-      status,
-      customer: customerOf(transaction.customer),
-      item_id: null,
-      metadata,
-      requires_action: false,
-      payment_url: null,
-      raw: data,
-    },
+    data: toPayment(transaction, status, data),
   });
 }
 
@@ -283,23 +268,7 @@ function settlementEvents(data: Record<string, unknown>, created: number): PayEv
       type: 'payment.updated',
       provider: PROVIDER,
       created,
-      data: {
-        provider: PROVIDER,
-        id: transaction.transactionReference,
-        amount: transaction.amount,
-        currency: (transaction.currency ?? settlement.currency ?? DEFAULT_CURRENCY).toUpperCase(),
-        // Only paid transactions are settled.
-        status: 'succeeded',
-        customer: null,
-        item_id: null,
-        metadata: {
-          settlementReference: settlement.settlementReference,
-          ...(transaction.paymentReference ? { paymentReference: transaction.paymentReference } : {}),
-        },
-        requires_action: false,
-        payment_url: null,
-        raw: data,
-      },
+      data: toSettledPayment(transaction, settlement, data),
     }),
   );
 }

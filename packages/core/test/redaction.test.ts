@@ -35,7 +35,9 @@ describe('secrets never leak', () => {
       new URLSearchParams({ secret }).toString(),
       JSON.stringify({ secret }),
     ].join('\n');
-    expect(redact(body, [secret])).toBe(['[REDACTED]', 'secret=[REDACTED]', '{"secret":"[REDACTED]"}'].join('\n'));
+    expect(redact(body, [secret])).toBe(
+      ['[REDACTED]', 'secret=[REDACTED]', '{"secret":"[REDACTED]"}'].join('\n'),
+    );
   });
 
   it('keeps a secret echoed by an upstream error reply out of the error built from it', async () => {

@@ -1,3 +1,3 @@
 import { packageBuild } from '@pay/tooling/tsup';
 
-export default packageBuild({"index":"src/index.ts","testing/index":"src/testing/index.ts"});
+export default packageBuild({ index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' });

@@ -19,11 +19,11 @@ import type { ProviderTIdentity, ResolvedConfig } from './config.js';
 import {
   check,
   checkoutMetadataSchema,
-  planTransfer,
   type ProviderTCheckoutMetadata,
   type ProviderTRefundMetadata,
   type ProviderTTransferMetadata,
   type ProviderTUpdateMetadata,
+  planTransfer,
   refundMetadataSchema,
   type TransferInput,
   type TransferPlan,
@@ -60,7 +60,8 @@ export const UNSUPPORTED_REASONS = {
   'payments.delete': 'a committed transfer cannot be deleted or voided',
   'payments.cancel': 'a committed transfer cannot be deleted or voided; refund it with refunds.create',
   'payments.capture': 'the provider has no manual capture: a transfer moves the money when it is committed',
-  'customers.create': 'the provider has no customer storage: pass full sender data in provider_metadata on every transfer',
+  'customers.create':
+    'the provider has no customer storage: pass full sender data in provider_metadata on every transfer',
   'customers.retrieve': 'the provider has no customer storage',
   'customers.update': 'the provider has no customer storage',
   'customers.delete': 'the provider has no customer storage',
@@ -88,8 +89,15 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
         // rather than guessed between.
         const misplaced = (['amount', 'currency'] as const)
           .filter((field) => params[field] !== undefined)
-          .map((field) => ({ path: field, message: `is not used by Provider T checkouts: put it in provider_metadata.${field}` }));
-        const plan = checkedTransfer('checkouts.create', { ...params, amount: metadata?.amount, currency: metadata?.currency }, misplaced);
+          .map((field) => ({
+            path: field,
+            message: `is not used by Provider T checkouts: put it in provider_metadata.${field}`,
+          }));
+        const plan = checkedTransfer(
+          'checkouts.create',
+          { ...params, amount: metadata?.amount, currency: metadata?.currency },
+          misplaced,
+        );
         const sent = await sendTransfer(transport, plan, options);
         return transferCheckout(sent.transactionId, plan, sent.update, sent.commit, Date.now());
       },
@@ -108,7 +116,11 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
         return statusCheckout(await amend(transport, 'checkouts.update', id, params, options));
       },
       async createRefund(params, options) {
-        const { output: metadata, issues } = check(refundMetadataSchema, params.provider_metadata ?? {}, 'provider_metadata');
+        const { output: metadata, issues } = check(
+          refundMetadataSchema,
+          params.provider_metadata ?? {},
+          'provider_metadata',
+        );
         assertNoIssues(issues, 'refunds.create');
         return refundTransfer(
           transport,
@@ -154,7 +166,10 @@ function checkedTransfer(
 }
 
 /** Identity fields of non-transfer calls, each overridable per call. */
-function identityOf(defaults: ProviderTIdentity, overrides: Partial<ProviderTIdentity> | undefined): ProviderTIdentity {
+function identityOf(
+  defaults: ProviderTIdentity,
+  overrides: Partial<ProviderTIdentity> | undefined,
+): ProviderTIdentity {
   return {
     targetAudience: overrides?.targetAudience ?? defaults.targetAudience,
     agentPartnerId: overrides?.agentPartnerId ?? defaults.agentPartnerId,
@@ -170,9 +185,16 @@ async function amend(
   params: UpdateParams,
   options: CallOptions,
 ) {
-  const { output: metadata, issues } = check(updateMetadataSchema, params.provider_metadata ?? {}, 'provider_metadata');
+  const { output: metadata, issues } = check(
+    updateMetadataSchema,
+    params.provider_metadata ?? {},
+    'provider_metadata',
+  );
   if (params.metadata !== undefined) {
-    issues.push({ path: 'metadata', message: 'cannot be changed on a Provider T transfer; only the receiver name can be amended' });
+    issues.push({
+      path: 'metadata',
+      message: 'cannot be changed on a Provider T transfer; only the receiver name can be amended',
+    });
   }
   assertNoIssues(issues, operation);
   return amendReceiverName(

@@ -6,7 +6,14 @@
 import { type CallOptions, ProviderApiError, path } from '@pay/core';
 import type { ProviderTIdentity } from './config.js';
 import { findTransaction } from './status.js';
-import { isSuccess, PROVIDER, type ProviderErrorDetail, type ProviderTCall, type ProviderTTransport, describeReply } from './transport.js';
+import {
+  describeReply,
+  isSuccess,
+  PROVIDER,
+  type ProviderErrorDetail,
+  type ProviderTCall,
+  type ProviderTTransport,
+} from './transport.js';
 import { amendReadSchema, amendReplySchema, type StatusReply } from './wire.js';
 
 /** The correction asked for: at least one part to amend, or none to only re-read. */
@@ -26,7 +33,11 @@ export async function amendReceiverName(
   if (correction.firstName !== undefined || correction.lastName !== undefined) {
     await patchName(transport, transactionId, correction, identity, options);
   }
-  const status = await findTransaction(transport, transactionId, { ...options, identity, context: { transactionId, step: 'status' } });
+  const status = await findTransaction(transport, transactionId, {
+    ...options,
+    identity,
+    context: { transactionId, step: 'status' },
+  });
   if (!status) throw unknownTransaction(transactionId, 'status');
   return status;
 }
@@ -48,7 +59,10 @@ async function patchName(
     context: { transactionId, step: 'amend_read' },
   };
   const readReply = await transport.send(readCall);
-  if (!isSuccess(readReply)) throw transport.error(readReply, readCall, { message: (detail) => unreadable(transactionId, 'amendment', detail) });
+  if (!isSuccess(readReply))
+    throw transport.error(readReply, readCall, {
+      message: (detail) => unreadable(transactionId, 'amendment', detail),
+    });
   const amend = transport.read(readReply, readCall, amendReadSchema);
   if (amend.amendable === false) {
     throw new ProviderApiError(

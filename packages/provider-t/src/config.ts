@@ -140,5 +140,9 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
  */
 export function configFromEnvironment(overrides: Partial<ProviderTConfig> = {}): ProviderTConfig {
   const values = readEnvironment(PROVIDER, PROVIDER_T_ENV, overrides);
-  return { ...overrides, ...values, isSandbox: booleanSetting('PROVIDER_T_SANDBOX', values.isSandbox) } as ProviderTConfig;
+  return {
+    ...overrides,
+    ...values,
+    isSandbox: booleanSetting('PROVIDER_T_SANDBOX', values.isSandbox),
+  } as ProviderTConfig;
 }

@@ -52,10 +52,10 @@ export type {
 export { PAYMENT_STATUS, RECEIPT_LINK_LIFETIME_MS, STATUS_EVENTS } from './mapping.js';
 export { DEFAULT_REFUND_REASON_CODE } from './refund.js';
 export type { TransferStep } from './transfer.js';
-export type { ProviderTStatusEvent, TransactionStatus } from './wire.js';
 export {
   MAX_SIGNATURE_AGE_SECONDS,
   MAX_SIGNATURE_FUTURE_SECONDS,
   type ProviderTRawEvents,
   parseSignatureHeader,
 } from './webhooks.js';
+export type { ProviderTStatusEvent, TransactionStatus } from './wire.js';

@@ -162,7 +162,11 @@ const receiverSchema = v.looseObject({
   mobilePhone: v.optional(phoneSchema),
 });
 
-const identityEntries = { targetAudience: optionalText, agentPartnerId: optionalText, userLanguage: optionalText };
+const identityEntries = {
+  targetAudience: optionalText,
+  agentPartnerId: optionalText,
+  userLanguage: optionalText,
+};
 const stringRecord = v.record(v.string(), v.string('values must be strings'));
 const objectRecord = v.record(v.string(), v.unknown());
 
@@ -203,7 +207,9 @@ export const updateMetadataSchema = v.strictObject({
 /** `provider_metadata` of `refunds.create`. */
 export const refundMetadataSchema = v.strictObject({
   ...identityEntries,
-  refundReasonCode: v.optional(v.pipe(text, v.regex(/^[A-Z][A-Z0-9_]*$/, 'must be an upper-case reason code'))),
+  refundReasonCode: v.optional(
+    v.pipe(text, v.regex(/^[A-Z][A-Z0-9_]*$/, 'must be an upper-case reason code')),
+  ),
   refundFee: v.optional(v.boolean('must be true or false')),
 });
 
@@ -260,20 +266,37 @@ export function planTransfer(
   metadataSchema: typeof transferMetadataSchema | typeof checkoutMetadataSchema,
   where: { amount: string; currency: string },
 ): { plan: TransferPlan; issues: [] } | { plan: undefined; issues: ValidationIssue[] } {
-  const { output: metadata, issues } = check(metadataSchema, input.provider_metadata ?? {}, 'provider_metadata');
+  const { output: metadata, issues } = check(
+    metadataSchema,
+    input.provider_metadata ?? {},
+    'provider_metadata',
+  );
   const currency = check(currencySchema, input.currency, where.currency);
   if (input.currency === undefined) {
-    issues.push({ path: where.currency, message: 'is required: Provider T needs the currency of the amount sent' });
+    issues.push({
+      path: where.currency,
+      message: 'is required: Provider T needs the currency of the amount sent',
+    });
   } else {
     issues.push(...currency.issues);
   }
   if (input.amount === undefined) issues.push({ path: where.amount, message: 'is required' });
   else issues.push(...amountIssues(input.amount, where.amount, { unit: 'major', currency: currency.output }));
   const destination = metadata && destinationOf(metadata, issues);
-  if (issues.length > 0 || !metadata || !destination || typeof input.amount !== 'number' || !currency.output) {
+  if (
+    issues.length > 0 ||
+    !metadata ||
+    !destination ||
+    typeof input.amount !== 'number' ||
+    !currency.output
+  ) {
     return { plan: undefined, issues };
   }
-  const { amount: _amount, currency: _currency, ...transfer } = metadata as TransferMetadata & { amount?: unknown; currency?: unknown };
+  const {
+    amount: _amount,
+    currency: _currency,
+    ...transfer
+  } = metadata as TransferMetadata & { amount?: unknown; currency?: unknown };
   return {
     plan: {
       amount: input.amount,
@@ -303,7 +326,8 @@ function destinationOf(metadata: TransferMetadata, issues: ValidationIssue[]): s
   if (!/^[A-Z]{3}$/.test(country)) {
     issues.push({
       path: 'provider_metadata.receiver.address.countryCode',
-      message: 'must be an ISO 3166 alpha-3 code to serve as the destination, or set provider_metadata.destinationCountryCode',
+      message:
+        'must be an ISO 3166 alpha-3 code to serve as the destination, or set provider_metadata.destinationCountryCode',
     });
     return undefined;
   }

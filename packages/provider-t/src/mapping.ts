@@ -45,8 +45,15 @@ export const STATUS_EVENTS = {
 /** How long a Checkout's receipt link works (spec §8). */
 export const RECEIPT_LINK_LIFETIME_MS = 5 * 60 * 1000;
 
-type Breakdown = { amount: WireMoney; fees?: { value?: number | undefined }; total?: { value?: number | undefined } };
-type Receive = { amount?: { value?: number | undefined; currencyCode?: string | undefined }; fxRate?: number | undefined };
+type Breakdown = {
+  amount: WireMoney;
+  fees?: { value?: number | undefined };
+  total?: { value?: number | undefined };
+};
+type Receive = {
+  amount?: { value?: number | undefined; currencyCode?: string | undefined };
+  fxRate?: number | undefined;
+};
 
 /** Fees, totals and FX of a transfer as metadata strings (the record has no fields for them). */
 function amountFacts(send: Breakdown, receive: Receive | undefined): Record<string, string> {
@@ -60,16 +67,24 @@ function amountFacts(send: Breakdown, receive: Receive | undefined): Record<stri
 }
 
 function compact(values: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /** String-valued `additionalDetails` (the caller's metadata round-trips through them). */
 function detailsOf(details: Record<string, unknown> | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(details ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(details ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /** Metadata of a committed transfer: the caller's metadata, then the provider's facts about it. */
-function transferMetadata(plan: TransferPlan, update: UpdateReply, commit: CommitReply): Record<string, string> {
+function transferMetadata(
+  plan: TransferPlan,
+  update: UpdateReply,
+  commit: CommitReply,
+): Record<string, string> {
   return {
     ...plan.callerMetadata,
     ...compact({
@@ -87,7 +102,12 @@ function transferMetadata(plan: TransferPlan, update: UpdateReply, commit: Commi
  * The Payment of a committed transfer, built from the update and commit replies with no further call (wire
  * contract, ours): committed means sent, so the status is `succeeded`.
  */
-export function transferPayment(transactionId: string, plan: TransferPlan, update: UpdateReply, commit: CommitReply): Payment {
+export function transferPayment(
+  transactionId: string,
+  plan: TransferPlan,
+  update: UpdateReply,
+  commit: CommitReply,
+): Payment {
   return {
     provider: PROVIDER,
     id: transactionId,

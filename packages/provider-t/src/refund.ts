@@ -17,7 +17,13 @@ import {
 import { unreadable } from './amend.js';
 import type { ProviderTIdentity } from './config.js';
 import { committedRefund } from './mapping.js';
-import { describeReply, isSuccess, PROVIDER, type ProviderTCall, type ProviderTTransport } from './transport.js';
+import {
+  describeReply,
+  isSuccess,
+  PROVIDER,
+  type ProviderTCall,
+  type ProviderTTransport,
+} from './transport.js';
 import { refundCommitSchema, refundReadSchema } from './wire.js';
 
 /** Reason code sent when `provider_metadata.refundReasonCode` is not given. */
@@ -37,7 +43,11 @@ export interface RefundPlan {
 }
 
 /** Reads, checks and commits a whole-transfer refund. */
-export async function refundTransfer(transport: ProviderTTransport, plan: RefundPlan, options: CallOptions): Promise<Refund> {
+export async function refundTransfer(
+  transport: ProviderTTransport,
+  plan: RefundPlan,
+  options: CallOptions,
+): Promise<Refund> {
   const { transactionId, identity } = plan;
   const readCall: ProviderTCall = {
     call: 'GET /refund/v2/transactions/{transactionId}',
@@ -50,7 +60,9 @@ export async function refundTransfer(transport: ProviderTTransport, plan: Refund
   };
   const readReply = await transport.send(readCall);
   if (!isSuccess(readReply)) {
-    throw transport.error(readReply, readCall, { message: (detail) => unreadable(transactionId, 'refund', detail) });
+    throw transport.error(readReply, readCall, {
+      message: (detail) => unreadable(transactionId, 'refund', detail),
+    });
   }
   const read = transport.read(readReply, readCall, refundReadSchema);
   if (read.availableForRefund !== true || !read.refundAmount) {
@@ -91,14 +103,25 @@ function checkWholeRefund(plan: RefundPlan, refundable: { value: number; currenc
     });
   }
   if (plan.currency !== undefined && plan.currency !== refundable.currencyCode) {
-    issues.push({ path: 'currency', message: `must be ${refundable.currencyCode}, the currency of the transfer` });
+    issues.push({
+      path: 'currency',
+      message: `must be ${refundable.currencyCode}, the currency of the transfer`,
+    });
   }
   if (issues.length > 0) {
-    throw new ValidationError(issues, { operation: 'refunds.create', context: { transactionId: plan.transactionId, step: 'refund_read' } });
+    throw new ValidationError(issues, {
+      operation: 'refunds.create',
+      context: { transactionId: plan.transactionId, step: 'refund_read' },
+    });
   }
 }
 
-async function commitRefund(transport: ProviderTTransport, plan: RefundPlan, refundId: string, options: CallOptions) {
+async function commitRefund(
+  transport: ProviderTTransport,
+  plan: RefundPlan,
+  refundId: string,
+  options: CallOptions,
+) {
   const { transactionId } = plan;
   const context = { transactionId, refundId, step: 'refund_commit' };
   const call: ProviderTCall = {

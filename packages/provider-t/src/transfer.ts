@@ -21,8 +21,20 @@ import {
 } from '@pay/core';
 import type * as v from '@pay/core/schema';
 import type { TransferPlan } from './input.js';
-import { describeReply, isSuccess, PROVIDER, type ProviderTCall, type ProviderTTransport } from './transport.js';
-import { type CommitReply, commitReplySchema, quoteReplySchema, type UpdateReply, updateReplySchema } from './wire.js';
+import {
+  describeReply,
+  isSuccess,
+  PROVIDER,
+  type ProviderTCall,
+  type ProviderTTransport,
+} from './transport.js';
+import {
+  type CommitReply,
+  commitReplySchema,
+  quoteReplySchema,
+  type UpdateReply,
+  updateReplySchema,
+} from './wire.js';
 
 /** A committed transfer: the replies its record is built from. */
 export interface CommittedTransfer {
@@ -156,7 +168,13 @@ async function updateTransfer(
     context,
   };
   const advice = `Transfer ${transactionId} was not committed and no money moved; fix the cause and call create again (a new quote).`;
-  const reply = await stepCall(transport, call, updateReplySchema, `the update of transfer ${transactionId}`, advice);
+  const reply = await stepCall(
+    transport,
+    call,
+    updateReplySchema,
+    `the update of transfer ${transactionId}`,
+    advice,
+  );
   // Commit only on an explicit `readyForCommit: true` (wire contract): absent or false means not accepted.
   if (reply.readyForCommit !== true) {
     throw new ProviderApiError(
@@ -204,7 +222,9 @@ async function stepCall<S extends v.GenericSchema>(
       message: (detail) =>
         [
           `Provider T refused ${what} (${describeReply(detail)}).`,
-          detail.offendingFields.length > 0 ? `Incomplete or invalid: ${detail.offendingFields.join(', ')}.` : '',
+          detail.offendingFields.length > 0
+            ? `Incomplete or invalid: ${detail.offendingFields.join(', ')}.`
+            : '',
           advice,
         ]
           .filter(Boolean)
@@ -250,7 +270,10 @@ async function commitTransfer(
         { ...call, context: { ...context, outcome: 'unknown' } },
         {
           message: (detail) =>
-            unknownOutcomeMessage(transactionId, `Provider T answered the commit with ${describeReply(detail)}`),
+            unknownOutcomeMessage(
+              transactionId,
+              `Provider T answered the commit with ${describeReply(detail)}`,
+            ),
           retryable: false,
         },
       );
@@ -292,9 +315,15 @@ function refusedCommitMessage(transactionId: string, detail: Parameters<typeof d
  */
 function commitFailure(error: unknown, transactionId: string, retries: number): PayError {
   const fromLogin = PayError.isInstance(error) && error.context?.call === 'login';
-  const notSent = retries === 0 && (fromLogin || (NetworkError.isInstance(error) && error.outcome === 'not_sent'));
+  const notSent =
+    retries === 0 && (fromLogin || (NetworkError.isInstance(error) && error.outcome === 'not_sent'));
   const outcome = notSent ? 'not_sent' : 'unknown';
-  const context: ErrorContext = { ...(PayError.isInstance(error) ? error.context : {}), transactionId, step: 'commit', outcome };
+  const context: ErrorContext = {
+    ...(PayError.isInstance(error) ? error.context : {}),
+    transactionId,
+    step: 'commit',
+    outcome,
+  };
   const reason = errorText(error);
   if (notSent) {
     const message = `The commit of transfer ${transactionId} was never sent (${reason}). No money moved; call create again for a new quote.`;
@@ -303,7 +332,10 @@ function commitFailure(error: unknown, transactionId: string, retries: number): 
       : new NetworkError(message, { outcome, cause: error, context });
   }
   return new NetworkError(
-    unknownOutcomeMessage(transactionId, `The commit of transfer ${transactionId} got no usable answer (${reason})`),
+    unknownOutcomeMessage(
+      transactionId,
+      `The commit of transfer ${transactionId} got no usable answer (${reason})`,
+    ),
     { outcome, cause: error, context },
   );
 }
@@ -313,7 +345,8 @@ function withStepContext(error: unknown, context: ErrorContext, what: string, ad
   const merged = { ...(PayError.isInstance(error) ? error.context : {}), ...context };
   const message = `Provider T: ${what} (${errorText(error)}). ${advice}`;
   if (ProviderApiError.isInstance(error)) return rebuildApiError(error, message, merged);
-  if (InvalidResponseError.isInstance(error)) return new InvalidResponseError(message, { cause: error, context: merged });
+  if (InvalidResponseError.isInstance(error))
+    return new InvalidResponseError(message, { cause: error, context: merged });
   const outcome = NetworkError.isInstance(error) ? error.outcome : 'unknown';
   return new NetworkError(message, { outcome, cause: error, context: merged });
 }

@@ -11,9 +11,9 @@ import {
   type HttpHooks,
   type HttpReply,
   type HttpRequest,
+  ProviderApiError,
   parseJson,
   parseReply,
-  ProviderApiError,
   redact,
   type TokenManager,
 } from '@pay/core';
@@ -118,7 +118,11 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
       return transport.read(reply, call, schema);
     },
     read: (reply, call, schema) =>
-      parseReply(schema, parseJson(reply.text), { provider: PROVIDER, call: call.call, context: call.context }),
+      parseReply(schema, parseJson(reply.text), {
+        provider: PROVIDER,
+        call: call.call,
+        context: call.context,
+      }),
     error(reply, call, describe = {}) {
       const detail = errorDetail(reply, secrets);
       return new ProviderApiError(
@@ -138,7 +142,10 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
   return transport;
 }
 
-function withOffendingFields(context: ErrorContext | undefined, detail: ProviderErrorDetail): ErrorContext | undefined {
+function withOffendingFields(
+  context: ErrorContext | undefined,
+  detail: ProviderErrorDetail,
+): ErrorContext | undefined {
   if (detail.offendingFields.length === 0) return context;
   return { ...context, offendingFields: detail.offendingFields };
 }
@@ -155,9 +162,13 @@ function errorDetail(reply: HttpReply, secrets: readonly string[]): ProviderErro
   const envelope = parsed.success ? parsed.output : undefined;
   const errors: ErrorItem[] = envelope?.errors ?? (envelope?.error ? [envelope.error] : []);
   const first = errors[0];
-  const messages = errors.map((error) => error.message).filter((message): message is string => Boolean(message));
+  const messages = errors
+    .map((error) => error.message)
+    .filter((message): message is string => Boolean(message));
   const offendingFields = errors.flatMap((error) =>
-    (error.offendingFields ?? []).map((field) => field.field).filter((field): field is string => Boolean(field)),
+    (error.offendingFields ?? [])
+      .map((field) => field.field)
+      .filter((field): field is string => Boolean(field)),
   );
   return {
     status: reply.status,
@@ -178,7 +189,13 @@ function hidingAccessTokens(hooks: HttpHooks): HttpHooks {
       onResponse: (response) =>
         hooks.onResponse?.(
           response.url.includes('/oauth/accesstoken')
-            ? { ...response, responseBody: response.responseBody.replace(/("access_token"\s*:\s*")[^"]*"/g, '$1[REDACTED]"') }
+            ? {
+                ...response,
+                responseBody: response.responseBody.replace(
+                  /("access_token"\s*:\s*")[^"]*"/g,
+                  '$1[REDACTED]"',
+                ),
+              }
             : response,
         ),
     }),

@@ -19,7 +19,12 @@ import type { ProviderTTypes } from './adapter.js';
 import { STATUS_EVENTS, statusPayment, statusRefund } from './mapping.js';
 import { findTransaction } from './status.js';
 import { PROVIDER, type ProviderTTransport } from './transport.js';
-import { type ProviderTStatusEvent, type TransactionStatus, transactionStatusSchema, webhookBodySchema } from './wire.js';
+import {
+  type ProviderTStatusEvent,
+  type TransactionStatus,
+  transactionStatusSchema,
+  webhookBodySchema,
+} from './wire.js';
 
 /** Raw events Provider T raises: `providerT.<subscriptionType>`, with the verified body as `data`. */
 export type ProviderTRawEvents = {
@@ -81,21 +86,33 @@ export function providerTWebhooks(
 }
 
 /** Checks header, freshness and signature; returns the parsed body. Nothing is read upstream before this passes. */
-async function verifySignature(delivery: WebhookDelivery, settings: WebhookSettings): Promise<ProviderTStatusEvent> {
+async function verifySignature(
+  delivery: WebhookDelivery,
+  settings: WebhookSettings,
+): Promise<ProviderTStatusEvent> {
   const header = delivery.headers.signature;
   if (!header) {
-    throw new WebhookVerificationError('The webhook has no Signature header; it did not come from Provider T.', {
-      reason: 'missing_signature',
-    });
+    throw new WebhookVerificationError(
+      'The webhook has no Signature header; it did not come from Provider T.',
+      {
+        reason: 'missing_signature',
+      },
+    );
   }
   const parsed = parseSignatureHeader(header);
   if (!parsed) {
-    throw new WebhookVerificationError('The Signature header is not `t=<unix seconds>, s=<base64 signature>`.', {
-      reason: 'invalid_signature',
-    });
+    throw new WebhookVerificationError(
+      'The Signature header is not `t=<unix seconds>, s=<base64 signature>`.',
+      {
+        reason: 'invalid_signature',
+      },
+    );
   }
   const nowSeconds = Math.floor((settings.now ?? Date.now)() / 1000);
-  if (nowSeconds - parsed.timestamp > MAX_SIGNATURE_AGE_SECONDS || parsed.timestamp - nowSeconds > MAX_SIGNATURE_FUTURE_SECONDS) {
+  if (
+    nowSeconds - parsed.timestamp > MAX_SIGNATURE_AGE_SECONDS ||
+    parsed.timestamp - nowSeconds > MAX_SIGNATURE_FUTURE_SECONDS
+  ) {
     throw new WebhookVerificationError(
       'The webhook signature is older than 65 minutes or dated more than 5 minutes ahead; refused as a possible replay. Check the server clock.',
       { reason: 'stale_timestamp' },
@@ -126,9 +143,12 @@ function hostOf(fullUrl: string): string {
   try {
     return new URL(fullUrl).host;
   } catch {
-    throw new WebhookVerificationError('fullUrl must be the absolute URL the webhook was posted to (its host is signed).', {
-      reason: 'malformed_payload',
-    });
+    throw new WebhookVerificationError(
+      'fullUrl must be the absolute URL the webhook was posted to (its host is signed).',
+      {
+        reason: 'malformed_payload',
+      },
+    );
   }
 }
 
@@ -154,12 +174,20 @@ async function eventsOf(transport: ProviderTTransport, body: ProviderTStatusEven
   const created = eventTime(body.eventDate);
   // Only status events are documented; any other subscription is verified and acknowledged, with no event.
   if (body.subscriptionType !== 'TRANSACTION_STATUS_EVENT') return [];
-  const raw = webhookEvent({ key: [eventId], type: 'providerT.TRANSACTION_STATUS_EVENT', provider: PROVIDER, data: body, created });
+  const raw = webhookEvent({
+    key: [eventId],
+    type: 'providerT.TRANSACTION_STATUS_EVENT',
+    provider: PROVIDER,
+    data: body,
+    created,
+  });
   const status = v.safeParse(transactionStatusSchema, body.eventPayload.transactionStatus);
   if (!status.success) return [raw];
   const type = STATUS_EVENTS[status.output as TransactionStatus];
   const { transactionId } = body.eventPayload;
-  const current = await findTransaction(transport, transactionId, { context: { transactionId, step: 'webhook_status' } });
+  const current = await findTransaction(transport, transactionId, {
+    context: { transactionId, step: 'webhook_status' },
+  });
   if (!current) {
     throw new WebhookVerificationError(
       `Provider T's status endpoint does not know transfer ${transactionId} named by the webhook; it will be delivered again.`,

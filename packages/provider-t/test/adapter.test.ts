@@ -60,7 +60,10 @@ describe('payments.retrieve / checkouts.retrieve', () => {
     nock(HOST)
       .get(STATUS_PATH)
       .query(true)
-      .reply(200, statusReply('UNFUNDED', { sendAmount: { amount: { value: '250.10', currencyCode: 'usd' } } }));
+      .reply(
+        200,
+        statusReply('UNFUNDED', { sendAmount: { amount: { value: '250.10', currencyCode: 'usd' } } }),
+      );
     expect(await testAdapter().retrievePayment(TRANSACTION_ID)).toMatchObject({
       amount: 250.1,
       currency: 'USD',
@@ -71,7 +74,10 @@ describe('payments.retrieve / checkouts.retrieve', () => {
 
   it('returns null for an unknown transaction', async () => {
     nockLogin();
-    nock(HOST).get('/status/v1/transactions/nope').query(true).reply(404, errorBody('TRANSACTION_NOT_FOUND', 'Not found'));
+    nock(HOST)
+      .get('/status/v1/transactions/nope')
+      .query(true)
+      .reply(404, errorBody('TRANSACTION_NOT_FOUND', 'Not found'));
     expect(await testAdapter().retrievePayment('nope')).toBeNull();
   });
 
@@ -137,7 +143,9 @@ describe('payments.update / checkouts.update: receiver-name amendment', () => {
       .query(IDENTITY)
       .reply(200, statusReply('SENT', { receiver: { name: { firstName: 'José', lastName: 'Lopez' } } }));
 
-    const payment = await testAdapter().updatePayment(TRANSACTION_ID, { provider_metadata: { receiverFirstName: 'José' } });
+    const payment = await testAdapter().updatePayment(TRANSACTION_ID, {
+      provider_metadata: { receiverFirstName: 'José' },
+    });
 
     expect(patched).toEqual({
       ...IDENTITY,
@@ -145,7 +153,9 @@ describe('payments.update / checkouts.update: receiver-name amendment', () => {
       name: { firstName: 'José', middleName: 'Luis', lastName: 'Lopez' },
     });
     expect(payment).toMatchObject({ id: TRANSACTION_ID, status: 'succeeded' });
-    expect((payment.raw as { receiver: unknown }).receiver).toEqual({ name: { firstName: 'José', lastName: 'Lopez' } });
+    expect((payment.raw as { receiver: unknown }).receiver).toEqual({
+      name: { firstName: 'José', lastName: 'Lopez' },
+    });
   });
 
   it('only re-reads when no name is given', async () => {
@@ -157,7 +167,10 @@ describe('payments.update / checkouts.update: receiver-name amendment', () => {
 
   it('refuses a misspelt name member and a metadata change before any call', async () => {
     const error = await testAdapter()
-      .updatePayment(TRANSACTION_ID, { metadata: { a: 'b' }, provider_metadata: { receiverFirstname: 'Jo' } } as never)
+      .updatePayment(TRANSACTION_ID, {
+        metadata: { a: 'b' },
+        provider_metadata: { receiverFirstname: 'Jo' },
+      } as never)
       .catch((thrown: unknown) => thrown);
     expect(ValidationError.isInstance(error)).toBe(true);
     expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([
@@ -171,11 +184,18 @@ describe('payments.update / checkouts.update: receiver-name amendment', () => {
     nock(HOST)
       .get(AMEND_PATH)
       .query(true)
-      .reply(200, { amendId: 'amd-1', amendable: false, receiver: { name: { firstName: 'Jose', lastName: 'Lopez' } } });
+      .reply(200, {
+        amendId: 'amd-1',
+        amendable: false,
+        receiver: { name: { firstName: 'Jose', lastName: 'Lopez' } },
+      });
     const error = await testAdapter()
       .updatePayment(TRANSACTION_ID, { provider_metadata: { receiverLastName: 'López' } })
       .catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ providerCode: 'NOT_AMENDABLE', context: { transactionId: TRANSACTION_ID } });
+    expect(error).toMatchObject({
+      providerCode: 'NOT_AMENDABLE',
+      context: { transactionId: TRANSACTION_ID },
+    });
   });
 
   it('reports an unconfirmed amendment', async () => {
@@ -183,21 +203,35 @@ describe('payments.update / checkouts.update: receiver-name amendment', () => {
     nock(HOST)
       .get(AMEND_PATH)
       .query(true)
-      .reply(200, { amendId: 'amd-1', amendable: true, receiver: { name: { firstName: 'Jose', lastName: 'Lopez' } } });
+      .reply(200, {
+        amendId: 'amd-1',
+        amendable: true,
+        receiver: { name: { firstName: 'Jose', lastName: 'Lopez' } },
+      });
     nock(HOST).patch(`${AMEND_PATH}/receiver/name`).reply(200, { amendSuccess: false });
     const error = await testAdapter()
       .updatePayment(TRANSACTION_ID, { provider_metadata: { receiverLastName: 'López' } })
       .catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ providerCode: 'AMEND_FAILED', context: { transactionId: TRANSACTION_ID, step: 'amend' } });
+    expect(error).toMatchObject({
+      providerCode: 'AMEND_FAILED',
+      context: { transactionId: TRANSACTION_ID, step: 'amend' },
+    });
   });
 
   it('reports an unknown transaction as a ProviderApiError 404', async () => {
     nockLogin();
-    nock(HOST).get(AMEND_PATH).query(true).reply(404, errorBody('TRANSACTION_NOT_FOUND', 'Unknown transaction'));
+    nock(HOST)
+      .get(AMEND_PATH)
+      .query(true)
+      .reply(404, errorBody('TRANSACTION_NOT_FOUND', 'Unknown transaction'));
     const error = await testAdapter()
       .updatePayment(TRANSACTION_ID, { provider_metadata: { receiverLastName: 'López' } })
       .catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ status: 404, providerCode: 'TRANSACTION_NOT_FOUND', context: { step: 'amend_read' } });
+    expect(error).toMatchObject({
+      status: 404,
+      providerCode: 'TRANSACTION_NOT_FOUND',
+      context: { step: 'amend_read' },
+    });
   });
 });
 
@@ -232,7 +266,10 @@ describe('refunds.create', () => {
       })
       .reply(200, { referenceNumber: '48213907', expectedPayoutDate: '2026-11-24' });
 
-    const refund = await testAdapter().createRefund({ payment_id: TRANSACTION_ID, reason: 'customer changed mind' });
+    const refund = await testAdapter().createRefund({
+      payment_id: TRANSACTION_ID,
+      reason: 'customer changed mind',
+    });
 
     expect(committed).toEqual({ ...IDENTITY, refundId: 'rfd-5512' });
     expect(refund).toMatchObject({
@@ -243,7 +280,11 @@ describe('refunds.create', () => {
       currency: 'USD',
       status: 'succeeded',
       reason: 'customer changed mind',
-      metadata: { refundReasonCode: 'CUSTOMER_REQUEST', referenceNumber: '48213907', expectedPayoutDate: '2026-11-24' },
+      metadata: {
+        refundReasonCode: 'CUSTOMER_REQUEST',
+        referenceNumber: '48213907',
+        expectedPayoutDate: '2026-11-24',
+      },
     });
   });
 
@@ -264,7 +305,10 @@ describe('refunds.create', () => {
 
   it('refuses a transfer that is not available for refund, without committing', async () => {
     nockLogin();
-    nock(HOST).get(REFUND_PATH).query(true).reply(200, refundRead({ availableForRefund: false }));
+    nock(HOST)
+      .get(REFUND_PATH)
+      .query(true)
+      .reply(200, refundRead({ availableForRefund: false }));
     const error = await testAdapter()
       .createRefund({ payment_id: TRANSACTION_ID })
       .catch((thrown: unknown) => thrown);
@@ -290,7 +334,10 @@ describe('refunds.create', () => {
     const error = await testAdapter()
       .createRefund({ payment_id: TRANSACTION_ID, provider_metadata: { refundReasonCode: 'because' } })
       .catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ code: 'validation_error', issues: [{ path: 'provider_metadata.refundReasonCode' }] });
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      issues: [{ path: 'provider_metadata.refundReasonCode' }],
+    });
   });
 
   it('says the outcome is unknown when the refund commit gets no answer', async () => {
@@ -313,19 +360,28 @@ describe('refunds.create', () => {
     nock(HOST).get(REFUND_PATH).query(true).reply(200, refundRead());
     const dropping: typeof fetch = async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
-      if (url.endsWith('/commit')) throw new TypeError('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });
+      if (url.endsWith('/commit'))
+        throw new TypeError('fetch failed', {
+          cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
+        });
       return globalThis.fetch(input, init);
     };
     const error = await testAdapter({ retry: 0, fetch: dropping })
       .createRefund({ payment_id: TRANSACTION_ID })
       .catch((thrown: unknown) => thrown);
     expect(NetworkError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ outcome: 'unknown', context: { step: 'refund_commit', outcome: 'unknown' } });
+    expect(error).toMatchObject({
+      outcome: 'unknown',
+      context: { step: 'refund_commit', outcome: 'unknown' },
+    });
   });
 
   it('reports an unknown transaction', async () => {
     nockLogin();
-    nock(HOST).get(REFUND_PATH).query(true).reply(404, errorBody('TRANSACTION_NOT_FOUND', 'Unknown transaction'));
+    nock(HOST)
+      .get(REFUND_PATH)
+      .query(true)
+      .reply(404, errorBody('TRANSACTION_NOT_FOUND', 'Unknown transaction'));
     const error = await testAdapter()
       .createRefund({ payment_id: TRANSACTION_ID })
       .catch((thrown: unknown) => thrown);
@@ -341,16 +397,19 @@ describe('unsupported operations', () => {
     ['cancelPayment', 'payments.cancel', 'cannot be deleted or voided'],
     ['deleteCheckout', 'checkouts.delete', 'cannot be deleted or voided'],
     ['deletePayment', 'payments.delete', 'cannot be deleted or voided'],
-  ] as const)('%s throws ProviderNotSupportedError with the spec reason', async (method, operation, reason) => {
-    const adapter = testAdapter();
-    const error = await (adapter[method] as (...args: unknown[]) => Promise<unknown>)('x', {}).catch(
-      (thrown: unknown) => thrown,
-    );
-    expect(ProviderNotSupportedError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ provider: 'providerT', operation });
-    expect((error as ProviderNotSupportedError).reason).toContain(reason);
-    expect(UNSUPPORTED_REASONS[operation]).toContain(reason);
-  });
+  ] as const)(
+    '%s throws ProviderNotSupportedError with the spec reason',
+    async (method, operation, reason) => {
+      const adapter = testAdapter();
+      const error = await (adapter[method] as (...args: unknown[]) => Promise<unknown>)('x', {}).catch(
+        (thrown: unknown) => thrown,
+      );
+      expect(ProviderNotSupportedError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ provider: 'providerT', operation });
+      expect((error as ProviderNotSupportedError).reason).toContain(reason);
+      expect(UNSUPPORTED_REASONS[operation]).toContain(reason);
+    },
+  );
 
   it('declares exactly the supported operations', () => {
     expect([...testAdapter().capabilities].sort()).toEqual([

@@ -57,8 +57,14 @@ describe('providerT() (environment)', () => {
 
   it('uses the production host unless PROVIDER_T_SANDBOX is true', async () => {
     stubEnv({ ...ENV, PROVIDER_T_SANDBOX: 'FALSE' });
-    nock(PROVIDER_T_BASE_URLS.production).get('/oauth/accesstoken').query(true).reply(200, { access_token: 't', expires_in: 3599 });
-    nock(PROVIDER_T_BASE_URLS.production).get(`/status/v1/transactions/${TRANSACTION_ID}`).query(true).reply(404, {});
+    nock(PROVIDER_T_BASE_URLS.production)
+      .get('/oauth/accesstoken')
+      .query(true)
+      .reply(200, { access_token: 't', expires_in: 3599 });
+    nock(PROVIDER_T_BASE_URLS.production)
+      .get(`/status/v1/transactions/${TRANSACTION_ID}`)
+      .query(true)
+      .reply(404, {});
     expect(await providerT().retrievePayment(TRANSACTION_ID)).toBeNull();
   });
 
@@ -69,7 +75,13 @@ describe('providerT() (environment)', () => {
 });
 
 describe('createProviderT() (explicit)', () => {
-  const config = { clientId: 'c', clientSecret: 'secret-1', agentPartnerId: 'a', operatorId: 'o', isSandbox: true };
+  const config = {
+    clientId: 'c',
+    clientSecret: 'secret-1',
+    agentPartnerId: 'a',
+    operatorId: 'o',
+    isSandbox: true,
+  };
 
   it('does no I/O when created', () => {
     const fetch = vi.fn();
@@ -78,7 +90,9 @@ describe('createProviderT() (explicit)', () => {
   });
 
   it('names each invalid member', () => {
-    expect(() => createProviderT({ ...config, clientId: '', isSandbox: 'true' } as never)).toThrow(/clientId.*isSandbox/);
+    expect(() => createProviderT({ ...config, clientId: '', isSandbox: 'true' } as never)).toThrow(
+      /clientId.*isSandbox/,
+    );
   });
 
   it('refuses a webhook public key that is not an SPKI key', () => {

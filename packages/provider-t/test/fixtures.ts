@@ -34,12 +34,22 @@ export function nockLogin(token = 'tok-1', times = 1) {
     .reply(200, { access_token: token, expires_in: 3599, token_type: 'BearerToken' });
 }
 
-export const IDENTITY = { targetAudience: 'AGENT_FACING', agentPartnerId: AGENT_PARTNER_ID, userLanguage: 'en-US' };
+export const IDENTITY = {
+  targetAudience: 'AGENT_FACING',
+  agentPartnerId: AGENT_PARTNER_ID,
+  userLanguage: 'en-US',
+};
 export const TRANSFER_IDENTITY = { ...IDENTITY, operatorId: OPERATOR_ID, posId: '01' };
 
 export const sender = {
   name: { firstName: 'Maria', lastName: 'Lopez' },
-  address: { line1: '100 Main St', city: 'Dallas', countrySubdivisionCode: 'US-TX', countryCode: 'USA', postalCode: '75201' },
+  address: {
+    line1: '100 Main St',
+    city: 'Dallas',
+    countrySubdivisionCode: 'US-TX',
+    countryCode: 'USA',
+    postalCode: '75201',
+  },
   mobilePhone: { number: '2145550123', countryDialCode: '1' },
   email: 'maria.lopez@example.com',
   personalDetails: { dateOfBirth: '1985-04-12', birthCountryCode: 'MEX' },
@@ -51,7 +61,10 @@ export const receiver = {
   address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
 };
 
-export const transactionInformation = { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' };
+export const transactionInformation = {
+  purposeOfTransactionCode: 'FAMILY_SUPPORT',
+  sourceOfFundsCode: 'SALARY',
+};
 
 /** `provider_metadata` of a complete transfer. */
 export const transferMetadata = { sender, receiver, transactionInformation };
@@ -72,7 +85,12 @@ export function quoteReply(transactionId = TRANSACTION_ID, serviceOptionCode = '
           taxes: money(0, 'USD'),
           total: money(104.99, 'USD'),
         },
-        receiveAmount: { amount: money(1725, 'MXN'), fees: money(0, 'MXN'), total: money(1725, 'MXN'), fxRate: 17.25 },
+        receiveAmount: {
+          amount: money(1725, 'MXN'),
+          fees: money(0, 'MXN'),
+          total: money(1725, 'MXN'),
+          fxRate: 17.25,
+        },
       },
     ],
   };
@@ -84,8 +102,18 @@ export function updateReply(overrides: Record<string, unknown> = {}) {
     transactionId: TRANSACTION_ID,
     serviceOptionCode: 'WILL_CALL',
     serviceOptionName: '10 Minute Service',
-    sendAmount: { amount: money(100, 'USD'), fees: money(4.99, 'USD'), taxes: money(0, 'USD'), total: money(104.99, 'USD') },
-    receiveAmount: { amount: money(1725, 'MXN'), fees: money(0, 'MXN'), total: money(1725, 'MXN'), fxRate: 17.25 },
+    sendAmount: {
+      amount: money(100, 'USD'),
+      fees: money(4.99, 'USD'),
+      taxes: money(0, 'USD'),
+      total: money(104.99, 'USD'),
+    },
+    receiveAmount: {
+      amount: money(1725, 'MXN'),
+      fees: money(0, 'MXN'),
+      total: money(1725, 'MXN'),
+      fxRate: 17.25,
+    },
     preCommitReceipt: { consumerHyperLink: 'https://receipts.provider-t.example/pre/71a5cba1' },
     ...overrides,
   };
@@ -125,7 +153,9 @@ export function errorBody(code: string, message: string, offendingFields: string
         category: 'VALIDATION',
         code,
         message,
-        ...(offendingFields.length > 0 ? { offendingFields: offendingFields.map((field) => ({ field })) } : {}),
+        ...(offendingFields.length > 0
+          ? { offendingFields: offendingFields.map((field) => ({ field })) }
+          : {}),
       },
     ],
   };

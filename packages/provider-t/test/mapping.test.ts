@@ -1,10 +1,9 @@
+import * as v from '@pay/core/schema';
 import { describe, expect, it } from 'vitest';
 import { PAYMENT_STATUS, STATUS_EVENTS } from '../src/index.js';
 import { statusPayment, statusRefund } from '../src/mapping.js';
-import { TRANSACTION_STATUSES } from '../src/wire.js';
+import { statusReplySchema, TRANSACTION_STATUSES } from '../src/wire.js';
 import { statusReply } from './fixtures.js';
-import * as v from '@pay/core/schema';
-import { statusReplySchema } from '../src/wire.js';
 
 describe('status table', () => {
   it.each([

@@ -57,8 +57,7 @@ function connectionError(code: string): Error {
 /** Records each call's body and headers. */
 function recorder() {
   const calls: { path: string; body: unknown; headers: Record<string, string> }[] = [];
-  const record =
-    (reply: unknown, status = 200) =>
+  const record = (reply: unknown, status = 200) =>
     function (this: { req: { headers: Record<string, string> } }, path: string, body: unknown) {
       calls.push({ path, body, headers: this.req.headers });
       return [status, reply] as [number, unknown];
@@ -132,8 +131,12 @@ describe('payments.create: quote → update → commit', () => {
   it('takes the identity fields, service option and destination from provider_metadata when given', async () => {
     const { calls, record } = recorder();
     nockLogin();
-    nock(HOST).post('/transfer/v1/transactions/quote').reply(record(quoteReply(TRANSACTION_ID, 'BANK_DEPOSIT')));
-    nock(HOST).put(TRANSFER_PATH).reply(record(updateReply({ serviceOptionCode: 'BANK_DEPOSIT' })));
+    nock(HOST)
+      .post('/transfer/v1/transactions/quote')
+      .reply(record(quoteReply(TRANSACTION_ID, 'BANK_DEPOSIT')));
+    nock(HOST)
+      .put(TRANSFER_PATH)
+      .reply(record(updateReply({ serviceOptionCode: 'BANK_DEPOSIT' })));
     nock(HOST).put(`${TRANSFER_PATH}/commit`).reply(record(commitReply));
 
     await testAdapter().createPayment({
@@ -150,7 +153,12 @@ describe('payments.create: quote → update → commit', () => {
       },
     });
 
-    const overridden = { ...TRANSFER_IDENTITY, agentPartnerId: '30099999', posId: '07', userLanguage: 'es-MX' };
+    const overridden = {
+      ...TRANSFER_IDENTITY,
+      agentPartnerId: '30099999',
+      posId: '07',
+      userLanguage: 'es-MX',
+    };
     expect(calls[0]?.body).toEqual({
       ...overridden,
       destinationCountryCode: 'PHL',
@@ -158,7 +166,11 @@ describe('payments.create: quote → update → commit', () => {
       sendAmount: { value: 100, currencyCode: 'USD' },
       receiveCurrencyCode: 'PHP',
     });
-    expect(calls[1]?.body).toMatchObject({ ...overridden, serviceOptionCode: 'BANK_DEPOSIT', receiveCurrencyCode: 'PHP' });
+    expect(calls[1]?.body).toMatchObject({
+      ...overridden,
+      serviceOptionCode: 'BANK_DEPOSIT',
+      receiveCurrencyCode: 'PHP',
+    });
     expect(calls[2]?.body).toEqual(overridden);
   });
 
@@ -166,7 +178,10 @@ describe('payments.create: quote → update → commit', () => {
     nockLogin();
     nock(HOST).post('/transfer/v1/transactions/quote').reply(200, quoteReply(TRANSACTION_ID, 'WILL_CALL'));
     const error = await testAdapter()
-      .createPayment({ ...paymentParams, provider_metadata: { ...transferMetadata, serviceOptionCode: 'BANK_DEPOSIT' } })
+      .createPayment({
+        ...paymentParams,
+        provider_metadata: { ...transferMetadata, serviceOptionCode: 'BANK_DEPOSIT' },
+      })
       .catch((thrown: unknown) => thrown);
     expect(ProviderApiError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ providerCode: 'SERVICE_OPTION_UNAVAILABLE', context: { step: 'quote' } });
@@ -204,7 +219,10 @@ describe('checkouts.create', () => {
 describe('validation before the quote', () => {
   it('lists every issue in one ValidationError and calls nothing', async () => {
     const error = await testAdapter()
-      .createPayment({ amount: 10.005, provider_metadata: { receiver: { name: { firstName: 'Jose' } } } } as never)
+      .createPayment({
+        amount: 10.005,
+        provider_metadata: { receiver: { name: { firstName: 'Jose' } } },
+      } as never)
       .catch((thrown: unknown) => thrown);
     expect(ValidationError.isInstance(error)).toBe(true);
     expect((error as ValidationError).issues).toEqual(
@@ -250,7 +268,10 @@ describe('validation before the quote', () => {
 
   it('refuses a misspelt provider_metadata member instead of dropping it', async () => {
     const error = await testAdapter()
-      .createPayment({ ...paymentParams, provider_metadata: { ...transferMetadata, transactionInfo: {} } } as never)
+      .createPayment({
+        ...paymentParams,
+        provider_metadata: { ...transferMetadata, transactionInfo: {} },
+      } as never)
       .catch((thrown: unknown) => thrown);
     expect((error as ValidationError).issues).toEqual([
       { path: 'provider_metadata.transactionInfo', message: 'is not a known field' },
@@ -265,7 +286,10 @@ describe('validation before the quote', () => {
       { path: 'provider_metadata.currency', message: expect.stringContaining('is required') },
       { path: 'provider_metadata.amount', message: 'is required' },
       { path: 'amount', message: 'is not used by Provider T checkouts: put it in provider_metadata.amount' },
-      { path: 'currency', message: 'is not used by Provider T checkouts: put it in provider_metadata.currency' },
+      {
+        path: 'currency',
+        message: 'is not used by Provider T checkouts: put it in provider_metadata.currency',
+      },
     ]);
   });
 });
@@ -273,13 +297,19 @@ describe('validation before the quote', () => {
 describe('quote failures', () => {
   it('never retries the quote, even on a 503', async () => {
     nockLogin();
-    const quote = nock(HOST).post('/transfer/v1/transactions/quote').reply(503, errorBody('SERVICE_UNAVAILABLE', 'try later'));
+    const quote = nock(HOST)
+      .post('/transfer/v1/transactions/quote')
+      .reply(503, errorBody('SERVICE_UNAVAILABLE', 'try later'));
     const error = await testAdapter({ retry: 2 })
       .createPayment(paymentParams)
       .catch((thrown: unknown) => thrown);
     expect(quote.isDone()).toBe(true);
     expect(ProviderApiError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ status: 503, providerCode: 'SERVICE_UNAVAILABLE', context: { step: 'quote' } });
+    expect(error).toMatchObject({
+      status: 503,
+      providerCode: 'SERVICE_UNAVAILABLE',
+      context: { step: 'quote' },
+    });
     expect((error as Error).message).toContain('No money moved');
   });
 });
@@ -308,7 +338,10 @@ describe('update failures', () => {
       context: {
         transactionId: TRANSACTION_ID,
         step: 'update',
-        offendingFields: ['transactionInformation.sourceOfFundsCode', 'sender.personalDetails.occupationCode'],
+        offendingFields: [
+          'transactionInformation.sourceOfFundsCode',
+          'sender.personalDetails.occupationCode',
+        ],
       },
     });
     expect((error as Error).message).toContain('transactionInformation.sourceOfFundsCode');
@@ -351,7 +384,9 @@ describe('update failures', () => {
     const { calls, record } = recorder();
     nockLogin();
     nock(HOST).post('/transfer/v1/transactions/quote').reply(200, quoteReply());
-    nock(HOST).put(TRANSFER_PATH).reply(record(errorBody('UNAVAILABLE', 'busy'), 503));
+    nock(HOST)
+      .put(TRANSFER_PATH)
+      .reply(record(errorBody('UNAVAILABLE', 'busy'), 503));
     nock(HOST).put(TRANSFER_PATH).reply(record(updateReply()));
     nock(HOST).put(`${TRANSFER_PATH}/commit`).reply(200, commitReply);
     await testAdapter().createPayment(paymentParams);
@@ -362,7 +397,10 @@ describe('update failures', () => {
   it('gives a dropped update connection the transaction and step', async () => {
     nockLogin();
     nock(HOST).post('/transfer/v1/transactions/quote').reply(200, quoteReply());
-    const error = await testAdapter({ retry: 0, fetch: fetchFailing(TRANSFER_PATH, [connectionError('ECONNRESET')]) })
+    const error = await testAdapter({
+      retry: 0,
+      fetch: fetchFailing(TRANSFER_PATH, [connectionError('ECONNRESET')]),
+    })
       .createPayment(paymentParams)
       .catch((thrown: unknown) => thrown);
     expect(NetworkError.isInstance(error)).toBe(true);
@@ -381,7 +419,9 @@ describe('commit failures', () => {
   it('retries a commit answered 503 with the same request id, and succeeds once', async () => {
     const { calls, record } = recorder();
     quotedAndUpdated();
-    nock(HOST).put(`${TRANSFER_PATH}/commit`).reply(record(errorBody('UNAVAILABLE', 'busy'), 503));
+    nock(HOST)
+      .put(`${TRANSFER_PATH}/commit`)
+      .reply(record(errorBody('UNAVAILABLE', 'busy'), 503));
     nock(HOST).put(`${TRANSFER_PATH}/commit`).reply(record(commitReply));
     const payment = await testAdapter().createPayment(paymentParams);
     expect(payment.status).toBe('succeeded');
@@ -407,7 +447,10 @@ describe('commit failures', () => {
 
   it('says the outcome is unknown when the connection drops during the commit', async () => {
     quotedAndUpdated();
-    const error = await testAdapter({ retry: 0, fetch: fetchFailing('/commit', [connectionError('ECONNRESET')]) })
+    const error = await testAdapter({
+      retry: 0,
+      fetch: fetchFailing('/commit', [connectionError('ECONNRESET')]),
+    })
       .createPayment(paymentParams)
       .catch((thrown: unknown) => thrown);
     expect(NetworkError.isInstance(error)).toBe(true);
@@ -429,7 +472,10 @@ describe('commit failures', () => {
 
   it('says not_sent when a single commit attempt was refused before it left', async () => {
     quotedAndUpdated();
-    const error = await testAdapter({ retry: 0, fetch: fetchFailing('/commit', [connectionError('ECONNREFUSED')]) })
+    const error = await testAdapter({
+      retry: 0,
+      fetch: fetchFailing('/commit', [connectionError('ECONNREFUSED')]),
+    })
       .createPayment(paymentParams)
       .catch((thrown: unknown) => thrown);
     expect(NetworkError.isInstance(error)).toBe(true);
@@ -446,7 +492,9 @@ describe('commit failures', () => {
       .createPayment(paymentParams)
       .catch((thrown: unknown) => thrown);
     expect(InvalidResponseError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ context: { transactionId: TRANSACTION_ID, step: 'commit', outcome: 'unknown' } });
+    expect(error).toMatchObject({
+      context: { transactionId: TRANSACTION_ID, step: 'commit', outcome: 'unknown' },
+    });
   });
 
   it('reports TRANSACTION_ALREADY_COMMITTED as a refusal that points to retrievePayment', async () => {

@@ -26,7 +26,12 @@ const STATUS_PATH = `/status/v1/transactions/${TRANSACTION_ID}`;
 describe('authentication', () => {
   it('logs in once with Basic client credentials and reuses the token', async () => {
     const login = nockLogin('tok-1');
-    nock(HOST).get(STATUS_PATH).query(true).matchHeader('authorization', 'Bearer tok-1').times(2).reply(200, statusReply());
+    nock(HOST)
+      .get(STATUS_PATH)
+      .query(true)
+      .matchHeader('authorization', 'Bearer tok-1')
+      .times(2)
+      .reply(200, statusReply());
     const adapter = testAdapter();
     await adapter.retrievePayment(TRANSACTION_ID);
     await adapter.retrievePayment(TRANSACTION_ID);
@@ -62,7 +67,9 @@ describe('authentication', () => {
     nock(HOST)
       .get('/oauth/accesstoken')
       .query(true)
-      .reply(401, { error: { category: 'AUTH', code: 'INVALID_CLIENT', message: `client ${CLIENT_SECRET} unknown` } });
+      .reply(401, {
+        error: { category: 'AUTH', code: 'INVALID_CLIENT', message: `client ${CLIENT_SECRET} unknown` },
+      });
     const error = await testAdapter()
       .retrievePayment(TRANSACTION_ID)
       .catch((thrown: unknown) => thrown);

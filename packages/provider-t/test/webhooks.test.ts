@@ -24,7 +24,9 @@ afterEach(() => {
 });
 
 function handlerFor(overrides: Parameters<typeof testAdapter>[0] = {}) {
-  return createPay(testAdapter({ webhookPublicKey: keys.publicKey, ...overrides })).webhooks.setup({ webhookSecret: null });
+  return createPay(testAdapter({ webhookPublicKey: keys.publicKey, ...overrides })).webhooks.setup({
+    webhookSecret: null,
+  });
 }
 
 function delivery(status = 'SENT', options: { timestamp?: number; host?: string; privateKey?: string } = {}) {
@@ -59,7 +61,12 @@ describe('verification', () => {
     const handler = handlerFor()
       .on('payment.succeeded', (event) => {
         order.push(event.type);
-        expect(event.data).toMatchObject({ id: TRANSACTION_ID, amount: 100, currency: 'USD', status: 'succeeded' });
+        expect(event.data).toMatchObject({
+          id: TRANSACTION_ID,
+          amount: 100,
+          currency: 'USD',
+          status: 'succeeded',
+        });
       })
       .on('providerT.TRANSACTION_STATUS_EVENT', (event) => {
         order.push(event.type);
@@ -71,7 +78,11 @@ describe('verification', () => {
       'evt-3f9c2a:payment.succeeded',
       'evt-3f9c2a:providerT.TRANSACTION_STATUS_EVENT',
     ]);
-    expect(result.events[0]).toMatchObject({ provider: 'providerT', is_raw: false, created: Date.parse('2026-11-22T10:15:30.123Z') });
+    expect(result.events[0]).toMatchObject({
+      provider: 'providerT',
+      is_raw: false,
+      created: Date.parse('2026-11-22T10:15:30.123Z'),
+    });
     expect(result.events[1]).toMatchObject({ is_raw: true });
   });
 
@@ -109,7 +120,9 @@ describe('verification', () => {
 
   it('refuses a body altered after signing', async () => {
     const genuine = delivery('SENT');
-    const error = await refusal(handlerFor().handle({ ...genuine, body: genuine.body.replace('SENT', 'REFUNDED') }));
+    const error = await refusal(
+      handlerFor().handle({ ...genuine, body: genuine.body.replace('SENT', 'REFUNDED') }),
+    );
     expect(error.reason).toBe('invalid_signature');
   });
 
@@ -121,12 +134,12 @@ describe('verification', () => {
 
   it('refuses a signature older than 65 minutes, and one dated more than 5 minutes ahead', async () => {
     const now = Math.floor(Date.now() / 1000);
-    expect((await refusal(handlerFor().handle(delivery('SENT', { timestamp: now - 65 * 60 - 5 })))).reason).toBe(
-      'stale_timestamp',
-    );
-    expect((await refusal(handlerFor().handle(delivery('SENT', { timestamp: now + 5 * 60 + 5 })))).reason).toBe(
-      'stale_timestamp',
-    );
+    expect(
+      (await refusal(handlerFor().handle(delivery('SENT', { timestamp: now - 65 * 60 - 5 })))).reason,
+    ).toBe('stale_timestamp');
+    expect(
+      (await refusal(handlerFor().handle(delivery('SENT', { timestamp: now + 5 * 60 + 5 })))).reason,
+    ).toBe('stale_timestamp');
   });
 
   it('accepts a signature 64 minutes old', async () => {
@@ -139,11 +152,14 @@ describe('verification', () => {
 
   it('refuses a missing or malformed Signature header', async () => {
     const genuine = delivery('SENT');
-    expect((await refusal(handlerFor().handle({ ...genuine, headersAsObject: {} }))).reason).toBe('missing_signature');
+    expect((await refusal(handlerFor().handle({ ...genuine, headersAsObject: {} }))).reason).toBe(
+      'missing_signature',
+    );
     for (const signature of ['s=abc', 't=now, s=AAAA', 't=1700000000, s=not base64!', 't=1700000000']) {
-      expect((await refusal(handlerFor().handle({ ...genuine, headersAsObject: { Signature: signature } }))).reason).toBe(
-        'invalid_signature',
-      );
+      expect(
+        (await refusal(handlerFor().handle({ ...genuine, headersAsObject: { Signature: signature } })))
+          .reason,
+      ).toBe('invalid_signature');
     }
   });
 
@@ -153,7 +169,11 @@ describe('verification', () => {
   });
 
   it('refuses a signed body that is not a status event', async () => {
-    const genuine = signedProviderTWebhook({ event: '{"hello":"world"}', url: URL_, privateKey: keys.privateKey });
+    const genuine = signedProviderTWebhook({
+      event: '{"hello":"world"}',
+      url: URL_,
+      privateKey: keys.privateKey,
+    });
     expect((await refusal(handlerFor().handle(genuine))).reason).toBe('malformed_payload');
   });
 
@@ -176,7 +196,12 @@ describe('verification', () => {
 
 describe('signing helpers', () => {
   it('writes the Signature header as t=<seconds>, s=<base64>', () => {
-    const header = signProviderTWebhook({ body: '{}', host: 'shop.example', privateKey: keys.privateKey, timestamp: 1763806530 });
+    const header = signProviderTWebhook({
+      body: '{}',
+      host: 'shop.example',
+      privateKey: keys.privateKey,
+      timestamp: 1763806530,
+    });
     expect(header).toMatch(/^t=1763806530, s=[A-Za-z0-9+/]+=*$/);
     expect(parseSignatureHeader(header)?.timestamp).toBe(1763806530);
   });

@@ -11,3 +11,14 @@ export {
   signedProviderTWebhook,
   signProviderTWebhook,
 } from './signing.js';
+export {
+  type DeliverWebhookOptions,
+  PROVIDER_T_SIMULATOR_CREDENTIALS,
+  type ProviderTSimulator,
+  type ProviderTSimulatorCredentials,
+  type ProviderTSimulatorOptions,
+  type RecordedRequest,
+  type SimulatedRefund,
+  type SimulatedTransfer,
+  startProviderTSimulator,
+} from './simulator.js';

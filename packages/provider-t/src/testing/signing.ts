@@ -38,7 +38,11 @@ export interface SignWebhookOptions {
 /** The `Signature` header value, `t=<unix seconds>, s=<base64 RSA-SHA256 signature>`. */
 export function signProviderTWebhook(options: SignWebhookOptions): string {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const signature = sign('sha256', Buffer.from(`${timestamp}.${options.host}.${options.body}`, 'utf8'), options.privateKey);
+  const signature = sign(
+    'sha256',
+    Buffer.from(`${timestamp}.${options.host}.${options.body}`, 'utf8'),
+    options.privateKey,
+  );
   return `t=${timestamp}, s=${signature.toString('base64')}`;
 }
 

@@ -66,6 +66,11 @@ function bufferOf(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
+/** Lower-case hex SHA-256 of `data` (e.g. a stable id for a webhook payload that carries no reference). */
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bufferOf(utf8(data)))));
+}
+
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
 /** Lower-case hex HMAC-SHA512 of `data` keyed with `secret` (Provider N's `providerN-signature`). */

@@ -54,7 +54,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** How a client authorises its calls. */
 export interface Authorization {
   /** The `Authorization` header value for the next call. */
-  header(signal?: AbortSignal): Promise<string>;
+  header(): Promise<string>;
   /** Called with the rejected header value when the provider answers 401; the call is then sent once more. */
   rejected?(headerValue: string): void;
 }
@@ -145,6 +145,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     throwHttpErrors: false,
   });
 
+  /**
+   * The Authorization header for a call. A login that fails for lack of an answer leaves the call itself
+   * unsent, whatever the login's own outcome was: say so, so the caller knows repeating it is safe.
+   */
+  async function authorizationFor(request: HttpRequest, requestId: string): Promise<string> {
+    try {
+      return await options.authorization!.header();
+    } catch (error) {
+      if (!NetworkError.isInstance(error)) throw error;
+      throw new NetworkError(
+        `${options.provider} ${request.method} ${redact(request.path, secrets)} was not sent: no access token could be obtained. It is safe to send again.`,
+        { outcome: 'not_sent', cause: error, context: { ...request.context, requestId } },
+      );
+    }
+  }
+
   async function attemptOnce(
     request: HttpRequest,
     url: string,
@@ -156,7 +172,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     if (options.requestIdHeader) headers[options.requestIdHeader] = requestId;
     let authorization: string | undefined;
     if (request.authorize !== false && options.authorization) {
-      authorization = await options.authorization.header(signal);
+      authorization = await authorizationFor(request, requestId);
       headers.authorization = authorization;
     }
     let body: string | undefined;

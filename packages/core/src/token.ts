@@ -14,8 +14,11 @@ export interface AccessToken {
 
 /** Options of {@link createTokenManager}. */
 export interface TokenManagerOptions {
-  /** Performs the login. Errors propagate to every caller waiting on it. */
-  login: (signal?: AbortSignal) => Promise<AccessToken>;
+  /**
+   * Performs the login. Errors propagate to every caller waiting on it. It gets no caller's signal: one login
+   * serves every concurrent caller, so one caller giving up must not fail the others.
+   */
+  login: () => Promise<AccessToken>;
   /** Refresh this long before expiry (default 60 s, at most half the token's lifetime). */
   refreshMarginMs?: number;
   /** Clock, for tests. */
@@ -25,7 +28,7 @@ export interface TokenManagerOptions {
 /** A cached access token shared by one adapter instance. */
 export interface TokenManager {
   /** A token valid for at least the refresh margin, logging in when needed. */
-  get(signal?: AbortSignal): Promise<string>;
+  get(): Promise<string>;
   /** Drops `token` (the one a 401 rejected), unless a newer one has replaced it already. */
   invalidate(token: string): void;
   /** Number of logins made so far (for diagnostics and benchmarks). */
@@ -40,11 +43,11 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
   let inFlight: Promise<string> | undefined;
   let logins = 0;
 
-  function login(signal?: AbortSignal): Promise<string> {
+  function login(): Promise<string> {
     logins += 1;
     const started = now();
     const pending = options
-      .login(signal)
+      .login()
       .then(({ accessToken, expiresInSeconds }) => {
         const lifetimeMs = Math.max(0, expiresInSeconds * 1000);
         held = { token: accessToken, refreshAt: started + lifetimeMs - Math.min(margin, lifetimeMs / 2) };
@@ -58,9 +61,9 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
   }
 
   return {
-    async get(signal) {
+    async get() {
       if (held && now() < held.refreshAt) return held.token;
-      return inFlight ?? login(signal);
+      return inFlight ?? login();
     },
     invalidate(token) {
       if (held?.token === token) held = undefined;

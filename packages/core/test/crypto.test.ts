@@ -56,3 +56,11 @@ describe('crypto helpers', () => {
     await expect(verifyRsaSha256('not base64!', content, signature)).rejects.toThrow(TypeError);
   });
 });
+
+describe('sha256Hex', () => {
+  it('matches Node', async () => {
+    const { createHash } = await import('node:crypto');
+    const { sha256Hex } = await import('../src/index.js');
+    expect(await sha256Hex('payload')).toBe(createHash('sha256').update('payload').digest('hex'));
+  });
+});

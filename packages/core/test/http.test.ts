@@ -231,6 +231,16 @@ describe('the HTTP client', () => {
     });
   });
 
+  it('says a call was not sent when its login got no answer, whatever the login outcome was', async () => {
+    const loginFailure = new NetworkError('login timed out', { outcome: 'unknown' });
+    const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });
+    const error = await http
+      .send({ method: 'POST', path: '/pay', json: {}, retrySafe: false, context: { step: 'quote' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ outcome: 'not_sent', cause: loginFailure, context: { step: 'quote' } });
+  });
+
   it('lets a failing login propagate as itself instead of a network error', async () => {
     const loginFailure = new Error('login refused');
     const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });

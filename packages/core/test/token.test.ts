@@ -40,6 +40,15 @@ describe('the token manager', () => {
     expect(await tokens.get()).toBe('tok-2');
   });
 
+  it('gives the shared login no caller signal, so one caller giving up cannot fail the others', async () => {
+    const login = vi.fn(async (...args: unknown[]) => {
+      expect(args).toEqual([]);
+      return { accessToken: 'tok', expiresInSeconds: 3600 };
+    });
+    const tokens = createTokenManager({ login });
+    expect(await Promise.all([tokens.get(), tokens.get()])).toEqual(['tok', 'tok']);
+  });
+
   it('passes a failing login to every waiting caller, and tries again on the next call', async () => {
     let attempts = 0;
     const tokens = createTokenManager({

@@ -162,3 +162,34 @@ describe('deduplication', () => {
     expect(await store.claim('e1', 60)).toBe(true);
   });
 });
+
+describe('parseWebhookPayload', () => {
+  it('returns the parsed payload, or refuses a malformed one as malformed_payload naming the fields', async () => {
+    const { parseWebhookPayload } = await import('../src/index.js');
+    const v = await import('../src/schema.js');
+    const schema = v.object({
+      eventType: v.string(),
+      eventData: v.object({ transactionReference: v.string() }),
+    });
+    expect(
+      parseWebhookPayload(schema, { eventType: 'X', eventData: { transactionReference: 'R' } }, 'providerN'),
+    ).toEqual({
+      eventType: 'X',
+      eventData: { transactionReference: 'R' },
+    });
+    let error: unknown;
+    try {
+      parseWebhookPayload(
+        schema,
+        { eventType: 7, eventData: { transactionReference: 'secret-value', x: 1 } },
+        'providerN',
+      );
+      parseWebhookPayload(schema, { eventType: 7, eventData: {} }, 'providerN');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error).toMatchObject({ reason: 'malformed_payload', status: 400 });
+    expect((error as Error).message).toContain('eventType');
+  });
+});

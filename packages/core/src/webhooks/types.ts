@@ -1,6 +1,9 @@
 /** Webhook types shared by the handler and the adapters (design §5). */
+import * as v from 'valibot';
 import type { AdapterTypes } from '../adapter.js';
+import { WebhookVerificationError } from '../errors.js';
 import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
+import { toValidationIssues } from '../validation.js';
 
 /** Normalised event names and the record each carries as `data`. */
 export interface NormalisedEvents {
@@ -99,4 +102,24 @@ export function webhookEvent<Type extends string, Data>(fields: {
     data: fields.data,
     is_raw: fields.is_raw ?? fields.type.startsWith(`${fields.provider}.`),
   };
+}
+
+/**
+ * Validates a webhook payload against the adapter's lenient schema. A mismatch is a `WebhookVerificationError`
+ * with reason `malformed_payload` naming the fields (never their values); nothing is dispatched.
+ */
+export function parseWebhookPayload<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  provider: ProviderName,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, value, { abortEarly: false });
+  if (result.success) return result.output;
+  const fields = [...new Set(toValidationIssues(result.issues).map((issue) => issue.path || '(body)'))];
+  throw new WebhookVerificationError(
+    `The ${provider} webhook payload is malformed: fields ${fields.join(', ')} do not match.`,
+    {
+      reason: 'malformed_payload',
+    },
+  );
 }

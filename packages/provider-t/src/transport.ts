@@ -77,7 +77,7 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
   // the manager logs in through the client (without authorisation).
   let transport: ProviderTTransport;
   const tokens = createTokenManager({
-    login: async (signal) => {
+    login: async () => {
       const call: ProviderTCall = {
         call: 'GET /oauth/accesstoken',
         method: 'GET',
@@ -86,7 +86,6 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
         headers: { authorization: basicAuthorization(config.clientId, config.clientSecret) },
         authorize: false,
         retrySafe: true,
-        signal,
         context: { call: 'login' },
       };
       const token = await transport.request(call, tokenReplySchema);
@@ -103,7 +102,7 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
     requestIdHeader: 'X-Client-Request-Id',
     secrets,
     authorization: {
-      header: async (signal) => `Bearer ${await tokens.get(signal)}`,
+      header: async () => `Bearer ${await tokens.get()}`,
       rejected: (value) => tokens.invalidate(value.slice('Bearer '.length)),
     },
   });

@@ -3,12 +3,14 @@
  * each adapter pointed at its simulator with `baseUrl`), with a real local webhook endpoint behind core's Node
  * bridge. Prints a transcript and exits non-zero when any expectation fails.
  */
+import { providerNDemo } from './provider-n.js';
 import { providerRDemo } from './provider-r.js';
 import { failureCount } from './transcript.js';
 
 const started = Date.now();
 try {
   await providerRDemo();
+  await providerNDemo();
 } catch (error) {
   console.error('\nThe demo stopped on an unexpected error:', error);
   process.exitCode = 1;

@@ -1,0 +1,273 @@
+/**
+ * Helpers shared by the fault, secrets and bad-input tests: the fault kinds of the matrix and what each one
+ * must produce, hooks that record every attempt (and arm a fault on the n-th call of a path), and a deep scan
+ * of errors and hook payloads for secret values.
+ */
+import {
+  type HttpHooks,
+  type HttpRequestInfo,
+  type HttpResponseInfo,
+  InvalidResponseError,
+  NetworkError,
+  PayError,
+  ProviderApiError,
+} from '@pay/core';
+import type { Fault, FaultInjector } from '@pay/core/testing';
+import { expect } from 'vitest';
+
+/** Resolves with what `promise` rejects with; fails the test when it resolves. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to reject, but it resolved');
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The faults of the matrix (issue 7): status faults, a timeout, a dropped connection, a lost reply, bad bodies. */
+export const FAULT_KINDS = [
+  '500',
+  '502',
+  '503',
+  '429',
+  'timeout',
+  'drop',
+  'drop-after',
+  'malformed',
+  'wrong-shape',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Per-attempt timeout of the adapters in timeout cases, and the simulator delay that exceeds it. */
+export const TIMEOUT_MS = 120;
+export const DELAY_MS = 320;
+
+/** A 200 JSON body that matches no provider's wire contract. */
+export const WRONG_SHAPE_BODY = JSON.stringify({ result: 'ok', items: [1, 2, 3] });
+
+/** The simulator fault for a kind. 502/503/429 carry `Retry-After: 0` (fast); 500 uses the default backoff. */
+export function faultFor(kind: FaultKind): Fault {
+  switch (kind) {
+    case '500':
+      return { kind: 'status', status: 500 };
+    case '502':
+    case '503':
+    case '429':
+      return { kind: 'status', status: Number(kind), headers: { 'retry-after': '0' } };
+    case 'timeout':
+      return { kind: 'delay', ms: DELAY_MS };
+    case 'drop':
+      return { kind: 'drop' };
+    case 'drop-after':
+      return { kind: 'drop-after' };
+    case 'malformed':
+      return { kind: 'malformed' };
+    case 'wrong-shape':
+      return { kind: 'status', status: 200, body: WRONG_SHAPE_BODY };
+  }
+}
+
+/** True when the simulator handled the call (its state changed) even though the client got no usable reply. */
+export function processedBy(kind: FaultKind): boolean {
+  return kind === 'timeout' || kind === 'drop-after' || kind === 'malformed';
+}
+
+/** True when the HTTP client retries a retry-safe call after this fault. */
+export function retriedOn(kind: FaultKind): boolean {
+  return kind !== 'malformed' && kind !== 'wrong-shape';
+}
+
+/** The attempts the client makes of a call under a persistent fault. */
+export function expectedAttempts(kind: FaultKind, retrySafe: boolean, retry: number): number {
+  return retrySafe && retriedOn(kind) ? retry + 1 : 1;
+}
+
+/**
+ * Asserts the typed error a persistent fault of `kind` must produce, with its fields. `networkOutcome` is the
+ * `outcome` a network failure must report (`unknown` unless the call provably was not sent).
+ */
+export function expectFaultError(
+  error: unknown,
+  kind: FaultKind,
+  options: { networkOutcome?: 'unknown' | 'not_sent'; context?: Record<string, unknown> } = {},
+): void {
+  expect(PayError.isInstance(error), `expected a PayError, got ${String(error)}`).toBe(true);
+  const context = options.context === undefined ? {} : { context: expect.objectContaining(options.context) };
+  switch (kind) {
+    case '500':
+    case '502':
+    case '503':
+    case '429':
+      expect(ProviderApiError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({
+        code: 'provider_api_error',
+        status: Number(kind),
+        retryable: true,
+        ...context,
+      });
+      return;
+    case 'timeout':
+    case 'drop':
+    case 'drop-after':
+      expect(NetworkError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({
+        code: 'network_error',
+        outcome: options.networkOutcome ?? 'unknown',
+        ...context,
+      });
+      if (kind === 'timeout') expect((error as Error).message).toMatch(/timed out/);
+      return;
+    case 'malformed':
+    case 'wrong-shape':
+      expect(InvalidResponseError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'invalid_response', ...context });
+      return;
+  }
+}
+
+/** A call as the adapter's hooks saw it. */
+export interface Attempt {
+  method: string;
+  path: string;
+  requestId: string;
+  attempt: number;
+}
+
+/** What a recorder saw; `hooks` goes into the adapter config. */
+export interface Recorder {
+  hooks: HttpHooks;
+  attempts: Attempt[];
+  requests: HttpRequestInfo[];
+  responses: HttpResponseInfo[];
+  /** Attempts of `method path` (path tested against the URL pathname). */
+  of(method: string, path: string | RegExp): Attempt[];
+}
+
+function matches(path: string, pattern: string | RegExp): boolean {
+  return typeof pattern === 'string' ? path === pattern : pattern.test(path);
+}
+
+/**
+ * Hooks that record every attempt, and optionally arm `fault` on the `nth` (0-based) logical call of
+ * `method path`, just before it is sent, for `times` attempts. Arming from the hook lets a test fault the second
+ * status read of an operation while the first one passes.
+ */
+export function recorder(
+  arm?: {
+    faults: FaultInjector;
+    method: string;
+    path: string | RegExp;
+    nth?: number;
+    times: number;
+    fault: Fault;
+  },
+  basePath = '',
+): Recorder {
+  const attempts: Attempt[] = [];
+  const requests: HttpRequestInfo[] = [];
+  const responses: HttpResponseInfo[] = [];
+  let seen = 0;
+  return {
+    attempts,
+    requests,
+    responses,
+    of: (method, path) => attempts.filter((a) => a.method === method && matches(a.path, path)),
+    hooks: {
+      onRequest(info) {
+        requests.push(info);
+        const path = new URL(info.url).pathname.slice(basePath.length);
+        attempts.push({ method: info.method, path, requestId: info.requestId, attempt: info.attempt });
+        if (arm && info.attempt === 1 && info.method === arm.method && matches(path, arm.path)) {
+          if (seen === (arm.nth ?? 0)) {
+            arm.faults.inject({ method: arm.method, path: arm.path, times: arm.times, fault: arm.fault });
+          }
+          seen += 1;
+        }
+      },
+      onResponse(info) {
+        responses.push(info);
+      },
+    },
+  };
+}
+
+/**
+ * Every string reachable from `value`: own properties (enumerable or not) of objects and errors, array items,
+ * `message`, `stack` and `cause` chains, `JSON.stringify` of each object, plus `String(value)`. Bounded.
+ */
+export function reachableText(value: unknown): string[] {
+  const out: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (item: unknown, depth: number) => {
+    if (depth > 12) return;
+    if (typeof item === 'string') {
+      out.push(item);
+      return;
+    }
+    if (typeof item === 'number' || typeof item === 'boolean' || typeof item === 'bigint') {
+      out.push(String(item));
+      return;
+    }
+    if (item === null || (typeof item !== 'object' && typeof item !== 'function')) return;
+    if (seen.has(item)) return;
+    seen.add(item);
+    if (typeof item === 'function') return;
+    try {
+      out.push(JSON.stringify(item) ?? '');
+    } catch {
+      // circular or throwing toJSON: the properties are still walked below
+    }
+    try {
+      out.push(String(item));
+    } catch {
+      // objects without a string form
+    }
+    if (item instanceof Headers) {
+      for (const [name, headerValue] of item) out.push(`${name}: ${headerValue}`);
+      return;
+    }
+    if (item instanceof Error) {
+      out.push(item.message, item.stack ?? '');
+      visit(item.cause, depth + 1);
+    }
+    for (const key of Reflect.ownKeys(item)) {
+      let child: unknown;
+      try {
+        child = (item as Record<PropertyKey, unknown>)[key];
+      } catch {
+        continue;
+      }
+      if (typeof key === 'string') out.push(key);
+      visit(child, depth + 1);
+    }
+  };
+  visit(value, 0);
+  return out;
+}
+
+/** Spellings a secret may take on the wire or in logs. */
+export function spellingsOf(secret: string): string[] {
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      JSON.stringify(secret).slice(1, -1),
+      btoa(secret),
+    ]),
+  ];
+}
+
+/** Asserts that no spelling of any secret occurs in anything reachable from `value`. */
+export function expectNoSecrets(value: unknown, secrets: readonly string[], label = 'value'): void {
+  const texts = reachableText(value);
+  for (const secret of secrets) {
+    for (const spelling of spellingsOf(secret)) {
+      const leak = texts.find((text) => text.includes(spelling));
+      expect(leak, `${label} contains the secret "${secret}" (as "${spelling}")`).toBeUndefined();
+    }
+  }
+}

@@ -1,7 +1,14 @@
 // The provider benchmarks, one module per provider.
+import * as providerN from './provider-n.mjs';
 import * as providerR from './provider-r.mjs';
 
 /** Every provider benchmark step, in the order they run. */
 export async function providerBenchmarks() {
-  return [providerR.overheadPayment, providerR.verifyLocal];
+  return [
+    providerN.overheadCheckout,
+    providerR.overheadPayment,
+    providerN.verifyWebhooks,
+    providerR.verifyLocal,
+    providerN.coldTokens,
+  ];
 }

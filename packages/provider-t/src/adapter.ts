@@ -6,6 +6,7 @@
 import {
   type Adapter,
   type AdapterTypes,
+  amountIssues,
   assertNoIssues,
   type CallOptions,
   type Checkout,
@@ -121,6 +122,10 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
           params.provider_metadata ?? {},
           'provider_metadata',
         );
+        // What can be checked without the refund read is checked before it; the whole-amount rule after it.
+        if (params.amount !== undefined) {
+          issues.push(...amountIssues(params.amount, 'amount', { unit: 'major', currency: params.currency }));
+        }
         assertNoIssues(issues, 'refunds.create');
         return refundTransfer(
           transport,

@@ -5,15 +5,8 @@
  */
 import { type CallOptions, ProviderApiError, path } from '@pay/core';
 import type { ProviderTIdentity } from './config.js';
-import { findTransaction } from './status.js';
-import {
-  describeReply,
-  isSuccess,
-  PROVIDER,
-  type ProviderErrorDetail,
-  type ProviderTCall,
-  type ProviderTTransport,
-} from './transport.js';
+import { findTransaction, unknownTransaction, unreadable } from './status.js';
+import { isSuccess, PROVIDER, type ProviderTCall, type ProviderTTransport } from './transport.js';
 import { amendReadSchema, amendReplySchema, type StatusReply } from './wire.js';
 
 /** The correction asked for: at least one part to amend, or none to only re-read. */
@@ -110,25 +103,4 @@ async function patchName(
       { context: { transactionId, step: 'amend' } },
     );
   }
-}
-
-/** The message of a refused read before an amendment or a refund. */
-export function unreadable(transactionId: string, what: string, detail: ProviderErrorDetail): string {
-  return detail.status === 404
-    ? `Provider T does not know transfer ${transactionId} (${describeReply(detail)}); nothing was changed. Check the id (the transactionId of createPayment/createCheckout).`
-    : `Provider T refused the ${what} read of transfer ${transactionId} (${describeReply(detail)}); nothing was changed.`;
-}
-
-/** A 404 where an existing transfer is required (update, refund): an error, unlike retrieve's `null`. */
-export function unknownTransaction(transactionId: string, step: string): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: 404,
-      providerCode: 'TRANSACTION_NOT_FOUND',
-      message: `Provider T does not know transfer ${transactionId}. Check the id (it is the transactionId of createPayment/createCheckout).`,
-      retryable: false,
-    },
-    { context: { transactionId, step } },
-  );
 }

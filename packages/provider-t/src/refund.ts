@@ -14,9 +14,9 @@ import {
   type Refund,
   ValidationError,
 } from '@pay/core';
-import { unreadable } from './amend.js';
 import type { ProviderTIdentity } from './config.js';
 import { committedRefund } from './mapping.js';
+import { unreadable } from './status.js';
 import {
   describeReply,
   isSuccess,

@@ -130,13 +130,14 @@ async function verifySignature(
       { reason: 'invalid_signature' },
     );
   }
-  const result = v.safeParse(webhookBodySchema, parseJsonBody(delivery.body));
-  if (!result.success) {
+  const body = parseJsonBody(delivery.body);
+  if (!v.is(webhookBodySchema, body)) {
     throw new WebhookVerificationError('The verified webhook body is not a Provider T status event.', {
       reason: 'malformed_payload',
     });
   }
-  return JSON.parse(delivery.body) as ProviderTStatusEvent;
+  // The raw event carries the verified body as sent (eventId may be a number; ids use its text).
+  return body as ProviderTStatusEvent;
 }
 
 function hostOf(fullUrl: string): string {

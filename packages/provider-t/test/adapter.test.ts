@@ -423,3 +423,13 @@ describe('unsupported operations', () => {
     ]);
   });
 });
+
+describe('refunds.create validation before the read', () => {
+  it('refuses a zero or too fine amount without calling the provider', async () => {
+    const error = await testAdapter()
+      .createRefund({ payment_id: TRANSACTION_ID, amount: 0.001, currency: 'USD' })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'validation_error', issues: [{ path: 'amount' }] });
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+});

@@ -644,7 +644,7 @@ export async function startProviderTSimulator(
     const requestId = headers['x-client-request-id'];
     if (!requestId) return providerError(400, 'MISSING_REQUEST_ID', 'X-Client-Request-Id is required');
     const segments = path.split('/').slice(1).map(decodeURIComponent);
-    const [area, version, resource, id, action, detail] = segments;
+    const [area, version, resource, id, action] = segments;
     if (method === 'GET') {
       if (area === 'status' && version === 'v1' && resource === 'transactions' && id && !action)
         return status(id, query);
@@ -662,22 +662,13 @@ export async function startProviderTSimulator(
     } catch {
       return providerError(400, 'INVALID_JSON', 'The body is not JSON');
     }
-    const reply = mutate(method, area, version, resource, id, action, detail, body, path);
+    const reply = mutate(method, segments, body);
     if (reply.status < 500) replies.set(requestId, { method, path, reply });
     return reply;
   }
 
-  function mutate(
-    method: string,
-    area: string | undefined,
-    version: string | undefined,
-    resource: string | undefined,
-    id: string | undefined,
-    action: string | undefined,
-    detail: string | undefined,
-    body: Json,
-    path: string,
-  ): Reply {
+  function mutate(method: string, segments: string[], body: Json): Reply {
+    const [area, version, resource, id, action, detail] = segments;
     if (area === 'transfer' && version === 'v1' && resource === 'transactions') {
       if (method === 'POST' && id === 'quote' && !action) return quote(body);
       if (method === 'PUT' && id && !action) return update(id, body);
@@ -695,7 +686,7 @@ export async function startProviderTSimulator(
     }
     if (method === 'PUT' && area === 'refund' && version === 'v2' && id && action === 'commit')
       return refundCommit(id, body);
-    return providerError(404, 'NOT_FOUND', `No route for ${method} ${path}`);
+    return providerError(404, 'NOT_FOUND', `No route for ${method} /${segments.join('/')}`);
   }
 
   async function listener(req: IncomingMessage, res: ServerResponse): Promise<void> {

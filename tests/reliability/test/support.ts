@@ -118,7 +118,11 @@ export function expectFaultError(
         outcome: options.networkOutcome ?? 'unknown',
         ...context,
       });
-      if (kind === 'timeout') expect((error as Error).message).toMatch(/timed out/);
+      // The timeout is named in the message, or in the cause it wraps (a login that timed out).
+      if (kind === 'timeout')
+        expect(causeChain(error).map((e) => (e as Error).message)).toContainEqual(
+          expect.stringMatching(/timed out/),
+        );
       return;
     case 'malformed':
     case 'wrong-shape':
@@ -126,6 +130,16 @@ export function expectFaultError(
       expect(error).toMatchObject({ code: 'invalid_response', ...context });
       return;
   }
+}
+
+/** `error` and its `cause` chain (bounded). */
+export function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current !== undefined && current !== null && chain.length < 10; ) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
 }
 
 /** A call as the adapter's hooks saw it. */

@@ -166,7 +166,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     url: string,
     requestId: string,
     attempt: number,
-    signal: AbortSignal | undefined,
+    deadline: Deadline,
   ) {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (options.requestIdHeader) headers[options.requestIdHeader] = requestId;
@@ -199,20 +199,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         : undefined;
     if (info) await hooks?.onRequest?.(info);
     const started = Date.now();
+    const abort = deadline.attempt(timeoutMs);
     let response: Response;
     let text: string;
     try {
-      response = await instance(url, {
-        method: request.method,
-        headers,
-        body,
-        signal: signal
-          ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs),
-      });
+      response = await instance(url, { method: request.method, headers, body, signal: abort.signal });
       text = await response.text();
     } catch (error) {
       throw new TransportFailure(error);
+    } finally {
+      abort.done();
     }
     if (info)
       await hooks?.onResponse?.({
@@ -230,21 +226,19 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const url = buildUrl(baseUrl, request.path, request.query);
       const limit = request.retrySafe ? retries : 0;
       // The overall cap: every attempt's timeout plus the longest waits between them.
-      // The overall cap matters only when there are waits between attempts; one attempt has its own timeout.
-      const cap =
-        limit > 0 ? AbortSignal.timeout(timeoutMs * (limit + 1) + MAX_WAIT_MS * limit + 1_000) : undefined;
-      const signal = request.signal && cap ? AbortSignal.any([request.signal, cap]) : (request.signal ?? cap);
+      const deadline = new Deadline(timeoutMs * (limit + 1) + MAX_WAIT_MS * limit + 1_000, request.signal);
       let reauthorised = false;
       for (let attempt = 1; ; attempt++) {
         let outcome: Awaited<ReturnType<typeof attemptOnce>>;
         try {
-          outcome = await attemptOnce(request, url, requestId, attempt, signal);
+          outcome = await attemptOnce(request, url, requestId, attempt, deadline);
         } catch (error) {
           // Only a failure of the exchange itself is a network error; a failing login or hook propagates as is.
           if (!(error instanceof TransportFailure)) throw error;
           const failure = toNetworkError(error.cause, options.provider, request, requestId, secrets);
-          if (attempt <= limit && !signal?.aborted) {
-            await wait(backoff(attempt, backoffBase), signal);
+          const pause = backoff(attempt, backoffBase);
+          if (attempt <= limit && deadline.allows(pause)) {
+            await deadline.wait(pause).catch(() => Promise.reject(failure));
             continue;
           }
           throw failure;
@@ -257,9 +251,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           attempt -= 1;
           continue;
         }
-        if (RETRY_STATUSES.has(reply.status) && attempt <= limit) {
-          await wait(retryAfterMs(reply.headers) ?? backoff(attempt, backoffBase), signal);
-          continue;
+        const pause = retryAfterMs(reply.headers) ?? backoff(attempt, backoffBase);
+        if (RETRY_STATUSES.has(reply.status) && attempt <= limit && deadline.allows(pause)) {
+          // Aborted while waiting: the last answer stands, as if no retry had been allowed.
+          const aborted = await deadline.wait(pause).then(
+            () => false,
+            () => true,
+          );
+          if (!aborted) continue;
         }
         return reply;
       }
@@ -299,19 +298,59 @@ export function retryAfterMs(headers: Headers): number | undefined {
   return Number.isFinite(ms) ? Math.min(MAX_WAIT_MS, Math.max(0, ms)) : undefined;
 }
 
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    function onAbort() {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * The time budget of one logical call: the caller's signal and the overall cap. Each attempt gets one
+ * AbortController whose timer is the smaller of the per-attempt timeout and what is left of the cap (one
+ * controller and one timer per attempt: AbortSignal.timeout/any cost several times more on the hot path).
+ */
+class Deadline {
+  readonly #endsAt: number;
+  readonly #caller: AbortSignal | undefined;
+
+  constructor(capMs: number, caller: AbortSignal | undefined) {
+    this.#endsAt = Date.now() + capMs;
+    this.#caller = caller;
+  }
+
+  /** Whether waiting `ms` and then trying once more still fits. */
+  allows(ms: number): boolean {
+    return !this.#caller?.aborted && Date.now() + ms < this.#endsAt;
+  }
+
+  /** A signal for one attempt, aborted by the caller, the attempt timeout or the cap; call `done()` after. */
+  attempt(timeoutMs: number): { signal: AbortSignal; done(): void } {
+    const controller = new AbortController();
+    const ms = Math.max(0, Math.min(timeoutMs, this.#endsAt - Date.now()));
+    const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')), ms);
+    const caller = this.#caller;
+    const onAbort = () => controller.abort(caller?.reason);
+    if (caller?.aborted) onAbort();
+    else caller?.addEventListener('abort', onAbort, { once: true });
+    return {
+      signal: controller.signal,
+      done: () => {
+        clearTimeout(timer);
+        caller?.removeEventListener('abort', onAbort);
+      },
+    };
+  }
+
+  /** Waits `ms` between attempts; rejects when the caller aborts. */
+  wait(ms: number): Promise<void> {
+    const caller = this.#caller;
+    return new Promise((resolve, reject) => {
+      if (caller?.aborted) return reject(caller.reason);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(caller?.reason);
+      };
+      const timer = setTimeout(() => {
+        caller?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      caller?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
 }
 
 /** Classifies a failed attempt: `not_sent` only when the connection provably never opened. */

@@ -182,6 +182,14 @@ describe('the HTTP client', () => {
     expect((error as Error).message).toContain('look the resource up before sending it again');
   });
 
+  it("stops when the caller's signal aborts, with a network error whose outcome is unknown", async () => {
+    nock(BASE).get('/slow').delay(500).reply(200, '{}');
+    const controller = new AbortController();
+    const pending = client({ retry: 0 }).send({ method: 'GET', path: '/slow', retrySafe: true, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ code: 'network_error', outcome: 'unknown' });
+  });
+
   it('retries a network failure of a retry-safe call with the same request id', async () => {
     const ids: string[] = [];
     nock(BASE)

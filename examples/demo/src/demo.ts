@@ -5,10 +5,12 @@
  */
 import { providerNDemo } from './provider-n.js';
 import { providerRDemo } from './provider-r.js';
+import { providerTDemo } from './provider-t.js';
 import { failureCount } from './transcript.js';
 
 const started = Date.now();
 try {
+  await providerTDemo();
   await providerRDemo();
   await providerNDemo();
 } catch (error) {

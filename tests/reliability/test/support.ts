@@ -92,7 +92,12 @@ export function expectedAttempts(kind: FaultKind, retrySafe: boolean, retry: num
 export function expectFaultError(
   error: unknown,
   kind: FaultKind,
-  options: { networkOutcome?: 'unknown' | 'not_sent'; context?: Record<string, unknown> } = {},
+  options: {
+    networkOutcome?: 'unknown' | 'not_sent';
+    context?: Record<string, unknown> | undefined;
+    /** `retryable` of a provider error (default: true, as for any 429/5xx). */
+    retryable?: boolean;
+  } = {},
 ): void {
   expect(PayError.isInstance(error), `expected a PayError, got ${String(error)}`).toBe(true);
   const context = options.context === undefined ? {} : { context: expect.objectContaining(options.context) };
@@ -105,7 +110,7 @@ export function expectFaultError(
       expect(error).toMatchObject({
         code: 'provider_api_error',
         status: Number(kind),
-        retryable: true,
+        retryable: options.retryable ?? true,
         ...context,
       });
       return;

@@ -228,6 +228,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // The overall cap: every attempt's timeout plus the longest waits between them.
       const deadline = new Deadline(timeoutMs * (limit + 1) + MAX_WAIT_MS * limit + 1_000, request.signal);
       let reauthorised = false;
+      let reachedBefore = false;
       for (let attempt = 1; ; attempt++) {
         let outcome: Awaited<ReturnType<typeof attemptOnce>>;
         try {
@@ -235,7 +236,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         } catch (error) {
           // Only a failure of the exchange itself is a network error; a failing login or hook propagates as is.
           if (!(error instanceof TransportFailure)) throw error;
-          const failure = toNetworkError(error.cause, options.provider, request, requestId, secrets);
+          const failure = toNetworkError(
+            error.cause,
+            options.provider,
+            request,
+            requestId,
+            secrets,
+            reachedBefore,
+          );
+          // Once one attempt may have reached the provider, no later failure can prove the call never landed.
+          reachedBefore ||= failure.outcome === 'unknown';
           const pause = backoff(attempt, backoffBase);
           if (attempt <= limit && deadline.allows(pause)) {
             await deadline.wait(pause).catch(() => Promise.reject(failure));
@@ -244,6 +254,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           throw failure;
         }
         const { reply, authorization } = outcome;
+        reachedBefore = true;
         if (reply.status === 401 && authorization && options.authorization?.rejected && !reauthorised) {
           // A 401 proves the call was not processed, so sending it once more with a fresh token is safe.
           options.authorization.rejected(authorization);
@@ -321,7 +332,10 @@ class Deadline {
   attempt(timeoutMs: number): { signal: AbortSignal; done(): void } {
     const controller = new AbortController();
     const ms = Math.max(0, Math.min(timeoutMs, this.#endsAt - Date.now()));
-    const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')), ms);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')),
+      ms,
+    );
     const caller = this.#caller;
     const onAbort = () => controller.abort(caller?.reason);
     if (caller?.aborted) onAbort();
@@ -360,9 +374,10 @@ function toNetworkError(
   request: HttpRequest,
   requestId: string,
   secrets: readonly string[],
+  reachedBefore: boolean,
 ) {
   const code = findCode(error);
-  const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+  const notSent = !reachedBefore && code !== undefined && NOT_SENT_CODES.has(code);
   const timedOut = (error as Error | undefined)?.name === 'TimeoutError';
   const what = timedOut ? 'timed out' : `failed${code ? ` (${code})` : ''}`;
   const outcome = notSent ? 'not_sent' : 'unknown';

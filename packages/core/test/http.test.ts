@@ -165,6 +165,34 @@ describe('the HTTP client', () => {
     expect(error).toMatchObject({ code: 'network_error', outcome: 'not_sent' });
   });
 
+  it('says the outcome is unknown when an earlier attempt may have landed, even if the last was refused', async () => {
+    const server = await startLoopbackServer(() => {
+      // Never answers: the first attempt times out after the request reached the server.
+    });
+    let attempts = 0;
+    const flakyFetch: typeof fetch = async (input, init) => {
+      attempts += 1;
+      if (attempts === 1) return fetch(input, init);
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      });
+    };
+    const http = createHttpClient({
+      provider: 'providerT',
+      baseUrl: server.url,
+      fetch: flakyFetch,
+      timeoutMs: 50,
+      retry: 1,
+      backoffBaseMs: 1,
+    });
+    const error = await http
+      .send({ method: 'PUT', path: '/commit', json: {}, retrySafe: true })
+      .catch((e: unknown) => e);
+    await server.close();
+    expect(attempts).toBe(2);
+    expect(error).toMatchObject({ code: 'network_error', outcome: 'unknown' });
+  });
+
   it('reports a timeout as a network error whose outcome is unknown, with the caller context', async () => {
     nock(BASE).put('/commit').delay(200).reply(200, '{}');
     const http = client({ timeoutMs: 50, retry: 0 });
@@ -185,7 +213,12 @@ describe('the HTTP client', () => {
   it("stops when the caller's signal aborts, with a network error whose outcome is unknown", async () => {
     nock(BASE).get('/slow').delay(500).reply(200, '{}');
     const controller = new AbortController();
-    const pending = client({ retry: 0 }).send({ method: 'GET', path: '/slow', retrySafe: true, signal: controller.signal });
+    const pending = client({ retry: 0 }).send({
+      method: 'GET',
+      path: '/slow',
+      retrySafe: true,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 20);
     await expect(pending).rejects.toMatchObject({ code: 'network_error', outcome: 'unknown' });
   });

@@ -1,0 +1,656 @@
+/**
+ * Secrets (issue 7, design §4): every error path of every adapter is driven with distinctive secret values —
+ * bad configuration, wrong credentials at the simulator, provider error replies that echo a secret, network
+ * failures, unreadable replies, webhook failures — and no secret (in any spelling: raw, URL- or form-encoded,
+ * JSON-escaped, base64) may appear in an error's message, stack, JSON, properties or `cause` chain, nor in any
+ * `onRequest`/`onResponse` hook payload. Access tokens and Authorization header values count as secrets: they
+ * are captured from the wire by an injected fetch.
+ */
+import { ConfigurationError, createPay, PayError, WebhookVerificationError } from '@pay/core';
+import { createProviderN, providerN } from '@pay/provider-n';
+import { providerNWebhookRequest, startProviderNSimulator } from '@pay/provider-n/testing';
+import { createProviderR, providerR } from '@pay/provider-r';
+import { buildProviderRPush, startProviderRSimulator } from '@pay/provider-r/testing';
+import { createProviderT, providerT } from '@pay/provider-t';
+import {
+  generateProviderTKeyPair,
+  providerTStatusEvent,
+  signedProviderTWebhook,
+  startProviderTSimulator,
+} from '@pay/provider-t/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { expectNoSecrets, type Recorder, recorder, rejectionOf, TIMEOUT_MS } from './support.js';
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+/**
+ * A fetch that records what must stay secret on the wire: every Authorization header value (and its
+ * credential part) and every access token a login reply carries.
+ */
+function capturingFetch(found: Set<string>): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const authorization = request.headers.get('authorization');
+    if (authorization) {
+      found.add(authorization);
+      const credential = authorization.split(' ')[1];
+      if (credential) found.add(credential);
+    }
+    const response = await fetch(request);
+    const text = await response.clone().text();
+    for (const match of text.matchAll(/"(?:access_token|accessToken)"\s*:\s*"([^"]+)"/g)) {
+      if (match[1]) found.add(match[1]);
+    }
+    return response;
+  };
+}
+
+/** What one provider's tests share: the secrets, the wire captures and the hook recorder. */
+function leakCheck(configured: string[]) {
+  const wire = new Set<string>();
+  const rec: Recorder = recorder();
+  const all = () => [...configured, ...wire];
+  return {
+    wire,
+    rec,
+    fetch: capturingFetch(wire),
+    /** Asserts `error` is a PayError and carries no secret anywhere. */
+    clean(error: unknown, label: string) {
+      expect(PayError.isInstance(error), `${label}: ${String(error)}`).toBe(true);
+      expectNoSecrets(error, all(), label);
+    },
+    /** Asserts no hook payload seen so far carries a secret. */
+    hooksClean() {
+      expect(rec.requests.length).toBeGreaterThan(0);
+      expectNoSecrets(rec.requests, all(), 'onRequest payloads');
+      expectNoSecrets(rec.responses, all(), 'onResponse payloads');
+    },
+  };
+}
+
+describe('the leak scanner itself', () => {
+  it('finds a secret in a cause chain, a non-enumerable property, a context, and in its encoded spellings', () => {
+    const secret = 'scan+me/=&"\\-0001';
+    const planted = [
+      new PayError('outer', { cause: new Error(`inner ${secret}`) }),
+      Object.defineProperty(new PayError('hidden'), 'hidden', {
+        value: { deep: [secret] },
+        enumerable: false,
+      }),
+      new PayError('context', { context: { body: encodeURIComponent(secret) } }),
+      new PayError(`form ${new URLSearchParams({ s: secret }).toString()}`),
+      new PayError(`json ${JSON.stringify({ s: secret })}`),
+      { headers: new Headers({ authorization: `Basic ${btoa(secret)}` }) },
+    ];
+    for (const [index, value] of planted.entries()) {
+      expect(() => expectNoSecrets(value, [secret], `planted #${index}`)).toThrow(/contains the secret/);
+    }
+    expect(() => expectNoSecrets(new PayError('clean [REDACTED]'), [secret])).not.toThrow();
+  });
+});
+
+describe('Provider R: no secret in errors or hook payloads', () => {
+  // Characters that change under URL, form and JSON encoding, so every spelling is exercised.
+  const SECRET = 'R-s3cr3t+/=&%"q\\Zx-7719';
+  const WRONG = 'R-wr0ng+/=&%-secret-4431';
+  const MERCHANT = '100777';
+
+  async function setup() {
+    const sim = await startProviderRSimulator({ merchant: MERCHANT, secret: SECRET });
+    const check = leakCheck([SECRET, WRONG]);
+    const adapter = (secret = SECRET, extra: Record<string, unknown> = {}) =>
+      createProviderR({
+        merchant: MERCHANT,
+        secret,
+        isSandbox: true,
+        baseUrl: sim.url,
+        retry: 0,
+        fetch: check.fetch,
+        hooks: check.rec.hooks,
+        ...extra,
+      });
+    return { sim, check, adapter };
+  }
+
+  it('bad configuration: explicit and from the environment', () => {
+    const configs: unknown[] = [
+      { merchant: '', secret: SECRET, isSandbox: true },
+      { merchant: MERCHANT, secret: SECRET, isSandbox: SECRET },
+      { merchant: SECRET, secret: 42, isSandbox: true },
+      { merchant: MERCHANT, secret: SECRET, isSandbox: true, baseUrl: `not a url ${SECRET}` },
+      { merchant: MERCHANT, secret: SECRET, isSandbox: true, retry: -1, timeoutMs: 0 },
+    ];
+    const check = leakCheck([SECRET]);
+    for (const [index, config] of configs.entries()) {
+      let thrown: unknown;
+      try {
+        createProviderR(config as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ConfigurationError.isInstance(thrown)).toBe(true);
+      check.clean(thrown, `config #${index}`);
+    }
+    vi.stubEnv('PROVIDER_R_SECRET', SECRET);
+    vi.stubEnv('PROVIDER_R_MERCHANT', '');
+    vi.stubEnv('PROVIDER_R_SANDBOX', SECRET);
+    let thrown: unknown;
+    try {
+      providerR();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(ConfigurationError.isInstance(thrown)).toBe(true);
+    check.clean(thrown, 'environment');
+  });
+
+  it('wrong credentials, provider errors echoing the secret, network failures, unreadable replies', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const payment = await adapter().createPayment({
+        customer: { id: 'c-1' },
+        amount: 10000,
+        provider_metadata: { email: 'payer@example.com' },
+      });
+      // The status reply echoes the secret: the record's raw must not keep it.
+      const read = await adapter().retrievePayment(payment.id);
+      expectNoSecrets(read, [SECRET], 'retrievePayment record');
+
+      const wrong = adapter(WRONG);
+      check.clean(await rejectionOf(wrong.retrievePayment(payment.id)), 'status with a wrong secret');
+      check.clean(
+        await rejectionOf(
+          wrong.createPayment({ customer: { id: 'c' }, amount: 100, provider_metadata: { email: 'a@b.cz' } }),
+        ),
+        'create with a wrong secret',
+      );
+      check.clean(await rejectionOf(wrong.capturePayment(payment.id)), 'capture with a wrong secret');
+
+      const echoes = [
+        JSON.stringify({ code: 1400, message: `Unauthorised access for secret ${SECRET}` }),
+        JSON.stringify({
+          code: 1500,
+          message: `bad ${encodeURIComponent(SECRET)} and ${JSON.stringify(SECRET)}`,
+        }),
+        `code=1400&message=${encodeURIComponent(`secret=${SECRET}`)}&secret=${encodeURIComponent(SECRET)}`,
+        `<html><body>Gateway error for ${SECRET}</body></html>`,
+      ];
+      for (const [index, body] of echoes.entries()) {
+        for (const status of [200, 400, 502]) {
+          sim.faults.inject({ path: '/v1.0/status', fault: { kind: 'status', status, body } });
+          check.clean(
+            await rejectionOf(adapter().retrievePayment(payment.id)),
+            `echo #${index} HTTP ${status}`,
+          );
+        }
+      }
+      sim.faults.inject({
+        path: '/v2.0/refund.json',
+        fault: { kind: 'status', status: 400, body: echoes[0] },
+      });
+      sim.pay(payment.id);
+      check.clean(await rejectionOf(adapter().createRefund({ payment_id: payment.id })), 'refund echo');
+      check.clean(
+        await rejectionOf(adapter().createRefund({ payment_id: payment.id, amount: 999999 })),
+        'refund too high',
+      );
+
+      for (const kind of ['drop', 'drop-after', 'malformed'] as const) {
+        sim.faults.inject({ path: '/v1.0/status', fault: { kind } });
+        check.clean(await rejectionOf(adapter().retrievePayment(payment.id)), `status ${kind}`);
+      }
+      sim.faults.inject({ path: '/v1.0/status', fault: { kind: 'delay', ms: TIMEOUT_MS * 3 } });
+      check.clean(
+        await rejectionOf(adapter(SECRET, { timeoutMs: TIMEOUT_MS }).retrievePayment(payment.id)),
+        'status timeout',
+      );
+      check.hooksClean();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('webhook failures: wrong secret, other merchant, failed confirmation, missing secret', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const pay = createPay(adapter());
+      const payment = await pay.payments.create({
+        customer: { id: 'c-2' },
+        amount: 20000,
+        provider_metadata: { email: 'payer@example.com' },
+      });
+      sim.pay(payment.id);
+      const handler = pay.webhooks.setup({ webhookSecret: SECRET });
+      const push = (fields: { secret?: string; merchant?: string }, format: 'form' | 'json' = 'form') => {
+        const built = buildProviderRPush(
+          {
+            merchant: fields.merchant ?? MERCHANT,
+            secret: fields.secret ?? SECRET,
+            transId: payment.id,
+            status: 'PAID',
+            price: 20000,
+            curr: 'CZK',
+          },
+          { format },
+        );
+        return handler.handle({
+          body: built.body,
+          headersAsObject: built.headers,
+          fullUrl: 'https://shop.example/hooks/r',
+        });
+      };
+      for (const format of ['form', 'json'] as const) {
+        check.clean(
+          await rejectionOf(push({ secret: WRONG }, format)),
+          `push with a wrong secret (${format})`,
+        );
+        check.clean(
+          await rejectionOf(push({ merchant: `${SECRET}-m` }, format)),
+          `push, other merchant (${format})`,
+        );
+      }
+      for (const kind of ['drop', 'malformed'] as const) {
+        sim.faults.inject({ path: '/v1.0/status', fault: { kind } });
+        const error = await rejectionOf(push({}));
+        expect(WebhookVerificationError.isInstance(error)).toBe(true);
+        check.clean(error, `push, confirmation ${kind}`);
+      }
+      sim.faults.inject({
+        path: '/v1.0/status',
+        fault: { kind: 'status', status: 500, body: `secret=${encodeURIComponent(SECRET)}` },
+      });
+      check.clean(await rejectionOf(push({})), 'push, confirmation 500 echoing the secret');
+      let thrown: unknown;
+      try {
+        pay.webhooks.setup({ webhookSecret: undefined });
+      } catch (error) {
+        thrown = error;
+      }
+      check.clean(thrown, 'setup without a secret');
+      check.hooksClean();
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('Provider N: no secret in errors or hook payloads', () => {
+  const API_KEY = 'N-api+key/=&%-6628';
+  const SECRET_KEY = 'N-s3cret+key/="\\-9051';
+  const WEBHOOK_SECRET = 'N-webhook+secret/=&-3307';
+  const WRONG = 'N-wrong+secret/=&-1184';
+
+  async function setup() {
+    const sim = await startProviderNSimulator({
+      credentials: { apiKey: API_KEY, secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET },
+    });
+    const check = leakCheck([API_KEY, SECRET_KEY, WEBHOOK_SECRET, WRONG]);
+    const adapter = (secretKey = SECRET_KEY, extra: Record<string, unknown> = {}) =>
+      createProviderN({
+        apiKey: API_KEY,
+        secretKey,
+        isSandbox: true,
+        contractCode: sim.credentials.contractCode,
+        baseUrl: sim.url,
+        retry: 0,
+        fetch: check.fetch,
+        hooks: check.rec.hooks,
+        ...extra,
+      });
+    return { sim, check, adapter };
+  }
+
+  const checkout = {
+    customer: { email: 'ada@example.com' },
+    provider_metadata: { amount: 5000, currency: 'NGN' },
+  };
+
+  it('bad configuration: explicit and from the environment', () => {
+    const check = leakCheck([API_KEY, SECRET_KEY]);
+    const configs: unknown[] = [
+      { apiKey: API_KEY, secretKey: SECRET_KEY, isSandbox: SECRET_KEY },
+      { apiKey: API_KEY, secretKey: '', isSandbox: true },
+      { apiKey: SECRET_KEY, secretKey: API_KEY, isSandbox: true, unknownMember: SECRET_KEY },
+      { apiKey: API_KEY, secretKey: SECRET_KEY, isSandbox: true, baseUrl: `x${SECRET_KEY}` },
+    ];
+    for (const [index, config] of configs.entries()) {
+      let thrown: unknown;
+      try {
+        createProviderN(config as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ConfigurationError.isInstance(thrown)).toBe(true);
+      check.clean(thrown, `config #${index}`);
+    }
+    vi.stubEnv('PROVIDER_N_API_KEY', API_KEY);
+    vi.stubEnv('PROVIDER_N_SECRET_KEY', SECRET_KEY);
+    vi.stubEnv('PROVIDER_N_SANDBOX', API_KEY);
+    let thrown: unknown;
+    try {
+      providerN();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(ConfigurationError.isInstance(thrown)).toBe(true);
+    check.clean(thrown, 'environment');
+  });
+
+  it('wrong credentials, provider errors echoing secrets, network failures, unreadable replies', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const created = await adapter().createCheckout(checkout);
+      // The init-transaction reply echoes the apiKey: the record's raw must not keep it.
+      expectNoSecrets(created, [API_KEY, SECRET_KEY], 'createCheckout record');
+
+      check.clean(
+        await rejectionOf(adapter(WRONG).createCheckout(checkout)),
+        'login with a wrong secret key',
+      );
+      check.clean(
+        await rejectionOf(adapter(WRONG).retrievePayment(created.id)),
+        'read with a wrong secret key',
+      );
+
+      const echo = (message: string) =>
+        JSON.stringify({ requestSuccessful: false, responseMessage: message, responseCode: '99' });
+      const echoes = [
+        echo(`Invalid key ${API_KEY}:${SECRET_KEY}`),
+        echo(`bad ${encodeURIComponent(SECRET_KEY)} / ${JSON.stringify(SECRET_KEY)}`),
+        `<html>upstream said ${SECRET_KEY}</html>`,
+      ];
+      for (const [index, body] of echoes.entries()) {
+        for (const status of [200, 400, 503]) {
+          for (const path of ['/v1/auth/login', '/v1/merchant/transactions/init-transaction']) {
+            sim.faults.inject({ path, fault: { kind: 'status', status, body } });
+            check.clean(
+              await rejectionOf(adapter().createCheckout(checkout)),
+              `echo #${index} ${status} ${path}`,
+            );
+          }
+        }
+      }
+      sim.complete(created.id);
+      sim.faults.inject({
+        path: '/v1/refunds/initiate-refund',
+        fault: { kind: 'status', status: 400, body: echo(`R2 for ${SECRET_KEY}`) },
+      });
+      check.clean(
+        await rejectionOf(adapter().createRefund({ payment_id: created.id, amount: 10 })),
+        'refund echo',
+      );
+      check.clean(
+        await rejectionOf(adapter().createRefund({ payment_id: created.id, amount: 999999 })),
+        'refund too high (R3)',
+      );
+
+      for (const path of ['/v1/auth/login', '/v1/merchant/transactions/query']) {
+        for (const kind of ['drop', 'drop-after', 'malformed'] as const) {
+          sim.faults.inject({ path, fault: { kind } });
+          check.clean(await rejectionOf(adapter().retrievePayment(created.id)), `${path} ${kind}`);
+        }
+        sim.faults.inject({ path, fault: { kind: 'delay', ms: TIMEOUT_MS * 3 } });
+        check.clean(
+          await rejectionOf(adapter(SECRET_KEY, { timeoutMs: TIMEOUT_MS }).retrievePayment(created.id)),
+          `${path} timeout`,
+        );
+      }
+      expect(check.wire.size).toBeGreaterThan(2);
+      // Access tokens are left out here: their leak through the login's onResponse is the known bug below.
+      const notTokens = [...check.wire].filter(
+        (value) => !value.startsWith('pn_sim_') && !value.startsWith('Bearer '),
+      );
+      expectNoSecrets(check.rec.requests, [API_KEY, SECRET_KEY, WRONG, ...check.wire], 'onRequest payloads');
+      expectNoSecrets(check.rec.responses, [API_KEY, SECRET_KEY, WRONG, ...notTokens], 'onResponse payloads');
+    } finally {
+      await sim.close();
+    }
+  });
+
+  // BUG (reported): Provider N passes the caller's hooks to core unchanged, so the onResponse payload of the
+  // login carries the access token in `responseBody` (core redacts configured secrets and the Authorization
+  // header only). Provider T hides it (hidingAccessTokens in its transport.ts). Expected: no token in any hook.
+  it.fails('hook payloads of successful calls carry no access token', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const created = await adapter().createCheckout(checkout);
+      await adapter().retrievePayment(created.id);
+      check.hooksClean();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('hook payloads carry no API key, secret key or Authorization value', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const created = await adapter().createCheckout(checkout);
+      await adapter().retrievePayment(created.id);
+      await rejectionOf(adapter(WRONG).createCheckout(checkout));
+      expectNoSecrets(check.rec.requests, [API_KEY, SECRET_KEY, WRONG, ...check.wire], 'onRequest payloads');
+      const notTokens = [...check.wire].filter(
+        (value) => !value.startsWith('pn_sim_') && !value.startsWith('Bearer '),
+      );
+      expectNoSecrets(check.rec.responses, [API_KEY, SECRET_KEY, WRONG, ...notTokens], 'onResponse payloads');
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('webhook failures: wrong secret, missing or forged signature, missing secret', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const pay = createPay(adapter());
+      const handler = pay.webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
+      const payload = {
+        eventType: 'SUCCESSFUL_TRANSACTION',
+        eventData: { transactionReference: 'PN|1', paymentStatus: 'PAID', amountPaid: 10, totalPayable: 10 },
+      };
+      const signedWrong = await providerNWebhookRequest(payload, { webhookSecret: WRONG });
+      check.clean(await rejectionOf(handler.handle(signedWrong)), 'signed with a wrong secret');
+      const unsigned = { ...signedWrong, headersAsObject: { 'content-type': 'application/json' } };
+      check.clean(await rejectionOf(handler.handle(unsigned)), 'unsigned');
+      const forged = { ...signedWrong, headersAsObject: { 'providerN-signature': WEBHOOK_SECRET } };
+      check.clean(await rejectionOf(handler.handle(forged)), 'the secret itself as the signature');
+      const junk = await providerNWebhookRequest(
+        { eventType: 'SUCCESSFUL_TRANSACTION', eventData: {} },
+        {
+          webhookSecret: WEBHOOK_SECRET,
+        },
+      );
+      const junkError = await rejectionOf(handler.handle({ ...junk, body: `${junk.body}${WEBHOOK_SECRET}` }));
+      check.clean(junkError, 'tampered body');
+      let thrown: unknown;
+      try {
+        pay.webhooks.setup({ webhookSecret: '' });
+      } catch (error) {
+        thrown = error;
+      }
+      check.clean(thrown, 'setup without a secret');
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('Provider T: no secret in errors or hook payloads', () => {
+  const CLIENT_ID = 'T-client+id/=&-5521';
+  const CLIENT_SECRET = 'T-client+s3cret/="\\-8840';
+  const WRONG = 'T-wrong+secret/=&-2209';
+  const keyPair = generateProviderTKeyPair();
+  const sender = {
+    name: { firstName: 'Maria', lastName: 'Lopez' },
+    address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
+    mobilePhone: { number: '2145550123', countryDialCode: '1' },
+    personalDetails: { dateOfBirth: '1985-04-12' },
+    primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
+  };
+  const payment = {
+    amount: 100,
+    currency: 'USD',
+    provider_metadata: {
+      sender,
+      receiver: {
+        name: { firstName: 'Jose', lastName: 'Lopez' },
+        address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
+      },
+      transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
+    },
+  };
+
+  async function setup() {
+    const sim = await startProviderTSimulator({
+      keyPair,
+      credentials: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
+    });
+    const check = leakCheck([CLIENT_ID, CLIENT_SECRET, WRONG]);
+    const adapter = (clientSecret = CLIENT_SECRET, extra: Record<string, unknown> = {}) =>
+      createProviderT({
+        ...sim.adapterConfig,
+        clientSecret,
+        retry: 0,
+        fetch: check.fetch,
+        hooks: check.rec.hooks,
+        ...extra,
+      });
+    return { sim, check, adapter };
+  }
+
+  it('bad configuration: explicit and from the environment', () => {
+    const check = leakCheck([CLIENT_ID, CLIENT_SECRET]);
+    const base = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, agentPartnerId: '1', operatorId: 'op' };
+    const configs: unknown[] = [
+      { ...base, isSandbox: CLIENT_SECRET },
+      { ...base, clientSecret: '', isSandbox: true },
+      { ...base, isSandbox: true, webhookPublicKey: `not-a-key-${CLIENT_SECRET}` },
+      { ...base, isSandbox: true, baseUrl: CLIENT_SECRET },
+      { ...base, agentPartnerId: undefined, isSandbox: true, retry: 1.5 },
+    ];
+    for (const [index, config] of configs.entries()) {
+      let thrown: unknown;
+      try {
+        createProviderT(config as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ConfigurationError.isInstance(thrown), `config #${index}`).toBe(true);
+      check.clean(thrown, `config #${index}`);
+    }
+    vi.stubEnv('PROVIDER_T_CLIENT_ID', CLIENT_ID);
+    vi.stubEnv('PROVIDER_T_CLIENT_SECRET', CLIENT_SECRET);
+    vi.stubEnv('PROVIDER_T_SANDBOX', CLIENT_SECRET);
+    let thrown: unknown;
+    try {
+      providerT();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(ConfigurationError.isInstance(thrown)).toBe(true);
+    check.clean(thrown, 'environment');
+  });
+
+  it('wrong credentials, provider errors echoing secrets, network failures, unreadable replies', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const sent = await adapter().createPayment(payment);
+      check.clean(await rejectionOf(adapter(WRONG).createPayment(payment)), 'login with a wrong secret');
+      check.clean(await rejectionOf(adapter(WRONG).retrievePayment(sent.id)), 'read with a wrong secret');
+
+      const echo = (message: string) =>
+        JSON.stringify({ errors: [{ category: 'X', code: `C-${CLIENT_ID}`, message, offendingFields: [] }] });
+      const bodies = [
+        echo(`client ${CLIENT_ID} secret ${CLIENT_SECRET}`),
+        JSON.stringify({
+          error: { code: 'INVALID_CLIENT', message: `bad ${encodeURIComponent(CLIENT_SECRET)}` },
+        }),
+        `<html>${CLIENT_SECRET}</html>`,
+      ];
+      const paths = [
+        '/oauth/accesstoken',
+        '/transfer/v1/transactions/quote',
+        /^\/transfer\/v1\/transactions\/[^/]+$/,
+        /\/commit$/,
+      ];
+      for (const [index, body] of bodies.entries()) {
+        for (const status of [400, 500]) {
+          for (const path of paths) {
+            sim.faults.inject({ path, fault: { kind: 'status', status, body } });
+            check.clean(
+              await rejectionOf(adapter().createPayment(payment)),
+              `echo #${index} ${status} ${path}`,
+            );
+          }
+        }
+      }
+      for (const path of paths) {
+        for (const kind of ['drop', 'drop-after', 'malformed'] as const) {
+          sim.faults.inject({ path, fault: { kind } });
+          check.clean(await rejectionOf(adapter().createPayment(payment)), `${path} ${kind}`);
+        }
+      }
+      sim.faults.inject({ path: /^\/status\//, fault: { kind: 'delay', ms: TIMEOUT_MS * 3 } });
+      check.clean(
+        await rejectionOf(adapter(CLIENT_SECRET, { timeoutMs: TIMEOUT_MS }).retrievePayment(sent.id)),
+        'status timeout',
+      );
+      for (const path of [/^\/refund\/v2\/transactions\/[^/]+$/, /^\/refund\/v2\/.*\/commit$/]) {
+        sim.faults.inject({ path, fault: { kind: 'status', status: 500, body: bodies[0] } });
+        check.clean(
+          await rejectionOf(adapter().createRefund({ payment_id: sent.id })),
+          `refund echo ${path}`,
+        );
+      }
+      check.clean(
+        await rejectionOf(adapter().createRefund({ payment_id: sent.id, amount: 1 })),
+        'refund of another amount',
+      );
+      expect(check.wire.size).toBeGreaterThan(2);
+      check.hooksClean();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('webhook failures: forged, stale, and a confirmation read that fails', async () => {
+    const { sim, check, adapter } = await setup();
+    try {
+      const pay = createPay(adapter());
+      const sent = await pay.payments.create(payment);
+      const handler = pay.webhooks.setup({ webhookSecret: null });
+      const url = 'https://shop.example/hooks/t';
+      const event = providerTStatusEvent({ transactionId: sent.id, transactionStatus: 'SENT' });
+      const forger = generateProviderTKeyPair();
+      check.clean(
+        await rejectionOf(
+          handler.handle(signedProviderTWebhook({ event, url, privateKey: forger.privateKey })),
+        ),
+        'forged signature',
+      );
+      check.clean(
+        await rejectionOf(
+          handler.handle(
+            signedProviderTWebhook({ event, url, privateKey: keyPair.privateKey, timestamp: 1 }),
+          ),
+        ),
+        'stale timestamp',
+      );
+      for (const fault of [
+        { kind: 'status', status: 500, body: `token leak ${CLIENT_SECRET}` },
+        { kind: 'drop' },
+        { kind: 'malformed' },
+      ] as const) {
+        sim.faults.inject({ path: /^\/status\//, fault });
+        const error = await rejectionOf(
+          handler.handle(signedProviderTWebhook({ event, url, privateKey: keyPair.privateKey })),
+        );
+        expect(WebhookVerificationError.isInstance(error)).toBe(true);
+        check.clean(error, `confirmation ${fault.kind}`);
+      }
+      check.hooksClean();
+    } finally {
+      await sim.close();
+    }
+  });
+});

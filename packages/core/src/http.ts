@@ -75,6 +75,11 @@ export interface HttpRequest {
   retrySafe: boolean;
   /** `false` sends no `Authorization` from the client's authoriser (e.g. the login itself). */
   authorize?: boolean;
+  /**
+   * The reply carries credentials no configured secret covers (a login's fresh access token): hooks see its
+   * body as `[REDACTED]`.
+   */
+  credentialsInReply?: boolean;
   /** The request id to send; default a new UUID. The same id is sent on every retry of this call. */
   requestId?: string;
   signal?: AbortSignal;
@@ -214,7 +219,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       await hooks?.onResponse?.({
         ...info,
         status: response.status,
-        responseBody: redact(text, secrets),
+        responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, secrets),
         durationMs: Date.now() - started,
       });
     return { reply: { status: response.status, headers: response.headers, text, requestId }, authorization };

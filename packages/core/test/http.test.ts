@@ -282,6 +282,21 @@ describe('the HTTP client', () => {
     expect(error).toMatchObject({ outcome: 'not_sent', cause: loginFailure, context: { step: 'quote' } });
   });
 
+  it('hides a reply that carries credentials (a login) from hooks', async () => {
+    nock(BASE).post('/v1/auth/login').reply(200, '{"accessToken":"fresh-token-never-configured"}');
+    const responses: HttpResponseInfo[] = [];
+    const http = client({ hooks: { onResponse: (info) => void responses.push(info) } });
+    const reply = await http.send({
+      method: 'POST',
+      path: '/v1/auth/login',
+      retrySafe: true,
+      authorize: false,
+      credentialsInReply: true,
+    });
+    expect(reply.text).toContain('fresh-token-never-configured');
+    expect(responses[0]?.responseBody).toBe('[REDACTED]');
+  });
+
   it('lets a failing login propagate as itself instead of a network error', async () => {
     const loginFailure = new Error('login refused');
     const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });

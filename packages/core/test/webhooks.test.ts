@@ -106,6 +106,21 @@ describe('the webhook handler', () => {
     expect(error.message).toContain('request.text()');
   });
 
+  it('refuses header values that cannot come from HTTP, and a request that is not an object, as malformed', async () => {
+    const delivery = await signedDelivery('{"ref":"H1","items":1}');
+    for (const value of [42, null, { a: 1 }, [1, 2]]) {
+      await expect(
+        handler().handle({
+          ...delivery,
+          headersAsObject: { ...delivery.headersAsObject, 'x-extra': value as never },
+        }),
+      ).rejects.toMatchObject({ code: 'webhook_verification_failed', reason: 'malformed_payload' });
+    }
+    for (const request of [null, undefined, 'body']) {
+      await expect(handler().handle(request as never)).rejects.toMatchObject({ reason: 'malformed_payload' });
+    }
+  });
+
   it('turns an unexpected failure inside verification into a verification error', async () => {
     const delivery = await signedDelivery('not json');
     await expect(handler().handle(delivery)).rejects.toMatchObject({

@@ -72,6 +72,7 @@ export function createProviderNClient(config: ProviderNConfig): ProviderNClient 
       headers: { authorization: basicAuthorization(config.apiKey, config.secretKey) },
       authorize: false,
       retrySafe: true,
+      credentialsInReply: true,
     });
     const outcome = readEnvelope(reply, 'login', secrets);
     if (!outcome.ok) throw loginError(outcome);

@@ -8,7 +8,6 @@ import {
   createHttpClient,
   createTokenManager,
   type ErrorContext,
-  type HttpHooks,
   type HttpReply,
   type HttpRequest,
   ProviderApiError,
@@ -86,6 +85,7 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
         headers: { authorization: basicAuthorization(config.clientId, config.clientSecret) },
         authorize: false,
         retrySafe: true,
+        credentialsInReply: true,
         context: { call: 'login' },
       };
       const token = await transport.request(call, tokenReplySchema);
@@ -98,7 +98,7 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
     fetch: config.fetch,
     timeoutMs: config.timeoutMs,
     retry: config.retry,
-    hooks: config.hooks && hidingAccessTokens(config.hooks),
+    hooks: config.hooks,
     requestIdHeader: 'X-Client-Request-Id',
     secrets,
     authorization: {
@@ -174,29 +174,5 @@ function errorDetail(reply: HttpReply, secrets: readonly string[]): ProviderErro
     code: first?.code === undefined ? undefined : redact(String(first.code), secrets),
     message: messages.length > 0 ? redact(messages.join('; '), secrets) : undefined,
     offendingFields,
-  };
-}
-
-/**
- * The caller's hooks, with the access token removed from the login reply: core redacts the configured
- * secrets and the Authorization header, but the token in the login body is only known once it arrives.
- */
-function hidingAccessTokens(hooks: HttpHooks): HttpHooks {
-  return {
-    ...hooks,
-    ...(hooks.onResponse && {
-      onResponse: (response) =>
-        hooks.onResponse?.(
-          response.url.includes('/oauth/accesstoken')
-            ? {
-                ...response,
-                responseBody: response.responseBody.replace(
-                  /("access_token"\s*:\s*")[^"]*"/g,
-                  '$1[REDACTED]"',
-                ),
-              }
-            : response,
-        ),
-    }),
   };
 }

@@ -163,7 +163,8 @@ export const refundReadSchema = v.looseObject({
 
 /** `PUT /refund/v2/transactions/{id}/commit` 200. */
 export const refundCommitSchema = v.looseObject({
-  referenceNumber: v.optional(v.union([v.string(), v.pipe(v.number(), v.toString())])),
+  // Required: a 200 without the refund's reference number is no proof the refund was committed.
+  referenceNumber: v.union([v.string(), v.pipe(v.number(), v.toString())]),
   expectedPayoutDate: v.optional(v.string()),
 });
 

@@ -355,6 +355,19 @@ describe('refunds.create', () => {
     expect((error as Error).message).toContain('Do not refund again');
   });
 
+  it('does not report a refund as succeeded when the commit reply carries no reference number', async () => {
+    nockLogin();
+    nock(HOST).get(REFUND_PATH).query(true).reply(200, refundRead());
+    nock(HOST).put(`${REFUND_PATH}/commit`).reply(200, { unexpected: true });
+    const error = await testAdapter()
+      .createRefund({ payment_id: TRANSACTION_ID })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({
+      code: 'invalid_response',
+      context: { transactionId: TRANSACTION_ID, step: 'refund_commit', outcome: 'unknown' },
+    });
+  });
+
   it('says the outcome is unknown when the refund commit connection drops', async () => {
     nockLogin();
     nock(HOST).get(REFUND_PATH).query(true).reply(200, refundRead());

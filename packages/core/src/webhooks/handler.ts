@@ -143,6 +143,11 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
 }
 
 function toDelivery(request: WebhookRequest): WebhookDelivery {
+  if (typeof request !== 'object' || request === null) {
+    throw new WebhookVerificationError('handle() takes { body, headersAsObject, fullUrl }.', {
+      reason: 'malformed_payload',
+    });
+  }
   const { body } = request;
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
     throw new WebhookVerificationError(
@@ -175,20 +180,39 @@ function toDelivery(request: WebhookRequest): WebhookDelivery {
   };
 }
 
-/** Header names in lower case, repeated values joined, so lookups ignore the case the sender used. */
+/**
+ * Header names in lower case, repeated values joined, so lookups ignore the case the sender used. A value that
+ * is not a string (or a list of strings) cannot come from an HTTP request: it is refused, not guessed at.
+ */
 export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Record<string, string> {
   const result: Record<string, string> = {};
+  if (typeof headers !== 'object' || headers === null) throw malformedHeaders();
   const entries =
     typeof Headers !== 'undefined' && headers instanceof Headers
       ? [...headers.entries()]
       : Object.entries(headers);
   for (const [name, value] of entries) {
     if (value === undefined) continue;
-    const text = typeof value === 'string' ? value : (value as readonly string[]).join(', ');
+    const text = headerText(value);
     const key = name.toLowerCase();
     result[key] = key in result ? `${result[key]}, ${text}` : text;
   }
   return result;
+}
+
+function headerText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
+  throw malformedHeaders();
+}
+
+function malformedHeaders(): WebhookVerificationError {
+  return new WebhookVerificationError(
+    'headersAsObject must map header names to strings (or lists of strings).',
+    {
+      reason: 'malformed_payload',
+    },
+  );
 }
 
 /**

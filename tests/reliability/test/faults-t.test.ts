@@ -26,6 +26,7 @@ import {
   rejectionOf,
   sleep,
   TIMEOUT_MS,
+  WRONG_SHAPE_BODY,
 } from './support.js';
 
 const RETRY = 1;
@@ -215,7 +216,11 @@ const refund = (adapter: ProviderTAdapter, id: string) => adapter.createRefund({
 
 const SITES: Site[] = [
   ...transferSites('payments.create', (adapter) => adapter.createPayment(paymentParams)),
-  ...transferSites('checkouts.create', (adapter) => adapter.createCheckout(checkoutParams)),
+  // checkouts.create runs the same quote → update → commit as payments.create; its commit, where the money
+  // moves, is faulted here too.
+  ...transferSites('checkouts.create', (adapter) => adapter.createCheckout(checkoutParams)).filter(
+    (site) => site.path === COMMIT,
+  ),
   {
     op: 'payments.retrieve',
     call: 'GET login',
@@ -357,11 +362,7 @@ async function runCase(sim: ProviderTSimulator, site: Site, kind: FaultKind, tim
   return { id, outcome, rec, requests, faulted };
 }
 
-/** Cases that fail because of a product bug, reported to the lead; tested separately with `it.fails`. */
-const KNOWN_BUGS = new Set(['refunds.create → PUT refund commit: wrong-shape']);
-const CASES = SITES.flatMap((site) => FAULT_KINDS.map((kind) => ({ ...site, kind }))).filter(
-  (c) => !KNOWN_BUGS.has(`${c.op} → ${c.call}: ${c.kind}`),
-);
+const CASES = SITES.flatMap((site) => FAULT_KINDS.map((kind) => ({ ...site, kind })));
 
 describe.concurrent('Provider T fault matrix: a persistent fault on each upstream call', () => {
   it.each(CASES)('$op → $call: $kind', (site) =>
@@ -412,25 +413,23 @@ describe.concurrent('Provider T: a transient fault on a retry-safe call is retri
   );
 });
 
-describe('Provider T: known bugs', () => {
-  // BUG (reported): refundCommitSchema makes every field optional, so a 200 refund-commit reply of any shape
-  // is taken as a committed refund: createRefund resolves with status 'succeeded' although the provider's
-  // books hold no refund. Expected: InvalidResponseError with context { step: 'refund_commit', outcome: 'unknown' }.
-  it.fails('refunds.create → PUT refund commit: wrong-shape is an InvalidResponseError, not a succeeded refund', () =>
+describe('Provider T: a refund commit answered 200 with a body of the wrong shape', () => {
+  // Found by this matrix and fixed in 8515755: the reply used to be taken as a committed refund.
+  it('is an InvalidResponseError with outcome unknown, not a succeeded refund', () =>
     withSimulator(async (sim) => {
       const id = await prepare(sim, 'committed');
-      sim.faults.inject({ method: 'PUT', path: REFUND_COMMIT, fault: faultFor('wrong-shape') });
-      const outcome = await refund(adapterFor(sim), id).then(
-        (value) => ({ ok: true as const, value }),
-        (error: unknown) => ({ ok: false as const, error }),
-      );
+      for (const body of [WRONG_SHAPE_BODY, '{}', JSON.stringify({ expectedPayoutDate: '2026-11-23' })]) {
+        sim.faults.inject({
+          method: 'PUT',
+          path: REFUND_COMMIT,
+          fault: { kind: 'status', status: 200, body },
+        });
+        const error = await rejectionOf(refund(adapterFor(sim), id));
+        expectFaultError(error, 'wrong-shape', {
+          context: { transactionId: id, step: 'refund_commit', outcome: 'unknown' },
+        });
+      }
       expect(sim.refunds).toHaveLength(0);
-      expect(outcome.ok, 'a refund the provider did not record must not be reported as succeeded').toBe(
-        false,
-      );
-      expectFaultError(outcome.ok ? undefined : outcome.error, 'wrong-shape', {
-        context: { transactionId: id, step: 'refund_commit', outcome: 'unknown' },
-      });
     }));
 });
 

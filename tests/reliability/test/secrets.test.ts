@@ -398,42 +398,20 @@ describe('Provider N: no secret in errors or hook payloads', () => {
         );
       }
       expect(check.wire.size).toBeGreaterThan(2);
-      // Access tokens are left out here: their leak through the login's onResponse is the known bug below.
-      const notTokens = [...check.wire].filter(
-        (value) => !value.startsWith('pn_sim_') && !value.startsWith('Bearer '),
-      );
-      expectNoSecrets(check.rec.requests, [API_KEY, SECRET_KEY, WRONG, ...check.wire], 'onRequest payloads');
-      expectNoSecrets(check.rec.responses, [API_KEY, SECRET_KEY, WRONG, ...notTokens], 'onResponse payloads');
-    } finally {
-      await sim.close();
-    }
-  });
-
-  // BUG (reported): Provider N passes the caller's hooks to core unchanged, so the onResponse payload of the
-  // login carries the access token in `responseBody` (core redacts configured secrets and the Authorization
-  // header only). Provider T hides it (hidingAccessTokens in its transport.ts). Expected: no token in any hook.
-  it.fails('hook payloads of successful calls carry no access token', async () => {
-    const { sim, check, adapter } = await setup();
-    try {
-      const created = await adapter().createCheckout(checkout);
-      await adapter().retrievePayment(created.id);
       check.hooksClean();
     } finally {
       await sim.close();
     }
   });
 
-  it('hook payloads carry no API key, secret key or Authorization value', async () => {
+  // Found by these tests and fixed in 8515755: the login's onResponse payload used to carry the access token.
+  it('hook payloads of successful calls carry no access token, key or Authorization value', async () => {
     const { sim, check, adapter } = await setup();
     try {
       const created = await adapter().createCheckout(checkout);
       await adapter().retrievePayment(created.id);
-      await rejectionOf(adapter(WRONG).createCheckout(checkout));
-      expectNoSecrets(check.rec.requests, [API_KEY, SECRET_KEY, WRONG, ...check.wire], 'onRequest payloads');
-      const notTokens = [...check.wire].filter(
-        (value) => !value.startsWith('pn_sim_') && !value.startsWith('Bearer '),
-      );
-      expectNoSecrets(check.rec.responses, [API_KEY, SECRET_KEY, WRONG, ...notTokens], 'onResponse payloads');
+      expect([...check.wire].some((value) => value.startsWith('pn_sim_'))).toBe(true);
+      check.hooksClean();
     } finally {
       await sim.close();
     }

@@ -42,8 +42,8 @@ export const FAULT_KINDS = [
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Per-attempt timeout of the adapters in timeout cases, and the simulator delay that exceeds it. */
-export const TIMEOUT_MS = 120;
-export const DELAY_MS = 320;
+export const TIMEOUT_MS = 200;
+export const DELAY_MS = 450;
 
 /** A 200 JSON body that matches no provider's wire contract. */
 export const WRONG_SHAPE_BODY = JSON.stringify({ result: 'ok', items: [1, 2, 3] });

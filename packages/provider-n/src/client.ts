@@ -57,6 +57,9 @@ export function createProviderNClient(config: ProviderNConfig): ProviderNClient 
     ...(config.retry === undefined ? {} : { retry: config.retry }),
     ...(config.hooks ? { hooks: config.hooks } : {}),
     secrets,
+    // Not part of Provider N's contract, but one id per logical call (the same on its retries) lets its
+    // support trace a call, as design §6 asks of every adapter.
+    requestIdHeader: 'X-Request-Id',
     authorization: {
       header: async () => `Bearer ${await tokenForCall(tokens)}`,
       // A 401 drops the rejected token; core sends the call once more, which logs in again.

@@ -307,12 +307,31 @@ describe('payments.retrieve and checkouts.retrieve', () => {
     });
   });
 
-  it('retries the read on a 502 (it is safe to repeat)', async () => {
+  it('retries the read on a 502 (it is safe to repeat), with the same X-Request-Id', async () => {
     nockLogin();
-    nock(HOST).get('/api/v1/merchant/transactions/query').query(true).reply(502, 'Bad gateway');
-    nock(HOST).get('/api/v1/merchant/transactions/query').query(true).reply(200, ok(transactionStatusBody));
+    const ids: string[] = [];
+    const record = function (this: { req: { headers: Record<string, string> } }) {
+      ids.push(this.req.headers['x-request-id'] ?? '');
+    };
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(function () {
+        record.call(this);
+        return [502, 'Bad gateway'];
+      });
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(function () {
+        record.call(this);
+        return [200, ok(transactionStatusBody)];
+      });
     const payment = await testAdapter({ retry: 1 }).retrievePayment(TRANSACTION_REFERENCE);
     expect(payment?.status).toBe('succeeded');
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ids[1]).toBe(ids[0]);
   });
 
   it('refuses a status it does not know as InvalidResponseError, not a guess', async () => {

@@ -109,6 +109,28 @@ function operations(
   const readPayment = async (transId: string, options: CallOptions): Promise<Payment> =>
     paymentFromStatus(await upstream.status(transId, options));
 
+  /**
+   * Runs a capture or cancel and returns the payment. Both are retried (design §6); when the first attempt
+   * landed but its reply was lost, the provider refuses the retry (the payment is no longer pre-authorised or
+   * pending). The status then tells the truth: a payment already in the state asked for is the answer.
+   */
+  async function settledAs(
+    expected: ProviderRStatus,
+    id: string,
+    options: CallOptions,
+    action: () => Promise<unknown>,
+  ): Promise<Payment> {
+    try {
+      await action();
+    } catch (error) {
+      if (!ProviderApiError.isInstance(error)) throw error;
+      const current = await upstream.status(id, options).catch(() => undefined);
+      if (current?.status !== expected) throw error;
+      return paymentFromStatus(current);
+    }
+    return readPayment(id, options);
+  }
+
   return {
     async createCheckout(params, options) {
       await upstream.createCheckout(checkoutBody(params, config.isSandbox), options);
@@ -140,8 +162,8 @@ function operations(
     },
 
     async capturePayment(id, params, options) {
-      await upstream.capture(id, captureAmount(params), options);
-      return readPayment(id, options);
+      const amount = captureAmount(params);
+      return settledAs('PAID', id, options, () => upstream.capture(id, amount, options));
     },
 
     async cancelPayment(id, options) {
@@ -160,8 +182,7 @@ function operations(
           { operation: 'payments.cancel' },
         );
       }
-      await upstream[action](id, options);
-      return readPayment(id, options);
+      return settledAs('CANCELLED', id, options, () => upstream[action](id, options));
     },
 
     async createRefund(params, options) {

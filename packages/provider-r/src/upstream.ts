@@ -134,27 +134,29 @@ export function createUpstream(config: ProviderRConfig): ProviderRUpstream {
     const envelope = checked?.success ? checked.output : undefined;
     if (envelope === undefined) {
       if (reply.status >= 400) {
-        throw new ProviderApiError({
-          provider: 'providerR',
-          status: reply.status,
-          requestId: reply.requestId,
-        });
+        throw new ProviderApiError(
+          { provider: 'providerR', status: reply.status, requestId: reply.requestId },
+          { context: request.context },
+        );
       }
       throw new InvalidResponseError(
         `providerR answered ${call} with a body that carries no \`code\` (HTTP ${reply.status}). If this persists, the provider's API changed; report it.`,
-        { context: { requestId: reply.requestId } },
+        { context: { ...request.context, requestId: reply.requestId } },
       );
     }
     if (envelope.code !== 0) {
       const providerCode = String(envelope.code);
-      throw new ProviderApiError({
-        provider: 'providerR',
-        status: reply.status,
-        providerCode,
-        providerMessage: envelope.message === undefined ? undefined : redact(envelope.message, secrets),
-        requestId: reply.requestId,
-        retryable: RETRYABLE_CODES.has(providerCode) || reply.status === 429 || reply.status >= 500,
-      });
+      throw new ProviderApiError(
+        {
+          provider: 'providerR',
+          status: reply.status,
+          providerCode,
+          providerMessage: envelope.message === undefined ? undefined : redact(envelope.message, secrets),
+          requestId: reply.requestId,
+          retryable: RETRYABLE_CODES.has(providerCode) || reply.status === 429 || reply.status >= 500,
+        },
+        { context: request.context },
+      );
     }
     return withoutSecret(body as Record<string, unknown>);
   }
@@ -202,6 +204,8 @@ export function createUpstream(config: ProviderRConfig): ProviderRUpstream {
         json: body,
         retrySafe: false,
         signal: options.signal,
+        // Names the refund in any error, so a caller can reconcile a lost reply by its refId.
+        context: { transId: body.transId, refId: body.refId },
       }),
     capture: (transId, amount, options) =>
       send('PUT /v2.0/preauth', {

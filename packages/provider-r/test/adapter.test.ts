@@ -415,6 +415,32 @@ describe('payments.capture', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('answers with the captured payment when a retried capture is refused because the first one landed', async () => {
+    // The first PUT captured the money but its reply was lost (503); the retry is refused with 1400.
+    const scope = nock(BASE_URL)
+      .put(`/v2.0/preauth/transId/${TRANS_ID}.json`)
+      .reply(503, 'Service Unavailable')
+      .put(`/v2.0/preauth/transId/${TRANS_ID}.json`)
+      .reply(400, { code: 1400, message: 'Payment is not pre-authorised' })
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'PAID' }), FORM);
+    const payment = await testAdapter({ retry: 1 }).capturePayment(TRANS_ID);
+    expect(payment).toMatchObject({ id: TRANS_ID, status: 'succeeded' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('passes a refused capture on when the payment is still not captured', async () => {
+    nock(BASE_URL)
+      .put(`/v2.0/preauth/transId/${TRANS_ID}.json`)
+      .reply(400, { code: 1400, message: 'Payment is not pre-authorised' })
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'PENDING' }), FORM);
+    expect(await rejectionOf(testAdapter().capturePayment(TRANS_ID))).toMatchObject({
+      code: 'provider_api_error',
+      providerCode: '1400',
+    });
+  });
+
   it('refuses a fractional capture amount before any call', async () => {
     expect(
       ValidationError.isInstance(await rejectionOf(testAdapter().capturePayment(TRANS_ID, { amount: 1.5 }))),
@@ -433,6 +459,22 @@ describe('payments.cancel', () => {
       .post('/v1.0/status')
       .reply(200, statusReply({ status: 'CANCELLED' }), FORM);
     await expect(testAdapter().cancelPayment(TRANS_ID)).resolves.toMatchObject({ status: 'canceled' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('answers with the cancelled payment when a retried cancel is refused because the first one landed', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'PENDING' }), FORM)
+      .delete(`/v2.0/payment/transId/${TRANS_ID}.json`)
+      .reply(502, 'Bad Gateway')
+      .delete(`/v2.0/payment/transId/${TRANS_ID}.json`)
+      .reply(400, { code: 1400, message: 'Payment cannot be cancelled' })
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'CANCELLED' }), FORM);
+    await expect(testAdapter({ retry: 1 }).cancelPayment(TRANS_ID)).resolves.toMatchObject({
+      status: 'canceled',
+    });
     expect(scope.isDone()).toBe(true);
   });
 
@@ -531,13 +573,18 @@ describe('refunds.create', () => {
       .post('/v2.0/refund.json')
       .reply(400, { code, message });
     const error = await rejectionOf(
-      testAdapter({ retry: 2 }).createRefund({ payment_id: TRANS_ID, amount: 100 }),
+      testAdapter({ retry: 2 }).createRefund({
+        payment_id: TRANS_ID,
+        amount: 100,
+        provider_metadata: { refId: 'RF-9' },
+      }),
     );
     expect(error).toMatchObject({
       status: 400,
       providerCode: String(code),
       providerMessage: message,
       retryable: false,
+      context: { transId: TRANS_ID, refId: 'RF-9' },
     });
   });
 

@@ -315,6 +315,32 @@ export function fakeProviderTUpstream(
   };
 }
 
+/** `createPayment` params of a complete Provider T transfer (a simulator commits it). */
+export function providerTTransferParams(amount = 100) {
+  return {
+    amount,
+    currency: 'USD',
+    provider_metadata: {
+      destinationCountryCode: 'MEX',
+      sender: {
+        name: { firstName: 'Maria', lastName: 'Lopez' },
+        address: {
+          line1: '100 Main St',
+          city: 'Dallas',
+          countrySubdivisionCode: 'US-TX',
+          countryCode: 'USA',
+          postalCode: '75201',
+        },
+        mobilePhone: { number: '2145550123', countryDialCode: '1' },
+        personalDetails: { dateOfBirth: '1985-04-12', birthCountryCode: 'MEX' },
+        primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
+      },
+      receiver: { name: { firstName: 'Jose', lastName: 'Lopez' } },
+      transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
+    },
+  };
+}
+
 /** A Provider T adapter that verifies with the test key and re-reads status through `fetch`. */
 export function providerTAdapter(
   fetchImpl: typeof fetch,

@@ -12,15 +12,23 @@ import {
   NORMALISED_EVENT_NAMES,
   PayError,
   type PayEvent,
+  toNodeListener,
   type WebhookHandler,
   WebhookHandlerError,
   type WebhookRequest,
   WebhookVerificationError,
 } from '@pay/core';
+import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
+import { createProviderN } from '@pay/provider-n';
+import { signProviderNWebhook, startProviderNSimulator } from '@pay/provider-n/testing';
 import { STATUS_EVENTS as PROVIDER_R_STATUS_EVENTS, type ProviderRAdapter } from '@pay/provider-r';
 import { type ProviderRSimulator, startProviderRSimulator } from '@pay/provider-r/testing';
-import { STATUS_EVENTS as PROVIDER_T_STATUS_EVENTS } from '@pay/provider-t';
-import { generateProviderTKeyPair, signProviderTWebhook } from '@pay/provider-t/testing';
+import { createProviderT, STATUS_EVENTS as PROVIDER_T_STATUS_EVENTS } from '@pay/provider-t';
+import {
+  generateProviderTKeyPair,
+  signProviderTWebhook,
+  startProviderTSimulator,
+} from '@pay/provider-t/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -35,6 +43,7 @@ import {
   providerRTransaction,
   providerTAdapter,
   providerTKeys,
+  providerTTransferParams,
   settle,
   signedProviderN,
   signedProviderT,
@@ -1288,5 +1297,103 @@ describe('replays with createMemoryDeduplicationStore', () => {
     expect(calls).toBe(2);
     expect((await handler.handle(delivery)).duplicates).toHaveLength(2);
     expect(calls).toBe(2);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Forgeries posted by the providers' own simulators over loopback HTTP, through core's Node bridge
+
+describe('forgeries posted by the simulators over HTTP (toNodeListener)', () => {
+  const servers: LoopbackServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  /** An endpoint over `adapter`, counting every callback. */
+  async function endpoint(adapter: Parameters<typeof recording>[0], secret: string | null) {
+    const recorder = recording(adapter, secret, createMemoryDeduplicationStore());
+    const server = await startLoopbackServer(toNodeListener(recorder.handler));
+    servers.push(server);
+    return { url: `${server.url}/webhooks`, seen: recorder.seen };
+  }
+
+  it('Provider T: genuine 200 once; wrong host, stale, future, other key and replayed tampering 400', async () => {
+    const simulator = await startProviderTSimulator();
+    try {
+      const adapter = createProviderT({ ...simulator.adapterConfig, retry: 0 });
+      const payment = await adapter.createPayment(providerTTransferParams());
+      const { url, seen } = await endpoint(adapter, null);
+      const now = Math.floor(Date.now() / 1000);
+      const deliver = (options: Partial<Parameters<typeof simulator.deliverWebhook>[1]>) =>
+        simulator.deliverWebhook(url, { transactionId: payment.id, ...options });
+      expect(await deliver({ eventId: 'evt-http-1' })).toBe(200);
+      expect(await deliver({ eventId: 'evt-http-1' })).toBe(200);
+      expect(seen.map((event) => event.type)).toEqual([
+        'payment.succeeded',
+        'providerT.TRANSACTION_STATUS_EVENT',
+      ]);
+      expect(await deliver({ eventId: 'evt-http-2', host: 'shop.example' })).toBe(400);
+      expect(await deliver({ eventId: 'evt-http-3', timestamp: now - 66 * 60 })).toBe(400);
+      expect(await deliver({ eventId: 'evt-http-4', timestamp: now + 6 * 60 })).toBe(400);
+      expect(await deliver({ eventId: 'evt-http-5', privateKey: providerTKeys().privateKey })).toBe(400);
+      // A transfer the provider does not know: verified, but not confirmable yet: 503 so it is delivered again.
+      expect(
+        await simulator.deliverWebhook(url, { transactionId: 'no-such-transfer', eventId: 'evt-http-6' }),
+      ).toBe(503);
+      expect(seen).toHaveLength(2);
+    } finally {
+      await simulator.close();
+    }
+  });
+
+  it('Provider R: genuine 200 once; wrong secret or merchant 400; an unconfirmed final status 503', async () => {
+    const simulator = await startProviderRSimulator();
+    try {
+      const adapter = providerRAdapterFor(simulator);
+      const paid = await providerRTransaction(simulator, adapter, { paid: true });
+      const pending = await providerRTransaction(simulator, adapter, { paid: false });
+      const { url, seen } = await endpoint(adapter, simulator.credentials.secret);
+      expect(await simulator.deliverWebhook(url, { transId: paid })).toBe(200);
+      expect(await simulator.deliverWebhook(url, { transId: paid, format: 'json' })).toBe(200);
+      expect(seen.map((event) => event.type)).toEqual([
+        'payment.succeeded',
+        'invoice.generated',
+        'providerR.PAID',
+      ]);
+      expect(await simulator.deliverWebhook(url, { transId: paid, secret: 'guessed-secret' })).toBe(400);
+      expect(await simulator.deliverWebhook(url, { transId: paid, merchant: '999999' })).toBe(400);
+      expect(await simulator.deliverWebhook(url, { transId: pending, status: 'PAID' })).toBe(503);
+      expect(seen).toHaveLength(3);
+    } finally {
+      await simulator.close();
+    }
+  });
+
+  it('Provider N: genuine 200 once; any other signature 400', async () => {
+    const simulator = await startProviderNSimulator();
+    try {
+      const adapter = createProviderN({
+        apiKey: 'k',
+        secretKey: 'secret-key-1',
+        isSandbox: true,
+        baseUrl: simulator.url,
+      });
+      const { url, seen } = await endpoint(adapter, simulator.credentials.webhookSecret);
+      const payload = providerNTransactionPayload('PN|http|1');
+      expect(await simulator.deliverWebhook(url, payload)).toBe(200);
+      expect(await simulator.deliverWebhook(url, payload)).toBe(200);
+      expect(seen).toHaveLength(2);
+      for (const signature of [
+        '',
+        'deadbeef',
+        'a'.repeat(128),
+        await signProviderNWebhook('{}', simulator.credentials.webhookSecret),
+      ]) {
+        expect(await simulator.deliverWebhook(url, payload, { signature })).toBe(400);
+      }
+      expect(seen).toHaveLength(2);
+    } finally {
+      await simulator.close();
+    }
   });
 });

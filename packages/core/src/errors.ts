@@ -135,6 +135,9 @@ export class ProviderApiError extends PayError {
   /** True when the same call may succeed later (429, 5xx). */
   readonly retryable: boolean;
 
+  /** The provider that answered. */
+  readonly provider: string;
+
   constructor(
     fields: {
       provider: string;
@@ -157,11 +160,31 @@ export class ProviderApiError extends PayError {
         }`,
       options,
     );
+    this.provider = fields.provider;
     this.status = fields.status;
     this.providerCode = fields.providerCode;
     this.providerMessage = fields.providerMessage;
     this.requestId = fields.requestId;
     this.retryable = fields.retryable ?? (fields.status === 429 || fields.status >= 500);
+  }
+
+  /**
+   * The same provider answer with a message that says what to do about it here, and/or the context of the
+   * operation it happened in (e.g. the step of a multi-step operation); this error becomes the `cause`.
+   */
+  withDetails(details: { message?: string; context?: ErrorContext }): ProviderApiError {
+    return new ProviderApiError(
+      {
+        provider: this.provider,
+        status: this.status,
+        providerCode: this.providerCode,
+        providerMessage: this.providerMessage,
+        requestId: this.requestId,
+        retryable: this.retryable,
+        message: details.message ?? this.message,
+      },
+      { cause: this, context: details.context ?? this.context },
+    );
   }
 }
 

@@ -8,7 +8,7 @@ import ky, { type KyInstance } from 'ky';
 import * as v from 'valibot';
 import { type ErrorContext, InvalidResponseError, NetworkError, redact } from './errors.js';
 import type { ProviderName } from './records.js';
-import { toValidationIssues } from './validation.js';
+import { mismatchedFields } from './validation.js';
 
 /** What a hook sees of a request. Authorization and every configured secret are already redacted. */
 export interface HttpRequestInfo {
@@ -436,9 +436,9 @@ export function parseReply<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, value, { abortEarly: false });
   if (result.success) return result.output;
-  const fields = [...new Set(toValidationIssues(result.issues).map((issue) => issue.path || '(body)'))];
+  const fields = mismatchedFields(result.issues);
   throw new InvalidResponseError(
-    `${where.provider} answered ${where.call} with a reply we cannot read (fields ${fields.join(', ')} do not match the wire contract). If this persists, the provider's API changed; report it.`,
+    `${where.provider} answered ${where.call} with a reply we cannot read (fields ${fields} do not match the wire contract). If this persists, the provider's API changed; report it.`,
     { context: where.context },
   );
 }

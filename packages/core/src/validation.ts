@@ -35,3 +35,11 @@ export function parseInput<S extends v.GenericSchema>(
 export function assertNoIssues(issues: ValidationIssue[], operation: string): void {
   if (issues.length > 0) throw new ValidationError(issues, { operation });
 }
+
+/**
+ * The fields a provider payload failed on, for InvalidResponseError and malformed-webhook messages: names only,
+ * never values (a reply or webhook can carry personal data).
+ */
+export function mismatchedFields(issues: readonly v.BaseIssue<unknown>[]): string {
+  return [...new Set(toValidationIssues(issues).map((issue) => issue.path || '(body)'))].join(', ');
+}

@@ -70,3 +70,31 @@ describe('the error tree', () => {
     expect(error.issues).toHaveLength(2);
   });
 });
+
+describe('ProviderApiError.withDetails', () => {
+  it('keeps the provider answer, changes the message and context, and keeps the original as cause', () => {
+    const original = new ProviderApiError({
+      provider: 'providerT',
+      status: 400,
+      providerCode: 'X1',
+      providerMessage: 'bad',
+      requestId: 'r1',
+    });
+    const detailed = original.withDetails({
+      message: 'the update was refused',
+      context: { transactionId: 't1', step: 'update' },
+    });
+    expect(detailed).toMatchObject({
+      provider: 'providerT',
+      status: 400,
+      providerCode: 'X1',
+      providerMessage: 'bad',
+      requestId: 'r1',
+      retryable: false,
+      message: 'the update was refused',
+      context: { transactionId: 't1', step: 'update' },
+      cause: original,
+    });
+    expect(ProviderApiError.isInstance(detailed)).toBe(true);
+  });
+});

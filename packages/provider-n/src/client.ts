@@ -171,18 +171,8 @@ function apiError(
 
 /** The same provider error with a message that says what to do about this particular code. */
 export function withAdvice(error: ProviderApiError, advice: string): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: error.status,
-      providerCode: error.providerCode,
-      providerMessage: error.providerMessage,
-      requestId: error.requestId,
-      retryable: error.retryable,
-      message: `${PROVIDER} answered HTTP ${error.status}${error.providerCode ? ` (code ${error.providerCode})` : ''}: ${advice}`,
-    },
-    error.context ? { context: error.context } : {},
-  );
+  const code = error.providerCode ? ` (code ${error.providerCode})` : '';
+  return error.withDetails({ message: `${PROVIDER} answered HTTP ${error.status}${code}: ${advice}` });
 }
 
 /** A refused login: the message points at the credentials, unless the provider may accept it later. */

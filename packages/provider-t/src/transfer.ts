@@ -328,7 +328,7 @@ function commitFailure(error: unknown, transactionId: string, retries: number): 
   if (notSent) {
     const message = `The commit of transfer ${transactionId} was never sent (${reason}). No money moved; call create again for a new quote.`;
     return ProviderApiError.isInstance(error)
-      ? rebuildApiError(error, message, context)
+      ? error.withDetails({ message, context })
       : new NetworkError(message, { outcome, cause: error, context });
   }
   return new NetworkError(
@@ -344,7 +344,7 @@ function commitFailure(error: unknown, transactionId: string, retries: number): 
 function withStepContext(error: unknown, context: ErrorContext, what: string, advice: string): PayError {
   const merged = { ...(PayError.isInstance(error) ? error.context : {}), ...context };
   const message = `Provider T: ${what} (${errorText(error)}). ${advice}`;
-  if (ProviderApiError.isInstance(error)) return rebuildApiError(error, message, merged);
+  if (ProviderApiError.isInstance(error)) return error.withDetails({ message, context: merged });
   if (InvalidResponseError.isInstance(error))
     return new InvalidResponseError(message, { cause: error, context: merged });
   const outcome = NetworkError.isInstance(error) ? error.outcome : 'unknown';
@@ -353,19 +353,4 @@ function withStepContext(error: unknown, context: ErrorContext, what: string, ad
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function rebuildApiError(error: ProviderApiError, message: string, context: ErrorContext): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: error.status,
-      providerCode: error.providerCode,
-      providerMessage: error.providerMessage,
-      requestId: error.requestId,
-      retryable: error.retryable,
-      message,
-    },
-    { cause: error, context },
-  );
 }

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { AdapterTypes } from '../adapter.js';
 import { WebhookVerificationError } from '../errors.js';
 import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
-import { toValidationIssues } from '../validation.js';
+import { mismatchedFields } from '../validation.js';
 
 /** Normalised event names and the record each carries as `data`. */
 export interface NormalisedEvents {
@@ -115,9 +115,9 @@ export function parseWebhookPayload<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, value, { abortEarly: false });
   if (result.success) return result.output;
-  const fields = [...new Set(toValidationIssues(result.issues).map((issue) => issue.path || '(body)'))];
+  const fields = mismatchedFields(result.issues);
   throw new WebhookVerificationError(
-    `The ${provider} webhook payload is malformed: fields ${fields.join(', ')} do not match.`,
+    `The ${provider} webhook payload is malformed: fields ${fields} do not match.`,
     {
       reason: 'malformed_payload',
     },

@@ -393,3 +393,49 @@ describe('load: 1,000 operations against Provider N while its tokens expire', ()
     expect(outcome.logins).toBeLessThan(OPERATIONS / 20);
   });
 });
+
+describe('load: 1,000 Provider T status reads while its tokens expire', () => {
+  it('all succeed with 100 in flight while the simulator clock jumps past token expiry twice; one login per expiry', async () => {
+    const simulator = await startProviderTSimulator();
+    try {
+      const adapter = createProviderT({ ...simulator.adapterConfig, retry: 1 });
+      const transferIds: string[] = [];
+      for (let i = 0; i < 10; i += 1)
+        transferIds.push((await adapter.createPayment(providerTTransferParams(100 + i))).id);
+      const tokensBefore = simulator.tokensIssued;
+      const committedBefore = simulator.committedTransfers;
+      const unhandled = recordUnhandled();
+      const failures: string[] = [];
+      let done = 0;
+      let expiries = 0;
+      try {
+        await runPool(OPERATIONS, 100, async (i) => {
+          try {
+            const payment = await adapter.retrievePayment(transferIds[i % transferIds.length]!);
+            if (payment?.id !== transferIds[i % transferIds.length]) failures.push(`wrong payment for ${i}`);
+          } catch (error) {
+            failures.push(String(error));
+          }
+          done += 1;
+          // The provider's clock passes the token's expiry (the adapter's clock does not): the next calls get 401.
+          if (done === Math.floor(OPERATIONS / 3) || done === Math.floor((2 * OPERATIONS) / 3)) {
+            simulator.advanceTime(3_600_000);
+            expiries += 1;
+          }
+        });
+      } finally {
+        unhandled.stop();
+      }
+      expect(failures).toEqual([]);
+      expect(unhandled.errors).toEqual([]);
+      expect(expiries).toBe(2);
+      const logins = simulator.tokensIssued - tokensBefore;
+      expect(logins).toBeGreaterThanOrEqual(expiries);
+      expect(logins).toBeLessThanOrEqual(expiries + 1);
+      // Reads moved no money.
+      expect(simulator.committedTransfers).toBe(committedBefore);
+    } finally {
+      await simulator.close();
+    }
+  });
+});

@@ -357,6 +357,34 @@ describe('@pay/provider-n in an Edge VM', () => {
     // Verification made no upstream call.
     expect(seen).toHaveLength(0);
   });
+  // Product bug (provider-n, packages/provider-n/src/webhooks.ts, referenceOf): an event without a reference
+  // (customer and disbursement events) is keyed by a SHA-256 of the raw body, computed with
+  // crypto.subtle.digest('SHA-256', rawBody.slice().buffer). Through core's own Web bridge the raw body is a
+  // Uint8Array of the runtime's realm, so that ArrayBuffer is refused by the Edge Runtime VM's Web Crypto (the
+  // same cause as the Provider T bug below; core's sha256Hex has it too): the genuine, correctly signed webhook is
+  // answered 400 "The webhook payload could not be read". The same delivery passed as a string is accepted.
+  // Expected: 200 both ways (pass the Uint8Array itself to digest).
+  it.fails('accepts a genuine event that carries no reference, through the Web bridge', async () => {
+    const { adapter: n } = adapter();
+    const handler = env.core.createPay(n).webhooks.setup({ webhookSecret });
+    const body = JSON.stringify({ eventType: 'CUSTOMER_CREATED', eventData: { email: 'ada@example.com' } });
+    const signature = await signProviderNWebhook(body, webhookSecret);
+    const direct = await handler.handle({
+      body,
+      headersAsObject: { 'providerN-signature': signature },
+      fullUrl: 'https://shop.example/n',
+    });
+    expect(direct.events.map((event) => event.type)).toEqual(['providerN.CUSTOMER_CREATED']);
+    const RequestClass = env.vm.context.Request as typeof Request;
+    const reply = await env.core.toFetchHandler(handler)(
+      new RequestClass('https://shop.example/n', {
+        method: 'POST',
+        headers: { 'providerN-signature': signature },
+        body,
+      }),
+    );
+    expect(reply.status).toBe(200);
+  });
 });
 
 describe('@pay/provider-t in an Edge VM', () => {

@@ -61,9 +61,13 @@ export function timingSafeEqual(a: string | Uint8Array, b: string | Uint8Array):
   return difference === 0;
 }
 
-/** Web Crypto's key import and sign take a BufferSource backed by an ArrayBuffer. */
-function bufferOf(bytes: Uint8Array): ArrayBuffer {
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+/**
+ * The bytes as a view Web Crypto accepts on every runtime: a fresh copy made in this code's own realm. Edge
+ * runtimes that evaluate code in a separate context refuse an ArrayBuffer from another realm (a request body
+ * the host built), while a view created here passes everywhere.
+ */
+function bufferOf(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(bytes);
 }
 
 /** Lower-case hex SHA-256 of `data` (e.g. a stable id for a webhook payload that carries no reference). */

@@ -9,8 +9,8 @@ import {
   type PaymentStatus,
   parseJson,
   type RefundStatus,
+  sha256Hex,
   timingSafeEqual,
-  toHex,
   type WebhookDefinition,
   type WebhookDelivery,
   WebhookVerificationError,
@@ -209,8 +209,7 @@ async function referenceOf(data: Record<string, unknown>, rawBody: Uint8Array): 
     const value = data[field];
     if (typeof value === 'string' && value !== '') return value;
   }
-  const digest = await crypto.subtle.digest('SHA-256', rawBody.slice().buffer);
-  return `sha256-${toHex(new Uint8Array(digest))}`;
+  return `sha256-${await sha256Hex(rawBody)}`;
 }
 
 const REFERENCE_FIELDS = [

@@ -357,14 +357,9 @@ describe('@pay/provider-n in an Edge VM', () => {
     // Verification made no upstream call.
     expect(seen).toHaveLength(0);
   });
-  // Product bug (provider-n, packages/provider-n/src/webhooks.ts, referenceOf): an event without a reference
-  // (customer and disbursement events) is keyed by a SHA-256 of the raw body, computed with
-  // crypto.subtle.digest('SHA-256', rawBody.slice().buffer). Through core's own Web bridge the raw body is a
-  // Uint8Array of the runtime's realm, so that ArrayBuffer is refused by the Edge Runtime VM's Web Crypto (the
-  // same cause as the Provider T bug below; core's sha256Hex has it too): the genuine, correctly signed webhook is
-  // answered 400 "The webhook payload could not be read". The same delivery passed as a string is accepted.
-  // Expected: 200 both ways (pass the Uint8Array itself to digest).
-  it.fails('accepts a genuine event that carries no reference, through the Web bridge', async () => {
+  // An event without a reference is keyed by a SHA-256 of the raw body; through the Web bridge that body is a
+  // Uint8Array the runtime built, which Web Crypto must accept (regression: it was refused as a foreign buffer).
+  it('accepts a genuine event that carries no reference, through the Web bridge', async () => {
     const { adapter: n } = adapter();
     const handler = env.core.createPay(n).webhooks.setup({ webhookSecret });
     const body = JSON.stringify({ eventType: 'CUSTOMER_CREATED', eventData: { email: 'ada@example.com' } });
@@ -433,14 +428,9 @@ describe('@pay/provider-t in an Edge VM', () => {
     return { handler, received, upstream };
   }
 
-  // Product bug (core, packages/core/src/crypto.ts, bufferOf and its callers verifyRsaSha256 / sha256Hex): the
-  // bytes handed to crypto.subtle are turned into an ArrayBuffer. In the Edge Runtime VM (@edge-runtime/vm, as
-  // used by vitest's edge-runtime environment and Next.js edge routes in development) an ArrayBuffer made by the
-  // library (fromBase64 → new Uint8Array → .buffer) belongs to the VM's realm and the runtime's Web Crypto refuses
-  // it ("2nd argument is not instance of ArrayBuffer", vercel/edge-runtime#813), so EVERY genuine Provider T
-  // webhook is refused there (malformed_payload, "The webhook payload could not be read"). Passing the Uint8Array
-  // itself (a TypedArray, e.g. bytes.slice()) works in that VM and everywhere else. Expected: this test passes.
-  it.fails('verifies a genuine RSA-SHA256 signature with Web Crypto, through the handler and the Web bridge', async () => {
+  // Regression: core handed crypto.subtle an ArrayBuffer, which the Edge Runtime VM refuses from another realm
+  // (vercel/edge-runtime#813), so every genuine Provider T webhook was refused there.
+  it('verifies a genuine RSA-SHA256 signature with Web Crypto, through the handler and the Web bridge', async () => {
     const { handler, received } = handlerOf();
     const signed = signedProviderT({
       transactionId: 'tx-edge-2',

@@ -15,11 +15,12 @@ function run(label, command, args) {
   return result.status === 0;
 }
 
-const testedPackages = ['packages', 'examples']
+// Every workspace package with a test script (pnpm-workspace.yaml: packages/*, examples/*, tests/*).
+const testedPackages = ['packages', 'examples', 'tests']
   .flatMap((group) =>
-    (existsSync(join(root, group)) ? readdirSync(join(root, group)) : []).map((name) =>
-      join(root, group === 'packages' ? 'packages' : 'examples', name),
-    ),
+    existsSync(join(root, group))
+      ? readdirSync(join(root, group)).map((name) => join(root, group, name))
+      : [],
   )
   .filter((dir) => {
     const manifest = join(dir, 'package.json');

@@ -4,4 +4,5 @@ export default packageBuild({
   index: 'src/index.ts',
   schema: 'src/schema.ts',
   'testing/index': 'src/testing/index.ts',
+  'testing/contract': 'src/testing/contract.ts',
 });

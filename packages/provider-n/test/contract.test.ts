@@ -1,4 +1,4 @@
-import { runAdapterContract } from '@pay/core/testing';
+import { runAdapterContract } from '@pay/core/testing/contract';
 import { createProviderN, providerN } from '../src/index.js';
 import { providerNWebhookRequest, signProviderNWebhook } from '../src/testing/index.js';
 import { API_KEY, SECRET_KEY, transactionEventData, WEBHOOK_SECRET } from './fixtures.js';

@@ -1,4 +1,4 @@
-import { runAdapterContract } from '@pay/core/testing';
+import { runAdapterContract } from '@pay/core/testing/contract';
 import { createProviderR, providerR } from '../src/index.js';
 import { buildProviderRPush } from '../src/testing/index.js';
 import { MERCHANT, pushFields, SECRET, statusReply, TRANS_ID } from './fixtures.js';

@@ -1,4 +1,4 @@
-import { runAdapterContract } from '@pay/core/testing';
+import { runAdapterContract } from '@pay/core/testing/contract';
 import { createProviderT, providerT } from '../src/index.js';
 import {
   generateProviderTKeyPair,

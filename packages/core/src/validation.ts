@@ -13,7 +13,12 @@ export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[], pref
     const path = [prefix, issuePath(issue)].filter(Boolean).join('.');
     const unknownKey =
       issue.kind === 'schema' && issue.type === 'strict_object' && issue.expected === 'never';
-    return { path, message: unknownKey ? 'is not a known field' : issue.message };
+    // valibot's default messages end with the value received ("… but received \"sk_live_…\""): the value may
+    // be a secret or personal data, so only the expectation is kept.
+    return {
+      path,
+      message: unknownKey ? 'is not a known field' : issue.message.replace(/ but received [\s\S]*$/, ''),
+    };
   });
 }
 

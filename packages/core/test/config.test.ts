@@ -56,6 +56,19 @@ describe('configuration helpers', () => {
     expect(() => booleanSetting('PROVIDER_R_SANDBOX', 'yes')).toThrow(ConfigurationError);
   });
 
+  it('never repeats a wrongly typed value, which could be a secret, in the error', () => {
+    const schema = v.object({ secret: v.string() });
+    const error = (() => {
+      try {
+        parseConfig('providerR', schema, { secret: 987654321 });
+      } catch (e) {
+        return e as ConfigurationError;
+      }
+    })();
+    expect(error?.message).toContain('secret');
+    expect(error?.message).not.toContain('987654321');
+  });
+
   it('validates explicit config naming members, never values', () => {
     const schema = v.object({ merchant: v.string(), secret: v.pipe(v.string(), v.minLength(8)) });
     const error = (() => {

@@ -11,17 +11,14 @@ import { type ProviderNSimulator, startProviderNSimulator } from '@pay/provider-
 import { describe, expect, it } from 'vitest';
 import {
   causeChain,
-  DELAY_MS,
   expectedAttempts,
   expectFaultError,
   FAULT_KINDS,
   type FaultKind,
-  faultFor,
   processedBy,
   recorder,
   rejectionOf,
-  sleep,
-  TIMEOUT_MS,
+  runFaulted,
 } from './support.js';
 
 const RETRY = 1;
@@ -230,22 +227,15 @@ const SITES: Site[] = [
 async function runCase(sim: ProviderNSimulator, site: Site, kind: FaultKind, times: number) {
   const id = await prepare(sim, site.setup);
   const before = sim.books.requests.length;
-  const rec = recorder({
+  const { rec, outcome } = await runFaulted({
     faults: sim.faults,
     method: site.method,
     path: site.path,
     times,
-    fault: faultFor(kind),
+    kind,
+    adapter: (overrides) => adapterFor(sim, overrides),
+    run: (adapter) => site.run(adapter, id),
   });
-  const adapter = adapterFor(sim, {
-    hooks: rec.hooks,
-    ...(kind === 'timeout' ? { timeoutMs: TIMEOUT_MS } : {}),
-  });
-  const outcome = await site.run(adapter, id).then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (kind === 'timeout') await sleep(DELAY_MS - TIMEOUT_MS + 80);
   const requests = sim.books.requests.slice(before);
   const faulted = requests.filter((r) => r.method === site.method && site.path.test(r.path));
   return { id, outcome, rec, requests, faulted };

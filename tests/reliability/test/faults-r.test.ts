@@ -10,17 +10,13 @@ import { createProviderR, type ProviderRAdapter, type ProviderRConfig } from '@p
 import { type ProviderRSimulator, startProviderRSimulator } from '@pay/provider-r/testing';
 import { describe, expect, it } from 'vitest';
 import {
-  DELAY_MS,
   expectedAttempts,
   expectFaultError,
   FAULT_KINDS,
   type FaultKind,
-  faultFor,
   processedBy,
-  recorder,
   rejectionOf,
-  sleep,
-  TIMEOUT_MS,
+  runFaulted,
 } from './support.js';
 
 const RETRY = 1;
@@ -288,24 +284,16 @@ const CASES = SITES.flatMap((site) => FAULT_KINDS.map((kind) => ({ ...site, kind
 async function runCase(sim: ProviderRSimulator, site: Site, kind: FaultKind, times: number) {
   const transId = await prepare(sim, site.setup);
   const before = sim.requests.length;
-  const rec = recorder({
+  const { rec, outcome } = await runFaulted({
     faults: sim.faults,
     method: site.method,
     path: site.path,
     nth: site.nth ?? 0,
     times,
-    fault: faultFor(kind),
+    kind,
+    adapter: (overrides) => adapterFor(sim, overrides),
+    run: (adapter) => site.run(adapter, transId),
   });
-  const adapter = adapterFor(sim, {
-    hooks: rec.hooks,
-    ...(kind === 'timeout' ? { timeoutMs: TIMEOUT_MS } : {}),
-  });
-  const outcome = await site.run(adapter, transId).then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  // A delayed call is still handled after the client gave up: wait for it before reading the books.
-  if (kind === 'timeout') await sleep(DELAY_MS - TIMEOUT_MS + 80);
   const requests = sim.requests.slice(before);
   const seen = requests.filter((r) => r.method === site.method && site.path.test(r.path));
   // Every attempt of the faulted logical call (they share its request id).

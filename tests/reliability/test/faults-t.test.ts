@@ -15,17 +15,14 @@ import {
 } from '@pay/provider-t/testing';
 import { describe, expect, it } from 'vitest';
 import {
-  DELAY_MS,
   expectedAttempts,
   expectFaultError,
   FAULT_KINDS,
   type FaultKind,
-  faultFor,
   processedBy,
   recorder,
   rejectionOf,
-  sleep,
-  TIMEOUT_MS,
+  runFaulted,
   WRONG_SHAPE_BODY,
 } from './support.js';
 
@@ -339,22 +336,15 @@ const SITES: Site[] = [
 async function runCase(sim: ProviderTSimulator, site: Site, kind: FaultKind, times: number) {
   const id = await prepare(sim, site.setup);
   const before = sim.requests.length;
-  const rec = recorder({
+  const { rec, outcome } = await runFaulted({
     faults: sim.faults,
     method: site.method,
     path: site.path,
     times,
-    fault: faultFor(kind),
+    kind,
+    adapter: (overrides) => adapterFor(sim, overrides),
+    run: (adapter) => site.run(adapter, id),
   });
-  const adapter = adapterFor(sim, {
-    hooks: rec.hooks,
-    ...(kind === 'timeout' ? { timeoutMs: TIMEOUT_MS } : {}),
-  });
-  const outcome = await site.run(adapter, id).then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  if (kind === 'timeout') await sleep(DELAY_MS - TIMEOUT_MS + 80);
   const requests = sim.requests.slice(before);
   const seen = requests.filter((r) => r.method === site.method && site.path.test(r.path));
   const faultedId = seen[0]?.requestId;

@@ -213,6 +213,46 @@ export function recorder(
   };
 }
 
+/** How an operation ended: its value, or what it threw. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * One case of a fault matrix: arms `kind` on the `nth` call to `method path` for `times` attempts, runs the
+ * operation on an adapter built with recording hooks (and a short timeout for the `timeout` fault), and waits
+ * out a delayed call's late handling so the simulator's books are final before they are read.
+ */
+export async function runFaulted<A, R>(options: {
+  faults: FaultInjector;
+  method: string;
+  path: RegExp;
+  nth?: number;
+  times: number;
+  kind: FaultKind;
+  adapter: (overrides: { hooks: HttpHooks; timeoutMs?: number }) => A;
+  run: (adapter: A) => Promise<R>;
+}): Promise<{ rec: Recorder; outcome: Settled<R> }> {
+  const { kind } = options;
+  const rec = recorder({
+    faults: options.faults,
+    method: options.method,
+    path: options.path,
+    ...(options.nth === undefined ? {} : { nth: options.nth }),
+    times: options.times,
+    fault: faultFor(kind),
+  });
+  const adapter = options.adapter({
+    hooks: rec.hooks,
+    ...(kind === 'timeout' ? { timeoutMs: TIMEOUT_MS } : {}),
+  });
+  const outcome = await options.run(adapter).then(
+    (value): Settled<R> => ({ ok: true, value }),
+    (error: unknown): Settled<R> => ({ ok: false, error }),
+  );
+  // A delayed call is still handled after the client gave up: wait for it before reading the books.
+  if (kind === 'timeout') await sleep(DELAY_MS - TIMEOUT_MS + 80);
+  return { rec, outcome };
+}
+
 /**
  * Every string reachable from `value`: own properties (enumerable or not) of objects and errors, array items,
  * `message`, `stack` and `cause` chains, `JSON.stringify` of each object, plus `String(value)`. Bounded.

@@ -19,7 +19,7 @@ import {
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { expectNoSecrets, type Recorder, recorder, rejectionOf, TIMEOUT_MS } from './support.js';
+import { expectNoSecrets, type Recorder, recorder, rejectionOf, TIMEOUT_MS, thrownBy } from './support.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -124,24 +124,14 @@ describe('Provider R: no secret in errors or hook payloads', () => {
     ];
     const check = leakCheck([SECRET]);
     for (const [index, config] of configs.entries()) {
-      let thrown: unknown;
-      try {
-        createProviderR(config as never);
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = thrownBy(() => createProviderR(config as never));
       expect(ConfigurationError.isInstance(thrown)).toBe(true);
       check.clean(thrown, `config #${index}`);
     }
     vi.stubEnv('PROVIDER_R_SECRET', SECRET);
     vi.stubEnv('PROVIDER_R_MERCHANT', '');
     vi.stubEnv('PROVIDER_R_SANDBOX', SECRET);
-    let thrown: unknown;
-    try {
-      providerR();
-    } catch (error) {
-      thrown = error;
-    }
+    const thrown = thrownBy(() => providerR());
     expect(ConfigurationError.isInstance(thrown)).toBe(true);
     check.clean(thrown, 'environment');
   });
@@ -262,12 +252,7 @@ describe('Provider R: no secret in errors or hook payloads', () => {
         fault: { kind: 'status', status: 500, body: `secret=${encodeURIComponent(SECRET)}` },
       });
       check.clean(await rejectionOf(push({})), 'push, confirmation 500 echoing the secret');
-      let thrown: unknown;
-      try {
-        pay.webhooks.setup({ webhookSecret: undefined });
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = thrownBy(() => pay.webhooks.setup({ webhookSecret: undefined }));
       check.clean(thrown, 'setup without a secret');
       check.hooksClean();
     } finally {
@@ -316,24 +301,14 @@ describe('Provider N: no secret in errors or hook payloads', () => {
       { apiKey: API_KEY, secretKey: SECRET_KEY, isSandbox: true, baseUrl: `x${SECRET_KEY}` },
     ];
     for (const [index, config] of configs.entries()) {
-      let thrown: unknown;
-      try {
-        createProviderN(config as never);
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = thrownBy(() => createProviderN(config as never));
       expect(ConfigurationError.isInstance(thrown)).toBe(true);
       check.clean(thrown, `config #${index}`);
     }
     vi.stubEnv('PROVIDER_N_API_KEY', API_KEY);
     vi.stubEnv('PROVIDER_N_SECRET_KEY', SECRET_KEY);
     vi.stubEnv('PROVIDER_N_SANDBOX', API_KEY);
-    let thrown: unknown;
-    try {
-      providerN();
-    } catch (error) {
-      thrown = error;
-    }
+    const thrown = thrownBy(() => providerN());
     expect(ConfigurationError.isInstance(thrown)).toBe(true);
     check.clean(thrown, 'environment');
   });
@@ -440,12 +415,7 @@ describe('Provider N: no secret in errors or hook payloads', () => {
       );
       const junkError = await rejectionOf(handler.handle({ ...junk, body: `${junk.body}${WEBHOOK_SECRET}` }));
       check.clean(junkError, 'tampered body');
-      let thrown: unknown;
-      try {
-        pay.webhooks.setup({ webhookSecret: '' });
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = thrownBy(() => pay.webhooks.setup({ webhookSecret: '' }));
       check.clean(thrown, 'setup without a secret');
     } finally {
       await sim.close();
@@ -507,24 +477,14 @@ describe('Provider T: no secret in errors or hook payloads', () => {
       { ...base, agentPartnerId: undefined, isSandbox: true, retry: 1.5 },
     ];
     for (const [index, config] of configs.entries()) {
-      let thrown: unknown;
-      try {
-        createProviderT(config as never);
-      } catch (error) {
-        thrown = error;
-      }
+      const thrown = thrownBy(() => createProviderT(config as never));
       expect(ConfigurationError.isInstance(thrown), `config #${index}`).toBe(true);
       check.clean(thrown, `config #${index}`);
     }
     vi.stubEnv('PROVIDER_T_CLIENT_ID', CLIENT_ID);
     vi.stubEnv('PROVIDER_T_CLIENT_SECRET', CLIENT_SECRET);
     vi.stubEnv('PROVIDER_T_SANDBOX', CLIENT_SECRET);
-    let thrown: unknown;
-    try {
-      providerT();
-    } catch (error) {
-      thrown = error;
-    }
+    const thrown = thrownBy(() => providerT());
     expect(ConfigurationError.isInstance(thrown)).toBe(true);
     check.clean(thrown, 'environment');
   });

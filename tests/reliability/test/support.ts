@@ -15,6 +15,16 @@ import {
 import type { Fault, FaultInjector } from '@pay/core/testing';
 import { expect } from 'vitest';
 
+/** What `action` throws synchronously; fails the test when it returns. */
+export function thrownBy(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw, but it returned');
+}
+
 /** Resolves with what `promise` rejects with; fails the test when it resolves. */
 export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   try {

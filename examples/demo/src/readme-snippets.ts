@@ -1,0 +1,44 @@
+/**
+ * The root README's quick start and error handling, compiled by `pnpm test` (the demo package's typecheck) so
+ * the documentation cannot drift from the API. Not run by the demo.
+ */
+import {
+  createPay,
+  NetworkError,
+  type PaymentCreateParams,
+  ProviderApiError,
+  ValidationError,
+} from '@pay/core';
+import { providerN } from '@pay/provider-n';
+import { type ProviderTTransferMetadata, providerT } from '@pay/provider-t';
+
+/** README "Quick start". */
+export async function quickStart(): Promise<string> {
+  const pay = createPay(providerN()); // reads PROVIDER_N_API_KEY, PROVIDER_N_SECRET_KEY, PROVIDER_N_SANDBOX
+
+  const checkout = await pay.checkouts.create({
+    customer: { email: 'ada@example.com' },
+    item_id: 'plan-basic',
+    session_type: 'one_time',
+    quantity: 1,
+    success_url: 'https://shop.example/thanks',
+    provider_metadata: { amount: 5000, currency: 'NGN' },
+  });
+  return checkout.checkoutUrl;
+}
+
+/** README "Errors": branching on the error classes. */
+export async function errorHandling(transfer: PaymentCreateParams<ProviderTTransferMetadata>) {
+  const pay = createPay(providerT());
+  try {
+    return await pay.payments.create(transfer);
+  } catch (error) {
+    if (ValidationError.isInstance(error)) return error.issues; // nothing was sent
+    if (NetworkError.isInstance(error) && error.outcome === 'unknown') {
+      // The provider may have processed it. Do not send again: reconcile first.
+      return pay.payments.retrieve(String(error.context?.transactionId));
+    }
+    if (ProviderApiError.isInstance(error)) console.error(error.providerCode, error.requestId, error.context);
+    throw error;
+  }
+}

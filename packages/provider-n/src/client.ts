@@ -10,12 +10,10 @@ import {
   type ErrorContext,
   type HttpReply,
   type HttpRequest,
-  NetworkError,
   ProviderApiError,
   parseJson,
   parseReply,
   redact,
-  type TokenManager,
 } from '@pay/core';
 import * as v from '@pay/core/schema';
 import { baseUrlOf, type ProviderNConfig } from './config.js';
@@ -61,7 +59,7 @@ export function createProviderNClient(config: ProviderNConfig): ProviderNClient 
     // support trace a call, as design §6 asks of every adapter.
     requestIdHeader: 'X-Request-Id',
     authorization: {
-      header: async () => `Bearer ${await tokenForCall(tokens)}`,
+      header: async () => `Bearer ${await tokens.get()}`,
       // A 401 drops the rejected token; core sends the call once more, which logs in again.
       rejected: (value) => tokens.invalidate(value.slice('Bearer '.length)),
     },
@@ -89,28 +87,6 @@ export function createProviderNClient(config: ProviderNConfig): ProviderNClient 
       return readEnvelope(reply, call, secrets, context);
     },
   };
-}
-
-/**
- * The token for an API call. A login that failed on the network never sent the API call itself, so a login
- * whose outcome is unknown is reported as `not_sent` for the call: it is safe to repeat.
- */
-async function tokenForCall(tokens: TokenManager): Promise<string> {
-  try {
-    return await tokens.get();
-  } catch (error) {
-    if (NetworkError.isInstance(error) && error.outcome === 'unknown') {
-      throw new NetworkError(
-        `providerN login failed, so the call itself was not sent and is safe to repeat. ${error.message}`,
-        {
-          outcome: 'not_sent',
-          cause: error,
-          ...(error.context ? { context: error.context } : {}),
-        },
-      );
-    }
-    throw error;
-  }
 }
 
 /** Reads the envelope: success only when `requestSuccessful` is true and `responseCode` is `"0"`. */

@@ -141,8 +141,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const backoffBase = options.backoffBaseMs ?? 300;
   const secrets = options.secrets ?? [];
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  // Timeouts are AbortSignals (per attempt, and the overall cap) rather than ky's own timer: the same
-  // behaviour at a fraction of the cost per call. Retries are ours too, so each attempt can be classified.
+  // Timeouts are ours (one AbortController per attempt under the call's Deadline) rather than ky's own timer:
+  // the same behaviour at a fraction of the cost per call. Retries are ours too, so each attempt is classified.
   const instance: KyInstance = ky.create({
     ...(options.fetch ? { fetch: options.fetch } : {}),
     timeout: false,
@@ -151,17 +151,29 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   });
 
   /**
-   * The Authorization header for a call. A login that fails for lack of an answer leaves the call itself
-   * unsent, whatever the login's own outcome was: say so, so the caller knows repeating it is safe.
+   * The Authorization header for an attempt. A login that fails for lack of an answer leaves this attempt
+   * unsent, whatever the login's own outcome was; the call as a whole is unsent only when no earlier attempt
+   * may have reached the provider.
    */
-  async function authorizationFor(request: HttpRequest, requestId: string): Promise<string> {
+  async function authorizationFor(
+    request: HttpRequest,
+    requestId: string,
+    reachedBefore: boolean,
+  ): Promise<string> {
     try {
       return await options.authorization!.header();
     } catch (error) {
       if (!NetworkError.isInstance(error)) throw error;
+      const where = `${options.provider} ${request.method} ${redact(request.path, secrets)}`;
       throw new NetworkError(
-        `${options.provider} ${request.method} ${redact(request.path, secrets)} was not sent: no access token could be obtained. It is safe to send again.`,
-        { outcome: 'not_sent', cause: error, context: { ...request.context, requestId } },
+        reachedBefore
+          ? `${where}: no access token could be obtained for a retry, and an earlier attempt may have been processed. Look the resource up before sending it again.`
+          : `${where} was not sent: no access token could be obtained. It is safe to send again.`,
+        {
+          outcome: reachedBefore ? 'unknown' : 'not_sent',
+          cause: error,
+          context: { ...request.context, requestId },
+        },
       );
     }
   }
@@ -172,12 +184,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     requestId: string,
     attempt: number,
     deadline: Deadline,
+    reachedBefore: boolean,
   ) {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (options.requestIdHeader) headers[options.requestIdHeader] = requestId;
     let authorization: string | undefined;
     if (request.authorize !== false && options.authorization) {
-      authorization = await authorizationFor(request, requestId);
+      authorization = await authorizationFor(request, requestId, reachedBefore);
       headers.authorization = authorization;
     }
     let body: string | undefined;
@@ -237,7 +250,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       for (let attempt = 1; ; attempt++) {
         let outcome: Awaited<ReturnType<typeof attemptOnce>>;
         try {
-          outcome = await attemptOnce(request, url, requestId, attempt, deadline);
+          outcome = await attemptOnce(request, url, requestId, attempt, deadline, reachedBefore);
         } catch (error) {
           // Only a failure of the exchange itself is a network error; a failing login or hook propagates as is.
           if (!(error instanceof TransportFailure)) throw error;
@@ -259,7 +272,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           throw failure;
         }
         const { reply, authorization } = outcome;
-        reachedBefore = true;
+        // A 401 proves this attempt was not processed; any other answer means it reached the provider.
+        if (reply.status !== 401) reachedBefore = true;
         if (reply.status === 401 && authorization && options.authorization?.rejected && !reauthorised) {
           // A 401 proves the call was not processed, so sending it once more with a fresh token is safe.
           options.authorization.rejected(authorization);

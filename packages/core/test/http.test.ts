@@ -297,6 +297,32 @@ describe('the HTTP client', () => {
     expect(responses[0]?.responseBody).toBe('[REDACTED]');
   });
 
+  it('says the outcome is unknown when a retry cannot log in after an earlier attempt may have landed', async () => {
+    const server = await startLoopbackServer(() => {
+      // Never answers: the first attempt times out after the request reached the server.
+    });
+    let logins = 0;
+    const header = async () => {
+      logins += 1;
+      if (logins === 1) return 'Bearer token-1';
+      throw new NetworkError('login timed out', { outcome: 'unknown' });
+    };
+    const http = createHttpClient({
+      provider: 'providerT',
+      baseUrl: server.url,
+      timeoutMs: 50,
+      retry: 1,
+      backoffBaseMs: 1,
+      authorization: { header },
+    });
+    const error = await http
+      .send({ method: 'PUT', path: '/commit', json: {}, retrySafe: true })
+      .catch((e: unknown) => e);
+    await server.close();
+    expect(logins).toBe(2);
+    expect(error).toMatchObject({ code: 'network_error', outcome: 'unknown' });
+  });
+
   it('lets a failing login propagate as itself instead of a network error', async () => {
     const loginFailure = new Error('login refused');
     const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });

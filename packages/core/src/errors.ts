@@ -121,6 +121,23 @@ export class ProviderNotSupportedError extends PayError {
   }
 }
 
+/**
+ * What a caller is told when a money-moving call was refused after an earlier attempt of it may have been
+ * processed (issue 11 §1): a later refusal proves nothing about the earlier attempt.
+ */
+export const RECONCILE_ADVICE =
+  'the provider may have processed an earlier attempt: look it up with retrievePayment before sending again';
+
+/** Options of a {@link ProviderApiError} beyond the provider's answer. */
+export interface ProviderApiErrorOptions extends PayErrorOptions {
+  /**
+   * `'unknown'` when an earlier attempt of this call may have reached the provider (see
+   * `HttpReply.earlierAttemptMayHaveReached`): the message then ends with {@link RECONCILE_ADVICE} and the error
+   * is not retryable, since repeating the call could move money twice.
+   */
+  outcome?: 'unknown' | undefined;
+}
+
 /** The provider answered with an error. */
 export class ProviderApiError extends PayError {
   static override readonly kind = 'ProviderApiError';
@@ -132,8 +149,13 @@ export class ProviderApiError extends PayError {
   readonly providerMessage: string | undefined;
   /** The request id sent (or echoed) for this call, to quote to the provider's support. */
   readonly requestId: string | undefined;
-  /** True when the same call may succeed later (429, 5xx). */
+  /** True when the same call may succeed later (429, 5xx); always false when `outcome` is `'unknown'`. */
   readonly retryable: boolean;
+  /**
+   * `'unknown'`: an earlier attempt of this call may have been processed although this answer refused it.
+   * Reconcile (e.g. `retrievePayment`) before sending again. Absent when the answer is all there is.
+   */
+  declare readonly outcome?: 'unknown';
 
   /** The provider that answered. */
   readonly provider: string;
@@ -148,31 +170,41 @@ export class ProviderApiError extends PayError {
       retryable?: boolean;
       message?: string;
     },
-    options: PayErrorOptions = {},
+    options: ProviderApiErrorOptions = {},
   ) {
     const detail = [fields.providerCode, fields.providerMessage].filter(Boolean).join(' ');
-    super(
+    const unknown = options.outcome === 'unknown';
+    const message =
       fields.message ??
-        `${fields.provider} answered HTTP ${fields.status}${detail ? ` (${detail})` : ''}. ${
-          fields.retryable
+      `${fields.provider} answered HTTP ${fields.status}${detail ? ` (${detail})` : ''}. ${
+        unknown
+          ? 'This refusal proves nothing about an earlier attempt.'
+          : fields.retryable
             ? 'This may succeed later; retry with the same input.'
             : 'Check the request against the provider error code.'
-        }`,
-      options,
-    );
+      }`;
+    super(unknown ? withReconcileAdvice(message) : message, options);
     this.provider = fields.provider;
     this.status = fields.status;
     this.providerCode = fields.providerCode;
     this.providerMessage = fields.providerMessage;
     this.requestId = fields.requestId;
-    this.retryable = fields.retryable ?? (fields.status === 429 || fields.status >= 500);
+    this.retryable = unknown ? false : (fields.retryable ?? (fields.status === 429 || fields.status >= 500));
+    // Only set when known, so toJSON() of an ordinary refusal has no `outcome` key at all.
+    if (unknown) Object.defineProperty(this, 'outcome', { value: 'unknown', enumerable: true });
   }
 
   /**
-   * The same provider answer with a message that says what to do about it here, and/or the context of the
-   * operation it happened in (e.g. the step of a multi-step operation); this error becomes the `cause`.
+   * The same provider answer with a message that says what to do about it here, the context of the operation
+   * it happened in (e.g. the step of a multi-step operation), and/or `outcome: 'unknown'` when an earlier
+   * attempt may have landed; this error becomes the `cause`.
    */
-  withDetails(details: { message?: string; context?: ErrorContext }): ProviderApiError {
+  withDetails(details: {
+    message?: string;
+    context?: ErrorContext;
+    outcome?: 'unknown' | undefined;
+  }): ProviderApiError {
+    const outcome = details.outcome ?? this.outcome;
     return new ProviderApiError(
       {
         provider: this.provider,
@@ -183,9 +215,16 @@ export class ProviderApiError extends PayError {
         retryable: this.retryable,
         message: details.message ?? this.message,
       },
-      { cause: this, context: details.context ?? this.context },
+      { cause: this, context: details.context ?? this.context, ...(outcome ? { outcome } : {}) },
     );
   }
+}
+
+/** Appends the reconcile advice to a message, once. */
+function withReconcileAdvice(message: string): string {
+  if (message.toLowerCase().includes(RECONCILE_ADVICE.toLowerCase())) return message;
+  const sentence = RECONCILE_ADVICE.charAt(0).toUpperCase() + RECONCILE_ADVICE.slice(1);
+  return `${message.trimEnd()} ${sentence}.`;
 }
 
 /** No usable answer arrived. `outcome` tells whether the request may have reached the provider. */

@@ -93,6 +93,13 @@ export interface HttpReply {
   headers: Headers;
   text: string;
   requestId: string;
+  /**
+   * True when an earlier attempt of this same logical call may have reached the provider (it timed out, lost
+   * its reply, or got a retryable status). After such an attempt this answer proves nothing about the earlier
+   * one: a refusal (4xx) of a money-moving call must not be reported as "nothing happened" — reconcile with a
+   * status read, or throw with `outcome: 'unknown'` (issue 11 §1).
+   */
+  earlierAttemptMayHaveReached: boolean;
 }
 
 /** Client options: transport plus what the adapter knows. */
@@ -163,7 +170,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     try {
       return await options.authorization!.header();
     } catch (error) {
-      if (!NetworkError.isInstance(error)) throw error;
+      // A refused login before anything was sent is the login's own error; after an attempt that may have
+      // landed, whatever stopped the retry cannot prove the call was not processed.
+      if (!NetworkError.isInstance(error) && !reachedBefore) throw error;
       const where = `${options.provider} ${request.method} ${redact(request.path, secrets)}`;
       throw new NetworkError(
         reachedBefore
@@ -235,7 +244,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, secrets),
         durationMs: Date.now() - started,
       });
-    return { reply: { status: response.status, headers: response.headers, text, requestId }, authorization };
+    const reply: HttpReply = {
+      status: response.status,
+      headers: response.headers,
+      text,
+      requestId,
+      earlierAttemptMayHaveReached: reachedBefore,
+    };
+    return { reply, authorization };
   }
 
   return {

@@ -98,3 +98,40 @@ describe('ProviderApiError.withDetails', () => {
     expect(ProviderApiError.isInstance(detailed)).toBe(true);
   });
 });
+
+describe('ProviderApiError after an earlier attempt may have landed (issue 11 §1)', () => {
+  it("with outcome: 'unknown' tells the caller to reconcile, is not retryable and shows the outcome in JSON", () => {
+    const error = new ProviderApiError(
+      { provider: 'providerT', status: 400, providerCode: 'QUOTE_EXPIRED', retryable: true },
+      { outcome: 'unknown' },
+    );
+    expect(error.outcome).toBe('unknown');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(
+      /the provider may have processed an earlier attempt: look it up with retrievePayment before sending again\.?$/i,
+    );
+    expect(error.toJSON()).toMatchObject({ outcome: 'unknown', retryable: false });
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ outcome: 'unknown' });
+  });
+
+  it('keeps the advice once when a message is given or the error is detailed again', () => {
+    const error = new ProviderApiError(
+      { provider: 'providerR', status: 409, message: 'the capture was refused.' },
+      { outcome: 'unknown' },
+    );
+    expect(error.message.startsWith('the capture was refused.')).toBe(true);
+    const detailed = error.withDetails({ context: { step: 'commit' } });
+    expect(detailed.outcome).toBe('unknown');
+    expect(detailed.message.match(/look it up with retrievePayment/g)).toHaveLength(1);
+    const marked = new ProviderApiError({ provider: 'providerT', status: 400 }).withDetails({
+      outcome: 'unknown',
+    });
+    expect(marked).toMatchObject({ outcome: 'unknown', retryable: false });
+  });
+
+  it('has no outcome when nothing suggests an earlier attempt', () => {
+    const error = new ProviderApiError({ provider: 'providerT', status: 400 });
+    expect(error.outcome).toBeUndefined();
+    expect(error.toJSON()).not.toHaveProperty('outcome');
+  });
+});

@@ -7,6 +7,7 @@ import {
   type HttpResponseInfo,
   InvalidResponseError,
   NetworkError,
+  ProviderApiError,
   parseReply,
   path,
 } from '../src/index.js';
@@ -327,6 +328,65 @@ describe('the HTTP client', () => {
     const loginFailure = new Error('login refused');
     const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });
     await expect(http.send({ method: 'GET', path: '/x', retrySafe: true })).rejects.toBe(loginFailure);
+  });
+});
+
+describe('earlier attempts of the same call (issue 11 §1)', () => {
+  it('tells the adapter a reply follows an attempt that may have reached the provider', async () => {
+    nock(BASE).put('/commit').reply(503, '{}').put('/commit').reply(409, '{"error":"in progress"}');
+    const reply = await client({ retry: 1 }).send({
+      method: 'PUT',
+      path: '/commit',
+      json: {},
+      retrySafe: true,
+    });
+    expect(reply).toMatchObject({ status: 409, earlierAttemptMayHaveReached: true });
+  });
+
+  it('says no earlier attempt may have landed for a first answer, or after a 401 that proves nothing was done', async () => {
+    nock(BASE).get('/a').reply(400, '{}').post('/b').reply(401, '{}').post('/b').reply(400, '{}');
+    const first = await client().send({ method: 'GET', path: '/a', retrySafe: true });
+    expect(first).toMatchObject({ status: 400, earlierAttemptMayHaveReached: false });
+    const http = client({ authorization: { header: async () => 'Bearer t', rejected: () => {} } });
+    const afterReauth = await http.send({ method: 'POST', path: '/b', json: {}, retrySafe: false });
+    expect(afterReauth).toMatchObject({ status: 400, earlierAttemptMayHaveReached: false });
+  });
+
+  it('flags the refusal of a retry whose first attempt timed out after reaching the provider', async () => {
+    nock(BASE).put('/commit').delay(200).reply(200, '{}').put('/commit').reply(400, '{"code":"EXPIRED"}');
+    const reply = await client({ timeoutMs: 50, retry: 1 }).send({
+      method: 'PUT',
+      path: '/commit',
+      json: {},
+      retrySafe: true,
+    });
+    expect(reply).toMatchObject({ status: 400, earlierAttemptMayHaveReached: true });
+  });
+
+  it('says unknown, not the login refusal, when a retry cannot log in after an earlier attempt may have landed', async () => {
+    const refusal = new ProviderApiError({
+      provider: 'providerT',
+      status: 401,
+      providerCode: 'INVALID_CLIENT',
+    });
+    let logins = 0;
+    nock(BASE).put('/commit').reply(503, '{}');
+    const http = client({
+      retry: 1,
+      authorization: {
+        header: async () => {
+          logins += 1;
+          if (logins === 1) return 'Bearer token-1';
+          throw refusal;
+        },
+      },
+    });
+    const error = await http
+      .send({ method: 'PUT', path: '/commit', json: {}, retrySafe: true, context: { step: 'commit' } })
+      .catch((e: unknown) => e);
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ outcome: 'unknown', cause: refusal, context: { step: 'commit' } });
+    expect((error as Error).message).toMatch(/look .* up before sending it again/i);
   });
 });
 

@@ -1,0 +1,150 @@
+/**
+ * Release hygiene (issue 16): what we publish must install and work the way a user gets it. Every package is
+ * packed with `pnpm pack` (which writes real versions for `workspace:` and `catalog:` ranges), the tarballs
+ * are installed into a scratch app with plain `npm install` (no `--force`, no `--legacy-peer-deps`), and the
+ * app then runs a script and a strict type check against the installed copies.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../../..', import.meta.url).pathname;
+const packagesDir = join(root, 'packages');
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+function run(command: string, args: string[], cwd: string) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
+}
+
+const published = readdirSync(packagesDir)
+  .map((dir) => join(packagesDir, dir))
+  .filter((dir) => existsSync(join(dir, 'package.json')))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
+  .filter(({ manifest }) => manifest.private !== true);
+
+let scratch: string;
+let app: string;
+const tarballs = new Map<string, string>();
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'pay-packaging-'));
+  const packed = join(scratch, 'tarballs');
+  for (const { dir, manifest } of published) {
+    const result = run('pnpm', ['pack', '--pack-destination', packed], dir);
+    if (result.status !== 0) throw new Error(`pnpm pack failed in ${dir}:\n${result.output}`);
+    const file = readdirSync(packed).find(
+      (name) => name.startsWith(manifest.name.replace('@', '').replace('/', '-')) && !tarballs.has(name),
+    );
+    if (!file) throw new Error(`no tarball for ${manifest.name}`);
+    tarballs.set(manifest.name, join(packed, file));
+  }
+  app = join(scratch, 'app');
+  run('mkdir', ['-p', app], scratch);
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({
+      name: 'scratch-shop',
+      private: true,
+      type: 'module',
+      dependencies: Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`])),
+    }),
+  );
+});
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('the packed packages', () => {
+  it('each ship a LICENSE, a README and their built entry points', () => {
+    for (const [name, file] of tarballs) {
+      const listing = run('tar', ['-tzf', file], scratch).output.split('\n');
+      expect(listing, name).toContain('package/LICENSE');
+      expect(listing, name).toContain('package/README.md');
+      expect(listing, name).toContain('package/dist/index.js');
+      expect(listing, name).toContain('package/dist/index.d.ts');
+    }
+  });
+
+  it('install together with plain npm install (adapters peer on the core version that is packed)', () => {
+    const result = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], app);
+    expect(result.output).not.toContain('ERESOLVE');
+    expect(result.status, result.output).toBe(0);
+  });
+
+  it('run a script that uses core, an adapter and its simulator from the installed copies', () => {
+    writeFileSync(
+      join(app, 'check.mjs'),
+      `import { createPay, ProviderNotSupportedError, PayError } from '@pay/core';
+import { createProviderR } from '@pay/provider-r';
+import { startProviderRSimulator } from '@pay/provider-r/testing';
+
+const simulator = await startProviderRSimulator();
+try {
+  const pay = createPay(createProviderR({ ...simulator.credentials, baseUrl: simulator.url, isSandbox: true }));
+  const unsupported = await pay.customers.create({ email: 'a@example.com' }).catch((error) => error);
+  const payment = await pay.payments.retrieve('0000-0000-0000');
+  console.log(JSON.stringify({
+    supportsRefunds: pay.supports('refunds.create'),
+    unsupported: ProviderNotSupportedError.isInstance(unsupported) && PayError.isInstance(unsupported),
+    unknownPayment: payment,
+  }));
+} finally {
+  await simulator.close();
+}
+`,
+    );
+    const result = run('node', ['check.mjs'], app);
+    expect(result.status, result.output).toBe(0);
+    expect(JSON.parse(result.output.trim().split('\n')[0] ?? '')).toEqual({
+      supportsRefunds: true,
+      unsupported: true,
+      unknownPayment: null,
+    });
+  });
+
+  it('type-check a TypeScript app against the installed declarations', () => {
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+          lib: ['ES2022', 'DOM'],
+        },
+        files: ['app.ts'],
+      }),
+    );
+    writeFileSync(
+      join(app, 'app.ts'),
+      `import { createPay, type Payment, NetworkError } from '@pay/core';
+import { createProviderN } from '@pay/provider-n';
+
+const pay = createPay(createProviderN({ apiKey: 'k', secretKey: 's', contractCode: 'c', isSandbox: true }));
+export async function status(reference: string): Promise<Payment['status'] | 'missing'> {
+  try {
+    return (await pay.payments.retrieve(reference))?.status ?? 'missing';
+  } catch (error) {
+    if (NetworkError.isInstance(error) && error.outcome === 'not_sent') return 'missing';
+    throw error;
+  }
+}
+pay.webhooks.setup({ webhookSecret: 's' }).on('providerN.SUCCESSFUL_TRANSACTION', (event) => {
+  const reference: string = event.data.transactionReference;
+  return reference;
+});
+`,
+    );
+    const result = run('node', [tsc, '-p', 'tsconfig.json'], app);
+    expect(result.status, result.output).toBe(0);
+  });
+});

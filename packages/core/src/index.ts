@@ -42,6 +42,7 @@ export {
 export * from './money.js';
 export { createPay, Pay } from './pay.js';
 export * from './records.js';
+export * from './stores.js';
 export {
   type AccessToken,
   createTokenManager,

@@ -31,7 +31,14 @@ import {
   transferMetadataSchema,
   updateMetadataSchema,
 } from './input.js';
-import { statusCheckout, statusPayment, transferCheckout, transferPayment } from './mapping.js';
+import {
+  confirmedTransferCheckout,
+  confirmedTransferPayment,
+  statusCheckout,
+  statusPayment,
+  transferCheckout,
+  transferPayment,
+} from './mapping.js';
 import { DEFAULT_REFUND_REASON_CODE, refundTransfer } from './refund.js';
 import { findTransaction } from './status.js';
 import { sendTransfer } from './transfer.js';
@@ -76,13 +83,16 @@ export const UNSUPPORTED_REASONS = {
 /** Builds the adapter from a resolved config. */
 export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
   const transport = createTransport(config);
+  const { livemode } = config;
   return defineAdapter<ProviderTTypes>({
     provider: PROVIDER,
     operations: {
       async createPayment(params, options) {
         const plan = checkedTransfer('payments.create', params, []);
         const sent = await sendTransfer(transport, plan, options);
-        return transferPayment(sent.transactionId, plan, sent.update, sent.commit);
+        return sent.commit
+          ? transferPayment(sent.transactionId, plan, sent.update, sent.commit, livemode)
+          : confirmedTransferPayment(plan, sent.confirmed, livemode);
       },
       async createCheckout(params, options) {
         const metadata = params.provider_metadata as { amount?: unknown; currency?: unknown } | undefined;
@@ -100,21 +110,23 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
           misplaced,
         );
         const sent = await sendTransfer(transport, plan, options);
-        return transferCheckout(sent.transactionId, plan, sent.update, sent.commit, Date.now());
+        return sent.commit
+          ? transferCheckout(sent.transactionId, plan, sent.update, sent.commit, Date.now(), livemode)
+          : confirmedTransferCheckout(plan, sent.confirmed, livemode);
       },
       async retrievePayment(id, options) {
         const status = await findTransaction(transport, id, options);
-        return status && statusPayment(status);
+        return status && statusPayment(status, livemode);
       },
       async retrieveCheckout(id, options) {
         const status = await findTransaction(transport, id, options);
-        return status && statusCheckout(status);
+        return status && statusCheckout(status, livemode);
       },
       async updatePayment(id, params, options) {
-        return statusPayment(await amend(transport, 'payments.update', id, params, options));
+        return statusPayment(await amend(transport, 'payments.update', id, params, options), livemode);
       },
       async updateCheckout(id, params, options) {
-        return statusCheckout(await amend(transport, 'checkouts.update', id, params, options));
+        return statusCheckout(await amend(transport, 'checkouts.update', id, params, options), livemode);
       },
       async createRefund(params, options) {
         const { output: metadata, issues } = check(
@@ -144,7 +156,12 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
       },
     },
     unsupported: UNSUPPORTED_REASONS,
-    webhooks: providerTWebhooks(transport, { publicKey: config.webhookPublicKey, host: config.webhookHost }),
+    webhooks: providerTWebhooks(transport, {
+      publicKey: config.webhookPublicKey,
+      host: config.webhookHost,
+      isSandbox: !livemode,
+      agentPartnerId: config.identity.agentPartnerId,
+    }),
   });
 }
 

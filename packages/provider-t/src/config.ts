@@ -36,8 +36,11 @@ export interface ProviderTConfig extends TransportOptions {
    */
   webhookPublicKey?: string;
   /**
-   * The host Provider T addressed webhooks to (`shop.example`), when a proxy changes the host your handler
-   * sees in `fullUrl`. The signature covers this host.
+   * The host of your webhook endpoint as registered with Provider T (`pay.shop.example`, with `:port` when it is
+   * not the default), `PROVIDER_T_WEBHOOK_HOST`. Provider T signs every partner's deliveries with one key, and
+   * the signed host is what binds a delivery to you: webhooks are verified against this host, never against the
+   * host of the incoming request. Required in production (deliveries are refused with 503 until it is set); in
+   * the sandbox the host of `fullUrl` is used when it is not set.
    */
   webhookHost?: string;
 }
@@ -77,7 +80,16 @@ const configSchema = v.object({
       v.check((key) => spkiBytes(key) !== undefined, 'must be an SPKI public key as base64 DER or PEM'),
     ),
   ),
-  webhookHost: v.optional(text),
+  webhookHost: v.optional(
+    v.pipe(
+      text,
+      v.toLowerCase(),
+      v.regex(
+        /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/,
+        'must be a host name with an optional :port (no scheme, no path), as in new URL(url).host',
+      ),
+    ),
+  ),
   ...transportConfigEntries,
 });
 
@@ -89,6 +101,7 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_OPERATOR_ID', member: 'operatorId', required: true },
   { env: 'PROVIDER_T_SANDBOX', member: 'isSandbox', required: true },
   { env: 'PROVIDER_T_POS_ID', member: 'posId', required: false },
+  { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
 ] as const;
 
 /** Identity fields every call carries (wire contract "Identity fields"). */
@@ -108,6 +121,8 @@ export interface ResolvedConfig extends TransportOptions {
   posId: string;
   webhookPublicKey: string;
   webhookHost: string | undefined;
+  /** False in the sandbox: records carry it as `livemode`. */
+  livemode: boolean;
 }
 
 /** Validates an explicit config and applies the wire contract's defaults. */
@@ -127,6 +142,7 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
     posId: parsed.posId ?? '01',
     webhookPublicKey: parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment],
     webhookHost: parsed.webhookHost,
+    livemode: !parsed.isSandbox,
     fetch: config.fetch,
     timeoutMs: parsed.timeoutMs,
     retry: parsed.retry,

@@ -11,6 +11,7 @@ import {
   type ValidationIssue,
 } from '@pay/core';
 import * as v from '@pay/core/schema';
+import { METADATA_FACT_KEYS } from './mapping.js';
 
 /** A person's name (wire contract `name`). */
 export interface ProviderTName {
@@ -92,7 +93,10 @@ export interface ProviderTTransferMetadata extends ProviderTIdentityOverrides {
   targetAccountProfileId?: string;
   targetAccount?: Record<string, unknown>;
   partnerTransactionId?: string;
-  /** Free key/values stored with the transfer; the request's `metadata` is sent here too. */
+  /**
+   * Free key/values stored with the transfer; the request's `metadata` is sent here too. A key present in both
+   * with different values is refused, so the record shows exactly what the provider stores.
+   */
   additionalDetails?: Record<string, string>;
   operatorId?: string;
   posId?: string;
@@ -236,8 +240,12 @@ export interface TransferPlan {
   currency: string;
   destinationCountryCode: string;
   metadata: TransferMetadata;
-  /** The caller's `metadata`, sent as `additionalDetails` so it comes back on status reads. */
-  callerMetadata: Record<string, string>;
+  /**
+   * What the update sends as `additionalDetails`: the caller's `metadata` merged with
+   * `provider_metadata.additionalDetails` (no key conflicts), so it comes back on status reads. The record's
+   * `metadata` starts with exactly this.
+   */
+  additionalDetails: Record<string, string>;
   customer: CustomerRef;
   itemId: string | null;
   quantity: number;
@@ -283,6 +291,7 @@ export function planTransfer(
   if (input.amount === undefined) issues.push({ path: where.amount, message: 'is required' });
   else issues.push(...amountIssues(input.amount, where.amount, { unit: 'major', currency: currency.output }));
   const destination = metadata && destinationOf(metadata, issues);
+  const additionalDetails = mergedDetails(input.metadata ?? {}, metadata?.additionalDetails ?? {}, issues);
   if (
     issues.length > 0 ||
     !metadata ||
@@ -303,7 +312,7 @@ export function planTransfer(
       currency: currency.output,
       destinationCountryCode: destination,
       metadata: transfer,
-      callerMetadata: input.metadata ?? {},
+      additionalDetails,
       customer: input.customer ?? null,
       itemId: input.item_id ?? null,
       quantity: input.quantity ?? 1,
@@ -332,4 +341,36 @@ function destinationOf(metadata: TransferMetadata, issues: ValidationIssue[]): s
     return undefined;
   }
   return country;
+}
+
+/**
+ * The `additionalDetails` a transfer sends: the caller's `metadata` and `provider_metadata.additionalDetails`
+ * together. A key given in both with different values, or named like a fact the record fills itself
+ * (`referenceNumber`, `fees`, …), is an issue: otherwise the provider would store one value and the returned
+ * record show another (issue 11 §3).
+ */
+function mergedDetails(
+  callerMetadata: Record<string, string>,
+  details: Record<string, string>,
+  issues: ValidationIssue[],
+): Record<string, string> {
+  const merged = new Map(Object.entries(callerMetadata));
+  for (const [key, value] of Object.entries(details)) {
+    const given = merged.get(key);
+    if (given !== undefined && given !== value) {
+      issues.push({
+        path: `provider_metadata.additionalDetails.${key}`,
+        message: `differs from metadata.${key}: give the value once (both are stored as the same additionalDetails entry)`,
+      });
+    }
+    merged.set(key, value);
+  }
+  const reserved = new Set<string>(METADATA_FACT_KEYS);
+  for (const key of merged.keys()) {
+    if (reserved.has(key)) {
+      const path = Object.hasOwn(details, key) ? `provider_metadata.additionalDetails.${key}` : `metadata.${key}`;
+      issues.push({ path, message: `is a name the record uses for Provider T's own ${key}: choose another key` });
+    }
+  }
+  return Object.fromEntries(merged);
 }

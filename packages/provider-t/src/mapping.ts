@@ -12,7 +12,14 @@ import {
 } from '@pay/core';
 import type { TransferPlan } from './input.js';
 import { PROVIDER } from './transport.js';
-import type { CommitReply, StatusReply, TransactionStatus, UpdateReply, WireMoney } from './wire.js';
+import {
+  type CommitReply,
+  isKnownStatus,
+  type StatusReply,
+  type TransactionStatus,
+  type UpdateReply,
+  type WireMoney,
+} from './wire.js';
 
 /** Transaction state → unified payment status (wire contract "Status"). */
 export const PAYMENT_STATUS = {
@@ -28,7 +35,48 @@ export const PAYMENT_STATUS = {
   CLOSED: 'canceled',
 } as const satisfies Record<TransactionStatus, PaymentStatus>;
 
-/** Transaction state of a webhook → the normalised event it raises (wire contract "Webhooks"). */
+/**
+ * What a transfer in each state tells about `Payment.amount_paid`: the sender has paid the send amount
+ * (`send_amount`), nothing yet (`nothing`: an unfunded transfer waits for the sender's funds), or the state does
+ * not say (`unknown`: processing, rejected or closed transfers may or may not hold the sender's money).
+ */
+export const AMOUNT_PAID = {
+  UNFUNDED: 'nothing',
+  PROCESSING: 'unknown',
+  SENT: 'send_amount',
+  AVAILABLE: 'send_amount',
+  'IN TRANSIT': 'send_amount',
+  RECEIVED: 'send_amount',
+  DELIVERED: 'send_amount',
+  REJECTED: 'unknown',
+  // Paid, then refunded: the refund is its own record (refund.created).
+  REFUNDED: 'send_amount',
+  CLOSED: 'unknown',
+} as const satisfies Record<TransactionStatus, 'send_amount' | 'nothing' | 'unknown'>;
+
+/**
+ * The unified status of a state, read from the table with an own-property check. A state the wire contract does
+ * not list (a new one, or a name like `constructor`) is `processing`: neither paid nor failed, so nobody ships
+ * goods or gives up on it; the provider's word stays in `metadata.transactionStatus` (issue 12).
+ */
+export function paymentStatusOf(transactionStatus: string): PaymentStatus {
+  return isKnownStatus(transactionStatus) ? PAYMENT_STATUS[transactionStatus] : 'processing';
+}
+
+/** The normalised event a confirmed state raises; `payment.updated` for a state the table does not list. */
+export function eventTypeOf(transactionStatus: string): NormalisedEventName {
+  return isKnownStatus(transactionStatus) ? STATUS_EVENTS[transactionStatus] : 'payment.updated';
+}
+
+/** `Payment.amount_paid` of a transfer in `transactionStatus`; `null` when the state does not say. */
+function amountPaidOf(transactionStatus: string, amount: number): number | null {
+  if (!isKnownStatus(transactionStatus)) return null;
+  const paid = AMOUNT_PAID[transactionStatus];
+  if (paid === 'send_amount') return amount;
+  return paid === 'nothing' ? 0 : null;
+}
+
+/** Transaction state confirmed by the status read → the normalised event it raises (wire contract "Webhooks"). */
 export const STATUS_EVENTS = {
   UNFUNDED: 'payment.created',
   SENT: 'payment.succeeded',
@@ -41,6 +89,27 @@ export const STATUS_EVENTS = {
   REJECTED: 'payment.failed',
   REFUNDED: 'refund.created',
 } as const satisfies Record<TransactionStatus, NormalisedEventName>;
+
+/**
+ * Metadata keys the records fill with the provider's facts about a transfer. A caller's `metadata` or
+ * `additionalDetails` key of the same name would be overwritten in the record while the provider stores the
+ * caller's value, so such keys are refused before the quote (issue 11 §3).
+ */
+export const METADATA_FACT_KEYS = [
+  'transactionStatus',
+  'referenceNumber',
+  'expectedPayoutDate',
+  'destinationCountryCode',
+  'serviceOptionCode',
+  'serviceOptionName',
+  'receiptUrl',
+  'fees',
+  'total',
+  'receiveAmount',
+  'receiveCurrency',
+  'fxRate',
+  'refundReasonCode',
+] as const;
 
 /** How long a Checkout's receipt link works (spec §8). */
 export const RECEIPT_LINK_LIFETIME_MS = 5 * 60 * 1000;
@@ -86,7 +155,7 @@ function transferMetadata(
   commit: CommitReply,
 ): Record<string, string> {
   return {
-    ...plan.callerMetadata,
+    ...plan.additionalDetails,
     ...compact({
       referenceNumber: commit.referenceNumber,
       expectedPayoutDate: commit.expectedPayoutDate,
@@ -107,13 +176,17 @@ export function transferPayment(
   plan: TransferPlan,
   update: UpdateReply,
   commit: CommitReply,
+  livemode: boolean,
 ): Payment {
   return {
     provider: PROVIDER,
     id: transactionId,
     amount: update.sendAmount.amount.value,
+    // Committed means the sender's money was taken for the send amount.
+    amount_paid: update.sendAmount.amount.value,
     currency: update.sendAmount.amount.currencyCode,
     status: 'succeeded',
+    livemode,
     customer: plan.customer,
     item_id: plan.itemId,
     metadata: transferMetadata(plan, update, commit),
@@ -134,11 +207,13 @@ export function transferCheckout(
   update: UpdateReply,
   commit: CommitReply,
   now: number,
+  livemode: boolean,
 ): Checkout {
   const receipt = commit.commitReceipt?.consumerHyperLink ?? null;
   return {
     provider: PROVIDER,
     id: transactionId,
+    livemode,
     payment_url: receipt,
     amount: update.sendAmount.amount.value,
     currency: update.sendAmount.amount.currencyCode,
@@ -151,10 +226,38 @@ export function transferCheckout(
   };
 }
 
+/**
+ * The Payment of a transfer whose commit was answered "already committed" (an earlier attempt went through):
+ * built from the status read that confirmed it, so `status` and amounts are the provider's, with the caller's
+ * customer and item (issue 11 §1).
+ */
+export function confirmedTransferPayment(plan: TransferPlan, status: StatusReply, livemode: boolean): Payment {
+  return {
+    ...statusPayment(status, livemode),
+    customer: plan.customer,
+    item_id: plan.itemId,
+    metadata: { ...plan.additionalDetails, ...statusFacts(status) },
+  };
+}
+
+/** The Checkout of such a transfer: no receipt link (only the lost commit reply carried one). */
+export function confirmedTransferCheckout(plan: TransferPlan, status: StatusReply, livemode: boolean): Checkout {
+  return {
+    ...statusCheckout(status, livemode),
+    customer: plan.customer,
+    products: plan.itemId ? [{ id: plan.itemId, quantity: plan.quantity }] : [],
+    metadata: { ...plan.additionalDetails, ...statusFacts(status) },
+  };
+}
+
 /** Metadata of a status read: the transfer's `additionalDetails`, then the provider's facts. */
 function statusMetadata(status: StatusReply): Record<string, string> {
+  return { ...detailsOf(status.additionalDetails), ...statusFacts(status) };
+}
+
+/** The provider's facts of a status read, as metadata strings. */
+function statusFacts(status: StatusReply): Record<string, string> {
   return {
-    ...detailsOf(status.additionalDetails),
     ...compact({
       transactionStatus: status.transactionStatus,
       referenceNumber: status.referenceNumber,
@@ -167,14 +270,16 @@ function statusMetadata(status: StatusReply): Record<string, string> {
 }
 
 /** The Payment of a status read (retrievePayment, updatePayment, webhook `data`). */
-export function statusPayment(status: StatusReply): Payment {
-  const paymentStatus = PAYMENT_STATUS[status.transactionStatus];
+export function statusPayment(status: StatusReply, livemode: boolean): Payment {
+  const paymentStatus = paymentStatusOf(status.transactionStatus);
   return {
     provider: PROVIDER,
     id: status.transactionId,
     amount: status.sendAmount.amount.value,
+    amount_paid: amountPaidOf(status.transactionStatus, status.sendAmount.amount.value),
     currency: status.sendAmount.amount.currencyCode,
     status: paymentStatus,
+    livemode,
     customer: null,
     item_id: null,
     metadata: statusMetadata(status),
@@ -185,10 +290,11 @@ export function statusPayment(status: StatusReply): Payment {
 }
 
 /** The Checkout of a status read (retrieveCheckout, updateCheckout): no receipt link, which only the commit gives. */
-export function statusCheckout(status: StatusReply): Checkout {
+export function statusCheckout(status: StatusReply, livemode: boolean): Checkout {
   return {
     provider: PROVIDER,
     id: status.transactionId,
+    livemode,
     payment_url: null,
     amount: status.sendAmount.amount.value,
     currency: status.sendAmount.amount.currencyCode,
@@ -202,10 +308,11 @@ export function statusCheckout(status: StatusReply): Checkout {
 }
 
 /** The Refund a `REFUNDED` webhook raises: id `<transactionId>:refund`, amount from the status read. */
-export function statusRefund(status: StatusReply): Refund {
+export function statusRefund(status: StatusReply, livemode: boolean): Refund {
   return {
     provider: PROVIDER,
     id: `${status.transactionId}:refund`,
+    livemode,
     payment_id: status.transactionId,
     amount: status.sendAmount.amount.value,
     currency: status.sendAmount.amount.currencyCode,
@@ -226,10 +333,12 @@ export function committedRefund(fields: {
   refundReasonCode: string;
   read: unknown;
   commit: { referenceNumber?: string | undefined; expectedPayoutDate?: string | undefined };
+  livemode: boolean;
 }): Refund {
   return {
     provider: PROVIDER,
     id: fields.refundId,
+    livemode: fields.livemode,
     payment_id: fields.transactionId,
     amount: fields.amount.value,
     currency: fields.amount.currencyCode,

@@ -1,8 +1,9 @@
 /**
  * Refunds (wire contract "Refund", design §8): read the refund transaction, refuse unless
  * `availableForRefund`, check the caller's amount against the whole refundable amount, then commit. The
- * commit moves money back, so it is handled like the transfer's: retried with the same request id, and an
- * unknown outcome says so.
+ * commit moves money back, so it is handled like the transfer's: retried with the same request id, an
+ * unknown outcome says so (also when a retry is refused after an earlier attempt may have landed), and "already
+ * committed" is confirmed with a status read and returned as the Refund (issue 11 §1).
  */
 import {
   type CallOptions,
@@ -16,7 +17,8 @@ import {
 } from '@pay/core';
 import type { ProviderTIdentity } from './config.js';
 import { committedRefund } from './mapping.js';
-import { unreadable } from './status.js';
+import { findTransaction, unreadable } from './status.js';
+import { ALREADY_COMMITTED_CODE } from './transfer.js';
 import {
   describeReply,
   isSuccess,
@@ -82,6 +84,7 @@ export async function refundTransfer(
   checkWholeRefund(plan, refundable);
   const commit = await commitRefund(transport, plan, read.refundId, options);
   return committedRefund({
+    livemode: transport.config.livemode,
     transactionId,
     refundId: read.refundId,
     amount: refundable,
@@ -116,12 +119,18 @@ function checkWholeRefund(plan: RefundPlan, refundable: { value: number; currenc
   }
 }
 
+/** What a committed refund returns: the commit reply, or the status read that confirmed "already committed". */
+interface RefundCommitFacts {
+  referenceNumber?: string | undefined;
+  expectedPayoutDate?: string | undefined;
+}
+
 async function commitRefund(
   transport: ProviderTTransport,
   plan: RefundPlan,
   refundId: string,
   options: CallOptions,
-) {
+): Promise<RefundCommitFacts> {
   const { transactionId } = plan;
   const context = { transactionId, refundId, step: 'refund_commit' };
   const call: ProviderTCall = {
@@ -143,19 +152,61 @@ async function commitRefund(
       { outcome: 'unknown', cause: error, context: { ...context, outcome: 'unknown' } },
     );
   }
-  if (!isSuccess(reply)) {
-    const unknown = reply.status === 408 || reply.status >= 500;
-    throw transport.error(
-      reply,
-      { ...call, context: unknown ? { ...context, outcome: 'unknown' } : context },
+  if (isSuccess(reply)) {
+    return transport.read(reply, { ...call, context: { ...context, outcome: 'unknown' } }, refundCommitSchema);
+  }
+  if (transport.detail(reply).code === ALREADY_COMMITTED_CODE) {
+    return confirmRefunded(transport, plan, context, reconcile, options);
+  }
+  // After an attempt that may have landed, a refusal of the retry proves nothing about it (issue 11 §1).
+  const unknown = reply.status === 408 || reply.status >= 500 || reply.earlierAttemptMayHaveReached;
+  throw transport.error(
+    reply,
+    { ...call, context: unknown ? { ...context, outcome: 'unknown' } : context },
+    {
+      message: (detail) =>
+        unknown
+          ? `Provider T answered the refund commit of transfer ${transactionId} with ${describeReply(detail)}${reply.earlierAttemptMayHaveReached ? ' after an earlier attempt may have reached it' : ''}, so its outcome is unknown. ${reconcile}`
+          : `Provider T refused the refund commit of transfer ${transactionId} (${describeReply(detail)}); nothing was refunded.`,
+      ...(unknown ? { retryable: false, outcome: 'unknown' as const } : {}),
+    },
+  );
+}
+
+/**
+ * "Already committed" on the refund commit of this call's refund id: an earlier attempt refunded the transfer.
+ * The status read confirms it (REFUNDED); anything else leaves the outcome unknown, never "nothing refunded".
+ */
+async function confirmRefunded(
+  transport: ProviderTTransport,
+  plan: RefundPlan,
+  context: Record<string, string>,
+  reconcile: string,
+  options: CallOptions,
+): Promise<RefundCommitFacts> {
+  const { transactionId } = plan;
+  const unknownContext = { ...context, outcome: 'unknown' };
+  const status = await findTransaction(transport, transactionId, {
+    signal: options.signal,
+    identity: plan.identity,
+    context: unknownContext,
+  }).catch((error: unknown) => {
+    throw new NetworkError(
+      `Provider T says the refund of transfer ${transactionId} is already committed, but its status could not be read (${error instanceof Error ? error.message : String(error)}). ${reconcile}`,
+      { outcome: 'unknown', cause: error, context: unknownContext },
+    );
+  });
+  if (status?.transactionStatus !== 'REFUNDED') {
+    throw new ProviderApiError(
       {
-        message: (detail) =>
-          unknown
-            ? `Provider T answered the refund commit of transfer ${transactionId} with ${describeReply(detail)}, so its outcome is unknown. ${reconcile}`
-            : `Provider T refused the refund commit of transfer ${transactionId} (${describeReply(detail)}); nothing was refunded.`,
-        retryable: unknown ? false : undefined,
+        provider: PROVIDER,
+        status: 200,
+        providerCode: ALREADY_COMMITTED_CODE,
+        message: `Provider T says the refund of transfer ${transactionId} is already committed, but its status read does not show it refunded yet. ${reconcile}`,
+        retryable: false,
       },
+      { context: unknownContext, outcome: 'unknown' },
     );
   }
-  return transport.read(reply, { ...call, context: { ...context, outcome: 'unknown' } }, refundCommitSchema);
+  return { referenceNumber: status.referenceNumber };
 }

@@ -1,10 +1,16 @@
 /** The status read (wire contract "Status"): retrievePayment, retrieveCheckout, the amend re-read and webhook `data`. */
 import { type CallOptions, type ErrorContext, ProviderApiError, path } from '@pay/core';
 import type { ProviderTIdentity } from './config.js';
-import { describeReply, PROVIDER, type ProviderErrorDetail, type ProviderTTransport } from './transport.js';
+import {
+  describeReply,
+  isUnknownTransaction,
+  PROVIDER,
+  type ProviderErrorDetail,
+  type ProviderTTransport,
+} from './transport.js';
 import { type StatusReply, statusReplySchema } from './wire.js';
 
-/** Reads a transaction's status; `null` when Provider T does not know it (404). */
+/** Reads a transaction's status; `null` when Provider T does not know it (400 code 697, or 404). */
 export async function findTransaction(
   transport: ProviderTTransport,
   transactionId: string,
@@ -20,19 +26,21 @@ export async function findTransaction(
     context: options.context ?? { transactionId, step: 'status' },
   };
   const reply = await transport.send(call);
-  if (reply.status === 404) return null;
-  if (reply.status < 200 || reply.status >= 300) throw transport.error(reply, call);
+  if (reply.status < 200 || reply.status >= 300) {
+    if (isUnknownTransaction(transport.detail(reply))) return null;
+    throw transport.error(reply, call);
+  }
   return transport.read(reply, call, statusReplySchema);
 }
 
 /** The message of a refused read before an amendment or a refund. */
 export function unreadable(transactionId: string, what: string, detail: ProviderErrorDetail): string {
-  return detail.status === 404
+  return isUnknownTransaction(detail)
     ? `Provider T does not know transfer ${transactionId} (${describeReply(detail)}); nothing was changed. Check the id (the transactionId of createPayment/createCheckout).`
     : `Provider T refused the ${what} read of transfer ${transactionId} (${describeReply(detail)}); nothing was changed.`;
 }
 
-/** A 404 where an existing transfer is required (update, refund): an error, unlike retrieve's `null`. */
+/** An unknown transaction where an existing transfer is required (update): an error, unlike retrieve's `null`. */
 export function unknownTransaction(transactionId: string, step: string): ProviderApiError {
   return new ProviderApiError(
     {

@@ -7,7 +7,10 @@
  *   repeated request once (wire contract "Authentication");
  * - every error after the quote carries `context: { transactionId, step, outcome? }` (design §4);
  * - a commit whose outcome is unknown says `outcome: 'unknown'` and tells the caller to reconcile with
- *   `retrievePayment(transactionId)` instead of sending the money again.
+ *   `retrievePayment(transactionId)` instead of sending the money again; that includes a refusal (409 request
+ *   in progress, 400 quote expired, …) of a retry after an earlier attempt may have landed (issue 11 §1);
+ * - "already committed" for the transaction this call quoted means the money moved: the status is read and
+ *   the transfer is returned as the provider holds it.
  */
 import {
   type CallOptions,
@@ -21,6 +24,7 @@ import {
 } from '@pay/core';
 import type * as v from '@pay/core/schema';
 import type { TransferPlan } from './input.js';
+import { findTransaction } from './status.js';
 import {
   describeReply,
   isSuccess,
@@ -32,16 +36,23 @@ import {
   type CommitReply,
   commitReplySchema,
   quoteReplySchema,
+  type StatusReply,
   type UpdateReply,
   updateReplySchema,
 } from './wire.js';
 
-/** A committed transfer: the replies its record is built from. */
-export interface CommittedTransfer {
+/** Provider T's code for a commit of a transaction that is committed already (wire contract, Transfer step 3). */
+export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
+
+/**
+ * A committed transfer: the replies its record is built from. `commit` is the commit reply; when the provider
+ * answered "already committed" (an earlier attempt of this call went through), `confirmed` is the status read
+ * that shows it instead.
+ */
+export type CommittedTransfer = {
   transactionId: string;
   update: UpdateReply;
-  commit: CommitReply;
-}
+} & ({ commit: CommitReply; confirmed?: undefined } | { commit?: undefined; confirmed: StatusReply });
 
 /** Where a transfer stood when it failed (design §4): `context.step` of every error it raises. */
 export type TransferStep = 'quote' | 'update' | 'commit';
@@ -55,8 +66,8 @@ export async function sendTransfer(
   const identity = transferIdentity(transport, plan);
   const quote = await requestQuote(transport, plan, identity, options);
   const update = await updateTransfer(transport, plan, identity, quote, options);
-  const commit = await commitTransfer(transport, plan, identity, quote.transactionId, options);
-  return { transactionId: quote.transactionId, update, commit };
+  const committed = await commitTransfer(transport, plan, identity, quote.transactionId, options);
+  return { transactionId: quote.transactionId, update, ...committed };
 }
 
 /** Identity fields of transfer calls, each overridable per call through `provider_metadata`. */
@@ -141,7 +152,7 @@ async function updateTransfer(
   const { transactionId } = quote;
   const metadata = plan.metadata;
   const context = { transactionId, step: 'update' };
-  const additionalDetails = { ...plan.callerMetadata, ...metadata.additionalDetails };
+  const { additionalDetails } = plan;
   const call: ProviderTCall = {
     call: 'PUT /transfer/v1/transactions/{transactionId}',
     method: 'PUT',
@@ -245,7 +256,7 @@ async function commitTransfer(
   identity: Identity,
   transactionId: string,
   options: CallOptions,
-): Promise<CommitReply> {
+): Promise<{ commit: CommitReply } | { confirmed: StatusReply }> {
   const context = { transactionId, step: 'commit' };
   const call: ProviderTCall = {
     call: 'PUT /transfer/v1/transactions/{transactionId}/commit',
@@ -263,8 +274,15 @@ async function commitTransfer(
     throw commitFailure(error, transactionId, transport.config.retry ?? 2);
   }
   if (!isSuccess(answer)) {
-    if (answer.status === 408 || answer.status >= 500) {
-      // The provider may have committed before failing: only a status read can tell.
+    if (transport.detail(answer).code === ALREADY_COMMITTED_CODE) {
+      // This call quoted the transaction, so "already committed" means an earlier attempt of ours moved the
+      // money (issue 11 §1): read what the provider holds and return it.
+      return { confirmed: await confirmCommitted(transport, transactionId, identity, options) };
+    }
+    if (answer.status === 408 || answer.status >= 500 || answer.earlierAttemptMayHaveReached) {
+      // The provider may have committed before failing, or an earlier attempt may have landed before this
+      // refusal of the retry (409 in progress, 400 quote expired prove nothing about it): only a status read
+      // can tell.
       throw transport.error(
         answer,
         { ...call, context: { ...context, outcome: 'unknown' } },
@@ -272,16 +290,19 @@ async function commitTransfer(
           message: (detail) =>
             unknownOutcomeMessage(
               transactionId,
-              `Provider T answered the commit with ${describeReply(detail)}`,
+              answer.earlierAttemptMayHaveReached && answer.status < 500 && answer.status !== 408
+                ? `Provider T refused a retry of the commit (${describeReply(detail)}) after an earlier attempt may have reached it`
+                : `Provider T answered the commit with ${describeReply(detail)}`,
             ),
           retryable: false,
+          outcome: 'unknown',
         },
       );
     }
     throw transport.error(answer, call, { message: (detail) => refusedCommitMessage(transactionId, detail) });
   }
   try {
-    return transport.read(answer, call, commitReplySchema);
+    return { commit: transport.read(answer, call, commitReplySchema) };
   } catch (error) {
     // A 2xx whose body we cannot read: the commit was most likely accepted, but nothing proves it.
     throw new InvalidResponseError(
@@ -289,6 +310,55 @@ async function commitTransfer(
       { cause: error, context: { ...context, outcome: 'unknown' } },
     );
   }
+}
+
+/**
+ * The status read after "already committed": the transfer as the provider holds it. When the read cannot show
+ * it, the outcome stays unknown (never "nothing moved").
+ */
+async function confirmCommitted(
+  transport: ProviderTTransport,
+  transactionId: string,
+  identity: Identity,
+  options: CallOptions,
+): Promise<StatusReply> {
+  const context = { transactionId, step: 'commit', outcome: 'unknown' };
+  let status: StatusReply | null;
+  try {
+    status = await findTransaction(transport, transactionId, {
+      signal: options.signal,
+      identity: {
+        targetAudience: identity.targetAudience,
+        agentPartnerId: identity.agentPartnerId,
+        userLanguage: identity.userLanguage,
+      },
+      context,
+    });
+  } catch (error) {
+    throw new NetworkError(
+      unknownOutcomeMessage(
+        transactionId,
+        `Provider T says transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)})`,
+      ),
+      { outcome: 'unknown', cause: error, context },
+    );
+  }
+  if (!status) {
+    throw new ProviderApiError(
+      {
+        provider: PROVIDER,
+        status: 200,
+        providerCode: ALREADY_COMMITTED_CODE,
+        message: unknownOutcomeMessage(
+          transactionId,
+          `Provider T says transfer ${transactionId} is already committed, but its status read does not show it yet`,
+        ),
+        retryable: false,
+      },
+      { context, outcome: 'unknown' },
+    );
+  }
+  return status;
 }
 
 /** The message of a commit that may or may not have moved the money. */
@@ -300,12 +370,9 @@ function unknownOutcomeMessage(transactionId: string, what: string): string {
   );
 }
 
+/** The message of a commit refused on its only attempt: nothing can have moved. */
 function refusedCommitMessage(transactionId: string, detail: Parameters<typeof describeReply>[0]): string {
-  const what = `Provider T refused to commit transfer ${transactionId} (${describeReply(detail)}).`;
-  if (detail.code === 'TRANSACTION_ALREADY_COMMITTED') {
-    return `${what} An earlier commit went through: call retrievePayment('${transactionId}') for its state; do not send it again.`;
-  }
-  return `${what} No money moved; call create again for a new quote.`;
+  return `Provider T refused to commit transfer ${transactionId} (${describeReply(detail)}). No money moved; call create again for a new quote.`;
 }
 
 /**

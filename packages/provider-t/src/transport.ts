@@ -41,6 +41,8 @@ export interface ProviderTTransport {
   read<S extends v.GenericSchema>(reply: HttpReply, call: ProviderTCall, schema: S): v.InferOutput<S>;
   /** The `ProviderApiError` for an error reply; `describe` may set its message and `retryable`. */
   error(reply: HttpReply, call: ProviderTCall, describe?: ErrorDescription): ProviderApiError;
+  /** What the error envelope of a reply says (code, message, offending fields), secrets redacted. */
+  detail(reply: HttpReply): ProviderErrorDetail;
 }
 
 /** How an adapter step words an error reply. */
@@ -48,6 +50,11 @@ export interface ErrorDescription {
   message?: (detail: ProviderErrorDetail) => string;
   /** Overrides the status-based default (e.g. `false` for a commit whose outcome is unknown). */
   retryable?: boolean;
+  /**
+   * `'unknown'` when an earlier attempt of this money-moving call may have landed although this reply refused
+   * it (core then adds the reconcile advice and makes the error not retryable).
+   */
+  outcome?: 'unknown';
 }
 
 /** What Provider T's error envelope says. */
@@ -62,6 +69,17 @@ export interface ProviderErrorDetail {
 /** `HTTP 400 CODE: message` of an error reply, for messages. */
 export function describeReply(detail: ProviderErrorDetail): string {
   return `HTTP ${detail.status}${detail.code ? ` ${detail.code}` : ''}${detail.message ? `: ${detail.message}` : ''}`;
+}
+
+/** Code of Provider T's "Invalid Transaction ID" (wire contract "Errors"), sent with HTTP 400. */
+export const INVALID_TRANSACTION_CODE = '697';
+
+/**
+ * True when a reply says the transaction does not exist: the sandbox answers 400 with code `697` (recorded in
+ * test/fixtures/status-unknown-697.json), and a 404 means the same (wire contract "Errors").
+ */
+export function isUnknownTransaction(detail: ProviderErrorDetail): boolean {
+  return detail.status === 404 || (detail.status === 400 && detail.code === INVALID_TRANSACTION_CODE);
 }
 
 /** True for a 2xx status. */
@@ -122,6 +140,7 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
         call: call.call,
         context: call.context,
       }),
+    detail: (reply) => errorDetail(reply, secrets),
     error(reply, call, describe = {}) {
       const detail = errorDetail(reply, secrets);
       return new ProviderApiError(
@@ -134,7 +153,10 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
           ...(describe.message ? { message: describe.message(detail) } : {}),
           ...(describe.retryable === undefined ? {} : { retryable: describe.retryable }),
         },
-        { context: withOffendingFields(call.context, detail) },
+        {
+          context: withOffendingFields(call.context, detail),
+          ...(describe.outcome ? { outcome: describe.outcome } : {}),
+        },
       );
     },
   };

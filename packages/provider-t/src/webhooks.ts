@@ -1,10 +1,17 @@
 /**
- * Provider T webhooks (wire contract "Webhooks"): verify completely — signature header, freshness, RSA-SHA256
- * over `"<t>.<host>.<raw body>"` with the environment's fixed public key — then normalise. Normalised events
- * carry `data` re-read from the status endpoint (the push carries no amounts), so that read happens after
- * verification and before any callback.
+ * Provider T webhooks (wire contract "Webhooks"), in two phases (core's `AuthenticatedDelivery`):
+ *
+ * 1. `verify` — everything that needs no upstream call: signature header, freshness, RSA-SHA256 over
+ *    `"<t>.<host>.<raw body>"` with the environment's fixed public key, where the host is the one this
+ *    application configured (Provider T signs every partner's deliveries with the same key, so the signed host is
+ *    what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
+ *    delivery's deduplication key, so a replayed delivery is stopped before any upstream work (issue 10 §2, §3).
+ * 2. `events()` — the status read, and the events derived from the CONFIRMED status, not from the push
+ *    (issue 10 §4): a late `SENT` push for a transfer that is now `REJECTED` raises `payment.failed`; a push
+ *    that claims a state the read does not show yet is answered retryably so Provider T delivers it again.
  */
 import {
+  type AuthenticatedDelivery,
   fromBase64,
   type PayEvent,
   utf8,
@@ -16,13 +23,14 @@ import {
 } from '@pay/core';
 import * as v from '@pay/core/schema';
 import type { ProviderTTypes } from './adapter.js';
-import { STATUS_EVENTS, statusPayment, statusRefund } from './mapping.js';
+import { eventTypeOf, statusPayment, statusRefund } from './mapping.js';
 import { findTransaction } from './status.js';
 import { PROVIDER, type ProviderTTransport } from './transport.js';
 import {
+  isKnownStatus,
   type ProviderTStatusEvent,
   type TransactionStatus,
-  transactionStatusSchema,
+  type WebhookBody,
   webhookBodySchema,
 } from './wire.js';
 
@@ -64,11 +72,35 @@ export function parseSignatureHeader(value: string): SignatureHeader | undefined
 /** What the webhook verifier needs besides the transport. */
 export interface WebhookSettings {
   publicKey: string;
-  /** The host the provider addressed, when a proxy changes it (else taken from `fullUrl`). */
+  /** The host this application registered with Provider T (`webhookHost` / `PROVIDER_T_WEBHOOK_HOST`). */
   host: string | undefined;
+  /** In the sandbox, a missing `host` falls back to the host of `fullUrl`; in production it is required. */
+  isSandbox: boolean;
+  /** Our agent partner id: a delivery for any other partner is refused. */
+  agentPartnerId: string;
   /** Clock in milliseconds, for tests. */
   now?: () => number;
 }
+
+/**
+ * How far a transfer has got, per state: a push whose state is further along than the status read shows is
+ * ahead of the read (eventual consistency at the provider), and is answered retryably (issue 10 §4).
+ */
+const PROGRESS = {
+  UNFUNDED: 0,
+  PROCESSING: 1,
+  SENT: 2,
+  AVAILABLE: 3,
+  'IN TRANSIT': 3,
+  RECEIVED: 4,
+  DELIVERED: 4,
+  REJECTED: 5,
+  REFUNDED: 5,
+  CLOSED: 5,
+} as const satisfies Record<TransactionStatus, number>;
+
+/** The subscription whose deliveries raise events (the only one the wire contract documents). */
+const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
 /** Provider T's webhook definition: no shared secret, a fixed public key per environment. */
 export function providerTWebhooks(
@@ -78,18 +110,34 @@ export function providerTWebhooks(
   return {
     rawEventNames: RAW_EVENT_NAMES,
     secret: 'unused',
-    async verify(delivery) {
-      const body = await verifySignature(delivery, settings);
-      return eventsOf(transport, body);
+    async verify(delivery): Promise<AuthenticatedDelivery> {
+      const { sent, read } = await authenticate(delivery, settings);
+      return {
+        key: deliveryKey(read),
+        events: () => eventsOf(transport, sent, read),
+      };
     },
   };
 }
 
-/** Checks header, freshness and signature; returns the parsed body. Nothing is read upstream before this passes. */
-async function verifySignature(
+/**
+ * The deduplication key of a delivery, known before any upstream call: the transfer and the state pushed, so a
+ * redelivery of the same push (whatever its eventId) is processed once; other subscriptions by their eventId.
+ */
+function deliveryKey(body: WebhookBody): string {
+  return body.subscriptionType === STATUS_SUBSCRIPTION
+    ? `${body.eventPayload.transactionId}:${body.eventPayload.transactionStatus}`
+    : `${body.subscriptionType}:${body.eventId}`;
+}
+
+/**
+ * Checks header, freshness, host binding, signature and partner; returns the body as sent (the raw event's
+ * `data`) and as read. Nothing is read upstream before this passes.
+ */
+async function authenticate(
   delivery: WebhookDelivery,
   settings: WebhookSettings,
-): Promise<ProviderTStatusEvent> {
+): Promise<{ sent: ProviderTStatusEvent; read: WebhookBody }> {
   const header = delivery.headers.signature;
   if (!header) {
     throw new WebhookVerificationError(
@@ -118,7 +166,7 @@ async function verifySignature(
       { reason: 'stale_timestamp' },
     );
   }
-  const host = settings.host ?? hostOf(delivery.fullUrl);
+  const host = signedHost(delivery, settings);
   // The signed content is `<t>.<host>.` followed by the raw body bytes exactly as received.
   const prefix = utf8(`${parsed.timestamp}.${host}.`);
   const signed = new Uint8Array(prefix.length + delivery.rawBody.length);
@@ -126,18 +174,40 @@ async function verifySignature(
   signed.set(delivery.rawBody, prefix.length);
   if (!(await verifyRsaSha256(settings.publicKey, signed, parsed.signature))) {
     throw new WebhookVerificationError(
-      `The webhook signature does not match (host ${host}). If a proxy changes the host, set webhookHost to the host Provider T posts to.`,
+      `The webhook signature does not match for host ${host}: it was not signed for this endpoint. Check that webhookHost (PROVIDER_T_WEBHOOK_HOST) is the host registered with Provider T.`,
       { reason: 'invalid_signature' },
     );
   }
-  const body = parseJsonBody(delivery.body);
-  if (!v.is(webhookBodySchema, body)) {
+  const sent = parseJsonBody(delivery.body);
+  const result = v.safeParse(webhookBodySchema, sent);
+  if (!result.success) {
     throw new WebhookVerificationError('The verified webhook body is not a Provider T status event.', {
       reason: 'malformed_payload',
     });
   }
+  // One key signs every partner's deliveries, so the partner named in the delivery must be ours.
+  if (result.output.eventPayload.agentPartnerId !== settings.agentPartnerId) {
+    throw new WebhookVerificationError(
+      'The webhook is for another agent partner than the one configured (agentPartnerId); it is not ours.',
+      { reason: 'merchant_mismatch' },
+    );
+  }
   // The raw event carries the verified body as sent (eventId may be a number; ids use its text).
-  return body as ProviderTStatusEvent;
+  return { sent: sent as ProviderTStatusEvent, read: result.output };
+}
+
+/**
+ * The host the signature must cover: the configured one, never the request's (a request can name any host).
+ * Without one, the sandbox falls back to the host of `fullUrl` (local development behind tunnels), and
+ * production refuses retryably (503) so no delivery is lost while the configuration is fixed.
+ */
+function signedHost(delivery: WebhookDelivery, settings: WebhookSettings): string {
+  if (settings.host) return settings.host;
+  if (settings.isSandbox) return hostOf(delivery.fullUrl);
+  throw new WebhookVerificationError(
+    'Provider T webhooks in production are verified against the host you registered with Provider T: set webhookHost (env PROVIDER_T_WEBHOOK_HOST), e.g. "pay.shop.example". Until it is set every delivery is answered 503, so Provider T delivers it again later.',
+    { reason: 'missing_secret', retryable: true },
+  );
 }
 
 function hostOf(fullUrl: string): string {
@@ -169,22 +239,28 @@ function eventTime(eventDate: string | undefined): number {
   return Number.isNaN(time) ? Date.now() : time;
 }
 
-/** The normalised event (with `data` re-read from the status endpoint), then the raw event. */
-async function eventsOf(transport: ProviderTTransport, body: ProviderTStatusEvent): Promise<PayEvent[]> {
-  const eventId = String(body.eventId);
-  const created = eventTime(body.eventDate);
+/**
+ * The normalised event of the CONFIRMED status (data re-read from the status endpoint), then the raw event. A
+ * pushed state the adapter does not know (a new one, or a name like `constructor`) raises the raw event only.
+ */
+async function eventsOf(
+  transport: ProviderTTransport,
+  sent: ProviderTStatusEvent,
+  body: WebhookBody,
+): Promise<PayEvent[]> {
   // Only status events are documented; any other subscription is verified and acknowledged, with no event.
-  if (body.subscriptionType !== 'TRANSACTION_STATUS_EVENT') return [];
+  if (body.subscriptionType !== STATUS_SUBSCRIPTION) return [];
+  const key = [body.eventId];
+  const created = eventTime(body.eventDate);
   const raw = webhookEvent({
-    key: [eventId],
+    key,
     type: 'providerT.TRANSACTION_STATUS_EVENT',
     provider: PROVIDER,
-    data: body,
+    data: sent,
     created,
   });
-  const status = v.safeParse(transactionStatusSchema, body.eventPayload.transactionStatus);
-  if (!status.success) return [raw];
-  const type = STATUS_EVENTS[status.output as TransactionStatus];
+  const pushed = body.eventPayload.transactionStatus;
+  if (!isKnownStatus(pushed)) return [raw];
   const { transactionId } = body.eventPayload;
   const current = await findTransaction(transport, transactionId, {
     context: { transactionId, step: 'webhook_status' },
@@ -195,6 +271,15 @@ async function eventsOf(transport: ProviderTTransport, body: ProviderTStatusEven
       { reason: 'unconfirmed_status', retryable: true },
     );
   }
-  const data = type === 'refund.created' ? statusRefund(current) : statusPayment(current);
-  return [webhookEvent({ key: [eventId], type, provider: PROVIDER, data, created }), raw];
+  const confirmed = current.transactionStatus;
+  if (isKnownStatus(confirmed) && PROGRESS[pushed] > PROGRESS[confirmed]) {
+    throw new WebhookVerificationError(
+      `The webhook says transfer ${transactionId} is ${pushed}, but Provider T's status read still shows ${confirmed}; it will be delivered again once the status read confirms it.`,
+      { reason: 'unconfirmed_status', retryable: true },
+    );
+  }
+  const type = eventTypeOf(confirmed);
+  const { livemode } = transport.config;
+  const data = type === 'refund.created' ? statusRefund(current, livemode) : statusPayment(current, livemode);
+  return [webhookEvent({ key, type, provider: PROVIDER, data, created }), raw];
 }

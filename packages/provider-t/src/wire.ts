@@ -15,6 +15,9 @@ const decimal = v.union([
   ),
 ]);
 
+/** An id sent as text or as a number (`"3009143868"` or `3009143868`), read as text. */
+const idText = v.union([v.pipe(v.string(), v.minLength(1)), v.pipe(v.number(), v.toString())]);
+
 /** `{ value, currencyCode }` (major units). */
 export const moneySchema = v.looseObject({
   value: decimal,
@@ -65,7 +68,7 @@ export const errorEnvelopeSchema = v.looseObject({
 
 /** One service option of a quote. */
 export const quoteOptionSchema = v.looseObject({
-  transactionId: v.pipe(v.string(), v.minLength(1)),
+  transactionId: idText,
   serviceOptionCode: v.optional(v.string()),
   serviceOptionRoutingCode: v.optional(v.string()),
 });
@@ -112,12 +115,21 @@ export const TRANSACTION_STATUSES = [
 /** A Provider T transaction state. */
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
-/** A transaction state as sent, with the `IN_TRANSIT` spelling folded into `IN TRANSIT`. */
+/**
+ * A transaction state as sent: the `IN_TRANSIT` spelling folded into `IN TRANSIT`, any other text kept as is.
+ * A state this adapter does not know is not an error (issue 12): the mapping gives it a safe unified status.
+ */
 export const transactionStatusSchema = v.pipe(
   v.string(),
+  v.trim(),
+  v.minLength(1),
   v.transform((status) => (status === 'IN_TRANSIT' ? 'IN TRANSIT' : status)),
-  v.picklist(TRANSACTION_STATUSES, 'is not a Provider T transaction status'),
 );
+
+/** True when `status` is one of the documented states (an own member of the list, never a prototype name). */
+export function isKnownStatus(status: string): status is TransactionStatus {
+  return (TRANSACTION_STATUSES as readonly string[]).includes(status);
+}
 
 const nameSchema = v.looseObject({
   firstName: v.optional(v.string()),
@@ -130,7 +142,7 @@ export type WireName = v.InferOutput<typeof nameSchema>;
 
 /** `GET /status/v1/transactions/{id}` 200. */
 export const statusReplySchema = v.looseObject({
-  transactionId: v.pipe(v.string(), v.minLength(1)),
+  transactionId: idText,
   transactionStatus: transactionStatusSchema,
   referenceNumber: v.optional(v.union([v.string(), v.pipe(v.number(), v.toString())])),
   expectedPayoutDate: v.optional(v.string()),
@@ -156,7 +168,7 @@ export const amendReplySchema = v.looseObject({ amendSuccess: v.optional(v.unkno
 
 /** `GET /refund/v2/transactions/{id}` 200. */
 export const refundReadSchema = v.looseObject({
-  refundId: v.pipe(v.string(), v.minLength(1)),
+  refundId: idText,
   availableForRefund: v.optional(v.unknown()),
   refundAmount: v.optional(amountBreakdownSchema),
 });
@@ -168,16 +180,23 @@ export const refundCommitSchema = v.looseObject({
   expectedPayoutDate: v.optional(v.string()),
 });
 
-/** The webhook body (wire contract "Webhooks"); it carries no personal data. */
+/**
+ * The webhook body (wire contract "Webhooks"); it carries no personal data. Only what verification and the
+ * mapping read is required; ids may come as numbers. `agentPartnerId` is required: it binds the delivery to
+ * this partner (issue 10 §2).
+ */
 export const webhookBodySchema = v.looseObject({
-  eventId: v.union([v.pipe(v.string(), v.minLength(1)), v.pipe(v.number(), v.toString())]),
+  eventId: idText,
   eventDate: v.optional(v.string()),
   subscriptionType: v.pipe(v.string(), v.minLength(1)),
   eventPayload: v.looseObject({
-    transactionId: v.pipe(v.string(), v.minLength(1)),
-    transactionStatus: v.string(),
+    transactionId: idText,
+    agentPartnerId: idText,
+    transactionStatus: transactionStatusSchema,
   }),
 });
+/** A webhook body as read (ids as text, the status spelling folded). */
+export type WebhookBody = v.InferOutput<typeof webhookBodySchema>;
 /** A verified webhook body, the `data` of the raw event `providerT.TRANSACTION_STATUS_EVENT`. */
 export interface ProviderTStatusEvent {
   eventId: string;

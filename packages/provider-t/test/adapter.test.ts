@@ -100,13 +100,44 @@ describe('payments.retrieve / checkouts.retrieve', () => {
     expect(await testAdapter().retrievePayment('a/b')).toBeNull();
   });
 
-  it('refuses a status it does not know as an invalid response', async () => {
+  it('maps a status it does not know to processing, keeping the provider word in metadata (never an error)', async () => {
     nockLogin();
-    nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('TELEPORTED'));
+    nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('ON_HOLD'));
+    const payment = await testAdapter().retrievePayment(TRANSACTION_ID);
+    expect(payment).toMatchObject({
+      status: 'processing',
+      amount_paid: null,
+      requires_action: false,
+      metadata: { transactionStatus: 'ON_HOLD' },
+    });
+  });
+
+  it('maps status names like Object.prototype members to processing, never a crash', async () => {
+    for (const odd of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      nockLogin();
+      nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply(odd));
+      const payment = await testAdapter().retrievePayment(TRANSACTION_ID);
+      expect(payment).toMatchObject({ status: 'processing', metadata: { transactionStatus: odd } });
+      nock.cleanAll();
+    }
+  });
+
+  it('returns null for an unknown transaction answered 400 with code 697, as the sandbox does', async () => {
+    nockLogin();
+    nock(HOST)
+      .get(STATUS_PATH)
+      .query(true)
+      .reply(400, { errors: [{ category: 'IP-20000', code: '697', message: 'Invalid Transaction ID' }] });
+    expect(await testAdapter().retrievePayment(TRANSACTION_ID)).toBeNull();
+  });
+
+  it('still throws for a 400 with another code', async () => {
+    nockLogin();
+    nock(HOST).get(STATUS_PATH).query(true).reply(400, errorBody('INVALID_REQUEST', 'bad'));
     const error = await testAdapter()
       .retrievePayment(TRANSACTION_ID)
       .catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ code: 'invalid_response' });
+    expect(error).toMatchObject({ code: 'provider_api_error', status: 400, providerCode: 'INVALID_REQUEST' });
   });
 
   it('throws ProviderApiError for other failures', async () => {

@@ -5,11 +5,13 @@ import {
   commitReply,
   errorBody,
   HOST,
+  IDENTITY,
   nockLogin,
   quoteReply,
   RECEIPT_URL,
   receiver,
   sender,
+  statusReply,
   TRANSACTION_ID,
   TRANSFER_IDENTITY,
   testAdapter,
@@ -105,8 +107,10 @@ describe('payments.create: quote → update → commit', () => {
       provider: 'providerT',
       id: TRANSACTION_ID,
       amount: 100,
+      amount_paid: 100,
       currency: 'USD',
       status: 'succeeded',
+      livemode: false,
       customer: { id: 'cust-42' },
       item_id: 'remittance',
       metadata: {
@@ -497,22 +501,82 @@ describe('commit failures', () => {
     });
   });
 
-  it('reports TRANSACTION_ALREADY_COMMITTED as a refusal that points to retrievePayment', async () => {
+  it('returns the payment the provider holds when the commit is answered "already committed" (an earlier attempt went through)', async () => {
     quotedAndUpdated();
     nock(HOST)
       .put(`${TRANSFER_PATH}/commit`)
       .reply(400, errorBody('TRANSACTION_ALREADY_COMMITTED', 'Transaction already committed'));
+    nock(HOST)
+      .get(`/status/v1/transactions/${TRANSACTION_ID}`)
+      .query(IDENTITY)
+      .reply(200, statusReply('SENT', { additionalDetails: { orderId: 'A-1001' } }));
+    const payment = await testAdapter().createPayment(paymentParams);
+    expect(payment).toMatchObject({
+      id: TRANSACTION_ID,
+      status: 'succeeded',
+      amount: 100,
+      amount_paid: 100,
+      currency: 'USD',
+      customer: { id: 'cust-42' },
+      item_id: 'remittance',
+      metadata: { orderId: 'A-1001', transactionStatus: 'SENT', referenceNumber: '48213907' },
+    });
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('says the outcome is unknown when "already committed" cannot be confirmed by the status read', async () => {
+    quotedAndUpdated();
+    nock(HOST)
+      .put(`${TRANSFER_PATH}/commit`)
+      .reply(400, errorBody('TRANSACTION_ALREADY_COMMITTED', 'Transaction already committed'));
+    nock(HOST)
+      .get(`/status/v1/transactions/${TRANSACTION_ID}`)
+      .query(true)
+      .reply(400, errorBody('697', 'Invalid Transaction ID'));
     const error = await testAdapter()
       .createPayment(paymentParams)
       .catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({
-      status: 400,
-      providerCode: 'TRANSACTION_ALREADY_COMMITTED',
-      context: { transactionId: TRANSACTION_ID, step: 'commit' },
+      outcome: 'unknown',
+      retryable: false,
+      context: { transactionId: TRANSACTION_ID, step: 'commit', outcome: 'unknown' },
     });
-    expect((error as ProviderApiError).context).not.toHaveProperty('outcome');
-    expect((error as Error).message).toContain('An earlier commit went through');
+    expect((error as Error).message).not.toContain('No money moved');
   });
+
+  for (const [status, code] of [
+    [409, 'REQUEST_IN_PROGRESS'],
+    [400, 'QUOTE_EXPIRED'],
+  ] as const) {
+    it(`never says "no money moved" when the retry of a commit whose reply was lost is refused with ${status} ${code}`, async () => {
+      const { calls, record } = recorder();
+      nockLogin();
+      nock(HOST).post('/transfer/v1/transactions/quote').reply(200, quoteReply());
+      nock(HOST).put(TRANSFER_PATH).reply(200, updateReply());
+      // Attempt 1 is processed but its reply is lost; the retry (same request id) is refused.
+      nock(HOST)
+        .put(`${TRANSFER_PATH}/commit`)
+        .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      nock(HOST)
+        .put(`${TRANSFER_PATH}/commit`)
+        .reply(record(errorBody(code, 'refused on retry'), status));
+      const error = await testAdapter()
+        .createPayment(paymentParams)
+        .catch((thrown: unknown) => thrown);
+      expect(ProviderApiError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({
+        status,
+        providerCode: code,
+        outcome: 'unknown',
+        retryable: false,
+        context: { transactionId: TRANSACTION_ID, step: 'commit', outcome: 'unknown' },
+      });
+      expect((error as Error).message).not.toContain('No money moved');
+      expect((error as Error).message).not.toContain('call create again');
+      expect((error as Error).message).toContain(`retrievePayment('${TRANSACTION_ID}')`);
+      expect(calls).toHaveLength(1);
+    });
+  }
 
   it('gives a commit refused with 400 the transaction and step, and says no money moved', async () => {
     quotedAndUpdated();

@@ -65,10 +65,11 @@ function providerDate(date: Date): string {
 /** A `TRANSACTION_STATUS_EVENT` body as Provider T posts it. */
 export function providerTStatusEvent(options: StatusEventOptions): ProviderTStatusEvent {
   const date = options.eventDate ?? new Date();
+  // Shapes as in the published sandbox deliveries (test/fixtures/webhook-*-signed.json).
   return {
-    eventId: options.eventId ?? crypto.randomUUID(),
+    eventId: options.eventId ?? publishedStyleEventId(date),
     eventDate: providerDate(date),
-    subscriptionId: 'sub-transaction-status',
+    subscriptionId: '15efa8b3-bb09-4fe9-a295-55fc323cf3ee',
     subscriptionType: 'TRANSACTION_STATUS_EVENT',
     eventPayload: {
       transactionId: options.transactionId,
@@ -78,8 +79,16 @@ export function providerTStatusEvent(options: StatusEventOptions): ProviderTStat
       transactionStatusDate: providerDate(date),
       expectedPayoutDate: providerDate(date).slice(0, 10),
       transactionStatus: options.transactionStatus,
+      transactionSubStatus: [],
     },
   };
+}
+
+/** A 30-digit event id like the sandbox's (`740708201679925945014500444747`): unique per call. */
+function publishedStyleEventId(date: Date): string {
+  const digits = (count: number) =>
+    Array.from(crypto.getRandomValues(new Uint8Array(count)), (byte) => String(byte % 10)).join('');
+  return `${digits(8)}${String(Math.floor(date.getTime() / 1000)).padStart(10, '0')}${digits(12)}`;
 }
 
 /** A signed delivery ready for `handler.handle()`: the raw body, the `Signature` header and the URL. */

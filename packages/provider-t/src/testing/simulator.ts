@@ -273,7 +273,15 @@ export async function startProviderTSimulator(
     const token = randomBytes(18).toString('base64url');
     tokens.set(token, now() + tokenLifetime * 1000);
     tokensIssued += 1;
-    return json(200, { access_token: token, expires_in: tokenLifetime, token_type: 'BearerToken' });
+    // As the sandbox sends it (test/fixtures/token.json): numbers as strings, and more fields than read.
+    return json(200, {
+      token_type: 'BearerToken',
+      issued_at: String(now()),
+      access_token: token,
+      expires_in: String(tokenLifetime),
+      refresh_count: '0',
+      status: 'approved',
+    });
   }
 
   function authorised(headers: Record<string, string>): boolean {
@@ -309,7 +317,9 @@ export async function startProviderTSimulator(
     return transfer?.committed ? transfer : undefined;
   }
 
-  const notFound = () => providerError(404, 'TRANSACTION_NOT_FOUND', 'The transaction does not exist');
+  // The sandbox answers an unknown transaction id with 400 and code "697" (test/fixtures/status-unknown-697.json).
+  const notFound = (): Reply =>
+    json(400, { errors: [{ category: 'IP-20000', code: '697', message: 'Invalid Transaction ID' }] });
 
   function quote(body: Json): Reply {
     const invalid = identityError(body, true);
@@ -381,7 +391,7 @@ export async function startProviderTSimulator(
           transactionId: transfer.transactionId,
           serviceOptionCode,
           serviceOptionName: SERVICE_OPTIONS[serviceOptionCode],
-          estimatedDelivery: providerDate(now() + 10 * 60 * 1000),
+          estimatedDelivery: 'A Few Minutes',
           ...amounts(transfer),
         },
       ],
@@ -404,6 +414,7 @@ export async function startProviderTSimulator(
         fees: money(0, transfer.receiveAmount.currencyCode),
         total: money(transfer.receiveAmount.value, transfer.receiveAmount.currencyCode),
         fxRate: transfer.receiveAmount.fxRate,
+        fxRateEstimated: false,
       },
     };
   }
@@ -498,6 +509,7 @@ export async function startProviderTSimulator(
       transactionSendDateTime: providerDate(transfer.committedAt ?? now()),
       expectedPayoutDate: transfer.expectedPayoutDate,
       transactionStatus: transfer.status,
+      transactionSubStatus: [],
       originatingCountryCode: 'USA',
       destinationCountryCode: transfer.destinationCountryCode,
       serviceOptionCode: transfer.serviceOptionCode,
@@ -595,6 +607,10 @@ export async function startProviderTSimulator(
     if (invalid) return invalid;
     const transfer = committedTransfer(transactionId);
     if (!transfer) return notFound();
+    if (refunds.some((refund) => refund.transactionId === transactionId && refund.refundId === body.refundId)) {
+      // A second commit of a committed refund with a new request id (wire contract, as for transfers).
+      return providerError(400, 'TRANSACTION_ALREADY_COMMITTED', 'The refund is already committed');
+    }
     const read = refundReads.get(transactionId);
     if (!read || body.refundId !== read.refundId) {
       return providerError(

@@ -257,7 +257,13 @@ export type WebhookFailureReason =
   | 'malformed_payload'
   | 'unconfirmed_status'
   | 'confirmation_failed'
-  | 'missing_secret';
+  | 'missing_secret'
+  /** Another attempt of the same delivery holds its deduplication lease (retryable: 503). */
+  | 'delivery_in_progress'
+  /** The deduplication store could not be reached (retryable: 503). */
+  | 'deduplication_unavailable'
+  /** An unexpected exception (not a `PayError`) escaped verification: a bug, answered retryably (503). */
+  | 'internal_error';
 
 /** A webhook failed verification or could not be read. Nothing was dispatched. */
 export class WebhookVerificationError extends PayError {
@@ -299,22 +305,194 @@ export class WebhookHandlerError extends PayError {
   }
 }
 
+/** Secrets shorter than this are redacted only where they stand as a whole word (see {@link redact}). */
+export const SHORT_SECRET_LENGTH = 4;
+
 /**
  * Replaces every occurrence of each secret in `text` with `[REDACTED]`, in the spellings a secret takes on the
- * wire too (URL- and form-encoded, JSON-escaped). Used on anything that could echo a credential back (an
+ * wire too (URL- and form-encoded, JSON-escaped, base64). Used on anything that could echo a credential back (an
  * upstream error body, a URL, a request body) before it reaches an error, a hook or a log.
+ *
+ * A secret shorter than {@link SHORT_SECRET_LENGTH} characters is redacted wherever it stands as a whole word
+ * (not next to a letter or digit): redacting `"ab"` inside every word would make every message unreadable,
+ * while a credential echoed by a provider stands on its own (`secret=ab`, `"ab"`, `user:ab`). Longer secrets
+ * are redacted wherever they occur. Longer secrets go first, so a secret that contains another is removed whole.
  */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;
-  for (const secret of secrets) {
-    if (secret.length < 4) continue;
-    const spellings = new Set([
-      secret,
-      encodeURIComponent(secret),
-      new URLSearchParams({ s: secret }).toString().slice(2),
-      JSON.stringify(secret).slice(1, -1),
-    ]);
-    for (const spelling of spellings) result = result.split(spelling).join('[REDACTED]');
+  const ordered = [...new Set(secrets)].filter((secret) => secret.length > 0);
+  ordered.sort((a, b) => b.length - a.length);
+  for (const secret of ordered) {
+    for (const spelling of spellingsOf(secret)) {
+      if (!result.includes(spelling)) continue;
+      result =
+        spelling.length < SHORT_SECRET_LENGTH
+          ? result.replace(wholeWord(spelling), '[REDACTED]')
+          : result.split(spelling).join('[REDACTED]');
+    }
   }
   return result;
+}
+
+/** The spellings of a secret on the wire and in logs. */
+function spellingsOf(secret: string): Set<string> {
+  return new Set([
+    secret,
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    JSON.stringify(secret).slice(1, -1),
+    base64(secret),
+  ]);
+}
+
+function wholeWord(spelling: string): RegExp {
+  const escaped = spelling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, 'g');
+}
+
+/** Base64 of the UTF-8 bytes of `text` (Web APIs only: no Buffer). */
+function base64(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** Decodes base64 to UTF-8 text; `undefined` when it is not base64 of valid UTF-8. */
+function fromBase64(text: string): string | undefined {
+  try {
+    const binary = atob(text);
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many sent credentials (rotating access tokens) one client remembers, besides its configured secrets. */
+const SENT_CREDENTIALS_KEPT = 256;
+
+/**
+ * What one HTTP client must never let out (design §4, issue 11 §2): its configured secrets and every credential
+ * it has sent — each Authorization value, its part after the scheme, and for Basic the decoded `user:secret`
+ * and each half — plus every access token it has received. Every live set is known to core, so an error
+ * thrown out of any adapter operation is redacted with all of them (see {@link redactError}).
+ */
+export class CredentialSet {
+  readonly #configured: string[];
+  readonly #sent = new Set<string>();
+
+  constructor(configured: readonly string[] = []) {
+    this.#configured = configured.filter((secret) => typeof secret === 'string' && secret.length > 0);
+    LIVE_SETS.add(new WeakRef(this));
+  }
+
+  /** Remembers a value sent (or received) as a credential. */
+  add(value: string): void {
+    if (value.length === 0 || this.#sent.has(value)) return;
+    this.#sent.add(value);
+    if (this.#sent.size > SENT_CREDENTIALS_KEPT) {
+      const oldest = this.#sent.values().next().value;
+      if (oldest !== undefined) this.#sent.delete(oldest);
+    }
+  }
+
+  /**
+   * Remembers an Authorization header value: the value, its credential after the scheme (`Bearer <token>`),
+   * and for a Basic credential the decoded `user:secret` and both halves, since base64 decodes straight to
+   * the secret (issue 11 §2).
+   */
+  addAuthorization(headerValue: string): void {
+    const value = headerValue.trim();
+    this.add(value);
+    const credential = value.replace(/^[A-Za-z][\w.-]*\s+/, '');
+    if (credential === value) return;
+    this.add(credential);
+    if (!/^basic$/i.test(value.slice(0, value.length - credential.length).trim())) return;
+    const decoded = fromBase64(credential);
+    if (decoded === undefined) return;
+    this.add(decoded);
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return;
+    this.add(decoded.slice(0, colon));
+    this.add(decoded.slice(colon + 1));
+  }
+
+  /** The configured secrets and the credentials sent so far. */
+  values(): string[] {
+    return [...this.#configured, ...this.#sent];
+  }
+}
+
+/** Every credential set still in use; a set that is garbage-collected drops out by itself. */
+const LIVE_SETS = new Set<WeakRef<CredentialSet>>();
+
+/** Every configured secret and sent credential of every live HTTP client in this process. */
+export function knownCredentials(): string[] {
+  const values: string[] = [];
+  for (const ref of LIVE_SETS) {
+    const set = ref.deref();
+    if (set) values.push(...set.values());
+    else LIVE_SETS.delete(ref);
+  }
+  return values;
+}
+
+/**
+ * Removes `secrets` (default: every credential known to core, {@link knownCredentials}) from everything an
+ * error carries: message, stack, every own property (`providerMessage`, `providerCode`, `requestId`, …),
+ * `context` and the whole `cause` chain, so `toJSON()` and any logger see redacted values only. Errors are
+ * rewritten in place (they were made for this failure); plain objects and arrays inside them are replaced
+ * by redacted copies, so a caller's own objects are never changed. Returns `error` (a thrown string is
+ * returned redacted).
+ */
+export function redactError<E>(error: E, secrets: readonly string[] = knownCredentials()): E {
+  if (secrets.length === 0) return error;
+  return redactValue(error, secrets, new Set(), 0) as E;
+}
+
+function redactValue(value: unknown, secrets: readonly string[], seen: Set<unknown>, depth: number): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (value === null || typeof value !== 'object' || depth > 12 || seen.has(value)) return value;
+  seen.add(value);
+  if (value instanceof Error || KINDS in value) {
+    redactErrorFields(value as Error, secrets, seen, depth);
+    return value;
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactValue(item, secrets, seen, depth + 1));
+    return items.some((item, index) => item !== value[index]) ? items : value;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  let changed = false;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const redactedKey = redact(key, secrets);
+    copy[redactedKey] = redactValue(item, secrets, seen, depth + 1);
+    changed ||= redactedKey !== key || copy[redactedKey] !== item;
+  }
+  return changed ? copy : value;
+}
+
+function redactErrorFields(
+  error: Error,
+  secrets: readonly string[],
+  seen: Set<unknown>,
+  depth: number,
+): void {
+  // The stack repeats the message as it was when the error was made: it is rewritten on its own.
+  for (const key of new Set([...Object.getOwnPropertyNames(error), 'message', 'stack', 'cause'])) {
+    const descriptor = Object.getOwnPropertyDescriptor(error, key);
+    if (descriptor?.get && descriptor.set) {
+      // Runtimes that keep `stack` as an accessor: read it, and write the redacted text back.
+      const text = (error as unknown as Record<string, unknown>)[key];
+      if (typeof text === 'string')
+        (error as unknown as Record<string, unknown>)[key] = redact(text, secrets);
+      continue;
+    }
+    if (!descriptor || !('value' in descriptor)) continue;
+    const redacted = redactValue(descriptor.value, secrets, seen, depth + 1);
+    if (redacted === descriptor.value) continue;
+    if (descriptor.writable || descriptor.configurable)
+      Object.defineProperty(error, key, { ...descriptor, value: redacted });
+  }
 }

@@ -2,11 +2,20 @@
  * The HTTP client every adapter uses (design §6): a ky instance per adapter with a per-attempt timeout and an
  * overall cap, the caller's signal honoured, retries only where repeating cannot move money twice, one
  * request id per logical call reused on every retry, a single re-authorisation after a 401, and
- * `onRequest`/`onResponse` hooks that only ever see redacted values.
+ * `onRequest`/`onResponse` hooks that only ever see redacted values and can never change a call's outcome.
+ * Every reply and error says whether an earlier attempt of the call may have reached the provider (issue 11 §1).
  */
 import ky, { type KyInstance } from 'ky';
 import * as v from 'valibot';
-import { type ErrorContext, InvalidResponseError, NetworkError, redact } from './errors.js';
+import {
+  CredentialSet,
+  type ErrorContext,
+  InvalidResponseError,
+  NetworkError,
+  redact,
+  redactError,
+  ValidationError,
+} from './errors.js';
 import type { ProviderName } from './records.js';
 import { mismatchedFields } from './validation.js';
 
@@ -25,14 +34,28 @@ export interface HttpRequestInfo {
 /** What a hook sees of a reply, redacted like the request. */
 export interface HttpResponseInfo extends HttpRequestInfo {
   status: number;
+  /** The reply's headers (lower-case names), every credential redacted. */
+  responseHeaders: Record<string, string>;
   responseBody: string;
   durationMs: number;
 }
 
-/** Observation hooks (logging, metrics). They never see a secret, token or Authorization header. */
+/** Which hook failed, and the (redacted) call it was observing. */
+export interface HookFailure {
+  hook: 'onRequest' | 'onResponse';
+  request: HttpRequestInfo;
+}
+
+/**
+ * Observation hooks (logging, metrics). They never see a secret, token or Authorization header, and they can
+ * never change what a call does: a hook that throws or rejects is reported to `onHookError` (default: one
+ * `console.warn` line) and the call goes on as if it had returned (issue 11 §1).
+ */
 export interface HttpHooks {
   onRequest?: (request: HttpRequestInfo) => void | Promise<void>;
   onResponse?: (response: HttpResponseInfo) => void | Promise<void>;
+  /** Receives what an `onRequest`/`onResponse` hook threw. What this one throws is ignored. */
+  onHookError?: (error: unknown, failure: HookFailure) => void;
 }
 
 /** Transport options every adapter config accepts (design §2). */
@@ -53,8 +76,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** How a client authorises its calls. */
 export interface Authorization {
-  /** The `Authorization` header value for the next call. */
-  header(): Promise<string>;
+  /**
+   * The `Authorization` header value for the next call. `signal` is the caller's: a shared login should keep
+   * running for others when it aborts. The client stops waiting for the header when the caller aborts anyway.
+   */
+  header(signal?: AbortSignal): Promise<string>;
   /** Called with the rejected header value when the provider answers 401; the call is then sent once more. */
   rejected?(headerValue: string): void;
 }
@@ -109,7 +135,10 @@ export interface HttpClientOptions extends TransportOptions {
   authorization?: Authorization;
   /** Header carrying the request id (e.g. `X-Client-Request-Id`); omitted means none is sent. */
   requestIdHeader?: string;
-  /** Values to redact from anything a hook or an error could show (secrets, API keys). */
+  /**
+   * Values to redact from anything a hook or an error could show (secrets, API keys), whatever their length
+   * (see `redact` for secrets shorter than 4 characters). Every credential the client sends is redacted too.
+   */
   secrets?: readonly string[];
   /** Base of the backoff in milliseconds (default 300). */
   backoffBaseMs?: number;
@@ -125,13 +154,37 @@ const MAX_WAIT_MS = 5_000;
 /** Connection failures that prove the request never left this process. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
-/** Marks a failure of the HTTP exchange itself, as opposed to one of the login or a hook. */
+/** Marks a failure of the HTTP exchange itself, as opposed to one of the login. */
 class TransportFailure {
-  constructor(readonly cause: unknown) {}
+  constructor(
+    readonly cause: unknown,
+    /** Why the attempt's signal fired, when it did: the attempt timeout (or cap) or the caller. */
+    readonly abortedBy: AbortCause | undefined,
+  ) {}
 }
 
-/** Builds a path from a template, encoding every interpolated value as one path segment. */
+/** Who ended an attempt early. */
+type AbortCause = 'timeout' | 'caller';
+
+/** Header names whose values are credentials: they are remembered and redacted everywhere. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
+
+/**
+ * Builds a path from a template, encoding every interpolated value as one path segment. A value that would
+ * not be one segment of its own — empty, `.` or `..`, which URL resolution collapses (`/status/..` becomes
+ * `/`) — is a `ValidationError` before any I/O (issue 11 §3).
+ */
 export function path(strings: TemplateStringsArray, ...segments: (string | number)[]): string {
+  const issues = segments.flatMap((segment, index) => {
+    const text = String(segment);
+    if (text.trim() === '') return [{ path: `path segment ${index + 1}`, message: 'must not be empty' }];
+    if (text === '.' || text === '..')
+      return [
+        { path: `path segment ${index + 1}`, message: `must not be "${text}" (it would change the URL)` },
+      ];
+    return [];
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
   return strings.reduce(
     (built, part, index) =>
       built + part + (index < segments.length ? encodeURIComponent(String(segments[index])) : ''),
@@ -146,7 +199,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     throw new RangeError('retry must be a whole number of retries (0 for none)');
   const timeoutMs = options.timeoutMs ?? 30_000;
   const backoffBase = options.backoffBaseMs ?? 300;
-  const secrets = options.secrets ?? [];
+  // Configured secrets plus every credential this client sends or receives (issue 11 §2).
+  const credentials = new CredentialSet(options.secrets ?? []);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   // Timeouts are ours (one AbortController per attempt under the call's Deadline) rather than ky's own timer:
   // the same behaviour at a fraction of the cost per call. Retries are ours too, so each attempt is classified.
@@ -160,7 +214,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   /**
    * The Authorization header for an attempt. A login that fails for lack of an answer leaves this attempt
    * unsent, whatever the login's own outcome was; the call as a whole is unsent only when no earlier attempt
-   * may have reached the provider.
+   * may have reached the provider. The caller's abort is honoured while waiting: the shared login goes on for
+   * the other callers.
    */
   async function authorizationFor(
     request: HttpRequest,
@@ -168,12 +223,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     reachedBefore: boolean,
   ): Promise<string> {
     try {
-      return await options.authorization!.header();
+      return await untilAborted(options.authorization!.header(request.signal), request.signal);
     } catch (error) {
+      if (error instanceof CallerAbort)
+        throw abortedError(request, requestId, reachedBefore, 'waiting for a login');
       // A refused login before anything was sent is the login's own error; after an attempt that may have
       // landed, whatever stopped the retry cannot prove the call was not processed.
       if (!NetworkError.isInstance(error) && !reachedBefore) throw error;
-      const where = `${options.provider} ${request.method} ${redact(request.path, secrets)}`;
+      const where = `${options.provider} ${request.method} ${redact(request.path, credentials.values())}`;
       throw new NetworkError(
         reachedBefore
           ? `${where}: no access token could be obtained for a retry, and an earlier attempt may have been processed. Look the resource up before sending it again.`
@@ -187,6 +244,47 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
+  /** The caller aborted before this attempt was handed to fetch. */
+  function abortedError(request: HttpRequest, requestId: string, reachedBefore: boolean, while_: string) {
+    const where = `${options.provider} ${request.method} ${redact(request.path, credentials.values())}`;
+    return new NetworkError(
+      reachedBefore
+        ? `${where} was aborted by the caller's signal (${while_}) after an earlier attempt may have been processed. Look the resource up before sending it again.`
+        : `${where} was aborted by the caller's signal (${while_}) before anything was sent. It is safe to send again.`,
+      {
+        outcome: reachedBefore ? 'unknown' : 'not_sent',
+        cause: request.signal?.reason,
+        context: { ...request.context, requestId },
+      },
+    );
+  }
+
+  /**
+   * Runs an observation hook so that nothing it does can change the call: what it throws (or rejects with)
+   * goes to `onHookError`, or to one `console.warn` line when none is given.
+   */
+  async function observe<P extends HttpRequestInfo>(
+    hook: 'onRequest' | 'onResponse',
+    run: ((payload: P) => void | Promise<void>) | undefined,
+    payload: P,
+    request: HttpRequestInfo,
+  ): Promise<void> {
+    if (!run) return;
+    try {
+      await run(payload);
+    } catch (error) {
+      try {
+        if (options.hooks?.onHookError) options.hooks.onHookError(error, { hook, request });
+        else
+          console.warn(
+            `@pay/core: the ${hook} hook threw (${redact(String((error as Error | undefined)?.message ?? error), credentials.values())}); the ${options.provider} call went on unaffected. Pass hooks.onHookError to handle hook failures.`,
+          );
+      } catch {
+        // A failing error reporter must not change the call either.
+      }
+    }
+  }
+
   async function attemptOnce(
     request: HttpRequest,
     url: string,
@@ -197,10 +295,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   ) {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (options.requestIdHeader) headers[options.requestIdHeader] = requestId;
+    if (request.signal?.aborted) throw abortedError(request, requestId, reachedBefore, 'before sending');
     let authorization: string | undefined;
     if (request.authorize !== false && options.authorization) {
       authorization = await authorizationFor(request, requestId, reachedBefore);
       headers.authorization = authorization;
+    }
+    for (const [name, value] of Object.entries(headers)) {
+      if (CREDENTIAL_HEADERS.has(name.toLowerCase())) credentials.addAuthorization(value);
     }
     let body: string | undefined;
     if (request.json !== undefined) {
@@ -212,19 +314,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
     // Hook payloads are built (and redacted) only when someone listens: the hot path stays lean.
     const hooks = options.hooks;
+    const secrets = hooks?.onRequest || hooks?.onResponse ? credentials.values() : [];
     const info: HttpRequestInfo | undefined =
       hooks?.onRequest || hooks?.onResponse
         ? {
             provider: options.provider,
             method: request.method,
             url: redact(url, secrets),
-            headers: redactHeaders(headers, secrets),
+            headers: redactHeaders(Object.entries(headers), secrets),
             body: body === undefined ? undefined : redact(body, secrets),
             requestId,
             attempt,
           }
         : undefined;
-    if (info) await hooks?.onRequest?.(info);
+    if (info) await observe('onRequest', hooks?.onRequest, { ...info, headers: { ...info.headers } }, info);
+    // Checked again after the hook and the login: an attempt aborted before fetch was never sent.
+    if (request.signal?.aborted) throw abortedError(request, requestId, reachedBefore, 'before sending');
     const started = Date.now();
     const abort = deadline.attempt(timeoutMs);
     let response: Response;
@@ -233,17 +338,27 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       response = await instance(url, { method: request.method, headers, body, signal: abort.signal });
       text = await response.text();
     } catch (error) {
-      throw new TransportFailure(error);
+      throw new TransportFailure(error, abort.firedBy());
     } finally {
       abort.done();
     }
-    if (info)
-      await hooks?.onResponse?.({
-        ...info,
-        status: response.status,
-        responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, secrets),
-        durationMs: Date.now() - started,
-      });
+    if (request.credentialsInReply) rememberIssuedTokens(text, credentials);
+    if (info) {
+      const replySecrets = credentials.values();
+      await observe(
+        'onResponse',
+        hooks?.onResponse,
+        {
+          ...info,
+          headers: { ...info.headers },
+          status: response.status,
+          responseHeaders: redactHeaders([...response.headers], replySecrets),
+          responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, replySecrets),
+          durationMs: Date.now() - started,
+        },
+        info,
+      );
+    }
     const reply: HttpReply = {
       status: response.status,
       headers: response.headers,
@@ -256,60 +371,105 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   return {
     async send(request) {
-      const requestId = request.requestId ?? crypto.randomUUID();
-      const url = buildUrl(baseUrl, request.path, request.query);
-      const limit = request.retrySafe ? retries : 0;
-      // The overall cap: every attempt's timeout plus the longest waits between them.
-      const deadline = new Deadline(timeoutMs * (limit + 1) + MAX_WAIT_MS * limit + 1_000, request.signal);
-      let reauthorised = false;
-      let reachedBefore = false;
-      for (let attempt = 1; ; attempt++) {
-        let outcome: Awaited<ReturnType<typeof attemptOnce>>;
-        try {
-          outcome = await attemptOnce(request, url, requestId, attempt, deadline, reachedBefore);
-        } catch (error) {
-          // Only a failure of the exchange itself is a network error; a failing login or hook propagates as is.
-          if (!(error instanceof TransportFailure)) throw error;
-          const failure = toNetworkError(
-            error.cause,
-            options.provider,
-            request,
-            requestId,
-            secrets,
-            reachedBefore,
-          );
-          // Once one attempt may have reached the provider, no later failure can prove the call never landed.
-          reachedBefore ||= failure.outcome === 'unknown';
-          const pause = backoff(attempt, backoffBase);
-          if (attempt <= limit && deadline.allows(pause)) {
-            await deadline.wait(pause).catch(() => Promise.reject(failure));
-            continue;
-          }
-          throw failure;
-        }
-        const { reply, authorization } = outcome;
-        // A 401 proves this attempt was not processed; any other answer means it reached the provider.
-        if (reply.status !== 401) reachedBefore = true;
-        if (reply.status === 401 && authorization && options.authorization?.rejected && !reauthorised) {
-          // A 401 proves the call was not processed, so sending it once more with a fresh token is safe.
-          options.authorization.rejected(authorization);
-          reauthorised = true;
-          attempt -= 1;
-          continue;
-        }
-        const pause = retryAfterMs(reply.headers) ?? backoff(attempt, backoffBase);
-        if (RETRY_STATUSES.has(reply.status) && attempt <= limit && deadline.allows(pause)) {
-          // Aborted while waiting: the last answer stands, as if no retry had been allowed.
-          const aborted = await deadline.wait(pause).then(
-            () => false,
-            () => true,
-          );
-          if (!aborted) continue;
-        }
-        return reply;
+      try {
+        return await sendCall(request);
+      } catch (error) {
+        // Whatever stops a call (its own network error, a login's error) leaves without a credential in it.
+        throw redactError(error, credentials.values());
       }
     },
   };
+
+  async function sendCall(request: HttpRequest): Promise<HttpReply> {
+    const requestId = request.requestId ?? crypto.randomUUID();
+    const url = buildUrl(baseUrl, request.path, request.query);
+    const limit = request.retrySafe ? retries : 0;
+    // The overall cap: every attempt's timeout plus the longest waits between them.
+    const deadline = new Deadline(timeoutMs * (limit + 1) + MAX_WAIT_MS * limit + 1_000, request.signal);
+    let reauthorised = false;
+    let reachedBefore = false;
+    for (let attempt = 1; ; attempt++) {
+      let outcome: Awaited<ReturnType<typeof attemptOnce>>;
+      try {
+        outcome = await attemptOnce(request, url, requestId, attempt, deadline, reachedBefore);
+      } catch (error) {
+        // Only a failure of the exchange itself is a network error; a failing login propagates as is.
+        if (!(error instanceof TransportFailure)) throw error;
+        const failure = toNetworkError(
+          error,
+          options.provider,
+          request,
+          requestId,
+          credentials,
+          reachedBefore,
+        );
+        // Once one attempt may have reached the provider, no later failure can prove the call never landed.
+        reachedBefore ||= failure.outcome === 'unknown';
+        const pause = backoff(attempt, backoffBase);
+        if (attempt <= limit && deadline.allows(pause)) {
+          await deadline.wait(pause).catch(() => Promise.reject(failure));
+          continue;
+        }
+        throw failure;
+      }
+      const { reply, authorization } = outcome;
+      // A 401 proves this attempt was not processed; any other answer means it reached the provider.
+      if (reply.status !== 401) reachedBefore = true;
+      if (reply.status === 401 && authorization && options.authorization?.rejected && !reauthorised) {
+        // A 401 proves the call was not processed, so sending it once more with a fresh token is safe.
+        options.authorization.rejected(authorization);
+        reauthorised = true;
+        attempt -= 1;
+        continue;
+      }
+      const pause = retryAfterMs(reply.headers) ?? backoff(attempt, backoffBase);
+      if (RETRY_STATUSES.has(reply.status) && attempt <= limit && deadline.allows(pause)) {
+        // Aborted while waiting: the last answer stands, as if no retry had been allowed.
+        const aborted = await deadline.wait(pause).then(
+          () => false,
+          () => true,
+        );
+        if (!aborted) continue;
+      }
+      return reply;
+    }
+  }
+}
+
+/** Rejection used when the caller's signal fires while waiting for something that is not ours to cancel. */
+class CallerAbort {}
+
+/** Waits for `work`, but stops waiting (leaving `work` running) when `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(new CallerAbort());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CallerAbort());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Remembers the access tokens a login reply carries, so they are redacted before they are ever sent. */
+function rememberIssuedTokens(text: string, credentials: CredentialSet): void {
+  const visit = (value: unknown, key: string, depth: number): void => {
+    if (typeof value === 'string') {
+      if (/token|secret|key/i.test(key)) credentials.add(value);
+      return;
+    }
+    if (value === null || typeof value !== 'object' || depth > 4) return;
+    for (const [name, item] of Object.entries(value)) visit(item, name, depth + 1);
+  };
+  visit(parseJson(text), '', 0);
 }
 
 function buildUrl(baseUrl: string, requestPath: string, query: HttpRequest['query']): string {
@@ -320,11 +480,14 @@ function buildUrl(baseUrl: string, requestPath: string, query: HttpRequest['quer
   return url.toString();
 }
 
-function redactHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
+function redactHeaders(
+  headers: Iterable<[string, string]>,
+  secrets: readonly string[],
+): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [
+    [...headers].map(([name, value]) => [
       name,
-      name.toLowerCase() === 'authorization' ? '[REDACTED]' : redact(value, secrets),
+      CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : redact(value, secrets),
     ]),
   );
 }
@@ -363,20 +526,28 @@ class Deadline {
     return !this.#caller?.aborted && Date.now() + ms < this.#endsAt;
   }
 
-  /** A signal for one attempt, aborted by the caller, the attempt timeout or the cap; call `done()` after. */
-  attempt(timeoutMs: number): { signal: AbortSignal; done(): void } {
+  /**
+   * A signal for one attempt, aborted by the caller, the attempt timeout or the cap; `firedBy()` tells which
+   * (a caller's abort is not a timeout, whatever reason the caller gave); call `done()` after.
+   */
+  attempt(timeoutMs: number): { signal: AbortSignal; firedBy(): AbortCause | undefined; done(): void } {
     const controller = new AbortController();
+    let firedBy: AbortCause | undefined;
     const ms = Math.max(0, Math.min(timeoutMs, this.#endsAt - Date.now()));
-    const timer = setTimeout(
-      () => controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')),
-      ms,
-    );
+    const timer = setTimeout(() => {
+      firedBy ??= 'timeout';
+      controller.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError'));
+    }, ms);
     const caller = this.#caller;
-    const onAbort = () => controller.abort(caller?.reason);
+    const onAbort = () => {
+      firedBy ??= 'caller';
+      controller.abort(caller?.reason);
+    };
     if (caller?.aborted) onAbort();
     else caller?.addEventListener('abort', onAbort, { once: true });
     return {
       signal: controller.signal,
+      firedBy: () => firedBy,
       done: () => {
         clearTimeout(timer);
         caller?.removeEventListener('abort', onAbort);
@@ -404,17 +575,23 @@ class Deadline {
 
 /** Classifies a failed attempt: `not_sent` only when the connection provably never opened. */
 function toNetworkError(
-  error: unknown,
+  failure: TransportFailure,
   provider: ProviderName,
   request: HttpRequest,
   requestId: string,
-  secrets: readonly string[],
+  credentials: CredentialSet,
   reachedBefore: boolean,
 ) {
+  const error = failure.cause;
+  const secrets = credentials.values();
   const code = findCode(error);
   const notSent = !reachedBefore && code !== undefined && NOT_SENT_CODES.has(code);
-  const timedOut = (error as Error | undefined)?.name === 'TimeoutError';
-  const what = timedOut ? 'timed out' : `failed${code ? ` (${code})` : ''}`;
+  const what =
+    failure.abortedBy === 'caller'
+      ? "was aborted by the caller's signal while in flight"
+      : failure.abortedBy === 'timeout' || (error as Error | undefined)?.name === 'TimeoutError'
+        ? 'timed out'
+        : `failed${code ? ` (${code})` : ''}`;
   const outcome = notSent ? 'not_sent' : 'unknown';
   const advice = notSent
     ? 'The request never reached the provider; it is safe to send again.'

@@ -10,6 +10,7 @@ import {
   ProviderApiError,
   parseReply,
   path,
+  ValidationError,
 } from '../src/index.js';
 import * as v from '../src/schema.js';
 import { startLoopbackServer } from '../src/testing/index.js';
@@ -387,6 +388,196 @@ describe('earlier attempts of the same call (issue 11 §1)', () => {
     expect(NetworkError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ outcome: 'unknown', cause: refusal, context: { step: 'commit' } });
     expect((error as Error).message).toMatch(/look .* up before sending it again/i);
+  });
+});
+
+describe('observation hooks never change an outcome (issue 11 §1)', () => {
+  it('returns the refund reply when onResponse throws, and reports the hook error to onHookError', async () => {
+    nock(BASE).post('/v1/refunds/initiate-refund').reply(200, '{"refundStatus":"COMPLETED"}');
+    const boom = new Error('metrics backend down');
+    const reported: unknown[] = [];
+    const http = client({
+      hooks: {
+        onResponse: () => {
+          throw boom;
+        },
+        onHookError: (error, failure) => void reported.push(error, failure.hook, failure.request.method),
+      },
+    });
+    const reply = await http.send({
+      method: 'POST',
+      path: '/v1/refunds/initiate-refund',
+      json: {},
+      retrySafe: false,
+    });
+    expect(reply).toMatchObject({ status: 200, text: '{"refundStatus":"COMPLETED"}' });
+    expect(reported).toEqual([boom, 'onResponse', 'POST']);
+  });
+
+  it('still sends the call when onRequest rejects, and warns once when no onHookError is given', async () => {
+    const scope = nock(BASE).post('/v2.0/payment').reply(200, '{}');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const reply = await client({
+        hooks: { onRequest: async () => Promise.reject(new Error('log full')) },
+      }).send({
+        method: 'POST',
+        path: '/v2.0/payment',
+        json: {},
+        retrySafe: false,
+      });
+      expect(reply.status).toBe(200);
+      scope.done();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toContain('onRequest hook threw (log full)');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('ignores an onHookError that throws as well', async () => {
+    nock(BASE).get('/x').reply(200, '{}');
+    const http = client({
+      hooks: {
+        onResponse: () => {
+          throw new Error('a');
+        },
+        onHookError: () => {
+          throw new Error('b');
+        },
+      },
+    });
+    expect((await http.send({ method: 'GET', path: '/x', retrySafe: true })).status).toBe(200);
+  });
+});
+
+describe("the caller's signal (issue 11 §1)", () => {
+  it('reports a call aborted before anything was sent as not sent, and never calls fetch', async () => {
+    const fetchSpy = vi.fn<typeof fetch>();
+    const controller = new AbortController();
+    controller.abort();
+    const error = await client({ fetch: fetchSpy })
+      .send({ method: 'POST', path: '/pay', json: {}, retrySafe: false, signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ outcome: 'not_sent' });
+    expect((error as Error).message).toMatch(/aborted/);
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it('stops waiting for a shared login when the caller aborts: not sent, while the login goes on for others', async () => {
+    let finishLogin: (token: string) => void = () => {};
+    const login = new Promise<string>((resolve) => {
+      finishLogin = resolve;
+    });
+    const fetchSpy = vi.fn<typeof fetch>(async () => new Response('{}', { status: 200 }));
+    const http = client({ fetch: fetchSpy, authorization: { header: async () => `Bearer ${await login}` } });
+    const controller = new AbortController();
+    const aborted = http.send({
+      method: 'POST',
+      path: '/pay',
+      json: {},
+      retrySafe: false,
+      signal: controller.signal,
+    });
+    const other = http.send({ method: 'GET', path: '/status', retrySafe: true });
+    setTimeout(() => controller.abort(), 10);
+    const started = Date.now();
+    const error = await aborted.catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(error).toMatchObject({ code: 'network_error', outcome: 'not_sent' });
+    finishLogin('token-1');
+    expect((await other).status).toBe(200);
+    expect(fetchSpy).toHaveBeenCalledTimes(1);
+  });
+
+  it("says a caller's abort in flight was aborted, not timed out, even when the reason is a TimeoutError", async () => {
+    nock(BASE).get('/slow').delay(500).reply(200, '{}');
+    const controller = new AbortController();
+    const pending = client({ retry: 0 }).send({
+      method: 'GET',
+      path: '/slow',
+      retrySafe: true,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new DOMException('the caller gave up', 'TimeoutError')), 20);
+    const error = (await pending.catch((e: unknown) => e)) as NetworkError;
+    expect(error).toMatchObject({ code: 'network_error', outcome: 'unknown' });
+    expect(error.message).toContain("aborted by the caller's signal");
+    expect(error.message).not.toContain('timed out');
+  });
+});
+
+describe('paths refuse segments that would change the URL (issue 11 §3)', () => {
+  it.each(['..', '.', '', ' '])('refuses %j with a ValidationError', (id) => {
+    expect(() => path`/status/v1/${id}`).toThrow(ValidationError);
+  });
+
+  it('keeps ids that merely contain dots', () => {
+    expect(path`/status/v1/${'a..b'}/${'...'}`).toBe('/status/v1/a..b/...');
+  });
+});
+
+describe('credentials the client sends never reach a hook (issue 11 §2)', () => {
+  it('redacts an echoed Basic credential, its decoded secret and a bearer token from reply headers and bodies', async () => {
+    const basic = `Basic ${btoa('merchant-1:k9')}`;
+    nock(BASE)
+      .post('/v1/auth/login')
+      .reply(200, '{"accessToken":"tok-abcdef-123456","expiresIn":3600}')
+      .get('/echo')
+      .reply(400, (_uri, _body) => `{"you sent":"${basic}","secret":"k9","token":"tok-abcdef-123456"}`, {
+        'x-echo-authorization': basic,
+        'x-echo-token': 'Bearer tok-abcdef-123456',
+      });
+    const requests: HttpRequestInfo[] = [];
+    const responses: HttpResponseInfo[] = [];
+    const http = client({
+      hooks: {
+        onRequest: (info) => void requests.push(info),
+        onResponse: (info) => void responses.push(info),
+      },
+    });
+    await http.send({
+      method: 'POST',
+      path: '/v1/auth/login',
+      headers: { Authorization: basic },
+      authorize: false,
+      retrySafe: true,
+      credentialsInReply: true,
+    });
+    await http.send({ method: 'GET', path: '/echo', headers: { 'x-trace': 'k9' }, retrySafe: true });
+    const seen = JSON.stringify([requests, responses]);
+    for (const leaked of [btoa('merchant-1:k9'), 'merchant-1:k9', '"k9"', 'tok-abcdef-123456'])
+      expect(seen).not.toContain(leaked);
+    expect(responses[1]?.responseHeaders['x-echo-authorization']).toBe('[REDACTED]');
+    expect(responses[1]?.responseBody).toContain('"secret":"[REDACTED]"');
+  });
+
+  it('redacts a sent credential from an error the client throws, including its cause chain', async () => {
+    const basic = `Basic ${btoa('merchant-1:s3cr3t-value')}`;
+    const http = client({
+      fetch: async () => {
+        throw new TypeError(`fetch failed for ${basic}`, { cause: new Error('s3cr3t-value rejected') });
+      },
+      retry: 0,
+    });
+    const error = await http
+      .send({
+        method: 'GET',
+        path: '/x',
+        headers: { authorization: basic },
+        authorize: false,
+        retrySafe: true,
+      })
+      .catch((e: unknown) => e);
+    const text =
+      JSON.stringify(error) +
+      String((error as Error).stack) +
+      String(((error as Error).cause as Error).message);
+    const inner = (((error as Error).cause as Error).cause as Error).message;
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(text).not.toContain(btoa('merchant-1:s3cr3t-value'));
+    expect(inner).toBe('[REDACTED] rejected');
   });
 });
 

@@ -1,6 +1,14 @@
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient, NetworkError, ProviderApiError, redact } from '../src/index.js';
+import {
+  CredentialSet,
+  createHttpClient,
+  NetworkError,
+  PayError,
+  ProviderApiError,
+  redact,
+  redactError,
+} from '../src/index.js';
 
 const SECRET = 'sk_live_DISTINCTIVE_0xC0FFEE';
 
@@ -82,5 +90,67 @@ describe('secrets never leak', () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect(String((error as Error).message)).not.toContain(SECRET);
     expect(JSON.stringify(error)).not.toContain(SECRET);
+  });
+});
+
+describe('redaction of credentials of any length (issue 11 §2)', () => {
+  it('redacts a secret shorter than 4 characters where it stands as a word, without breaking other words', () => {
+    expect(redact('secret=k9&note=k9x kk9 "k9" user:k9', ['k9'])).toBe(
+      'secret=[REDACTED]&note=k9x kk9 "[REDACTED]" user:[REDACTED]',
+    );
+    expect(redact('a=1', ['1'])).toBe('a=[REDACTED]');
+  });
+
+  it('redacts the base64 spelling of a secret and removes a longer secret whole before a shorter one', () => {
+    expect(redact(`x ${btoa('sk_live_ABCDEF')} y`, ['sk_live_ABCDEF'])).toBe('x [REDACTED] y');
+    expect(redact('user:sk_live_ABCDEF', ['sk_live', 'user:sk_live_ABCDEF'])).toBe('[REDACTED]');
+  });
+
+  it('derives every spelling of a Basic credential the client sent: header, base64 part, user:secret and each half', () => {
+    const set = new CredentialSet(['configured-secret']);
+    set.addAuthorization(`Basic ${btoa('merchant-9:p@ss')}`);
+    set.addAuthorization('Bearer tok-1');
+    expect(set.values()).toEqual(
+      expect.arrayContaining([
+        'configured-secret',
+        `Basic ${btoa('merchant-9:p@ss')}`,
+        btoa('merchant-9:p@ss'),
+        'merchant-9:p@ss',
+        'merchant-9',
+        'p@ss',
+        'Bearer tok-1',
+        'tok-1',
+      ]),
+    );
+  });
+
+  it('removes secrets from every field of an error: message, stack, provider fields, context, cause chain, JSON', () => {
+    const secret = 'tok-SECRET-777';
+    const root = new Error(`socket said ${secret}`);
+    const error = new ProviderApiError(
+      {
+        provider: 'providerN',
+        status: 400,
+        providerCode: `C-${secret}`,
+        providerMessage: `bad ${secret}`,
+        requestId: secret,
+      },
+      {
+        cause: new PayError(`wrapped ${secret}`, { cause: root }),
+        context: { sent: { token: secret }, list: [secret] },
+      },
+    );
+    const context = error.context;
+    redactError(error, [secret]);
+    expect(everything(error)).not.toContain(secret);
+    expect(JSON.stringify(error.toJSON())).not.toContain(secret);
+    expect(error).toMatchObject({
+      providerCode: 'C-[REDACTED]',
+      providerMessage: 'bad [REDACTED]',
+      context: { sent: { token: '[REDACTED]' }, list: ['[REDACTED]'] },
+    });
+    expect(root.message).toBe('socket said [REDACTED]');
+    // The caller's own objects inside the context are replaced, never changed.
+    expect(context).toEqual({ sent: { token: secret }, list: [secret] });
   });
 });

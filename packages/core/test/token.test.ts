@@ -63,4 +63,39 @@ describe('the token manager', () => {
     expect(await tokens.get()).toBe('tok');
     expect(attempts).toBe(2);
   });
+
+  it("stops a caller's wait when its signal aborts, while the shared login goes on for the others", async () => {
+    let finish: () => void = () => {};
+    const login = vi.fn(
+      () =>
+        new Promise<{ accessToken: string; expiresInSeconds: number }>((resolve) => {
+          finish = () => resolve({ accessToken: 'tok', expiresInSeconds: 3600 });
+        }),
+    );
+    const tokens = createTokenManager({ login });
+    const controller = new AbortController();
+    const waiting = tokens.get({ signal: controller.signal });
+    const other = tokens.get();
+    controller.abort();
+    await expect(waiting).rejects.toBeDefined();
+    finish();
+    expect(await other).toBe('tok');
+    expect(login).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not log in on every call when the provider reports a lifetime of zero or less', async () => {
+    let now = 0;
+    let issued = 0;
+    for (const lifetime of [0, -5]) {
+      issued = 0;
+      const tokens = createTokenManager({
+        now: () => now,
+        login: async () => ({ accessToken: `tok-${++issued}`, expiresInSeconds: lifetime }),
+      });
+      expect(await tokens.get()).toBe('tok-1');
+      now += 1_000;
+      expect(await tokens.get()).toBe('tok-1');
+      expect(tokens.logins).toBe(1);
+    }
+  });
 });

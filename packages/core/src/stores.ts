@@ -85,3 +85,83 @@ export interface TokenStore {
   /** Drops the cached token of `name` only when it is still `token` (the one a 401 rejected). */
   delete(name: string, token: string): Promise<void>;
 }
+
+type LedgerRow = IdempotencyEntry & { lease: string | null; leaseUntil: number };
+
+/**
+ * An in-memory {@link IdempotencyStore} for one process (tests, single-instance apps): it forgets everything on
+ * restart, so a crash between sending money and recording the result is not covered. Use `@pay/store-postgres`
+ * or `@pay/store-redis` when that matters. `now` is the clock in epoch milliseconds.
+ */
+export function createMemoryIdempotencyStore(now: () => number = Date.now): IdempotencyStore {
+  const rows = new Map<string, LedgerRow>();
+  const live = (key: string): LedgerRow | undefined => {
+    const row = rows.get(key);
+    if (row && row.expiresAt <= now()) rows.delete(key);
+    return rows.get(key);
+  };
+  const held = (key: string, lease: string): LedgerRow | undefined => {
+    const row = live(key);
+    return row?.state === 'in_progress' && row.lease === lease && row.leaseUntil > now() ? row : undefined;
+  };
+  return {
+    async begin(key, fingerprint, { leaseSeconds, retentionSeconds }) {
+      const row = live(key);
+      if (row && row.fingerprint !== fingerprint) return { state: 'mismatch' };
+      if (row?.state === 'completed') return { state: 'completed', result: row.result };
+      if (row && row.leaseUntil > now()) return { state: 'in_progress' };
+      const lease = crypto.randomUUID();
+      const recoveryPoint = row?.recoveryPoint ?? null;
+      rows.set(key, {
+        key,
+        fingerprint,
+        state: 'in_progress',
+        recoveryPoint,
+        result: null,
+        expiresAt: row?.expiresAt ?? now() + retentionSeconds * 1000,
+        lease,
+        leaseUntil: now() + leaseSeconds * 1000,
+      });
+      return { state: 'acquired', lease, recoveryPoint };
+    },
+    async checkpoint(key, lease, recoveryPoint) {
+      const row = held(key, lease);
+      if (row) row.recoveryPoint = recoveryPoint;
+      return row !== undefined;
+    },
+    async complete(key, lease, result) {
+      const row = held(key, lease);
+      if (row) Object.assign(row, { state: 'completed', result, lease: null, leaseUntil: 0 });
+      return row !== undefined;
+    },
+    async release(key, lease) {
+      const row = held(key, lease);
+      if (row) rows.delete(key);
+      return row !== undefined;
+    },
+    async read(key) {
+      const row = live(key);
+      if (!row) return null;
+      const { lease: _lease, leaseUntil: _until, ...entry } = row;
+      return entry;
+    },
+  };
+}
+
+/** An in-memory {@link TokenStore} for one process. `now` is the clock in epoch milliseconds. */
+export function createMemoryTokenStore(now: () => number = Date.now): TokenStore {
+  const tokens = new Map<string, CachedToken>();
+  return {
+    async get(name) {
+      const cached = tokens.get(name);
+      if (cached && cached.expiresAt <= now()) tokens.delete(name);
+      return tokens.get(name) ?? null;
+    },
+    async set(name, token) {
+      tokens.set(name, { ...token });
+    },
+    async delete(name, token) {
+      if (tokens.get(name)?.token === token) tokens.delete(name);
+    },
+  };
+}

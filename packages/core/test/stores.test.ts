@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryIdempotencyStore, createMemoryTokenStore } from '../src/stores.js';
+
+function clock(start = 1_700_000_000_000) {
+  let time = start;
+  return { now: () => time, advance: (ms: number) => (time += ms) };
+}
+
+const options = { leaseSeconds: 30, retentionSeconds: 24 * 3600 };
+
+describe('the in-memory idempotency ledger', () => {
+  it('leases a new key, then answers in progress to a second caller while the lease lasts', async () => {
+    const store = createMemoryIdempotencyStore(clock().now);
+    const first = await store.begin('order-1', 'fp-a', options);
+    expect(first).toEqual({ state: 'acquired', lease: expect.any(String), recoveryPoint: null });
+    expect(await store.begin('order-1', 'fp-a', options)).toEqual({ state: 'in_progress' });
+  });
+
+  it('refuses the same key with a different request', async () => {
+    const store = createMemoryIdempotencyStore(clock().now);
+    await store.begin('order-1', 'fp-a', options);
+    expect(await store.begin('order-1', 'fp-b', options)).toEqual({ state: 'mismatch' });
+  });
+
+  it('returns the recorded result once the call completed', async () => {
+    const store = createMemoryIdempotencyStore(clock().now);
+    const first = await store.begin('order-1', 'fp-a', options);
+    if (first.state !== 'acquired') throw new Error('not acquired');
+    expect(await store.complete('order-1', first.lease, { id: 'tx-1', status: 'succeeded' })).toBe(true);
+    expect(await store.begin('order-1', 'fp-a', options)).toEqual({
+      state: 'completed',
+      result: { id: 'tx-1', status: 'succeeded' },
+    });
+  });
+
+  it('hands an expired lease over with the recovery point the crashed attempt reached', async () => {
+    const time = clock();
+    const store = createMemoryIdempotencyStore(time.now);
+    const first = await store.begin('order-1', 'fp-a', options);
+    if (first.state !== 'acquired') throw new Error('not acquired');
+    await store.checkpoint('order-1', first.lease, { transactionId: 'T-9', step: 'quoted' });
+    time.advance(31_000);
+    const second = await store.begin('order-1', 'fp-a', options);
+    expect(second).toEqual({
+      state: 'acquired',
+      lease: expect.any(String),
+      recoveryPoint: { transactionId: 'T-9', step: 'quoted' },
+    });
+    // The attempt that outlived its lease can no longer write over the one that took over.
+    expect(await store.checkpoint('order-1', first.lease, { step: 'stale' })).toBe(false);
+    expect(await store.complete('order-1', first.lease, { stale: true })).toBe(false);
+    expect(await store.release('order-1', first.lease)).toBe(false);
+    expect((await store.read('order-1'))?.recoveryPoint).toEqual({ transactionId: 'T-9', step: 'quoted' });
+  });
+
+  it('frees a released key for a new request, and forgets every key after its retention', async () => {
+    const time = clock();
+    const store = createMemoryIdempotencyStore(time.now);
+    const first = await store.begin('order-1', 'fp-a', options);
+    if (first.state !== 'acquired') throw new Error('not acquired');
+    expect(await store.release('order-1', first.lease)).toBe(true);
+    expect(await store.read('order-1')).toBeNull();
+    const again = await store.begin('order-1', 'fp-b', options);
+    if (again.state !== 'acquired') throw new Error('not acquired');
+    await store.complete('order-1', again.lease, 'done');
+    time.advance(24 * 3600 * 1000);
+    expect(await store.read('order-1')).toBeNull();
+    expect((await store.begin('order-1', 'fp-c', options)).state).toBe('acquired');
+  });
+});
+
+describe('the in-memory token cache', () => {
+  it('serves a token until it expires and drops it only when it is still the rejected one', async () => {
+    const time = clock();
+    const store = createMemoryTokenStore(time.now);
+    await store.set('providerN:abc', { token: 'tok-1', expiresAt: time.now() + 60_000 });
+    expect(await store.get('providerN:abc')).toEqual({ token: 'tok-1', expiresAt: time.now() + 60_000 });
+    await store.delete('providerN:abc', 'tok-0');
+    expect((await store.get('providerN:abc'))?.token).toBe('tok-1');
+    await store.delete('providerN:abc', 'tok-1');
+    expect(await store.get('providerN:abc')).toBeNull();
+    await store.set('providerN:abc', { token: 'tok-2', expiresAt: time.now() + 1_000 });
+    time.advance(1_000);
+    expect(await store.get('providerN:abc')).toBeNull();
+  });
+});

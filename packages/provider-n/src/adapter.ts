@@ -9,19 +9,20 @@ import {
   type CallOptions,
   type Checkout,
   defineAdapter,
+  type ProviderApiError,
   parseReply,
   type Refund,
 } from '@pay/core';
-import { createProviderNClient, type ProviderNClient, withAdvice } from './client.js';
+import { createProviderNClient, type Outcome, type ProviderNClient, withAdvice } from './client.js';
 import type { ProviderNConfig } from './config.js';
 import {
   CHECKOUT_LIFETIME_MS,
-  PAYMENT_STATUS,
   type ProviderNCheckout,
-  REFUND_STATUS,
+  refundStatus,
   toPayment,
   toRefund,
   toRetrievedCheckout,
+  transactionStatus,
   withoutCredentials,
 } from './mapping.js';
 import {
@@ -54,14 +55,44 @@ export type ProviderNAdapter = Adapter<ProviderNTypes>;
 
 const PROVIDER = 'providerN';
 
-/** Advice per refund error code (wire contract: R1–R5). */
-const REFUND_ERROR_ADVICE: Record<string, string> = {
-  R1: 'the transaction to refund was not found; check payment_id (the transactionReference).',
-  R2: 'this transaction cannot be refunded (not paid, or already fully refunded).',
-  R3: 'the refund is above what remains refundable on the transaction; lower amount.',
-  R4: 'the refund is below the minimum refund amount (10.00 NGN); raise amount.',
-  R5: 'the merchant balance is too low for this refund; fund the wallet and try again.',
-};
+/** Advice per refund error code (wire contract: R1–R5), a `Map` so only these codes have advice. */
+const REFUND_ERROR_ADVICE = new Map<string, string>([
+  ['R1', 'the transaction to refund was not found; check payment_id (the transactionReference).'],
+  ['R2', 'this transaction cannot be refunded (not paid, or already fully refunded).'],
+  ['R3', 'the refund is above what remains refundable on the transaction; lower amount.'],
+  ['R4', 'the refund is below the minimum refund amount (10.00 NGN); raise amount.'],
+  ['R5', 'the merchant balance is too low for this refund; fund the wallet and try again.'],
+]);
+
+/**
+ * A refusal naming our reference as a duplicate. Every call sends a fresh reference (requests.ts), so the only
+ * way the provider already holds it is that an earlier delivery of this same request landed.
+ */
+const DUPLICATE_REFERENCE = /duplicate/i;
+
+/**
+ * The error of a refused money-moving call (issue 11 §1). A refusal proves nothing happened only when no earlier
+ * attempt of the call may have reached the provider and the refusal is not "duplicate reference" (which says
+ * one did): otherwise the error carries `outcome: 'unknown'` (not retryable, reconcile advice) and the
+ * reference in its context, so the caller reconciles instead of moving money twice.
+ */
+export function moneyMovingRefusal(
+  outcome: Extract<Outcome, { ok: false }>,
+  advice: string | undefined,
+): ProviderApiError {
+  const landedBefore =
+    outcome.reply.earlierAttemptMayHaveReached ||
+    DUPLICATE_REFERENCE.test(outcome.error.providerMessage ?? '');
+  if (landedBefore) {
+    return outcome.error.withDetails({
+      message: `providerN answered HTTP ${outcome.error.status}${
+        outcome.error.providerCode ? ` (code ${outcome.error.providerCode})` : ''
+      } after an earlier attempt of this call may already have been processed.`,
+      outcome: 'unknown',
+    });
+  }
+  return advice ? withAdvice(outcome.error, advice) : outcome.error;
+}
 
 /** Operations the provider has no call for, with the reason the error gives. */
 const UNSUPPORTED = {
@@ -73,23 +104,28 @@ const UNSUPPORTED = {
 /** Builds the adapter over one authenticated client. No I/O until the first operation. */
 export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter {
   const client = createProviderNClient(config);
+  // Provider N payloads carry no test flag: a sandbox adapter's records are test records (contract 3).
+  const livemode = !config.isSandbox;
   return defineAdapter<ProviderNTypes>({
     provider: PROVIDER,
     operations: {
       createCheckout: (params, options) => createCheckout(client, config, params, options),
       retrieveCheckout: async (id, options) => {
         const read = await queryTransaction(client, id, options);
-        return read && toRetrievedCheckout(read.transaction, read.raw);
+        return read && toRetrievedCheckout(read.transaction, livemode, read.raw);
       },
       retrievePayment: async (id, options) => {
         const read = await queryTransaction(client, id, options);
-        return read && toPayment(read.transaction, PAYMENT_STATUS[read.transaction.paymentStatus], read.raw);
+        return (
+          read &&
+          toPayment(read.transaction, { status: transactionStatus(read.transaction), livemode }, read.raw)
+        );
       },
-      createRefund: (params, options) => createRefund(client, params, options),
+      createRefund: (params, options) => createRefund(client, params, livemode, options),
     },
     unsupported: UNSUPPORTED,
     fallbackReason: 'the Provider N API has no such call',
-    webhooks: providerNWebhooks,
+    webhooks: providerNWebhooks({ livemode }),
   });
 }
 
@@ -111,7 +147,7 @@ async function createCheckout(
     context: { paymentReference: body.paymentReference },
     ...signalOf(options),
   });
-  if (!outcome.ok) throw outcome.error;
+  if (!outcome.ok) throw moneyMovingRefusal(outcome, undefined);
   const reply = parseReply(initTransactionBodySchema, outcome.body, {
     provider: PROVIDER,
     call: 'init-transaction',
@@ -127,6 +163,7 @@ async function createCheckout(
     products: params.item_id ? [{ id: params.item_id, quantity: params.quantity ?? 1 }] : [],
     metadata: body.metaData,
     expires_at: new Date(Date.now() + CHECKOUT_LIFETIME_MS).toISOString(),
+    livemode: !config.isSandbox,
     raw: withoutCredentials(outcome.body),
   };
   return { ...checkout, checkoutUrl: reply.checkoutUrl };
@@ -164,6 +201,7 @@ async function queryTransaction(
 async function createRefund(
   client: ProviderNClient,
   params: Parameters<typeof refundRequest>[0],
+  livemode: boolean,
   options: CallOptions,
 ): Promise<Refund> {
   const request = refundRequest(params);
@@ -180,12 +218,15 @@ async function createRefund(
     ...signalOf(options),
   });
   if (!outcome.ok) {
-    const advice = outcome.responseCode ? REFUND_ERROR_ADVICE[outcome.responseCode] : undefined;
-    throw advice ? withAdvice(outcome.error, advice) : outcome.error;
+    const advice = outcome.responseCode ? REFUND_ERROR_ADVICE.get(outcome.responseCode) : undefined;
+    throw moneyMovingRefusal(outcome, advice);
   }
   const refund = parseReply(refundBodySchema, outcome.body, { provider: PROVIDER, call: 'initiate-refund' });
-  const status = REFUND_STATUS[refund.refundStatus ?? 'IN_PROGRESS'];
-  return toRefund(refund, { currency: request.currency, status }, withoutCredentials(outcome.body));
+  return toRefund(
+    refund,
+    { currency: request.currency, status: refundStatus(refund.refundStatus), livemode },
+    withoutCredentials(outcome.body),
+  );
 }
 
 function signalOf(options: CallOptions): { signal?: AbortSignal } {

@@ -34,6 +34,7 @@ export { PROVIDER_N_BASE_URLS, type ProviderNConfig, type ProviderNOverrides } f
 export { MANDATE_STATUS, PAYMENT_STATUS, type ProviderNCheckout, REFUND_STATUS } from './mapping.js';
 export type { ProviderNCheckoutMetadata, ProviderNRefundMetadata } from './requests.js';
 export {
+  MANDATE_EVENT,
   type ProviderNEventType,
   type ProviderNRawEvents,
   RAW_EVENT_NAMES,
@@ -47,6 +48,7 @@ export type {
   ProviderNPaymentStatus,
   ProviderNRefundEventData,
   ProviderNRefundStatus,
+  ProviderNRejectedPaymentEventData,
   ProviderNSettledTransaction,
   ProviderNSettlementEventData,
   ProviderNTransactionEventData,

@@ -1,6 +1,7 @@
 /**
- * Provider N replies → unified records (design §3). Status tables are data, so the whole mapping reads at once
- * and the tests walk every row.
+ * Provider N replies → unified records (design §3). Status tables are data read through `Map`s, so the whole
+ * mapping reads at once, the tests walk every row, and a status named like an `Object.prototype` member
+ * (`constructor`, `__proto__`) is simply unknown (issue 10 §5), never a crash.
  */
 import type {
   Checkout,
@@ -13,10 +14,12 @@ import type {
   SubscriptionStatus,
 } from '@pay/core';
 import type {
+  MandateFields,
   ProviderNMandateStatus,
   ProviderNPaymentStatus,
   ProviderNRefundStatus,
   RefundBody,
+  TransactionFields,
 } from './wire.js';
 
 /** `paymentStatus` → unified payment status (wire contract, status table). */
@@ -35,6 +38,7 @@ export const PAYMENT_STATUS = {
 /** `refundStatus` → unified refund status. */
 export const REFUND_STATUS = {
   IN_PROGRESS: 'pending',
+  PENDING: 'pending',
   COMPLETED: 'succeeded',
   FAILED: 'failed',
 } as const satisfies Record<ProviderNRefundStatus, RefundStatus>;
@@ -49,7 +53,39 @@ export const MANDATE_STATUS = {
   EXPIRED: 'expired',
 } as const satisfies Record<ProviderNMandateStatus, SubscriptionStatus>;
 
-/** Provider N's refund replies and refund webhooks carry no currency; this is the provider's home currency. */
+const PAYMENT_STATUS_BY_NAME = new Map<string, PaymentStatus>(Object.entries(PAYMENT_STATUS));
+const REFUND_STATUS_BY_NAME = new Map<string, RefundStatus>(Object.entries(REFUND_STATUS));
+const MANDATE_STATUS_BY_NAME = new Map<string, SubscriptionStatus>(Object.entries(MANDATE_STATUS));
+
+/** The table's reading of a `paymentStatus`, `undefined` when the status is absent or not in the table. */
+export function knownPaymentStatus(paymentStatus: string | null | undefined): PaymentStatus | undefined {
+  return paymentStatus == null ? undefined : PAYMENT_STATUS_BY_NAME.get(paymentStatus);
+}
+
+/**
+ * A transaction's unified status. A status the table knows decides. Otherwise (a status the provider added, or
+ * none) the amounts decide, and never optimistically (issue 12 rule: an unknown status is a safe value, not a
+ * refusal): paid in full → `succeeded`, paid in part → `processing`, nothing known to be paid → `pending`.
+ */
+export function transactionStatus(transaction: TransactionFields): PaymentStatus {
+  const known = knownPaymentStatus(transaction.paymentStatus);
+  if (known) return known;
+  const paid = transaction.amountPaid;
+  if (paid === null || paid <= 0) return 'pending';
+  return paid >= transaction.amountAsked ? 'succeeded' : 'processing';
+}
+
+/** A refund's unified status from its `refundStatus`; an absent or unknown one is `pending` (not final). */
+export function refundStatus(status: string | null | undefined): RefundStatus {
+  return (status == null ? undefined : REFUND_STATUS_BY_NAME.get(status)) ?? 'pending';
+}
+
+/** A mandate's unified status; an unknown one is `pending` (never read as active). */
+export function mandateStatus(status: string): SubscriptionStatus {
+  return MANDATE_STATUS_BY_NAME.get(status) ?? 'pending';
+}
+
+/** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */
 export const DEFAULT_CURRENCY = 'NGN';
 
 /** Checkout links from init-transaction stay valid for 40 minutes (wire contract). */
@@ -71,80 +107,57 @@ export function stringMetadata(values: Record<string, unknown> | null | undefine
   return metadata;
 }
 
-/** A customer block → `{ email }` or `null`. */
-export function customerOf(customer: { email?: string | null | undefined } | null | undefined): CustomerRef {
-  return customer?.email ? { email: customer.email } : null;
-}
-
-/** The fields of a transaction a record is built from: a status read, or a transaction webhook's payload. */
-export interface TransactionFields {
-  transactionReference: string;
-  totalPayable: number;
-  currency: string;
-  paymentStatus?: string | null | undefined;
-  amountPaid?: number | null | undefined;
-  customer?: { email?: string | null | undefined } | null | undefined;
-  metaData?: Record<string, unknown> | null | undefined;
+/** An e-mail → `{ email }`, or `null` without one. */
+export function customerOf(email: string | null | undefined): CustomerRef {
+  return email ? { email } : null;
 }
 
 /** The unified metadata of a transaction: the caller's `metaData`, then what the record has no field for. */
-function transactionMetadata(transaction: TransactionFields): Record<string, string> {
+function transactionMetadata(
+  transaction: TransactionFields,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     ...stringMetadata(transaction.metaData),
     ...(transaction.paymentStatus ? { paymentStatus: transaction.paymentStatus } : {}),
-    ...(transaction.amountPaid == null ? {} : { amountPaid: String(transaction.amountPaid) }),
+    ...(transaction.paymentReference ? { paymentReference: transaction.paymentReference } : {}),
+    ...(transaction.settlementAmount == null
+      ? {}
+      : { settlementAmount: String(transaction.settlementAmount) }),
+    ...extra,
   };
 }
 
-/**
- * A transaction → Payment with `status` (read from the status table, or decided by the webhook's event type).
- * `amount` is `totalPayable`, the amount asked for; what was actually paid is in `metadata.amountPaid`
- * (wire contract, ours).
- */
-export function toPayment(transaction: TransactionFields, status: PaymentStatus, raw: unknown): Payment {
-  return {
-    provider: 'providerN',
-    id: transaction.transactionReference,
-    amount: transaction.totalPayable,
-    currency: transaction.currency,
-    status,
-    customer: customerOf(transaction.customer),
-    item_id: null,
-    metadata: transactionMetadata(transaction),
-    requires_action: false,
-    payment_url: null,
-    raw,
-  };
+/** Fields of a Payment that the delivery or call decides rather than the payload. */
+export interface PaymentContext {
+  status: PaymentStatus;
+  /** `false` for sandbox payments (the adapter's `isSandbox`): Provider N payloads carry no test flag. */
+  livemode: boolean;
+  /** What the payer has paid, when the caller knows better than `amountPaid` (a rejected payment: 0). */
+  amountPaid?: number | null;
+  /** Extra metadata (rejection reason, settlement reference). */
+  metadata?: Record<string, string>;
 }
 
 /**
- * One transaction of a SETTLEMENT → Payment: `amount` is the settled amount, `status` `succeeded` (only paid
- * transactions are settled). The payload names no customer, and a currency only sometimes (default NGN).
+ * A transaction → Payment (issue 10 §4: amounts truthful). `amount` is the amount asked (`totalPayable`),
+ * `amount_paid` what the payer has paid so far (`amountPaid`; `null` when the payload does not say), so a
+ * partial payment (1 of 5,000) and an over-payment are both visible next to the status.
  */
-export function toSettledPayment(
-  transaction: {
-    transactionReference: string;
-    paymentReference?: string | null | undefined;
-    amount: number;
-    currency?: string | null | undefined;
-  },
-  settlement: { settlementReference: string; currency?: string | null | undefined },
-  raw: unknown,
-): Payment {
+export function toPayment(transaction: TransactionFields, context: PaymentContext, raw: unknown): Payment {
   return {
     provider: 'providerN',
     id: transaction.transactionReference,
-    amount: transaction.amount,
-    currency: (transaction.currency ?? settlement.currency ?? DEFAULT_CURRENCY).toUpperCase(),
-    status: 'succeeded',
-    customer: null,
+    amount: transaction.amountAsked,
+    amount_paid: context.amountPaid === undefined ? transaction.amountPaid : context.amountPaid,
+    currency: transaction.currency ?? DEFAULT_CURRENCY,
+    status: context.status,
+    customer: customerOf(transaction.customerEmail),
     item_id: null,
-    metadata: {
-      settlementReference: settlement.settlementReference,
-      ...(transaction.paymentReference ? { paymentReference: transaction.paymentReference } : {}),
-    },
+    metadata: transactionMetadata(transaction, context.metadata),
     requires_action: false,
     payment_url: null,
+    livemode: context.livemode,
     raw,
   };
 }
@@ -152,20 +165,28 @@ export function toSettledPayment(
 /**
  * A status read → Checkout (design §8: Provider N's retrieveCheckout reads the same transaction). The status
  * read carries neither the checkout URL nor the items, so `payment_url` and `expires_at` are null and
- * `products` is empty; `metadata.paymentStatus` tells how far the payer got.
+ * `products` is empty; `metadata.paymentStatus` and `metadata.amountPaid` tell how far the payer got.
  */
-export function toRetrievedCheckout(transaction: TransactionFields, raw: unknown): Checkout {
+export function toRetrievedCheckout(
+  transaction: TransactionFields,
+  livemode: boolean,
+  raw: unknown,
+): Checkout {
   return {
     provider: 'providerN',
     id: transaction.transactionReference,
     payment_url: null,
-    amount: transaction.totalPayable,
-    currency: transaction.currency,
-    customer: customerOf(transaction.customer),
+    amount: transaction.amountAsked,
+    currency: transaction.currency ?? DEFAULT_CURRENCY,
+    customer: customerOf(transaction.customerEmail),
     session_type: 'one_time',
     products: [],
-    metadata: transactionMetadata(transaction),
+    metadata: transactionMetadata(
+      transaction,
+      transaction.amountPaid == null ? {} : { amountPaid: String(transaction.amountPaid) },
+    ),
     expires_at: null,
+    livemode,
     raw,
   };
 }
@@ -173,7 +194,7 @@ export function toRetrievedCheckout(transaction: TransactionFields, raw: unknown
 /** A refund reply or refund webhook → Refund. */
 export function toRefund(
   refund: RefundBody,
-  fields: { currency: string; status: RefundStatus },
+  fields: { currency: string; status: RefundStatus; livemode: boolean },
   raw: unknown,
 ): Refund {
   return {
@@ -183,31 +204,24 @@ export function toRefund(
     amount: refund.refundAmount,
     currency: fields.currency,
     status: fields.status,
-    reason: refund.refundReason ?? null,
+    reason: refund.reason,
     metadata: {},
+    livemode: fields.livemode,
     raw,
   };
 }
 
 /** A mandate → Subscription. */
-export function toSubscription(
-  mandate: {
-    mandateCode: string;
-    mandateStatus: ProviderNMandateStatus;
-    customerEmail?: string | null | undefined;
-    mandateAmount?: number | null | undefined;
-    currency?: string | null | undefined;
-  },
-  raw: unknown,
-): Subscription {
+export function toSubscription(mandate: MandateFields, livemode: boolean, raw: unknown): Subscription {
   return {
     provider: 'providerN',
     id: mandate.mandateCode,
-    status: MANDATE_STATUS[mandate.mandateStatus],
-    customer: mandate.customerEmail ? { email: mandate.customerEmail } : null,
-    amount: mandate.mandateAmount ?? null,
-    currency: mandate.currency ? mandate.currency.toUpperCase() : null,
+    status: mandateStatus(mandate.mandateStatus),
+    customer: customerOf(mandate.customerEmail),
+    amount: mandate.mandateAmount,
+    currency: mandate.currency,
     metadata: {},
+    livemode,
     raw,
   };
 }

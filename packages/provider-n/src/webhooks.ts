@@ -4,9 +4,9 @@
  * `providerN.<eventType>` event.
  */
 import {
+  type AuthenticatedDelivery,
   hmacSha512Hex,
   type PayEvent,
-  type PaymentStatus,
   parseJson,
   type RefundStatus,
   sha256Hex,
@@ -17,24 +17,18 @@ import {
   webhookEvent,
 } from '@pay/core';
 import * as v from '@pay/core/schema';
-import {
-  DEFAULT_CURRENCY,
-  PAYMENT_STATUS,
-  toPayment,
-  toRefund,
-  toSettledPayment,
-  toSubscription,
-} from './mapping.js';
+import { DEFAULT_CURRENCY, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
 import {
   mandateEventSchema,
   type ProviderNMandateEventData,
   type ProviderNMandateStatus,
   type ProviderNOtherEventData,
-  type ProviderNPaymentStatus,
   type ProviderNRefundEventData,
+  type ProviderNRejectedPaymentEventData,
   type ProviderNSettlementEventData,
   type ProviderNTransactionEventData,
   refundBodySchema,
+  rejectedPaymentEventSchema,
   settlementEventSchema,
   transactionEventSchema,
   webhookBodySchema,
@@ -47,7 +41,7 @@ export const SIGNATURE_HEADER = 'providern-signature';
 export type ProviderNRawEvents = {
   'providerN.SUCCESSFUL_TRANSACTION': ProviderNTransactionEventData;
   'providerN.SUCCESSFUL_TRANSACTION_OFFLINE': ProviderNTransactionEventData;
-  'providerN.REJECTED_PAYMENT': ProviderNTransactionEventData;
+  'providerN.REJECTED_PAYMENT': ProviderNRejectedPaymentEventData;
   'providerN.SETTLEMENT': ProviderNSettlementEventData;
   'providerN.SUCCESSFUL_REFUND': ProviderNRefundEventData;
   'providerN.FAILED_REFUND': ProviderNRefundEventData;
@@ -83,73 +77,99 @@ export type ProviderNEventType = keyof ProviderNRawEvents extends `providerN.${i
 const PROVIDER = 'providerN';
 
 /** What one event type normalises to: the unified events, before the raw one. */
-type Normaliser = (eventData: Record<string, unknown>, created: number) => PayEvent[];
+type Normaliser = (eventData: Record<string, unknown>, delivery: DeliveryFacts) => PayEvent[];
+
+/** What every record of one delivery shares. */
+interface DeliveryFacts {
+  /** Verification time: Provider N's event times carry no time zone. */
+  created: number;
+  /** `false` for a sandbox adapter: Provider N payloads carry no test flag. */
+  livemode: boolean;
+}
 
 /**
- * Event table (spec §6 with the open rows decided in the wire contract). Customer and disbursement events have
- * no row: they raise only their raw event, as does any event type the provider adds later.
+ * Event table (spec §6 with the open rows decided in the wire contract), a `Map` so that an event type named like
+ * an `Object.prototype` member (`constructor`, `__proto__`, `toString`) finds no row (issue 10 §5). Customer and
+ * disbursement events have no row: they raise only their raw event, as does any event type the provider adds.
  */
-const NORMALISERS: Partial<Record<ProviderNEventType, Normaliser>> = {
-  SUCCESSFUL_TRANSACTION: (data, created) => [
-    transactionEvent('payment.created', data, created, reportedStatus),
-  ],
-  SUCCESSFUL_TRANSACTION_OFFLINE: (data, created) => [
-    transactionEvent('payment.created', data, created, reportedStatus),
-  ],
-  REJECTED_PAYMENT: (data, created) => [transactionEvent('payment.failed', data, created, rejectedStatus)],
-  SETTLEMENT: settlementEvents,
-  SUCCESSFUL_REFUND: (data, created) => [refundEvent(data, created, 'succeeded')],
-  FAILED_REFUND: (data, created) => [refundEvent(data, created, 'failed')],
-  MANDATE_UPDATE: mandateEvents,
-};
+const NORMALISERS = new Map<string, Normaliser>([
+  ['SUCCESSFUL_TRANSACTION', (data, facts) => [successfulTransactionEvent(data, facts)]],
+  ['SUCCESSFUL_TRANSACTION_OFFLINE', (data, facts) => [successfulTransactionEvent(data, facts)]],
+  ['REJECTED_PAYMENT', (data, facts) => [rejectedPaymentEvent(data, facts)]],
+  ['SETTLEMENT', settlementEvents],
+  ['SUCCESSFUL_REFUND', (data, facts) => [refundEvent(data, facts, 'succeeded')]],
+  ['FAILED_REFUND', (data, facts) => [refundEvent(data, facts, 'failed')]],
+  ['MANDATE_UPDATE', mandateEvents],
+] satisfies [ProviderNEventType, Normaliser][]);
 
-/** Which subscription event a mandate status raises (wire contract). */
-const MANDATE_EVENT = {
+type SubscriptionEventName = 'subscription.created' | 'subscription.canceled' | 'subscription.updated';
+
+/** Which subscription event a mandate status raises (wire contract); any status not listed → `subscription.updated`. */
+export const MANDATE_EVENT = {
   PENDING: 'subscription.created',
   ACTIVE: 'subscription.created',
   ACTIVATED: 'subscription.created',
   CANCELLED: 'subscription.canceled',
   FAILED: 'subscription.updated',
   EXPIRED: 'subscription.updated',
-} as const satisfies Record<
-  ProviderNMandateStatus,
-  'subscription.created' | 'subscription.canceled' | 'subscription.updated'
->;
+} as const satisfies Record<ProviderNMandateStatus, SubscriptionEventName>;
 
-/** The webhook definition `defineAdapter` takes: the secret is required, `setup()` refuses a missing one. */
-export const providerNWebhooks: WebhookDefinition & { rawEventNames: readonly (keyof ProviderNRawEvents)[] } =
-  {
+const MANDATE_EVENT_BY_STATUS = new Map<string, SubscriptionEventName>(Object.entries(MANDATE_EVENT));
+
+/** Provider N's webhook definition, as `defineAdapter` takes it. */
+export type ProviderNWebhookDefinition = WebhookDefinition & {
+  rawEventNames: readonly (keyof ProviderNRawEvents)[];
+};
+
+/**
+ * The webhook definition of one adapter: the secret is required (`setup()` refuses a missing one), and records
+ * carry the adapter's `livemode`.
+ */
+export function providerNWebhooks(options: { livemode: boolean }): ProviderNWebhookDefinition {
+  return {
     rawEventNames: RAW_EVENT_NAMES,
     secret: 'required',
-    verify: verifyProviderNWebhook,
+    verify: (delivery, webhookSecret) => verifyProviderNWebhook(delivery, webhookSecret, options),
   };
+}
 
-/** Verifies the signature over the raw bytes, then reads and normalises the payload. */
+/**
+ * Verifies the signature over the raw bytes, then reads and normalises the payload, all before any callback and
+ * with no upstream call (Provider N has no status confirmation). Resolves to the delivery's key (for
+ * deduplication) and its events; throws `WebhookVerificationError` on any failure.
+ */
 export async function verifyProviderNWebhook(
   delivery: WebhookDelivery,
   webhookSecret: string | null,
-): Promise<PayEvent[]> {
+  options: { livemode: boolean },
+): Promise<AuthenticatedDelivery> {
   await verifySignature(delivery, webhookSecret);
   const body = v.safeParse(webhookBodySchema, parseJson(delivery.body));
   if (!body.success)
     throw malformed('The webhook body is not a Provider N event ({ eventType, eventData }).');
   const { eventType, eventData } = body.output;
-  // Provider N's event times carry no time zone, so `created` is when the delivery was verified.
-  const created = Date.now();
-  const normalise = NORMALISERS[eventType as ProviderNEventType];
-  const events = normalise ? normalise(eventData, created) : [];
+  const facts: DeliveryFacts = { created: Date.now(), livemode: options.livemode };
+  const events = NORMALISERS.get(eventType)?.(eventData, facts) ?? [];
   const status = statusOf(eventData);
-  const key = [await referenceOf(eventData, delivery.rawBody), ...(status ? [status] : [])];
+  const reference = await referenceOf(eventData, delivery.rawBody);
+  const rawKey = [reference, ...(status ? [status] : [])];
   events.push(
-    webhookEvent({ key, type: `${PROVIDER}.${eventType}`, provider: PROVIDER, data: eventData, created }),
+    webhookEvent({
+      key: rawKey,
+      type: `${PROVIDER}.${eventType}`,
+      provider: PROVIDER,
+      data: eventData,
+      created: facts.created,
+    }),
   );
-  return events;
+  // The event type is part of the key: a SUCCESSFUL_REFUND and a FAILED_REFUND of one refund are two pushes.
+  return { key: [eventType, ...rawKey].join(':'), events: async () => events };
 }
 
 async function verifySignature(delivery: WebhookDelivery, webhookSecret: string | null): Promise<void> {
   if (!webhookSecret) {
     throw new WebhookVerificationError(
-      'Provider N webhooks are signed: pass the webhook signing secret as webhooks.setup({ webhookSecret }).',
+      'Provider N webhooks are signed with your secret key: pass it as webhooks.setup({ webhookSecret }) (the same value as secretKey / PROVIDER_N_SECRET_KEY).',
       {
         reason: 'missing_secret',
       },
@@ -167,7 +187,7 @@ async function verifySignature(delivery: WebhookDelivery, webhookSecret: string 
   const expected = await hmacSha512Hex(webhookSecret, delivery.rawBody);
   if (!timingSafeEqual(expected, signature.trim().toLowerCase())) {
     throw new WebhookVerificationError(
-      'The providerN-signature does not match the body: check that webhookSecret is the webhook signing secret from the dashboard and that the raw body is passed unchanged.',
+      'The providerN-signature does not match the body: check that webhookSecret is your Provider N secret key (secretKey, PROVIDER_N_SECRET_KEY) and that the raw body is passed unchanged.',
       { reason: 'invalid_signature' },
     );
   }
@@ -194,7 +214,8 @@ function read<S extends v.GenericSchema>(
 function fieldsOf(issues: readonly v.BaseIssue<unknown>[]): string {
   const paths = issues.map(
     (issue) =>
-      (issue.path ?? []).map((item) => String((item as { key: unknown }).key)).join('.') || '(eventData)',
+      // A check over several fields (the amount asked under any of its spellings) has no path: its message names them.
+      (issue.path ?? []).map((item) => String((item as { key: unknown }).key)).join('.') || issue.message,
   );
   return [...new Set(paths)].join(', ');
 }
@@ -206,7 +227,7 @@ function fieldsOf(issues: readonly v.BaseIssue<unknown>[]): string {
  */
 async function referenceOf(data: Record<string, unknown>, rawBody: Uint8Array): Promise<string> {
   for (const field of REFERENCE_FIELDS) {
-    const value = data[field];
+    const value = Object.hasOwn(data, field) ? data[field] : undefined;
     if (typeof value === 'string' && value !== '') return value;
   }
   return `sha256-${await sha256Hex(rawBody)}`;
@@ -223,78 +244,97 @@ const REFERENCE_FIELDS = [
 
 function statusOf(data: Record<string, unknown>): string | undefined {
   for (const field of ['paymentStatus', 'refundStatus', 'mandateStatus', 'status']) {
-    if (typeof data[field] === 'string') return data[field];
+    const value = Object.hasOwn(data, field) ? data[field] : undefined;
+    if (typeof value === 'string' && value !== '') return value;
   }
   return undefined;
 }
 
-/** A successful transaction's status: the table's reading of `paymentStatus`, `succeeded` when it is unknown. */
-function reportedStatus(paymentStatus: string | null | undefined): PaymentStatus {
-  return paymentStatus && paymentStatus in PAYMENT_STATUS
-    ? PAYMENT_STATUS[paymentStatus as ProviderNPaymentStatus]
-    : 'succeeded';
-}
-
-/** A rejected payment failed, whatever `paymentStatus` it carries. */
-function rejectedStatus(): PaymentStatus {
-  return 'failed';
-}
-
-/** A transaction event → Payment event, its status read by `statusFor` (the event type decides how). */
-function transactionEvent(
-  type: 'payment.created' | 'payment.failed',
-  data: Record<string, unknown>,
-  created: number,
-  statusFor: (paymentStatus: string | null | undefined) => PaymentStatus,
-): PayEvent {
+/**
+ * SUCCESSFUL_TRANSACTION(_OFFLINE) → `payment.created` (the spec's name). The record says what the provider
+ * reports: `status` from `paymentStatus` (a partial payment is `processing`, not `succeeded`), `amount` the amount
+ * asked, `amount_paid` what was paid (issue 10 §4).
+ */
+function successfulTransactionEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
   const transaction = read(transactionEventSchema, data, 'transaction');
-  const status = statusFor(transaction.paymentStatus);
+  const status = transactionStatus(transaction);
   return webhookEvent({
     key: [transaction.transactionReference, transaction.paymentStatus ?? status],
-    type,
+    type: 'payment.created',
     provider: PROVIDER,
-    created,
-    data: toPayment(transaction, status, data),
+    created: facts.created,
+    data: toPayment(transaction, { status, livemode: facts.livemode }, data),
+  });
+}
+
+/**
+ * REJECTED_PAYMENT → `payment.failed`: the provider refused what the payer sent (for example an under-payment)
+ * and returns it, so `status` is `failed` and `amount_paid` 0; what was sent and why it was rejected are in
+ * `metadata.rejectedAmount` and `metadata.rejectionReason`.
+ */
+function rejectedPaymentEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
+  const rejected = read(rejectedPaymentEventSchema, data, 'REJECTED_PAYMENT');
+  const metadata: Record<string, string> = {
+    ...(rejected.rejectionReason ? { rejectionReason: rejected.rejectionReason } : {}),
+    ...(rejected.rejectedAmounts.length > 0 ? { rejectedAmount: rejected.rejectedAmounts.join(',') } : {}),
+  };
+  return webhookEvent({
+    key: [rejected.transactionReference, rejected.paymentStatus ?? 'failed'],
+    type: 'payment.failed',
+    provider: PROVIDER,
+    created: facts.created,
+    data: toPayment(rejected, { status: 'failed', livemode: facts.livemode, amountPaid: 0, metadata }, data),
   });
 }
 
 /** SETTLEMENT → one `payment.updated` per settled transaction, in payload order. */
-function settlementEvents(data: Record<string, unknown>, created: number): PayEvent[] {
+function settlementEvents(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent[] {
   const settlement = read(settlementEventSchema, data, 'SETTLEMENT');
   return settlement.transactions.map((transaction, index) =>
     webhookEvent({
       key: [settlement.settlementReference, index],
       type: 'payment.updated',
       provider: PROVIDER,
-      created,
-      data: toSettledPayment(transaction, settlement, data),
+      created: facts.created,
+      data: toPayment(
+        { ...transaction, currency: transaction.currency ?? settlement.currency ?? DEFAULT_CURRENCY },
+        {
+          status: transactionStatus(transaction),
+          livemode: facts.livemode,
+          metadata: { settlementReference: settlement.settlementReference },
+        },
+        data,
+      ),
     }),
   );
 }
 
 /** SUCCESSFUL_REFUND / FAILED_REFUND → `refund.created`, told apart by `data.status` (wire contract). */
-function refundEvent(data: Record<string, unknown>, created: number, status: RefundStatus): PayEvent {
+function refundEvent(data: Record<string, unknown>, facts: DeliveryFacts, status: RefundStatus): PayEvent {
   const refund = read(refundBodySchema, data, 'refund');
-  const currency = typeof data.currency === 'string' ? data.currency.toUpperCase() : DEFAULT_CURRENCY;
+  const currency =
+    Object.hasOwn(data, 'currency') && typeof data.currency === 'string'
+      ? data.currency.toUpperCase()
+      : DEFAULT_CURRENCY;
   return webhookEvent({
     key: [refund.refundReference, refund.refundStatus ?? status],
     type: 'refund.created',
     provider: PROVIDER,
-    created,
-    data: toRefund(refund, { currency, status }, data),
+    created: facts.created,
+    data: toRefund(refund, { currency, status, livemode: facts.livemode }, data),
   });
 }
 
-/** MANDATE_UPDATE → a subscription event chosen by the mandate status. */
-function mandateEvents(data: Record<string, unknown>, created: number): PayEvent[] {
+/** MANDATE_UPDATE → a subscription event chosen by the mandate status (any status not listed: `updated`). */
+function mandateEvents(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent[] {
   const mandate = read(mandateEventSchema, data, 'MANDATE_UPDATE');
   return [
     webhookEvent({
       key: [mandate.mandateCode, mandate.mandateStatus],
-      type: MANDATE_EVENT[mandate.mandateStatus],
+      type: MANDATE_EVENT_BY_STATUS.get(mandate.mandateStatus) ?? 'subscription.updated',
       provider: PROVIDER,
-      created,
-      data: toSubscription(mandate, data),
+      created: facts.created,
+      data: toSubscription(mandate, facts.livemode, data),
     }),
   ];
 }

@@ -93,6 +93,7 @@ describe('checkouts.create', () => {
       products: [{ id: 'blue-mug', quantity: 2 }],
       metadata: { orderId: '1001' },
       expires_at: '2026-11-22T10:55:30.000Z',
+      livemode: false,
       raw: rawWithoutKey,
     });
     expect(JSON.stringify(checkout)).not.toContain(API_KEY);
@@ -252,13 +253,20 @@ describe('payments.retrieve and checkouts.retrieve', () => {
       provider: 'providerN',
       id: TRANSACTION_REFERENCE,
       amount: 5000,
+      amount_paid: 5000,
       currency: 'NGN',
       status: 'succeeded',
       customer: { email: 'ada@example.com' },
       item_id: null,
-      metadata: { orderId: '1001', paymentStatus: 'PAID', amountPaid: '5000' },
+      metadata: {
+        orderId: '1001',
+        paymentStatus: 'PAID',
+        paymentReference: 'order-1001',
+        settlementAmount: '4925',
+      },
       requires_action: false,
       payment_url: null,
+      livemode: false,
       raw: transactionStatusBody,
     });
   });
@@ -279,8 +287,15 @@ describe('payments.retrieve and checkouts.retrieve', () => {
       customer: { email: 'ada@example.com' },
       session_type: 'one_time',
       products: [],
-      metadata: { orderId: '1001', paymentStatus: 'PENDING', amountPaid: '0' },
+      metadata: {
+        orderId: '1001',
+        paymentStatus: 'PENDING',
+        paymentReference: 'order-1001',
+        settlementAmount: '4925',
+        amountPaid: '0',
+      },
       expires_at: null,
+      livemode: false,
       raw: { ...transactionStatusBody, paymentStatus: 'PENDING', amountPaid: '0.00' },
     });
   });
@@ -334,16 +349,36 @@ describe('payments.retrieve and checkouts.retrieve', () => {
     expect(ids[1]).toBe(ids[0]);
   });
 
-  it('refuses a status it does not know as InvalidResponseError, not a guess', async () => {
-    nockLogin();
-    nock(HOST)
-      .get('/api/v1/merchant/transactions/query')
-      .query(true)
-      .reply(200, ok({ ...transactionStatusBody, paymentStatus: 'TELEPORTED' }));
-    await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toMatchObject({
-      code: 'invalid_response',
-    });
-  });
+  it.each([
+    ['fully paid', '5000.00', 'succeeded'],
+    ['partly paid', '1.00', 'processing'],
+    ['not paid', '0.00', 'pending'],
+  ])(
+    'reads a status it does not know from the amounts (%s → %s), never an error or a guess of success',
+    async (_what, amountPaid, status) => {
+      nockLogin();
+      nock(HOST)
+        .get('/api/v1/merchant/transactions/query')
+        .query(true)
+        .reply(200, ok({ ...transactionStatusBody, paymentStatus: 'TELEPORTED', amountPaid }));
+      const payment = await testAdapter().retrievePayment(TRANSACTION_REFERENCE);
+      expect(payment).toMatchObject({ status, metadata: { paymentStatus: 'TELEPORTED' } });
+    },
+  );
+
+  it.each(['constructor', '__proto__', 'toString'])(
+    'reads a paymentStatus named %s as an unknown status, not a crash',
+    async (paymentStatus) => {
+      nockLogin();
+      nock(HOST)
+        .get('/api/v1/merchant/transactions/query')
+        .query(true)
+        .reply(200, ok({ ...transactionStatusBody, paymentStatus, amountPaid: '0.00' }));
+      expect(await testAdapter().retrievePayment(TRANSACTION_REFERENCE)).toMatchObject({
+        status: 'pending',
+      });
+    },
+  );
 });
 
 describe('refunds.create', () => {
@@ -382,6 +417,7 @@ describe('refunds.create', () => {
       status: 'pending',
       reason: 'Damaged item',
       metadata: {},
+      livemode: false,
       raw: { ...refundBody, refundReference: sent?.refundReference },
     });
   });

@@ -5,7 +5,8 @@ import { createProviderN, type ProviderNConfig } from '../src/index.js';
 export const API_KEY = 'PN_APIKEY_7d1f0c2e9b';
 export const SECRET_KEY = 'PN_SECRET_4a8b6c2d0e1f';
 export const CONTRACT_CODE = '7059707855';
-export const WEBHOOK_SECRET = 'pn_whsec_91c4e7a2b5d8';
+/** Provider N keys the webhook HMAC with the merchant's secret key (wire contract "Webhooks"). */
+export const WEBHOOK_SECRET = SECRET_KEY;
 export const HOST = 'https://sandbox.provider-n.example';
 export const BASIC = `Basic ${Buffer.from(`${API_KEY}:${SECRET_KEY}`).toString('base64')}`;
 export const TRANSACTION_REFERENCE = 'PN|20261122101530|000123';
@@ -83,14 +84,33 @@ export const transactionEventData = {
   metaData: { orderId: '1001' },
 };
 
+/** The published SETTLEMENT shape: amounts as strings, `amountPaid`/`totalPayable` per transaction, no `amount`. */
 export const settlementEventData = {
+  amount: '7900.00',
+  settlementTime: '23/11/2026 09:00:00 AM',
   settlementReference: 'SETL-2026-11-22-0001',
-  amount: 7900,
-  settlementTime: '2026-11-23 09:00:00',
   transactionsCount: 2,
   transactions: [
-    { transactionReference: TRANSACTION_REFERENCE, paymentReference: 'order-1001', amount: 4925 },
-    { transactionReference: 'PN|20261122111000|000124', paymentReference: 'order-1002', amount: 2975 },
+    {
+      transactionReference: TRANSACTION_REFERENCE,
+      paymentReference: 'order-1001',
+      amountPaid: '5000.00',
+      totalPayable: '5000.00',
+      paymentMethod: 'CARD',
+      currency: 'NGN',
+      paymentStatus: 'PAID',
+      customer: { name: 'Ada Obi', email: 'ada@example.com' },
+    },
+    {
+      transactionReference: 'PN|20261122111000|000124',
+      paymentReference: 'order-1002',
+      amountPaid: '3000.00',
+      totalPayable: '2900.00',
+      paymentMethod: 'ACCOUNT_TRANSFER',
+      currency: 'NGN',
+      paymentStatus: 'OVERPAID',
+      customer: { name: 'Bo Eze', email: 'bo@example.com' },
+    },
   ],
 };
 
@@ -106,10 +126,12 @@ export const refundEventData = {
   completedOn: '2026-11-22 11:05:00',
 };
 
+/** The published MANDATE_UPDATE shape: the payer as `customerName` / `customerEmailAddress`. */
 export const mandateEventData = {
   mandateCode: 'MTDD|01JX9',
   mandateStatus: 'ACTIVE',
-  customerEmail: 'ada@example.com',
+  customerName: 'Ada Obi',
+  customerEmailAddress: 'ada@example.com',
   mandateAmount: 2500,
   startDate: '2026-12-01',
   endDate: '2027-12-01',

@@ -18,7 +18,12 @@ describe('status tables', () => {
   });
 
   it('maps every refund status', () => {
-    expect(REFUND_STATUS).toEqual({ IN_PROGRESS: 'pending', COMPLETED: 'succeeded', FAILED: 'failed' });
+    expect(REFUND_STATUS).toEqual({
+      IN_PROGRESS: 'pending',
+      PENDING: 'pending',
+      COMPLETED: 'succeeded',
+      FAILED: 'failed',
+    });
   });
 
   it('maps every mandate status', () => {

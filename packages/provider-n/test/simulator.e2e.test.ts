@@ -93,9 +93,11 @@ describe('end to end against the simulator', () => {
       id: checkout.id,
       status: 'succeeded',
       amount: 5000,
+      amount_paid: 5000,
       currency: 'NGN',
       customer: { email: 'ada@example.com' },
-      metadata: { orderId: '1001', paymentStatus: 'PAID', amountPaid: '5000' },
+      metadata: { orderId: '1001', paymentStatus: 'PAID' },
+      livemode: false,
     });
     expect(await pay.checkouts.retrieve(checkout.id)).toMatchObject({ id: checkout.id, amount: 5000 });
 

@@ -43,11 +43,18 @@ describe('transaction events', () => {
         amount: 5000,
         currency: 'NGN',
         status: 'succeeded',
+        amount_paid: 5000,
         customer: { email: 'ada@example.com' },
         item_id: null,
-        metadata: { orderId: '1001', paymentStatus: 'PAID', amountPaid: '5000' },
+        metadata: {
+          orderId: '1001',
+          paymentStatus: 'PAID',
+          paymentReference: 'order-1001',
+          settlementAmount: '4925',
+        },
         requires_action: false,
         payment_url: null,
+        livemode: false,
         raw: transactionEventData,
       });
       expect(events[1]?.data).toEqual(transactionEventData);
@@ -66,11 +73,44 @@ describe('transaction events', () => {
     ['PARTIALLY_PAID', 'processing'],
     ['OVERPAID', 'succeeded'],
     ['SOMETHING_NEW', 'succeeded'],
-  ])('reads paymentStatus %s of a successful transaction as %s', async (paymentStatus, status) => {
+  ])('reads paymentStatus %s of a fully paid transaction as %s', async (paymentStatus, status) => {
     const { events } = await handler().handle(
       await signed('SUCCESSFUL_TRANSACTION', { ...transactionEventData, paymentStatus }),
     );
     expect(events[0]?.data).toMatchObject({ status, metadata: { paymentStatus } });
+  });
+
+  it('a payer who paid 1 of 5,000 NGN yields payment.created whose record shows 5,000 asked, 1 paid, processing', async () => {
+    const partial = { ...transactionEventData, amountPaid: 1, paymentStatus: 'PARTIALLY_PAID' };
+    const { events } = await handler().handle(await signed('SUCCESSFUL_TRANSACTION', partial));
+    expect(events[0]).toMatchObject({
+      type: 'payment.created',
+      data: { amount: 5000, amount_paid: 1, status: 'processing' },
+    });
+  });
+
+  it('an over-payment is visible: amount asked and the larger amount paid', async () => {
+    const over = { ...transactionEventData, amountPaid: 5200, paymentStatus: 'OVERPAID' };
+    const { events } = await handler().handle(await signed('SUCCESSFUL_TRANSACTION', over));
+    expect(events[0]?.data).toMatchObject({ amount: 5000, amount_paid: 5200, status: 'succeeded' });
+  });
+
+  it('a status the provider added is read from the amounts, never as succeeded for a partial payment', async () => {
+    const partial = { ...transactionEventData, amountPaid: 1, paymentStatus: 'HALF_THERE' };
+    const { events } = await handler().handle(await signed('SUCCESSFUL_TRANSACTION', partial));
+    expect(events.map((event) => event.type)).toEqual([
+      'payment.created',
+      'providerN.SUCCESSFUL_TRANSACTION',
+    ]);
+    expect(events[0]?.data).toMatchObject({ status: 'processing', amount_paid: 1 });
+  });
+
+  it('records of a production adapter say livemode: true', async () => {
+    const live = createPay(testAdapter({ isSandbox: false })).webhooks.setup({
+      webhookSecret: WEBHOOK_SECRET,
+    });
+    const { events } = await live.handle(await signed('SUCCESSFUL_TRANSACTION', transactionEventData));
+    expect(events[0]?.data).toMatchObject({ livemode: true });
   });
 
   it('REJECTED_PAYMENT raises payment.failed with status failed', async () => {
@@ -92,14 +132,20 @@ describe('SETTLEMENT', () => {
     expect(events[1]?.data).toEqual({
       provider: 'providerN',
       id: 'PN|20261122111000|000124',
-      amount: 2975,
+      amount: 2900,
+      amount_paid: 3000,
       currency: 'NGN',
       status: 'succeeded',
-      customer: null,
+      customer: { email: 'bo@example.com' },
       item_id: null,
-      metadata: { settlementReference: 'SETL-2026-11-22-0001', paymentReference: 'order-1002' },
+      metadata: {
+        paymentStatus: 'OVERPAID',
+        paymentReference: 'order-1002',
+        settlementReference: 'SETL-2026-11-22-0001',
+      },
       requires_action: false,
       payment_url: null,
+      livemode: false,
       raw: settlementEventData,
     });
   });
@@ -122,6 +168,7 @@ describe('refund events', () => {
       status,
       reason: 'Damaged item',
       metadata: {},
+      livemode: false,
       raw: data,
     });
     expect(events[0]?.id).toBe(`rf-6a1c2d:${data.refundStatus}:refund.created`);
@@ -151,15 +198,16 @@ describe('MANDATE_UPDATE', () => {
       amount: 2500,
       currency: null,
       metadata: {},
+      livemode: false,
       raw: data,
     });
   });
 
-  it('refuses a mandate status it does not know', async () => {
-    const error = await refusal(
-      await signed('MANDATE_UPDATE', { ...mandateEventData, mandateStatus: 'PAUSED' }),
-    );
-    expect(error.reason).toBe('malformed_payload');
+  it('a mandate status it does not know raises subscription.updated with a pending subscription, not a 400', async () => {
+    const data = { ...mandateEventData, mandateStatus: 'PAUSED' };
+    const { events } = await handler().handle(await signed('MANDATE_UPDATE', data));
+    expect(events.map((event) => event.type)).toEqual(['subscription.updated', 'providerN.MANDATE_UPDATE']);
+    expect(events[0]?.data).toMatchObject({ status: 'pending', customer: { email: 'ada@example.com' } });
   });
 });
 
@@ -295,7 +343,7 @@ describe('verification', () => {
     const { totalPayable: _drop, ...incomplete } = transactionEventData;
     const missing = await refusal(await signed('SUCCESSFUL_TRANSACTION', incomplete));
     expect(missing.reason).toBe('malformed_payload');
-    expect(missing.message).toContain('totalPayable');
+    expect(missing.message).toContain('amount asked');
   });
 
   it('refuses a null webhookSecret at setup', () => {

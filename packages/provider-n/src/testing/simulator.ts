@@ -10,6 +10,7 @@ import { FaultInjector, readRequestBody, startLoopbackServer } from '@pay/core/t
 import type {
   ProviderNPaymentStatus,
   ProviderNRefundEventData,
+  ProviderNRejectedPaymentEventData,
   ProviderNSettlementEventData,
   ProviderNTransactionEventData,
 } from '../wire.js';
@@ -21,16 +22,19 @@ export interface ProviderNSimulatorCredentials {
   secretKey: string;
   /** Required on init-transaction when set (as the live API does); `undefined` accepts any or none. */
   contractCode: string | undefined;
-  /** The secret `deliverWebhook` signs with; pass it to `webhooks.setup({ webhookSecret })`. */
+  /**
+   * The key `deliverWebhook` signs with: the secret key, as the provider does (wire contract "Webhooks"; issue 12
+   * defect 9). Pass it to `webhooks.setup({ webhookSecret })`. Defaults to `secretKey`.
+   */
   webhookSecret: string;
 }
 
-/** Default simulator credentials. */
+/** Default simulator credentials (the webhook key is the secret key, as with the real provider). */
 export const PROVIDER_N_SIMULATOR_CREDENTIALS: Readonly<ProviderNSimulatorCredentials> = Object.freeze({
   apiKey: 'PN_SIM_API_KEY',
   secretKey: 'PN_SIM_SECRET_KEY_0f3b9d',
   contractCode: '4934121693',
-  webhookSecret: 'pn_sim_webhook_secret_7a2c',
+  webhookSecret: 'PN_SIM_SECRET_KEY_0f3b9d',
 });
 
 /** Options of {@link startProviderNSimulator}. */
@@ -137,10 +141,19 @@ export interface ProviderNSimulator {
     outcome?: { status?: 'COMPLETED' | 'FAILED' },
   ): ProviderNRefundEventData;
   /**
-   * Settles paid transactions and returns the payload of the `SETTLEMENT` webhook that reports them (each
-   * transaction's `amount` is what was paid; this simulator charges no fee).
+   * Settles paid transactions and returns the payload of the `SETTLEMENT` webhook that reports them, in the
+   * provider's published shape (amounts as strings, `amountPaid` / `totalPayable` per transaction).
    */
   settle(transactionReferences: readonly string[]): ProviderNSettlementEventData;
+  /**
+   * The payer sends an amount the provider rejects (default reason `UNDER_PAYMENT`): returns the payload of the
+   * `REJECTED_PAYMENT` webhook, in the provider's published shape (no currency or status, `metaData` a JSON
+   * string). The transaction stays unpaid.
+   */
+  rejectPayment(
+    transactionReference: string,
+    rejection: { amountSent: number; reason?: string },
+  ): ProviderNRejectedPaymentEventData;
   /** Invalidates every issued token now, as if they had expired (the next API call gets a 401). */
   expireTokens(): void;
   /** POSTs a correctly signed webhook to `url` and resolves with the HTTP status of the reply. */
@@ -214,9 +227,12 @@ function minorAmount(value: unknown, currency: string): number | undefined {
 export async function startProviderNSimulator(
   options: ProviderNSimulatorOptions = {},
 ): Promise<ProviderNSimulator> {
+  const secretKey = options.credentials?.secretKey ?? PROVIDER_N_SIMULATOR_CREDENTIALS.secretKey;
   const credentials: ProviderNSimulatorCredentials = {
     ...PROVIDER_N_SIMULATOR_CREDENTIALS,
     ...options.credentials,
+    // The provider signs webhooks with the merchant's secret key: a changed secret key changes the signing key.
+    webhookSecret: options.credentials?.webhookSecret ?? secretKey,
   };
   const lifetimeSeconds = options.tokenLifetimeSeconds ?? 3599;
   const faults = new FaultInjector();
@@ -301,26 +317,44 @@ export async function startProviderNSimulator(
     });
   }
 
+  /**
+   * The status read in the shapes the provider publishes: a transaction with money received carries
+   * `totalPayable`, `currency` and `customer { email, name }`; one not paid yet carries `amount`, `currencyCode` and
+   * a flat `customerEmail` / `customerName` (wire contract "retrievePayment"; issue 12 defects 4 and 7).
+   */
   function queryTransaction(query: Record<string, string>): Reply {
     const transaction = transactions.get(query.transactionReference ?? '');
     if (!transaction) return refusal(404, '99', 'Transaction not found');
     const { currency } = transaction;
-    return envelope(200, {
+    const common = {
       transactionReference: transaction.transactionReference,
       paymentReference: transaction.paymentReference,
       amountPaid: decimalString(transaction.amountPaidMinor, currency),
-      totalPayable: decimalString(transaction.amountMinor, currency),
       settlementAmount: decimalString(transaction.amountPaidMinor, currency),
       paidOn: transaction.paidOn ?? null,
       paymentStatus: transaction.paymentStatus,
       paymentDescription: transaction.paymentDescription,
-      currency,
       paymentMethod: transaction.paymentMethods[0] ?? 'CARD',
-      customer: { email: transaction.customerEmail, name: transaction.customerName ?? '' },
       metaData: transaction.metaData,
+    };
+    if (transaction.amountPaidMinor === 0) {
+      return envelope(200, {
+        ...common,
+        amount: decimalString(transaction.amountMinor, currency),
+        currencyCode: currency,
+        customerEmail: transaction.customerEmail,
+        customerName: transaction.customerName ?? '',
+      });
+    }
+    return envelope(200, {
+      ...common,
+      totalPayable: decimalString(transaction.amountMinor, currency),
+      currency,
+      customer: { email: transaction.customerEmail, name: transaction.customerName ?? '' },
     });
   }
 
+  /** The initiate-refund reply body (the reason as `refundReason`). */
   function refundView(refund: StoredRefund): ProviderNRefundEventData {
     return {
       refundReference: refund.refundReference,
@@ -518,7 +552,9 @@ export async function startProviderNSimulator(
         if (transaction) transaction.refundableMinor += refund.amountMinor;
         balanceMinor += refund.amountMinor;
       }
-      return refundView(refund);
+      // Refund webhooks name the reason `merchantReason` (the provider's published examples), not refundReason.
+      const { refundReason, ...webhookBody } = refundView(refund);
+      return { merchantReason: refundReason, ...webhookBody };
     },
     settle(transactionReferences) {
       settlements += 1;
@@ -529,18 +565,47 @@ export async function startProviderNSimulator(
           throw new Error(`The simulator has no paid transaction ${reference} to settle.`);
         }
         totalMinor += transaction.amountPaidMinor;
+        const { currency } = transaction;
+        // The published SETTLEMENT shape: amounts as strings, no per-transaction `amount`.
         return {
           transactionReference: transaction.transactionReference,
           paymentReference: transaction.paymentReference,
-          amount: toMajorUnits(transaction.amountPaidMinor, transaction.currency),
+          paidOn: transaction.paidOn ?? providerTime(),
+          paymentDescription: transaction.paymentDescription,
+          amountPaid: decimalString(transaction.amountPaidMinor, currency),
+          totalPayable: decimalString(transaction.amountMinor, currency),
+          paymentMethod: transaction.paymentMethods[0] ?? 'CARD',
+          currency,
+          paymentStatus: transaction.paymentStatus,
+          customer: { name: transaction.customerName ?? '', email: transaction.customerEmail },
         };
       });
       return {
-        settlementReference: `SETL-${String(settlements).padStart(6, '0')}`,
-        amount: toMajorUnits(totalMinor, balanceCurrency),
+        amount: decimalString(totalMinor, balanceCurrency),
         settlementTime: providerTime(),
+        settlementReference: `SETL-${String(settlements).padStart(6, '0')}`,
         transactionsCount: settled.length,
         transactions: settled,
+      };
+    },
+    rejectPayment(transactionReference, rejection) {
+      const transaction = transactions.get(transactionReference);
+      if (!transaction) throw new Error(`The simulator has no transaction ${transactionReference}.`);
+      const { currency } = transaction;
+      // The provider returns a rejected payment to the payer: nothing is held, the transaction stays unpaid.
+      return {
+        metaData: JSON.stringify(transaction.metaData),
+        amount: toMajorUnits(transaction.amountMinor, currency),
+        paymentSourceInformation: { amountPaid: rejection.amountSent, accountName: 'SIMULATED PAYER' },
+        transactionReference: transaction.transactionReference,
+        created_on: providerTime(),
+        paymentReference: transaction.paymentReference,
+        paymentRejectionInformation: {
+          rejectionReason: rejection.reason ?? 'UNDER_PAYMENT',
+          expectedAmount: toMajorUnits(transaction.amountMinor, currency),
+        },
+        paymentDescription: transaction.paymentDescription,
+        customer: { name: transaction.customerName ?? '', email: transaction.customerEmail },
       };
     },
     expireTokens() {

@@ -62,6 +62,11 @@ export interface IdempotencyStore {
    * refused by the provider on the first attempt), so the same key may be used again.
    */
   release(key: string, lease: string): Promise<boolean>;
+  /**
+   * Ends the lease at once but keeps the entry and its recovery point: the call's outcome is unknown (a lost
+   * reply), so the next call with the key resumes from the recovery point without waiting for the lease to run out.
+   */
+  abandon(key: string, lease: string): Promise<boolean>;
   /** The ledger entry of `key`, or `null` when there is none (never used, released or expired). */
   read(key: string): Promise<IdempotencyEntry | null>;
 }
@@ -137,6 +142,11 @@ export function createMemoryIdempotencyStore(now: () => number = Date.now): Idem
     async release(key, lease) {
       const row = held(key, lease);
       if (row) rows.delete(key);
+      return row !== undefined;
+    },
+    async abandon(key, lease) {
+      const row = held(key, lease);
+      if (row) row.leaseUntil = 0;
       return row !== undefined;
     },
     async read(key) {

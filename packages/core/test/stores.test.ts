@@ -53,6 +53,20 @@ describe('the in-memory idempotency ledger', () => {
     expect((await store.read('order-1'))?.recoveryPoint).toEqual({ transactionId: 'T-9', step: 'quoted' });
   });
 
+  it('lets the next call resume at once after an attempt whose outcome is unknown was abandoned', async () => {
+    const store = createMemoryIdempotencyStore(clock().now);
+    const first = await store.begin('order-1', 'fp-a', options);
+    if (first.state !== 'acquired') throw new Error('not acquired');
+    await store.checkpoint('order-1', first.lease, { transactionId: 'T-9', step: 'commit_sent' });
+    expect(await store.abandon('order-1', first.lease)).toBe(true);
+    expect(await store.begin('order-1', 'fp-a', options)).toEqual({
+      state: 'acquired',
+      lease: expect.any(String),
+      recoveryPoint: { transactionId: 'T-9', step: 'commit_sent' },
+    });
+    expect(await store.abandon('order-1', first.lease)).toBe(false);
+  });
+
   it('frees a released key for a new request, and forgets every key after its retention', async () => {
     const time = clock();
     const store = createMemoryIdempotencyStore(time.now);

@@ -2,10 +2,11 @@
  * The adapter contract (design §2). An adapter exposes the flat operations; `defineAdapter` composes one from
  * the operations a provider implements, so that every other operation throws `ProviderNotSupportedError`
  * before validation and before any I/O, and every implemented one receives input already checked against
- * core's request contracts.
+ * core's request contracts. Every error an operation or a webhook verification throws leaves through core's
+ * redaction (design §4, issue 11 §2): no configured secret and no credential an HTTP client sent survives in it.
  */
 import type * as v from 'valibot';
-import { ProviderNotSupportedError } from './errors.js';
+import { ProviderNotSupportedError, redactError } from './errors.js';
 import {
   type CaptureParams,
   type Checkout,
@@ -284,9 +285,49 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     };
   }
   return {
-    ...(methods as unknown as AdapterOperations<T>),
+    ...(Object.fromEntries(
+      Object.entries(methods).map(([method, run]) => [method, redactingErrors(run)]),
+    ) as unknown as AdapterOperations<T>),
     provider: definition.provider,
     capabilities: Object.freeze(capabilities),
-    webhooks: definition.webhooks,
+    webhooks: redactingWebhooks(definition.webhooks),
+  };
+}
+
+/**
+ * Wraps an async function so that whatever it throws passes through core's redaction first: every configured
+ * secret and every credential sent by a live HTTP client is removed from the error, its context and its cause
+ * chain (issue 11 §2). Adapters use it for provider-specific methods outside the flat operations (e.g.
+ * Provider R's `createCheckoutRedirect`).
+ */
+export function redactingErrors<A extends unknown[], R>(
+  run: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await run(...args);
+    } catch (error) {
+      throw redactError(error);
+    }
+  };
+}
+
+/**
+ * The adapter's webhook definition with its verification redacted like the operations: what `verify` throws,
+ * and what the `events()` of the delivery it resolves to throws (a confirmation read), is redacted.
+ */
+function redactingWebhooks<W extends WebhookDefinition>(webhooks: W): W {
+  const verify = webhooks.verify.bind(webhooks) as (...args: unknown[]) => Promise<unknown>;
+  return {
+    ...webhooks,
+    verify: redactingErrors(async (...args: unknown[]) => {
+      const verified = await verify(...args);
+      const delivery = verified as { events?: unknown } | null;
+      if (delivery && !Array.isArray(delivery) && typeof delivery.events === 'function') {
+        const events = (delivery.events as () => Promise<unknown>).bind(delivery);
+        return { ...delivery, events: redactingErrors(events) };
+      }
+      return verified;
+    }),
   };
 }

@@ -91,6 +91,9 @@ export const transportConfigEntries = {
       onResponse: v.optional(
         v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
       ),
+      onHookError: v.optional(
+        v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
+      ),
     }),
   ),
 };

@@ -17,6 +17,7 @@ export {
   type Operation,
   type OperationImplementations,
   type OperationMethod,
+  redactingErrors,
   type TypesOf,
 } from './adapter.js';
 export * from './config.js';
@@ -25,6 +26,7 @@ export * from './errors.js';
 export {
   type Authorization,
   createHttpClient,
+  type HookFailure,
   type HttpClient,
   type HttpClientOptions,
   type HttpHooks,
@@ -46,10 +48,11 @@ export * from './stores.js';
 export {
   type AccessToken,
   createTokenManager,
+  MIN_TOKEN_LIFETIME_SECONDS,
   type TokenManager,
   type TokenManagerOptions,
 } from './token.js';
-export { assertNoIssues, parseInput, toValidationIssues } from './validation.js';
+export { assertNoIssues, parseInput, reservedKeyIssues, toValidationIssues } from './validation.js';
 export {
   type NodeListenerOptions,
   type NodeRequestLike,

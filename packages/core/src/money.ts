@@ -37,7 +37,8 @@ const MINOR_DIGITS: Record<string, number> = {
 
 /** Number of minor digits of an ISO 4217 currency (2 unless the standard says otherwise). */
 export function minorDigits(currency: string): number {
-  return MINOR_DIGITS[currency.toUpperCase()] ?? 2;
+  const code = currency.toUpperCase();
+  return Object.hasOwn(MINOR_DIGITS, code) ? (MINOR_DIGITS[code] as number) : 2;
 }
 
 /** Upper-cases a currency code; the wire and the records always carry upper case (design §2). */
@@ -78,6 +79,26 @@ export interface AmountRule {
   currency?: string | undefined;
   /** Zero allowed (true for nothing that charges). Default false. */
   allowZero?: boolean;
+  /**
+   * The largest amount the provider accepts, in the same unit (a provider's documented ceiling). Whatever is
+   * given, an amount is never more than {@link maxAmount} allows, so it fits exactly in integer minor units.
+   */
+  max?: number | undefined;
+}
+
+/** 15 significant digits: every decimal number this long survives a round trip through a float exactly. */
+const MAX_EXACT_MINOR_OF_MAJOR = 999_999_999_999_999;
+
+/**
+ * The largest amount core lets through, in the rule's unit, so that an amount is always counted exactly and
+ * written as plain digits, never in exponent notation (issue 11 §3): `Number.MAX_SAFE_INTEGER` for integer
+ * minor units; for major units, 15 significant digits including the currency's minor digits (USD
+ * 9 999 999 999 999.99), because a float with more digits may not read back as the number the caller wrote.
+ */
+export function maxAmount(rule: Pick<AmountRule, 'unit' | 'currency'>): number {
+  if (rule.unit === 'minor') return Number.MAX_SAFE_INTEGER;
+  // Without a currency, the usual 2 minor digits (the digit check makes the same assumption).
+  return toMajorUnits(MAX_EXACT_MINOR_OF_MAJOR, rule.currency ?? 'USD');
 }
 
 /**
@@ -90,6 +111,8 @@ export function amountIssues(amount: unknown, path: string, rule: AmountRule): V
   }
   if (amount < 0) return [{ path, message: 'must not be negative' }];
   if (amount === 0 && !rule.allowZero) return [{ path, message: 'must be greater than zero' }];
+  const ceiling = Math.min(maxAmount(rule), rule.max ?? Number.POSITIVE_INFINITY);
+  if (amount > ceiling) return [{ path, message: `must be at most ${decimalText(ceiling)}` }];
   if (rule.unit === 'minor') {
     return Number.isSafeInteger(amount)
       ? []
@@ -124,6 +147,10 @@ export function toMinorUnits(amount: number, currency: string): number {
   if (fraction.length > digits)
     throw new RangeError(`${amount} has more than ${digits} decimal digits for ${currency}`);
   const minor = Number(whole + fraction.padEnd(digits, '0'));
+  if (!Number.isSafeInteger(minor))
+    throw new RangeError(
+      `${decimalText(amount)} ${currency} is too large to be counted exactly in minor units`,
+    );
   return amount < 0 ? -minor : minor;
 }
 

@@ -23,17 +23,49 @@ export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[], pref
 }
 
 /**
+ * Key names that JavaScript objects treat specially. A schema drops them silently (a `metadata` entry named
+ * `constructor` would vanish between the caller and the provider), so request input that uses one is refused
+ * by name instead (issue 11 §3).
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Issues for every own key of `input` (at any depth of its plain objects and arrays) that is a reserved
+ * name: `__proto__`, `constructor` or `prototype`. `prefix` names where `input` sits in the request.
+ */
+export function reservedKeyIssues(input: unknown, prefix = ''): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const visit = (value: unknown, at: string, depth: number) => {
+    if (value === null || typeof value !== 'object' || depth > 16) return;
+    for (const key of Object.keys(value)) {
+      const where = at ? `${at}.${key}` : key;
+      if (RESERVED_KEYS.has(key))
+        issues.push({ path: where, message: `"${key}" is a reserved name and cannot be used as a key` });
+      else visit((value as Record<string, unknown>)[key], where, depth + 1);
+    }
+  };
+  visit(input, prefix, 0);
+  return issues;
+}
+
+/**
  * Validates `input` against `schema` and returns the parsed output, or throws one {@link ValidationError}
- * listing every issue. `prefix` names where `input` sits in the request (`provider_metadata`).
+ * listing every issue, including keys with a reserved name ({@link reservedKeyIssues}). `prefix` names where
+ * `input` sits in the request (`provider_metadata`).
  */
 export function parseInput<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
   where: { operation: string; prefix?: string },
 ): v.InferOutput<S> {
+  const reserved = reservedKeyIssues(input, where.prefix);
   const result = v.safeParse(schema, input, { abortEarly: false });
-  if (result.success) return result.output;
-  throw new ValidationError(toValidationIssues(result.issues, where.prefix), { operation: where.operation });
+  if (result.success && reserved.length === 0) return result.output;
+  const reservedPaths = new Set(reserved.map((issue) => issue.path));
+  const issues = result.success
+    ? []
+    : toValidationIssues(result.issues, where.prefix).filter((issue) => !reservedPaths.has(issue.path));
+  throw new ValidationError([...reserved, ...issues], { operation: where.operation });
 }
 
 /** Throws one {@link ValidationError} when `issues` is not empty. */

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
+  createHttpClient,
   createPay,
+  defineAdapter,
   Pay,
+  ProviderApiError,
   ProviderNotSupportedError,
   ValidationError,
 } from '../src/index.js';
-import { testAdapter } from './fixtures.js';
+import { type TestTypes, testAdapter } from './fixtures.js';
 
 describe('createPay and the adapter contract', () => {
   it('routes namespace calls to the adapter with validated, normalised input', async () => {
@@ -81,5 +84,83 @@ describe('createPay and the adapter contract', () => {
   it('refuses to set up webhooks without the secret the provider needs', () => {
     const pay = createPay(testAdapter());
     expect(() => pay.webhooks.setup({ webhookSecret: null })).toThrow(ConfigurationError);
+  });
+});
+
+describe('core redacts every error an adapter operation throws (issue 11 §2)', () => {
+  it('removes the sent Basic credential, its decoded secret and a configured 3-character secret, even from a careless adapter', async () => {
+    const authorization = `Basic ${btoa('merchant-5:Zq9-long-secret')}`;
+    // A gateway that echoes what it was sent, in the body and in a header.
+    const echo: typeof fetch = async (input, init) => {
+      const sent = new Request(input, init).headers.get('authorization') ?? '';
+      return new Response(JSON.stringify({ message: `denied ${sent} (${atob(sent.slice(6))}) pin=abc` }), {
+        status: 403,
+        headers: { 'x-echo': sent },
+      });
+    };
+    const http = createHttpClient({
+      provider: 'providerN',
+      baseUrl: 'https://api.provider.example',
+      fetch: echo,
+      secrets: ['abc'],
+      authorization: { header: async () => authorization },
+    });
+    const adapter = defineAdapter<TestTypes>({
+      provider: 'providerN',
+      operations: {
+        async retrievePayment(id) {
+          const reply = await http.send({ method: 'GET', path: `/tx/${id}`, retrySafe: true });
+          // Deliberately unredacted: core must catch it at the boundary.
+          throw new ProviderApiError(
+            {
+              provider: 'providerN',
+              status: reply.status,
+              providerCode: reply.headers.get('x-echo') ?? undefined,
+              providerMessage: reply.text,
+            },
+            { context: { echoed: reply.headers.get('x-echo') } },
+          );
+        },
+      },
+      webhooks: testAdapter().webhooks,
+    });
+    const error = (await createPay(adapter)
+      .payments.retrieve('p1')
+      .catch((e: unknown) => e)) as ProviderApiError;
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    const everything = [
+      JSON.stringify(error),
+      error.message,
+      error.stack,
+      JSON.stringify(error.toJSON()),
+    ].join('\n');
+    for (const leak of [btoa('merchant-5:Zq9-long-secret'), 'Zq9-long-secret', 'pin=abc'])
+      expect(everything).not.toContain(leak);
+    expect(error.providerMessage).toContain('pin=[REDACTED]');
+  });
+});
+
+describe('metadata keys with reserved names (issue 11 §3)', () => {
+  it.each(['constructor', 'prototype', '__proto__'])(
+    'refuses metadata key %s by name, before the adapter runs',
+    async (key) => {
+      const calls: unknown[] = [];
+      const pay = createPay(testAdapter(calls));
+      const metadata = JSON.parse(`{"orderId":"o-1","${key}":"x"}`) as Record<string, string>;
+      const error = await pay.payments.create({ amount: 1, metadata }).catch((e: unknown) => e);
+      expect(ValidationError.isInstance(error)).toBe(true);
+      expect((error as ValidationError).issues).toEqual([
+        { path: `metadata.${key}`, message: `"${key}" is a reserved name and cannot be used as a key` },
+      ]);
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it('refuses a reserved name inside provider_metadata too', async () => {
+    const pay = createPay(testAdapter());
+    const provider_metadata = JSON.parse('{"sender":{"constructor":"x"}}') as Record<string, unknown>;
+    await expect(pay.payments.create({ amount: 1, provider_metadata })).rejects.toMatchObject({
+      issues: [{ path: 'provider_metadata.sender.constructor' }],
+    });
   });
 });

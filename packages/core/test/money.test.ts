@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   amountIssues,
   decimalText,
+  maxAmount,
   minorDigits,
   normaliseCurrency,
   parseDecimal,
@@ -76,5 +77,43 @@ describe('money helpers', () => {
     expect(parseDecimal(' 200.50 ')).toBe(200.5);
     expect(parseDecimal('1e3')).toBeUndefined();
     expect(parseDecimal('abc')).toBeUndefined();
+  });
+});
+
+describe('amount bounds and wire text (issue 11 §3)', () => {
+  it('refuses amounts beyond exact minor units, such as 1e21 and Number.MAX_VALUE, in either unit', () => {
+    for (const amount of [1e21, Number.MAX_VALUE, Number.MAX_SAFE_INTEGER + 2]) {
+      expect(amountIssues(amount, 'amount', { unit: 'minor' })).toEqual([
+        { path: 'amount', message: 'must be at most 9007199254740991' },
+      ]);
+    }
+    expect(amountIssues(1e21, 'amount', { unit: 'major', currency: 'USD' })).toEqual([
+      { path: 'amount', message: 'must be at most 9999999999999.99' },
+    ]);
+    expect(amountIssues(1e16, 'amount', { unit: 'major', currency: 'JPY' })[0]?.message).toBe(
+      'must be at most 999999999999999',
+    );
+    expect(amountIssues(9999999999999.99, 'amount', { unit: 'major', currency: 'USD' })).toEqual([]);
+    expect(amountIssues(Number.MAX_SAFE_INTEGER, 'amount', { unit: 'minor' })).toEqual([]);
+    expect(maxAmount({ unit: 'major', currency: 'KWD' })).toBe(999999999999.999);
+  });
+
+  it("applies a provider's tighter ceiling", () => {
+    expect(amountIssues(1_000_001, 'amount', { unit: 'major', currency: 'NGN', max: 1_000_000 })).toEqual([
+      { path: 'amount', message: 'must be at most 1000000' },
+    ]);
+    expect(amountIssues(1_000_000, 'amount', { unit: 'major', currency: 'NGN', max: 1_000_000 })).toEqual([]);
+  });
+
+  it('writes every accepted amount as plain digits, never in exponent notation', () => {
+    expect(decimalText(1e21)).toBe('1000000000000000000000');
+    expect(decimalText(1.5e-7)).toBe('0.00000015');
+    expect(decimalText(9999999999999.99)).toBe('9999999999999.99');
+    expect(toMinorUnits(9999999999999.99, 'USD')).toBe(999999999999999);
+    expect(() => toMinorUnits(1e21, 'USD')).toThrow(RangeError);
+  });
+
+  it('reads minor digits only from its own table', () => {
+    expect(minorDigits('constructor')).toBe(2);
   });
 });

@@ -6,7 +6,7 @@
  * redaction (design §4, issue 11 §2): no configured secret and no credential an HTTP client sent survives in it.
  */
 import type * as v from 'valibot';
-import { ProviderNotSupportedError, redactError } from './errors.js';
+import { ProviderNotSupportedError, redactError, ValidationError } from './errors.js';
 import {
   type CaptureParams,
   type Checkout,
@@ -280,6 +280,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
           ? parseInput(idSchema, args[index], { operation, prefix: 'id' })
           : parseInput(argument, args[index] ?? {}, { operation }),
       );
+      refuseDotIdentifiers(shape, parsed, operation);
       const options = (args[shape.length] as CallOptions | undefined) ?? {};
       return implementation(...parsed, options);
     };
@@ -292,6 +293,32 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     capabilities: Object.freeze(capabilities),
     webhooks: redactingWebhooks(definition.webhooks),
   };
+}
+
+/** Fields of request objects that name a resource and so become a URL path segment. */
+const IDENTIFIER_FIELDS = ['payment_id'] as const;
+
+/**
+ * Refuses identifiers `.` and `..`: as a URL path segment they collapse the path (`retrievePayment('..')`
+ * would read `/status/v1/`), so they can never be what the caller meant (issue 11 §3). Core's `path` helper
+ * refuses them too; this check names the argument.
+ */
+function refuseDotIdentifiers(
+  shape: readonly ('id' | v.GenericSchema)[],
+  parsed: unknown[],
+  operation: string,
+) {
+  const issues = shape.flatMap((argument, index) => {
+    const value = parsed[index];
+    const named: [string, unknown][] =
+      argument === 'id'
+        ? [['id', value]]
+        : IDENTIFIER_FIELDS.map((field) => [field, (value as Record<string, unknown> | undefined)?.[field]]);
+    return named
+      .filter(([, id]) => id === '.' || id === '..')
+      .map(([path, id]) => ({ path, message: `must not be "${String(id)}" (it would change the URL path)` }));
+  });
+  if (issues.length > 0) throw new ValidationError(issues, { operation });
 }
 
 /**

@@ -164,3 +164,17 @@ describe('metadata keys with reserved names (issue 11 §3)', () => {
     });
   });
 });
+
+describe('identifiers that would change a URL path (issue 11 §3)', () => {
+  it.each(['.', '..'])('refuses id %j naming the argument, before the adapter runs', async (id) => {
+    const calls: unknown[] = [];
+    const error = await createPay(testAdapter(calls))
+      .payments.retrieve(id)
+      .catch((e: unknown) => e);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues).toEqual([
+      { path: 'id', message: `must not be "${id}" (it would change the URL path)` },
+    ]);
+    expect(calls).toEqual([]);
+  });
+});

@@ -66,6 +66,9 @@ function badAmounts(options: { overPrecise: number; zeroIsBad?: boolean }): [str
     ['non-finite (NaN)', Number.NaN],
     ['non-finite (Infinity)', Number.POSITIVE_INFINITY],
     ['over-precise', options.overPrecise],
+    // Issue 11 §3: no upper bound let these reach the wire in exponent notation.
+    ['too large (1e21)', 1e21],
+    ['too large (Number.MAX_VALUE)', Number.MAX_VALUE],
     ...(options.zeroIsBad ? ([['zero', 0]] as [string, unknown][]) : []),
   ];
 }
@@ -105,6 +108,9 @@ function idCases(provider: Case['provider'], op: Operation, call: (id: unknown) 
       ['missing', undefined],
       ['wrong type', 42],
       ['empty', ''],
+      // Issue 11 §3: as a path segment these collapse the URL (`retrievePayment('..')` read `/status/v1/`).
+      ['dot', '.'],
+      ['dot-dot', '..'],
     ] as [string, unknown][]
   ).map(([label, id]) => ({ provider, op, label: `id: ${label}`, call: () => call(id), paths: ['id'] }));
 }
@@ -122,6 +128,26 @@ const unknownField = (
   call: () => call(patched(base, field, 'surprise')),
   paths: [field],
 });
+
+/**
+ * Issue 11 §3: metadata keys that JavaScript treats specially were silently dropped; they are refused by name.
+ * The key is set with JSON.parse, the way it arrives from a request body.
+ */
+function reservedKeyCases(
+  provider: Case['provider'],
+  op: Case['op'],
+  base: Json,
+  field: 'metadata' | 'provider_metadata',
+  call: (params: Json) => Promise<unknown>,
+): Case[] {
+  return ['constructor', 'prototype', '__proto__'].map((key) => ({
+    provider,
+    op,
+    label: `${field} key ${key}`,
+    call: () => call({ ...base, [field]: { ...(base[field] as Json), ...JSON.parse(`{"${key}":"x"}`) } }),
+    paths: [`${field}.${key}`],
+  }));
+}
 
 // ------------------------------------------------------------------------------------------------ Provider R
 const R = 'providerR' as const;
@@ -267,6 +293,8 @@ const R_CASES: Case[] = [
     rPaymentCall,
   ),
   unknownField(R, 'payments.create', rPayment, 'amount_minor', rPaymentCall),
+  ...reservedKeyCases(R, 'payments.create', rPayment, 'metadata', rPaymentCall),
+  ...reservedKeyCases(R, 'payments.create', rPayment, 'provider_metadata', rPaymentCall),
   unknownField(R, 'payments.create', rPayment, 'provider_metadata.mail', rPaymentCall),
   ...idCases(R, 'payments.retrieve', (id) => providerR.retrievePayment(id as never)),
   ...idCases(R, 'payments.capture', (id) => providerR.capturePayment(id as never, {})),
@@ -315,6 +343,17 @@ const R_CASES: Case[] = [
     rRefundCall,
   ),
   unknownField(R, 'refunds.create', rRefund, 'refund_all', rRefundCall),
+  ...fieldCases(
+    R,
+    'refunds.create',
+    rRefund,
+    'payment_id',
+    [
+      ['dot', '.'],
+      ['dot-dot', '..'],
+    ],
+    rRefundCall,
+  ),
 ];
 
 // ------------------------------------------------------------------------------------------------ Provider N
@@ -477,6 +516,9 @@ const N_CASES: Case[] = [
     nRefundCall,
   ),
   unknownField(N, 'refunds.create', nRefund, 'refundAll', nRefundCall),
+  ...fieldCases(N, 'refunds.create', nRefund, 'payment_id', [['dot-dot', '..']], nRefundCall),
+  ...reservedKeyCases(N, 'checkouts.create', nCheckout, 'provider_metadata', nCheckoutCall),
+  ...reservedKeyCases(N, 'refunds.create', nRefund, 'provider_metadata', nRefundCall),
 ];
 
 // ------------------------------------------------------------------------------------------------ Provider T
@@ -625,6 +667,9 @@ const T_CASES: Case[] = [
   ),
   unknownField(T, 'refunds.create', tRefund, 'provider_metadata.refundAll', tRefundCall),
   unknownField(T, 'refunds.create', tRefund, 'partial', tRefundCall),
+  ...fieldCases(T, 'refunds.create', tRefund, 'payment_id', [['dot-dot', '..']], tRefundCall),
+  ...reservedKeyCases(T, 'payments.create', tPayment, 'metadata', tPaymentCall),
+  ...reservedKeyCases(T, 'checkouts.create', tCheckout, 'provider_metadata', tCheckoutCall),
 ];
 
 const ALL = [...R_CASES, ...N_CASES, ...T_CASES];

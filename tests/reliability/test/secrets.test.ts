@@ -19,7 +19,16 @@ import {
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { expectNoSecrets, type Recorder, recorder, rejectionOf, TIMEOUT_MS, thrownBy } from './support.js';
+import {
+  type EchoBody,
+  echoingFetch,
+  expectNoSecrets,
+  type Recorder,
+  recorder,
+  rejectionOf,
+  TIMEOUT_MS,
+  thrownBy,
+} from './support.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -587,6 +596,246 @@ describe('Provider T: no secret in errors or hook payloads', () => {
         check.clean(error, `confirmation ${fault.kind}`);
       }
       check.hooksClean();
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+/**
+ * Issue 11 §2: a provider (or a gateway in front of it) that ECHOES the Authorization header — the Basic
+ * credential decodes straight to the secret — and the access tokens, in error bodies and reply headers. Nothing
+ * of it may reach an error (any field, the cause chain, toJSON) or a hook payload, in any adapter.
+ */
+describe('echoed credentials never reach an error or a hook payload (issue 11 §2)', () => {
+  const statuses = [400, 401, 500] as const;
+
+  /** Runs `call` against an adapter whose fetch echoes on `echoOn`, then scans the error and the hooks. */
+  async function expectEchoClean(options: {
+    label: string;
+    configured: string[];
+    echoOn: RegExp;
+    body: EchoBody;
+    build: (overrides: { fetch: typeof fetch; hooks: Recorder['hooks'] }) => unknown;
+    call: (adapter: never) => Promise<unknown>;
+  }) {
+    for (const status of statuses) {
+      const found = new Set<string>();
+      const rec = recorder();
+      const adapter = options.build({
+        fetch: echoingFetch(found, { echoOn: options.echoOn, status, body: options.body }),
+        hooks: rec.hooks,
+      });
+      const error = await rejectionOf(options.call(adapter as never));
+      const label = `${options.label} echo ${status}`;
+      expect(PayError.isInstance(error), `${label}: ${String(error)}`).toBe(true);
+      expect(found.size, `${label}: the echo ran`).toBeGreaterThan(0);
+      const secrets = [...options.configured, ...found];
+      expectNoSecrets(error, secrets, label);
+      expectNoSecrets((error as PayError).toJSON(), secrets, `${label} toJSON`);
+      expectNoSecrets(rec.requests, secrets, `${label} onRequest payloads`);
+      expectNoSecrets(rec.responses, secrets, `${label} onResponse payloads`);
+    }
+  }
+
+  it('Provider R: the Basic credential (base64 of merchant:secret) echoed by status, payment and refund calls', async () => {
+    const SECRET = 'R-echo+s3cret/=-5510';
+    const MERCHANT = '100778';
+    const sim = await startProviderRSimulator({ merchant: MERCHANT, secret: SECRET });
+    try {
+      const build = (overrides: object) =>
+        createProviderR({
+          merchant: MERCHANT,
+          secret: SECRET,
+          isSandbox: true,
+          baseUrl: sim.url,
+          retry: 0,
+          ...overrides,
+        });
+      const payment = await build({}).createPayment({
+        customer: { id: 'c-1' },
+        amount: 10000,
+        provider_metadata: { email: 'payer@example.com' },
+      });
+      sim.pay(payment.id);
+      const body: EchoBody = (echoed) => JSON.stringify({ code: 1400, message: `Unauthorised: ${echoed}` });
+      const cases = [
+        {
+          label: 'status',
+          echoOn: /\/v1\.0\/status/,
+          call: (a: never) => (a as ReturnType<typeof build>).retrievePayment(payment.id),
+        },
+        {
+          label: 'payment',
+          echoOn: /\/v2\.0\/payment$/,
+          call: (a: never) =>
+            (a as ReturnType<typeof build>).createPayment({
+              customer: { id: 'c-2' },
+              amount: 500,
+              provider_metadata: { email: 'payer@example.com' },
+            }),
+        },
+        {
+          label: 'refund',
+          echoOn: /refund/,
+          call: (a: never) => (a as ReturnType<typeof build>).createRefund({ payment_id: payment.id }),
+        },
+      ];
+      for (const { label, echoOn, call } of cases)
+        await expectEchoClean({
+          label: `providerR ${label}`,
+          configured: [SECRET],
+          echoOn,
+          body,
+          build,
+          call,
+        });
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('Provider N: the login Basic credential, the bearer token and responseCode echoed by login, init-transaction, query and refund', async () => {
+    const API_KEY = 'N-echo-api+key-7781';
+    const SECRET_KEY = 'N-echo-s3cret+key-1290';
+    const sim = await startProviderNSimulator({
+      credentials: { apiKey: API_KEY, secretKey: SECRET_KEY, webhookSecret: 'N-echo-webhook-4417' },
+    });
+    try {
+      const build = (overrides: object) =>
+        createProviderN({
+          apiKey: API_KEY,
+          secretKey: SECRET_KEY,
+          isSandbox: true,
+          contractCode: sim.credentials.contractCode,
+          baseUrl: sim.url,
+          retry: 0,
+          ...overrides,
+        });
+      type N = ReturnType<typeof build>;
+      const checkout = {
+        customer: { email: 'ada@example.com' },
+        provider_metadata: { amount: 5000, currency: 'NGN' },
+      };
+      const created = await build({}).createCheckout(checkout);
+      sim.complete(created.id);
+      const body: EchoBody = (echoed) =>
+        JSON.stringify({
+          requestSuccessful: false,
+          responseMessage: `Invalid ${echoed}`,
+          responseCode: `R9 ${echoed}`,
+        });
+      const cases = [
+        {
+          label: 'login',
+          echoOn: /\/v1\/auth\/login/,
+          call: (a: never) => (a as N).retrievePayment(created.id),
+        },
+        {
+          label: 'init-transaction',
+          echoOn: /init-transaction/,
+          call: (a: never) => (a as N).createCheckout(checkout),
+        },
+        {
+          label: 'query',
+          echoOn: /\/transactions\/query/,
+          call: (a: never) => (a as N).retrievePayment(created.id),
+        },
+        {
+          label: 'refund',
+          echoOn: /refund/,
+          call: (a: never) => (a as N).createRefund({ payment_id: created.id, amount: 10 }),
+        },
+      ];
+      for (const { label, echoOn, call } of cases)
+        await expectEchoClean({
+          label: `providerN ${label}`,
+          configured: [API_KEY, SECRET_KEY],
+          echoOn,
+          body,
+          build,
+          call,
+        });
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('Provider T: the login Basic credential and the bearer token echoed by login, quote, update, commit, status and refund', async () => {
+    const CLIENT_ID = 'T-echo-client+id-3391';
+    const CLIENT_SECRET = 'T-echo-client+s3cret-6672';
+    const sim = await startProviderTSimulator({
+      keyPair: generateProviderTKeyPair(),
+      credentials: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
+    });
+    try {
+      const build = (overrides: object) =>
+        createProviderT({
+          ...sim.adapterConfig,
+          clientId: CLIENT_ID,
+          clientSecret: CLIENT_SECRET,
+          retry: 0,
+          ...overrides,
+        });
+      type T = ReturnType<typeof build>;
+      const payment = {
+        amount: 100,
+        currency: 'USD',
+        provider_metadata: {
+          sender: {
+            name: { firstName: 'Maria', lastName: 'Lopez' },
+            address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
+            mobilePhone: { number: '2145550123', countryDialCode: '1' },
+            personalDetails: { dateOfBirth: '1985-04-12' },
+            primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
+          },
+          receiver: {
+            name: { firstName: 'Jose', lastName: 'Lopez' },
+            address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
+          },
+          transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
+        },
+      };
+      const sent = await build({}).createPayment(payment);
+      const body: EchoBody = (echoed) =>
+        JSON.stringify({
+          errors: [
+            { category: 'AUTH', code: `C ${echoed}`, message: `denied ${echoed}`, offendingFields: [] },
+          ],
+        });
+      const cases = [
+        {
+          label: 'login',
+          echoOn: /\/oauth\/accesstoken/,
+          call: (a: never) => (a as T).createPayment(payment),
+        },
+        { label: 'quote', echoOn: /\/quote$/, call: (a: never) => (a as T).createPayment(payment) },
+        {
+          label: 'update',
+          echoOn: /^\/transfer\/v1\/transactions\/[^/]+$/,
+          call: (a: never) => (a as T).createPayment(payment),
+        },
+        {
+          label: 'commit',
+          echoOn: /\/transfer\/.*\/commit$/,
+          call: (a: never) => (a as T).createPayment(payment),
+        },
+        { label: 'status', echoOn: /^\/status\//, call: (a: never) => (a as T).retrievePayment(sent.id) },
+        {
+          label: 'refund',
+          echoOn: /^\/refund\//,
+          call: (a: never) => (a as T).createRefund({ payment_id: sent.id }),
+        },
+      ];
+      for (const { label, echoOn, call } of cases)
+        await expectEchoClean({
+          label: `providerT ${label}`,
+          configured: [CLIENT_ID, CLIENT_SECRET],
+          echoOn,
+          body,
+          build,
+          call,
+        });
     } finally {
       await sim.close();
     }

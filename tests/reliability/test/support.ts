@@ -340,3 +340,62 @@ export function expectNoSecrets(value: unknown, secrets: readonly string[], labe
     }
   }
 }
+
+/**
+ * Every value an Authorization header exposes (issue 11 §2): the header value, its credential after the
+ * scheme, and for Basic the decoded `user:secret` and both halves.
+ */
+export function credentialValues(authorization: string): string[] {
+  const values = [authorization];
+  const credential = authorization.replace(/^\S+\s+/, '');
+  if (credential === authorization) return values;
+  values.push(credential);
+  if (!/^basic\s/i.test(authorization)) return values;
+  const decoded = atob(credential);
+  const colon = decoded.indexOf(':');
+  values.push(decoded, decoded.slice(0, colon), decoded.slice(colon + 1));
+  return values;
+}
+
+/** How an echoing gateway wraps what it echoes into one provider's error envelope. */
+export type EchoBody = (echoed: string) => string;
+
+/**
+ * A fetch in front of a simulator that behaves like a misconfigured gateway: on calls whose path matches
+ * `echoOn`, it answers `status` with a body (built by `body`) and reply headers that echo the request's
+ * Authorization value, its decoded credential and every access token seen so far. Everything secret it sees
+ * (Authorization spellings, tokens in login replies) goes into `found`.
+ */
+export function echoingFetch(
+  found: Set<string>,
+  options: { echoOn: RegExp; status: number; body: EchoBody },
+): typeof fetch {
+  const tokens = new Set<string>();
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const authorization = request.headers.get('authorization');
+    if (authorization) for (const value of credentialValues(authorization)) found.add(value);
+    const path = new URL(request.url).pathname;
+    if (authorization && options.echoOn.test(path)) {
+      const echoed = [...credentialValues(authorization), ...tokens].join(' | ');
+      return new Response(options.body(echoed), {
+        status: options.status,
+        headers: {
+          'content-type': 'application/json',
+          'x-echo-authorization': authorization,
+          'x-request-id': `req ${echoed}`,
+          'www-authenticate': `${authorization.split(' ')[0]} realm="${echoed}"`,
+        },
+      });
+    }
+    const response = await fetch(request);
+    const text = await response.clone().text();
+    for (const match of text.matchAll(/"(?:access_token|accessToken)"\s*:\s*"([^"]+)"/g)) {
+      if (match[1]) {
+        found.add(match[1]);
+        tokens.add(match[1]);
+      }
+    }
+    return response;
+  };
+}

@@ -368,8 +368,13 @@ function mergedDetails(
   const reserved = new Set<string>(METADATA_FACT_KEYS);
   for (const key of merged.keys()) {
     if (reserved.has(key)) {
-      const path = Object.hasOwn(details, key) ? `provider_metadata.additionalDetails.${key}` : `metadata.${key}`;
-      issues.push({ path, message: `is a name the record uses for Provider T's own ${key}: choose another key` });
+      const path = Object.hasOwn(details, key)
+        ? `provider_metadata.additionalDetails.${key}`
+        : `metadata.${key}`;
+      issues.push({
+        path,
+        message: `is a name the record uses for Provider T's own ${key}: choose another key`,
+      });
     }
   }
   return Object.fromEntries(merged);

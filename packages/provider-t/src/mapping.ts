@@ -231,7 +231,11 @@ export function transferCheckout(
  * built from the status read that confirmed it, so `status` and amounts are the provider's, with the caller's
  * customer and item (issue 11 §1).
  */
-export function confirmedTransferPayment(plan: TransferPlan, status: StatusReply, livemode: boolean): Payment {
+export function confirmedTransferPayment(
+  plan: TransferPlan,
+  status: StatusReply,
+  livemode: boolean,
+): Payment {
   return {
     ...statusPayment(status, livemode),
     customer: plan.customer,
@@ -241,7 +245,11 @@ export function confirmedTransferPayment(plan: TransferPlan, status: StatusReply
 }
 
 /** The Checkout of such a transfer: no receipt link (only the lost commit reply carried one). */
-export function confirmedTransferCheckout(plan: TransferPlan, status: StatusReply, livemode: boolean): Checkout {
+export function confirmedTransferCheckout(
+  plan: TransferPlan,
+  status: StatusReply,
+  livemode: boolean,
+): Checkout {
   return {
     ...statusCheckout(status, livemode),
     customer: plan.customer,

@@ -153,7 +153,11 @@ async function commitRefund(
     );
   }
   if (isSuccess(reply)) {
-    return transport.read(reply, { ...call, context: { ...context, outcome: 'unknown' } }, refundCommitSchema);
+    return transport.read(
+      reply,
+      { ...call, context: { ...context, outcome: 'unknown' } },
+      refundCommitSchema,
+    );
   }
   if (transport.detail(reply).code === ALREADY_COMMITTED_CODE) {
     return confirmRefunded(transport, plan, context, reconcile, options);

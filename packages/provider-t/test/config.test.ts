@@ -99,3 +99,41 @@ describe('createProviderT() (explicit)', () => {
     expect(() => createProviderT({ ...config, webhookPublicKey: 'not a key!' })).toThrow(/webhookPublicKey/);
   });
 });
+
+describe('webhook host (issue 10 §2)', () => {
+  it('reads PROVIDER_T_WEBHOOK_HOST and verifies production webhooks against it', async () => {
+    const { generateProviderTKeyPair, providerTStatusEvent, signedProviderTWebhook } = await import(
+      '../src/testing/index.js'
+    );
+    const { createPay } = await import('@pay/core');
+    const keys = generateProviderTKeyPair();
+    stubEnv({ ...ENV, PROVIDER_T_SANDBOX: 'false', PROVIDER_T_WEBHOOK_HOST: 'Pay.Shop.Example' });
+    const handler = createPay(providerT({ webhookPublicKey: keys.publicKey })).webhooks.setup({
+      webhookSecret: null,
+    });
+    const event = providerTStatusEvent({ transactionId: TRANSACTION_ID, transactionStatus: 'ON_HOLD' });
+    const signedForUs = signedProviderTWebhook({
+      event,
+      url: 'https://pay.shop.example/hooks',
+      privateKey: keys.privateKey,
+    });
+    // A status this adapter does not know raises the raw event with no upstream call: verification alone.
+    const { events } = await handler.handle({ ...signedForUs, fullUrl: 'http://127.0.0.1:3000/hooks' });
+    expect(events.map((e) => e.type)).toEqual(['providerT.TRANSACTION_STATUS_EVENT']);
+  });
+
+  it('refuses a webhook host with a scheme or a path', () => {
+    for (const webhookHost of ['https://shop.example', 'shop.example/hooks']) {
+      expect(() =>
+        createProviderT({
+          clientId: 'c',
+          clientSecret: 's',
+          agentPartnerId: '1',
+          operatorId: 'o',
+          isSandbox: false,
+          webhookHost,
+        }),
+      ).toThrow(ConfigurationError);
+    }
+  });
+});

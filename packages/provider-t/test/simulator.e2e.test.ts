@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   createMemoryDeduplicationStore,
   createPay,
@@ -14,6 +15,7 @@ import { createProviderT, type ProviderTConfig } from '../src/index.js';
 import {
   generateProviderTKeyPair,
   type ProviderTSimulator,
+  signedProviderTWebhook,
   startProviderTSimulator,
 } from '../src/testing/index.js';
 import { receiver, sender, transactionInformation, transferMetadata } from './fixtures.js';
@@ -474,3 +476,296 @@ describe('the simulator', () => {
     );
   });
 });
+
+function statusReads() {
+  return sim.requests.filter((request) => request.path.startsWith('/status/'));
+}
+
+/** The keys of a published fixture's body, nested, as `a.b.c` paths. */
+function shapeOf(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [prefix];
+  return Object.entries(value).flatMap(([key, inner]) => shapeOf(inner, prefix ? `${prefix}.${key}` : key));
+}
+function publishedBody(name: string): unknown {
+  return (
+    JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as { body: unknown }
+  ).body;
+}
+
+describe('deduplication before any upstream work (issue 10 §3)', () => {
+  it('replaying one captured delivery 200 times makes one status read at the provider', async () => {
+    const payment = await adapter().createPayment(paymentParams);
+    const before = statusReads().length;
+    const handler = createPay(adapter())
+      .webhooks.setup({ webhookSecret: null, deduplicate: createMemoryDeduplicationStore() })
+      .on('payment.succeeded', () => {});
+    const captured = signedProviderTWebhook({
+      event: {
+        eventId: '740708201679925945014500444747',
+        eventDate: new Date().toISOString().replace('Z', ''),
+        subscriptionId: '15efa8b3-bb09-4fe9-a295-55fc323cf3ee',
+        subscriptionType: 'TRANSACTION_STATUS_EVENT',
+        eventPayload: {
+          transactionId: payment.id,
+          agentPartnerId: sim.credentials.agentPartnerId,
+          transactionStatus: 'SENT',
+          transactionSubStatus: [],
+        },
+      },
+      url: 'https://shop.example/webhooks/provider-t',
+      privateKey: sim.privateKey,
+    });
+    const results = [];
+    for (let replay = 0; replay < 200; replay++) results.push(await handler.handle(captured));
+    expect(results[0]?.events.map((event) => event.type)).toEqual([
+      'payment.succeeded',
+      'providerT.TRANSACTION_STATUS_EVENT',
+    ]);
+    expect(results.slice(1).every((result) => result.events.length === 0)).toBe(true);
+    expect(statusReads().length - before).toBe(1);
+  });
+});
+
+describe('events from the confirmed status, against the simulator (issue 10 §4)', () => {
+  it('a late SENT push for a transfer the provider has since REJECTED raises payment.failed', async () => {
+    const payment = await adapter().createPayment(paymentParams);
+    sim.setStatus(payment.id, 'REJECTED');
+    const seen: string[] = [];
+    const handler = createPay(adapter())
+      .webhooks.setup({ webhookSecret: null })
+      .on(['payment.succeeded', 'payment.failed'], (event) => {
+        seen.push(`${event.type}:${event.data.status}`);
+      });
+    endpoint = await startLoopbackServer(toNodeListener(handler));
+    expect(
+      await sim.deliverWebhook(`${endpoint.url}/hook`, { transactionId: payment.id, status: 'SENT' }),
+    ).toBe(200);
+    expect(seen).toEqual(['payment.failed:failed']);
+  });
+
+  it('a REFUNDED push the status read does not show yet is answered 503 and redelivered', async () => {
+    const payment = await adapter().createPayment(paymentParams);
+    const created = vi.fn();
+    const handler = createPay(adapter())
+      .webhooks.setup({ webhookSecret: null })
+      .on('refund.created', created);
+    endpoint = await startLoopbackServer(toNodeListener(handler));
+    expect(
+      await sim.deliverWebhook(`${endpoint.url}/hook`, { transactionId: payment.id, status: 'REFUNDED' }),
+    ).toBe(503);
+    expect(created).not.toHaveBeenCalled();
+  });
+});
+
+describe('a lost reply, then a refusal of the retry (issue 11 §1)', () => {
+  const COMMIT = /^\/transfer\/v1\/transactions\/[^/]+\/commit$/;
+  const REFUND_COMMIT = /^\/refund\/v2\/transactions\/[^/]+\/commit$/;
+  const refusal = (status: number, code: string) => ({
+    kind: 'status' as const,
+    status,
+    body: JSON.stringify({ errors: [{ category: 'VALIDATION', code, message: 'refused' }] }),
+  });
+
+  for (const [status, code] of [
+    [409, 'REQUEST_IN_PROGRESS'],
+    [400, 'QUOTE_EXPIRED'],
+  ] as const) {
+    it(`transfer commit: processed, reply lost, retry refused ${status} ${code} → outcome unknown, one transfer, never "create again"`, async () => {
+      sim.faults.inject({ method: 'PUT', path: COMMIT, fault: { kind: 'drop-after' } });
+      sim.faults.inject({ method: 'PUT', path: COMMIT, fault: refusal(status, code) });
+      const error = await failure(adapter().createPayment(paymentParams));
+      const transactionId = sim.transfers[0]?.transactionId as string;
+      expect(ProviderApiError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({
+        providerCode: code,
+        outcome: 'unknown',
+        retryable: false,
+        context: { transactionId, step: 'commit', outcome: 'unknown' },
+      });
+      expect(error.message).not.toMatch(/no money moved|call create again/i);
+      expect(sim.committedTransfers).toBe(1);
+      expect(await adapter().retrievePayment(transactionId)).toMatchObject({ status: 'succeeded' });
+    });
+  }
+
+  it('transfer commit: processed, reply lost, retry answered "already committed" → the Payment, one transfer', async () => {
+    sim.faults.inject({ method: 'PUT', path: COMMIT, fault: { kind: 'drop-after' } });
+    sim.faults.inject({ method: 'PUT', path: COMMIT, fault: refusal(400, 'TRANSACTION_ALREADY_COMMITTED') });
+    const payment = await adapter().createPayment(paymentParams);
+    expect(payment).toMatchObject({
+      id: sim.transfers[0]?.transactionId,
+      status: 'succeeded',
+      amount: 100,
+      amount_paid: 100,
+      metadata: { orderId: 'A-1001', transactionStatus: 'SENT' },
+    });
+    expect(sim.committedTransfers).toBe(1);
+  });
+
+  it('checkout commit: processed, reply lost, retry answered "already committed" → the Checkout', async () => {
+    sim.faults.inject({ method: 'PUT', path: COMMIT, fault: { kind: 'drop-after' } });
+    sim.faults.inject({ method: 'PUT', path: COMMIT, fault: refusal(400, 'TRANSACTION_ALREADY_COMMITTED') });
+    const checkout = await adapter().createCheckout({
+      item_id: 'remittance',
+      provider_metadata: { ...transferMetadata, amount: 100, currency: 'USD' },
+    });
+    expect(checkout).toMatchObject({
+      amount: 100,
+      payment_url: null,
+      products: [{ id: 'remittance', quantity: 1 }],
+      metadata: { transactionStatus: 'SENT' },
+    });
+    expect(sim.committedTransfers).toBe(1);
+  });
+
+  for (const [status, code] of [
+    [409, 'REQUEST_IN_PROGRESS'],
+    [400, 'INVALID_REFUND_ID'],
+  ] as const) {
+    it(`refund commit: processed, reply lost, retry refused ${status} ${code} → outcome unknown, refunded once`, async () => {
+      const payment = await adapter().createPayment(paymentParams);
+      sim.faults.inject({ method: 'PUT', path: REFUND_COMMIT, fault: { kind: 'drop-after' } });
+      sim.faults.inject({ method: 'PUT', path: REFUND_COMMIT, fault: refusal(status, code) });
+      const error = await failure(adapter().createRefund({ payment_id: payment.id }));
+      expect(error).toMatchObject({
+        providerCode: code,
+        outcome: 'unknown',
+        retryable: false,
+        context: { transactionId: payment.id, step: 'refund_commit', outcome: 'unknown' },
+      });
+      expect(error.message).not.toMatch(/nothing was refunded/i);
+      expect(sim.refunds).toHaveLength(1);
+    });
+  }
+
+  it('refund commit: processed, reply lost, retry answered "already committed" → the Refund, refunded once', async () => {
+    const payment = await adapter().createPayment(paymentParams);
+    sim.faults.inject({ method: 'PUT', path: REFUND_COMMIT, fault: { kind: 'drop-after' } });
+    sim.faults.inject({
+      method: 'PUT',
+      path: REFUND_COMMIT,
+      fault: refusal(400, 'TRANSACTION_ALREADY_COMMITTED'),
+    });
+    const refund = await adapter().createRefund({ payment_id: payment.id });
+    expect(refund).toMatchObject({
+      payment_id: payment.id,
+      amount: 100,
+      currency: 'USD',
+      status: 'succeeded',
+    });
+    expect(refund.id).toBe(sim.refunds[0]?.refundId);
+    expect(sim.refunds).toHaveLength(1);
+  });
+
+  it('the simulator itself answers a second commit of a committed refund with TRANSACTION_ALREADY_COMMITTED', async () => {
+    const payment = await adapter().createPayment(paymentParams);
+    const refundId = (await adapter().createRefund({ payment_id: payment.id })).id;
+    const token = (await (
+      await fetch(`${sim.url}/oauth/accesstoken?grant_type=client_credentials`, {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${sim.credentials.clientId}:${sim.credentials.clientSecret}`).toString('base64')}`,
+        },
+      })
+    ).json()) as { access_token: string };
+    const again = await fetch(`${sim.url}/refund/v2/transactions/${payment.id}/commit`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${token.access_token}`,
+        'x-client-request-id': crypto.randomUUID(),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        targetAudience: 'AGENT_FACING',
+        agentPartnerId: sim.credentials.agentPartnerId,
+        userLanguage: 'en-US',
+        refundId,
+      }),
+    });
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ errors: [{ code: 'TRANSACTION_ALREADY_COMMITTED' }] });
+  });
+});
+
+describe('the simulator speaks the published shapes (issue 12)', () => {
+  it('answers an unknown transaction id with 400 and code 697, as recorded from the sandbox', async () => {
+    const token = (await (
+      await fetch(`${sim.url}/oauth/accesstoken?grant_type=client_credentials`, {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${sim.credentials.clientId}:${sim.credentials.clientSecret}`).toString('base64')}`,
+        },
+      })
+    ).json()) as Record<string, unknown>;
+    // The token reply has the recorded shape too: expires_in as a string.
+    expect(typeof token.expires_in).toBe('string');
+    const reply = await fetch(
+      `${sim.url}/status/v1/transactions/transaction_id?targetAudience=AGENT_FACING&agentPartnerId=${sim.credentials.agentPartnerId}&userLanguage=en-US`,
+      {
+        headers: {
+          authorization: `Bearer ${token.access_token}`,
+          'x-client-request-id': crypto.randomUUID(),
+        },
+      },
+    );
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toEqual(publishedBody('status-unknown-697.json'));
+  });
+
+  it('quote, status and refund replies carry every field of the published ones', async () => {
+    const recorded: Record<string, unknown> = {};
+    const payment = await createProviderT({
+      ...sim.adapterConfig,
+      hooks: {
+        onResponse: (info) => {
+          if (info.responseBody === '[REDACTED]') return;
+          recorded[`${info.method} ${new URL(info.url).pathname.split('/').slice(0, 3).join('/')}`] =
+            JSON.parse(info.responseBody ?? 'null');
+        },
+      },
+    }).createPayment(paymentParams);
+    await adapter().retrievePayment(payment.id);
+    const quote = recorded['POST /transfer/v1'];
+    const quoteFields = shapeOf(quote);
+    for (const field of shapeOf(publishedBody('quote.json'))) expect(quoteFields).toContain(field);
+    const status = await fetchJson(`/status/v1/transactions/${payment.id}`);
+    const statusFields = shapeOf(status);
+    for (const field of shapeOf(publishedBody('status-sent.json')).filter(
+      (f) => !f.startsWith('additionalDetails'),
+    ))
+      expect(statusFields).toContain(field);
+  });
+
+  it('signs webhook bodies with the fields of the published deliveries', async () => {
+    const payment = await adapter().createPayment(paymentParams);
+    let received: unknown;
+    endpoint = await startLoopbackServer(async (req, res) => {
+      let text = '';
+      for await (const chunk of req) text += chunk;
+      received = JSON.parse(text);
+      res.writeHead(200).end();
+    });
+    await sim.deliverWebhook(`${endpoint.url}/hook`, { transactionId: payment.id });
+    const published = JSON.parse(
+      (
+        JSON.parse(
+          readFileSync(new URL('./fixtures/webhook-refunded-signed.json', import.meta.url), 'utf8'),
+        ) as { body: string }
+      ).body,
+    );
+    expect(shapeOf(received).sort()).toEqual(shapeOf(published).sort());
+  });
+});
+
+async function fetchJson(path: string): Promise<unknown> {
+  const token = (await (
+    await fetch(`${sim.url}/oauth/accesstoken?grant_type=client_credentials`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${sim.credentials.clientId}:${sim.credentials.clientSecret}`).toString('base64')}`,
+      },
+    })
+  ).json()) as { access_token: string };
+  const query = `targetAudience=AGENT_FACING&agentPartnerId=${sim.credentials.agentPartnerId}&userLanguage=en-US`;
+  const reply = await fetch(`${sim.url}${path}?${query}`, {
+    headers: { authorization: `Bearer ${token.access_token}`, 'x-client-request-id': crypto.randomUUID() },
+  });
+  return reply.json();
+}

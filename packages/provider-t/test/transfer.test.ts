@@ -282,6 +282,49 @@ describe('validation before the quote', () => {
     ]);
   });
 
+  it('refuses additionalDetails that contradict metadata, before any call (the record would show another value than the provider stores)', async () => {
+    const error = await testAdapter()
+      .createPayment({
+        ...paymentParams,
+        metadata: { orderId: 'A-1001' },
+        provider_metadata: { ...transferMetadata, additionalDetails: { orderId: 'B-2002' } },
+      })
+      .catch((thrown: unknown) => thrown);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues).toEqual([
+      {
+        path: 'provider_metadata.additionalDetails.orderId',
+        message: expect.stringContaining('differs from metadata.orderId'),
+      },
+    ]);
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('refuses metadata keys the record fills with the provider facts', async () => {
+    const error = await testAdapter()
+      .createPayment({ ...paymentParams, metadata: { referenceNumber: 'mine', fees: '0' } })
+      .catch((thrown: unknown) => thrown);
+    expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([
+      'metadata.referenceNumber',
+      'metadata.fees',
+    ]);
+  });
+
+  it('sends metadata and additionalDetails together, and the record shows exactly what was sent', async () => {
+    const { calls, record } = recorder();
+    nockLogin();
+    nock(HOST).post('/transfer/v1/transactions/quote').reply(200, quoteReply());
+    nock(HOST).put(TRANSFER_PATH).reply(record(updateReply()));
+    nock(HOST).put(`${TRANSFER_PATH}/commit`).reply(200, commitReply);
+    const payment = await testAdapter().createPayment({
+      ...paymentParams,
+      metadata: { orderId: 'A-1001' },
+      provider_metadata: { ...transferMetadata, additionalDetails: { orderId: 'A-1001', channel: 'web' } },
+    });
+    expect(calls[0]?.body).toMatchObject({ additionalDetails: { orderId: 'A-1001', channel: 'web' } });
+    expect(payment.metadata).toMatchObject({ orderId: 'A-1001', channel: 'web' });
+  });
+
   it('takes a checkout amount only from provider_metadata', async () => {
     const error = await testAdapter()
       .createCheckout({ amount: 100, currency: 'USD', provider_metadata: transferMetadata } as never)

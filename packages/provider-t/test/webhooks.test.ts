@@ -206,3 +206,117 @@ describe('signing helpers', () => {
     expect(parseSignatureHeader(header)?.timestamp).toBe(1763806530);
   });
 });
+
+describe('binding to this merchant (issue 10 §2)', () => {
+  it('refuses every delivery in production until webhookHost is configured, retryably and before any status read', async () => {
+    const handler = handlerFor({ isSandbox: false, baseUrl: HOST });
+    const error = await refusal(handler.handle(delivery('SENT')));
+    expect(error).toMatchObject({ reason: 'missing_secret', retryable: true, status: 503 });
+    expect(error.message).toContain('PROVIDER_T_WEBHOOK_HOST');
+  });
+
+  it('verifies against the configured host, not the host of the request, in production', async () => {
+    nockLogin();
+    nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('SENT'));
+    const handler = handlerFor({ isSandbox: false, baseUrl: HOST, webhookHost: 'pay.shop.example' });
+    const genuine = delivery('SENT', { host: 'pay.shop.example' });
+    const { events } = await handler.handle({
+      ...genuine,
+      fullUrl: 'http://10.0.0.7:8080/webhooks/provider-t',
+    });
+    expect(events).toHaveLength(2);
+  });
+
+  it("refuses a delivery signed for another partner's host even when the request names that host", async () => {
+    // One key signs every partner's deliveries: a delivery for evil.example, replayed to us with a Host header
+    // (or absolute-form target) of evil.example, must not verify.
+    const handler = handlerFor({ webhookHost: 'pay.shop.example' });
+    const foreign = delivery('SENT', { host: 'evil.example' });
+    const error = await refusal(handler.handle({ ...foreign, fullUrl: 'https://evil.example/webhooks' }));
+    expect(error.reason).toBe('invalid_signature');
+  });
+
+  it('refuses a genuinely signed delivery for another agent partner', async () => {
+    const foreign = signedProviderTWebhook({
+      event: providerTStatusEvent({
+        transactionId: TRANSACTION_ID,
+        transactionStatus: 'SENT',
+        agentPartnerId: '39999999',
+      }),
+      url: URL_,
+      privateKey: keys.privateKey,
+    });
+    const error = await refusal(handlerFor().handle(foreign));
+    expect(error).toMatchObject({ reason: 'merchant_mismatch', status: 400 });
+  });
+
+  it('refuses a signed delivery that names no agent partner', async () => {
+    const event = providerTStatusEvent({ transactionId: TRANSACTION_ID, transactionStatus: 'SENT' });
+    const { agentPartnerId: _omitted, ...payload } = event.eventPayload;
+    const unnamed = signedProviderTWebhook({
+      event: { ...event, eventPayload: payload as typeof event.eventPayload },
+      url: URL_,
+      privateKey: keys.privateKey,
+    });
+    const error = await refusal(handlerFor().handle(unnamed));
+    expect(error.status).toBe(400);
+  });
+});
+
+describe('events say what the provider confirmed (issue 10 §4)', () => {
+  it('raises payment.failed, not payment.succeeded, for a late SENT push of a transfer that is now REJECTED', async () => {
+    nockLogin();
+    nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('REJECTED'));
+    const { events } = await handlerFor().handle(delivery('SENT'));
+    expect(events.map((event) => event.type)).toEqual([
+      'payment.failed',
+      'providerT.TRANSACTION_STATUS_EVENT',
+    ]);
+    expect(events[0]?.data).toMatchObject({ status: 'failed', amount_paid: null, livemode: false });
+  });
+
+  it('answers 503 when the push claims a final status the status read does not show yet, and runs nothing', async () => {
+    nockLogin();
+    nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('SENT'));
+    const callback = vi.fn();
+    const error = await refusal(handlerFor().on('payment.failed', callback).handle(delivery('REJECTED')));
+    expect(error).toMatchObject({ reason: 'unconfirmed_status', retryable: true, status: 503 });
+    expect(callback).not.toHaveBeenCalled();
+  });
+
+  it('maps a confirmed status it does not know to payment.updated with status processing', async () => {
+    nockLogin();
+    nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('ON_HOLD'));
+    const { events } = await handlerFor().handle(delivery('SENT'));
+    expect(events[0]).toMatchObject({ type: 'payment.updated', data: { status: 'processing' } });
+  });
+});
+
+describe('odd but signed input (issue 10 §5)', () => {
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'a pushed status named %s raises only the raw event, without a status read and without a crash',
+    async (odd) => {
+      const { events } = await handlerFor().handle(delivery(odd));
+      expect(events.map((event) => event.type)).toEqual(['providerT.TRANSACTION_STATUS_EVENT']);
+      expect(nock.pendingMocks()).toEqual([]);
+    },
+  );
+
+  it('reads ids sent as numbers', async () => {
+    nockLogin();
+    nock(HOST)
+      .get('/status/v1/transactions/3009143868')
+      .query(true)
+      .reply(200, statusReply('SENT', { transactionId: 3009143868 }));
+    const event = providerTStatusEvent({ transactionId: '3009143868', transactionStatus: 'SENT' });
+    const body = JSON.stringify({
+      ...event,
+      eventId: 740708201,
+      eventPayload: { ...event.eventPayload, transactionId: 3009143868 },
+    });
+    const { events } = await handlerFor().handle(
+      signedProviderTWebhook({ event: body, url: URL_, privateKey: keys.privateKey }),
+    );
+    expect(events[0]).toMatchObject({ id: '740708201:payment.succeeded', data: { id: '3009143868' } });
+  });
+});

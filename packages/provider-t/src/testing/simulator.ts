@@ -607,7 +607,9 @@ export async function startProviderTSimulator(
     if (invalid) return invalid;
     const transfer = committedTransfer(transactionId);
     if (!transfer) return notFound();
-    if (refunds.some((refund) => refund.transactionId === transactionId && refund.refundId === body.refundId)) {
+    if (
+      refunds.some((refund) => refund.transactionId === transactionId && refund.refundId === body.refundId)
+    ) {
       // A second commit of a committed refund with a new request id (wire contract, as for transfers).
       return providerError(400, 'TRANSACTION_ALREADY_COMMITTED', 'The refund is already committed');
     }

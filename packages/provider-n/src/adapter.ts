@@ -71,27 +71,30 @@ const REFUND_ERROR_ADVICE = new Map<string, string>([
 const DUPLICATE_REFERENCE = /duplicate/i;
 
 /**
- * The error of a refused money-moving call (issue 11 §1). A refusal proves nothing happened only when no earlier
- * attempt of the call may have reached the provider and the refusal is not "duplicate reference" (which says
- * one did): otherwise the error carries `outcome: 'unknown'` (not retryable, reconcile advice) and the
- * reference in its context, so the caller reconciles instead of moving money twice.
+ * The error of a refused money-moving call (issue 11 §1). A refusal proves that nothing happened only when it is
+ * a 4xx, no earlier attempt of the call may have reached the provider, and it is not "duplicate reference" (which
+ * says one did). Otherwise (including a 5xx or 408, which a gateway can send after the provider processed the
+ * call) the error carries `outcome: 'unknown'` (not retryable, with reconcile advice) and the reference in its
+ * context, so the caller reconciles instead of moving money twice.
  */
 export function moneyMovingRefusal(
   outcome: Extract<Outcome, { ok: false }>,
   advice: string | undefined,
 ): ProviderApiError {
-  const landedBefore =
-    outcome.reply.earlierAttemptMayHaveReached ||
-    DUPLICATE_REFERENCE.test(outcome.error.providerMessage ?? '');
-  if (landedBefore) {
-    return outcome.error.withDetails({
-      message: `providerN answered HTTP ${outcome.error.status}${
-        outcome.error.providerCode ? ` (code ${outcome.error.providerCode})` : ''
-      } after an earlier attempt of this call may already have been processed.`,
+  const { error, reply } = outcome;
+  const mayHaveLanded =
+    reply.earlierAttemptMayHaveReached ||
+    error.status >= 500 ||
+    error.status === 408 ||
+    DUPLICATE_REFERENCE.test(error.providerMessage ?? '');
+  if (mayHaveLanded) {
+    const code = error.providerCode ? ` (code ${error.providerCode})` : '';
+    return error.withDetails({
+      message: `providerN answered HTTP ${error.status}${code} to a call that moves money, and the call (or an earlier attempt of it) may have been processed.`,
       outcome: 'unknown',
     });
   }
-  return advice ? withAdvice(outcome.error, advice) : outcome.error;
+  return advice ? withAdvice(error, advice) : error;
 }
 
 /** Operations the provider has no call for, with the reason the error gives. */

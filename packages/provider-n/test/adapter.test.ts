@@ -211,7 +211,7 @@ describe('checkouts.create', () => {
     });
   });
 
-  it('does not retry init-transaction on a 503', async () => {
+  it('does not retry init-transaction on a 503, and does not call it safe to repeat', async () => {
     nockLogin();
     nock(HOST)
       .post('/api/v1/merchant/transactions/init-transaction')
@@ -220,7 +220,13 @@ describe('checkouts.create', () => {
     const error = await testAdapter({ retry: 2 })
       .createCheckout(checkoutParams)
       .catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ code: 'provider_api_error', status: 503, retryable: true });
+    // A 5xx to a call that opens a checkout does not prove nothing was opened (issue 11 §1).
+    expect(error).toMatchObject({
+      code: 'provider_api_error',
+      status: 503,
+      retryable: false,
+      outcome: 'unknown',
+    });
   });
 
   it('reports a success reply without checkoutUrl as InvalidResponseError', async () => {
@@ -505,7 +511,7 @@ describe('refunds.create', () => {
     nock(HOST).post('/api/v1/refunds/initiate-refund').once().reply(500, refused('500', 'Internal error'));
     await expect(
       testAdapter({ retry: 2 }).createRefund({ payment_id: TRANSACTION_REFERENCE, amount: 1000 }),
-    ).rejects.toMatchObject({ status: 500, retryable: true });
+    ).rejects.toMatchObject({ status: 500, retryable: false, outcome: 'unknown' });
   });
 });
 

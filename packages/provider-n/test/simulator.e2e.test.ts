@@ -3,7 +3,11 @@ import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import nock from 'nock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProviderN, type ProviderNConfig } from '../src/index.js';
-import { type ProviderNSimulator, startProviderNSimulator } from '../src/testing/index.js';
+import {
+  type ProviderNSimulator,
+  providerNWebhookRequest,
+  startProviderNSimulator,
+} from '../src/testing/index.js';
 
 let simulator: ProviderNSimulator;
 const servers: LoopbackServer[] = [];
@@ -181,6 +185,66 @@ describe('end to end against the simulator', () => {
     ]);
   });
 
+  it('a rejected under-payment delivered by the simulator (published shape) is payment.failed with nothing held', async () => {
+    const checkout = await adapterFor(simulator).createCheckout(checkoutParams);
+    const rejected = simulator.rejectPayment(checkout.id, { amountSent: 40 });
+    expect(typeof rejected.metaData).toBe('string');
+    const handler = createPay(adapterFor(simulator)).webhooks.setup({
+      webhookSecret: simulator.credentials.secretKey,
+    });
+    const failed: unknown[] = [];
+    handler.on('payment.failed', (event) => {
+      failed.push(event.data);
+    });
+    const endpoint = await startLoopbackServer(toNodeListener(handler));
+    servers.push(endpoint);
+    expect(
+      await simulator.deliverWebhook(endpoint.url, { eventType: 'REJECTED_PAYMENT', eventData: rejected }),
+    ).toBe(200);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        id: checkout.id,
+        amount: 5000,
+        amount_paid: 0,
+        status: 'failed',
+        metadata: expect.objectContaining({
+          orderId: '1001',
+          rejectionReason: 'UNDER_PAYMENT',
+          rejectedAmount: '40',
+        }),
+      }),
+    ]);
+    // Not paid yet: the read shows the provider's unpaid shape (amount / currencyCode), read as pending.
+    expect(await adapterFor(simulator).retrievePayment(checkout.id)).toMatchObject({
+      status: 'pending',
+      amount: 5000,
+      amount_paid: 0,
+      currency: 'NGN',
+      customer: { email: 'ada@example.com' },
+    });
+  });
+
+  it('a refund webhook from the simulator carries merchantReason, which becomes the Refund reason', async () => {
+    const checkout = await paidCheckout();
+    const refund = await adapterFor(simulator).createRefund({
+      payment_id: checkout.id,
+      amount: 1000,
+      reason: 'damaged item',
+    });
+    const eventData = simulator.completeRefund(refund.id);
+    expect(eventData).toMatchObject({ merchantReason: 'damaged item' });
+    expect(eventData).not.toHaveProperty('refundReason');
+    const { events } = await createPay(adapterFor(simulator))
+      .webhooks.setup({ webhookSecret: simulator.credentials.webhookSecret })
+      .handle(
+        await providerNWebhookRequest(
+          { eventType: 'SUCCESSFUL_REFUND', eventData },
+          { webhookSecret: simulator.credentials.secretKey },
+        ),
+      );
+    expect(events[0]?.data).toMatchObject({ id: refund.id, status: 'succeeded', reason: 'damaged item' });
+  });
+
   it('resolves payments.retrieve to null for a reference the provider does not know', async () => {
     expect(await adapterFor(simulator).retrievePayment('PN|20260101000000|999999')).toBeNull();
   });
@@ -207,7 +271,7 @@ describe('tokens against the simulator', () => {
     expect(statuses).toEqual(['Bearer ', 'Bearer ']);
   });
 
-  it('refreshes a token that really expires before using it', async () => {
+  it("a token that expires within core's 30 s lifetime floor is replaced after one 401, and the call succeeds", async () => {
     await simulator.close();
     simulator = await startProviderNSimulator({ tokenLifetimeSeconds: 1 });
     const adapter = adapterFor(simulator);
@@ -215,8 +279,10 @@ describe('tokens against the simulator', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await expect(adapter.retrievePayment(checkout.id)).resolves.toMatchObject({ status: 'succeeded' });
     expect(simulator.books.logins).toBe(2);
-    // One query only: the expired token was replaced before the call, not after a 401.
-    expect(simulator.books.requests.filter((request) => request.path.endsWith('/query'))).toHaveLength(1);
+    // Core treats a lifetime under 30 s as 30 s (a login never serves less than its own call), so the token the
+    // simulator expired after 1 s is still held: the read meets one 401, logs in once more and is sent again.
+    const queries = simulator.books.requests.filter((request) => request.path.endsWith('/query'));
+    expect(queries).toHaveLength(2);
   });
 
   it('reports wrong credentials as a ProviderApiError without the secret', async () => {

@@ -113,9 +113,13 @@ function transferBooks(sim: ProviderTSimulator, quotes: number, committed: numbe
   expect(sim.refunds).toHaveLength(0);
 }
 
-/** Context of a commit failure: the outcome is unknown unless the provider refused it outright (a 429). */
-function commitContext(kind: FaultKind, transactionId: string, extra: Record<string, unknown> = {}) {
-  return kind === '429' ? { transactionId, ...extra } : { transactionId, ...extra, outcome: 'unknown' };
+/**
+ * Context of a commit failure: the outcome is always unknown here. Even a 429 on the last attempt proves nothing
+ * about the earlier attempt, which was retried (issue 11 §1: after an attempt that may have landed, a 4xx proves
+ * nothing), so the caller reconciles instead of sending again.
+ */
+function commitContext(_kind: FaultKind, transactionId: string, extra: Record<string, unknown> = {}) {
+  return { transactionId, ...extra, outcome: 'unknown' };
 }
 
 function transferSites(op: string, run: (adapter: ProviderTAdapter) => Promise<unknown>): Site[] {
@@ -169,7 +173,7 @@ function transferSites(op: string, run: (adapter: ProviderTAdapter) => Promise<u
       setup: 'none',
       run,
       // A commit that may have moved money is never reported as retryable: the caller reconciles first.
-      retryable: (kind) => kind === '429',
+      retryable: () => false,
       context: (kind, _id, sim) => commitContext(kind, onlyTransfer(sim), { step: 'commit' }),
       books: (sim, _id, processed) => transferBooks(sim, 1, processed ? 1 : 0),
       done: (sim) => transferBooks(sim, 1, 1),
@@ -325,7 +329,7 @@ const SITES: Site[] = [
     safe: true,
     setup: 'committed',
     run: refund,
-    retryable: (kind) => kind === '429',
+    retryable: () => false,
     context: (kind, id) =>
       commitContext(kind, id, { step: 'refund_commit', refundId: expect.stringMatching(/^rfd-/) }),
     books: (sim, id, processed) => (processed ? refundedOnce(sim, id) : notRefunded(sim, id)),

@@ -1,0 +1,59 @@
+import type { DeduplicationStore, IdempotencyStore, TokenStore } from '@pay/core';
+import { runStatement } from './client.js';
+import { createPostgresDeduplicationStore } from './deduplication.js';
+import { createPostgresIdempotencyStore } from './idempotency.js';
+import { migrate, type PostgresStoreOptions, storeTables } from './schema.js';
+import { createPostgresTokenStore } from './tokens.js';
+
+/** How many expired rows {@link PostgresStores.sweep} deleted from each table. */
+export interface SweepResult {
+  deliveries: number;
+  idempotencyKeys: number;
+  tokens: number;
+}
+
+/** The three stores on one PostgreSQL database, with the schema migration and the sweeper of expired rows. */
+export interface PostgresStores {
+  /** Webhook deliveries: one lease per delivery key, shared by every instance. */
+  deduplication: DeduplicationStore;
+  /** The idempotency ledger of money-moving calls. */
+  idempotency: IdempotencyStore;
+  /** The shared cache of provider access tokens. */
+  tokens: TokenStore;
+  /** Creates the tables when they are missing (idempotent; see {@link migrate}). */
+  migrate(): Promise<void>;
+  /**
+   * Deletes the rows whose time is up: delivery keys past their lease or done mark, ledger entries past their
+   * retention, expired tokens. Expired rows are already treated as absent and reclaimed in place by the next
+   * call on their key; sweeping only keeps the tables small. Run it now and then (every few minutes).
+   */
+  sweep(): Promise<SweepResult>;
+}
+
+/**
+ * The PostgreSQL deduplication store, idempotency ledger and token cache over `client`, on the tables named by
+ * `tablePrefix` (default `pay_`) in `schema`. Does no I/O: call `migrate()` once at start-up (or apply
+ * `sql/schema.sql` with your migration tool) before the first store call.
+ */
+export function createPostgresStores(options: PostgresStoreOptions): PostgresStores {
+  const { client } = options;
+  const tables = storeTables(options);
+  /** Deletes the expired rows of one table in one statement and counts them. */
+  async function sweepTable(table: string): Promise<number> {
+    const { rowCount } = await runStatement(client, 'sweep', `DELETE FROM ${table} WHERE expires_at <= now()`);
+    return rowCount ?? 0;
+  }
+  return {
+    deduplication: createPostgresDeduplicationStore(options),
+    idempotency: createPostgresIdempotencyStore(options),
+    tokens: createPostgresTokenStore(options),
+    migrate: () => migrate(client, options),
+    async sweep() {
+      return {
+        deliveries: await sweepTable(tables.deliveries),
+        idempotencyKeys: await sweepTable(tables.idempotencyKeys),
+        tokens: await sweepTable(tables.tokens),
+      };
+    },
+  };
+}

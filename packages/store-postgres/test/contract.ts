@@ -1,0 +1,353 @@
+// The behaviour every implementation of core's store contracts must show (DeduplicationStore in
+// core/src/webhooks/dedupe.ts, IdempotencyStore and TokenStore in core/src/stores.ts), written once so another
+// store (Redis) or core's in-memory reference can run the same suite. Timing uses real time with short leases;
+// every test uses fresh keys, so stores need no reset between tests.
+import type { DeduplicationStore, IdempotencyStore, TokenStore } from '@pay/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/** The three stores under test. */
+export interface ContractStores {
+  deduplication: DeduplicationStore;
+  idempotency: IdempotencyStore;
+  tokens: TokenStore;
+}
+
+/** A lease short enough to wait out in a test, long enough that a slow statement does not outlive it. */
+const SHORT_LEASE_SECONDS = 0.4;
+const WAIT_OUT_SHORT_LEASE_MS = 600;
+const LONG = { leaseSeconds: 60, retentionSeconds: 86_400 };
+const CONCURRENT_ATTEMPTS = 50;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const freshKey = (what: string) => `${what}:${crypto.randomUUID()}`;
+
+/** Registers the contract tests; `makeStores` runs once before them. */
+export function runStoreContract(makeStores: () => ContractStores | Promise<ContractStores>): void {
+  let stores: ContractStores;
+  beforeAll(async () => {
+    stores = await makeStores();
+  });
+
+  describe('deduplication (webhook deliveries)', () => {
+    it('leases a new delivery key to the first attempt and answers in_progress while the lease runs', async () => {
+      const key = freshKey('delivery');
+      const first = await stores.deduplication.begin(key, { leaseSeconds: 60 });
+      expect(first).toEqual({ state: 'acquired', lease: expect.any(String) });
+      expect(await stores.deduplication.begin(key, { leaseSeconds: 60 })).toEqual({ state: 'in_progress' });
+    });
+
+    it('skips a redelivery once the delivery is done, until the done mark expires', async () => {
+      const key = freshKey('delivery');
+      const first = await stores.deduplication.begin(key, { leaseSeconds: 60 });
+      if (first.state !== 'acquired') throw new Error('expected the lease');
+      await stores.deduplication.complete(key, first.lease, SHORT_LEASE_SECONDS);
+      expect(await stores.deduplication.begin(key, { leaseSeconds: 60 })).toEqual({ state: 'done' });
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect((await stores.deduplication.begin(key, { leaseSeconds: 60 })).state).toBe('acquired');
+    });
+
+    it('runs the delivery again after a failed attempt released it', async () => {
+      const key = freshKey('delivery');
+      const first = await stores.deduplication.begin(key, { leaseSeconds: 60 });
+      if (first.state !== 'acquired') throw new Error('expected the lease');
+      await stores.deduplication.release(key, first.lease);
+      const second = await stores.deduplication.begin(key, { leaseSeconds: 60 });
+      expect(second.state).toBe('acquired');
+      expect(second).not.toEqual(first);
+    });
+
+    it('lets another attempt take over when a crashed attempt’s lease expires', async () => {
+      const key = freshKey('delivery');
+      const crashed = await stores.deduplication.begin(key, { leaseSeconds: SHORT_LEASE_SECONDS });
+      expect(crashed.state).toBe('acquired');
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      const takeover = await stores.deduplication.begin(key, { leaseSeconds: 60 });
+      expect(takeover.state).toBe('acquired');
+      expect(takeover).not.toEqual(crashed);
+    });
+
+    it('never lets an attempt whose lease was taken over complete or release the new owner’s lease', async () => {
+      const key = freshKey('delivery');
+      const stale = await stores.deduplication.begin(key, { leaseSeconds: SHORT_LEASE_SECONDS });
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      const owner = await stores.deduplication.begin(key, { leaseSeconds: 60 });
+      if (stale.state !== 'acquired' || owner.state !== 'acquired') throw new Error('expected two leases');
+
+      await stores.deduplication.complete(key, stale.lease, 3600);
+      expect(await stores.deduplication.begin(key, { leaseSeconds: 60 })).toEqual({ state: 'in_progress' });
+      await stores.deduplication.release(key, stale.lease);
+      expect(await stores.deduplication.begin(key, { leaseSeconds: 60 })).toEqual({ state: 'in_progress' });
+
+      await stores.deduplication.complete(key, owner.lease, 3600);
+      expect(await stores.deduplication.begin(key, { leaseSeconds: 60 })).toEqual({ state: 'done' });
+    });
+
+    it(`leases a delivery to exactly one of ${CONCURRENT_ATTEMPTS} concurrent attempts`, async () => {
+      const key = freshKey('delivery');
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT_ATTEMPTS }, () => stores.deduplication.begin(key, { leaseSeconds: 60 })),
+      );
+      expect(answers.filter((answer) => answer.state === 'acquired')).toHaveLength(1);
+      expect(answers.filter((answer) => answer.state === 'in_progress')).toHaveLength(CONCURRENT_ATTEMPTS - 1);
+    });
+  });
+
+  describe('idempotency ledger', () => {
+    it('leases a new key with no recovery point and records the request’s fingerprint and retention', async () => {
+      const key = freshKey('payment');
+      const before = Date.now();
+      const begin = await stores.idempotency.begin(key, 'fingerprint-a', LONG);
+      expect(begin).toEqual({ state: 'acquired', lease: expect.any(String), recoveryPoint: null });
+      const entry = await stores.idempotency.read(key);
+      expect(entry).toEqual({
+        key,
+        fingerprint: 'fingerprint-a',
+        state: 'in_progress',
+        recoveryPoint: null,
+        result: null,
+        expiresAt: expect.any(Number),
+      });
+      // Retention is counted from the first use (allowing for clock skew between the test and a database).
+      expect(entry?.expiresAt).toBeGreaterThanOrEqual(before + 86_400_000 - 2_000);
+      expect(entry?.expiresAt).toBeLessThanOrEqual(Date.now() + 86_400_000 + 2_000);
+    });
+
+    it('answers in_progress to a concurrent call with the same key while the first holds it', async () => {
+      const key = freshKey('payment');
+      await stores.idempotency.begin(key, 'fingerprint-a', LONG);
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'in_progress' });
+    });
+
+    it('refuses the same key with a different request, in progress, completed or after its lease expired', async () => {
+      const running = freshKey('payment');
+      await stores.idempotency.begin(running, 'fingerprint-a', LONG);
+      expect(await stores.idempotency.begin(running, 'fingerprint-b', LONG)).toEqual({ state: 'mismatch' });
+
+      const finished = freshKey('payment');
+      const lease = await acquire(stores.idempotency, finished, 'fingerprint-a', LONG);
+      await stores.idempotency.complete(finished, lease, { id: 'pay_1' });
+      expect(await stores.idempotency.begin(finished, 'fingerprint-b', LONG)).toEqual({ state: 'mismatch' });
+
+      const crashed = freshKey('payment');
+      await stores.idempotency.begin(crashed, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: 86_400,
+      });
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.idempotency.begin(crashed, 'fingerprint-b', LONG)).toEqual({ state: 'mismatch' });
+    });
+
+    it('returns the recorded result to every later call with the same key and request', async () => {
+      const key = freshKey('payment');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      const result = {
+        id: 'pay_123',
+        amount: 10_000,
+        currency: 'CZK',
+        status: 'succeeded',
+        amount_paid: null,
+        livemode: false,
+        metadata: { order: 'A-17', 'ünïcode': '✓' },
+        events: ['created', 'captured'],
+      };
+      expect(await stores.idempotency.complete(key, lease, result)).toBe(true);
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'completed', result });
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'completed', result });
+      expect(await stores.idempotency.read(key)).toMatchObject({ state: 'completed', result });
+    });
+
+    it('keeps results that are not objects exactly (a string, null, an array)', async () => {
+      for (const result of ['tx-42', null, [1, 'two', { three: 3 }], 0, false]) {
+        const key = freshKey('payment');
+        const lease = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+        await stores.idempotency.complete(key, lease, result);
+        expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'completed', result });
+      }
+    });
+
+    it('resumes from the recovery point after a crashed attempt’s lease expires', async () => {
+      const key = freshKey('transfer');
+      const crashed = await acquire(stores.idempotency, key, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: 86_400,
+      });
+      expect(await stores.idempotency.checkpoint(key, crashed, { transactionId: 'T-1001', step: 'quoted' })).toBe(
+        true,
+      );
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'in_progress' });
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      const resumed = await stores.idempotency.begin(key, 'fingerprint-a', LONG);
+      expect(resumed).toEqual({
+        state: 'acquired',
+        lease: expect.any(String),
+        recoveryPoint: { transactionId: 'T-1001', step: 'quoted' },
+      });
+      if (resumed.state !== 'acquired') throw new Error('expected the lease');
+      expect(resumed.lease).not.toBe(crashed);
+      expect(await stores.idempotency.checkpoint(key, resumed.lease, { transactionId: 'T-1001', step: 'committed' }))
+        .toBe(true);
+      expect(await stores.idempotency.read(key)).toMatchObject({
+        state: 'in_progress',
+        recoveryPoint: { transactionId: 'T-1001', step: 'committed' },
+      });
+    });
+
+    it('lets the next call resume at once after an attempt abandoned its lease (unknown outcome)', async () => {
+      const key = freshKey('transfer');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      await stores.idempotency.checkpoint(key, lease, { transactionId: 'T-2002', step: 'commit sent' });
+      expect(await stores.idempotency.abandon(key, lease)).toBe(true);
+      const resumed = await stores.idempotency.begin(key, 'fingerprint-a', LONG);
+      expect(resumed).toEqual({
+        state: 'acquired',
+        lease: expect.any(String),
+        recoveryPoint: { transactionId: 'T-2002', step: 'commit sent' },
+      });
+      expect(await stores.idempotency.checkpoint(key, lease, 'after abandon')).toBe(false);
+    });
+
+    it('forgets a released key, so the same key may be used again, even for another request', async () => {
+      const key = freshKey('payment');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      await stores.idempotency.checkpoint(key, lease, 'refused before sending');
+      expect(await stores.idempotency.release(key, lease)).toBe(true);
+      expect(await stores.idempotency.read(key)).toBeNull();
+      expect(await stores.idempotency.begin(key, 'fingerprint-b', LONG)).toEqual({
+        state: 'acquired',
+        lease: expect.any(String),
+        recoveryPoint: null,
+      });
+    });
+
+    it('ignores every write of an attempt whose lease was taken over, and keeps the new owner’s entry', async () => {
+      const key = freshKey('transfer');
+      const stale = await acquire(stores.idempotency, key, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: 86_400,
+      });
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      const owner = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      await stores.idempotency.checkpoint(key, owner, 'owner point');
+
+      expect(await stores.idempotency.checkpoint(key, stale, 'stale point')).toBe(false);
+      expect(await stores.idempotency.complete(key, stale, 'stale result')).toBe(false);
+      expect(await stores.idempotency.abandon(key, stale)).toBe(false);
+      expect(await stores.idempotency.release(key, stale)).toBe(false);
+      expect(await stores.idempotency.read(key)).toMatchObject({
+        state: 'in_progress',
+        recoveryPoint: 'owner point',
+        result: null,
+      });
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'in_progress' });
+      expect(await stores.idempotency.complete(key, owner, 'owner result')).toBe(true);
+    });
+
+    it('ignores writes under a lease that expired even when nobody took the key over', async () => {
+      const key = freshKey('payment');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: 86_400,
+      });
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.idempotency.complete(key, lease, 'late result')).toBe(false);
+      expect(await stores.idempotency.read(key)).toMatchObject({ state: 'in_progress', result: null });
+    });
+
+    it('records one result only: a second complete is refused', async () => {
+      const key = freshKey('payment');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      expect(await stores.idempotency.complete(key, lease, 'first')).toBe(true);
+      expect(await stores.idempotency.complete(key, lease, 'second')).toBe(false);
+      expect(await stores.idempotency.release(key, lease)).toBe(false);
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({
+        state: 'completed',
+        result: 'first',
+      });
+    });
+
+    it('forgets a key after its retention: the key starts afresh, even for another request', async () => {
+      const key = freshKey('payment');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: SHORT_LEASE_SECONDS,
+      });
+      await stores.idempotency.complete(key, lease, 'old result');
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.idempotency.read(key)).toBeNull();
+      expect(await stores.idempotency.begin(key, 'fingerprint-b', LONG)).toEqual({
+        state: 'acquired',
+        lease: expect.any(String),
+        recoveryPoint: null,
+      });
+      expect(await stores.idempotency.read(key)).toMatchObject({ fingerprint: 'fingerprint-b', result: null });
+    });
+
+    it('keeps the first use’s retention when an expired lease is taken over', async () => {
+      const key = freshKey('payment');
+      await stores.idempotency.begin(key, 'fingerprint-a', { leaseSeconds: SHORT_LEASE_SECONDS, retentionSeconds: 3600 });
+      const firstExpiry = (await stores.idempotency.read(key))?.expiresAt;
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      expect((await stores.idempotency.read(key))?.expiresAt).toBe(firstExpiry);
+    });
+
+    it(`leases a key to exactly one of ${CONCURRENT_ATTEMPTS} concurrent calls`, async () => {
+      const key = freshKey('payment');
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT_ATTEMPTS }, () => stores.idempotency.begin(key, 'fingerprint-a', LONG)),
+      );
+      expect(answers.filter((answer) => answer.state === 'acquired')).toHaveLength(1);
+      expect(answers.filter((answer) => answer.state === 'in_progress')).toHaveLength(CONCURRENT_ATTEMPTS - 1);
+    });
+
+    it('answers null for a key never used', async () => {
+      expect(await stores.idempotency.read(freshKey('payment'))).toBeNull();
+    });
+  });
+
+  describe('token cache', () => {
+    it('answers null for a name never cached', async () => {
+      expect(await stores.tokens.get(freshKey('provider-n'))).toBeNull();
+    });
+
+    it('returns the cached token and its expiry, and the latest one after a new login', async () => {
+      const name = freshKey('provider-n');
+      const expiresAt = Date.now() + 3_600_000;
+      await stores.tokens.set(name, { token: 'access-token-1', expiresAt });
+      expect(await stores.tokens.get(name)).toEqual({ token: 'access-token-1', expiresAt });
+      await stores.tokens.set(name, { token: 'access-token-2', expiresAt: expiresAt + 1 });
+      expect(await stores.tokens.get(name)).toEqual({ token: 'access-token-2', expiresAt: expiresAt + 1 });
+      expect(await stores.tokens.get(freshKey('provider-n'))).toBeNull();
+    });
+
+    it('stops returning a token once it expired', async () => {
+      const name = freshKey('provider-n');
+      await stores.tokens.set(name, { token: 'short-lived', expiresAt: Date.now() + SHORT_LEASE_SECONDS * 1000 });
+      expect((await stores.tokens.get(name))?.token).toBe('short-lived');
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.tokens.get(name)).toBeNull();
+    });
+
+    it('drops a token only when it is still the one a 401 rejected', async () => {
+      const name = freshKey('provider-n');
+      const expiresAt = Date.now() + 3_600_000;
+      await stores.tokens.set(name, { token: 'fresh-from-another-instance', expiresAt });
+      await stores.tokens.delete(name, 'rejected-old-token');
+      expect(await stores.tokens.get(name)).toEqual({ token: 'fresh-from-another-instance', expiresAt });
+      await stores.tokens.delete(name, 'fresh-from-another-instance');
+      expect(await stores.tokens.get(name)).toBeNull();
+    });
+  });
+}
+
+/** Begins `key` and returns the lease, failing the test when the key was not free. */
+async function acquire(
+  store: IdempotencyStore,
+  key: string,
+  fingerprint: string,
+  options: { leaseSeconds: number; retentionSeconds: number },
+): Promise<string> {
+  const begin = await store.begin(key, fingerprint, options);
+  if (begin.state !== 'acquired') throw new Error(`expected to acquire ${key}, got ${begin.state}`);
+  return begin.lease;
+}

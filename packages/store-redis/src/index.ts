@@ -1,0 +1,16 @@
+/**
+ * `@pay/store-redis`: the shared stores of `@pay` (webhook deduplication, the idempotency ledger, the token cache)
+ * on Redis or Valkey, over a client the application already manages (issue 14 §2).
+ */
+
+export {
+  fromIoredis,
+  type IoredisLikeClient,
+  type RedisScriptClient,
+} from './client.js';
+export { createRedisDeduplicationStore } from './deduplication.js';
+export { RedisStoreError, type RedisStoreOperation } from './errors.js';
+export { createRedisIdempotencyStore } from './idempotency.js';
+export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type RedisStoreOptions } from './options.js';
+export { createRedisStores, type RedisStores } from './stores.js';
+export { createRedisTokenStore } from './tokens.js';

@@ -1,0 +1,67 @@
+import { ConfigurationError, ValidationError } from '@pay/core';
+import type { RedisScriptClient } from './client.js';
+
+/** How every Redis store is set up. */
+export interface RedisStoreOptions {
+  /**
+   * A client the application creates, connects and closes: a node-redis client as it is, an ioredis client
+   * through `fromIoredis`, or anything with node-redis's `eval(script, { keys, arguments })`.
+   */
+  client: RedisScriptClient;
+  /**
+   * Prepended to every key, so several applications (or environments) can share one Redis database.
+   * Default `pay:`. The stores add `dedupe:`, `idempotency:` and `token:` after it.
+   */
+  keyPrefix?: string;
+  /**
+   * How long one store call may take before it fails with `RedisStoreError` (`store_unavailable`), in
+   * milliseconds. Default 5000. Clients queue commands while reconnecting; this bound keeps a dead server from
+   * holding a payment or a webhook indefinitely.
+   */
+  commandTimeoutMs?: number;
+}
+
+/** The default {@link RedisStoreOptions.keyPrefix}. */
+export const DEFAULT_KEY_PREFIX = 'pay:';
+/** The default {@link RedisStoreOptions.commandTimeoutMs}. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
+
+/** Options after defaults, as each store reads them. */
+export interface ResolvedRedisStoreOptions {
+  client: RedisScriptClient;
+  keyPrefix: string;
+  commandTimeoutMs: number;
+}
+
+/**
+ * Checks the options once, when a store is created (no I/O), so a wrong client fails at start-up and not at the
+ * first payment.
+ */
+export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
+  const { client, keyPrefix = DEFAULT_KEY_PREFIX, commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS } = options;
+  const invalid: string[] = [];
+  if (typeof (client as { eval?: unknown } | undefined)?.eval !== 'function') invalid.push('client');
+  if (typeof keyPrefix !== 'string') invalid.push('keyPrefix');
+  if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) invalid.push('commandTimeoutMs');
+  if (invalid.length > 0) {
+    throw new ConfigurationError(
+      `Invalid Redis store options: ${invalid.join(', ')}. Pass a connected node-redis client (or fromIoredis(client)) ` +
+        'as `client`, a string `keyPrefix` and a positive `commandTimeoutMs`.',
+      { missing: invalid },
+    );
+  }
+  return { client, keyPrefix, commandTimeoutMs };
+}
+
+/**
+ * Seconds (fractions allowed) as the whole milliseconds Redis takes, refusing what Redis would refuse
+ * (`PX 0`, negative or non-finite values) before anything is sent.
+ */
+export function milliseconds(seconds: number, field: string, operation: string): number {
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new ValidationError([{ path: field, message: 'must be a positive, finite number of seconds' }], {
+      operation,
+    });
+  }
+  return Math.max(1, Math.ceil(seconds * 1000));
+}

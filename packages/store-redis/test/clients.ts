@@ -1,0 +1,67 @@
+/**
+ * The clients the stores are tested with, each connected to a real server: node-redis (RESP2 and RESP3) as it
+ * is, and ioredis through `fromIoredis`. Every test file runs its behaviours once per client.
+ */
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { fromIoredis, type RedisScriptClient } from '../src/index.js';
+
+/** A connected client as the stores take it, and how to close it. */
+export interface TestClient {
+  store: RedisScriptClient;
+  /** Raw commands, to look at the keys the stores wrote. */
+  get(key: string): Promise<string | null>;
+  hgetall(key: string): Promise<Record<string, string>>;
+  pttl(key: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Which client library a test runs against. */
+export type ClientKind = 'node-redis' | 'node-redis RESP3' | 'ioredis';
+
+export const CLIENT_KINDS: ClientKind[] = ['node-redis', 'node-redis RESP3', 'ioredis'];
+
+/** Errors a client reports while reconnecting, kept so they do not crash the test process. */
+export const clientErrors: unknown[] = [];
+
+/** Connects a client of `kind` to `url`; `disableOfflineQueue` makes node-redis fail at once while disconnected. */
+export async function connect(
+  kind: ClientKind,
+  url: string,
+  options: { disableOfflineQueue?: boolean } = {},
+): Promise<TestClient> {
+  if (kind === 'ioredis') {
+    const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: !options.disableOfflineQueue });
+    client.on('error', (error) => clientErrors.push(error));
+    await client.connect();
+    return {
+      store: fromIoredis(client),
+      get: (key) => client.get(key),
+      hgetall: (key) => client.hgetall(key),
+      pttl: (key) => client.pttl(key),
+      close: async () => {
+        client.disconnect();
+      },
+    };
+  }
+  const client = createClient({
+    url,
+    RESP: kind === 'node-redis RESP3' ? 3 : 2,
+    disableOfflineQueue: options.disableOfflineQueue ?? false,
+    socket: { reconnectStrategy: (retries) => Math.min(retries * 50, 500) },
+  });
+  client.on('error', (error) => clientErrors.push(error));
+  await client.connect();
+  return {
+    store: client,
+    get: (key) => client.get(key),
+    hgetall: async (key) => ({ ...(await client.hGetAll(key)) }),
+    pttl: (key) => client.pTTL(key),
+    close: async () => {
+      client.destroy();
+    },
+  };
+}
+
+/** Resolves after `ms` milliseconds (lease and retention expiry are real time on the server). */
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,3 @@
+import { packageTests } from '@pay/tooling/vitest';
+
+export default packageTests();

@@ -252,10 +252,14 @@ describe.concurrent('Provider N fault matrix: a persistent fault on each upstrea
 
       expect(outcome.ok, 'the operation must fail').toBe(false);
       const error = outcome.ok ? undefined : outcome.error;
+      // A 5xx to a money-moving call does not prove nothing moved (issue 11 §1): not retryable, outcome unknown.
+      const moneyMay = !site.safe && /^5\d\d$/.test(kind);
       expectFaultError(error, kind, {
         networkOutcome: site.networkOutcome,
         ...(site.context ? { context: site.context(error, id) } : {}),
+        ...(moneyMay ? { retryable: false } : {}),
       });
+      if (moneyMay) expect(error).toMatchObject({ outcome: 'unknown' });
 
       // Retried only where repeating cannot move money twice, every attempt with one request id.
       expect(faulted).toHaveLength(attempts);

@@ -1,6 +1,7 @@
 /**
  * Signing helpers for users' own tests: build Provider N webhooks exactly as the provider sends them
- * (`providerN-signature` = lower-case hex HMAC-SHA512 of the raw body, keyed with the webhook signing secret).
+ * (`providerN-signature` = lower-case hex HMAC-SHA512 of the raw body, keyed with the merchant's secret key, which
+ * is what `webhooks.setup({ webhookSecret })` takes).
  */
 import { hmacSha512Hex, type WebhookRequest } from '@pay/core';
 

@@ -122,7 +122,7 @@ describe('core redacts every error an adapter operation throws (issue 11 §2)', 
           );
         },
       },
-      webhooks: testAdapter().webhooks,
+      webhooks: { ...testAdapter().webhooks, rawEventNames: ['providerN.SUCCESSFUL_TRANSACTION'] },
     });
     const error = (await createPay(adapter)
       .payments.retrieve('p1')

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { booleanSetting, ConfigurationError, parseConfig, readEnvironment } from '../src/index.js';
+import {
+  booleanSetting,
+  ConfigurationError,
+  parseConfig,
+  readEnvironment,
+  transportConfigEntries,
+} from '../src/index.js';
 import * as v from '../src/schema.js';
 
 const variables = [
@@ -81,5 +87,22 @@ describe('configuration helpers', () => {
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error?.missing).toEqual(['merchant', 'secret']);
     expect(error?.message).not.toContain('short');
+  });
+});
+
+describe('transport config: the hook error channel (issue 11 §1)', () => {
+  const schema = v.object({ ...transportConfigEntries });
+
+  it('accepts hooks.onHookError as a function and refuses anything else, naming the member', () => {
+    expect(() => parseConfig('providerN', schema, { hooks: { onHookError: () => {} } })).not.toThrow();
+    const error = (() => {
+      try {
+        parseConfig('providerN', schema, { hooks: { onHookError: 'log it' } });
+      } catch (e) {
+        return e as ConfigurationError;
+      }
+    })();
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect(error?.missing).toEqual(['hooks.onHookError']);
   });
 });

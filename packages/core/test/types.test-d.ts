@@ -1,5 +1,13 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { createPay, type Invoice, type PayEvent, type Payment } from '../src/index.js';
+import {
+  createPay,
+  type HttpReply,
+  type Invoice,
+  type NetworkError,
+  type PayEvent,
+  type Payment,
+  ProviderApiError,
+} from '../src/index.js';
 import { testAdapter } from './fixtures.js';
 
 describe('types follow the adapter', () => {
@@ -39,5 +47,16 @@ describe('types follow the adapter', () => {
     // @ts-expect-error provider_metadata is required for this adapter's checkouts
     pay.checkouts.create({ item_id: 'i' });
     expectTypeOf(pay.payments.retrieve).returns.resolves.toEqualTypeOf<Payment | null>();
+  });
+});
+
+describe('outcome types for reconciling (issue 11 §1)', () => {
+  it('puts the earlier-attempt fact on every reply and an optional unknown outcome on provider errors', () => {
+    expectTypeOf<HttpReply['earlierAttemptMayHaveReached']>().toEqualTypeOf<boolean>();
+    expectTypeOf<ProviderApiError['outcome']>().toEqualTypeOf<'unknown' | undefined>();
+    expectTypeOf<NetworkError['outcome']>().toEqualTypeOf<'not_sent' | 'unknown'>();
+    expectTypeOf(ProviderApiError).constructorParameters.toMatchTypeOf<
+      [ConstructorParameters<typeof ProviderApiError>[0], { outcome?: 'unknown' | undefined }?]
+    >();
   });
 });

@@ -245,12 +245,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   /** The caller aborted before this attempt was handed to fetch. */
-  function abortedError(request: HttpRequest, requestId: string, reachedBefore: boolean, while_: string) {
+  function abortedError(request: HttpRequest, requestId: string, reachedBefore: boolean, moment: string) {
     const where = `${options.provider} ${request.method} ${redact(request.path, credentials.values())}`;
     return new NetworkError(
       reachedBefore
-        ? `${where} was aborted by the caller's signal (${while_}) after an earlier attempt may have been processed. Look the resource up before sending it again.`
-        : `${where} was aborted by the caller's signal (${while_}) before anything was sent. It is safe to send again.`,
+        ? `${where} was aborted by the caller's signal (${moment}) after an earlier attempt may have been processed. Look the resource up before sending it again.`
+        : `${where} was aborted by the caller's signal (${moment}) before anything was sent. It is safe to send again.`,
       {
         outcome: reachedBefore ? 'unknown' : 'not_sent',
         cause: request.signal?.reason,
@@ -463,7 +463,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
 function rememberIssuedTokens(text: string, credentials: CredentialSet): void {
   const visit = (value: unknown, key: string, depth: number): void => {
     if (typeof value === 'string') {
-      if (/token|secret|key/i.test(key)) credentials.add(value);
+      // Token fields only: a `token_type` of "Bearer" is no credential and must not blank every message.
+      if (/(?:access|refresh|id)_?token$/i.test(key)) credentials.add(value);
       return;
     }
     if (value === null || typeof value !== 'object' || depth > 4) return;

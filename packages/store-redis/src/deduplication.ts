@@ -12,7 +12,7 @@ type DeliveryLease = Awaited<ReturnType<DeduplicationStore['begin']>>;
  * `release` act only while the caller's token still owns the key, so an attempt whose lease expired and was
  * taken over cannot complete or free the new owner's.
  *
- * Every call fails with `RedisStoreError` (`code: 'store_unavailable'`) when Redis does not answer.
+ * Every call fails with `StoreUnavailableError` (`code: 'store_unavailable'`) when Redis does not answer.
  */
 export function createRedisDeduplicationStore(options: RedisStoreOptions): DeduplicationStore {
   const { client, keyPrefix, commandTimeoutMs } = resolveOptions(options);

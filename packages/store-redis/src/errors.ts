@@ -1,6 +1,6 @@
-import { PayError, type PayErrorOptions, redact } from '@pay/core';
+import { PayError, redact } from '@pay/core';
 
-/** The store operations that can fail, as `RedisStoreError.operation` names them. */
+/** The store operations that can fail, as `StoreUnavailableError.operation` names them. */
 export type RedisStoreOperation =
   | 'deduplication.begin'
   | 'deduplication.complete'
@@ -25,23 +25,23 @@ export type RedisStoreOperation =
  * client's error with URL credentials and every value this call sent removed, and the client's error itself is
  * not attached as `cause` (client errors may carry connection options).
  */
-export class RedisStoreError extends PayError {
-  static override readonly kind = 'RedisStoreError';
+export class StoreUnavailableError extends PayError {
+  // The same kind as `@pay/store-postgres`'s class, so `StoreUnavailableError.isInstance` from either package
+  // recognises a store failure from both (core's `isInstance` matches on the kind's name).
+  static override readonly kind: string = 'StoreUnavailableError';
   override readonly code = 'store_unavailable';
+  declare readonly context: { store: 'redis'; operation: RedisStoreOperation };
   /** Which store call failed. */
   readonly operation: RedisStoreOperation;
   /** Why, from the client's error (its name and message), with credentials removed. */
   readonly reason: string;
 
-  constructor(
-    fields: { operation: RedisStoreOperation; reason: string },
-    options: Omit<PayErrorOptions, 'cause'> = {},
-  ) {
+  constructor(fields: { operation: RedisStoreOperation; reason: string }) {
     super(
       `The Redis store could not complete ${fields.operation}: ${fields.reason}. Its outcome is unknown: do not ` +
         'move money or dispatch the webhook until the store answers again (retry later; check the Redis server ' +
         'and the client connection).',
-      options,
+      { context: { store: 'redis', operation: fields.operation } },
     );
     this.operation = fields.operation;
     this.reason = fields.reason;

@@ -18,7 +18,7 @@ import {
  * first used. Each call is one atomic script; leases are timed by the server's clock, so instances with skewed
  * clocks agree. A write with a lease that expired or was taken over changes nothing and resolves `false`.
  *
- * Every call fails with `RedisStoreError` (`code: 'store_unavailable'`) when Redis does not answer: a payment
+ * Every call fails with `StoreUnavailableError` (`code: 'store_unavailable'`) when Redis does not answer: a payment
  * must not be sent then, since the ledger cannot say whether another attempt already sent it.
  */
 export function createRedisIdempotencyStore(options: RedisStoreOptions): IdempotencyStore {

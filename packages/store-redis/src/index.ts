@@ -9,7 +9,7 @@ export {
   type RedisScriptClient,
 } from './client.js';
 export { createRedisDeduplicationStore } from './deduplication.js';
-export { RedisStoreError, type RedisStoreOperation } from './errors.js';
+export { type RedisStoreOperation, StoreUnavailableError } from './errors.js';
 export { createRedisIdempotencyStore } from './idempotency.js';
 export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type RedisStoreOptions } from './options.js';
 export { createRedisStores, type RedisStores } from './stores.js';

@@ -9,7 +9,7 @@ import { TOKEN_DELETE, TOKEN_GET, TOKEN_SET } from './scripts.js';
  * when it still holds the token a 401 rejected, so an instance cannot throw away a newer login another instance
  * just cached. Tokens are credentials: protect the Redis server with a password or ACL and TLS.
  *
- * Every call fails with `RedisStoreError` (`code: 'store_unavailable'`) when Redis does not answer; the error
+ * Every call fails with `StoreUnavailableError` (`code: 'store_unavailable'`) when Redis does not answer; the error
  * never contains the token.
  */
 export function createRedisTokenStore(options: RedisStoreOptions): TokenStore {

@@ -14,14 +14,19 @@ export interface RedisServer {
   port: number;
   /** `redis://[:password@]127.0.0.1:<port>` */
   url: string;
+  /** Suspends the server process (SIGSTOP): connections stay open but nothing answers, like a hung server. */
+  freeze(): void;
+  /** Resumes a frozen server (SIGCONT). */
+  thaw(): void;
   /** Stops the server (waits for it to exit) and deletes its directory. Safe to call twice. */
   stop(): Promise<void>;
 }
 
-const INSTALL_HINT =
-  'redis-server is not installed, and the @pay/store-redis tests run against a real Redis. Install it from the ' +
-  "distribution's packages (Debian/Ubuntu: `apt-get install -y redis-server`, then `service redis-server stop`) " +
-  'and run the tests again.';
+const installHint = (command: string) =>
+  `${command} is not installed (not found on PATH), and the @pay/store-redis tests run against a real Redis. ` +
+  "Install it from the distribution's packages (Debian/Ubuntu: `apt-get install -y redis-server`, then " +
+  '`service redis-server stop`), or point REDIS_SERVER at a redis-server or valkey-server binary, and run the ' +
+  'tests again.';
 
 const running = new Set<ChildProcess>();
 // A test run that is interrupted still takes its servers down with it.
@@ -62,14 +67,20 @@ async function answers(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` and resolves once it answers. `password` turns on `--requirepass`. */
-export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
+/**
+ * Starts `redis-server` and resolves once it answers. `password` turns on `--requirepass`. `command` is the
+ * server binary: `REDIS_SERVER` from the environment (for example `valkey-server`), else `redis-server`.
+ */
+export async function startRedisServer(
+  options: { password?: string; command?: string } = {},
+): Promise<RedisServer> {
+  const command = options.command ?? process.env.REDIS_SERVER ?? 'redis-server';
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'pay-store-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning');
   if (options.password !== undefined) args.push('--requirepass', options.password);
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
@@ -81,7 +92,10 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGCONT');
+      child.kill('SIGTERM');
+    }
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     running.delete(child);
@@ -97,7 +111,7 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
     if (outcome instanceof Error) {
       await stop();
       const missing = (outcome as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new Error(missing ? INSTALL_HINT : `redis-server could not start: ${outcome.message}`);
+      throw new Error(missing ? installHint(command) : `${command} could not start: ${outcome.message}`);
     }
     if (outcome === 'exited') {
       await stop();
@@ -110,5 +124,11 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
     }
   }
   const credentials = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
-  return { port, url: `redis://${credentials}127.0.0.1:${port}`, stop };
+  return {
+    port,
+    url: `redis://${credentials}127.0.0.1:${port}`,
+    freeze: () => child.kill('SIGSTOP'),
+    thaw: () => child.kill('SIGCONT'),
+    stop,
+  };
 }

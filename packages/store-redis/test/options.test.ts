@@ -1,0 +1,118 @@
+import { ConfigurationError } from '@pay/core';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failureReason } from '../src/errors.js';
+import {
+  createRedisDeduplicationStore,
+  createRedisIdempotencyStore,
+  createRedisStores,
+  createRedisTokenStore,
+  type RedisScriptClient,
+  StoreUnavailableError,
+} from '../src/index.js';
+import { connect, type TestClient } from './clients.js';
+import { type RedisServer, startRedisServer } from './redis-server.js';
+
+describe('store options', () => {
+  it('refuses a client without eval and names each invalid option, before any I/O', () => {
+    const attempt = () =>
+      createRedisStores({
+        client: {} as RedisScriptClient,
+        keyPrefix: 42 as unknown as string,
+        commandTimeoutMs: 0,
+      });
+    expect(attempt).toThrow(ConfigurationError);
+    expect(attempt).toThrow(/Invalid Redis store options: client, keyPrefix, commandTimeoutMs/);
+    try {
+      attempt();
+    } catch (error) {
+      expect(error).toMatchObject({ missing: ['client', 'keyPrefix', 'commandTimeoutMs'] });
+    }
+  });
+
+  it('creates the stores without touching the server (an unconnected client is fine until the first call)', () => {
+    const client = createClient({ url: 'redis://127.0.0.1:1' });
+    const stores = createRedisStores({ client });
+    expect(Object.keys(stores)).toEqual(['deduplication', 'idempotency', 'tokens']);
+    expect(client.isOpen).toBe(false);
+  });
+});
+
+describe('error reasons', () => {
+  it('removes credentials of a URL a client error quotes, and the values the call sent', () => {
+    const error = new Error(
+      'connect failed for redis://app:hunter2-secret@cache.internal:6380/0 while sending tok-9f8e7d',
+    );
+    expect(failureReason(error, ['tok-9f8e7d'])).toBe(
+      'Error: connect failed for redis://[REDACTED]@cache.internal:6380/0 while sending [REDACTED]',
+    );
+    expect(failureReason(new Error('rediss://:only-password@host failed'), [])).toBe(
+      'Error: rediss://[REDACTED]@host failed',
+    );
+  });
+});
+
+describe('keys the stores do not recognise', () => {
+  let server: RedisServer;
+  let client: TestClient;
+  let raw: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    client = await connect('node-redis', server.url);
+    raw = createClient({ url: server.url });
+    raw.on('error', () => {});
+    await raw.connect();
+  });
+  afterAll(async () => {
+    raw?.destroy();
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('fails closed with store_unavailable when another application wrote a different type under a store key', async () => {
+    await raw.set('pay:idempotency:order-1', 'not a ledger entry');
+    const store = createRedisIdempotencyStore({ client: client.store });
+    const error = await store
+      .begin('order-1', 'sha256:a', { leaseSeconds: 30, retentionSeconds: 86_400 })
+      .catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error).toMatchObject({
+      code: 'store_unavailable',
+      operation: 'idempotency.begin',
+      reason: expect.stringContaining('WRONGTYPE'),
+    });
+  });
+
+  it('fails closed when a ledger entry holds a state the store never writes', async () => {
+    await raw.hSet('pay:idempotency:order-2', {
+      fingerprint: 'sha256:a',
+      state: 'paid',
+      recoveryPoint: 'null',
+      result: 'null',
+      expiresAt: '1',
+    });
+    const error = await createRedisIdempotencyStore({ client: client.store })
+      .read('order-2')
+      .catch((failure: unknown) => failure);
+    expect(error).toMatchObject({
+      code: 'store_unavailable',
+      operation: 'idempotency.read',
+      reason: 'unexpected reply from the server (an array of 5)',
+    });
+  });
+
+  it('never shows a cached token in the error about an unreadable token entry', async () => {
+    await raw.hSet('pay:token:provider-n', { token: 'secret-token-123', expiresAt: 'soon' });
+    const error = await createRedisTokenStore({ client: client.store })
+      .get('provider-n')
+      .catch((failure: unknown) => failure);
+    expect(error).toMatchObject({ code: 'store_unavailable', operation: 'tokens.get' });
+    expect(JSON.stringify(error)).not.toContain('secret-token-123');
+  });
+
+  it('treats a delivery key holding a value it did not write as in progress, never as free', async () => {
+    await raw.set('pay:dedupe:delivery-9', 'something else');
+    const store = createRedisDeduplicationStore({ client: client.store });
+    expect(await store.begin('delivery-9', { leaseSeconds: 30 })).toEqual({ state: 'in_progress' });
+  });
+});

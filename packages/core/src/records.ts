@@ -27,12 +27,24 @@ interface RecordBase {
   /** The provider reply this record was built from, credential fields removed. */
   raw: unknown;
   metadata: Record<string, string>;
+  /**
+   * `true` for a live payment that moves real money, `false` for a sandbox or test one (Provider R's `test=true`
+   * push, a sandbox-configured adapter): test data can never be mistaken for a real payment.
+   */
+  livemode: boolean;
 }
 
 /** A payment. `amount` is in the unit the provider defines (R: minor units; T and N: major units). */
 export interface Payment extends RecordBase {
   id: string;
+  /** The amount asked of the payer. */
   amount: number;
+  /**
+   * What the payer has actually paid so far, in the same unit as `amount`; `null` when the provider does not say.
+   * Below `amount` for a partial payment, above it for an over-payment: `status` says `succeeded` only when the
+   * provider confirms the payment complete.
+   */
+  amount_paid: number | null;
   currency: string;
   status: PaymentStatus;
   customer: CustomerRef;

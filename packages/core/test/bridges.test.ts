@@ -1,14 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createPay, toFetchHandler, toNodeListener } from '../src/index.js';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  ConfigurationError,
+  createPay,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  toFetchHandler,
+  toNodeListener,
+  WebhookVerificationError,
+} from '../src/index.js';
 import { type LoopbackServer, startLoopbackServer } from '../src/testing/index.js';
-import { SECRET, signedDelivery, testAdapter } from './fixtures.js';
+import { INGRESS_SECRET, ingressAdapter, signedIngressDelivery } from './webhook-fixtures.js';
 
-function handler() {
-  return createPay(testAdapter())
-    .webhooks.setup({ webhookSecret: SECRET })
+function setup(options: Parameters<typeof ingressAdapter>[0] = {}) {
+  const { adapter, counters } = ingressAdapter(options);
+  const handler = createPay(adapter)
+    .webhooks.setup({ webhookSecret: INGRESS_SECRET })
     .on('payment.updated', (event) => {
       if (event.data.id.startsWith('FAIL')) throw new Error('callback failed');
     });
+  return { handler, counters };
 }
 
 let server: LoopbackServer | undefined;
@@ -22,10 +33,55 @@ async function post(url: string, body: string, headers: Record<string, string>) 
   return { status: response.status, body: await response.json() };
 }
 
+/**
+ * Sends `head` (and then `body` chunks, if any) over a raw TCP socket and resolves with the status the server
+ * answered and whether it closed the connection, so malformed requests reach the server exactly as written.
+ */
+function rawRequest(
+  port: number,
+  head: string,
+  options: { chunks?: () => string | undefined; abortAfterHead?: boolean; timeoutMs?: number } = {},
+): Promise<{ status: number | undefined; reply: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    let settled = false;
+    const finish = (closed: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(pump);
+      clearTimeout(timer);
+      socket.destroy();
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1];
+      resolve({ status: status === undefined ? undefined : Number(status), reply, closed });
+    };
+    const timer = setTimeout(() => finish(false), options.timeoutMs ?? 5000);
+    let pump: ReturnType<typeof setInterval> | undefined;
+    socket.on('connect', () => {
+      socket.write(head);
+      if (options.abortAfterHead) {
+        setTimeout(() => finish(true), 50);
+        return;
+      }
+      if (options.chunks) {
+        pump = setInterval(() => {
+          const chunk = options.chunks?.();
+          if (chunk !== undefined && socket.writable) socket.write(chunk);
+        }, 1);
+      }
+    });
+    socket.on('data', (data) => {
+      reply += data.toString('latin1');
+    });
+    socket.on('error', () => finish(true));
+    socket.on('close', () => finish(true));
+  });
+}
+
 describe('the Node bridge, over real loopback HTTP', () => {
   it('answers 200 for a processed delivery', async () => {
-    server = await startLoopbackServer(toNodeListener(handler()));
-    const delivery = await signedDelivery('{"ref":"OK","items":1}');
+    server = await startLoopbackServer(toNodeListener(setup().handler));
+    const delivery = await signedIngressDelivery('{"ref":"OK","items":1}');
     expect(await post(`${server.url}/webhooks`, delivery.body, delivery.headersAsObject)).toEqual({
       status: 200,
       body: { received: true, events: 2, duplicates: 0 },
@@ -33,7 +89,7 @@ describe('the Node bridge, over real loopback HTTP', () => {
   });
 
   it('answers 400 for a forged delivery', async () => {
-    server = await startLoopbackServer(toNodeListener(handler()));
+    server = await startLoopbackServer(toNodeListener(setup().handler));
     const reply = await post(`${server.url}/webhooks`, '{"ref":"X","items":1}', { 'x-signature': 'forged' });
     expect(reply).toEqual({
       status: 400,
@@ -42,45 +98,179 @@ describe('the Node bridge, over real loopback HTTP', () => {
   });
 
   it('answers 500 when a callback fails, so the provider delivers again', async () => {
-    server = await startLoopbackServer(toNodeListener(handler()));
-    const delivery = await signedDelivery('{"ref":"FAIL","items":1}');
-    const reply = await post(`${server.url}/webhooks`, delivery.body, delivery.headersAsObject);
+    server = await startLoopbackServer(toNodeListener(setup().handler));
+    const delivery = await signedIngressDelivery('{"ref":"FAIL","items":1}');
+    const reply = await post(server.url, delivery.body, delivery.headersAsObject);
     expect(reply.status).toBe(500);
     expect(reply.body.error).toBe('webhook_handler_failed');
   });
 
   it('answers 503 for a retryable verification failure', async () => {
-    const adapter = testAdapter();
-    const retryable = {
-      ...adapter,
-      webhooks: {
-        ...adapter.webhooks,
-        verify: async () => {
-          const { WebhookVerificationError } = await import('../src/index.js');
-          throw new WebhookVerificationError('status not final yet', {
-            reason: 'unconfirmed_status',
-            retryable: true,
-          });
-        },
+    const { handler } = setup({
+      upstreamRead: async () => {
+        throw new WebhookVerificationError('status not final yet', {
+          reason: 'unconfirmed_status',
+          retryable: true,
+        });
       },
-    };
-    server = await startLoopbackServer(
-      toNodeListener(createPay(retryable).webhooks.setup({ webhookSecret: SECRET })),
-    );
-    expect((await post(server.url, '{}', {})).status).toBe(503);
+    });
+    server = await startLoopbackServer(toNodeListener(handler));
+    const delivery = await signedIngressDelivery('{"ref":"LATE","items":1}');
+    expect((await post(server.url, delivery.body, delivery.headersAsObject)).status).toBe(503);
   });
 
-  it('refuses a body over the size limit with 400', async () => {
-    server = await startLoopbackServer(toNodeListener(handler(), { maxBodyBytes: 16 }));
-    const delivery = await signedDelivery('{"ref":"LONG-LONG-LONG","items":1}');
-    expect((await post(server.url, delivery.body, delivery.headersAsObject)).status).toBe(400);
+  it('refuses a body over the size limit with 413 and closes the connection', async () => {
+    server = await startLoopbackServer(toNodeListener(setup().handler, { maxBodyBytes: 16 }));
+    const delivery = await signedIngressDelivery('{"ref":"LONG-LONG-LONG","items":1}');
+    const reply = await post(server.url, delivery.body, delivery.headersAsObject);
+    expect(reply).toEqual({
+      status: 413,
+      body: { error: 'payload_too_large', message: 'The webhook body is larger than 16 bytes.' },
+    });
+  });
+
+  it('cuts off an endless chunked body at maxBodyBytes with 413 instead of waiting for its end', async () => {
+    const { handler, counters } = setup();
+    server = await startLoopbackServer(toNodeListener(handler, { maxBodyBytes: 64 * 1024 }));
+    const port = Number(new URL(server.url).port);
+    const chunk = `400\r\n${'x'.repeat(1024)}\r\n`;
+    const reply = await rawRequest(
+      port,
+      'POST /hooks HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n',
+      { chunks: () => chunk, timeoutMs: 5000 },
+    );
+    expect(reply.status).toBe(413);
+    expect(reply.closed).toBe(true);
+    expect(counters.fullUrls).toEqual([]);
+  });
+
+  it('builds the verified URL from publicOrigin and the target’s path and query only, whatever the target or Host say', async () => {
+    const { handler, counters } = setup();
+    server = await startLoopbackServer(toNodeListener(handler, { publicOrigin: 'https://shop.example' }));
+    const port = Number(new URL(server.url).port);
+    const body = '{"ref":"BIND","items":1}';
+    const { headersAsObject } = await signedIngressDelivery(body);
+    const send = (target: string, host: string) =>
+      rawRequest(
+        port,
+        `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nx-signature: ${headersAsObject['x-signature']}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    expect((await send('http://partner.example/hooks?x=1', 'partner.example')).status).toBe(200);
+    expect((await send('http://a:99999/hooks', 'a:99999')).status).toBe(200);
+    expect((await send('//partner.example/hooks', 'exa mple.com')).status).toBe(200);
+    expect((await send('//[bad/hooks', 'shop.example:99999')).status).toBe(200);
+    expect(counters.fullUrls).toEqual([
+      'https://shop.example/hooks?x=1',
+      'https://shop.example/hooks',
+      'https://shop.example//partner.example/hooks',
+      'https://shop.example//[bad/hooks',
+    ]);
+  });
+
+  it('without publicOrigin, takes the origin from a valid Host header and answers 400 to an invalid one', async () => {
+    const { handler, counters } = setup();
+    server = await startLoopbackServer(toNodeListener(handler));
+    const port = Number(new URL(server.url).port);
+    const body = '{"ref":"HOST","items":1}';
+    const { headersAsObject } = await signedIngressDelivery(body);
+    const send = (target: string, hostLine: string) =>
+      rawRequest(
+        port,
+        `POST ${target} HTTP/1.1\r\n${hostLine}x-signature: ${headersAsObject['x-signature']}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    expect((await send('/hooks', 'Host: shop.example:8443\r\n')).status).toBe(200);
+    expect((await send('http://partner.example/hooks', 'Host: [::1]:8080\r\n')).status).toBe(200);
+    for (const hostLine of [
+      'Host: exa mple.com\r\n',
+      'Host: shop.example:99999\r\n',
+      'Host: user@shop.example\r\n',
+    ]) {
+      const reply = await send('/hooks', hostLine);
+      expect(reply.status, hostLine).toBe(400);
+      expect(reply.reply, hostLine).toContain('bad_request');
+    }
+    // No Host at all: Node's own HTTP/1.1 parser answers 400 before the listener runs.
+    expect((await send('/hooks', '')).status).toBe(400);
+    expect(counters.fullUrls).toEqual(['http://shop.example:8443/hooks', 'http://[::1]:8080/hooks']);
+  });
+
+  it('refuses an invalid publicOrigin or maxBodyBytes when the listener is made', () => {
+    const { handler } = setup();
+    expect(() => toNodeListener(handler, { publicOrigin: 'shop.example' })).toThrow(ConfigurationError);
+    expect(() => toNodeListener(handler, { publicOrigin: 'ftp://shop.example' })).toThrow(ConfigurationError);
+    expect(() => toNodeListener(handler, { maxBodyBytes: Number.NaN })).toThrow(ConfigurationError);
+    expect(() => toFetchHandler(handler, { maxBodyBytes: -1 })).toThrow(ConfigurationError);
+  });
+});
+
+describe('the Node listener’s error boundary', () => {
+  function response() {
+    const res: NodeResponseLike & { body?: string; headers: Record<string, string> } = {
+      statusCode: 0,
+      headers: {},
+      setHeader(name, value) {
+        res.headers[name] = value;
+      },
+      end(body) {
+        res.body = body;
+      },
+    };
+    return res;
+  }
+
+  function request(url: string, headers: NodeRequestLike['headers'], body: () => AsyncGenerator<string>) {
+    const destroy = vi.fn();
+    const req: NodeRequestLike = { url, headers, destroy, [Symbol.asyncIterator]: body };
+    return { req, destroy };
+  }
+
+  it('resolves, without writing a reply, and closes the connection when the client aborts mid-body', async () => {
+    const listener = toNodeListener(setup().handler);
+    const res = response();
+    const { req, destroy } = request('/hooks', { host: 'shop.example' }, async function* () {
+      yield '{"ref":';
+      throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    });
+    await expect(listener(req, res)).resolves.toBeUndefined();
+    expect(destroy).toHaveBeenCalledTimes(1);
+    expect(res.body).toBeUndefined();
+  });
+
+  it('answers 400 to request targets that are not a path, before verifying, and never rejects', async () => {
+    const { handler, counters } = setup();
+    const listener = toNodeListener(handler, { publicOrigin: 'https://shop.example' });
+    for (const target of ['*', 'shop.example:443', 'mailto:a@b', 'hooks']) {
+      const res = response();
+      const { req } = request(target, {}, async function* () {});
+      await expect(listener(req, res)).resolves.toBeUndefined();
+      expect([target, res.statusCode, JSON.parse(res.body ?? '{}').error]).toEqual([
+        target,
+        400,
+        'bad_request',
+      ]);
+    }
+    expect(counters.fullUrls).toEqual([]);
+  });
+
+  it('answers 500 when reading the headers throws, and never rejects', async () => {
+    const listener = toNodeListener(setup().handler, { publicOrigin: 'https://shop.example' });
+    const res = response();
+    const req = {
+      url: '/hooks',
+      get headers(): never {
+        throw new Error('exploding proxy object');
+      },
+      async *[Symbol.asyncIterator]() {},
+    } as unknown as NodeRequestLike;
+    await expect(listener(req, res)).resolves.toBeUndefined();
+    expect(res.statusCode).toBe(500);
   });
 });
 
 describe('the Web Request → Response bridge', () => {
   it('maps outcomes to 200 and 400', async () => {
-    const fetchHandler = toFetchHandler(handler());
-    const delivery = await signedDelivery('{"ref":"W1","items":1}');
+    const fetchHandler = toFetchHandler(setup().handler);
+    const delivery = await signedIngressDelivery('{"ref":"W1","items":1}');
     const ok = await fetchHandler(
       new Request('https://shop.example/webhooks', {
         method: 'POST',
@@ -98,5 +288,78 @@ describe('the Web Request → Response bridge', () => {
     );
     expect(forged.status).toBe(400);
     expect(await forged.json()).toMatchObject({ error: 'webhook_verification_failed' });
+  });
+
+  it('stops reading an endless streamed body at maxBodyBytes and answers 413', async () => {
+    const fetchHandler = toFetchHandler(setup().handler, { maxBodyBytes: 64 * 1024 });
+    let pulled = 0;
+    const cancel = vi.fn();
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        // Endless for the bridge (it must stop at 64 KiB); closed at 16 MiB only so a bridge that buffers
+        // everything fails this test instead of hanging the run.
+        if (pulled > 16 * 1024) controller.close();
+        else controller.enqueue(new Uint8Array(1024));
+      },
+      cancel,
+    });
+    const reply = await fetchHandler(
+      new Request('https://shop.example/webhooks', {
+        method: 'POST',
+        body: endless,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(reply.status).toBe(413);
+    expect(await reply.json()).toEqual({
+      error: 'payload_too_large',
+      message: 'The webhook body is larger than 65536 bytes.',
+    });
+    expect(pulled).toBeLessThan(80);
+    expect(cancel).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 413 to a declared Content-Length over the limit before reading', async () => {
+    const { handler, counters } = setup();
+    const reply = await toFetchHandler(handler, { maxBodyBytes: 10 })(
+      new Request('https://shop.example/webhooks', {
+        method: 'POST',
+        body: '{"ref":"TOO-LONG","items":1}',
+      }),
+    );
+    expect(reply.status).toBe(413);
+    expect(counters.fullUrls).toEqual([]);
+  });
+
+  it('verifies against publicOrigin plus the request’s path and query when publicOrigin is given', async () => {
+    const { handler, counters } = setup();
+    const delivery = await signedIngressDelivery('{"ref":"W2","items":1}');
+    const reply = await toFetchHandler(handler, { publicOrigin: 'https://shop.example/ignored' })(
+      new Request('http://partner.example:8080/webhooks?source=t', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headersAsObject,
+      }),
+    );
+    expect(reply.status).toBe(200);
+    expect(counters.fullUrls).toEqual(['https://shop.example/webhooks?source=t']);
+  });
+
+  it('answers 400 when the body stream fails mid-way, and never rejects', async () => {
+    const broken = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"ref":'));
+        controller.error(new Error('connection reset'));
+      },
+    });
+    const reply = await toFetchHandler(setup().handler)(
+      new Request('https://shop.example/webhooks', {
+        method: 'POST',
+        body: broken,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(reply.status).toBe(400);
   });
 });

@@ -3,11 +3,18 @@ import {
   ConfigurationError,
   createMemoryDeduplicationStore,
   createPay,
+  type DeduplicationStore,
   type PayEvent,
   WebhookHandlerError,
   WebhookVerificationError,
 } from '../src/index.js';
 import { SECRET, signedDelivery, testAdapter } from './fixtures.js';
+import {
+  INGRESS_SECRET,
+  type IngressAdapterOptions,
+  ingressAdapter,
+  signedIngressDelivery,
+} from './webhook-fixtures.js';
 
 function handler(options: Partial<Parameters<ReturnType<typeof createPay>['webhooks']['setup']>[0]> = {}) {
   return createPay(testAdapter()).webhooks.setup({ webhookSecret: SECRET, ...options });
@@ -121,12 +128,19 @@ describe('the webhook handler', () => {
     }
   });
 
-  it('turns an unexpected failure inside verification into a verification error', async () => {
+  it('answers an exception that is not a PayError escaping verification retryably (503), not as a permanent 400', async () => {
     const delivery = await signedDelivery('not json');
-    await expect(handler().handle(delivery)).rejects.toMatchObject({
+    const error = await handler()
+      .handle(delivery)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error).toMatchObject({
       code: 'webhook_verification_failed',
-      reason: 'malformed_payload',
+      reason: 'internal_error',
+      retryable: true,
+      status: 503,
     });
+    expect((error as Error).cause).toBeInstanceOf(SyntaxError);
   });
 
   it('refuses to register an event name the adapter never raises', () => {
@@ -141,40 +155,211 @@ describe('the webhook handler', () => {
   });
 });
 
-describe('deduplication', () => {
-  it('dispatches a redelivered event once', async () => {
+describe('deduplication with a lease (issue 10 §3)', () => {
+  function deduplicated(
+    options: IngressAdapterOptions = {},
+    setup: Partial<Parameters<ReturnType<typeof createPay>['webhooks']['setup']>[0]> = {},
+  ) {
+    const { adapter, counters } = ingressAdapter(options);
+    const store = createMemoryDeduplicationStore();
+    const handler = createPay(adapter).webhooks.setup({
+      webhookSecret: INGRESS_SECRET,
+      deduplicate: store,
+      ...setup,
+    });
+    return { handler, counters, store };
+  }
+
+  it('dispatches a redelivered delivery once and lists its delivery key as the duplicate', async () => {
     const callback = vi.fn();
-    const h = handler({ deduplicate: createMemoryDeduplicationStore() }).on('payment.updated', callback);
-    const delivery = await signedDelivery('{"ref":"D1","items":2}');
-    await h.handle(delivery);
+    const { handler: h } = deduplicated();
+    h.on('payment.updated', callback);
+    const delivery = await signedIngressDelivery('{"ref":"D1","items":2}');
+    const first = await h.handle(delivery);
     const again = await h.handle(delivery);
     expect(callback).toHaveBeenCalledTimes(2);
-    expect(again.duplicates).toEqual([
-      'D1:0:payment.updated',
-      'D1:1:payment.updated',
-      'D1:providerN.SUCCESSFUL_TRANSACTION',
-    ]);
+    expect(first).toMatchObject({ duplicates: [] });
+    expect(first.events).toHaveLength(3);
+    expect(again).toEqual({ events: [], duplicates: ['D1'] });
   });
 
-  it('releases the claim of an event whose callback failed, so the redelivery runs it again', async () => {
+  it('deduplicates before any upstream read: 200 replays of one delivery make one status read', async () => {
+    const { handler: h, counters } = deduplicated();
+    const delivery = await signedIngressDelivery('{"ref":"D-REPLAY","items":1}');
+    for (let attempt = 0; attempt < 200; attempt += 1) await h.handle(delivery);
+    expect(counters.upstreamReads).toBe(1);
+  });
+
+  it('answers a redelivery that arrives while the first attempt still runs retryably (503), and runs it once that attempt failed', async () => {
+    let finishFirst: () => void = () => {};
+    let reads = 0;
+    const { handler: h } = deduplicated({
+      upstreamRead: () => {
+        reads += 1;
+        return reads === 1 ? new Promise<void>((resolve) => (finishFirst = resolve)) : Promise.resolve();
+      },
+    });
     let failures = 1;
     const callback = vi.fn(() => {
       if (failures-- > 0) throw new Error('database down');
     });
-    const h = handler({ deduplicate: createMemoryDeduplicationStore() }).on('payment.updated', callback);
-    const delivery = await signedDelivery('{"ref":"D2","items":1}');
+    h.on('payment.updated', callback);
+    const delivery = await signedIngressDelivery('{"ref":"D-CONCURRENT","items":1}');
+    const first = h.handle(delivery).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(reads).toBe(1));
+    const concurrent = await h.handle(delivery).catch((e: unknown) => e);
+    expect(concurrent).toBeInstanceOf(WebhookVerificationError);
+    expect(concurrent).toMatchObject({ reason: 'delivery_in_progress', retryable: true, status: 503 });
+    finishFirst();
+    expect(await first).toBeInstanceOf(WebhookHandlerError);
+    const redelivered = await h.handle(delivery);
+    expect(redelivered.duplicates).toEqual([]);
+    expect(callback).toHaveBeenCalledTimes(2);
+    expect(await h.handle(delivery)).toEqual({ events: [], duplicates: ['D-CONCURRENT'] });
+  });
+
+  it('releases the lease of a delivery whose callback failed, so the redelivery runs it again', async () => {
+    let failures = 1;
+    const callback = vi.fn(() => {
+      if (failures-- > 0) throw new Error('database down');
+    });
+    const { handler: h } = deduplicated();
+    h.on('payment.updated', callback);
+    const delivery = await signedIngressDelivery('{"ref":"D2","items":1}');
     await expect(h.handle(delivery)).rejects.toBeInstanceOf(WebhookHandlerError);
     await h.handle(delivery);
     expect(callback).toHaveBeenCalledTimes(2);
   });
 
-  it('forgets a claim once its time to live has passed', async () => {
+  it('releases the lease when the upstream confirmation fails, so the redelivery confirms again', async () => {
+    let reads = 0;
+    const { handler: h, counters } = deduplicated({
+      upstreamRead: async () => {
+        reads += 1;
+        if (reads === 1)
+          throw new WebhookVerificationError('not final yet', {
+            reason: 'unconfirmed_status',
+            retryable: true,
+          });
+      },
+    });
+    const delivery = await signedIngressDelivery('{"ref":"D3","items":1}');
+    await expect(h.handle(delivery)).rejects.toMatchObject({ reason: 'unconfirmed_status', status: 503 });
+    expect((await h.handle(delivery)).events).toHaveLength(2);
+    expect(counters.upstreamReads).toBe(2);
+  });
+
+  it('lets the next delivery run once the lease of a crashed attempt has expired', async () => {
     let now = 0;
     const store = createMemoryDeduplicationStore(() => now);
-    expect(await store.claim('e1', 60)).toBe(true);
-    expect(await store.claim('e1', 60)).toBe(false);
+    const crashed = await store.begin('providerN:D4', { leaseSeconds: 60 });
+    expect(crashed.state).toBe('acquired');
+    expect(await store.begin('providerN:D4', { leaseSeconds: 60 })).toEqual({ state: 'in_progress' });
     now = 61_000;
-    expect(await store.claim('e1', 60)).toBe(true);
+    const callback = vi.fn();
+    const { adapter } = ingressAdapter();
+    const h = createPay(adapter)
+      .webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: store })
+      .on('payment.updated', callback);
+    await h.handle(await signedIngressDelivery('{"ref":"D4","items":1}'));
+    expect(callback).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not let an attempt whose lease expired and was taken over complete or release the new lease', async () => {
+    let now = 0;
+    const store = createMemoryDeduplicationStore(() => now);
+    const stale = await store.begin('k', { leaseSeconds: 10 });
+    now = 11_000;
+    const current = await store.begin('k', { leaseSeconds: 10 });
+    if (stale.state !== 'acquired' || current.state !== 'acquired') throw new Error('expected two leases');
+    expect(current.lease).not.toBe(stale.lease);
+    await store.complete('k', stale.lease, 3600);
+    await store.release('k', stale.lease);
+    expect(await store.begin('k', { leaseSeconds: 10 })).toEqual({ state: 'in_progress' });
+    await store.complete('k', current.lease, 3600);
+    expect(await store.begin('k', { leaseSeconds: 10 })).toEqual({ state: 'done' });
+    now += 3_601_000;
+    expect((await store.begin('k', { leaseSeconds: 10 })).state).toBe('acquired');
+  });
+
+  it('answers retryably (503) when the deduplication store cannot be reached, and runs no callback', async () => {
+    const callback = vi.fn();
+    const { adapter } = ingressAdapter();
+    const failing: DeduplicationStore = {
+      begin: async () => {
+        throw new Error('ECONNREFUSED');
+      },
+      complete: async () => {},
+      release: async () => {},
+    };
+    const h = createPay(adapter)
+      .webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: failing })
+      .on('payment.updated', callback);
+    await expect(h.handle(await signedIngressDelivery('{"ref":"D5","items":1}'))).rejects.toMatchObject({
+      reason: 'deduplication_unavailable',
+      retryable: true,
+      status: 503,
+    });
+    expect(callback).not.toHaveBeenCalled();
+  });
+
+  it('keeps one provider’s delivery keys apart from another’s in a shared store', async () => {
+    const store = createMemoryDeduplicationStore();
+    const { adapter } = ingressAdapter();
+    await createPay(adapter)
+      .webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: store })
+      .handle(await signedIngressDelivery('{"ref":"SHARED","items":1}'));
+    expect(await store.begin('providerN:SHARED', { leaseSeconds: 1 })).toEqual({ state: 'done' });
+    expect((await store.begin('providerR:SHARED', { leaseSeconds: 1 })).state).toBe('acquired');
+  });
+
+  it('refuses a time to live or lease of 0, below 0 or NaN, and a store of the former claim shape, at setup', () => {
+    const { adapter } = ingressAdapter();
+    const setup =
+      (options: Partial<Parameters<ReturnType<typeof createPay>['webhooks']['setup']>[0]>) => () =>
+        createPay(adapter).webhooks.setup({
+          webhookSecret: INGRESS_SECRET,
+          deduplicate: createMemoryDeduplicationStore(),
+          ...options,
+        });
+    for (const value of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(setup({ deduplicateTtlSeconds: value })).toThrow(ConfigurationError);
+      expect(setup({ deduplicateLeaseSeconds: value })).toThrow(ConfigurationError);
+    }
+    const formerStore = { claim: async () => true, release: async () => {} };
+    expect(setup({ deduplicate: formerStore as never })).toThrow(/begin\(key/);
+    expect(setup({ deduplicateTtlSeconds: 30 * 24 * 3600 })).not.toThrow();
+  });
+});
+
+describe('a body with a UTF-8 byte order mark (issue 10 §5)', () => {
+  it('is verified over its exact bytes and read alike whether passed as a string or as bytes', async () => {
+    const text = '\uFEFF{"ref":"BOM","items":1}';
+    const bytes = new TextEncoder().encode(text);
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const { adapter } = ingressAdapter();
+    const h = createPay(adapter).webhooks.setup({ webhookSecret: INGRESS_SECRET });
+    const asString = await h.handle(await signedIngressDelivery(text));
+    const asBytes = await h.handle(await signedIngressDelivery(bytes));
+    expect(asString.events.map((event) => event.id)).toEqual([
+      'BOM:0:payment.updated',
+      'BOM:providerN.SUCCESSFUL_TRANSACTION',
+    ]);
+    expect(asBytes.events).toEqual(asString.events);
+  });
+
+  it('still refuses it when the signature was computed without the byte order mark', async () => {
+    const { adapter } = ingressAdapter();
+    const h = createPay(adapter).webhooks.setup({ webhookSecret: INGRESS_SECRET });
+    const signedWithout = await signedIngressDelivery('{"ref":"BOM2","items":1}');
+    for (const body of [
+      '\uFEFF{"ref":"BOM2","items":1}',
+      new TextEncoder().encode('\uFEFF{"ref":"BOM2","items":1}'),
+    ]) {
+      await expect(h.handle({ ...signedWithout, body })).rejects.toMatchObject({
+        reason: 'invalid_signature',
+      });
+    }
   });
 });
 

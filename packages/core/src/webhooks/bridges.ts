@@ -1,20 +1,50 @@
 /**
- * Bridges from HTTP servers to a {@link WebhookHandler} (design §5). They read the raw body themselves and
- * map outcomes to the statuses providers act on: 200 processed or nothing to do, 400 verification failure,
- * 503 retryable verification failure (deliver again), 500 callback failure (deliver again).
- * Neither imports a Node built-in: the Node listener works on the request's async iterator.
+ * Bridges from HTTP servers to a {@link WebhookHandler} (design §5, issue 10 §1 and §2). They read the raw body
+ * themselves and map outcomes to the statuses providers act on: 200 processed or nothing to do, 400 verification
+ * failure or malformed request, 413 body over `maxBodyBytes`, 503 retryable (deliver again), 500 callback failure
+ * (deliver again).
+ *
+ * The webhook URL faces the internet without authentication, so everything a bridge does (building the URL,
+ * reading the body, verifying, dispatching, writing the reply) runs inside one error boundary: no request, however
+ * malformed or however aborted, rejects the listener's promise (an unhandled rejection ends a Node process).
+ * Neither bridge imports a Node built-in: the Node listener works on the request's async iterator.
  */
 import type { AdapterTypes } from '../adapter.js';
-import { WebhookHandlerError, WebhookVerificationError } from '../errors.js';
+import { ConfigurationError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
 import type { WebhookHandler, WebhookResult } from './handler.js';
 
 /** The reply a bridge sends: status and a small JSON body with no secret in it. */
 export interface WebhookReply {
-  status: 200 | 400 | 500 | 503;
+  status: 200 | 400 | 413 | 500 | 503;
   body: { received: true; events: number; duplicates: number } | { error: string; message: string };
 }
 
-/** Maps the outcome of `handle()` to the reply a provider expects. Rethrows anything that is not a webhook outcome. */
+/** Options of {@link toNodeListener} and {@link toFetchHandler}. */
+export interface WebhookBridgeOptions {
+  /**
+   * The public origin the provider posts to (`https://shop.example`). Provider T signs the host it addressed,
+   * so set this in production: the verified URL is then this origin plus the request target's path and query,
+   * whatever the request's Host header or target says. Only the origin is used (a path here is ignored).
+   *
+   * Default: Node listener, the request's `Host` header when it is a valid `host[:port]` (`https` on a TLS
+   * socket, `http` otherwise; a missing or invalid Host is answered 400); Web handler, the origin of
+   * `request.url` as the runtime built it.
+   */
+  publicOrigin?: string;
+  /**
+   * Largest body accepted, in bytes (default 1 MiB). Enforced while streaming: reading stops at the limit and the
+   * request is answered 413 (a Content-Length above it is refused before reading).
+   */
+  maxBodyBytes?: number;
+}
+
+/** Options of {@link toNodeListener}. */
+export type NodeListenerOptions = WebhookBridgeOptions;
+
+/** Default `maxBodyBytes`: provider webhooks are a few KiB; 1 MiB leaves room without inviting memory abuse. */
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Maps the outcome of `handle()` to the reply a provider expects. Never rejects. */
 export async function replyFor(outcome: Promise<WebhookResult>): Promise<WebhookReply> {
   try {
     const result = await outcome;
@@ -26,24 +56,76 @@ export async function replyFor(outcome: Promise<WebhookResult>): Promise<Webhook
     if (WebhookVerificationError.isInstance(error) || WebhookHandlerError.isInstance(error)) {
       return { status: error.status, body: { error: error.code, message: error.message } };
     }
-    return { status: 500, body: { error: 'internal_error', message: 'The webhook could not be processed.' } };
+    return internalError();
   }
 }
 
-/** A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes). */
+/**
+ * A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes). The returned
+ * function never rejects: a request it cannot read is answered 400, an oversized one 413.
+ */
 export function toFetchHandler<T extends AdapterTypes>(
   handler: WebhookHandler<T>,
+  options: WebhookBridgeOptions = {},
 ): (request: Request) => Promise<Response> {
+  const settings = bridgeSettings(options);
   return async (request) => {
-    const body = new Uint8Array(await request.arrayBuffer());
-    const reply = await replyFor(
-      handler.handle({ body, headersAsObject: request.headers, fullUrl: request.url }),
-    );
+    const reply = await fetchReply(handler, settings, request).catch(internalError);
     return new Response(JSON.stringify(reply.body), {
       status: reply.status,
       headers: { 'content-type': 'application/json' },
     });
   };
+}
+
+async function fetchReply<T extends AdapterTypes>(
+  handler: WebhookHandler<T>,
+  settings: BridgeSettings,
+  request: Request,
+): Promise<WebhookReply> {
+  let target: URL;
+  try {
+    target = new URL(request.url);
+  } catch {
+    return badRequest('The request URL cannot be parsed.');
+  }
+  const fullUrl = joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
+  if (fullUrl === undefined) return badRequest('The request URL cannot be parsed.');
+  const declared = declaredLength(request.headers.get('content-length'));
+  if (declared !== undefined && declared > settings.maxBodyBytes) {
+    await request.body?.cancel().catch(() => undefined);
+    return tooLarge(settings.maxBodyBytes);
+  }
+  const body = await readWebBody(request.body, settings.maxBodyBytes);
+  if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
+  if (body === 'unreadable') return badRequest('The request body could not be read to its end.');
+  return replyFor(handler.handle({ body, headersAsObject: request.headers, fullUrl }));
+}
+
+/** Reads a Web body stream up to `maxBytes`; past it, cancels the stream instead of buffering the rest. */
+async function readWebBody(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | 'too_large' | 'unreadable'> {
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return 'too_large';
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return 'unreadable';
+  }
+  return concat(chunks, size);
 }
 
 /** The parts of Node's `IncomingMessage` the listener reads. */
@@ -52,6 +134,8 @@ export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
   headers: Record<string, string | string[] | undefined>;
   /** The socket; a TLS socket has `encrypted: true`. */
   socket?: unknown;
+  /** Closes the connection when a request cannot be answered (Node's `IncomingMessage.destroy`). */
+  destroy?: () => unknown;
 }
 
 /** The parts of Node's `ServerResponse` the listener writes. */
@@ -59,60 +143,190 @@ export interface NodeResponseLike {
   statusCode: number;
   setHeader(name: string, value: string): unknown;
   end(body?: string): unknown;
+  /** True once the reply was started (Node's `headersSent`). */
+  headersSent?: boolean;
 }
 
-/** Options of {@link toNodeListener}. */
-export interface NodeListenerOptions {
-  /**
-   * The public origin the provider posts to (`https://shop.example`), when a proxy sits in front: Provider T
-   * signs the host it addressed. Default: taken from the request's Host header.
-   */
-  publicOrigin?: string;
-  /** Largest body accepted, in bytes (default 1 MiB); a larger one is refused with 400 without being read whole. */
-  maxBodyBytes?: number;
-}
-
-/** A Node `(req, res)` listener for `http.createServer`, Express (mount without a body parser) or Fastify's raw mode. */
+/**
+ * A Node `(req, res)` listener for `http.createServer`, Express (mount without a body parser) or Fastify's raw
+ * mode. The returned promise never rejects: a malformed request is answered 4xx, one that cannot be answered
+ * (the client went away mid-body) has its connection closed. Throws `ConfigurationError` at once for an invalid
+ * `publicOrigin` or `maxBodyBytes`.
+ */
 export function toNodeListener<T extends AdapterTypes>(
   handler: WebhookHandler<T>,
   options: NodeListenerOptions = {},
 ): (req: NodeRequestLike, res: NodeResponseLike) => Promise<void> {
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const settings = bridgeSettings(options);
   return async (req, res) => {
-    const encrypted = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
-    const origin =
-      options.publicOrigin ?? `${encrypted ? 'https' : 'http'}://${String(req.headers.host ?? 'localhost')}`;
-    const body = await readBody(req, maxBodyBytes);
-    const outcome =
-      body === undefined
-        ? Promise.reject(
-            new WebhookVerificationError(`The webhook body is larger than ${maxBodyBytes} bytes.`, {
-              reason: 'malformed_payload',
-            }),
-          )
-        : handler.handle({
-            body,
-            headersAsObject: req.headers,
-            fullUrl: new URL(req.url ?? '/', origin).toString(),
-          });
-    const reply = await replyFor(outcome);
-    res.statusCode = reply.status;
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify(reply.body));
+    try {
+      const reply = await nodeReply(handler, settings, req);
+      if (reply === 'unanswerable') {
+        closeConnection(req);
+        return;
+      }
+      writeReply(res, reply);
+    } catch {
+      try {
+        writeReply(res, internalError());
+      } catch {
+        closeConnection(req);
+      }
+    }
   };
 }
 
-async function readBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Array | undefined> {
+async function nodeReply<T extends AdapterTypes>(
+  handler: WebhookHandler<T>,
+  settings: BridgeSettings,
+  req: NodeRequestLike,
+): Promise<WebhookReply | 'unanswerable'> {
+  const origin = settings.publicOrigin ?? originFromHost(req);
+  if (origin === undefined) {
+    return badRequest('The Host header is missing or not a valid host; set publicOrigin on the bridge.');
+  }
+  const pathAndQuery = targetPathAndQuery(req.url);
+  const fullUrl = pathAndQuery === undefined ? undefined : joinUrl(origin, pathAndQuery);
+  if (fullUrl === undefined) return badRequest('The request target is not a valid path.');
+  const declared = declaredLength(req.headers['content-length']);
+  if (declared !== undefined && declared > settings.maxBodyBytes) return tooLarge(settings.maxBodyBytes);
+  const body = await readNodeBody(req, settings.maxBodyBytes);
+  if (body === 'unreadable') return 'unanswerable';
+  if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
+  return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
+}
+
+/**
+ * Reads the body up to `maxBytes`. Past the limit it stops asking for chunks without destroying the stream (that
+ * would close the socket before the 413 is written); the 413 carries `connection: close`, so Node closes the
+ * socket once the reply is out and an endless body is cut off. A stream that fails (client abort) is
+ * `unreadable`.
+ */
+async function readNodeBody(
+  req: NodeRequestLike,
+  maxBytes: number,
+): Promise<Uint8Array | 'too_large' | 'unreadable'> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req) {
-    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
-    size += bytes.byteLength;
-    if (size > maxBytes) tooLarge = true;
-    else chunks.push(bytes);
+  try {
+    const iterator = req[Symbol.asyncIterator]();
+    for (;;) {
+      const { done, value } = await iterator.next();
+      if (done) break;
+      const bytes = typeof value === 'string' ? new TextEncoder().encode(value) : value;
+      size += bytes.byteLength;
+      if (size > maxBytes) return 'too_large';
+      chunks.push(bytes);
+    }
+  } catch {
+    return 'unreadable';
   }
-  if (tooLarge) return undefined;
+  return concat(chunks, size);
+}
+
+function writeReply(res: NodeResponseLike, reply: WebhookReply): void {
+  if (res.headersSent === true) return;
+  res.statusCode = reply.status;
+  res.setHeader('content-type', 'application/json');
+  // A request refused before its body was read to the end leaves bytes on the connection: close it.
+  if (reply.status === 413 || ('error' in reply.body && reply.body.error === 'bad_request')) {
+    res.setHeader('connection', 'close');
+  }
+  res.end(JSON.stringify(reply.body));
+}
+
+function closeConnection(req: NodeRequestLike): void {
+  try {
+    req.destroy?.();
+  } catch {
+    // Already closed: nothing left to release.
+  }
+}
+
+interface BridgeSettings {
+  publicOrigin: string | undefined;
+  maxBodyBytes: number;
+}
+
+function bridgeSettings(options: WebhookBridgeOptions): BridgeSettings {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new ConfigurationError('maxBodyBytes must be a whole number of bytes, 0 or more.', {
+      missing: ['maxBodyBytes'],
+    });
+  }
+  if (options.publicOrigin === undefined) return { publicOrigin: undefined, maxBodyBytes };
+  let origin: string | undefined;
+  try {
+    const url = new URL(options.publicOrigin);
+    if (url.protocol === 'https:' || url.protocol === 'http:') origin = url.origin;
+  } catch {
+    origin = undefined;
+  }
+  if (origin === undefined) {
+    throw new ConfigurationError(
+      `publicOrigin must be an http(s) origin such as 'https://shop.example' (got an unparsable value).`,
+      { missing: ['publicOrigin'] },
+    );
+  }
+  return { publicOrigin: origin, maxBodyBytes };
+}
+
+/**
+ * A hostname (letters, digits, hyphens, dots), an IPv4 address or a bracketed IPv6 address, then an optional
+ * port: what RFC 9110 §7.2 allows in Host. Anything else (spaces, `@`, a second colon) is refused.
+ */
+const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$/;
+
+/** The origin a request's Host header names, when it is a valid `host[:port]`; `undefined` otherwise. */
+function originFromHost(req: NodeRequestLike): string | undefined {
+  const host = req.headers.host;
+  if (typeof host !== 'string') return undefined;
+  const match = HOST_HEADER.exec(host);
+  if (match === null) return undefined;
+  if (match[1] !== undefined && Number(match[1]) > 65535) return undefined;
+  const encrypted = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
+  try {
+    return new URL(`${encrypted ? 'https' : 'http'}://${host}`).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The path and query of a request target (RFC 9112 §3.2): origin-form as it is, absolute-form reduced to its path
+ * and query (its scheme and authority are the client's word, never trusted, never parsed). Asterisk- and
+ * authority-form, or anything else, is `undefined`.
+ */
+function targetPathAndQuery(target: string | undefined): string | undefined {
+  if (target === undefined || target === '') return '/';
+  if (target.startsWith('/')) return target;
+  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(target);
+  if (absolute === null) return undefined;
+  const rest = target.slice(absolute[0].length);
+  if (rest === '') return '/';
+  return rest.startsWith('/') ? rest : rest.startsWith('?') ? `/${rest}` : undefined;
+}
+
+/**
+ * `origin` followed by `pathAndQuery`, parsed as one absolute URL, never resolved relative to the origin (a
+ * target `//other.example/x` stays a path on our origin instead of naming another host).
+ */
+function joinUrl(origin: string, pathAndQuery: string): string | undefined {
+  try {
+    const url = new URL(`${origin}${pathAndQuery}`);
+    return url.origin === origin ? url.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function declaredLength(value: string | string[] | null | undefined): number | undefined {
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const body = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
@@ -120,4 +334,19 @@ async function readBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Ar
     offset += chunk.byteLength;
   }
   return body;
+}
+
+function badRequest(message: string): WebhookReply {
+  return { status: 400, body: { error: 'bad_request', message } };
+}
+
+function tooLarge(maxBodyBytes: number): WebhookReply {
+  return {
+    status: 413,
+    body: { error: 'payload_too_large', message: `The webhook body is larger than ${maxBodyBytes} bytes.` },
+  };
+}
+
+function internalError(): WebhookReply {
+  return { status: 500, body: { error: 'internal_error', message: 'The webhook could not be processed.' } };
 }

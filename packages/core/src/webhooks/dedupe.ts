@@ -1,31 +1,85 @@
 /**
- * Deduplication of webhook events (design §5). Providers deliver at least once and in no guaranteed order: a
- * store lets an event that was already processed be skipped on redelivery.
+ * Deduplication of webhook deliveries (design §5, issue 10 §3). Providers deliver at least once and in no
+ * guaranteed order: a store lets a delivery that was already processed be skipped when it comes again, without
+ * ever losing one. A delivery is taken with a short **lease** while it is processed and becomes **done** only when
+ * every callback succeeded; a failed attempt releases its lease, and a crashed one lets its lease expire, so the
+ * provider's next delivery runs it.
  */
 
-/** A store that remembers which event ids were claimed. Back it with Redis or a database across processes. */
+/** What {@link DeduplicationStore.begin} found for a delivery key. */
+export type DeliveryLease =
+  /** Nobody holds the key: it is leased to the caller, who must `complete` or `release` it with `lease`. */
+  | { state: 'acquired'; lease: string }
+  /** Another attempt holds an unexpired lease on the key: answer retryably, the provider delivers again. */
+  | { state: 'in_progress' }
+  /** The key was completed within its time to live: a redelivery, skip it. */
+  | { state: 'done' };
+
+/**
+ * A store of delivery keys shared by every process that handles webhooks (the in-memory one for a single
+ * process; Redis or a database otherwise). Each key is in one of three states: free, leased (an attempt is
+ * running; the lease expires on its own after `leaseSeconds`) or done (kept for `ttlSeconds`).
+ *
+ * The contract maps onto one atomic statement per call:
+ * - PostgreSQL: `begin` is `INSERT … ON CONFLICT (key) DO UPDATE SET state = 'leased', lease = $new,
+ *   expires_at = $lease_end WHERE store.expires_at <= now() RETURNING lease` (no row back: read the row's state);
+ *   `complete` is `UPDATE … SET state = 'done', expires_at = now() + ttl WHERE key = $1 AND lease = $2`;
+ *   `release` is `DELETE … WHERE key = $1 AND lease = $2`.
+ * - Redis: `begin` is `SET key leased:<lease> NX PX <leaseMs>` (on failure `GET` tells `done` from in progress);
+ *   `complete` and `release` are a small script that compares the stored lease before `SET key done PX <ttlMs>`
+ *   or `DEL key`.
+ */
 export interface DeduplicationStore {
-  /** Claims `id` for `ttlSeconds`; resolves `false` when it is already claimed (a redelivery). */
-  claim(id: string, ttlSeconds: number): Promise<boolean>;
-  /** Releases a claim so that a redelivery runs again (called when a callback failed). */
-  release(id: string): Promise<void>;
+  /**
+   * Takes a lease of `leaseSeconds` on `key` when it is free (never seen, released, or its lease expired), with a
+   * fresh owner token in `lease`; otherwise says whether the key is `in_progress` or `done`.
+   */
+  begin(key: string, options: { leaseSeconds: number }): Promise<DeliveryLease>;
+  /**
+   * Marks `key` done for `ttlSeconds`, only when `lease` is still the key's owner token: an attempt whose lease
+   * expired and was taken over cannot complete (or release) the new owner's lease.
+   */
+  complete(key: string, lease: string, ttlSeconds: number): Promise<void>;
+  /** Frees `key` so that the next delivery runs it, only when `lease` is still the key's owner token. */
+  release(key: string, lease: string): Promise<void>;
 }
 
-/** An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps). */
+type Entry = { state: 'leased'; lease: string; until: number } | { state: 'done'; until: number };
+
+/**
+ * An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps). With more than one
+ * process, back the same contract with Redis or a database: a store per process deduplicates nothing across them.
+ * `now` is the clock in epoch milliseconds (injectable for tests).
+ */
 export function createMemoryDeduplicationStore(now: () => number = Date.now): DeduplicationStore {
-  const claims = new Map<string, number>();
+  const entries = new Map<string, Entry>();
+  let begins = 0;
+  /** Drops expired entries now and then, so a long-running process does not keep every key forever. */
+  function sweep(): void {
+    begins += 1;
+    if (begins % 1024 !== 0) return;
+    const time = now();
+    for (const [key, entry] of entries) if (entry.until <= time) entries.delete(key);
+  }
   return {
-    async claim(id, ttlSeconds) {
-      const expiry = claims.get(id);
-      if (expiry !== undefined && expiry > now()) return false;
-      claims.set(id, now() + ttlSeconds * 1000);
-      if (claims.size % 1024 === 0) {
-        for (const [key, until] of claims) if (until <= now()) claims.delete(key);
+    async begin(key, { leaseSeconds }) {
+      sweep();
+      const entry = entries.get(key);
+      if (entry !== undefined && entry.until > now()) {
+        return entry.state === 'done' ? { state: 'done' } : { state: 'in_progress' };
       }
-      return true;
+      const lease = crypto.randomUUID();
+      entries.set(key, { state: 'leased', lease, until: now() + leaseSeconds * 1000 });
+      return { state: 'acquired', lease };
     },
-    async release(id) {
-      claims.delete(id);
+    async complete(key, lease, ttlSeconds) {
+      const entry = entries.get(key);
+      if (entry?.state !== 'leased' || entry.lease !== lease) return;
+      entries.set(key, { state: 'done', until: now() + ttlSeconds * 1000 });
+    },
+    async release(key, lease) {
+      const entry = entries.get(key);
+      if (entry?.state === 'leased' && entry.lease === lease) entries.delete(key);
     },
   };
 }

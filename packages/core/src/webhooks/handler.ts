@@ -5,8 +5,9 @@
 import type { AdapterTypes } from '../adapter.js';
 import { ConfigurationError, PayError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
 import type { ProviderName } from '../records.js';
-import type { DeduplicationStore } from './dedupe.js';
+import type { DeduplicationStore, DeliveryLease } from './dedupe.js';
 import {
+  type AuthenticatedDelivery,
   type EventMap,
   type EventOf,
   NORMALISED_EVENT_NAMES,
@@ -22,11 +23,29 @@ export interface WebhookSetupOptions {
    * webhook signing secret, `null` for Provider T (it signs with a fixed public key).
    */
   webhookSecret: string | null | undefined;
-  /** Skips events already processed (delivery is at least once). A failed dispatch releases its claim. */
+  /**
+   * Skips deliveries already processed (delivery is at least once). A delivery is leased while it runs, marked
+   * done only when every callback succeeded, and released when one failed, so the redelivery runs it again.
+   */
   deduplicate?: DeduplicationStore;
-  /** How long a claim is kept, in seconds. Default 7 days, longer than providers keep redelivering. */
+  /**
+   * How long a processed delivery is remembered, in seconds: a redelivery within it is skipped. Default 7 days,
+   * longer than providers keep redelivering. Must be a positive finite number. Provider N signs no timestamp: a
+   * captured delivery replayed after this is processed again, so keep it at least as long as Provider N retries.
+   */
   deduplicateTtlSeconds?: number;
+  /**
+   * How long one attempt holds its lease on a delivery, in seconds (default 60): a concurrent redelivery meanwhile
+   * gets a retryable 503, and a crashed attempt's lease expires after this so the next delivery runs. Keep it
+   * above your callbacks' running time. Must be a positive finite number.
+   */
+  deduplicateLeaseSeconds?: number;
 }
+
+/** Default `deduplicateTtlSeconds`: 7 days, longer than any of the providers keeps redelivering. */
+const DEFAULT_DEDUPLICATE_TTL_SECONDS = 7 * 24 * 3600;
+/** Default `deduplicateLeaseSeconds`: long enough for a status read plus callbacks, short enough to retry soon. */
+const DEFAULT_DEDUPLICATE_LEASE_SECONDS = 60;
 
 /** What `handle()` takes: the raw body, the request headers and the full URL the request was sent to. */
 export interface WebhookRequest {
@@ -38,9 +57,12 @@ export interface WebhookRequest {
 
 /** What `handle()` resolves to. */
 export interface WebhookResult {
-  /** Every verified event of the delivery, in dispatch order. */
+  /** Every verified event of the delivery, in dispatch order (empty when the delivery was a duplicate). */
   events: PayEvent[];
-  /** Ids of events skipped because the deduplication store had already seen them. */
+  /**
+   * Delivery keys skipped because the deduplication store had them done (`AuthenticatedDelivery.key`, e.g.
+   * `<transactionId>:<status>`): a redelivery of a processed delivery, whose events were not read again.
+   */
   duplicates: string[];
 }
 
@@ -56,10 +78,14 @@ const RAW_BODY_HELP =
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
   readonly #options: WebhookSetupOptions;
+  readonly #deduplication: Deduplication | undefined;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
   readonly #knownNames: ReadonlySet<string>;
 
-  /** Prefer `pay.webhooks.setup()`. Throws `ConfigurationError` when the provider needs a secret and none is given. */
+  /**
+   * Prefer `pay.webhooks.setup()`. Throws `ConfigurationError` when the provider needs a secret and none is
+   * given, or when the deduplication store or its durations are unusable.
+   */
   constructor(
     adapter: { provider: ProviderName; webhooks: WebhookDefinition },
     options: WebhookSetupOptions,
@@ -72,6 +98,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
     this.#adapter = adapter;
     this.#options = options;
+    this.#deduplication = deduplicationOf(options);
     this.#knownNames = new Set<string>([...NORMALISED_EVENT_NAMES, ...adapter.webhooks.rawEventNames]);
   }
 
@@ -97,36 +124,63 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /**
-   * Verifies the webhook completely, then runs the callbacks of each event in order. Rejects with
-   * `WebhookVerificationError` (nothing ran) or `WebhookHandlerError` (every callback ran; some threw).
+   * Authenticates the delivery, takes its deduplication lease (when a store is configured), reads its events
+   * (any upstream confirmation happens here, after deduplication) and runs the callbacks of each event in order.
+   * Rejects with `WebhookVerificationError` (nothing ran; `retryable` for a delivery in progress elsewhere or a
+   * failed confirmation) or `WebhookHandlerError` (every callback ran; some threw). The delivery is marked done
+   * only when every callback succeeded.
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
-    const events = await this.#verify(request);
-    const duplicates: string[] = [];
-    const errors: unknown[] = [];
-    const store = this.#options.deduplicate;
-    for (const event of events) {
-      if (store && !(await store.claim(event.id, this.#options.deduplicateTtlSeconds ?? 7 * 24 * 3600))) {
-        duplicates.push(event.id);
-        continue;
-      }
-      const failures = await this.#dispatch(event);
-      if (failures.length > 0) {
-        errors.push(...failures);
-        await store?.release(event.id);
-      }
+    const delivery = await this.#authenticate(request);
+    const deduplication = this.#deduplication;
+    if (deduplication === undefined) return this.#process(delivery);
+    const storeKey = `${this.#adapter.provider}:${delivery.key}`;
+    const lease = await beginLease(deduplication, storeKey);
+    if (lease.state === 'done') return { events: [], duplicates: [delivery.key] };
+    if (lease.state === 'in_progress') {
+      throw new WebhookVerificationError(
+        `Delivery ${delivery.key} is being processed by another attempt right now; answer 503 so the provider delivers it again once that attempt has finished (or its lease has expired).`,
+        { reason: 'delivery_in_progress', retryable: true },
+      );
     }
-    if (errors.length > 0) throw new WebhookHandlerError(errors, events);
-    return { events, duplicates };
+    let result: WebhookResult;
+    try {
+      result = await this.#process(delivery);
+    } catch (error) {
+      // A failed store call must not hide the failure itself; the lease expires on its own anyway.
+      await deduplication.store.release(storeKey, lease.lease).catch(() => undefined);
+      throw error;
+    }
+    // Every callback succeeded: the delivery is processed. A store that cannot record it only risks running it
+    // again after the lease expires (at least once), so its failure does not turn this success into an error.
+    await deduplication.store
+      .complete(storeKey, lease.lease, deduplication.ttlSeconds)
+      .catch(() => undefined);
+    return result;
   }
 
-  async #verify(request: WebhookRequest): Promise<PayEvent[]> {
+  async #authenticate(request: WebhookRequest): Promise<AuthenticatedDelivery> {
     const delivery = toDelivery(request);
+    let authenticated: AuthenticatedDelivery | PayEvent[];
     try {
-      return await this.#adapter.webhooks.verify(delivery, this.#options.webhookSecret ?? null);
+      authenticated = await this.#adapter.webhooks.verify(delivery, this.#options.webhookSecret ?? null);
     } catch (error) {
       throw asVerificationError(error);
     }
+    return asAuthenticatedDelivery(authenticated);
+  }
+
+  async #process(delivery: AuthenticatedDelivery): Promise<WebhookResult> {
+    let events: PayEvent[];
+    try {
+      events = await delivery.events();
+    } catch (error) {
+      throw asVerificationError(error);
+    }
+    const errors: unknown[] = [];
+    for (const event of events) errors.push(...(await this.#dispatch(event)));
+    if (errors.length > 0) throw new WebhookHandlerError(errors, events);
+    return { events, duplicates: [] };
   }
 
   async #dispatch(event: PayEvent): Promise<unknown[]> {
@@ -140,6 +194,89 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
     return failures;
   }
+}
+
+/** The checked deduplication settings of one handler. */
+interface Deduplication {
+  store: DeduplicationStore;
+  ttlSeconds: number;
+  leaseSeconds: number;
+}
+
+/**
+ * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean
+ * "no deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
+ */
+function deduplicationOf(options: WebhookSetupOptions): Deduplication | undefined {
+  const ttlSeconds = positiveSeconds(
+    'deduplicateTtlSeconds',
+    options.deduplicateTtlSeconds,
+    DEFAULT_DEDUPLICATE_TTL_SECONDS,
+  );
+  const leaseSeconds = positiveSeconds(
+    'deduplicateLeaseSeconds',
+    options.deduplicateLeaseSeconds,
+    DEFAULT_DEDUPLICATE_LEASE_SECONDS,
+  );
+  const store = options.deduplicate;
+  if (store === undefined) return undefined;
+  const methods = ['begin', 'complete', 'release'] as const;
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    methods.some((method) => typeof (store as unknown as Record<string, unknown>)[method] !== 'function')
+  ) {
+    throw new ConfigurationError(
+      'deduplicate must be a DeduplicationStore { begin(key, { leaseSeconds }), complete(key, lease, ttlSeconds), release(key, lease) } (a store with claim/release is the former contract: see the @pay/core README, Webhooks).',
+      { missing: ['deduplicate'] },
+    );
+  }
+  return { store, ttlSeconds, leaseSeconds };
+}
+
+function positiveSeconds(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(
+      `${name} must be a positive, finite number of seconds (0, a negative number or NaN would turn deduplication off).`,
+      { missing: [name] },
+    );
+  }
+  return value;
+}
+
+/** Takes the lease; a store that cannot answer makes the delivery retryable rather than unprotected. */
+async function beginLease(deduplication: Deduplication, key: string): Promise<DeliveryLease> {
+  try {
+    return await deduplication.store.begin(key, { leaseSeconds: deduplication.leaseSeconds });
+  } catch (cause) {
+    throw new WebhookVerificationError(
+      'The deduplication store could not be reached; answer 503 so the provider delivers again later.',
+      { reason: 'deduplication_unavailable', retryable: true, cause },
+    );
+  }
+}
+
+/**
+ * Checks what the adapter's `verify` resolved to. Transition (issue 10 §3): an adapter still returning its
+ * events as an array is deduplicated on the joined event ids, with its events already read.
+ */
+function asAuthenticatedDelivery(value: AuthenticatedDelivery | PayEvent[]): AuthenticatedDelivery {
+  if (Array.isArray(value)) {
+    return { key: value.map((event) => event.id).join(','), events: async () => value };
+  }
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof value.key !== 'string' ||
+    value.key === '' ||
+    typeof value.events !== 'function'
+  ) {
+    throw asVerificationError(
+      new TypeError("The adapter's webhooks.verify did not resolve to { key, events() }."),
+    );
+  }
+  return value;
 }
 
 function toDelivery(request: WebhookRequest): WebhookDelivery {
@@ -160,7 +297,12 @@ function toDelivery(request: WebhookRequest): WebhookDelivery {
   const rawBody = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   let text: string;
   try {
-    text = typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(body);
+    // The decoder drops a leading byte order mark from bytes; drop it from a string too, so both spellings of
+    // one body parse alike. The signature is still checked over `rawBody`, BOM included, as the provider sent it.
+    text =
+      typeof body === 'string'
+        ? body.replace(/^\uFEFF/, '')
+        : new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch (cause) {
     throw new WebhookVerificationError('The webhook body is not valid UTF-8.', {
       reason: 'malformed_payload',
@@ -217,7 +359,9 @@ function malformedHeaders(): WebhookVerificationError {
 
 /**
  * Any failure while verifying is a `WebhookVerificationError`. A failed confirmation call (Provider R's status
- * read) is retryable when the provider may answer later, so the delivery comes again.
+ * read) is retryable when the provider may answer later, so the delivery comes again. An exception that is not a
+ * `PayError` is a bug (ours or the adapter's), not proof that the delivery is bad: it is answered retryably
+ * (503) so the delivery is not lost once the bug is fixed.
  */
 function asVerificationError(error: unknown): WebhookVerificationError {
   if (WebhookVerificationError.isInstance(error)) return error;
@@ -229,8 +373,8 @@ function asVerificationError(error: unknown): WebhookVerificationError {
       { reason: 'confirmation_failed', retryable, cause: error },
     );
   }
-  return new WebhookVerificationError('The webhook payload could not be read.', {
-    reason: 'malformed_payload',
-    cause: error,
-  });
+  return new WebhookVerificationError(
+    'The webhook could not be verified because of an unexpected error (see cause); answered retryably so the provider delivers it again.',
+    { reason: 'internal_error', retryable: true, cause: error },
+  );
 }

@@ -60,13 +60,33 @@ export type EventOf<T extends AdapterTypes, K extends keyof EventMap<T>> = PayEv
 
 /** A webhook as the adapter's verifier receives it: the raw body and lower-cased header names. */
 export interface WebhookDelivery {
-  /** The raw body bytes, exactly as received (signatures are computed on these). */
+  /** The raw body bytes, exactly as received, byte order mark included (signatures are computed on these). */
   rawBody: Uint8Array;
-  /** The raw body decoded as UTF-8. */
+  /**
+   * The raw body decoded as UTF-8, without a leading byte order mark: the same text whether the body was passed
+   * as a string or as bytes.
+   */
   body: string;
   /** Header names in lower case; repeated headers joined with `, `. */
   headers: Readonly<Record<string, string>>;
   fullUrl: string;
+}
+
+/**
+ * A delivery whose authenticity is proven (signature, secret, merchant, host and partner checks passed; payload
+ * parsed), before any upstream call. The handler deduplicates on `key`, then calls `events()`.
+ */
+export interface AuthenticatedDelivery {
+  /**
+   * Stable id of this delivery, known after authentication and before any upstream call: identical on
+   * redelivery, different for a different push (e.g. `<transactionId>:<pushed status>`).
+   */
+  key: string;
+  /**
+   * Any upstream confirmation (status read), then the events in dispatch order. May throw
+   * `WebhookVerificationError` (retryable or not) or another `PayError`.
+   */
+  events(): Promise<PayEvent[]>;
 }
 
 /** How an adapter verifies and normalises its webhooks. */
@@ -79,10 +99,18 @@ export interface WebhookDefinition {
    */
   readonly secret: 'required' | 'unused';
   /**
-   * Verifies the delivery completely, then returns its events in dispatch order. Throws
-   * `WebhookVerificationError` (or another `PayError`) when anything fails; no callback has run by then.
+   * Authenticates the delivery with everything that needs no upstream call (signature, secret, merchant, host,
+   * partner; payload parsing) and resolves to its deduplication key and a way to read its events. Throws
+   * `WebhookVerificationError` (or another `PayError`) when anything fails; no callback has run by then. Any
+   * other exception is treated as a bug in the adapter and answered retryably (503).
+   *
+   * Transition (issue 10 §3): resolving to the events array is still accepted and deduplicated on the joined
+   * event ids, but its upstream reads then happen before deduplication. Return `{ key, events() }`.
    */
-  verify(delivery: WebhookDelivery, webhookSecret: string | null): Promise<PayEvent[]>;
+  verify(
+    delivery: WebhookDelivery,
+    webhookSecret: string | null,
+  ): Promise<AuthenticatedDelivery | PayEvent[]>;
 }
 
 /** Builds an event whose id is `<key parts…>:<type>`: unique within a delivery, identical on redelivery. */

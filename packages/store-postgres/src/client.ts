@@ -9,7 +9,10 @@ import { PayError, type PayErrorOptions } from '@pay/core';
  * run them as one simple query, which PostgreSQL executes in one implicit transaction.
  */
 export interface PostgresClient {
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+  query(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
 }
 
 /** The context of a {@link StoreUnavailableError}: which store call failed, and the driver's error code. */

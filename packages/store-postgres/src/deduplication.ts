@@ -6,7 +6,10 @@ import { type PostgresStoreOptions, storeTables } from './schema.js';
  * The {@link DeduplicationStore} on `<prefix>webhook_deliveries`. Each call is one statement, and the database's
  * clock alone decides when a lease or a done mark expires, so instances with drifting clocks still agree.
  */
-export function createPostgresDeduplicationStore({ client, ...tableOptions }: PostgresStoreOptions): DeduplicationStore {
+export function createPostgresDeduplicationStore({
+  client,
+  ...tableOptions
+}: PostgresStoreOptions): DeduplicationStore {
   const tables = storeTables(tableOptions);
   // `begin` always lands on the key's row: a new key is inserted; an existing one is locked and taken over only
   // when it expired (every column keeps its value otherwise). RETURNING shows the row as this statement left it,

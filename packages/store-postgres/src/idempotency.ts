@@ -13,7 +13,10 @@ function jsonColumn(value: unknown): JsonValue | null {
  * still held under `lease` and the lease has not run out, so it resolves `false` (and changes nothing) for an
  * attempt that lost its lease.
  */
-export function createPostgresIdempotencyStore({ client, ...tableOptions }: PostgresStoreOptions): IdempotencyStore {
+export function createPostgresIdempotencyStore({
+  client,
+  ...tableOptions
+}: PostgresStoreOptions): IdempotencyStore {
   const tables = storeTables(tableOptions);
   const table = tables.idempotencyKeys;
   // An entry past its retention is forgotten: the key starts afresh with the new request.

@@ -5,6 +5,12 @@ export {
 } from './client.js';
 export { createPostgresDeduplicationStore } from './deduplication.js';
 export { createPostgresIdempotencyStore } from './idempotency.js';
-export { migrate, type PostgresStoreOptions, postgresSchema, SCHEMA_VERSION, type TableOptions } from './schema.js';
+export {
+  migrate,
+  type PostgresStoreOptions,
+  postgresSchema,
+  SCHEMA_VERSION,
+  type TableOptions,
+} from './schema.js';
 export { createPostgresStores, type PostgresStores, type SweepResult } from './stores.js';
 export { createPostgresTokenStore } from './tokens.js';

@@ -71,7 +71,7 @@ export function storeTables(options: TableOptions = {}): StoreTables & { prefix:
 export function postgresSchema(options: TableOptions = {}): string {
   const tables = storeTables(options);
   const index = (table: string) => `${tables.prefix}${table}_expires_at`;
-  const lockName = `@pay/store-postgres:${tables.schema ?? ''}.${tables.prefix}`;
+  const lockName = `@pay/store-postgres:${tables.schema === undefined ? '' : `${tables.schema}.`}${tables.prefix}`;
   const createSchema =
     tables.schema === undefined ? '' : `CREATE SCHEMA IF NOT EXISTS "${tables.schema}";\n\n`;
   return `-- @pay/store-postgres schema, version ${SCHEMA_VERSION}. Idempotent: safe to run again.

@@ -40,7 +40,11 @@ export function createPostgresStores(options: PostgresStoreOptions): PostgresSto
   const tables = storeTables(options);
   /** Deletes the expired rows of one table in one statement and counts them. */
   async function sweepTable(table: string): Promise<number> {
-    const { rowCount } = await runStatement(client, 'sweep', `DELETE FROM ${table} WHERE expires_at <= now()`);
+    const { rowCount } = await runStatement(
+      client,
+      'sweep',
+      `DELETE FROM ${table} WHERE expires_at <= now()`,
+    );
     return rowCount ?? 0;
   }
   return {

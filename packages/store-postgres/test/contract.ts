@@ -85,10 +85,14 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
     it(`leases a delivery to exactly one of ${CONCURRENT_ATTEMPTS} concurrent attempts`, async () => {
       const key = freshKey('delivery');
       const answers = await Promise.all(
-        Array.from({ length: CONCURRENT_ATTEMPTS }, () => stores.deduplication.begin(key, { leaseSeconds: 60 })),
+        Array.from({ length: CONCURRENT_ATTEMPTS }, () =>
+          stores.deduplication.begin(key, { leaseSeconds: 60 }),
+        ),
       );
       expect(answers.filter((answer) => answer.state === 'acquired')).toHaveLength(1);
-      expect(answers.filter((answer) => answer.state === 'in_progress')).toHaveLength(CONCURRENT_ATTEMPTS - 1);
+      expect(answers.filter((answer) => answer.state === 'in_progress')).toHaveLength(
+        CONCURRENT_ATTEMPTS - 1,
+      );
     });
   });
 
@@ -147,12 +151,18 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
         status: 'succeeded',
         amount_paid: null,
         livemode: false,
-        metadata: { order: 'A-17', 'ünïcode': '✓' },
+        metadata: { order: 'A-17', ünïcode: '✓' },
         events: ['created', 'captured'],
       };
       expect(await stores.idempotency.complete(key, lease, result)).toBe(true);
-      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'completed', result });
-      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'completed', result });
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({
+        state: 'completed',
+        result,
+      });
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({
+        state: 'completed',
+        result,
+      });
       expect(await stores.idempotency.read(key)).toMatchObject({ state: 'completed', result });
     });
 
@@ -161,7 +171,10 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
         const key = freshKey('payment');
         const lease = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
         await stores.idempotency.complete(key, lease, result);
-        expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'completed', result });
+        expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({
+          state: 'completed',
+          result,
+        });
       }
     });
 
@@ -171,9 +184,9 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
         leaseSeconds: SHORT_LEASE_SECONDS,
         retentionSeconds: 86_400,
       });
-      expect(await stores.idempotency.checkpoint(key, crashed, { transactionId: 'T-1001', step: 'quoted' })).toBe(
-        true,
-      );
+      expect(
+        await stores.idempotency.checkpoint(key, crashed, { transactionId: 'T-1001', step: 'quoted' }),
+      ).toBe(true);
       expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'in_progress' });
       await sleep(WAIT_OUT_SHORT_LEASE_MS);
       const resumed = await stores.idempotency.begin(key, 'fingerprint-a', LONG);
@@ -184,8 +197,12 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
       });
       if (resumed.state !== 'acquired') throw new Error('expected the lease');
       expect(resumed.lease).not.toBe(crashed);
-      expect(await stores.idempotency.checkpoint(key, resumed.lease, { transactionId: 'T-1001', step: 'committed' }))
-        .toBe(true);
+      expect(
+        await stores.idempotency.checkpoint(key, resumed.lease, {
+          transactionId: 'T-1001',
+          step: 'committed',
+        }),
+      ).toBe(true);
       expect(await stores.idempotency.read(key)).toMatchObject({
         state: 'in_progress',
         recoveryPoint: { transactionId: 'T-1001', step: 'committed' },
@@ -279,12 +296,18 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
         lease: expect.any(String),
         recoveryPoint: null,
       });
-      expect(await stores.idempotency.read(key)).toMatchObject({ fingerprint: 'fingerprint-b', result: null });
+      expect(await stores.idempotency.read(key)).toMatchObject({
+        fingerprint: 'fingerprint-b',
+        result: null,
+      });
     });
 
     it('keeps the first use’s retention when an expired lease is taken over', async () => {
       const key = freshKey('payment');
-      await stores.idempotency.begin(key, 'fingerprint-a', { leaseSeconds: SHORT_LEASE_SECONDS, retentionSeconds: 3600 });
+      await stores.idempotency.begin(key, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: 3600,
+      });
       const firstExpiry = (await stores.idempotency.read(key))?.expiresAt;
       await sleep(WAIT_OUT_SHORT_LEASE_MS);
       await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
@@ -294,10 +317,14 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
     it(`leases a key to exactly one of ${CONCURRENT_ATTEMPTS} concurrent calls`, async () => {
       const key = freshKey('payment');
       const answers = await Promise.all(
-        Array.from({ length: CONCURRENT_ATTEMPTS }, () => stores.idempotency.begin(key, 'fingerprint-a', LONG)),
+        Array.from({ length: CONCURRENT_ATTEMPTS }, () =>
+          stores.idempotency.begin(key, 'fingerprint-a', LONG),
+        ),
       );
       expect(answers.filter((answer) => answer.state === 'acquired')).toHaveLength(1);
-      expect(answers.filter((answer) => answer.state === 'in_progress')).toHaveLength(CONCURRENT_ATTEMPTS - 1);
+      expect(answers.filter((answer) => answer.state === 'in_progress')).toHaveLength(
+        CONCURRENT_ATTEMPTS - 1,
+      );
     });
 
     it('answers null for a key never used', async () => {
@@ -322,7 +349,10 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
 
     it('stops returning a token once it expired', async () => {
       const name = freshKey('provider-n');
-      await stores.tokens.set(name, { token: 'short-lived', expiresAt: Date.now() + SHORT_LEASE_SECONDS * 1000 });
+      await stores.tokens.set(name, {
+        token: 'short-lived',
+        expiresAt: Date.now() + SHORT_LEASE_SECONDS * 1000,
+      });
       expect((await stores.tokens.get(name))?.token).toBe('short-lived');
       await sleep(WAIT_OUT_SHORT_LEASE_MS);
       expect(await stores.tokens.get(name)).toBeNull();

@@ -1,7 +1,7 @@
 // A throwaway PostgreSQL 15 server for the tests: its own data directory in a temporary folder, trust
 // authentication, a free loopback port, a Unix socket in the same folder, and no trace left afterwards.
 // PostgreSQL refuses to run as root, so as root every server command runs as the `postgres` user.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ function postgresUser(): { uid: number; gid: number } {
     return { uid, gid };
   } catch {
     throw new Error(
-      'The store tests run as root, and PostgreSQL refuses to: they need the `postgres` user that Debian\'s postgresql-15 package creates (`apt-get install -y postgresql-15`, as .ci/run does).',
+      "The store tests run as root, and PostgreSQL refuses to: they need the `postgres` user that Debian's postgresql-15 package creates (`apt-get install -y postgresql-15`, as .ci/run does).",
     );
   }
 }
@@ -55,7 +55,9 @@ async function freePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -87,12 +89,24 @@ export async function startPostgres(): Promise<PostgresServer> {
   };
   const onExit = () => stopNow('immediate');
   process.once('exit', onExit);
+  watchForDeath(dataDir, folder);
   try {
     if (asRoot) {
       const { uid, gid } = postgresUser();
       chownSync(folder, uid, gid);
     }
-    runServerCommand('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+    runServerCommand('initdb', [
+      '-D',
+      dataDir,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '--no-sync',
+    ]);
     const port = await startOnFreePort(dataDir, folder, () => {
       running = true;
     });
@@ -118,6 +132,22 @@ export async function startPostgres(): Promise<PostgresServer> {
     stopNow('immediate');
     throw failure;
   }
+}
+
+/**
+ * A process killed outright (SIGKILL, a closed output pipe) runs no exit handler: a detached shell waits for this
+ * process to end, then stops the server and removes its folder (both no-ops after a normal `stop()`).
+ */
+function watchForDeath(dataDir: string, folder: string): void {
+  const pgCtl = join(BIN, 'pg_ctl');
+  const stopCommand = asRoot
+    ? 'runuser -u postgres -- "$2" -D "$3" -m immediate stop'
+    : '"$2" -D "$3" -m immediate stop';
+  const script = `while kill -0 "$1" 2>/dev/null; do sleep 1; done; [ -d "$3" ] && ${stopCommand}; rm -rf "$4"`;
+  spawn('sh', ['-c', script, 'pay-postgres-watchdog', String(process.pid), pgCtl, dataDir, folder], {
+    detached: true,
+    stdio: 'ignore',
+  }).unref();
 }
 
 /** Starts the server on a free port, trying another port if one was taken between the probe and the start. */

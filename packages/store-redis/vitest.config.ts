@@ -1,3 +1,4 @@
 import { packageTests } from '@pay/tooling/vitest';
 
-export default packageTests();
+// The global setup stops any redis-server a crashed test worker left running (see test/global-setup.ts).
+export default packageTests({ globalSetup: ['test/global-setup.ts'] });

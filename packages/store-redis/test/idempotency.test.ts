@@ -143,6 +143,18 @@ describe.each(CLIENT_KINDS)('idempotency ledger over %s', (kind) => {
     });
   });
 
+  it('refuses every write of an attempt whose lease ran out, even before another attempt took over', async () => {
+    const store = await ledger();
+    const key = fresh();
+    const late = leaseOf(await store.begin(key, request, { leaseSeconds: 0.2, retentionSeconds: DAY }));
+    await sleep(300);
+    expect(await store.checkpoint(key, late, quoted)).toBe(false);
+    expect(await store.complete(key, late, payment)).toBe(false);
+    expect(await store.abandon(key, late)).toBe(false);
+    expect(await store.release(key, late)).toBe(false);
+    expect(await store.read(key)).toMatchObject({ state: 'in_progress', recoveryPoint: null, result: null });
+  });
+
   it('keeps the first expiry when a key is leased again, so retention counts from the first use', async () => {
     const client = await open();
     const store = createRedisIdempotencyStore({ client: client.store });

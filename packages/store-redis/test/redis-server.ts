@@ -4,10 +4,11 @@
  * `redis-server` is not installed the tests fail with a message that says how to install it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 
 /** A running server: where it listens and how to stop it. */
 export interface RedisServer {
@@ -29,7 +30,8 @@ const installHint = (command: string) =>
   'tests again.';
 
 const running = new Set<ChildProcess>();
-// A test run that is interrupted still takes its servers down with it.
+// A worker that exits with servers still running takes them down with it; one that is killed leaves them to the
+// global teardown, which finds them in the registry (test/global-setup.ts).
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
@@ -82,6 +84,8 @@ export async function startRedisServer(
   if (options.password !== undefined) args.push('--requirepass', options.password);
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
+  const registered = child.pid === undefined ? undefined : join(inject('redisServerRegistry'), String(child.pid));
+  if (registered !== undefined) writeFileSync(registered, dir);
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += chunk.toString();
@@ -100,6 +104,7 @@ export async function startRedisServer(
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     running.delete(child);
     rmSync(dir, { recursive: true, force: true });
+    if (registered !== undefined) rmSync(registered, { force: true });
   };
   const deadline = Date.now() + 10_000;
   while (true) {

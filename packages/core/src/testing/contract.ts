@@ -6,7 +6,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type AnyAdapter, OPERATION_METHODS, type Operation } from '../adapter.js';
 import { ConfigurationError, ProviderNotSupportedError, WebhookVerificationError } from '../errors.js';
 import { createPay } from '../pay.js';
-import type { WebhookRequest } from '../webhooks/handler.js';
+import { createMemoryDeduplicationStore } from '../webhooks/dedupe.js';
+import { lowerCaseHeaders, type WebhookRequest } from '../webhooks/handler.js';
+import {
+  type AuthenticatedDelivery,
+  NORMALISED_EVENT_NAMES,
+  type WebhookDelivery,
+} from '../webhooks/types.js';
 
 /** What an adapter package supplies to the contract suite. */
 export interface AdapterContract {
@@ -36,6 +42,29 @@ function forbiddenFetch() {
   return vi.fn(async () => {
     throw new Error('no upstream call was expected');
   }) as unknown as typeof globalThis.fetch & ReturnType<typeof vi.fn>;
+}
+
+/** Wraps `fetch` and counts the upstream calls made through it. */
+function countingFetch(fetch: typeof globalThis.fetch): { fetch: typeof globalThis.fetch; calls(): number } {
+  let calls = 0;
+  return {
+    fetch: ((...args: Parameters<typeof globalThis.fetch>) => {
+      calls += 1;
+      return fetch(...args);
+    }) as typeof globalThis.fetch,
+    calls: () => calls,
+  };
+}
+
+/** The delivery the handler hands an adapter's `verify`, built from a `handle()` request. */
+function deliveryOf(request: WebhookRequest): WebhookDelivery {
+  const rawBody = typeof request.body === 'string' ? new TextEncoder().encode(request.body) : request.body;
+  return {
+    rawBody,
+    body: new TextDecoder().decode(rawBody),
+    headers: lowerCaseHeaders(request.headersAsObject),
+    fullUrl: request.fullUrl,
+  };
 }
 
 /** Registers the contract suite with vitest. */
@@ -104,6 +133,57 @@ export function runAdapterContract(contract: AdapterContract): void {
       expect(new Set(ids).size).toBe(ids.length);
       const again = await handler.handle(await contract.genuineWebhook());
       expect(again.events.map((event) => event.id)).toEqual(ids);
+    });
+
+    it('authenticates a webhook with no upstream call, resolving to a delivery key that is stable on redelivery', async () => {
+      const upstream = countingFetch(contract.webhookFetch ?? forbiddenFetch());
+      const adapter = contract.createAdapter(upstream.fetch);
+      const first = await adapter.webhooks.verify(
+        deliveryOf(await contract.genuineWebhook()),
+        contract.webhookSecret,
+      );
+      expect(upstream.calls(), 'upstream calls made by verify()').toBe(0);
+      expect(Array.isArray(first), 'verify() resolves to { key, events() }, not to the events').toBe(false);
+      const authenticated = first as AuthenticatedDelivery;
+      expect(typeof authenticated.key).toBe('string');
+      expect(authenticated.key.length).toBeGreaterThan(0);
+      expect(typeof authenticated.events).toBe('function');
+      const again = (await adapter.webhooks.verify(
+        deliveryOf(await contract.genuineWebhook()),
+        contract.webhookSecret,
+      )) as AuthenticatedDelivery;
+      expect(again.key).toBe(authenticated.key);
+      expect((await authenticated.events()).length).toBeGreaterThan(0);
+    });
+
+    it('with a deduplication store, skips a redelivery before any upstream call and reports its delivery key', async () => {
+      const upstream = countingFetch(contract.webhookFetch ?? forbiddenFetch());
+      const adapter = contract.createAdapter(upstream.fetch);
+      const callback = vi.fn();
+      const handler = createPay(adapter)
+        .webhooks.setup({
+          webhookSecret: contract.webhookSecret,
+          deduplicate: createMemoryDeduplicationStore(),
+        })
+        .on(NORMALISED_EVENT_NAMES as never, callback);
+      const first = await handler.handle(await contract.genuineWebhook());
+      expect(first.duplicates).toEqual([]);
+      const callsAfterFirst = upstream.calls();
+      const dispatched = callback.mock.calls.length;
+      const { key } = (await contract
+        .createAdapter(contract.webhookFetch ?? forbiddenFetch())
+        .webhooks.verify(
+          deliveryOf(await contract.genuineWebhook()),
+          contract.webhookSecret,
+        )) as AuthenticatedDelivery;
+      for (let redelivery = 0; redelivery < 3; redelivery += 1) {
+        expect(await handler.handle(await contract.genuineWebhook())).toEqual({
+          events: [],
+          duplicates: [key],
+        });
+      }
+      expect(upstream.calls(), 'upstream calls made for redeliveries').toBe(callsAfterFirst);
+      expect(callback).toHaveBeenCalledTimes(dispatched);
     });
 
     it('refuses a parsed body, telling the caller to pass the raw body', async () => {

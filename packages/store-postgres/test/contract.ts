@@ -12,9 +12,12 @@ export interface ContractStores {
   tokens: TokenStore;
 }
 
-/** A lease short enough to wait out in a test, long enough that a slow statement does not outlive it. */
-const SHORT_LEASE_SECONDS = 0.4;
-const WAIT_OUT_SHORT_LEASE_MS = 600;
+/**
+ * A lease short enough to wait out in a test, long enough that the statements before the wait finish within it
+ * on a busy machine. The tests run concurrently (fresh keys each), so the waits overlap.
+ */
+const SHORT_LEASE_SECONDS = 1;
+const WAIT_OUT_SHORT_LEASE_MS = 1_400;
 const LONG = { leaseSeconds: 60, retentionSeconds: 86_400 };
 const CONCURRENT_ATTEMPTS = 50;
 
@@ -28,7 +31,7 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
     stores = await makeStores();
   });
 
-  describe('deduplication (webhook deliveries)', () => {
+  describe.concurrent('deduplication (webhook deliveries)', () => {
     it('leases a new delivery key to the first attempt and answers in_progress while the lease runs', async () => {
       const key = freshKey('delivery');
       const first = await stores.deduplication.begin(key, { leaseSeconds: 60 });
@@ -96,7 +99,7 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
     });
   });
 
-  describe('idempotency ledger', () => {
+  describe.concurrent('idempotency ledger', () => {
     it('leases a new key with no recovery point and records the request’s fingerprint and retention', async () => {
       const key = freshKey('payment');
       const before = Date.now();
@@ -332,7 +335,7 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
     });
   });
 
-  describe('token cache', () => {
+  describe.concurrent('token cache', () => {
     it('answers null for a name never cached', async () => {
       expect(await stores.tokens.get(freshKey('provider-n'))).toBeNull();
     });

@@ -115,4 +115,44 @@ describe('keys the stores do not recognise', () => {
     const store = createRedisDeduplicationStore({ client: client.store });
     expect(await store.begin('delivery-9', { leaseSeconds: 30 })).toEqual({ state: 'in_progress' });
   });
+
+  it('works under the least-privilege ACL user the README documents, limited to the key prefix', async () => {
+    await raw.sendCommand(
+      ['ACL', 'SETUSER', 'payapp', 'on', '>app-password', '~pay:*', '+eval'].concat(
+        ['get', 'set', 'del', 'hget', 'hmget', 'hset', 'hdel', 'pexpire', 'pexpireat', 'time'].map(
+          (c) => `+${c}`,
+        ),
+      ),
+    );
+    const restricted = await connect('node-redis', `redis://payapp:app-password@127.0.0.1:${server.port}`);
+    try {
+      const stores = createRedisStores({ client: restricted.store });
+      const delivery = await stores.deduplication.begin('acl-delivery', { leaseSeconds: 30 });
+      if (delivery.state !== 'acquired') throw new Error('expected a lease');
+      await stores.deduplication.complete('acl-delivery', delivery.lease, 60);
+      const first = await stores.idempotency.begin('acl-key', 'sha256:a', {
+        leaseSeconds: 30,
+        retentionSeconds: 60,
+      });
+      if (first.state !== 'acquired') throw new Error('expected a lease');
+      expect(await stores.idempotency.checkpoint('acl-key', first.lease, { step: 'quoted' })).toBe(true);
+      expect(await stores.idempotency.abandon('acl-key', first.lease)).toBe(true);
+      const second = await stores.idempotency.begin('acl-key', 'sha256:a', {
+        leaseSeconds: 30,
+        retentionSeconds: 60,
+      });
+      if (second.state !== 'acquired') throw new Error('expected a lease');
+      expect(await stores.idempotency.complete('acl-key', second.lease, { id: 'pay_1' })).toBe(true);
+      expect((await stores.idempotency.read('acl-key'))?.result).toEqual({ id: 'pay_1' });
+      await stores.tokens.set('acl-login', { token: 'acl-token', expiresAt: Date.now() + 60_000 });
+      expect((await stores.tokens.get('acl-login'))?.token).toBe('acl-token');
+      await stores.tokens.delete('acl-login', 'acl-token');
+      const outside = await createRedisStores({ client: restricted.store, keyPrefix: 'other:' })
+        .tokens.get('acl-login')
+        .catch((failure: unknown) => failure);
+      expect(outside).toMatchObject({ code: 'store_unavailable', reason: expect.stringContaining('NOPERM') });
+    } finally {
+      await restricted.close();
+    }
+  });
 });

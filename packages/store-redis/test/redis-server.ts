@@ -84,7 +84,8 @@ export async function startRedisServer(
   if (options.password !== undefined) args.push('--requirepass', options.password);
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
-  const registered = child.pid === undefined ? undefined : join(inject('redisServerRegistry'), String(child.pid));
+  const registered =
+    child.pid === undefined ? undefined : join(inject('redisServerRegistry'), String(child.pid));
   if (registered !== undefined) writeFileSync(registered, dir);
   let stderr = '';
   child.stderr?.on('data', (chunk) => {

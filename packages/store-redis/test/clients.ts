@@ -4,7 +4,9 @@
  */
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { fromIoredis, type RedisScriptClient } from '../src/index.js';
+import { type RedisServer, startRedisServer } from './redis-server.js';
 
 /** A connected client as the stores take it, and how to close it. */
 export interface TestClient {
@@ -65,3 +67,34 @@ export async function connect(
 
 /** Resolves after `ms` milliseconds (lease and retention expiry are real time on the server). */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts one real server for the test file (before its first test) and stops it after the last; returns the
+ * running server.
+ */
+export function useRedisServer(): () => RedisServer {
+  let server: RedisServer | undefined;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error('the Redis server has not started');
+    return server;
+  };
+}
+
+/** Opens clients of `kind` to the file's server, each closed after the test that opened it. */
+export function useClients(kind: ClientKind, server: () => RedisServer): () => Promise<TestClient> {
+  const opened: TestClient[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((client) => client.close()));
+  });
+  return async () => {
+    const client = await connect(kind, server().url);
+    opened.push(client);
+    return client;
+  };
+}

@@ -1,26 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisDeduplicationStore } from '../src/index.js';
-import { CLIENT_KINDS, connect, sleep, type TestClient } from './clients.js';
-import { type RedisServer, startRedisServer } from './redis-server.js';
+import { CLIENT_KINDS, sleep, useClients, useRedisServer } from './clients.js';
 
-let server: RedisServer;
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useRedisServer();
 
 describe.each(CLIENT_KINDS)('deduplication store over %s', (kind) => {
-  const opened: TestClient[] = [];
-  const open = async () => {
-    const client = await connect(kind, server.url);
-    opened.push(client);
-    return client;
-  };
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((client) => client.close()));
-  });
+  const open = useClients(kind, server);
   const fresh = () => `delivery-${crypto.randomUUID()}`;
 
   it('leases a new delivery key as `leased:<owner token>` under the prefix, with the lease as its expiry', async () => {

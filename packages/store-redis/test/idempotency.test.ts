@@ -1,15 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisIdempotencyStore } from '../src/index.js';
-import { CLIENT_KINDS, connect, sleep, type TestClient } from './clients.js';
-import { type RedisServer, startRedisServer } from './redis-server.js';
+import { CLIENT_KINDS, sleep, useClients, useRedisServer } from './clients.js';
 
-let server: RedisServer;
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useRedisServer();
 
 const DAY = 24 * 60 * 60;
 const request = 'sha256:payments.create:EUR:1250:order-1042';
@@ -17,17 +10,9 @@ const quoted = { transactionId: 'T-8842', step: 'quoted' };
 const payment = { id: 'pay_8842', status: 'succeeded', amount: 1250, currency: 'EUR', livemode: false };
 
 describe.each(CLIENT_KINDS)('idempotency ledger over %s', (kind) => {
-  const opened: TestClient[] = [];
-  const open = async () => {
-    const client = await connect(kind, server.url);
-    opened.push(client);
-    return client;
-  };
+  const open = useClients(kind, server);
   const ledger = async (keyPrefix?: string) =>
     createRedisIdempotencyStore({ client: (await open()).store, ...(keyPrefix ? { keyPrefix } : {}) });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((client) => client.close()));
-  });
   const fresh = () => `order-1042-${crypto.randomUUID()}`;
   const leaseOf = (begun: Awaited<ReturnType<Awaited<ReturnType<typeof ledger>>['begin']>>) => {
     if (begun.state !== 'acquired') throw new Error(`expected a lease, got ${begun.state}`);

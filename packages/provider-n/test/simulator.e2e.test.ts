@@ -385,7 +385,8 @@ describe('the simulator imitates the provider', () => {
       });
     expect((await init()).status).toBe(200);
     const again = await init();
-    expect(again.status).toBe(400);
+    // The published reply (test/fixtures/init-transaction-duplicate-reference.json) is HTTP 422.
+    expect(again.status).toBe(422);
     expect(await again.json()).toEqual({
       requestSuccessful: false,
       responseMessage: 'Duplicate payment reference',

@@ -1,7 +1,9 @@
 /**
- * A Provider N simulator on 127.0.0.1 (design §7): the wire contract's login, init-transaction, status query and
- * initiate-refund with state, Basic and Bearer auth checks, tokens that really expire, the R1–R5 refund codes
- * with remaining-amount bookkeeping, fault injection on every route, and signed webhook delivery to a URL.
+ * A Provider N simulator on 127.0.0.1 (design §7): the wire contract's login, init-transaction, status query (by
+ * transaction or payment reference), initiate-refund and the refund status read, with state, Basic and Bearer auth
+ * checks, tokens that really expire, unique payment and refund references (a reused one is refused as the
+ * provider documents it), the R1–R5 refund codes with remaining-amount bookkeeping, fault injection on every route,
+ * and signed webhook delivery to a URL.
  * Amounts are kept in integer minor units inside, so the books never drift.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -186,7 +188,28 @@ const ROUTES = {
   init: '/v1/merchant/transactions/init-transaction',
   query: '/v1/merchant/transactions/query',
   refund: '/v1/refunds/initiate-refund',
+  /** `GET /v1/refunds/{refundReference}`: the provider's published refund status read. */
+  refundStatus: '/v1/refunds/',
 } as const;
+
+/**
+ * The provider's published refusals of a reused reference: init-transaction answers 422 / `99` "Duplicate payment
+ * reference" (test/fixtures/init-transaction-duplicate-reference.json), initiate-refund `R9` "Supplied refund
+ * reference already exists for the merchant" (published refund response codes). The provider never replays the
+ * earlier result for a reused reference, so neither does the simulator.
+ */
+const DUPLICATE_PAYMENT_REFERENCE = { status: 422, code: '99', message: 'Duplicate payment reference' };
+const DUPLICATE_REFUND_REFERENCE = {
+  status: 400,
+  code: 'R9',
+  message: 'Supplied refund reference already exists for the merchant.',
+};
+/** The published refund status read's answer for an unknown refund reference (code `R7`). */
+const REFUND_NOT_FOUND = {
+  status: 404,
+  code: 'R7',
+  message: 'No refund was initiated with the supplied refund reference.',
+};
 
 function envelope(status: number, responseBody: unknown): Reply {
   return {
@@ -238,7 +261,8 @@ export async function startProviderNSimulator(
   const faults = new FaultInjector();
   const tokens = new Map<string, number>();
   const transactions = new Map<string, StoredTransaction>();
-  const paymentReferences = new Set<string>();
+  /** paymentReference → transactionReference: references are unique per merchant, and readable. */
+  const paymentReferences = new Map<string, string>();
   const refunds = new Map<string, StoredRefund>();
   const requests: SimulatedRequest[] = [];
   const balanceCurrency = 'NGN';
@@ -279,8 +303,10 @@ export async function startProviderNSimulator(
     if (credentials.contractCode !== undefined && body.contractCode !== credentials.contractCode) {
       return refusal(400, '99', 'Invalid contract code');
     }
-    if (paymentReferences.has(body.paymentReference))
-      return refusal(400, '99', 'Duplicate payment reference');
+    if (paymentReferences.has(body.paymentReference)) {
+      const { status, code, message } = DUPLICATE_PAYMENT_REFERENCE;
+      return refusal(status, code, message);
+    }
     sequence += 1;
     const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
     const transactionReference = `PN|${stamp}|${String(sequence).padStart(6, '0')}`;
@@ -288,7 +314,7 @@ export async function startProviderNSimulator(
     const methods = Array.isArray(body.paymentMethods)
       ? body.paymentMethods.map(String)
       : ['CARD', 'ACCOUNT_TRANSFER'];
-    paymentReferences.add(body.paymentReference);
+    paymentReferences.set(body.paymentReference, transactionReference);
     transactions.set(transactionReference, {
       transactionReference,
       paymentReference: body.paymentReference,
@@ -323,7 +349,10 @@ export async function startProviderNSimulator(
    * a flat `customerEmail` / `customerName` (wire contract "retrievePayment"; issue 12 defects 4 and 7).
    */
   function queryTransaction(query: Record<string, string>): Reply {
-    const transaction = transactions.get(query.transactionReference ?? '');
+    // The published v1 read takes either `transactionReference` or the merchant's `paymentReference`.
+    const transactionReference =
+      query.transactionReference ?? paymentReferences.get(query.paymentReference ?? '') ?? '';
+    const transaction = transactions.get(transactionReference);
     if (!transaction) return refusal(404, '99', 'Transaction not found');
     const { currency } = transaction;
     const common = {
@@ -373,13 +402,10 @@ export async function startProviderNSimulator(
     if (typeof body.refundReference !== 'string' || body.refundReference === '') {
       return refusal(400, '99', 'refundReference is required');
     }
-    const existing = refunds.get(body.refundReference);
-    if (existing) {
-      // An idempotent replay of the same refund answers with it again; anything else is a duplicate.
-      const same =
-        existing.transactionReference === body.transactionReference &&
-        toMajorUnits(existing.amountMinor, existing.currency) === body.refundAmount;
-      return same ? envelope(200, refundView(existing)) : refusal(400, '99', 'Duplicate refund reference');
+    if (refunds.has(body.refundReference)) {
+      // Even for an identical body: the provider refuses a reused reference, it never replays the refund.
+      const { status, code, message } = DUPLICATE_REFUND_REFERENCE;
+      return refusal(status, code, message);
     }
     const transaction = transactions.get(String(body.transactionReference ?? ''));
     if (!transaction) return refusal(400, 'R1', 'Transaction not found');
@@ -418,6 +444,16 @@ export async function startProviderNSimulator(
     return envelope(200, refundView(refund));
   }
 
+  /** `GET /v1/refunds/{refundReference}`: the refund as initiate-refund answered it, or `R7` when unknown. */
+  function readRefund(refundReference: string): Reply {
+    const refund = refunds.get(refundReference);
+    if (!refund) {
+      const { status, code, message } = REFUND_NOT_FOUND;
+      return refusal(status, code, message);
+    }
+    return envelope(200, refundView(refund));
+  }
+
   function checkoutPage(transactionReference: string): Reply {
     const transaction = transactions.get(transactionReference);
     if (!transaction)
@@ -440,12 +476,24 @@ export async function startProviderNSimulator(
     if (method === 'POST' && path === ROUTES.login) return login(headers);
     if (method === 'GET' && path.startsWith('/checkout/'))
       return checkoutPage(decodeURIComponent(path.slice('/checkout/'.length)));
+    const refundRead =
+      method === 'GET' && path.startsWith(ROUTES.refundStatus) && path.length > ROUTES.refundStatus.length;
     const known =
       (method === 'POST' && (path === ROUTES.init || path === ROUTES.refund)) ||
-      (method === 'GET' && path === ROUTES.query);
+      (method === 'GET' && path === ROUTES.query) ||
+      refundRead;
     if (!known) return refusal(404, '99', `No route ${method} ${path}`);
     if (!authorised(headers)) return refusal(401, '99', 'Invalid or expired access token');
     if (path === ROUTES.query) return queryTransaction(query);
+    if (refundRead) {
+      let refundReference: string;
+      try {
+        refundReference = decodeURIComponent(path.slice(ROUTES.refundStatus.length));
+      } catch {
+        return refusal(400, '99', 'Malformed refund reference');
+      }
+      return readRefund(refundReference);
+    }
     if (body === null || typeof body !== 'object' || Array.isArray(body))
       return refusal(400, '99', 'A JSON object body is required');
     return path === ROUTES.init

@@ -6,7 +6,7 @@
  * redaction (design §4, issue 11 §2): no configured secret and no credential an HTTP client sent survives in it.
  */
 import type * as v from 'valibot';
-import { ProviderNotSupportedError, redactError, ValidationError } from './errors.js';
+import { type ErrorContext, ProviderNotSupportedError, redactError, ValidationError } from './errors.js';
 import {
   type CaptureParams,
   type Checkout,
@@ -30,6 +30,7 @@ import {
   type UpdateParams,
   updateSchema,
 } from './records.js';
+import type { JsonValue } from './stores.js';
 import { parseInput } from './validation.js';
 import type { WebhookDefinition } from './webhooks/types.js';
 
@@ -66,7 +67,76 @@ export type OperationMethod = (typeof OPERATION_METHODS)[Operation];
 export interface CallOptions {
   /** Aborts the call; an aborted call that may have reached the provider says `outcome: 'unknown'`. */
   signal?: AbortSignal;
+  /**
+   * Caller's idempotency key for a money-moving call (`checkouts.create`, `payments.create`, `refunds.create`,
+   * `payments.capture`, `payments.cancel`): the same key for every attempt of one intent, carried on every error
+   * (`error.context.idempotencyKey`). Through `createPay` the ledger makes a repeated call return the recorded
+   * result or resume where the earlier attempt stopped (see `IdempotencyContext`). 1–255 printable characters.
+   */
+  idempotencyKey?: string;
+  /**
+   * Timeout of one attempt of this call in milliseconds, overriding the adapter's `timeoutMs` (1 ms – 10 min).
+   */
+  timeoutMs?: number;
+  /**
+   * Retries after the first attempt for this call, overriding the adapter's `retry` (0–10). It only ever applies
+   * to calls that are safe to repeat (reads, logins): a call that could move money is never retried.
+   */
+  retry?: number;
 }
+
+/** What an implementation receives when the caller passed an idempotency key (through `createPay`). */
+export interface IdempotencyContext {
+  /** The caller's key. */
+  readonly key: string;
+  /**
+   * Where an earlier attempt with this key got to (`null` for a new key): resume from here, never start over
+   * when money may already have moved. Adapter-defined JSON, e.g. Provider T
+   * `{ transactionId, step: 'quoted' | 'updated' | 'commit_sent' }`.
+   */
+  readonly recoveryPoint: JsonValue | null;
+  /**
+   * Records progress durably BEFORE the next step; rejects with core's `StoreError` (code `store_unavailable`)
+   * when the store fails or the lease on the key was lost: the adapter must then stop before moving money
+   * (fail closed) and say how far it got.
+   */
+  checkpoint(point: JsonValue): Promise<void>;
+}
+
+/** Options each implemented operation receives: the caller's options plus the ledger context when a key was given. */
+export interface OperationOptions extends CallOptions {
+  idempotency?: IdempotencyContext;
+}
+
+/** The operations that can move money: a caller's idempotency key goes through the ledger for these. */
+export const MONEY_MOVING_OPERATIONS = [
+  'checkouts.create',
+  'payments.create',
+  'refunds.create',
+  'payments.capture',
+  'payments.cancel',
+] as const satisfies readonly Operation[];
+
+/** One of {@link MONEY_MOVING_OPERATIONS}. */
+export type MoneyMovingOperation = (typeof MONEY_MOVING_OPERATIONS)[number];
+
+/** What `pay.resolve` asks an adapter about: one money-moving call whose outcome the caller does not know. */
+export interface ResolveLookup {
+  /** The money-moving operation the key or error belongs to. */
+  operation: Operation;
+  /** The caller's idempotency key, when there is one. */
+  idempotencyKey?: string;
+  /** Where the attempt got to, from the ledger. */
+  recoveryPoint?: JsonValue | null;
+  /** The context of an error with outcome `'unknown'` (Provider T `transactionId`, Provider N `reference`, …). */
+  context?: ErrorContext;
+}
+
+/**
+ * An adapter's answer to a {@link ResolveLookup}: the record the provider holds, `null` when the provider proves
+ * it holds nothing (safe to send again), or `undefined` when it cannot tell.
+ */
+export type ResolvedRecord = Payment | Refund | Checkout | null | undefined;
 
 /**
  * What an adapter declares about its types: its name, `provider_metadata` per operation, raw webhook events
@@ -150,6 +220,8 @@ export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterO
   readonly capabilities: readonly Operation[];
   /** Webhook verification and normalisation, used by `pay.webhooks.setup()`. */
   readonly webhooks: WebhookDefinition;
+  /** What the provider holds for a call whose outcome is unknown (see {@link AdapterDefinition.resolve}). */
+  readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
   /** Type-level only: the adapter's declared types. */
   readonly '~types'?: T;
 }
@@ -163,6 +235,7 @@ export type AnyAdapter = {
   readonly provider: ProviderName;
   readonly capabilities: readonly Operation[];
   readonly webhooks: WebhookDefinition;
+  readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
   readonly '~types'?: AdapterTypes;
 } & { readonly [M in OperationMethod]: (...args: never[]) => Promise<unknown> };
 
@@ -188,26 +261,26 @@ type SubscriptionInput = v.InferOutput<typeof subscriptionCreateSchema>;
  * still the caller's object: the adapter validates its own members.
  */
 export interface OperationImplementations<T extends AdapterTypes> {
-  createCheckout(params: CheckoutInput, options: CallOptions): Promise<T['checkout']>;
-  retrieveCheckout(id: string, options: CallOptions): Promise<Checkout | null>;
-  updateCheckout(id: string, params: UpdateInput, options: CallOptions): Promise<Checkout>;
-  deleteCheckout(id: string, options: CallOptions): Promise<void>;
-  createPayment(params: PaymentInput, options: CallOptions): Promise<Payment>;
-  retrievePayment(id: string, options: CallOptions): Promise<Payment | null>;
-  updatePayment(id: string, params: UpdateInput, options: CallOptions): Promise<Payment>;
-  capturePayment(id: string, params: CaptureInput, options: CallOptions): Promise<Payment>;
-  cancelPayment(id: string, options: CallOptions): Promise<Payment>;
-  deletePayment(id: string, options: CallOptions): Promise<void>;
-  createRefund(params: RefundInput, options: CallOptions): Promise<Refund>;
-  createCustomer(params: CustomerInput, options: CallOptions): Promise<Customer>;
-  retrieveCustomer(id: string, options: CallOptions): Promise<Customer | null>;
-  updateCustomer(id: string, params: UpdateInput, options: CallOptions): Promise<Customer>;
-  deleteCustomer(id: string, options: CallOptions): Promise<void>;
-  createSubscription(params: SubscriptionInput, options: CallOptions): Promise<Subscription>;
-  retrieveSubscription(id: string, options: CallOptions): Promise<Subscription | null>;
-  updateSubscription(id: string, params: UpdateInput, options: CallOptions): Promise<Subscription>;
-  cancelSubscription(id: string, options: CallOptions): Promise<Subscription>;
-  deleteSubscription(id: string, options: CallOptions): Promise<void>;
+  createCheckout(params: CheckoutInput, options: OperationOptions): Promise<T['checkout']>;
+  retrieveCheckout(id: string, options: OperationOptions): Promise<Checkout | null>;
+  updateCheckout(id: string, params: UpdateInput, options: OperationOptions): Promise<Checkout>;
+  deleteCheckout(id: string, options: OperationOptions): Promise<void>;
+  createPayment(params: PaymentInput, options: OperationOptions): Promise<Payment>;
+  retrievePayment(id: string, options: OperationOptions): Promise<Payment | null>;
+  updatePayment(id: string, params: UpdateInput, options: OperationOptions): Promise<Payment>;
+  capturePayment(id: string, params: CaptureInput, options: OperationOptions): Promise<Payment>;
+  cancelPayment(id: string, options: OperationOptions): Promise<Payment>;
+  deletePayment(id: string, options: OperationOptions): Promise<void>;
+  createRefund(params: RefundInput, options: OperationOptions): Promise<Refund>;
+  createCustomer(params: CustomerInput, options: OperationOptions): Promise<Customer>;
+  retrieveCustomer(id: string, options: OperationOptions): Promise<Customer | null>;
+  updateCustomer(id: string, params: UpdateInput, options: OperationOptions): Promise<Customer>;
+  deleteCustomer(id: string, options: OperationOptions): Promise<void>;
+  createSubscription(params: SubscriptionInput, options: OperationOptions): Promise<Subscription>;
+  retrieveSubscription(id: string, options: OperationOptions): Promise<Subscription | null>;
+  updateSubscription(id: string, params: UpdateInput, options: OperationOptions): Promise<Subscription>;
+  cancelSubscription(id: string, options: OperationOptions): Promise<Subscription>;
+  deleteSubscription(id: string, options: OperationOptions): Promise<void>;
 }
 
 /** The shape of each operation's arguments, validated before the implementation runs. */
@@ -248,6 +321,12 @@ export interface AdapterDefinition<T extends AdapterTypes> {
   fallbackReason?: string;
   /** Webhook verification; `rawEventNames` must list exactly the adapter's raw event names. */
   webhooks: WebhookDefinition & { rawEventNames: readonly (keyof T['rawEvents'] & string)[] };
+  /**
+   * What the provider holds for a money-moving call whose outcome is unknown (used by `pay.resolve`): the
+   * record, `null` when the provider proves it holds nothing (safe to send again), `undefined` when it cannot
+   * tell. Only reads: it must never move money.
+   */
+  resolve?(lookup: ResolveLookup, options: CallOptions): Promise<ResolvedRecord>;
 }
 
 /**
@@ -292,7 +371,17 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     provider: definition.provider,
     capabilities: Object.freeze(capabilities),
     webhooks: redactingWebhooks(definition.webhooks),
+    ...(definition.resolve ? { resolve: redactingResolve(definition.resolve.bind(definition)) } : {}),
   };
+}
+
+/** The adapter's `resolve`, with its lookup checked and its errors redacted like the operations. */
+function redactingResolve(
+  resolve: (lookup: ResolveLookup, options: CallOptions) => Promise<ResolvedRecord>,
+): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
+  return redactingErrors(async (lookup: ResolveLookup, options: CallOptions = {}) =>
+    resolve(lookup, options),
+  );
 }
 
 /** Fields of request objects that name a resource and so become a URL path segment. */

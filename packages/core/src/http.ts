@@ -17,6 +17,7 @@ import {
   ValidationError,
 } from './errors.js';
 import type { ProviderName } from './records.js';
+import type { TokenStore } from './stores.js';
 import { mismatchedFields } from './validation.js';
 
 /** What a hook sees of a request. Authorization and every configured secret are already redacted. */
@@ -69,6 +70,12 @@ export interface TransportOptions {
   /** Retries after the first attempt for calls that are safe to repeat (default 2, `0` for none). */
   retry?: number;
   hooks?: HttpHooks;
+  /**
+   * A token cache shared by every instance (`@pay/store-postgres`, `@pay/store-redis`, or
+   * `createMemoryTokenStore()`), so instances reuse one provider login until it expires. Default: each adapter
+   * instance keeps its own token in memory.
+   */
+  tokenStore?: TokenStore;
 }
 
 /** HTTP methods the adapters use. */

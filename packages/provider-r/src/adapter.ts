@@ -28,9 +28,9 @@ import {
   paymentBody,
   refundRequest,
 } from './requests.js';
-import { createUpstream, type ProviderRUpstream } from './upstream.js';
+import { createUpstream, isUnknownTransaction, type ProviderRUpstream } from './upstream.js';
 import { createWebhookDefinition } from './webhooks.js';
-import { type ProviderRStatus, type ProviderRStatusReply, UNKNOWN_TRANSACTION_CODE } from './wire.js';
+import type { ProviderRStatus, ProviderRStatusReply } from './wire.js';
 
 /** Raw webhook events: `providerR.<STATUS>`, each carrying the verified status reply. */
 export type ProviderRRawEvents = { [S in ProviderRStatus as `providerR.${S}`]: ProviderRStatusReply };
@@ -87,46 +87,76 @@ const UNSUPPORTED: { [K in Operation]?: string } = {
   'subscriptions.delete': 'the provider offers no subscriptions',
 };
 
-/** How `payments.cancel` treats each current status: which call cancels it, or why none is made. */
-const CANCELLATION = {
-  PENDING: 'cancelPending',
-  AUTHORIZED: 'cancelPreauthorisation',
-  CANCELLED: 'already-cancelled',
-  PAID: 'refund-instead',
-} as const satisfies Record<
-  ProviderRStatus,
-  'cancelPending' | 'cancelPreauthorisation' | 'already-cancelled' | 'refund-instead'
->;
+type Cancellation = 'cancelPending' | 'cancelPreauthorisation' | 'already-cancelled' | 'refund-instead';
 
-function isUnknownTransaction(error: unknown): boolean {
-  return ProviderApiError.isInstance(error) && error.providerCode === UNKNOWN_TRANSACTION_CODE;
+/**
+ * How `payments.cancel` treats each current status: which call cancels it, or why none is made. Read through a
+ * `Map`: a status the wire contract does not list cancels nothing.
+ */
+const CANCELLATION: ReadonlyMap<string, Cancellation> = new Map(
+  Object.entries({
+    PENDING: 'cancelPending',
+    AUTHORIZED: 'cancelPreauthorisation',
+    CANCELLED: 'already-cancelled',
+    PAID: 'refund-instead',
+  } as const satisfies Record<ProviderRStatus, Cancellation>),
+);
+
+/** A `ValidationError` about the payment's state, raised after its status read and before any call that moves money. */
+function stateError(operation: Operation, path: string, message: string): ValidationError {
+  return new ValidationError([{ path, message }], { operation });
 }
 
 function operations(
   config: ProviderRConfig,
   upstream: ProviderRUpstream,
 ): Partial<OperationImplementations<ProviderRTypes>> {
+  const toPayment = (reply: ProviderRStatusReply): Payment => paymentFromStatus(reply, config.isSandbox);
   const readPayment = async (transId: string, options: CallOptions): Promise<Payment> =>
-    paymentFromStatus(await upstream.status(transId, options));
+    toPayment(await upstream.status(transId, options));
 
   /**
-   * Runs a capture or cancel and returns the payment. Both are retried (design §6); when the first attempt
-   * landed but its reply was lost, the provider refuses the retry (the payment is no longer pre-authorised or
-   * pending). The status then tells the truth: a payment already in the state asked for is the answer.
+   * A payment found captured when a capture was asked for (issue 11 §1): it is the answer only when the captured
+   * amount is the one asked for. Any other amount means this capture did not make it, so the caller is told,
+   * never handed a success for money it did not capture.
    */
-  async function settledAs(
-    expected: ProviderRStatus,
+  function alreadyCaptured(
+    current: ProviderRStatusReply,
+    asked: number,
+    refusal?: ProviderApiError,
+  ): Payment {
+    if (current.price === asked) return toPayment(current);
+    const message = `payment ${current.transId} is already captured for ${current.price} (minor units), not the ${asked} asked for; check it with payments.retrieve before capturing or refunding anything`;
+    if (refusal === undefined) throw stateError('payments.capture', 'amount', message);
+    throw refusal.withDetails({
+      message: `The capture was refused and ${message}.`,
+      context: {
+        ...refusal.context,
+        transId: current.transId,
+        capturedAmount: current.price,
+        requestedAmount: asked,
+      },
+    });
+  }
+
+  /**
+   * Runs a cancel and returns the payment. Cancels are retried (design §6); when the first attempt landed but
+   * its reply was lost, the provider refuses the retry (the payment is no longer pending or pre-authorised). The
+   * status then tells the truth: a payment already CANCELLED is the answer; anything else passes the refusal on
+   * (with `outcome: 'unknown'` when an earlier attempt may have landed).
+   */
+  async function cancelled(
     id: string,
     options: CallOptions,
-    action: () => Promise<unknown>,
+    cancel: () => Promise<unknown>,
   ): Promise<Payment> {
     try {
-      await action();
+      await cancel();
     } catch (error) {
       if (!ProviderApiError.isInstance(error)) throw error;
       const current = await upstream.status(id, options).catch(() => undefined);
-      if (current?.status !== expected) throw error;
-      return paymentFromStatus(current);
+      if (current?.status !== 'CANCELLED') throw error;
+      return toPayment(current);
     }
     return readPayment(id, options);
   }
@@ -147,6 +177,7 @@ function operations(
           payerId: body.payerId,
           itemId: params.item_id,
           metadata: params.metadata,
+          test: body.test,
         },
         reply,
       );
@@ -162,27 +193,57 @@ function operations(
     },
 
     async capturePayment(id, params, options) {
-      const amount = captureAmount(params);
-      return settledAs('PAID', id, options, () => upstream.capture(id, amount, options));
+      const requested = captureAmount(params);
+      // The status first: what is authorised (a capture without an amount takes it all) and whether it is
+      // already captured, so a success is only ever reported for the amount asked for.
+      const current = await upstream.status(id, options);
+      const asked = requested ?? current.price;
+      if (current.status === 'PAID') return alreadyCaptured(current, asked);
+      if (current.status !== 'AUTHORIZED') {
+        throw stateError(
+          'payments.capture',
+          'id',
+          `the payment is ${current.status}; only a pre-authorised (AUTHORIZED) payment can be captured`,
+        );
+      }
+      if (asked > current.price) {
+        throw stateError(
+          'payments.capture',
+          'amount',
+          `must be at most ${current.price}, the amount pre-authorised`,
+        );
+      }
+      try {
+        await upstream.capture(id, requested, options);
+      } catch (error) {
+        if (!ProviderApiError.isInstance(error)) throw error;
+        // The first attempt may have captured with its reply lost, and the retry was refused: read what happened.
+        const now = await upstream.status(id, options).catch(() => undefined);
+        if (now?.status !== 'PAID') throw error;
+        return alreadyCaptured(now, asked, error);
+      }
+      return readPayment(id, options);
     },
 
     async cancelPayment(id, options) {
       const current = await upstream.status(id, options);
-      const action = CANCELLATION[current.status];
-      if (action === 'already-cancelled') return paymentFromStatus(current);
+      const action = CANCELLATION.get(current.status);
+      if (action === 'already-cancelled') return toPayment(current);
       if (action === 'refund-instead') {
-        throw new ValidationError(
-          [
-            {
-              path: 'id',
-              message:
-                'the payment is PAID and can no longer be cancelled; refund it with refunds.create({ payment_id })',
-            },
-          ],
-          { operation: 'payments.cancel' },
+        throw stateError(
+          'payments.cancel',
+          'id',
+          'the payment is PAID and can no longer be cancelled; refund it with refunds.create({ payment_id })',
         );
       }
-      return settledAs('CANCELLED', id, options, () => upstream[action](id, options));
+      if (action === undefined) {
+        throw stateError(
+          'payments.cancel',
+          'id',
+          `the payment is ${current.status}, a status this adapter does not know how to cancel; check it in the provider's portal`,
+        );
+      }
+      return cancelled(id, options, () => upstream[action](id, options));
     },
 
     async createRefund(params, options) {
@@ -190,11 +251,10 @@ function operations(
       // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
       const payment = await upstream.status(params.payment_id, options);
       if (request.currency !== undefined && request.currency !== payment.curr) {
-        throw new ValidationError(
-          [{ path: 'currency', message: `must be ${payment.curr}, the currency of the payment` }],
-          {
-            operation: 'refunds.create',
-          },
+        throw stateError(
+          'refunds.create',
+          'currency',
+          `must be ${payment.curr}, the currency of the payment`,
         );
       }
       const sent = {
@@ -204,6 +264,7 @@ function operations(
         currency: payment.curr,
         reason: params.reason,
         metadata: params.metadata,
+        test: config.isSandbox,
       };
       const reply = await upstream.refund(
         {
@@ -211,7 +272,7 @@ function operations(
           amount: sent.amount,
           curr: sent.currency,
           refId: sent.refId,
-          test: config.isSandbox,
+          test: sent.test,
         },
         options,
       );

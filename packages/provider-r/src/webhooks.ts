@@ -1,10 +1,13 @@
 /**
- * Provider R push notifications (spec §5, wire contract "Webhooks"): no signature, so the delivery is checked
- * field by field (secret, then merchant, both in constant time) and its status is confirmed with the status
- * call. Only then are events built, from the confirmed status, which is the truth the events report.
+ * Provider R push notifications (spec §5, wire contract "Webhooks"), in two phases (core's
+ * `AuthenticatedDelivery`): no signature, so `verify` checks the delivery field by field (secret, then merchant,
+ * both in constant time), its payload and its test/live mode, with no upstream call; `events()` then confirms the
+ * status with the status call, checks the confirmation (same transaction, same merchant, same mode) and builds
+ * the events from the confirmed status, which is the truth the events report.
  */
 import {
   type AdapterDefinition,
+  type AuthenticatedDelivery,
   type PayEvent,
   parseForm,
   parseJson,
@@ -16,7 +19,7 @@ import {
 import * as v from '@pay/core/schema';
 import type { ProviderRTypes } from './adapter.js';
 import type { ProviderRConfig } from './config.js';
-import { invoiceFromStatus, paymentFromStatus, STATUS_EVENTS } from './mapping.js';
+import { eventTypesOf, invoiceFromStatus, paymentFromStatus } from './mapping.js';
 import { mediaType, type ProviderRUpstream } from './upstream.js';
 import { PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
 
@@ -46,19 +49,88 @@ function fieldText(value: unknown): string | undefined {
 }
 
 /** Builds the events of a confirmed status, normalised first, then the raw `providerR.<STATUS>`. */
-function eventsFor(confirmed: ProviderRStatusReply, confirmedAt: number): PayEvent[] {
+function eventsFor(confirmed: ProviderRStatusReply, confirmedAt: number, isSandbox: boolean): PayEvent[] {
   const key = [confirmed.transId, confirmed.status];
   const base = { key, provider: 'providerR' as const, created: confirmedAt };
-  const normalised = STATUS_EVENTS[confirmed.status].map((type) =>
+  const normalised = eventTypesOf(confirmed.status).map((type) =>
     type === 'invoice.generated'
-      ? webhookEvent({ ...base, type, data: invoiceFromStatus(confirmed, confirmedAt) })
-      : webhookEvent({ ...base, type, data: paymentFromStatus(confirmed) }),
+      ? webhookEvent({ ...base, type, data: invoiceFromStatus(confirmed, confirmedAt, isSandbox) })
+      : webhookEvent({ ...base, type, data: paymentFromStatus(confirmed, isSandbox) }),
   );
   return [
     ...normalised,
     webhookEvent({ ...base, type: `providerR.${confirmed.status}`, data: confirmed, is_raw: true }),
   ];
 }
+
+/** The mode a handler serves, in words for its errors. */
+const modeName = (test: boolean) => (test ? 'test (sandbox)' : 'live (production)');
+
+/**
+ * A handler serves one mode (issue 10 §2): a production handler (`isSandbox: false`) refuses a push for a test
+ * payment, whose money is not real, and a sandbox handler refuses a push for a live payment, which belongs to the
+ * production endpoint. Refused like a push for another merchant: it is not this deployment's to process.
+ */
+function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void {
+  if (test === isSandbox) return;
+  throw new WebhookVerificationError(
+    `The ${where} is for a ${modeName(test)} payment but this handler is configured for ${modeName(isSandbox)} (PROVIDER_R_SANDBOX / isSandbox); it is not processed here. Point the provider's push URL for each mode at the deployment configured for it.`,
+    { reason: 'merchant_mismatch' },
+  );
+}
+
+/**
+ * Phase 2 (`events()`): the status call, then every check of the confirmation, then the events of the CONFIRMED
+ * status, which is the truth they report (wire contract, "Webhooks", step 3).
+ */
+async function confirmedEvents(
+  config: ProviderRConfig,
+  upstream: ProviderRUpstream,
+  pushed: PushFields,
+): Promise<PayEvent[]> {
+  const confirmed = await upstream.status(pushed.transId, {});
+  if (confirmed.transId !== pushed.transId) {
+    throw new WebhookVerificationError(
+      'The status call answered for another transaction than the push names.',
+      {
+        reason: 'confirmation_failed',
+      },
+    );
+  }
+  // The status call authenticates as the configured merchant; a reply naming another one is not ours.
+  if (confirmed.merchant !== undefined && !timingSafeEqual(confirmed.merchant, config.merchant)) {
+    throw new WebhookVerificationError(
+      'The status confirmation names another merchant than the configured one; nothing is processed.',
+      { reason: 'merchant_mismatch' },
+    );
+  }
+  const test = confirmed.test ?? pushed.test;
+  if (test === undefined) {
+    throw new WebhookVerificationError(
+      'Neither the push nor its status confirmation says whether the payment is a test one, so test and live cannot be told apart; refused.',
+      { reason: 'malformed_payload' },
+    );
+  }
+  if (pushed.test !== undefined && confirmed.test !== undefined && pushed.test !== confirmed.test) {
+    throw new WebhookVerificationError(
+      'The push and its status confirmation disagree on whether the payment is a test one; refused.',
+      { reason: 'confirmation_failed' },
+    );
+  }
+  refuseOtherMode(test, config.isSandbox, 'confirmed payment');
+  if (confirmed.status === 'PENDING' && pushed.status !== 'PENDING') {
+    // The provider announced a final status its own status call does not show yet: refuse as retryable so the
+    // provider delivers again once the two agree.
+    throw new WebhookVerificationError(
+      `The push announces ${pushed.status} but the provider still reports PENDING; deliver again later.`,
+      { reason: 'unconfirmed_status', retryable: true },
+    );
+  }
+  return eventsFor(confirmed, Date.now(), config.isSandbox);
+}
+
+/** The push fields the verification reads. */
+type PushFields = v.InferOutput<typeof pushSchema>;
 
 /** The webhook definition of the adapter; the confirmation goes through the adapter's own status call. */
 export function createWebhookDefinition(
@@ -68,22 +140,23 @@ export function createWebhookDefinition(
   return {
     rawEventNames: RAW_EVENT_NAMES,
     secret: 'required',
-    async verify(delivery, webhookSecret) {
+    /**
+     * Phase 1, no upstream call (issue 10 §3): the secret, the merchant, the payload and the mode. Resolves to the
+     * delivery key `<transId>:<pushed status>`, so the handler deduplicates a replayed push before its status
+     * read, and to `events()`, which reads the status.
+     */
+    async verify(delivery, webhookSecret): Promise<AuthenticatedDelivery> {
       if (!webhookSecret) {
         throw new WebhookVerificationError(
           'Provider R pushes are checked with the merchant secret: pass it as webhookSecret.',
-          {
-            reason: 'missing_secret',
-          },
+          { reason: 'missing_secret' },
         );
       }
       const fields = readPush(delivery);
       if (!timingSafeEqual(fieldText(fields.secret) ?? '', webhookSecret)) {
         throw new WebhookVerificationError(
           'The push carries a wrong or no `secret`; it did not come from Provider R.',
-          {
-            reason: 'invalid_secret',
-          },
+          { reason: 'invalid_secret' },
         );
       }
       if (!timingSafeEqual(fieldText(fields.merchant) ?? '', config.merchant)) {
@@ -91,34 +164,19 @@ export function createWebhookDefinition(
           reason: 'merchant_mismatch',
         });
       }
-      const pushed = v.safeParse(pushSchema, fields);
-      if (!pushed.success) {
+      const parsed = v.safeParse(pushSchema, fields);
+      if (!parsed.success) {
         throw new WebhookVerificationError('The push lacks a valid `transId` or `status`.', {
           reason: 'malformed_payload',
         });
       }
-      const { transId, status } = pushed.output;
-      const confirmed = await upstream.status(transId, {});
-      if (confirmed.transId !== transId) {
-        throw new WebhookVerificationError(
-          'The status call answered for another transaction than the push names.',
-          {
-            reason: 'confirmation_failed',
-          },
-        );
-      }
-      if (confirmed.status === 'PENDING' && status !== 'PENDING') {
-        // The provider announced a final status its own status call does not show yet: refuse as retryable so
-        // the provider delivers again once the two agree.
-        throw new WebhookVerificationError(
-          `The push announces ${status} but the provider still reports PENDING; deliver again later.`,
-          {
-            reason: 'unconfirmed_status',
-            retryable: true,
-          },
-        );
-      }
-      return eventsFor(confirmed, Date.now());
+      const pushed = parsed.output;
+      // Refused here already, so a replayed test push costs a production handler no status read.
+      if (pushed.test !== undefined) refuseOtherMode(pushed.test, config.isSandbox, 'push');
+      return {
+        key: `${pushed.transId}:${pushed.status}`,
+        events: () => confirmedEvents(config, upstream, pushed),
+      };
     },
   };
 }

@@ -33,10 +33,30 @@ export const PROVIDER_R_CODES = {
   1500: 'unexpected error',
 } as const;
 
-/** Code of an unknown `transId`: `retrievePayment` resolves to `null` on it. */
+/** Code of a `transId` the provider cannot load (wire contract, "Response codes"). */
 export const UNKNOWN_TRANSACTION_CODE = '1104';
+/**
+ * Code 1400 is "bad request or unauthorised access", and the status call also answers an unknown `transId` with it
+ * (published: `error=1400&message=Payment not found (status), params: …`, test/fixtures/SOURCE.md). Only that
+ * message text tells the two apart: an unauthorised caller (`Access from unauthorized location [ip]!`,
+ * `Unauthorized access`) must still get an error, never "no such payment".
+ */
+export const BAD_REQUEST_CODE = '1400';
+const PAYMENT_NOT_FOUND = /^\s*payment not found\b/i;
 /** Codes after which the same call may succeed later (the provider's own storage or an unexpected failure). */
 export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['1200', '1500']);
+
+/**
+ * True when a status-call error says the transaction does not exist: code 1104, or code 1400 whose message
+ * starts with "Payment not found" (the rule above). Any other 1400 is a refusal of the caller.
+ */
+export function isUnknownTransactionAnswer(
+  providerCode: string | undefined,
+  message: string | undefined,
+): boolean {
+  if (providerCode === UNKNOWN_TRANSACTION_CODE) return true;
+  return providerCode === BAD_REQUEST_CODE && PAYMENT_NOT_FOUND.test(message ?? '');
+}
 
 /** Text, also when a JSON body carries a number (`"transId": 123`). */
 const text = v.pipe(
@@ -59,31 +79,52 @@ const flag = v.pipe(
       v.string(),
       v.trim(),
       v.toLowerCase(),
-      v.picklist(['true', 'false']),
-      v.transform((value) => value === 'true'),
+      v.picklist(['true', 'false', '1', '0']),
+      v.transform((value) => value === 'true' || value === '1'),
     ),
   ]),
   v.boolean(),
 );
-/** A status in any letter case, normalised to the provider's upper case. */
+/**
+ * A status in any letter case, normalised to the provider's upper case. Any non-empty value is accepted: a status
+ * the provider adds later maps to a safe value (issue 12 rule), it never makes a reply or a push unreadable.
+ */
 const status = v.pipe(
   v.string(),
   v.trim(),
   v.toUpperCase(),
-  v.picklist(PROVIDER_R_STATUSES, 'must be PENDING, AUTHORIZED, PAID or CANCELLED'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(64, 'is too long for a status'),
+  // Typed as the known statuses, still open to others (autocompletion for the four, no false promise).
+  v.transform((value) => value as ProviderRStatus | (string & {})),
 );
 
-/** Every reply's envelope: `code` (0 is success) and `message`. */
-export const envelopeSchema = v.looseObject({
-  code: integer,
-  message: v.optional(text),
-});
+/** True for the four statuses of the wire contract. */
+export function isKnownStatus(value: string): value is ProviderRStatus {
+  return (PROVIDER_R_STATUSES as readonly string[]).includes(value);
+}
+
+/**
+ * Every reply's envelope: `code` (0 is success) and `message`. Some published error replies carry the code as
+ * `error` instead of `code` (`error=1400&message=Payment not found …`): the code is read from either.
+ */
+export const envelopeSchema = v.pipe(
+  v.looseObject({
+    code: v.optional(integer),
+    error: v.optional(integer),
+    message: v.optional(text),
+  }),
+  v.check((reply) => reply.code !== undefined || reply.error !== undefined, 'needs `code` or `error`'),
+  v.transform((reply) => ({ code: (reply.code ?? reply.error) as number, message: reply.message })),
+);
+/** The envelope as read: the provider's code (from `code` or `error`) and its message. */
+export type Envelope = v.InferOutput<typeof envelopeSchema>;
 
 /** Reply of the checkout and payment creations: the transaction id and the hosted payment page. */
 export const createReplySchema = v.looseObject({
-  code: integer,
+  code: v.optional(integer),
   message: v.optional(text),
-  transId: text,
+  transId: v.pipe(text, v.minLength(1, 'must not be empty')),
   redirect: v.pipe(v.string(), v.url()),
 });
 /** A creation reply as read. */
@@ -94,9 +135,9 @@ export type CreateReply = v.InferOutput<typeof createReplySchema>;
  * `providerR.<STATUS>` raw events and the `raw` of payments read from it.
  */
 export const statusReplySchema = v.looseObject({
-  code: integer,
+  code: v.optional(integer),
   message: v.optional(text),
-  transId: text,
+  transId: v.pipe(text, v.minLength(1, 'must not be empty')),
   status,
   price: integer,
   curr: v.pipe(text, v.toUpperCase()),
@@ -112,8 +153,13 @@ export const statusReplySchema = v.looseObject({
 /** The verified status reply of Provider R (`price` a number, `secret` removed). */
 export type ProviderRStatusReply = v.InferOutput<typeof statusReplySchema>;
 
-/** A push notification's fields the verification reads; `secret` and `merchant` are checked before this. */
+/**
+ * A push notification's fields the verification reads; `secret` and `merchant` are checked before this. `test`
+ * is documented as always present; a value that is not a boolean is treated as absent and the confirmed status
+ * then decides (a push is only ever trusted after that confirmation anyway).
+ */
 export const pushSchema = v.looseObject({
   transId: v.pipe(text, v.minLength(1, 'must not be empty')),
   status,
+  test: v.optional(v.fallback(v.optional(flag), undefined)),
 });

@@ -121,13 +121,20 @@ describe('checkouts.create', () => {
     expect((error as ProviderApiError).requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('never repeats the creation, even on a 503 with retries configured', async () => {
+  it('never repeats the creation on a 503, and says it may have been created instead of advising a retry', async () => {
     const scope = nock(BASE_URL)
       .post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`)
       .once()
       .reply(503, 'Service Unavailable');
     const error = await rejectionOf(testAdapter({ retry: 2 }).createCheckout(checkoutParams));
-    expect(error).toMatchObject({ code: 'provider_api_error', status: 503, retryable: true });
+    expect(error).toMatchObject({
+      code: 'provider_api_error',
+      status: 503,
+      retryable: false,
+      outcome: 'unknown',
+      context: { refId: 'order-1001' },
+    });
+    expect((error as Error).message).not.toContain('retry with the same input');
     expect(scope.isDone()).toBe(true);
   });
 
@@ -155,12 +162,17 @@ describe('provider codes', () => {
       }),
     );
     expect(ProviderApiError.isInstance(error)).toBe(true);
+    // A creating call is never "retry with the same input": the provider's own failures (1200, 1500) may come
+    // after the payment was created, so their outcome is unknown (issue 12 item 8).
+    const ownFailure = ['1200', '1500'].includes(code);
     expect(error).toMatchObject({
       status: 400,
       providerCode: code,
       providerMessage: message,
-      retryable: ['1200', '1500'].includes(code),
+      retryable: false,
     });
+    expect((error as ProviderApiError).outcome).toBe(ownFailure ? 'unknown' : undefined);
+    expect((error as Error).message).not.toContain('retry with the same input');
   });
 
   it('accepts code 0 given as text', async () => {
@@ -206,6 +218,7 @@ describe('payments.create', () => {
       provider: 'providerR',
       id: TRANS_ID,
       amount: 25050,
+      amount_paid: 0,
       currency: 'CZK',
       status: 'pending',
       customer: { id: 'cust_42' },
@@ -213,6 +226,7 @@ describe('payments.create', () => {
       metadata: { cart: 'c-9' },
       requires_action: true,
       payment_url: REDIRECT,
+      livemode: false,
       raw: createdReply,
     });
     expect(scope.isDone()).toBe(true);
@@ -393,20 +407,24 @@ describe('payments.retrieve', () => {
 });
 
 describe('payments.capture', () => {
-  it('captures a pre-authorisation with PUT and returns the payment read afterwards', async () => {
+  it('reads the authorisation, captures it with PUT and returns the payment read afterwards', async () => {
     const scope = nock(BASE_URL)
+      .post('/v1.0/status', statusRequest())
+      .reply(200, statusReply({ status: 'AUTHORIZED' }), FORM)
       .put(`/v2.0/preauth/transId/${TRANS_ID}.json`, { amount: 8000 })
       .matchHeader('authorization', BASIC)
       .reply(200, { code: 0, message: 'OK' })
       .post('/v1.0/status', statusRequest())
       .reply(200, statusReply({ price: '8000' }), FORM);
     const payment = await createPay(testAdapter()).payments.capture(TRANS_ID, { amount: 8000 });
-    expect(payment).toMatchObject({ id: TRANS_ID, status: 'succeeded', amount: 8000 });
+    expect(payment).toMatchObject({ id: TRANS_ID, status: 'succeeded', amount: 8000, amount_paid: 8000 });
     expect(scope.isDone()).toBe(true);
   });
 
   it('captures the whole authorisation when no amount is given, and encodes the transId as one segment', async () => {
     const scope = nock(BASE_URL)
+      .post('/v1.0/status', statusRequest('A/B'))
+      .reply(200, statusReply({ transId: 'A/B', status: 'AUTHORIZED' }), FORM)
       .put('/v2.0/preauth/transId/A%2FB.json', {})
       .reply(200, { code: 0, message: 'OK' })
       .post('/v1.0/status', statusRequest('A/B'))
@@ -415,9 +433,11 @@ describe('payments.capture', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('answers with the captured payment when a retried capture is refused because the first one landed', async () => {
+  it('answers with the captured payment when a retried capture is refused because the first one landed with the amount asked', async () => {
     // The first PUT captured the money but its reply was lost (503); the retry is refused with 1400.
     const scope = nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'AUTHORIZED' }), FORM)
       .put(`/v2.0/preauth/transId/${TRANS_ID}.json`)
       .reply(503, 'Service Unavailable')
       .put(`/v2.0/preauth/transId/${TRANS_ID}.json`)
@@ -425,20 +445,29 @@ describe('payments.capture', () => {
       .post('/v1.0/status')
       .reply(200, statusReply({ status: 'PAID' }), FORM);
     const payment = await testAdapter({ retry: 1 }).capturePayment(TRANS_ID);
-    expect(payment).toMatchObject({ id: TRANS_ID, status: 'succeeded' });
+    expect(payment).toMatchObject({ id: TRANS_ID, status: 'succeeded', amount: 10000 });
     expect(scope.isDone()).toBe(true);
   });
 
-  it('passes a refused capture on when the payment is still not captured', async () => {
+  it('passes a refused capture on when the payment is still not captured, with outcome unknown after a lost reply', async () => {
     nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, statusReply({ status: 'AUTHORIZED' }), FORM)
+      .put(`/v2.0/preauth/transId/${TRANS_ID}.json`)
+      .reply(502, 'Bad Gateway')
       .put(`/v2.0/preauth/transId/${TRANS_ID}.json`)
       .reply(400, { code: 1400, message: 'Payment is not pre-authorised' })
       .post('/v1.0/status')
-      .reply(200, statusReply({ status: 'PENDING' }), FORM);
-    expect(await rejectionOf(testAdapter().capturePayment(TRANS_ID))).toMatchObject({
-      code: 'provider_api_error',
+      .reply(200, statusReply({ status: 'AUTHORIZED' }), FORM);
+    const error = await rejectionOf(testAdapter({ retry: 1 }).capturePayment(TRANS_ID));
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
       providerCode: '1400',
+      outcome: 'unknown',
+      retryable: false,
+      context: { transId: TRANS_ID },
     });
+    expect((error as Error).message).toContain('retrievePayment');
   });
 
   it('refuses a fractional capture amount before any call', async () => {
@@ -531,6 +560,7 @@ describe('refunds.create', () => {
       status: 'succeeded',
       reason: 'damaged',
       metadata: {},
+      livemode: false,
       raw: { code: 0, message: 'OK' },
     });
     expect(scope.isDone()).toBe(true);

@@ -23,14 +23,33 @@ describe('mapping tables', () => {
   });
 
   it('identify the payer by payerId, else by e-mail, else not at all', () => {
-    expect(paymentFromStatus({ ...reply, payerId: 'cust_42' }).customer).toEqual({ id: 'cust_42' });
-    expect(paymentFromStatus(reply).customer).toEqual({ email: 'payer@example.com' });
-    expect(paymentFromStatus({ ...reply, email: undefined }).customer).toBeNull();
+    expect(paymentFromStatus({ ...reply, payerId: 'cust_42' }, true).customer).toEqual({ id: 'cust_42' });
+    expect(paymentFromStatus(reply, true).customer).toEqual({ email: 'payer@example.com' });
+    expect(paymentFromStatus({ ...reply, email: undefined }, true).customer).toBeNull();
+  });
+
+  it('read every table through own entries: a status named like an Object.prototype member is unknown', () => {
+    for (const odd of ['constructor', '__proto__', 'toString', 'CONSTRUCTOR']) {
+      const payment = paymentFromStatus({ ...reply, status: odd }, true);
+      expect(payment).toMatchObject({ status: 'processing', amount_paid: null, requires_action: false });
+    }
+  });
+
+  it('say what was paid: the price once PAID, nothing before or after cancelling', () => {
+    expect(paymentFromStatus(reply, true).amount_paid).toBe(10000);
+    for (const status of ['PENDING', 'AUTHORIZED', 'CANCELLED'])
+      expect(paymentFromStatus({ ...reply, status }, true).amount_paid).toBe(0);
+  });
+
+  it('take livemode from the reply, and from the configured mode only when the reply has no test flag', () => {
+    expect(paymentFromStatus({ ...reply, test: true }, false).livemode).toBe(false);
+    expect(paymentFromStatus({ ...reply, test: false }, true).livemode).toBe(true);
+    expect(paymentFromStatus(reply, false).livemode).toBe(true);
   });
 
   it('build the invoice of a paid transaction from the confirmed reply', () => {
     const confirmedAt = Date.UTC(2026, 0, 2, 3, 4, 5);
-    expect(invoiceFromStatus(reply, confirmedAt)).toEqual({
+    expect(invoiceFromStatus(reply, confirmedAt, true)).toEqual({
       provider: 'providerR',
       id: reply.transId,
       payment_id: reply.transId,
@@ -40,6 +59,8 @@ describe('mapping tables', () => {
       paid_at: '2026-01-02T03:04:05.000Z',
       customer: { email: 'payer@example.com' },
       metadata: { refId: 'order-1001', label: 'Order from Eshop' },
+      // The reply carries no `test` flag: the configured mode (sandbox here) decides.
+      livemode: false,
       raw: reply,
     });
   });

@@ -81,8 +81,9 @@ describe('Provider R against its simulator over loopback', () => {
     expect(invoiced).toHaveBeenCalledTimes(1);
     expect(raw).toHaveBeenCalledWith('PAID', 25000);
     expect(raw).toHaveBeenCalledTimes(1);
+    // The redelivery is recognised before its status read (issue 10 §3): one status call for both.
     const statusCalls = simulator.requests.filter((request) => request.path === '/v1.0/status');
-    expect(statusCalls).toHaveLength(2);
+    expect(statusCalls).toHaveLength(1);
     expect(await pay.checkouts.create(checkoutParams)).toBeNull();
     expect(simulator.transactions).toHaveLength(2);
   });
@@ -254,7 +255,7 @@ describe('Provider R against its simulator over loopback', () => {
     expect(simulator.transactions).toHaveLength(2);
   });
 
-  it('reports a malformed reply as InvalidResponseError and a 500 on a refund as a retryable ProviderApiError', async () => {
+  it('reports a malformed reply as InvalidResponseError and a 500 on a refund as an unknown outcome', async () => {
     const adapter = adapterFor(simulator, 0);
     const payment = await adapter.createPayment(paymentParams);
     simulator.faults.inject({ path: '/v1.0/status', fault: { kind: 'malformed' } });
@@ -265,7 +266,134 @@ describe('Provider R against its simulator over loopback', () => {
     simulator.faults.inject({ path: '/v2.0/refund.json', fault: { kind: 'status', status: 500 } });
     const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 100 }));
     expect(ProviderApiError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ status: 500, retryable: true });
+    // A 500 to a refund does not prove that nothing was refunded (issue 11 §1).
+    expect(error).toMatchObject({ status: 500, retryable: false, outcome: 'unknown' });
     expect(simulator.refunds).toHaveLength(0);
+  });
+});
+
+describe('Provider R simulator: delivery binding, deduplication and published shapes', () => {
+  it('makes one status read for one delivery replayed twenty times through a handler with a store', async () => {
+    const pay = createPay(adapterFor(simulator));
+    const payment = await pay.payments.create(paymentParams);
+    simulator.pay(payment.id);
+    const succeeded = vi.fn();
+    endpoint = await startLoopbackServer(
+      toNodeListener(
+        pay.webhooks
+          .setup({
+            webhookSecret: simulator.credentials.secret,
+            deduplicate: createMemoryDeduplicationStore(),
+          })
+          .on('payment.succeeded', succeeded),
+      ),
+    );
+    const before = simulator.requests.filter((request) => request.path === '/v1.0/status').length;
+    for (let replay = 0; replay < 20; replay++)
+      expect(await simulator.deliverWebhook(endpoint.url, { transId: payment.id })).toBe(200);
+    expect(simulator.requests.filter((request) => request.path === '/v1.0/status').length - before).toBe(1);
+    expect(succeeded).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses a test push at a production handler and a live push at a sandbox handler, with no status read', async () => {
+    const sandbox = createPay(adapterFor(simulator));
+    const payment = await sandbox.payments.create(paymentParams);
+    const production = createPay(
+      createProviderR({ ...simulator.credentials, isSandbox: false, baseUrl: simulator.url, retry: 0 }),
+    );
+    const productionEndpoint = await startLoopbackServer(
+      toNodeListener(production.webhooks.setup({ webhookSecret: simulator.credentials.secret })),
+    );
+    endpoint = await startLoopbackServer(
+      toNodeListener(sandbox.webhooks.setup({ webhookSecret: simulator.credentials.secret })),
+    );
+    try {
+      const before = simulator.requests.length;
+      expect(await simulator.deliverWebhook(productionEndpoint.url, { transId: payment.id })).toBe(400);
+      expect(await simulator.deliverWebhook(endpoint.url, { transId: payment.id, test: false })).toBe(400);
+      expect(simulator.requests.length).toBe(before);
+      expect(await simulator.deliverWebhook(endpoint.url, { transId: payment.id })).toBe(200);
+    } finally {
+      await productionEndpoint.close();
+    }
+  });
+
+  it('answers an unknown payment as the provider does (error=1400, Payment not found), and a refused location still throws', async () => {
+    const adapter = adapterFor(simulator, 0);
+    await expect(adapter.retrievePayment('NOPE-NOPE-NOPE')).resolves.toBeNull();
+    const payment = await adapter.createPayment(paymentParams);
+    simulator.refuseLocation(true);
+    const error = await rejectionOf(adapter.retrievePayment(payment.id));
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      providerCode: '1400',
+      providerMessage: 'Access from unauthorized location [127.0.0.1]!',
+    });
+    expect(await rejectionOf(adapter.createPayment(paymentParams))).toMatchObject({ providerCode: '1400' });
+    simulator.refuseLocation(false);
+    await expect(adapter.retrievePayment(payment.id)).resolves.toMatchObject({ id: payment.id });
+  });
+
+  it('a capture whose reply was lost is reconciled: the retry is refused and the payment, captured once, is returned', async () => {
+    const adapter = adapterFor(simulator, 1);
+    const payment = await adapter.createPayment(paymentParams);
+    simulator.authorize(payment.id);
+    simulator.faults.inject({
+      method: 'PUT',
+      path: /^\/v2\.0\/preauth\//,
+      times: 1,
+      fault: { kind: 'drop-after' },
+    });
+    await expect(adapter.capturePayment(payment.id, { amount: 7000 })).resolves.toMatchObject({
+      status: 'succeeded',
+      amount: 7000,
+      amount_paid: 7000,
+    });
+    const puts = simulator.requests.filter((request) => request.method === 'PUT');
+    expect(puts).toHaveLength(2);
+    expect(simulator.transaction(payment.id)).toMatchObject({ status: 'PAID', price: 7000 });
+  });
+
+  it('a cancel whose reply was lost is reconciled the same way', async () => {
+    const adapter = adapterFor(simulator, 1);
+    const payment = await adapter.createPayment(paymentParams);
+    simulator.faults.inject({
+      method: 'DELETE',
+      path: /^\/v2\.0\/payment\//,
+      times: 1,
+      fault: { kind: 'drop-after' },
+    });
+    await expect(adapter.cancelPayment(payment.id)).resolves.toMatchObject({ status: 'canceled' });
+    expect(simulator.requests.filter((request) => request.method === 'DELETE')).toHaveLength(2);
+  });
+
+  it.each([
+    ['payments.create', '/v2.0/payment', (adapter: ProviderRAdapter) => adapter.createPayment(paymentParams)],
+    [
+      'createCheckoutRedirect',
+      /^\/v2\.0\/paymentRedirect\//,
+      (adapter: ProviderRAdapter) => adapter.createCheckoutRedirect(checkoutParams),
+    ],
+  ] as const)('%s: a 503 is sent once and reported as an unknown outcome', async (_op, path, run) => {
+    const adapter = adapterFor(simulator, 2);
+    simulator.faults.inject({ method: 'POST', path, times: 1, fault: { kind: 'status', status: 503 } });
+    expect(await rejectionOf(run(adapter))).toMatchObject({ outcome: 'unknown', retryable: false });
+    expect(simulator.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+  });
+
+  it('a refund whose reply was lost is never repeated and says its outcome is unknown', async () => {
+    const adapter = adapterFor(simulator, 2);
+    const payment = await adapter.createPayment(paymentParams);
+    simulator.pay(payment.id);
+    simulator.faults.inject({
+      method: 'POST',
+      path: '/v2.0/refund.json',
+      times: 1,
+      fault: { kind: 'drop-after' },
+    });
+    const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 1000 }));
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ outcome: 'unknown' });
+    expect(simulator.refunds).toHaveLength(1);
   });
 });

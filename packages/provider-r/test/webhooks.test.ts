@@ -1,4 +1,9 @@
-import { createPay, type WebhookRequest, type WebhookVerificationError } from '@pay/core';
+import {
+  createMemoryDeduplicationStore,
+  createPay,
+  type WebhookRequest,
+  type WebhookVerificationError,
+} from '@pay/core';
 import nock from 'nock';
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -156,11 +161,11 @@ describe('Provider R push notifications', () => {
     expect(scope.isDone()).toBe(false);
   });
 
-  it('refuses a push without transId or with an unknown status as malformed', async () => {
+  it('refuses a push without transId or status as malformed', async () => {
     expect((await rejectionOf(handlerFor().handle(formPush({ transId: '' })))).reason).toBe(
       'malformed_payload',
     );
-    expect((await rejectionOf(handlerFor().handle(formPush({ status: 'REFUNDED' })))).reason).toBe(
+    expect((await rejectionOf(handlerFor().handle(formPush({ status: '' })))).reason).toBe(
       'malformed_payload',
     );
   });
@@ -202,5 +207,137 @@ describe('Provider R push notifications', () => {
     const first = await handler.handle(formPush({ status: 'CANCELLED' }));
     const again = await handler.handle(formPush({ status: 'CANCELLED' }));
     expect(again.events.map((event) => event.id)).toEqual(first.events.map((event) => event.id));
+  });
+});
+
+describe('a delivery is bound to this merchant and this mode (issue 10 §2)', () => {
+  function productionHandler() {
+    return createPay(testAdapter({ isSandbox: false })).webhooks.setup({ webhookSecret: SECRET });
+  }
+
+  it('refuses a push for a test payment on a production handler, before any status call', async () => {
+    const scope = confirmWith('PAID');
+    const callback = vi.fn();
+    const error = await rejectionOf(productionHandler().on('payment.succeeded', callback).handle(formPush()));
+    expect(error).toMatchObject({ reason: 'merchant_mismatch', retryable: false, status: 400 });
+    expect(error.message).toContain('test (sandbox)');
+    expect(scope.isDone()).toBe(false);
+    expect(callback).not.toHaveBeenCalled();
+  });
+
+  it('refuses a push for a live payment on a sandbox handler, before any status call', async () => {
+    const scope = confirmWith('PAID', { test: 'false' });
+    const error = await rejectionOf(handlerFor().handle(formPush({ test: 'false' })));
+    expect(error).toMatchObject({ reason: 'merchant_mismatch', status: 400 });
+    expect(scope.isDone()).toBe(false);
+  });
+
+  it('refuses on a production handler a push without a test flag whose confirmation says test', async () => {
+    const { test: _test, ...fields } = pushFields();
+    confirmWith('PAID', { test: 'true' });
+    const error = await rejectionOf(
+      productionHandler().handle({
+        body: new URLSearchParams(fields).toString(),
+        headersAsObject: { 'content-type': 'application/x-www-form-urlencoded' },
+        fullUrl: URL_,
+      }),
+    );
+    expect(error.reason).toBe('merchant_mismatch');
+  });
+
+  it('refuses a push whose confirmation contradicts its test flag', async () => {
+    confirmWith('PAID', { test: 'false' });
+    const error = await rejectionOf(handlerFor().handle(formPush({ test: 'true' })));
+    expect(error.reason).toBe('confirmation_failed');
+  });
+
+  it('refuses a confirmation that names another merchant', async () => {
+    const scope = confirmWith('PAID', { merchant: '999999' });
+    const callback = vi.fn();
+    const error = await rejectionOf(handlerFor().on('payment.succeeded', callback).handle(formPush()));
+    expect(error).toMatchObject({ reason: 'merchant_mismatch', retryable: false });
+    expect(scope.isDone()).toBe(true);
+    expect(callback).not.toHaveBeenCalled();
+  });
+
+  it('marks records of a live payment livemode true and of a test payment false, with what was paid', async () => {
+    confirmWith('PAID', { test: 'false' });
+    const live = await productionHandler().handle(formPush({ test: 'false' }));
+    expect(live.events[0]?.data).toMatchObject({ livemode: true, amount: 10000, amount_paid: 10000 });
+    expect(live.events[1]?.data).toMatchObject({ livemode: true, amount_paid: 10000 });
+    confirmWith('PENDING');
+    const test = await handlerFor().handle(formPush({ status: 'PENDING' }));
+    expect(test.events[0]?.data).toMatchObject({ livemode: false, status: 'pending', amount_paid: 0 });
+  });
+});
+
+describe('deduplication before any upstream work (issue 10 §3)', () => {
+  it('makes one status read for a delivery replayed ten times through a handler with a store', async () => {
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status', statusRequest())
+      .once()
+      .reply(200, statusReply({ status: 'PAID' }), FORM);
+    const succeeded = vi.fn();
+    const handler = createPay(testAdapter()).webhooks.setup({
+      webhookSecret: SECRET,
+      deduplicate: createMemoryDeduplicationStore(),
+    });
+    handler.on('payment.succeeded', succeeded);
+    const results = [];
+    for (let replay = 0; replay < 10; replay++) results.push(await handler.handle(formPush()));
+    expect(scope.isDone()).toBe(true);
+    expect(succeeded).toHaveBeenCalledTimes(1);
+    expect(results.slice(1).every((result) => result.events.length === 0)).toBe(true);
+    expect(results[1]?.duplicates).toEqual([`${TRANS_ID}:PAID`]);
+  });
+
+  it('runs the status read again for a redelivery after a failed confirmation', async () => {
+    nock(BASE_URL).post('/v1.0/status').reply(502, 'Bad gateway');
+    confirmWith('PAID');
+    const handler = createPay(testAdapter()).webhooks.setup({
+      webhookSecret: SECRET,
+      deduplicate: createMemoryDeduplicationStore(),
+    });
+    expect((await rejectionOf(handler.handle(formPush()))).retryable).toBe(true);
+    expect((await handler.handle(formPush())).events).toHaveLength(3);
+  });
+});
+
+describe('odd but authentic input never crashes the normaliser (issue 10 §5, issue 12 rule)', () => {
+  it('maps a confirmed status the wire contract does not list to processing, plus its raw event', async () => {
+    confirmWith('REFUNDED');
+    const { events } = await handlerFor().handle(formPush({ status: 'REFUNDED' }));
+    expect(events.map((event) => [event.type, event.is_raw])).toEqual([
+      ['payment.updated', false],
+      ['providerR.REFUNDED', true],
+    ]);
+    expect(events[0]?.data).toMatchObject({
+      status: 'processing',
+      amount_paid: null,
+      requires_action: false,
+    });
+  });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'treats a status named %s as an unknown status',
+    async (odd) => {
+      confirmWith(odd);
+      const { events } = await handlerFor().handle(formPush({ status: odd }));
+      expect(events.map((event) => event.type)).toEqual([
+        'payment.updated',
+        `providerR.${odd.toUpperCase()}`,
+      ]);
+      expect(events[0]?.data).toMatchObject({ status: 'processing' });
+    },
+  );
+
+  it('reports the confirmed PAID for a push whose status is an odd name', async () => {
+    confirmWith('PAID');
+    const { events } = await handlerFor().handle(formPush({ status: '__proto__' }));
+    expect(events.map((event) => event.type)).toEqual([
+      'payment.succeeded',
+      'invoice.generated',
+      'providerR.PAID',
+    ]);
   });
 });

@@ -10,7 +10,8 @@ export interface ProviderRPushFields {
   /** The merchant secret: what makes the push genuine. */
   secret: string;
   transId: string;
-  status: ProviderRStatus;
+  /** One of the four statuses; any other text too, for tests of statuses the wire contract does not list. */
+  status: ProviderRStatus | (string & {});
   /** Integer minor units. */
   price: number;
   curr: string;

@@ -67,8 +67,10 @@ export interface DeliverWebhookOptions {
   transId: string;
   /** `form` (default) or `json`. */
   format?: 'form' | 'json';
-  /** Push this status instead of the current one (e.g. to test an unconfirmed PAID). */
-  status?: ProviderRStatus;
+  /** Push this status instead of the current one (e.g. to test an unconfirmed PAID, or an odd name). */
+  status?: ProviderRStatus | (string & {});
+  /** Push this `test` flag instead of the transaction's (e.g. a test push to a production handler). */
+  test?: boolean;
   /** Override the secret or merchant sent (tamper tests). */
   secret?: string;
   merchant?: string;
@@ -99,6 +101,11 @@ export interface ProviderRSimulator {
   authorize(transId: string): void;
   /** The payer cancelled or the payment expired (PENDING or AUTHORIZED → CANCELLED). */
   cancel(transId: string): void;
+  /**
+   * `true` answers every call as the provider answers a server outside the merchant's IP whitelist
+   * (`code=1400`, "Access from unauthorized location [ip]!"); `false` restores normal answers.
+   */
+  refuseLocation(refused: boolean): void;
   /** POSTs the push for the transaction's current status to `url`; resolves with the reply status. */
   deliverWebhook(url: string, options: DeliverWebhookOptions): Promise<number>;
   close(): Promise<void>;
@@ -133,6 +140,7 @@ export async function startProviderRSimulator(
   const refunds: SimulatedRefund[] = [];
   const requests: RecordedRequest[] = [];
   let baseUrl = '';
+  let locationRefusedNow = false;
 
   function find(transId: string): SimulatedTransaction {
     const found = transactions.get(transId);
@@ -206,21 +214,38 @@ export async function startProviderRSimulator(
     };
   }
 
+  /** The status call's answer, form-encoded as the provider sends it (charset included), or JSON. */
+  function statusAnswer(fields: Record<string, string>): Reply {
+    return options.statusFormat === 'json'
+      ? json(200, fields)
+      : {
+          status: 200,
+          body: new URLSearchParams(fields).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+        };
+  }
+
   function status(form: URLSearchParams): Reply {
-    const answer = (fields: Record<string, string>): Reply =>
-      options.statusFormat === 'json'
-        ? json(200, fields)
-        : {
-            status: 200,
-            body: new URLSearchParams(fields).toString(),
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          };
     if (form.get('merchant') !== credentials.merchant || form.get('secret') !== credentials.secret) {
-      return answer({ code: '1400', message: 'Unauthorised access' });
+      return statusAnswer({ code: '1400', message: 'Unauthorized access' });
     }
-    const transaction = transactions.get(form.get('transId') ?? '');
-    if (!transaction) return answer({ code: '1104', message: 'Transaction cannot be loaded' });
-    return answer(statusFields(transaction));
+    const transId = form.get('transId') ?? '';
+    const transaction = transactions.get(transId);
+    if (!transaction) {
+      // The published answer to an unknown payment: `error` (not `code`) 1400, and the request echoed, secret
+      // included (test/fixtures/status-not-found-1400.json).
+      return statusAnswer({
+        error: '1400',
+        message: `Payment not found (status), params: array (\n  'merchant' => '${credentials.merchant}',\n  'secret' => '${credentials.secret}',\n  'transId' => '${transId}',\n)\n`,
+      });
+    }
+    return statusAnswer(statusFields(transaction));
+  }
+
+  /** The answer to any call from outside the merchant's IP whitelist (published, see refuseLocation). */
+  function locationRefused(path: string): Reply {
+    const fields = { code: '1400', message: 'Access from unauthorized location [127.0.0.1]!' };
+    return path === '/v1.0/status' ? statusAnswer(fields) : json(200, { ...fields, code: 1400 });
   }
 
   function refund(body: Record<string, unknown>): Reply {
@@ -313,7 +338,8 @@ export async function startProviderRSimulator(
     );
     requests.push({ method, path, headers, body: text, requestId: headers['x-request-id'] });
     await faults.run(req, res, async () => {
-      if (headers.authorization !== basic) return providerError(401, 1400, 'Unauthorised access');
+      if (locationRefusedNow) return locationRefused(path);
+      if (headers.authorization !== basic) return providerError(401, 1400, 'Unauthorized access');
       return route(method, path, text, headers['content-type'] ?? '');
     });
   }
@@ -345,6 +371,9 @@ export async function startProviderRSimulator(
     pay: (transId) => move(transId, ['PENDING', 'AUTHORIZED'], 'PAID'),
     authorize: (transId) => move(transId, ['PENDING'], 'AUTHORIZED'),
     cancel: (transId) => move(transId, ['PENDING', 'AUTHORIZED'], 'CANCELLED'),
+    refuseLocation: (refused) => {
+      locationRefusedNow = refused;
+    },
     async deliverWebhook(url, delivery) {
       const transaction = find(delivery.transId);
       const push = buildProviderRPush(
@@ -355,7 +384,7 @@ export async function startProviderRSimulator(
           status: delivery.status ?? transaction.status,
           price: transaction.price,
           curr: transaction.curr,
-          test: transaction.test,
+          test: delivery.test ?? transaction.test,
           label: transaction.label,
           refId: transaction.refId,
           payerId: transaction.payerId,

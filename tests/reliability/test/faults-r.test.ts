@@ -81,6 +81,8 @@ interface Site {
   nth?: number;
   /** Whether the adapter may repeat the call (design §6). */
   safe: boolean;
+  /** The call can move money (create, capture, cancel, refund): a refusal must prove nothing happened. */
+  movesMoney?: true;
   setup: Setup;
   run(adapter: ProviderRAdapter, transId: string): Promise<unknown>;
   /** The books after the failed operation, given whether the faulted call was processed by the simulator. */
@@ -128,6 +130,7 @@ const SITES: Site[] = [
   {
     op: 'checkouts.create',
     call: 'POST paymentRedirect',
+    movesMoney: true,
     method: 'POST',
     path: CHECKOUT,
     safe: false,
@@ -139,6 +142,7 @@ const SITES: Site[] = [
   {
     op: 'createCheckoutRedirect',
     call: 'POST paymentRedirect',
+    movesMoney: true,
     method: 'POST',
     path: CHECKOUT,
     safe: false,
@@ -150,6 +154,7 @@ const SITES: Site[] = [
   {
     op: 'payments.create',
     call: 'POST payment',
+    movesMoney: true,
     method: 'POST',
     path: PAYMENT,
     safe: false,
@@ -175,6 +180,7 @@ const SITES: Site[] = [
   {
     op: 'payments.capture',
     call: 'PUT preauth',
+    movesMoney: true,
     reconciles: true,
     method: 'PUT',
     path: PREAUTH,
@@ -191,9 +197,22 @@ const SITES: Site[] = [
   },
   {
     op: 'payments.capture',
+    call: 'POST status (before the capture)',
+    method: 'POST',
+    path: STATUS,
+    safe: true,
+    setup: 'authorized',
+    done: captured,
+    run: (adapter, id) => adapter.capturePayment(id, { amount: 6000 }),
+    // The capture reads the authorisation first (what is authorised, whether it is already captured).
+    books: (sim, id) => expect(sim.transaction(id)).toMatchObject({ status: 'AUTHORIZED', price: 10000 }),
+  },
+  {
+    op: 'payments.capture',
     call: 'POST status (after the capture)',
     method: 'POST',
     path: STATUS,
+    nth: 1,
     safe: true,
     setup: 'authorized',
     done: captured,
@@ -214,6 +233,7 @@ const SITES: Site[] = [
   {
     op: 'payments.cancel',
     call: 'DELETE payment',
+    movesMoney: true,
     reconciles: true,
     method: 'DELETE',
     path: PENDING_PAYMENT,
@@ -238,6 +258,7 @@ const SITES: Site[] = [
   {
     op: 'payments.cancel (authorised)',
     call: 'DELETE preauth',
+    movesMoney: true,
     reconciles: true,
     method: 'DELETE',
     path: PREAUTH,
@@ -264,6 +285,7 @@ const SITES: Site[] = [
   {
     op: 'refunds.create',
     call: 'POST refund',
+    movesMoney: true,
     method: 'POST',
     path: REFUND,
     safe: false,
@@ -311,7 +333,12 @@ describe.concurrent('Provider R fault matrix: a persistent fault on each upstrea
 
       expect(outcome.ok, 'the operation must fail').toBe(false);
       const error = outcome.ok ? undefined : outcome.error;
-      expectFaultError(error, kind);
+      // A refusal of a money-moving call proves nothing when it is a 5xx, or follows an earlier attempt that got
+      // a retryable answer (issue 11 §1): not retryable, outcome unknown. A single 429 to a creation is a plain
+      // "not now": nothing was processed.
+      const moneyMay = site.movesMoney === true && (/^5\d\d$/.test(kind) || (kind === '429' && site.safe));
+      expectFaultError(error, kind, moneyMay ? { retryable: false } : {});
+      if (moneyMay) expect(error).toMatchObject({ outcome: 'unknown' });
 
       // Retried only where repeating cannot move money twice; every attempt carries the same request id.
       expect(faulted).toHaveLength(attempts);

@@ -354,13 +354,24 @@ describe('earlier attempts of the same call (issue 11 §1)', () => {
   });
 
   it('flags the refusal of a retry whose first attempt timed out after reaching the provider', async () => {
-    nock(BASE).put('/commit').delay(200).reply(200, '{}').put('/commit').reply(400, '{"code":"EXPIRED"}');
-    const reply = await client({ timeoutMs: 50, retry: 1 }).send({
+    let attempts = 0;
+    // The first attempt is sent and never answered (it ends only when the client's timeout aborts it); the
+    // retry is refused at once. No real timing is involved beyond the 50 ms timeout itself.
+    const fetchStub: typeof fetch = async (input, init) => {
+      attempts += 1;
+      const signal = new Request(input, init).signal;
+      if (attempts > 1) return new Response('{"code":"EXPIRED"}', { status: 400 });
+      return new Promise<Response>((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    };
+    const reply = await client({ fetch: fetchStub, timeoutMs: 50, retry: 1 }).send({
       method: 'PUT',
       path: '/commit',
       json: {},
       retrySafe: true,
     });
+    expect(attempts).toBe(2);
     expect(reply).toMatchObject({ status: 400, earlierAttemptMayHaveReached: true });
   });
 

@@ -40,6 +40,8 @@ const IN_FLIGHT = Number(args['in-flight']);
 const N_SECRET = 'pn-soak-webhook-secret-5e1d';
 const ROTATION = ['providerN', 'providerT', 'providerN', 'providerR'];
 const EVENTS_PER_DELIVERY = { providerN: 2, providerT: 2, providerR: 3 };
+/** Provider T transfers committed in its simulator; each is pushed once as a genuine delivery. */
+const T_TRANSFERS = 50;
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 function heap(label) {
@@ -132,11 +134,11 @@ for (const [provider, { adapter, secret }] of Object.entries(adapters)) {
   urls[provider] = `${endpoint.url}/webhooks/${provider}`;
 }
 
-// Provider T: a few committed transfers that status events name (event ids derive from the event id, so many
-// distinct events can name one transfer).
+// Provider T: committed transfers, one genuine status event each. Provider T deduplicates on transfer + pushed
+// state (issue 10 §3), so once every transfer was pushed, further Provider T deliveries are redeliveries.
 const tPayer = createProviderT({ ...tSim.adapterConfig, retry: 1 });
 const transferIds = [];
-for (let i = 0; i < 10; i += 1) {
+for (let i = 0; i < T_TRANSFERS; i += 1) {
   const payment = await tPayer.createPayment({
     amount: 100 + i,
     currency: 'USD',
@@ -166,6 +168,7 @@ const rBasic = `Basic ${Buffer.from(`${rSim.credentials.merchant}:${rSim.credent
 
 /** The wire form of delivery `index` of `provider` (genuine ones are built once and kept for redeliveries). */
 const genuine = { providerN: [], providerT: [], providerR: [] };
+let tPushed = 0;
 async function newGenuine(provider, i) {
   if (provider === 'providerN') {
     const body = JSON.stringify({
@@ -193,7 +196,7 @@ async function newGenuine(provider, i) {
   if (provider === 'providerT') {
     const signed = signedProviderTWebhook({
       event: providerTStatusEvent({
-        transactionId: transferIds[i % transferIds.length],
+        transactionId: transferIds[tPushed++],
         transactionStatus: 'SENT',
         eventId: `evt-soak-${i}`,
       }),
@@ -268,6 +271,7 @@ async function forgery(provider, i) {
 
 const random = seeded(11);
 const tally = { genuine: new Map(), redelivery: new Map(), forgery: new Map() };
+let inProgressReplies = 0;
 const note = (kind, status) => tally[kind].set(status, (tally[kind].get(status) ?? 0) + 1);
 const http = poster(IN_FLIGHT);
 const setupMs = Date.now() - started;
@@ -289,7 +293,10 @@ const made = await runPool(
     if (roll < 0.05) {
       kind = 'forgery';
       wire = await forgery(provider, index);
-    } else if (roll < 0.15 && genuine[provider].length > 0) {
+    } else if (
+      (roll < 0.15 || (provider === 'providerT' && tPushed >= transferIds.length)) &&
+      genuine[provider].length > 0
+    ) {
       kind = 'redelivery';
       wire = genuine[provider][Math.floor(random() * genuine[provider].length)];
     } else {
@@ -297,7 +304,14 @@ const made = await runPool(
       wire = await newGenuine(provider, index);
       genuine[provider].push(wire);
     }
-    note(kind, await http.post(urls[provider], wire.body, wire.headers));
+    let status = await http.post(urls[provider], wire.body, wire.headers);
+    // 503: the same delivery is being processed right now (its lease is held); a provider delivers it again.
+    for (let attempt = 0; status === 503 && kind !== 'forgery' && attempt < 200; attempt += 1) {
+      inProgressReplies += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = await http.post(urls[provider], wire.body, wire.headers);
+    }
+    note(kind, status);
   },
   () => Date.now() < deadline,
 );
@@ -330,26 +344,26 @@ console.log(
   `deliveries ${made} in ${(runMs / 1000).toFixed(1)} s: ${(made / (runMs / 1000)).toFixed(0)} deliveries/s ` +
     `(genuine ${total('genuine')}, redeliveries ${total('redelivery')}, forgeries ${total('forgery')}; ` +
     `events dispatched ${counts.size}; Provider T status reads ${tSim.requests.filter((r) => r.path.startsWith('/status/')).length}, ` +
-    `tokens issued ${tSim.tokensIssued})`,
+    `tokens issued ${tSim.tokensIssued}; "in progress" 503s answered and delivered again ${inProgressReplies})`,
 );
 console.log(
-  `heap delta ${mb(heapAfter - heapBefore)} (includes the dedupe stores' claims, the simulators' request books and the kept genuine deliveries)`,
+  `heap delta ${mb(heapAfter - heapBefore)} (includes the dedupe stores' entries, the simulators' request books and the kept genuine deliveries)`,
 );
 
 await Promise.all(endpoints.map((endpoint) => endpoint.close()));
 await rSim.close();
 await tSim.close();
 // Drop the soak's own state (kept deliveries, counters, simulators) and measure again. What remains above the
-// first reading is the handlers' dedupe claims (one per dispatched event, about 100 bytes each), warm-up (compiled
+// first reading is the handlers' dedupe entries (one per processed delivery, about 100 bytes each), warm-up (compiled
 // code) and the simulators' request books: they record every request with its headers and body, and stay
 // reachable after close through compiled code's feedback, so they are not a library leak (a heap snapshot of a
 // 20,000-delivery run showed them as the bulk of the growth).
-const claims = counts.size;
+const deliveriesKept = Object.values(genuine).reduce((sum, list) => sum + list.length, 0);
 for (const list of Object.values(genuine)) list.length = 0;
 counts.clear();
 rSim = undefined;
 tSim = undefined;
-const heapKept = heap(`after releasing the soak's own state (${claims} dedupe claims still held)`);
+const heapKept = heap(`after releasing the soak's own state (${deliveriesKept} dedupe entries still held)`);
 console.log(
   `growth kept: ${mb(heapKept - heapBefore)} (${((heapKept - heapBefore) / made).toFixed(0)} bytes per delivery)`,
 );

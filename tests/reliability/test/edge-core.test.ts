@@ -17,4 +17,43 @@ describe('@pay/core on an edge runtime (no Node built-ins)', () => {
     expect(signature).toMatch(/^[0-9a-f]{128}$/);
     expect(lib.timingSafeEqual(signature, signature)).toBe(true);
   });
+
+  it('runs the Web bridge with a streaming body limit: 413, the body cut off, never a rejection', async () => {
+    const { lib, vm } = await loadInEdgeRuntime<Core>('@pay/core');
+    const adapter = lib.defineAdapter({
+      provider: 'providerN',
+      operations: {},
+      webhooks: {
+        rawEventNames: [],
+        secret: 'unused',
+        verify: async () => ({ key: 'k', events: async () => [] }),
+      },
+    });
+    const bridge = lib.toFetchHandler(lib.createPay(adapter).webhooks.setup({ webhookSecret: null }), {
+      maxBodyBytes: 1024,
+    });
+    const RequestClass = vm.context.Request as typeof Request;
+    const StreamClass = vm.context.ReadableStream as typeof ReadableStream;
+    let pulled = 0;
+    const endless = new StreamClass<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        if (pulled > 4096) controller.close();
+        else controller.enqueue(new (vm.context.Uint8Array as typeof Uint8Array)(256));
+      },
+    });
+    const reply = await bridge(
+      new RequestClass('https://shop.example/hooks', {
+        method: 'POST',
+        body: endless,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(reply.status).toBe(413);
+    expect(pulled).toBeLessThan(16);
+    const small = await bridge(
+      new RequestClass('https://shop.example/hooks', { method: 'POST', body: '{}' }),
+    );
+    expect(small.status).toBe(200);
+  });
 });

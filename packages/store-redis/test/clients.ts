@@ -15,6 +15,8 @@ export interface TestClient {
   get(key: string): Promise<string | null>;
   hgetall(key: string): Promise<Record<string, string>>;
   pttl(key: string): Promise<number>;
+  /** Any raw command, e.g. `['HSET', key, field, value]`. */
+  command(args: string[]): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function connect(
       get: (key) => client.get(key),
       hgetall: (key) => client.hgetall(key),
       pttl: (key) => client.pttl(key),
+      command: ([name, ...args]) => client.call(name!, ...args),
       close: async () => {
         client.disconnect();
       },
@@ -59,6 +62,7 @@ export async function connect(
     get: (key) => client.get(key),
     hgetall: async (key) => ({ ...(await client.hGetAll(key)) }),
     pttl: (key) => client.pTTL(key),
+    command: (args) => client.sendCommand(args),
     close: async () => {
       client.destroy();
     },
@@ -70,18 +74,23 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /**
  * Starts one real server for the test file (before its first test) and stops it after the last; returns the
- * running server.
+ * running server. When the server cannot start (not installed), every test of the file fails with the reason,
+ * rather than being reported as skipped as a failed `beforeAll` would make it.
  */
 export function useRedisServer(): () => RedisServer {
   let server: RedisServer | undefined;
+  let startFailure: unknown;
   beforeAll(async () => {
-    server = await startRedisServer();
+    server = await startRedisServer().catch((failure: unknown) => {
+      startFailure = failure;
+      return undefined;
+    });
   });
   afterAll(async () => {
     await server?.stop();
   });
   return () => {
-    if (!server) throw new Error('the Redis server has not started');
+    if (!server) throw startFailure ?? new Error('the Redis server has not started');
     return server;
   };
 }

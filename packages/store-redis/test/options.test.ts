@@ -1,6 +1,6 @@
 import { ConfigurationError } from '@pay/core';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { failureReason } from '../src/errors.js';
 import {
   createRedisDeduplicationStore,
@@ -10,8 +10,7 @@ import {
   type RedisScriptClient,
   StoreUnavailableError,
 } from '../src/index.js';
-import { connect, type TestClient } from './clients.js';
-import { type RedisServer, startRedisServer } from './redis-server.js';
+import { connect, useClients, useRedisServer } from './clients.js';
 
 describe('store options', () => {
   it('refuses a client without eval and names each invalid option, before any I/O', () => {
@@ -53,24 +52,12 @@ describe('error reasons', () => {
 });
 
 describe('keys the stores do not recognise', () => {
-  let server: RedisServer;
-  let client: TestClient;
-  let raw: ReturnType<typeof createClient>;
-  beforeAll(async () => {
-    server = await startRedisServer();
-    client = await connect('node-redis', server.url);
-    raw = createClient({ url: server.url });
-    raw.on('error', () => {});
-    await raw.connect();
-  });
-  afterAll(async () => {
-    raw?.destroy();
-    await client?.close();
-    await server?.stop();
-  });
+  const server = useRedisServer();
+  const open = useClients('node-redis', server);
 
   it('fails closed with store_unavailable when another application wrote a different type under a store key', async () => {
-    await raw.set('pay:idempotency:order-1', 'not a ledger entry');
+    const client = await open();
+    await client.command(['SET', 'pay:idempotency:order-1', 'not a ledger entry']);
     const store = createRedisIdempotencyStore({ client: client.store });
     const error = await store
       .begin('order-1', 'sha256:a', { leaseSeconds: 30, retentionSeconds: 86_400 })
@@ -84,13 +71,17 @@ describe('keys the stores do not recognise', () => {
   });
 
   it('fails closed when a ledger entry holds a state the store never writes', async () => {
-    await raw.hSet('pay:idempotency:order-2', {
-      fingerprint: 'sha256:a',
-      state: 'paid',
-      recoveryPoint: 'null',
-      result: 'null',
-      expiresAt: '1',
-    });
+    const client = await open();
+    await client.command(
+      ['HSET', 'pay:idempotency:order-2', 'fingerprint', 'sha256:a', 'state', 'paid'].concat([
+        'recoveryPoint',
+        'null',
+        'result',
+        'null',
+        'expiresAt',
+        '1',
+      ]),
+    );
     const error = await createRedisIdempotencyStore({ client: client.store })
       .read('order-2')
       .catch((failure: unknown) => failure);
@@ -102,7 +93,8 @@ describe('keys the stores do not recognise', () => {
   });
 
   it('never shows a cached token in the error about an unreadable token entry', async () => {
-    await raw.hSet('pay:token:provider-n', { token: 'secret-token-123', expiresAt: 'soon' });
+    const client = await open();
+    await client.command(['HSET', 'pay:token:provider-n', 'token', 'secret-token-123', 'expiresAt', 'soon']);
     const error = await createRedisTokenStore({ client: client.store })
       .get('provider-n')
       .catch((failure: unknown) => failure);
@@ -111,20 +103,22 @@ describe('keys the stores do not recognise', () => {
   });
 
   it('treats a delivery key holding a value it did not write as in progress, never as free', async () => {
-    await raw.set('pay:dedupe:delivery-9', 'something else');
+    const client = await open();
+    await client.command(['SET', 'pay:dedupe:delivery-9', 'something else']);
     const store = createRedisDeduplicationStore({ client: client.store });
     expect(await store.begin('delivery-9', { leaseSeconds: 30 })).toEqual({ state: 'in_progress' });
   });
 
   it('works under the least-privilege ACL user the README documents, limited to the key prefix', async () => {
-    await raw.sendCommand(
+    const admin = await open();
+    await admin.command(
       ['ACL', 'SETUSER', 'payapp', 'on', '>app-password', '~pay:*', '+eval'].concat(
         ['get', 'set', 'del', 'hget', 'hmget', 'hset', 'hdel', 'pexpire', 'pexpireat', 'time'].map(
           (c) => `+${c}`,
         ),
       ),
     );
-    const restricted = await connect('node-redis', `redis://payapp:app-password@127.0.0.1:${server.port}`);
+    const restricted = await connect('node-redis', `redis://payapp:app-password@127.0.0.1:${server().port}`);
     try {
       const stores = createRedisStores({ client: restricted.store });
       const delivery = await stores.deduplication.begin('acl-delivery', { leaseSeconds: 30 });

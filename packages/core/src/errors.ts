@@ -319,30 +319,50 @@ export const SHORT_SECRET_LENGTH = 4;
  * are redacted wherever they occur. Longer secrets go first, so a secret that contains another is removed whole.
  */
 export function redact(text: string, secrets: readonly string[]): string {
+  return redactSpellings(text, spellingsOfAll(secrets));
+}
+
+function redactSpellings(text: string, spellings: readonly string[]): string {
   let result = text;
-  const ordered = [...new Set(secrets)].filter((secret) => secret.length > 0);
-  ordered.sort((a, b) => b.length - a.length);
-  for (const secret of ordered) {
-    for (const spelling of spellingsOf(secret)) {
-      if (!result.includes(spelling)) continue;
-      result =
-        spelling.length < SHORT_SECRET_LENGTH
-          ? result.replace(wholeWord(spelling), '[REDACTED]')
-          : result.split(spelling).join('[REDACTED]');
-    }
+  for (const spelling of spellings) {
+    if (!result.includes(spelling)) continue;
+    result =
+      spelling.length < SHORT_SECRET_LENGTH
+        ? result.replace(wholeWord(spelling), '[REDACTED]')
+        : result.split(spelling).join('[REDACTED]');
   }
   return result;
 }
 
+/** Every spelling of every secret, longest first, so a secret that contains another is removed whole. */
+function spellingsOfAll(secrets: readonly string[]): string[] {
+  const all = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length > 0) for (const spelling of spellingsOf(secret)) all.add(spelling);
+  }
+  return [...all].sort((a, b) => b.length - a.length);
+}
+
+/** Spellings already computed, per secret (errors are redacted with the same secrets again and again). */
+const SPELLINGS = new Map<string, readonly string[]>();
+const SPELLINGS_KEPT = 4096;
+
 /** The spellings of a secret on the wire and in logs. */
-function spellingsOf(secret: string): Set<string> {
-  return new Set([
-    secret,
-    encodeURIComponent(secret),
-    new URLSearchParams({ s: secret }).toString().slice(2),
-    JSON.stringify(secret).slice(1, -1),
-    base64(secret),
-  ]);
+function spellingsOf(secret: string): readonly string[] {
+  const known = SPELLINGS.get(secret);
+  if (known) return known;
+  const spellings = [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      JSON.stringify(secret).slice(1, -1),
+      base64(secret),
+    ]),
+  ];
+  if (SPELLINGS.size >= SPELLINGS_KEPT) SPELLINGS.clear();
+  SPELLINGS.set(secret, spellings);
+  return spellings;
 }
 
 function wholeWord(spelling: string): RegExp {
@@ -427,13 +447,13 @@ const LIVE_SETS = new Set<WeakRef<CredentialSet>>();
 
 /** Every configured secret and sent credential of every live HTTP client in this process. */
 export function knownCredentials(): string[] {
-  const values: string[] = [];
+  const values = new Set<string>();
   for (const ref of LIVE_SETS) {
     const set = ref.deref();
-    if (set) values.push(...set.values());
+    if (set) for (const value of set.values()) values.add(value);
     else LIVE_SETS.delete(ref);
   }
-  return values;
+  return [...values];
 }
 
 /**
@@ -446,11 +466,12 @@ export function knownCredentials(): string[] {
  */
 export function redactError<E>(error: E, secrets: readonly string[] = knownCredentials()): E {
   if (secrets.length === 0) return error;
-  return redactValue(error, secrets, new Set(), 0) as E;
+  return redactValue(error, spellingsOfAll(secrets), new Set(), 0) as E;
 }
 
+/** `secrets` below are the precomputed spellings ({@link spellingsOfAll}), longest first. */
 function redactValue(value: unknown, secrets: readonly string[], seen: Set<unknown>, depth: number): unknown {
-  if (typeof value === 'string') return redact(value, secrets);
+  if (typeof value === 'string') return redactSpellings(value, secrets);
   if (value === null || typeof value !== 'object' || depth > 12 || seen.has(value)) return value;
   seen.add(value);
   if (value instanceof Error || KINDS in value) {
@@ -466,7 +487,7 @@ function redactValue(value: unknown, secrets: readonly string[], seen: Set<unkno
   let changed = false;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    const redactedKey = redact(key, secrets);
+    const redactedKey = redactSpellings(key, secrets);
     copy[redactedKey] = redactValue(item, secrets, seen, depth + 1);
     changed ||= redactedKey !== key || copy[redactedKey] !== item;
   }
@@ -486,7 +507,7 @@ function redactErrorFields(
       // Runtimes that keep `stack` as an accessor: read it, and write the redacted text back.
       const text = (error as unknown as Record<string, unknown>)[key];
       if (typeof text === 'string')
-        (error as unknown as Record<string, unknown>)[key] = redact(text, secrets);
+        (error as unknown as Record<string, unknown>)[key] = redactSpellings(text, secrets);
       continue;
     }
     if (!descriptor || !('value' in descriptor)) continue;

@@ -26,8 +26,8 @@ export function createRedisTokenStore(options: RedisStoreOptions): TokenStore {
       });
       if (Array.isArray(reply) && reply.length === 0) return null;
       const cached = cachedToken(reply);
-      // Not the token itself in the error: only the shape of what came back.
-      if (cached === undefined) throw unexpectedReply('tokens.get', Array.isArray(reply) ? reply : null);
+      // unexpectedReply names only the reply's shape, never its content (a token).
+      if (cached === undefined) throw unexpectedReply('tokens.get', reply);
       // Redis expires the key on its own clock; this check keeps a token this process's clock sees as expired
       // from being used.
       return cached.expiresAt > Date.now() ? cached : null;

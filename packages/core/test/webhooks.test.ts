@@ -154,6 +154,23 @@ describe('the webhook handler', () => {
     expect((error as Error).cause).toBeInstanceOf(SyntaxError);
   });
 
+  it('answers retryably (503) when an adapter’s verify resolves to an events array, the former contract', async () => {
+    const { adapter } = ingressAdapter();
+    const former = {
+      ...adapter,
+      webhooks: { ...adapter.webhooks, verify: async () => [] as never },
+    };
+    const callback = vi.fn();
+    const error = await createPay(former)
+      .webhooks.setup({ webhookSecret: INGRESS_SECRET })
+      .on('payment.updated', callback)
+      .handle(await signedIngressDelivery('{"ref":"OLD","items":1}'))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'internal_error', retryable: true, status: 503 });
+    expect(((error as Error).cause as Error).message).toContain('{ key, events() }');
+    expect(callback).not.toHaveBeenCalled();
+  });
+
   it('refuses to register an event name the adapter never raises', () => {
     expect(() => handler().on('providerR.PAID' as never, () => {})).toThrow(ConfigurationError);
     expect(() => handler().on('payment.succeeded', () => {})).not.toThrow();

@@ -161,7 +161,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
 
   async #authenticate(request: WebhookRequest): Promise<AuthenticatedDelivery> {
     const delivery = toDelivery(request);
-    let authenticated: AuthenticatedDelivery | PayEvent[];
+    let authenticated: AuthenticatedDelivery;
     try {
       authenticated = await this.#adapter.webhooks.verify(delivery, this.#options.webhookSecret ?? null);
     } catch (error) {
@@ -258,13 +258,10 @@ async function beginLease(deduplication: Deduplication, key: string): Promise<De
 }
 
 /**
- * Checks what the adapter's `verify` resolved to. Transition (issue 10 §3): an adapter still returning its
- * events as an array is deduplicated on the joined event ids, with its events already read.
+ * Checks what the adapter's `verify` resolved to: `{ key, events() }` with a non-empty key. Anything else (such as
+ * the events array of the former contract) is an adapter bug, answered retryably.
  */
-function asAuthenticatedDelivery(value: AuthenticatedDelivery | PayEvent[]): AuthenticatedDelivery {
-  if (Array.isArray(value)) {
-    return { key: value.map((event) => event.id).join(','), events: async () => value };
-  }
+function asAuthenticatedDelivery(value: AuthenticatedDelivery): AuthenticatedDelivery {
   if (
     typeof value !== 'object' ||
     value === null ||
@@ -273,7 +270,9 @@ function asAuthenticatedDelivery(value: AuthenticatedDelivery | PayEvent[]): Aut
     typeof value.events !== 'function'
   ) {
     throw asVerificationError(
-      new TypeError("The adapter's webhooks.verify did not resolve to { key, events() }."),
+      new TypeError(
+        "The adapter's webhooks.verify must resolve to { key, events() } (an array of events is the former contract).",
+      ),
     );
   }
   return value;

@@ -103,14 +103,8 @@ export interface WebhookDefinition {
    * partner; payload parsing) and resolves to its deduplication key and a way to read its events. Throws
    * `WebhookVerificationError` (or another `PayError`) when anything fails; no callback has run by then. Any
    * other exception is treated as a bug in the adapter and answered retryably (503).
-   *
-   * Transition (issue 10 §3): resolving to the events array is still accepted and deduplicated on the joined
-   * event ids, but its upstream reads then happen before deduplication. Return `{ key, events() }`.
    */
-  verify(
-    delivery: WebhookDelivery,
-    webhookSecret: string | null,
-  ): Promise<AuthenticatedDelivery | PayEvent[]>;
+  verify(delivery: WebhookDelivery, webhookSecret: string | null): Promise<AuthenticatedDelivery>;
 }
 
 /** Builds an event whose id is `<key parts…>:<type>`: unique within a delivery, identical on redelivery. */

@@ -6,7 +6,15 @@
  * redaction (design §4, issue 11 §2): no configured secret and no credential an HTTP client sent survives in it.
  */
 import type * as v from 'valibot';
+import { callSettingsIssues, signalWithSettings } from './call-settings.js';
 import { type ErrorContext, ProviderNotSupportedError, redactError, ValidationError } from './errors.js';
+import {
+  type IdempotencyLedger,
+  idempotencyKeyIssue,
+  LEDGER,
+  markOperation,
+  withIdempotencyKey,
+} from './idempotency.js';
 import {
   type CaptureParams,
   type Checkout,
@@ -353,18 +361,40 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     }
     capabilities.push(operation);
     const shape = ARGUMENTS[method];
+    const moneyMoving = (MONEY_MOVING_OPERATIONS as readonly Operation[]).includes(operation);
     methods[method] = async (...args: unknown[]) => {
-      const parsed = shape.map((argument, index) =>
-        argument === 'id'
-          ? parseInput(idSchema, args[index], { operation, prefix: 'id' })
-          : parseInput(argument, args[index] ?? {}, { operation }),
-      );
-      refuseDotIdentifiers(shape, parsed, operation);
-      const options = (args[shape.length] as CallOptions | undefined) ?? {};
-      return implementation(...parsed, options);
+      const given = (args[shape.length] ?? {}) as CallOptions & { [LEDGER]?: IdempotencyLedger };
+      const key = typeof given.idempotencyKey === 'string' ? given.idempotencyKey : undefined;
+      try {
+        const parsed = shape.map((argument, index) =>
+          argument === 'id'
+            ? parseInput(idSchema, args[index], { operation, prefix: 'id' })
+            : parseInput(argument, args[index] ?? {}, { operation }),
+        );
+        refuseDotIdentifiers(shape, parsed, operation);
+        const options = callOptionsOf(given, operation);
+        const ledger = given[LEDGER];
+        const settings = options.timeoutMs !== undefined || options.retry !== undefined;
+        const carried = settings
+          ? signalWithSettings({ timeoutMs: options.timeoutMs, retry: options.retry }, options.signal)
+          : undefined;
+        const base: CallOptions = carried ? { ...options, signal: carried.signal } : options;
+        try {
+          if (ledger && key !== undefined && moneyMoving)
+            return await ledger.run(operation as MoneyMovingOperation, parsed, key, (idempotency) =>
+              implementation(...parsed, { ...base, idempotency }),
+            );
+          return await implementation(...parsed, base);
+        } finally {
+          carried?.release();
+        }
+      } catch (error) {
+        if (moneyMoving) markOperation(error, operation);
+        throw key === undefined ? error : withIdempotencyKey(error, key);
+      }
     };
   }
-  return {
+  const adapter = {
     ...(Object.fromEntries(
       Object.entries(methods).map(([method, run]) => [method, redactingErrors(run)]),
     ) as unknown as AdapterOperations<T>),
@@ -373,6 +403,27 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     webhooks: redactingWebhooks(definition.webhooks),
     ...(definition.resolve ? { resolve: redactingResolve(definition.resolve.bind(definition)) } : {}),
   };
+  // Marks an adapter whose operations run core's ledger themselves (after validation, on validated input).
+  Object.defineProperty(adapter, DEFINED_ADAPTER, { value: true, enumerable: false });
+  return adapter;
+}
+
+/** Non-enumerable mark of adapters built by {@link defineAdapter}. */
+export const DEFINED_ADAPTER = Symbol.for('@pay/core.defined-adapter');
+
+/**
+ * The caller's options as an implementation receives them: `idempotencyKey`, `timeoutMs` and `retry` checked
+ * (a `ValidationError` before any I/O), and no `idempotency` context smuggled in by the caller: only core's
+ * ledger provides one.
+ */
+function callOptionsOf(given: CallOptions, operation: Operation): CallOptions {
+  const issues = callSettingsIssues(given);
+  const keyIssue = idempotencyKeyIssue(given.idempotencyKey);
+  if (keyIssue) issues.unshift({ path: 'options.idempotencyKey', message: keyIssue });
+  if (issues.length > 0) throw new ValidationError(issues, { operation });
+  const { idempotency: _ignored, ...options } = given as OperationOptions;
+  // The ledger handle (a symbol member) stays with core.
+  return Object.fromEntries(Object.entries(options)) as CallOptions;
 }
 
 /** The adapter's `resolve`, with its lookup checked and its errors redacted like the operations. */

@@ -7,6 +7,7 @@
  */
 import ky, { type KyInstance } from 'ky';
 import * as v from 'valibot';
+import { assertCallSettings, settingsOf } from './call-settings.js';
 import {
   CredentialSet,
   type ErrorContext,
@@ -116,6 +117,16 @@ export interface HttpRequest {
   /** The request id to send; default a new UUID. The same id is sent on every retry of this call. */
   requestId?: string;
   signal?: AbortSignal;
+  /**
+   * Timeout of one attempt of this call, overriding the client's `timeoutMs`. Default: the caller's per-call
+   * `timeoutMs` (carried on the signal `defineAdapter` passes), else the client's.
+   */
+  timeoutMs?: number;
+  /**
+   * Retries of this call, overriding the client's `retry`; like it, only used when `retrySafe` is true: a call
+   * that could move money is never retried. Default: the caller's per-call `retry`, else the client's.
+   */
+  retry?: number;
   /** Where a multi-step operation is, copied into any error this call raises. */
   context?: ErrorContext;
 }
@@ -299,6 +310,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     attempt: number,
     deadline: Deadline,
     reachedBefore: boolean,
+    attemptTimeoutMs: number,
   ) {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (options.requestIdHeader) headers[options.requestIdHeader] = requestId;
@@ -338,7 +350,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     // Checked again after the hook and the login: an attempt aborted before fetch was never sent.
     if (request.signal?.aborted) throw abortedError(request, requestId, reachedBefore, 'before sending');
     const started = Date.now();
-    const abort = deadline.attempt(timeoutMs);
+    const abort = deadline.attempt(attemptTimeoutMs);
     let response: Response;
     let text: string;
     try {
@@ -390,15 +402,25 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function sendCall(request: HttpRequest): Promise<HttpReply> {
     const requestId = request.requestId ?? crypto.randomUUID();
     const url = buildUrl(baseUrl, request.path, request.query);
-    const limit = request.retrySafe ? retries : 0;
+    // Per-call settings (issue 16): the request's own, else the caller's (carried on the signal), else ours.
+    const perCall = settingsOf(request.signal);
+    const asked = {
+      timeoutMs: request.timeoutMs ?? perCall?.timeoutMs,
+      retry: request.retry ?? perCall?.retry,
+    };
+    assertCallSettings(asked);
+    const callTimeoutMs = asked.timeoutMs ?? timeoutMs;
+    const callRetries = asked.retry ?? retries;
+    // Money-moving calls are never retried, whatever was asked for.
+    const limit = request.retrySafe ? callRetries : 0;
     // The overall cap: every attempt's timeout plus the longest waits between them.
-    const deadline = new Deadline(timeoutMs * (limit + 1) + MAX_WAIT_MS * limit + 1_000, request.signal);
+    const deadline = new Deadline(callTimeoutMs * (limit + 1) + MAX_WAIT_MS * limit + 1_000, request.signal);
     let reauthorised = false;
     let reachedBefore = false;
     for (let attempt = 1; ; attempt++) {
       let outcome: Awaited<ReturnType<typeof attemptOnce>>;
       try {
-        outcome = await attemptOnce(request, url, requestId, attempt, deadline, reachedBefore);
+        outcome = await attemptOnce(request, url, requestId, attempt, deadline, reachedBefore, callTimeoutMs);
       } catch (error) {
         // Only a failure of the exchange itself is a network error; a failing login propagates as is.
         if (!(error instanceof TransportFailure)) throw error;

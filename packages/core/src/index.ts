@@ -26,6 +26,12 @@ export {
   redactingErrors,
   type TypesOf,
 } from './adapter.js';
+export {
+  assertCallSettings,
+  type CallSettings,
+  MAX_CALL_RETRY,
+  MAX_CALL_TIMEOUT_MS,
+} from './call-settings.js';
 export * from './config.js';
 export * from './crypto.js';
 export * from './errors.js';
@@ -47,8 +53,19 @@ export {
   path,
   type TransportOptions,
 } from './http.js';
+export {
+  canonicalJson,
+  DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+  fingerprintOf,
+  type IdempotencyOptions,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MIN_IDEMPOTENCY_LEASE_SECONDS,
+  MIN_IDEMPOTENCY_RETENTION_SECONDS,
+  provesNothingMoved,
+  type StoreFailure,
+} from './idempotency.js';
 export * from './money.js';
-export { createPay, Pay } from './pay.js';
+export { createPay, Pay, type PayOptions, type ResolveOptions, type ResolveResult } from './pay.js';
 export * from './records.js';
 export * from './stores.js';
 export {

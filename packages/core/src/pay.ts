@@ -1,9 +1,57 @@
 /**
- * `createPay(adapter)`: one API over the configured provider (design §2). The namespaces call the adapter's
- * flat operations, which validate their input before any I/O; webhooks are set up per secret.
+ * `createPay(adapter, options)`: one API over the configured provider (design §2). The namespaces call the
+ * adapter's flat operations, which validate their input before any I/O; money-moving operations called with an
+ * `idempotencyKey` run under the idempotency ledger (issue 14 §1); `resolve` answers what the provider holds for
+ * a call whose outcome is unknown; webhooks are set up per secret.
  */
-import { type Adapter, type AnyAdapter, OPERATION_METHODS, type Operation, type TypesOf } from './adapter.js';
+import {
+  type Adapter,
+  type AnyAdapter,
+  type CallOptions,
+  DEFINED_ADAPTER,
+  MONEY_MOVING_OPERATIONS,
+  type MoneyMovingOperation,
+  OPERATION_METHODS,
+  type Operation,
+  type TypesOf,
+} from './adapter.js';
+import { PayError, StoreError, ValidationError } from './errors.js';
+import {
+  createIdempotencyLedger,
+  ERROR_OPERATION,
+  type IdempotencyLedger,
+  type IdempotencyOptions,
+  idempotencyKeyIssue,
+  LEDGER,
+  markOperation,
+  operationOfFingerprint,
+  withIdempotencyKey,
+} from './idempotency.js';
+import type { Checkout, Payment, Refund } from './records.js';
+import { createMemoryIdempotencyStore, type JsonValue } from './stores.js';
 import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js';
+
+/** Options of {@link createPay}. */
+export interface PayOptions extends IdempotencyOptions {}
+
+/** What `pay.resolve` found out about a money-moving call. */
+export type ResolveResult =
+  /** The provider holds this record (or the ledger recorded it as the call's result). */
+  | { status: 'found'; record: Payment | Refund | Checkout; source: 'ledger' | 'provider' }
+  /** The provider proved it holds nothing for this call: it is safe to send again (with the same key). */
+  | { status: 'not_found' }
+  /** Nothing proves either way (yet): do not send again; ask later. `reason` says why. */
+  | { status: 'unknown'; reason: string };
+
+/** Options of `pay.resolve`. */
+export interface ResolveOptions {
+  /**
+   * The money-moving operation the key was used for, when the ledger no longer has the key (another store,
+   * expired): lets the adapter look the key up at the provider.
+   */
+  operation?: MoneyMovingOperation;
+  signal?: AbortSignal;
+}
 
 /** The unified payment service over one configured provider adapter. */
 export class Pay<A extends AnyAdapter = Adapter> {
@@ -45,16 +93,34 @@ export class Pay<A extends AnyAdapter = Adapter> {
     setup(options: WebhookSetupOptions): WebhookHandler<TypesOf<A>>;
   };
 
-  /** Wraps a configured adapter, e.g. `new Pay(providerR())`. */
-  constructor(adapter: A) {
+  /** The idempotency ledger money-moving calls with a key run under. */
+  readonly #ledger: IdempotencyLedger;
+
+  /**
+   * Wraps a configured adapter, e.g. `new Pay(providerR(), { idempotency })`. Throws `ConfigurationError` for a
+   * retention below 24 h or a lease out of bounds.
+   */
+  constructor(adapter: A, options: PayOptions = {}) {
     this.adapter = adapter;
+    const { idempotency, ...ledgerOptions } = options;
+    const ledger = createIdempotencyLedger(idempotency ?? createMemoryIdempotencyStore(), ledgerOptions);
+    this.#ledger = ledger;
+    const runsLedgerItself = (adapter as { [DEFINED_ADAPTER]?: unknown })[DEFINED_ADAPTER] === true;
     const namespace = (resource: string, names: readonly string[]) =>
       Object.fromEntries(
         names.map((name) => {
-          const method = OPERATION_METHODS[`${resource}.${name}` as Operation];
+          const operation = `${resource}.${name}` as Operation;
+          const method = OPERATION_METHODS[operation];
+          const call = (...args: unknown[]) =>
+            (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+          if (!(MONEY_MOVING_OPERATIONS as readonly Operation[]).includes(operation)) return [name, call];
+          const arity = ARITY[operation as MoneyMovingOperation];
           return [
             name,
-            (...args: unknown[]) => (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args),
+            (...args: unknown[]) =>
+              runsLedgerItself
+                ? call(...withLedger(args, arity, ledger))
+                : runUnderLedger(ledger, operation as MoneyMovingOperation, args, arity, call),
           ];
         }),
       ) as never;
@@ -70,9 +136,211 @@ export class Pay<A extends AnyAdapter = Adapter> {
   supports(operation: Operation): boolean {
     return this.adapter.capabilities.includes(operation);
   }
+
+  /**
+   * What the provider holds for a money-moving call whose outcome is unknown, given its idempotency key or the
+   * error it threw (a `NetworkError` / `ProviderApiError` with `outcome: 'unknown'`):
+   * - `found` with the record: from the ledger when the call completed, otherwise from the provider (the ledger
+   *   then records it as the key's result, so a retry with the key returns it);
+   * - `not_found`: the provider proved it holds nothing, so sending again is safe (the ledger frees the key);
+   * - `unknown`: nothing proves either way — an attempt still holds the key, the adapter cannot look the call up,
+   *   or there is no ledger entry and no `operation` to ask the provider about. Never send again on `unknown`.
+   *
+   * An absent ledger entry never means "not found": the key may have been released, expired or be kept by
+   * another store. Store failures throw `StoreError`; provider failures throw the adapter's error.
+   */
+  async resolve(keyOrError: string | unknown, options: ResolveOptions = {}): Promise<ResolveResult> {
+    const lookup = lookupOf(keyOrError, options);
+    const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
+    const ask = async (operation: Operation, extra: { recoveryPoint?: JsonValue | null }) => {
+      return this.adapter.resolve?.(
+        {
+          operation,
+          ...(lookup.key === undefined ? {} : { idempotencyKey: lookup.key }),
+          ...extra,
+          ...(lookup.context ? { context: lookup.context } : {}),
+        },
+        callOptions,
+      );
+    };
+    if (lookup.key === undefined) {
+      if (!lookup.operation)
+        return { status: 'unknown', reason: 'the error names no operation and no idempotency key' };
+      return answerOf(await ask(lookup.operation, {}), 'the adapter cannot look this call up');
+    }
+    const key = lookup.key;
+    try {
+      const store = this.#ledger.store;
+      const entry = await storeCall('read', key, () => store.read(key));
+      if (entry?.state === 'completed') return foundInLedger(entry.result);
+      if (!entry) {
+        if (!lookup.operation)
+          return {
+            status: 'unknown',
+            reason:
+              'the ledger has no entry for this key (never used, released, expired, or kept in another store); pass { operation } to ask the provider',
+          };
+        return answerOf(await ask(lookup.operation, {}), 'the adapter cannot look this key up');
+      }
+      // Take the key's lease, so no attempt can move money while the provider is asked and the answer recorded.
+      const operation = operationOfFingerprint(entry.fingerprint) ?? lookup.operation;
+      if (!operation)
+        return { status: 'unknown', reason: 'the ledger entry does not say which operation it belongs to' };
+      const begun = await storeCall('begin', key, () =>
+        store.begin(key, entry.fingerprint, {
+          leaseSeconds: this.#ledger.leaseSeconds,
+          retentionSeconds: this.#ledger.retentionSeconds,
+        }),
+      );
+      if (begun.state === 'completed') return foundInLedger(begun.result);
+      if (begun.state !== 'acquired')
+        return { status: 'unknown', reason: 'an attempt with this key is in progress; ask again later' };
+      const { lease } = begun;
+      let answer: Awaited<ReturnType<typeof ask>>;
+      try {
+        answer = await ask(operation, { recoveryPoint: begun.recoveryPoint });
+      } catch (error) {
+        await this.#settle(operation, key, 'abandon', () => store.abandon(key, lease));
+        throw error;
+      }
+      if (answer === null) await this.#settle(operation, key, 'release', () => store.release(key, lease));
+      else if (answer === undefined)
+        await this.#settle(operation, key, 'abandon', () => store.abandon(key, lease));
+      else
+        await this.#settle(operation, key, 'complete', () =>
+          store.complete(key, lease, JSON.parse(JSON.stringify(answer))),
+        );
+      return answerOf(answer, 'the provider cannot tell what happened to this key');
+    } catch (error) {
+      throw withIdempotencyKey(error, key);
+    }
+  }
+
+  /** Writes the outcome of a resolve to the ledger; a failure is reported, the provider's answer stands. */
+  async #settle(
+    operation: Operation,
+    key: string,
+    step: 'complete' | 'release' | 'abandon',
+    write: () => Promise<boolean>,
+  ): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      this.#ledger.report(
+        new StoreError(
+          `pay.resolve: the idempotency store failed at ${step}; the provider's answer was returned.`,
+          { step, cause: error, context: { idempotencyKey: key } },
+        ),
+        { operation, idempotencyKey: key, step },
+      );
+    }
+  }
 }
 
-/** Creates the unified service over one configured adapter: `createPay(providerR())`. */
-export function createPay<A extends AnyAdapter>(adapter: A): Pay<A> {
-  return new Pay(adapter);
+/** Index of the options argument of each money-moving operation. */
+const ARITY: Record<MoneyMovingOperation, number> = {
+  'checkouts.create': 1,
+  'payments.create': 1,
+  'refunds.create': 1,
+  'payments.capture': 2,
+  'payments.cancel': 1,
+};
+
+/** The arguments with core's ledger handed to the operation in its options (a symbol member). */
+function withLedger(args: unknown[], arity: number, ledger: IdempotencyLedger): unknown[] {
+  const given = args[arity];
+  if (given === undefined || given === null || typeof given !== 'object') {
+    if (given !== undefined && given !== null) return args; // the adapter refuses it with a ValidationError
+    const copy = args.slice(0, arity);
+    while (copy.length < arity) copy.push(undefined);
+    return [...copy, { [LEDGER]: ledger }];
+  }
+  const copy = [...args];
+  copy[arity] = { ...(given as object), [LEDGER]: ledger };
+  return copy;
+}
+
+/** For an adapter not built by `defineAdapter`: the ledger around the whole call, on its raw input. */
+async function runUnderLedger(
+  ledger: IdempotencyLedger,
+  operation: MoneyMovingOperation,
+  args: unknown[],
+  arity: number,
+  call: (...args: unknown[]) => Promise<unknown>,
+): Promise<unknown> {
+  const options = (args[arity] ?? {}) as CallOptions;
+  const key = options.idempotencyKey;
+  if (key === undefined) return call(...args);
+  const issue = idempotencyKeyIssue(key);
+  if (issue) throw new ValidationError([{ path: 'options.idempotencyKey', message: issue }], { operation });
+  try {
+    return await ledger.run(operation, args.slice(0, arity), key, (idempotency) => {
+      const copy = [...args];
+      copy[arity] = { ...options, idempotency };
+      return call(...copy);
+    });
+  } catch (error) {
+    markOperation(error, operation);
+    throw withIdempotencyKey(error, key);
+  }
+}
+
+/** The key, operation and error context `pay.resolve` was given. */
+function lookupOf(
+  keyOrError: unknown,
+  options: ResolveOptions,
+): { key?: string; operation?: Operation; context?: Record<string, unknown> } {
+  if (typeof keyOrError === 'string') {
+    const issue = idempotencyKeyIssue(keyOrError);
+    if (issue) throw new ValidationError([{ path: 'key', message: issue }], { operation: 'resolve' });
+    return { key: keyOrError, ...(options.operation ? { operation: options.operation } : {}) };
+  }
+  if (!PayError.isInstance(keyOrError))
+    throw new ValidationError(
+      [{ path: 'keyOrError', message: 'must be an idempotency key or an error thrown by a @pay call' }],
+      { operation: 'resolve' },
+    );
+  const context = keyOrError.context;
+  const key = typeof context?.idempotencyKey === 'string' ? context.idempotencyKey : undefined;
+  const marked = (keyOrError as unknown as { [ERROR_OPERATION]?: Operation })[ERROR_OPERATION];
+  const operation = marked ?? options.operation;
+  return {
+    ...(key === undefined ? {} : { key }),
+    ...(operation ? { operation } : {}),
+    ...(context ? { context } : {}),
+  };
+}
+
+/** Runs a store call for `resolve`, wrapping what the store throws in `StoreError`. */
+async function storeCall<T>(step: 'read' | 'begin', key: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new StoreError(
+      'pay.resolve: the idempotency store could not be asked. Nothing was sent; ask again once the store answers.',
+      { step, cause: error, context: { idempotencyKey: key } },
+    );
+  }
+}
+
+function foundInLedger(result: unknown): ResolveResult {
+  return { status: 'found', record: result as Payment, source: 'ledger' };
+}
+
+function answerOf(
+  answer: Payment | Refund | Checkout | null | undefined,
+  reasonWhenUnknown: string,
+): ResolveResult {
+  if (answer === null) return { status: 'not_found' };
+  if (answer === undefined) return { status: 'unknown', reason: reasonWhenUnknown };
+  return { status: 'found', record: answer, source: 'provider' };
+}
+
+/**
+ * Creates the unified service over one configured adapter: `createPay(providerR())`, or with a shared
+ * idempotency ledger `createPay(providerR(), { idempotency: stores.idempotency })`. Throws
+ * `ConfigurationError` for invalid options (a retention below 24 h, a lease out of bounds).
+ */
+export function createPay<A extends AnyAdapter>(adapter: A, options: PayOptions = {}): Pay<A> {
+  return new Pay(adapter, options);
 }

@@ -32,7 +32,11 @@ export function createProviderN(config: ProviderNConfig): ProviderNAdapter {
 export type { ProviderNAdapter, ProviderNTypes } from './adapter.js';
 export { PROVIDER_N_BASE_URLS, type ProviderNConfig, type ProviderNOverrides } from './config.js';
 export { MANDATE_STATUS, PAYMENT_STATUS, type ProviderNCheckout, REFUND_STATUS } from './mapping.js';
-export type { ProviderNCheckoutMetadata, ProviderNRefundMetadata } from './requests.js';
+export {
+  idempotencyReference,
+  type ProviderNCheckoutMetadata,
+  type ProviderNRefundMetadata,
+} from './requests.js';
 export {
   MANDATE_EVENT,
   type ProviderNEventType,

@@ -11,14 +11,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rawRequest } from './bridge-sockets.js';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const childRoot = join(packageRoot, 'node_modules', '.cache', 'pay-ingress-child');
+// One folder per run: two runs at once (two checkouts' worth of test commands) must not delete each other's.
+const childRoot = join(packageRoot, 'node_modules', '.cache', `pay-ingress-child-${process.pid}`);
 const SECRET = 'whsec_child_process_test';
 
 /** Transpiles `src/**` (not `src/testing`, which loads node:http and vitest) to `childRoot/src`. */
@@ -131,49 +132,6 @@ function sign(body: string): string {
   return createHmac('sha512', SECRET).update(body).digest('hex');
 }
 
-/**
- * Writes `head` and then `body` chunks on a raw socket: `abort` destroys the socket after the first chunk;
- * `endless` keeps writing chunks until the server answers or closes. Resolves with the status answered (if any).
- */
-function raw(
-  port: number,
-  head: string,
-  options: { body?: string; abort?: boolean; endless?: string } = {},
-): Promise<{ status: number | undefined; closed: boolean }> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let reply = '';
-    let done = false;
-    let pump: ReturnType<typeof setInterval> | undefined;
-    const finish = (closed: boolean) => {
-      if (done) return;
-      done = true;
-      clearInterval(pump);
-      clearTimeout(timer);
-      socket.destroy();
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1];
-      resolve({ status: status === undefined ? undefined : Number(status), closed });
-    };
-    const timer = setTimeout(() => finish(false), 5_000);
-    socket.on('connect', () => {
-      socket.write(head);
-      if (options.body !== undefined) socket.write(options.body);
-      if (options.abort) setTimeout(() => finish(true), 20);
-      if (options.endless !== undefined) {
-        const chunk = options.endless;
-        pump = setInterval(() => {
-          if (socket.writable) socket.write(chunk);
-        }, 1);
-      }
-    });
-    socket.on('data', (data) => {
-      reply += data.toString('latin1');
-    });
-    socket.on('error', () => finish(true));
-    socket.on('close', () => finish(true));
-  });
-}
-
 /** The child is alive and answers a genuine delivery with 200 on both servers. */
 async function expectAliveAndAnswering(label: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -193,17 +151,23 @@ const genuine = JSON.stringify({ ref: 'hostile' });
 const signedHeaders = `x-signature: ${sign(genuine)}\r\nContent-Length: ${genuine.length}\r\nConnection: close\r\n`;
 
 describe('the README server (createServer(toNodeListener(handler))) in a child process, under hostile requests', () => {
-  const hostile: { name: string; send: (port: number) => ReturnType<typeof raw>; expected: number[] }[] = [
+  const hostile: {
+    name: string;
+    send: (port: number) => ReturnType<typeof rawRequest>;
+    expected: number[];
+  }[] = [
     {
       name: 'absolute-form target with an invalid port',
       send: (port) =>
-        raw(port, `POST http://a:99999/hooks HTTP/1.1\r\nHost: a\r\n${signedHeaders}\r\n`, { body: genuine }),
+        rawRequest(port, `POST http://a:99999/hooks HTTP/1.1\r\nHost: a\r\n${signedHeaders}\r\n`, {
+          body: genuine,
+        }),
       expected: [200],
     },
     {
       name: 'scheme-relative target with a broken IPv6 literal',
       send: (port) =>
-        raw(port, `POST //[bad/hooks HTTP/1.1\r\nHost: shop.example\r\n${signedHeaders}\r\n`, {
+        rawRequest(port, `POST //[bad/hooks HTTP/1.1\r\nHost: shop.example\r\n${signedHeaders}\r\n`, {
           body: genuine,
         }),
       expected: [200],
@@ -211,13 +175,15 @@ describe('the README server (createServer(toNodeListener(handler))) in a child p
     {
       name: 'Host header with a space',
       send: (port) =>
-        raw(port, `POST /hooks HTTP/1.1\r\nHost: exa mple.com\r\n${signedHeaders}\r\n`, { body: genuine }),
+        rawRequest(port, `POST /hooks HTTP/1.1\r\nHost: exa mple.com\r\n${signedHeaders}\r\n`, {
+          body: genuine,
+        }),
       expected: [400, 200],
     },
     {
       name: 'Host header with a port out of range',
       send: (port) =>
-        raw(port, `POST /hooks HTTP/1.1\r\nHost: shop.example:99999\r\n${signedHeaders}\r\n`, {
+        rawRequest(port, `POST /hooks HTTP/1.1\r\nHost: shop.example:99999\r\n${signedHeaders}\r\n`, {
           body: genuine,
         }),
       expected: [400, 200],
@@ -225,7 +191,7 @@ describe('the README server (createServer(toNodeListener(handler))) in a child p
     {
       name: 'upload aborted by the client mid-body',
       send: (port) =>
-        raw(port, 'POST /hooks HTTP/1.1\r\nHost: shop.example\r\nContent-Length: 100000\r\n\r\n', {
+        rawRequest(port, 'POST /hooks HTTP/1.1\r\nHost: shop.example\r\nContent-Length: 100000\r\n\r\n', {
           body: '{"ref":"abo',
           abort: true,
         }),
@@ -234,7 +200,7 @@ describe('the README server (createServer(toNodeListener(handler))) in a child p
     {
       name: 'endless chunked body',
       send: (port) =>
-        raw(port, 'POST /hooks HTTP/1.1\r\nHost: shop.example\r\nTransfer-Encoding: chunked\r\n\r\n', {
+        rawRequest(port, 'POST /hooks HTTP/1.1\r\nHost: shop.example\r\nTransfer-Encoding: chunked\r\n\r\n', {
           endless: `4000\r\n${'x'.repeat(0x4000)}\r\n`,
         }),
       expected: [413],
@@ -242,9 +208,13 @@ describe('the README server (createServer(toNodeListener(handler))) in a child p
     {
       name: 'declared body far over the limit',
       send: (port) =>
-        raw(port, 'POST /hooks HTTP/1.1\r\nHost: shop.example\r\nContent-Length: 99999999999\r\n\r\n', {
-          body: 'x',
-        }),
+        rawRequest(
+          port,
+          'POST /hooks HTTP/1.1\r\nHost: shop.example\r\nContent-Length: 99999999999\r\n\r\n',
+          {
+            body: 'x',
+          },
+        ),
       expected: [413],
     },
   ];

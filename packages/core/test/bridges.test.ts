@@ -1,4 +1,3 @@
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConfigurationError,
@@ -10,6 +9,7 @@ import {
   WebhookVerificationError,
 } from '../src/index.js';
 import { type LoopbackServer, startLoopbackServer } from '../src/testing/index.js';
+import { rawRequest } from './bridge-sockets.js';
 import { INGRESS_SECRET, ingressAdapter, signedIngressDelivery } from './webhook-fixtures.js';
 
 function setup(options: Parameters<typeof ingressAdapter>[0] = {}) {
@@ -31,51 +31,6 @@ afterEach(async () => {
 async function post(url: string, body: string, headers: Record<string, string>) {
   const response = await fetch(url, { method: 'POST', body, headers });
   return { status: response.status, body: await response.json() };
-}
-
-/**
- * Sends `head` (and then `body` chunks, if any) over a raw TCP socket and resolves with the status the server
- * answered and whether it closed the connection, so malformed requests reach the server exactly as written.
- */
-function rawRequest(
-  port: number,
-  head: string,
-  options: { chunks?: () => string | undefined; abortAfterHead?: boolean; timeoutMs?: number } = {},
-): Promise<{ status: number | undefined; reply: string; closed: boolean }> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let reply = '';
-    let settled = false;
-    const finish = (closed: boolean) => {
-      if (settled) return;
-      settled = true;
-      clearInterval(pump);
-      clearTimeout(timer);
-      socket.destroy();
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1];
-      resolve({ status: status === undefined ? undefined : Number(status), reply, closed });
-    };
-    const timer = setTimeout(() => finish(false), options.timeoutMs ?? 5000);
-    let pump: ReturnType<typeof setInterval> | undefined;
-    socket.on('connect', () => {
-      socket.write(head);
-      if (options.abortAfterHead) {
-        setTimeout(() => finish(true), 50);
-        return;
-      }
-      if (options.chunks) {
-        pump = setInterval(() => {
-          const chunk = options.chunks?.();
-          if (chunk !== undefined && socket.writable) socket.write(chunk);
-        }, 1);
-      }
-    });
-    socket.on('data', (data) => {
-      reply += data.toString('latin1');
-    });
-    socket.on('error', () => finish(true));
-    socket.on('close', () => finish(true));
-  });
 }
 
 describe('the Node bridge, over real loopback HTTP', () => {
@@ -137,7 +92,7 @@ describe('the Node bridge, over real loopback HTTP', () => {
     const reply = await rawRequest(
       port,
       'POST /hooks HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n',
-      { chunks: () => chunk, timeoutMs: 5000 },
+      { endless: chunk },
     );
     expect(reply.status).toBe(413);
     expect(reply.closed).toBe(true);

@@ -11,6 +11,8 @@ import {
   type CallOptions,
   type Checkout,
   defineAdapter,
+  type ResolvedRecord,
+  type ResolveLookup,
   type UpdateParams,
   ValidationError,
   type ValidationIssue,
@@ -36,6 +38,7 @@ import {
   confirmedTransferPayment,
   statusCheckout,
   statusPayment,
+  statusRefund,
   transferCheckout,
   transferPayment,
 } from './mapping.js';
@@ -156,6 +159,7 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
       },
     },
     unsupported: UNSUPPORTED_REASONS,
+    resolve: (lookup, options) => resolveTransfer(transport, lookup, options),
     webhooks: providerTWebhooks(transport, {
       publicKey: config.webhookPublicKey,
       host: config.webhookHost,
@@ -163,6 +167,48 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
       agentPartnerId: config.identity.agentPartnerId,
     }),
   });
+}
+
+/**
+ * `pay.resolve` for Provider T (issue 14): what the provider holds for a transfer or refund whose outcome is
+ * unknown. The transaction id comes from the error's context or the ledger's recovery point; the status read
+ * answers: the Payment / Checkout (a refund: the Refund once the transfer is `REFUNDED`), `null` when Provider T
+ * knows no committed transfer with the id (400/697 or 404, so nothing moved) or a refund lookup finds the transfer
+ * not refunded, and `undefined` without a transaction id: Provider T offers no lookup by client request id (wire
+ * contract), so a key whose quote never answered cannot be told.
+ */
+async function resolveTransfer(
+  transport: ProviderTTransport,
+  lookup: ResolveLookup,
+  options: CallOptions,
+): Promise<ResolvedRecord> {
+  const point = lookup.recoveryPoint;
+  const fromPoint = (name: string): unknown =>
+    typeof point === 'object' && point !== null && !Array.isArray(point) ? point[name] : undefined;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const transactionId = text(lookup.context?.transactionId) ?? text(fromPoint('transactionId'));
+  const operation = lookup.operation;
+  if (
+    !transactionId ||
+    (operation !== 'payments.create' && operation !== 'checkouts.create' && operation !== 'refunds.create')
+  ) {
+    return undefined;
+  }
+  const status = await findTransaction(transport, transactionId, {
+    signal: options.signal,
+    context: { transactionId, step: 'resolve' },
+  });
+  const { livemode } = transport.config;
+  if (operation === 'refunds.create') {
+    if (status?.transactionStatus !== 'REFUNDED') return null;
+    const refund = statusRefund(status, livemode);
+    const refundId = text(fromPoint('refundId')) ?? text(lookup.context?.refundId);
+    return refundId ? { ...refund, id: refundId } : refund;
+  }
+  if (!status) return null;
+  return operation === 'checkouts.create'
+    ? statusCheckout(status, livemode)
+    : statusPayment(status, livemode);
 }
 
 /** Where each transfer operation takes its metadata, amount and currency from. */

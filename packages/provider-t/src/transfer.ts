@@ -10,19 +10,29 @@
  *   `retrievePayment(transactionId)` instead of sending the money again; that includes a refusal (409 request
  *   in progress, 400 quote expired, …) of a retry after an earlier attempt may have landed (issue 11 §1);
  * - "already committed" for the transaction this call quoted means the money moved: the status is read and
- *   the transfer is returned as the provider holds it.
+ *   the transfer is returned as the provider holds it;
+ * - with an idempotency key (issue 14) every step's request id is derived from the key, a recovery point is
+ *   recorded after the quote, after the update and before the commit, and a call that finds one resumes from it
+ *   (see `resumeTransfer`) instead of quoting again.
  */
 import {
-  type CallOptions,
   type ErrorContext,
   type HttpReply,
   InvalidResponseError,
   NetworkError,
+  type OperationOptions,
   PayError,
   ProviderApiError,
   path,
 } from '@pay/core';
 import type * as v from '@pay/core/schema';
+import {
+  idempotencyKeyOf,
+  keyedRequestId,
+  recordProgress,
+  type TransferRecoveryPoint,
+  transferRecoveryPoint,
+} from './idempotency.js';
 import type { TransferPlan } from './input.js';
 import { findTransaction } from './status.js';
 import {
@@ -45,29 +55,179 @@ import {
 export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
 
 /**
- * A committed transfer: the replies its record is built from. `commit` is the commit reply; when the provider
- * answered "already committed" (an earlier attempt of this call went through), `confirmed` is the status read
- * that shows it instead.
+ * A committed transfer: the replies its record is built from. `commit` is the commit reply (with the update's);
+ * when the provider answered "already committed" (an earlier attempt of this call went through), or a resumed
+ * call found the transfer committed, `confirmed` is the status read that shows it instead.
  */
-export type CommittedTransfer = {
-  transactionId: string;
-  update: UpdateReply;
-} & ({ commit: CommitReply; confirmed?: undefined } | { commit?: undefined; confirmed: StatusReply });
+export type CommittedTransfer = { transactionId: string } & (
+  | { update: UpdateReply; commit: CommitReply; confirmed?: undefined }
+  | { commit?: undefined; confirmed: StatusReply }
+);
 
 /** Where a transfer stood when it failed (design §4): `context.step` of every error it raises. */
 export type TransferStep = 'quote' | 'update' | 'commit';
 
-/** Runs quote → update → commit and returns the replies of the last two. */
+/** Request ids of a transfer's steps: derived from the caller's key, or `undefined` (a new UUID per call). */
+interface StepRequestIds {
+  quote?: string | undefined;
+  update?: string | undefined;
+  commit?: string | undefined;
+}
+
+/**
+ * Runs quote → update → commit and returns the replies of the last two. With an idempotency key, each step's
+ * request id is derived from it, and the ledger records where the transfer got to before each next step; a
+ * recovery point from an earlier attempt resumes the transfer instead of quoting again.
+ */
 export async function sendTransfer(
   transport: ProviderTTransport,
   plan: TransferPlan,
-  options: CallOptions,
+  options: OperationOptions,
 ): Promise<CommittedTransfer> {
   const identity = transferIdentity(transport, plan);
-  const quote = await requestQuote(transport, plan, identity, options);
-  const update = await updateTransfer(transport, plan, identity, quote, options);
-  const committed = await commitTransfer(transport, plan, identity, quote.transactionId, options);
-  return { transactionId: quote.transactionId, update, ...committed };
+  const point = transferRecoveryPoint(options.idempotency?.recoveryPoint);
+  const key = idempotencyKeyOf(options);
+  const ids: StepRequestIds =
+    key === undefined
+      ? {}
+      : {
+          quote: await keyedRequestId(identity.agentPartnerId, key, 'quote'),
+          update: await keyedRequestId(identity.agentPartnerId, key, 'update'),
+          commit: await keyedRequestId(identity.agentPartnerId, key, 'commit'),
+        };
+  if (point) return resumeTransfer(transport, plan, identity, point, ids, options);
+  const quote = await requestQuote(transport, plan, identity, options, ids.quote);
+  const { transactionId } = quote;
+  const reached = (step: TransferRecoveryPoint['step']): TransferRecoveryPoint => ({
+    transactionId,
+    step,
+    serviceOptionCode: quote.serviceOptionCode,
+    serviceOptionRoutingCode: quote.serviceOptionRoutingCode,
+  });
+  await recordProgress(options, reached('quoted'), {
+    done: `Transfer ${transactionId} was quoted but NOT committed`,
+    context: { transactionId, step: 'update' },
+  });
+  const update = await updateTransfer(transport, plan, identity, quote, options, ids.update, {});
+  const updated = {
+    done: `Transfer ${transactionId} was quoted and updated but NOT committed`,
+    context: { transactionId, step: 'commit' },
+  };
+  await recordProgress(options, reached('updated'), updated);
+  // The last record before money can move: a crash from here on resumes with a status read (resumeTransfer).
+  await recordProgress(options, reached('commit_sent'), updated);
+  const committed = await commitTransfer(transport, plan, identity, transactionId, options, {
+    requestId: ids.commit,
+    resumed: false,
+    context: {},
+  });
+  return 'commit' in committed
+    ? { transactionId, update, commit: committed.commit }
+    : { transactionId, confirmed: committed.confirmed };
+}
+
+/**
+ * Continues a transfer an earlier attempt with the same key began (issue 14), never quoting again under the key:
+ *
+ * - `quoted` / `updated`: no commit was sent under the key (the ledger records `commit_sent` before the commit),
+ *   so the transfer continues with the update (a repeat of an accepted update, with its request id, is answered
+ *   with the original reply, which the record is built from) and the commit;
+ * - `commit_sent`: the commit may have landed, so the status is read first: committed ⇒ the transfer as the
+ *   provider holds it (a `REJECTED` one is an error); not known as committed ⇒ update and commit again with the
+ *   same request ids, which Provider T processes once.
+ *
+ * An expired quote or another refusal is an error carrying `resumedFrom`: the caller decides what to do next.
+ */
+async function resumeTransfer(
+  transport: ProviderTTransport,
+  plan: TransferPlan,
+  identity: Identity,
+  point: TransferRecoveryPoint,
+  ids: StepRequestIds,
+  options: OperationOptions,
+): Promise<CommittedTransfer> {
+  const { transactionId } = point;
+  const resumed = { resumedFrom: point.step };
+  if (point.step === 'commit_sent') {
+    const status = await readResumedTransfer(transport, transactionId, identity, options);
+    if (status) return { transactionId, confirmed: status };
+  }
+  const quote: QuotedTransfer = {
+    transactionId,
+    serviceOptionCode: point.serviceOptionCode ?? plan.metadata.serviceOptionCode,
+    serviceOptionRoutingCode: point.serviceOptionRoutingCode ?? plan.metadata.serviceOptionRoutingCode,
+  };
+  const update = await updateTransfer(transport, plan, identity, quote, options, ids.update, resumed);
+  const reached = (step: TransferRecoveryPoint['step']): TransferRecoveryPoint => ({ ...point, step });
+  const updated = {
+    done: `Transfer ${transactionId} was quoted and updated but NOT committed`,
+    context: { transactionId, step: 'commit', ...resumed },
+  };
+  if (point.step === 'quoted') await recordProgress(options, reached('updated'), updated);
+  if (point.step !== 'commit_sent') await recordProgress(options, reached('commit_sent'), updated);
+  const committed = await commitTransfer(transport, plan, identity, transactionId, options, {
+    requestId: ids.commit,
+    resumed: point.step === 'commit_sent',
+    context: resumed,
+  });
+  return 'commit' in committed
+    ? { transactionId, update, commit: committed.commit }
+    : { transactionId, confirmed: committed.confirmed };
+}
+
+/**
+ * The status read of a resumed transfer whose commit may have been sent: the transfer when committed, `null`
+ * when Provider T knows no committed transfer with the id. A rejected transfer is an error (the caller decides),
+ * and a read that fails leaves the outcome unknown.
+ */
+async function readResumedTransfer(
+  transport: ProviderTTransport,
+  transactionId: string,
+  identity: Identity,
+  options: OperationOptions,
+): Promise<StatusReply | null> {
+  const context = { transactionId, step: 'commit', resumedFrom: 'commit_sent' };
+  let status: StatusReply | null;
+  try {
+    status = await findTransaction(transport, transactionId, {
+      signal: options.signal,
+      identity: readIdentity(identity),
+      context: { ...context, outcome: 'unknown' },
+    });
+  } catch (error) {
+    throw new NetworkError(
+      unknownOutcomeMessage(
+        transactionId,
+        `An earlier attempt with this idempotency key may have committed transfer ${transactionId}, and its status could not be read (${errorText(error)})`,
+      ),
+      { outcome: 'unknown', cause: error, context: { ...context, outcome: 'unknown' } },
+    );
+  }
+  if (status?.transactionStatus === 'REJECTED') throw rejectedTransfer(transactionId, context);
+  return status;
+}
+
+/** A transfer committed under the key that Provider T then rejected: not sent again, the caller decides. */
+function rejectedTransfer(transactionId: string, context: ErrorContext): ProviderApiError {
+  return new ProviderApiError(
+    {
+      provider: PROVIDER,
+      status: 200,
+      providerCode: 'TRANSACTION_REJECTED',
+      message: `Transfer ${transactionId}, committed by an earlier attempt with this idempotency key, was REJECTED by Provider T. It is not sent again under this key; retrievePayment('${transactionId}') shows it (status 'failed'). To send the money, call create with a new idempotency key.`,
+      retryable: false,
+    },
+    { context: { ...context, transactionStatus: 'REJECTED' } },
+  );
+}
+
+/** The identity fields a status read takes (no operator or point of sale). */
+function readIdentity(identity: Identity) {
+  return {
+    targetAudience: identity.targetAudience,
+    agentPartnerId: identity.agentPartnerId,
+    userLanguage: identity.userLanguage,
+  };
 }
 
 /** Identity fields of transfer calls, each overridable per call through `provider_metadata`. */
@@ -96,7 +256,8 @@ async function requestQuote(
   transport: ProviderTTransport,
   plan: TransferPlan,
   identity: Identity,
-  options: CallOptions,
+  options: OperationOptions,
+  requestId: string | undefined,
 ): Promise<QuotedTransfer> {
   const metadata = plan.metadata;
   const call: ProviderTCall = {
@@ -113,6 +274,7 @@ async function requestQuote(
       receiveCurrencyCode: metadata.receiveCurrencyCode,
     },
     retrySafe: false,
+    ...(requestId ? { requestId } : {}),
     signal: options.signal,
     context: { step: 'quote' },
   };
@@ -147,11 +309,13 @@ async function updateTransfer(
   plan: TransferPlan,
   identity: Identity,
   quote: QuotedTransfer,
-  options: CallOptions,
+  options: OperationOptions,
+  requestId: string | undefined,
+  resumed: ErrorContext,
 ): Promise<UpdateReply> {
   const { transactionId } = quote;
   const metadata = plan.metadata;
-  const context = { transactionId, step: 'update' };
+  const context = { transactionId, step: 'update', ...resumed };
   const { additionalDetails } = plan;
   const call: ProviderTCall = {
     call: 'PUT /transfer/v1/transactions/{transactionId}',
@@ -175,10 +339,14 @@ async function updateTransfer(
       additionalDetails: Object.keys(additionalDetails).length > 0 ? additionalDetails : undefined,
     },
     retrySafe: true,
+    ...(requestId ? { requestId } : {}),
     signal: options.signal,
     context,
   };
-  const advice = `Transfer ${transactionId} was not committed and no money moved; fix the cause and call create again (a new quote).`;
+  const advice =
+    resumed.resumedFrom === undefined
+      ? `Transfer ${transactionId} was not committed and no money moved; fix the cause and call create again (a new quote).`
+      : `Transfer ${transactionId}, begun by an earlier attempt with this idempotency key, was not committed and no money moved; it was not quoted again. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`;
   const reply = await stepCall(
     transport,
     call,
@@ -249,21 +417,32 @@ async function stepCall<S extends v.GenericSchema>(
   }
 }
 
+/** How the commit is sent: its request id, and whether an earlier process may have sent it already. */
+interface CommitAttempt {
+  requestId: string | undefined;
+  /** Resumed from `commit_sent`: an earlier attempt with the same key may have reached Provider T. */
+  resumed: boolean;
+  /** Added to the context of every error (e.g. `resumedFrom`). */
+  context: ErrorContext;
+}
+
 /** Step 3: moves the money. Retried with the same request id, which Provider T processes once. */
 async function commitTransfer(
   transport: ProviderTTransport,
   plan: TransferPlan,
   identity: Identity,
   transactionId: string,
-  options: CallOptions,
+  options: OperationOptions,
+  attempt: CommitAttempt,
 ): Promise<{ commit: CommitReply } | { confirmed: StatusReply }> {
-  const context = { transactionId, step: 'commit' };
+  const context = { transactionId, step: 'commit', ...attempt.context };
   const call: ProviderTCall = {
     call: 'PUT /transfer/v1/transactions/{transactionId}/commit',
     method: 'PUT',
     path: path`/transfer/v1/transactions/${transactionId}/commit`,
     json: { ...identity, fundingSource: plan.metadata.fundingSource },
     retrySafe: true,
+    ...(attempt.requestId ? { requestId: attempt.requestId } : {}),
     signal: options.signal,
     context,
   };
@@ -271,7 +450,8 @@ async function commitTransfer(
   try {
     answer = await transport.send(call);
   } catch (error) {
-    throw commitFailure(error, transactionId, transport.config.retry ?? 2);
+    const singleAttempt = (transport.config.retry ?? 2) === 0 && !attempt.resumed;
+    throw commitFailure(error, transactionId, singleAttempt, attempt.context);
   }
   if (!isSuccess(answer)) {
     if (transport.detail(answer).code === ALREADY_COMMITTED_CODE) {
@@ -279,7 +459,24 @@ async function commitTransfer(
       // money (issue 11 §1): read what the provider holds and return it.
       return { confirmed: await confirmCommitted(transport, transactionId, identity, options) };
     }
-    if (answer.status === 408 || answer.status >= 500 || answer.earlierAttemptMayHaveReached) {
+    const inDoubt =
+      answer.status === 408 || answer.status === 409 || answer.status === 429 || answer.status >= 500;
+    if (attempt.resumed && !inDoubt) {
+      // A refusal of the same request id an earlier process may have sent: Provider T would have answered a
+      // landed commit with its original reply, and a status read settles it (issue 14).
+      const status = await readResumedTransfer(transport, transactionId, identity, options);
+      if (status) return { confirmed: status };
+      throw transport.error(answer, call, {
+        message: (detail) =>
+          `Provider T refused to commit transfer ${transactionId} (${describeReply(detail)}) when resuming it, and its status read shows it was not committed: no money moved under this idempotency key. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`,
+      });
+    }
+    if (
+      answer.status === 408 ||
+      answer.status >= 500 ||
+      answer.earlierAttemptMayHaveReached ||
+      attempt.resumed
+    ) {
       // The provider may have committed before failing, or an earlier attempt may have landed before this
       // refusal of the retry (409 in progress, 400 quote expired prove nothing about it): only a status read
       // can tell.
@@ -290,7 +487,9 @@ async function commitTransfer(
           message: (detail) =>
             unknownOutcomeMessage(
               transactionId,
-              answer.earlierAttemptMayHaveReached && answer.status < 500 && answer.status !== 408
+              (answer.earlierAttemptMayHaveReached || attempt.resumed) &&
+                answer.status < 500 &&
+                answer.status !== 408
                 ? `Provider T refused a retry of the commit (${describeReply(detail)}) after an earlier attempt may have reached it`
                 : `Provider T answered the commit with ${describeReply(detail)}`,
             ),
@@ -320,18 +519,14 @@ async function confirmCommitted(
   transport: ProviderTTransport,
   transactionId: string,
   identity: Identity,
-  options: CallOptions,
+  options: OperationOptions,
 ): Promise<StatusReply> {
   const context = { transactionId, step: 'commit', outcome: 'unknown' };
   let status: StatusReply | null;
   try {
     status = await findTransaction(transport, transactionId, {
       signal: options.signal,
-      identity: {
-        targetAudience: identity.targetAudience,
-        agentPartnerId: identity.agentPartnerId,
-        userLanguage: identity.userLanguage,
-      },
+      identity: readIdentity(identity),
       context,
     });
   } catch (error) {
@@ -380,15 +575,21 @@ function refusedCommitMessage(transactionId: string, detail: Parameters<typeof d
  * attempt, refused before sending, or a failed login before it) is the outcome `not_sent`; after a retry an
  * earlier attempt may have reached the provider, so everything else is `unknown`.
  */
-function commitFailure(error: unknown, transactionId: string, retries: number): PayError {
+function commitFailure(
+  error: unknown,
+  transactionId: string,
+  singleAttempt: boolean,
+  extra: ErrorContext,
+): PayError {
   const fromLogin = PayError.isInstance(error) && error.context?.call === 'login';
   const notSent =
-    retries === 0 && (fromLogin || (NetworkError.isInstance(error) && error.outcome === 'not_sent'));
+    singleAttempt && (fromLogin || (NetworkError.isInstance(error) && error.outcome === 'not_sent'));
   const outcome = notSent ? 'not_sent' : 'unknown';
   const context: ErrorContext = {
     ...(PayError.isInstance(error) ? error.context : {}),
     transactionId,
     step: 'commit',
+    ...extra,
     outcome,
   };
   const reason = errorText(error);

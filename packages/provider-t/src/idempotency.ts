@@ -1,0 +1,151 @@
+/**
+ * The caller's idempotency key on Provider T (issue 14): Provider T's own mechanism is the client request id
+ * (wire contract "Authentication": `X-Client-Request-Id: <uuid>`, the same on every retry, processed once), so
+ * each money-moving step's request id is derived from the key and the step, and the ledger's recovery points
+ * (`checkpoint`) record how far a transfer or refund got so that a retry with the same key resumes there
+ * instead of quoting again.
+ */
+import {
+  type ErrorContext,
+  InvalidResponseError,
+  type JsonValue,
+  type OperationOptions,
+  StoreError,
+} from '@pay/core';
+
+/** The upstream steps that carry a request id derived from the key (mutations only; reads stay fresh). */
+export type KeyedStep = 'quote' | 'update' | 'commit' | 'refund_commit';
+
+/**
+ * Namespace of the name-based UUIDs (RFC 9562 version 5) this adapter derives: fixed forever, since a new one
+ * would make a retry after an upgrade look like a new request to Provider T.
+ */
+const REQUEST_ID_NAMESPACE = new Uint8Array([
+  0x5f, 0x1c, 0x0a, 0x3e, 0x7b, 0x2d, 0x4c, 0x8e, 0x9a, 0x6f, 0x0b, 0x1d, 0x2e, 0x3c, 0x4a, 0x5b,
+]);
+
+/**
+ * The `X-Client-Request-Id` of one step of the call made with `key`: a UUID (the wire contract's format; a raw
+ * key could be any length or character) derived by SHA-1 name-based UUID (version 5) from the agent partner, the
+ * key and the step. The same key and step give the same id in every process, so Provider T recognises a
+ * retry after a crash as the same request; the partner scopes it, so two partners' equal keys never meet.
+ */
+export async function keyedRequestId(agentPartnerId: string, key: string, step: KeyedStep): Promise<string> {
+  const name = new TextEncoder().encode(JSON.stringify([agentPartnerId, key, step]));
+  const input = new Uint8Array(REQUEST_ID_NAMESPACE.length + name.length);
+  input.set(REQUEST_ID_NAMESPACE);
+  input.set(name, REQUEST_ID_NAMESPACE.length);
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-1', input)).slice(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50; // version 5
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The caller's key of a call: the ledger's when called through `createPay`, else the option itself. */
+export function idempotencyKeyOf(options: OperationOptions): string | undefined {
+  return options.idempotency?.key ?? options.idempotencyKey;
+}
+
+/** Where a transfer got to, as recorded in the ledger before each next step. */
+export interface TransferRecoveryPoint {
+  transactionId: string;
+  /** `quoted`: reserved; `updated`: ready for commit; `commit_sent`: the commit may have been sent. */
+  step: 'quoted' | 'updated' | 'commit_sent';
+  /** The quote's service option, which the update must repeat (wire contract, Transfer step 2). */
+  serviceOptionCode?: string;
+  serviceOptionRoutingCode?: string;
+}
+
+/** Where a refund got to: read, about to commit `refundId` for `amount`. */
+export interface RefundRecoveryPoint {
+  transactionId: string;
+  step: 'commit_sent';
+  refundId: string;
+  amount: { value: number; currencyCode: string };
+}
+
+const TRANSFER_STEPS = new Set(['quoted', 'updated', 'commit_sent']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const optionalText = (value: unknown) => value === undefined || typeof value === 'string';
+
+/** Reads a transfer recovery point; `null` for a new key; an error for one this adapter did not write. */
+export function transferRecoveryPoint(point: JsonValue | null | undefined): TransferRecoveryPoint | null {
+  if (point === null || point === undefined) return null;
+  if (
+    isRecord(point) &&
+    typeof point.transactionId === 'string' &&
+    point.transactionId !== '' &&
+    typeof point.step === 'string' &&
+    TRANSFER_STEPS.has(point.step) &&
+    optionalText(point.serviceOptionCode) &&
+    optionalText(point.serviceOptionRoutingCode)
+  ) {
+    return point as unknown as TransferRecoveryPoint;
+  }
+  throw unreadablePoint('transfer');
+}
+
+/** Reads a refund recovery point; `null` for a new key; an error for one this adapter did not write. */
+export function refundRecoveryPoint(point: JsonValue | null | undefined): RefundRecoveryPoint | null {
+  if (point === null || point === undefined) return null;
+  const amount = isRecord(point) ? point.amount : undefined;
+  if (
+    isRecord(point) &&
+    typeof point.transactionId === 'string' &&
+    point.step === 'commit_sent' &&
+    typeof point.refundId === 'string' &&
+    isRecord(amount) &&
+    typeof amount.value === 'number' &&
+    typeof amount.currencyCode === 'string'
+  ) {
+    return point as unknown as RefundRecoveryPoint;
+  }
+  throw unreadablePoint('refund');
+}
+
+/**
+ * A recovery point of another shape cannot be resumed, and starting over could move the money twice: the
+ * outcome stays unknown (so the ledger keeps the key) and the caller must look the transfer up.
+ */
+function unreadablePoint(what: string): InvalidResponseError {
+  return new InvalidResponseError(
+    `The idempotency ledger holds a recovery point for this key that is not a Provider T ${what} recovery point, so the earlier attempt cannot be resumed and nothing was sent. The money may have moved under this key: look it up (pay.resolve) instead of sending it again.`,
+    { context: { outcome: 'unknown' } },
+  );
+}
+
+/**
+ * Records a recovery point before the next step. When the ledger fails, nothing more is sent (fail closed): the
+ * error keeps `StoreError`'s code and reason and says how far the call got (`stopped`) and that the step that
+ * moves money (`next`) was never sent.
+ */
+export async function recordProgress(
+  options: OperationOptions,
+  point: TransferRecoveryPoint | RefundRecoveryPoint,
+  stopped: { done: string; context: ErrorContext },
+): Promise<void> {
+  const ledger = options.idempotency;
+  if (!ledger) return;
+  try {
+    await ledger.checkpoint(compact(point));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `${stopped.done}: the idempotency store could not record the progress (${reason}), so nothing more was sent and no money moved. Call again with the same key once the store answers.`;
+    const context = { ...stopped.context, outcome: 'not_sent' };
+    throw StoreError.isInstance(error)
+      ? new StoreError(message, { step: error.step, reason: error.reason, cause: error, context })
+      : new StoreError(message, { step: 'checkpoint', cause: error, context });
+  }
+}
+
+/** A JSON copy without `undefined` members (the ledger stores JSON). */
+function compact(point: TransferRecoveryPoint | RefundRecoveryPoint): JsonValue {
+  return Object.fromEntries(
+    Object.entries(point).filter(([, value]) => value !== undefined),
+  ) as unknown as JsonValue;
+}

@@ -357,6 +357,23 @@ describe('adapter.resolve', () => {
     ).resolves.toMatchObject({ id: lost.context?.refundReference, amount: 1000 });
   });
 
+  it('pay.resolve(error) finds the refund a lost reply hid (no key)', async () => {
+    const transactionReference = await paidTransaction();
+    simulator.faults.inject({ path: '/v1/refunds/initiate-refund', fault: { kind: 'drop-after' } });
+    const pay = createPay(adapterFor(simulator));
+    const lost = await pay.refunds
+      .create({ payment_id: transactionReference, amount: 1000 })
+      .catch((thrown: unknown) => thrown);
+    await expect(pay.resolve(lost)).resolves.toMatchObject({
+      status: 'found',
+      record: {
+        id: simulator.books.refunds[0]?.refundReference,
+        payment_id: transactionReference,
+        amount: 1000,
+      },
+    });
+  });
+
   it('cannot tell without a key or a reference, nor for an operation Provider N does not perform', async () => {
     const adapter = adapterFor(simulator);
     await expect(adapter.resolve?.({ operation: 'refunds.create' })).resolves.toBeUndefined();

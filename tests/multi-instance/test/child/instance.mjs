@@ -1,0 +1,198 @@
+// One application instance, as a user would run it: its own Node process, importing the BUILT packages
+// (`@pay/core`, an adapter, `@pay/store-postgres` or `@pay/store-redis`, and the `pg` / `redis` clients), with its
+// own `createPay` over the shared provider simulator and the shared store. The test process (the parent) starts it
+// with `fork` and talks to it over the IPC channel:
+//
+//   parent → child  { id, command: 'call', operation: 'payments.create', args: [...] }   run one pay operation
+//                   { id, command: 'hold', rules: [{ method, path }] }                 hold matching upstream requests
+//                   { id, command: 'failCallbacks', count }                            the next `count` callbacks throw
+//                   { id, command: 'processed' }                                       the webhook events processed
+//                   { id, command: 'close' }                                           close everything, exit 0
+//   child → parent  { type: 'ready', pid, webhookUrl }                                 after the store is migrated
+//                   { type: 'reply', id, ok, value | error }
+//                   { type: 'held', method, path }                                     a held request never left
+//                   { type: 'fatal', error }                                           start-up failed (then exit 1)
+//
+// Its configuration is JSON in PAY_INSTANCE_CONFIG (see test/instances.ts). Nothing here is a stub of the library:
+// the only test hook is the `fetch` given to the adapter, which can hold a request (never send it) so that the
+// parent can kill this process at an exact point of a multi-step call.
+import { createServer } from 'node:http';
+import { createPay, NORMALISED_EVENT_NAMES, toNodeListener } from '@pay/core';
+import { createProviderN } from '@pay/provider-n';
+import { createProviderR } from '@pay/provider-r';
+import { createProviderT } from '@pay/provider-t';
+import { createPostgresStores } from '@pay/store-postgres';
+import { createRedisStores } from '@pay/store-redis';
+import pg from 'pg';
+import { createClient } from 'redis';
+
+const config = JSON.parse(process.env.PAY_INSTANCE_CONFIG ?? 'null');
+if (config === null || typeof process.send !== 'function') {
+  console.error('instance.mjs is started by test/instances.ts with fork() and PAY_INSTANCE_CONFIG');
+  process.exit(2);
+}
+
+const FACTORIES = new Map([
+  ['t', createProviderT],
+  ['n', createProviderN],
+  ['r', createProviderR],
+]);
+
+/** Sends one message to the parent; a parent that is gone ends this process (see 'disconnect'). */
+function tell(message) {
+  if (process.connected) process.send(message);
+}
+
+/** An error as plain JSON: its class name, code, message and the fields callers branch on. */
+function serialiseError(error) {
+  if (!(error instanceof Error)) return { name: 'NonError', message: String(error) };
+  const fields = {};
+  for (const name of ['code', 'retryable', 'outcome', 'status', 'providerCode', 'reason', 'context']) {
+    if (error[name] !== undefined) fields[name] = error[name];
+  }
+  return JSON.parse(JSON.stringify({ name: error.name, message: error.message, ...fields }));
+}
+
+// Upstream requests matching a hold rule are never sent: the call waits forever, and the parent is told, so it
+// can kill this process with the request provably not sent (the simulator's request log shows it never arrived).
+let holdRules = [];
+const realFetch = globalThis.fetch;
+async function instanceFetch(input, init) {
+  const request = new Request(input, init);
+  const path = new URL(request.url).pathname;
+  const held = holdRules.find(
+    (rule) => rule.method.toUpperCase() === request.method.toUpperCase() && new RegExp(rule.path).test(path),
+  );
+  if (held) {
+    tell({ type: 'held', method: request.method, path });
+    return await new Promise(() => {});
+  }
+  return await realFetch(request);
+}
+
+// The shared store this instance uses, over a client it manages as an application would.
+const closers = [];
+let stores;
+if (config.store.kind === 'postgres') {
+  const pool = new pg.Pool({
+    connectionString: config.store.url,
+    max: 4,
+    connectionTimeoutMillis: config.store.connectionTimeoutMillis ?? 3000,
+    query_timeout: config.store.queryTimeoutMillis ?? 5000,
+  });
+  // A server that goes away makes idle clients emit 'error'; the stores report it on their next call.
+  pool.on('error', () => {});
+  closers.push(() => pool.end());
+  stores = createPostgresStores({ client: pool, tablePrefix: config.store.tablePrefix });
+} else if (config.store.kind === 'redis') {
+  const client = createClient({
+    url: config.store.url,
+    disableOfflineQueue: config.store.disableOfflineQueue ?? false,
+    socket: { reconnectStrategy: (retries) => Math.min(50 * (retries + 1), 500), connectTimeout: 3000 },
+  });
+  client.on('error', () => {});
+  await client.connect();
+  closers.push(() => client.destroy());
+  stores = createRedisStores({
+    client,
+    keyPrefix: config.store.keyPrefix,
+    commandTimeoutMs: config.store.commandTimeoutMs ?? 2000,
+  });
+} else {
+  throw new Error(`unknown store kind ${config.store.kind}`);
+}
+
+let pay;
+let webhookUrl = null;
+const processed = [];
+let failingCallbacks = 0;
+
+try {
+  if (config.store.kind === 'postgres' && config.store.migrate !== false) await stores.migrate();
+  const factory = FACTORIES.get(config.provider);
+  if (!factory) throw new Error(`unknown provider ${config.provider}`);
+  const adapter = factory({
+    ...config.adapter,
+    fetch: instanceFetch,
+    ...(config.sharedTokens ? { tokenStore: stores.tokens } : {}),
+  });
+  pay = createPay(adapter, {
+    idempotency: stores.idempotency,
+    ...(config.idempotencyLeaseSeconds ? { idempotencyLeaseSeconds: config.idempotencyLeaseSeconds } : {}),
+    onStoreError: () => {},
+  });
+  if (config.webhooks) {
+    const handler = pay.webhooks.setup({
+      webhookSecret: config.webhooks.webhookSecret,
+      deduplicate: stores.deduplication,
+      ...(config.webhooks.leaseSeconds ? { deduplicateLeaseSeconds: config.webhooks.leaseSeconds } : {}),
+    });
+    handler.on(NORMALISED_EVENT_NAMES, (event) => {
+      if (failingCallbacks > 0) {
+        failingCallbacks -= 1;
+        processed.push({ eventId: event.id, type: event.type, dataId: event.data?.id, outcome: 'failed' });
+        throw new Error(`instance ${config.name}: callback failure injected by the test`);
+      }
+      processed.push({ eventId: event.id, type: event.type, dataId: event.data?.id, outcome: 'ok' });
+    });
+    const server = createServer(toNodeListener(handler));
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    webhookUrl = `http://127.0.0.1:${server.address().port}/webhooks`;
+  }
+} catch (error) {
+  tell({ type: 'fatal', error: serialiseError(error) });
+  await Promise.allSettled(closers.map((close) => close()));
+  process.exit(1);
+}
+
+/** Runs `pay.<resource>.<method>(...args)`: `operation` is e.g. `payments.create`. */
+async function call(operation, args) {
+  const [resource, method] = operation.split('.');
+  const namespace = pay[resource];
+  if (!namespace || typeof namespace[method] !== 'function') throw new Error(`no operation ${operation}`);
+  return await namespace[method](...args);
+}
+
+async function close() {
+  await Promise.allSettled(closers.map((closeOne) => closeOne()));
+}
+
+process.on('message', async (message) => {
+  const { id, command } = message;
+  const reply = (ok, payload) => tell({ type: 'reply', id, ok, ...payload });
+  try {
+    if (command === 'call') {
+      reply(true, {
+        value: JSON.parse(JSON.stringify((await call(message.operation, message.args)) ?? null)),
+      });
+    } else if (command === 'hold') {
+      holdRules = message.rules;
+      reply(true, { value: null });
+    } else if (command === 'failCallbacks') {
+      failingCallbacks = message.count;
+      reply(true, { value: null });
+    } else if (command === 'processed') {
+      reply(true, { value: processed });
+    } else if (command === 'close') {
+      await close();
+      reply(true, { value: null });
+      process.disconnect();
+      process.exit(0);
+    } else {
+      reply(false, { error: { name: 'Error', message: `unknown command ${command}` } });
+    }
+  } catch (error) {
+    reply(false, { error: serialiseError(error) });
+  }
+});
+
+// The parent is gone (it ended or was killed): an orphaned instance must not linger.
+process.on('disconnect', () => {
+  void close().finally(() => process.exit(0));
+});
+
+tell({ type: 'ready', pid: process.pid, webhookUrl });

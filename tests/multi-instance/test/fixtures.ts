@@ -1,0 +1,65 @@
+/**
+ * Inputs for each provider that the instances send (complete, valid requests per the wire contracts), and the
+ * store configurations of the shared servers the global setup started.
+ */
+import { inject } from 'vitest';
+import { type StoreConfig, uniqueName } from './instances.js';
+
+/** A Provider T transfer's `provider_metadata`: sender, receiver and compliance data the update requires. */
+export const transferMetadata = {
+  sender: {
+    name: { firstName: 'Maria', lastName: 'Lopez' },
+    address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
+    mobilePhone: { number: '2145550123', countryDialCode: '1' },
+    personalDetails: { dateOfBirth: '1985-04-12' },
+    primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
+  },
+  receiver: {
+    name: { firstName: 'Jose', lastName: 'Lopez' },
+    address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
+  },
+  transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
+};
+
+/** A Provider T `payments.create` input for `orderId` (the order id comes back in the transfer's details). */
+export function transferInput(orderId: string, amount = 100) {
+  return { amount, currency: 'USD', metadata: { orderId }, provider_metadata: transferMetadata };
+}
+
+/** A Provider T `checkouts.create` input (amount and currency in `provider_metadata`, as the adapter takes them). */
+export function transferCheckoutInput(orderId: string, amount = 250.5) {
+  return {
+    item_id: 'remittance',
+    metadata: { orderId },
+    provider_metadata: { ...transferMetadata, amount, currency: 'USD' },
+  };
+}
+
+/** A Provider N `checkouts.create` input. */
+export function providerNCheckoutInput(orderId: string, amount = 5000) {
+  return {
+    customer: { email: 'ada@example.com' },
+    item_id: 'blue-mug',
+    quantity: 1,
+    success_url: 'https://shop.example/thanks',
+    metadata: { orderId },
+    provider_metadata: { amount, currency: 'NGN', customerName: 'Ada Obi' },
+  };
+}
+
+/** A Provider R `payments.create` input. */
+export function providerRPaymentInput(orderId: string, amount = 10000) {
+  return {
+    customer: { id: `customer-${orderId}` },
+    amount,
+    metadata: { orderId },
+    provider_metadata: { email: 'payer@example.com' },
+  };
+}
+
+/** A store configuration on the run's shared server, with tables / keys of its own. */
+export function sharedStore(kind: 'postgres' | 'redis', label: string): StoreConfig {
+  return kind === 'postgres'
+    ? { kind, url: inject('postgresUrl'), tablePrefix: uniqueName(label).toLowerCase().slice(0, 36) }
+    : { kind, url: inject('redisUrl'), keyPrefix: `pay:${uniqueName(label)}` };
+}

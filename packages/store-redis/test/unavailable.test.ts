@@ -22,12 +22,15 @@ describe.each(CLIENT_KINDS)('a Redis store that stops answering, over %s', (kind
     await Promise.all(started.splice(0).map((server) => server.stop()));
   });
   const password = `pw-${crypto.randomUUID()}`;
-  async function passwordProtectedStores(options: { disableOfflineQueue?: boolean } = {}) {
+  async function passwordProtectedStores(
+    options: { disableOfflineQueue?: boolean; commandTimeoutMs?: number } = {},
+  ) {
     const server = await startRedisServer({ password });
     started.push(server);
     const client = await connect(kind, server.url, options);
     opened.push(client);
-    return { server, stores: createRedisStores({ client: client.store, commandTimeoutMs: 400 }) };
+    const commandTimeoutMs = options.commandTimeoutMs ?? 400;
+    return { server, stores: createRedisStores({ client: client.store, commandTimeoutMs }) };
   }
 
   it('fails every call with a typed store_unavailable error once the server is stopped, never showing the password or a token', async () => {
@@ -92,11 +95,14 @@ describe.each(CLIENT_KINDS)('a Redis store that stops answering, over %s', (kind
       reason: 'Error: no answer within 400 ms (is the server up and reachable?)',
     });
     expect(waited).toBeGreaterThanOrEqual(390);
-    expect(waited).toBeLessThan(2000);
+    expect(waited).toBeLessThan(5000);
   });
 
   it('fails at once, without waiting for the timeout, with a client that does not queue commands while offline', async () => {
-    const { server, stores } = await passwordProtectedStores({ disableOfflineQueue: true });
+    const { server, stores } = await passwordProtectedStores({
+      disableOfflineQueue: true,
+      commandTimeoutMs: 10_000,
+    });
     expect(await stores.tokens.get('provider-t:login')).toBeNull();
     await server.stop();
     // Let the client notice the closed connection.
@@ -106,7 +112,7 @@ describe.each(CLIENT_KINDS)('a Redis store that stops answering, over %s', (kind
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error).toMatchObject({ code: 'store_unavailable', operation: 'tokens.get' });
     expect((error as StoreUnavailableError).reason).not.toContain('no answer within');
-    expect(Date.now() - started).toBeLessThan(300);
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(everyRendering(error)).not.toContain(password);
   });
 });

@@ -4,7 +4,16 @@
  * within the refresh margin, one in-flight login is shared by every concurrent caller, and a token the
  * provider rejected with 401 is dropped so the next call logs in again. A caller whose signal aborts stops
  * waiting for a shared login at once; the login itself goes on for the others (issue 11 §1).
+ *
+ * With a shared {@link TokenStore} (issue 14 §2) instances reuse one login until it is due for refresh: the token
+ * is cached under the provider and a SHA-256 digest of the client id (never the credential itself), and a 401
+ * drops the cached token only while it is still the one that was rejected, so an instance holding a stale token
+ * cannot evict the fresh one another instance just stored. A failing token store never fails a call: the
+ * manager logs in itself and reports the failure.
  */
+import { sha256Hex } from './crypto.js';
+import { describeStoreFailure } from './errors.js';
+import type { TokenStore } from './stores.js';
 
 /** What a login returns. */
 export interface AccessToken {
@@ -31,6 +40,15 @@ export interface TokenManagerOptions {
   refreshMarginMs?: number;
   /** Clock, for tests. */
   now?: () => number;
+  /** A token cache shared by instances (`TransportOptions.tokenStore`). Default: this manager's memory only. */
+  store?: TokenStore | undefined;
+  /**
+   * What the cached token belongs to: the provider, the client id (or API key) and the base URL. The cache name is
+   * `<provider>:<SHA-256 of client id and base URL>`; required with `store`.
+   */
+  cacheKey?: { provider: string; clientId: string; baseUrl?: string | undefined };
+  /** Receives a token-store failure (the call goes on with a login of its own). Default: one `console.warn`. */
+  onStoreError?: (error: unknown) => void;
 }
 
 /** A cached access token shared by one adapter instance. */
@@ -40,9 +58,12 @@ export interface TokenManager {
    * stops waiting (the promise rejects with the signal's reason) while the shared login goes on.
    */
   get(options?: { signal?: AbortSignal | undefined }): Promise<string>;
-  /** Drops `token` (the one a 401 rejected), unless a newer one has replaced it already. */
+  /**
+   * Drops `token` (the one a 401 rejected), unless a newer one has replaced it already; in the shared store too,
+   * only while it still holds that token.
+   */
   invalidate(token: string): void;
-  /** Number of logins made so far (for diagnostics and benchmarks). */
+  /** Number of logins this manager made so far (for diagnostics and benchmarks); shared tokens are not logins. */
   readonly logins: number;
 }
 
@@ -50,25 +71,73 @@ export interface TokenManager {
 export function createTokenManager(options: TokenManagerOptions): TokenManager {
   const now = options.now ?? Date.now;
   const margin = options.refreshMarginMs ?? 60_000;
+  const store = options.store;
+  if (store && !options.cacheKey)
+    throw new TypeError('createTokenManager: a token store needs a cacheKey (provider and client id)');
+  let cacheName: Promise<string> | undefined;
+  const nameOf = () => {
+    const key = options.cacheKey!;
+    cacheName ??= sha256Hex(`${key.clientId}\n${key.baseUrl ?? ''}`).then(
+      (digest) => `${key.provider}:${digest}`,
+    );
+    return cacheName;
+  };
+  const reportStoreError = (error: unknown) => {
+    try {
+      if (options.onStoreError) options.onStoreError(error);
+      else
+        console.warn(
+          `@pay/core: the token store failed (${describeStoreFailure(error)}); this instance logged in on its own.`,
+        );
+    } catch {
+      // A failing reporter must not fail the call.
+    }
+  };
   let held: { token: string; refreshAt: number } | undefined;
   let inFlight: Promise<string> | undefined;
   let logins = 0;
+  // The last token a 401 rejected: never taken from the store again, even before its delete has landed.
+  let rejected: string | undefined;
 
-  function login(): Promise<string> {
+  /** The shared token when one is cached and not yet due for refresh. A store failure reads as none. */
+  async function shared(): Promise<string | undefined> {
+    if (!store) return undefined;
+    try {
+      const cached = await store.get(await nameOf());
+      if (!cached || !(now() < cached.expiresAt) || cached.token === rejected) return undefined;
+      held = { token: cached.token, refreshAt: cached.expiresAt };
+      return cached.token;
+    } catch (error) {
+      reportStoreError(error);
+      return undefined;
+    }
+  }
+
+  async function loginAndShare(): Promise<string> {
+    const fromStore = await shared();
+    if (fromStore !== undefined) return fromStore;
     logins += 1;
     const started = now();
-    const pending = options
-      .login()
-      .then(({ accessToken, expiresInSeconds }) => {
-        const lifetimeMs =
-          Math.max(MIN_TOKEN_LIFETIME_SECONDS, Number.isFinite(expiresInSeconds) ? expiresInSeconds : 0) *
-          1000;
-        held = { token: accessToken, refreshAt: started + lifetimeMs - Math.min(margin, lifetimeMs / 2) };
-        return accessToken;
-      })
-      .finally(() => {
-        if (inFlight === pending) inFlight = undefined;
-      });
+    const { accessToken, expiresInSeconds } = await options.login();
+    const lifetimeMs =
+      Math.max(MIN_TOKEN_LIFETIME_SECONDS, Number.isFinite(expiresInSeconds) ? expiresInSeconds : 0) * 1000;
+    const refreshAt = started + lifetimeMs - Math.min(margin, lifetimeMs / 2);
+    held = { token: accessToken, refreshAt };
+    if (store) {
+      // Shared until it is due for refresh here, so every instance refreshes before the provider expires it.
+      try {
+        await store.set(await nameOf(), { token: accessToken, expiresAt: refreshAt });
+      } catch (error) {
+        reportStoreError(error);
+      }
+    }
+    return accessToken;
+  }
+
+  function login(): Promise<string> {
+    const pending = loginAndShare().finally(() => {
+      if (inFlight === pending) inFlight = undefined;
+    });
     inFlight = pending;
     return pending;
   }
@@ -80,6 +149,12 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
     },
     invalidate(token) {
       if (held?.token === token) held = undefined;
+      rejected = token;
+      // Only while the cache still holds the rejected token: another instance may have stored a fresh one.
+      if (store)
+        void nameOf()
+          .then((name) => store.delete(name, token))
+          .catch(reportStoreError);
     },
     get logins() {
       return logins;

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { backoff, retryAfterMs } from '../src/http.js';
 import {
   createHttpClient,
+  createPay,
   type HttpRequestInfo,
   type HttpResponseInfo,
   InvalidResponseError,
@@ -14,6 +15,7 @@ import {
 } from '../src/index.js';
 import * as v from '../src/schema.js';
 import { startLoopbackServer } from '../src/testing/index.js';
+import { ledgerAdapter, transfer } from './ledger-fixtures.js';
 
 const BASE = 'https://api.provider.example';
 
@@ -645,5 +647,105 @@ describe('parseReply', () => {
     expect(error).toMatchObject({ code: 'invalid_response', context: { step: 'quote' } });
     expect((error as Error).message).toContain('transactionId, sendAmount.value');
     expect((error as Error).message).not.toContain('secret-ish');
+  });
+});
+
+describe('per-call timeout and retry (issue 16)', () => {
+  /** An adapter whose reads and payments go through one client, passing the call's signal as adapters do. */
+  function adapterOver(http: ReturnType<typeof createHttpClient>) {
+    return ledgerAdapter({
+      async retrievePayment(id, options) {
+        const reply = await http.send({
+          method: 'GET',
+          path: path`/payments/${id}`,
+          retrySafe: true,
+          signal: options.signal,
+        });
+        return reply.status === 200 ? transfer(id) : null;
+      },
+      async createPayment(_params, options) {
+        await http.send({
+          method: 'POST',
+          path: '/payments',
+          json: {},
+          retrySafe: false,
+          signal: options.signal,
+        });
+        return transfer('p1');
+      },
+    });
+  }
+
+  it('retries a read as often as the call asks, over the adapter default', async () => {
+    const scope = nock(BASE)
+      .get('/payments/p1')
+      .times(3)
+      .reply(503, '{}')
+      .get('/payments/p1')
+      .reply(200, '{}');
+    const pay = createPay(adapterOver(client({ retry: 0 })));
+    expect(await pay.payments.retrieve('p1', { retry: 3 })).toMatchObject({ id: 'p1' });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('sends fewer retries when the call asks for none', async () => {
+    nock(BASE).get('/payments/p1').reply(503, '{}').get('/payments/p1').reply(200, '{}');
+    const pay = createPay(adapterOver(client({ retry: 2 })));
+    expect(await pay.payments.retrieve('p1', { retry: 0 })).toBeNull();
+    expect(nock.pendingMocks()).toHaveLength(1);
+  });
+
+  it('never retries a money-moving call, whatever retry the call asks for', async () => {
+    const scope = nock(BASE).post('/payments').reply(503, '{}');
+    nock(BASE).post('/payments').reply(200, '{}');
+    const pay = createPay(adapterOver(client()));
+    await pay.payments.create({ amount: 1, currency: 'EUR' }, { retry: 5 });
+    expect(scope.isDone()).toBe(true);
+    expect(nock.pendingMocks()).toHaveLength(1);
+  });
+
+  it('times an attempt out after the call’s own timeoutMs, as an unknown outcome', async () => {
+    nock(BASE).post('/payments').delay(500).reply(200, '{}');
+    const pay = createPay(adapterOver(client({ timeoutMs: 30_000 })));
+    const started = Date.now();
+    const error = await pay.payments
+      .create({ amount: 1, currency: 'EUR' }, { timeoutMs: 50 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ outcome: 'unknown' });
+    expect((error as NetworkError).message).toMatch(/timed out/);
+    expect(Date.now() - started).toBeLessThan(400);
+  });
+
+  it("still reports the caller's own abort as an abort when per-call settings are given", async () => {
+    nock(BASE).get('/payments/p1').delay(300).reply(200, '{}');
+    const pay = createPay(adapterOver(client()));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const error = await pay.payments
+      .retrieve('p1', { signal: controller.signal, timeoutMs: 5_000, retry: 0 })
+      .catch((e: unknown) => e);
+    expect((error as NetworkError).message).toMatch(/aborted by the caller's signal/);
+  });
+
+  it('takes timeoutMs and retry on a request directly too', async () => {
+    const scope = nock(BASE).get('/r').times(2).reply(503, '{}').get('/r').reply(200, '{}');
+    const reply = await client({ retry: 0 }).send({ method: 'GET', path: '/r', retrySafe: true, retry: 2 });
+    expect(reply.status).toBe(200);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it.each([
+    [{ retry: 11 }, 'options.retry'],
+    [{ retry: -1 }, 'options.retry'],
+    [{ retry: 1.5 }, 'options.retry'],
+    [{ timeoutMs: 0 }, 'options.timeoutMs'],
+    [{ timeoutMs: 600_001 }, 'options.timeoutMs'],
+  ])('refuses %j before any I/O', async (options, field) => {
+    const pay = createPay(adapterOver(client()));
+    const error = await pay.payments.retrieve('p1', options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([field]);
+    expect(nock.pendingMocks()).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createTokenManager } from '../src/index.js';
+import { createMemoryTokenStore, createTokenManager, type TokenStore } from '../src/index.js';
 
 describe('the token manager', () => {
   it('makes exactly one login for 50 concurrent callers on a cold cache', async () => {
@@ -97,5 +97,115 @@ describe('the token manager', () => {
       expect(await tokens.get()).toBe('tok-1');
       expect(tokens.logins).toBe(1);
     }
+  });
+});
+
+describe('the token manager with a shared token store (issue 14 §2)', () => {
+  const cacheKey = { provider: 'providerN', clientId: 'client-1', baseUrl: 'https://api.example.test' };
+
+  it('two instances over one token store share one login until it is due for refresh', async () => {
+    let now = 1_000;
+    let issued = 0;
+    const store = createMemoryTokenStore(() => now);
+    const login = vi.fn(async () => ({ accessToken: `tok-${++issued}`, expiresInSeconds: 3600 }));
+    const first = createTokenManager({ login, store, cacheKey, now: () => now });
+    const second = createTokenManager({ login, store, cacheKey, now: () => now });
+    expect(await first.get()).toBe('tok-1');
+    expect(await second.get()).toBe('tok-1');
+    expect(login).toHaveBeenCalledTimes(1);
+    expect(second.logins).toBe(0);
+    // Due for refresh (60 s before expiry): the next caller logs in, and the other instance picks that up.
+    now = 1_000 + 3_540_001;
+    expect(await second.get()).toBe('tok-2');
+    expect(await first.get()).toBe('tok-2');
+    expect(login).toHaveBeenCalledTimes(2);
+  });
+
+  it('caches under the provider and a digest of the client id, never the client id or the token name in clear', async () => {
+    const names: string[] = [];
+    const memory = createMemoryTokenStore();
+    const store: TokenStore = {
+      get: (name) => memory.get(name),
+      set: async (name, token) => {
+        names.push(name);
+        await memory.set(name, token);
+      },
+      delete: (name, token) => memory.delete(name, token),
+    };
+    const tokens = createTokenManager({
+      login: async () => ({ accessToken: 'tok', expiresInSeconds: 600 }),
+      store,
+      cacheKey,
+    });
+    await tokens.get();
+    expect(names).toHaveLength(1);
+    expect(names[0]).toMatch(/^providerN:[0-9a-f]{64}$/);
+    expect(names[0]).not.toContain('client-1');
+  });
+
+  it('a 401 drops the shared token only while it is still the rejected one', async () => {
+    let issued = 0;
+    const store = createMemoryTokenStore();
+    const login = async () => ({ accessToken: `tok-${++issued}`, expiresInSeconds: 3600 });
+    const stale = createTokenManager({ login, store, cacheKey });
+    const fresh = createTokenManager({ login, store, cacheKey });
+    expect(await stale.get()).toBe('tok-1');
+    // `fresh` got a 401 for tok-1 and logged in again: tok-2 is shared now.
+    fresh.invalidate('tok-1');
+    expect(await fresh.get()).toBe('tok-2');
+    // `stale` now gets its own 401 for tok-1: tok-2 stays shared, no third login.
+    stale.invalidate('tok-1');
+    expect(await stale.get()).toBe('tok-2');
+    expect(issued).toBe(2);
+  });
+
+  it('a failing token store never fails the call: the instance logs in itself and reports it', async () => {
+    const reported: unknown[] = [];
+    const broken: TokenStore = {
+      get: async () => {
+        throw new Error('connect ECONNREFUSED redis://:hunter22@127.0.0.1:6390');
+      },
+      set: async () => {
+        throw new Error('down');
+      },
+      delete: async () => {},
+    };
+    const tokens = createTokenManager({
+      login: async () => ({ accessToken: 'tok-own', expiresInSeconds: 600 }),
+      store: broken,
+      cacheKey,
+      onStoreError: (error) => reported.push(error),
+    });
+    expect(await tokens.get()).toBe('tok-own');
+    expect(reported).toHaveLength(2);
+  });
+
+  it('refuses a token store without a cache key', () => {
+    expect(() =>
+      createTokenManager({
+        login: async () => ({ accessToken: 'x', expiresInSeconds: 60 }),
+        store: createMemoryTokenStore(),
+      }),
+    ).toThrow(/cacheKey/);
+  });
+});
+
+describe('the token manager after a 401 with a slow shared store', () => {
+  it('never takes the rejected token back from the store while its delete is still on the way', async () => {
+    let issued = 0;
+    const memory = createMemoryTokenStore();
+    const slowDelete: TokenStore = {
+      get: (name) => memory.get(name),
+      set: (name, token) => memory.set(name, token),
+      delete: (name, token) => new Promise((done) => setTimeout(() => done(memory.delete(name, token)), 50)),
+    };
+    const tokens = createTokenManager({
+      login: async () => ({ accessToken: `tok-${++issued}`, expiresInSeconds: 3600 }),
+      store: slowDelete,
+      cacheKey: { provider: 'providerT', clientId: 'c' },
+    });
+    expect(await tokens.get()).toBe('tok-1');
+    tokens.invalidate('tok-1');
+    expect(await tokens.get()).toBe('tok-2');
   });
 });

@@ -18,6 +18,7 @@ export {
   type ProviderTSimulatorCredentials,
   type ProviderTSimulatorOptions,
   type RecordedRequest,
+  type SimulatedMovement,
   type SimulatedRefund,
   type SimulatedTransfer,
   startProviderTSimulator,

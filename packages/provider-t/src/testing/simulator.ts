@@ -73,6 +73,17 @@ export interface SimulatedRefund {
   refundReasonCode: string;
 }
 
+/**
+ * One movement of money in the simulator's books: a committed transfer or a committed refund, with the
+ * `X-Client-Request-Id` of the commit that moved it. A replayed commit adds nothing.
+ */
+export interface SimulatedMovement {
+  kind: 'transfer' | 'refund';
+  transactionId: string;
+  amount: { value: number; currencyCode: string };
+  requestId: string;
+}
+
 /** One request the simulator received (faulted ones included). */
 export interface RecordedRequest {
   method: string;
@@ -125,6 +136,10 @@ export interface ProviderTSimulator {
   readonly committedTransfers: number;
   /** Every committed refund. */
   readonly refunds: readonly SimulatedRefund[];
+  /** The books: every movement of money (transfer commit, refund commit) in order; replays add none. */
+  readonly movements: readonly SimulatedMovement[];
+  /** Number of mutations answered with the stored reply of an earlier request with the same request id. */
+  readonly replays: number;
   /** Number of receiver-name amendments made. */
   readonly amendments: number;
   /** Number of access tokens issued. */
@@ -151,6 +166,7 @@ type Reply = { status: number; body: string; headers?: Record<string, string> };
 type Json = Record<string, unknown>;
 
 const QUOTE_LOCK_MS = 30 * 60 * 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RECEIPT_LIFETIME_MS = 5 * 60 * 1000;
 const REFUND_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 const REFUND_REASON_CODES = new Set([
@@ -243,6 +259,8 @@ export async function startProviderTSimulator(
   const faults = new FaultInjector();
   const transfers = new Map<string, SimulatedTransfer>();
   const refunds: SimulatedRefund[] = [];
+  const movements: SimulatedMovement[] = [];
+  let replays = 0;
   const requests: RecordedRequest[] = [];
   const tokens = new Map<string, number>();
   const replies = new Map<string, { method: string; path: string; reply: Reply }>();
@@ -471,7 +489,7 @@ export async function startProviderTSimulator(
     });
   }
 
-  function commit(transactionId: string, body: Json): Reply {
+  function commit(transactionId: string, body: Json, requestId: string): Reply {
     const transfer = transfers.get(transactionId);
     if (!transfer) return notFound();
     const invalid = identityError(body, true);
@@ -488,6 +506,7 @@ export async function startProviderTSimulator(
     transfer.referenceNumber = digits(8);
     transfer.expectedPayoutDate = new Date(now() + 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
     committed += 1;
+    movements.push({ kind: 'transfer', transactionId, amount: { ...transfer.sendAmount }, requestId });
     const token = randomBytes(12).toString('base64url');
     receipts.set(token, { transactionId, expiresAt: now() + RECEIPT_LIFETIME_MS });
     return json(200, {
@@ -602,7 +621,7 @@ export async function startProviderTSimulator(
     });
   }
 
-  function refundCommit(transactionId: string, body: Json): Reply {
+  function refundCommit(transactionId: string, body: Json, requestId: string): Reply {
     const invalid = identityError(body, false);
     if (invalid) return invalid;
     const transfer = committedTransfer(transactionId);
@@ -632,6 +651,7 @@ export async function startProviderTSimulator(
       amount: transfer.sendAmount,
       refundReasonCode: read.refundReasonCode,
     });
+    movements.push({ kind: 'refund', transactionId, amount: { ...transfer.sendAmount }, requestId });
     return json(200, {
       referenceNumber: transfer.referenceNumber,
       expectedPayoutDate: new Date(now()).toISOString().slice(0, 10),
@@ -661,6 +681,12 @@ export async function startProviderTSimulator(
   ): Reply {
     const requestId = headers['x-client-request-id'];
     if (!requestId) return providerError(400, 'MISSING_REQUEST_ID', 'X-Client-Request-Id is required');
+    // The wire contract's request id is a UUID ("Authentication"): anything else is refused, so an adapter that
+    // sent a raw idempotency key would be caught here.
+    if (!UUID.test(requestId))
+      return providerError(400, 'INVALID_REQUEST_ID', 'X-Client-Request-Id must be a UUID', [
+        'X-Client-Request-Id',
+      ]);
     const segments = path.split('/').slice(1).map(decodeURIComponent);
     const [area, version, resource, id, action] = segments;
     if (method === 'GET') {
@@ -672,25 +698,30 @@ export async function startProviderTSimulator(
         return refundRead(id, query);
       return providerError(404, 'NOT_FOUND', `No route for GET ${path}`);
     }
+    // A repeated request id is the same request (wire contract "Authentication"): its original answer again,
+    // never a second quote, commit or refund.
     const previous = replies.get(requestId);
-    if (previous && previous.method === method && previous.path === path) return previous.reply;
+    if (previous && previous.method === method && previous.path === path) {
+      replays += 1;
+      return previous.reply;
+    }
     let body: Json;
     try {
       body = JSON.parse(text) as Json;
     } catch {
       return providerError(400, 'INVALID_JSON', 'The body is not JSON');
     }
-    const reply = mutate(method, segments, body);
+    const reply = mutate(method, segments, body, requestId);
     if (reply.status < 500) replies.set(requestId, { method, path, reply });
     return reply;
   }
 
-  function mutate(method: string, segments: string[], body: Json): Reply {
+  function mutate(method: string, segments: string[], body: Json, requestId: string): Reply {
     const [area, version, resource, id, action, detail] = segments;
     if (area === 'transfer' && version === 'v1' && resource === 'transactions') {
       if (method === 'POST' && id === 'quote' && !action) return quote(body);
       if (method === 'PUT' && id && !action) return update(id, body);
-      if (method === 'PUT' && id && action === 'commit' && !detail) return commit(id, body);
+      if (method === 'PUT' && id && action === 'commit' && !detail) return commit(id, body, requestId);
     }
     if (
       method === 'PATCH' &&
@@ -703,7 +734,7 @@ export async function startProviderTSimulator(
       return amendName(id, body);
     }
     if (method === 'PUT' && area === 'refund' && version === 'v2' && id && action === 'commit')
-      return refundCommit(id, body);
+      return refundCommit(id, body, requestId);
     return providerError(404, 'NOT_FOUND', `No route for ${method} /${segments.join('/')}`);
   }
 
@@ -757,6 +788,12 @@ export async function startProviderTSimulator(
     },
     get refunds() {
       return refunds.map((refund) => structuredClone(refund));
+    },
+    get movements() {
+      return movements.map((movement) => structuredClone(movement));
+    },
+    get replays() {
+      return replays;
     },
     get amendments() {
       return amendments;

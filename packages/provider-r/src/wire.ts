@@ -99,11 +99,6 @@ const status = v.pipe(
   v.transform((value) => value as ProviderRStatus | (string & {})),
 );
 
-/** True for the four statuses of the wire contract. */
-export function isKnownStatus(value: string): value is ProviderRStatus {
-  return (PROVIDER_R_STATUSES as readonly string[]).includes(value);
-}
-
 /**
  * Every reply's envelope: `code` (0 is success) and `message`. Some published error replies carry the code as
  * `error` instead of `code` (`error=1400&message=Payment not found …`): the code is read from either.
@@ -117,8 +112,6 @@ export const envelopeSchema = v.pipe(
   v.check((reply) => reply.code !== undefined || reply.error !== undefined, 'needs `code` or `error`'),
   v.transform((reply) => ({ code: (reply.code ?? reply.error) as number, message: reply.message })),
 );
-/** The envelope as read: the provider's code (from `code` or `error`) and its message. */
-export type Envelope = v.InferOutput<typeof envelopeSchema>;
 
 /** Reply of the checkout and payment creations: the transaction id and the hosted payment page. */
 export const createReplySchema = v.looseObject({

@@ -2,11 +2,12 @@
  * The clients the stores are tested with, each connected to a real server: node-redis (RESP2 and RESP3) as it
  * is, and ioredis through `fromIoredis`. Every test file runs its behaviours once per client.
  */
+
+import { type RedisServer, startRedis } from '@pay/tooling/servers/redis';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { fromIoredis, type RedisScriptClient } from '../src/index.js';
-import { type RedisServer, startRedisServer } from './redis-server.js';
 
 /** A connected client as the stores take it, and how to close it. */
 export interface TestClient {
@@ -81,7 +82,7 @@ export function useRedisServer(): () => RedisServer {
   let server: RedisServer | undefined;
   let startFailure: unknown;
   beforeAll(async () => {
-    server = await startRedisServer().catch((failure: unknown) => {
+    server = await startRedis().catch((failure: unknown) => {
       startFailure = failure;
       return undefined;
     });

@@ -1,9 +1,9 @@
 import { inspect } from 'node:util';
 import { PayError } from '@pay/core';
+import { type RedisServer, startRedis } from '@pay/tooling/servers/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedisStores, StoreUnavailableError } from '../src/index.js';
 import { CLIENT_KINDS, connect, type TestClient } from './clients.js';
-import { type RedisServer, startRedisServer } from './redis-server.js';
 
 const DAY = 24 * 60 * 60;
 
@@ -25,7 +25,7 @@ describe.each(CLIENT_KINDS)('a Redis store that stops answering, over %s', (kind
   async function passwordProtectedStores(
     options: { disableOfflineQueue?: boolean; commandTimeoutMs?: number } = {},
   ) {
-    const server = await startRedisServer({ password });
+    const server = await startRedis({ password });
     started.push(server);
     const client = await connect(kind, server.url, options);
     opened.push(client);

@@ -331,6 +331,29 @@ describe('deduplication with a lease (issue 10 §3)', () => {
     expect(callback).not.toHaveBeenCalled();
   });
 
+  it('reports the callbacks’ outcome, not the store’s, when the store fails to complete or release', async () => {
+    const { adapter } = ingressAdapter();
+    const brokenAfterBegin: DeduplicationStore = {
+      begin: async () => ({ state: 'acquired', lease: 'l1' }),
+      complete: () => {
+        throw new Error('store down (sync)');
+      },
+      release: async () => {
+        throw new Error('store down');
+      },
+    };
+    const setup = () =>
+      createPay(adapter).webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: brokenAfterBegin });
+    const ok = await setup().handle(await signedIngressDelivery('{"ref":"S1","items":1}'));
+    expect(ok.events).toHaveLength(2);
+    const failing = setup().on('payment.updated', () => {
+      throw new Error('callback failed');
+    });
+    await expect(
+      failing.handle(await signedIngressDelivery('{"ref":"S2","items":1}')),
+    ).rejects.toBeInstanceOf(WebhookHandlerError);
+  });
+
   it('keeps one provider’s delivery keys apart from another’s in a shared store', async () => {
     const store = createMemoryDeduplicationStore();
     const { adapter } = ingressAdapter();

@@ -148,14 +148,12 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       result = await this.#process(delivery);
     } catch (error) {
       // A failed store call must not hide the failure itself; the lease expires on its own anyway.
-      await deduplication.store.release(storeKey, lease.lease).catch(() => undefined);
+      await settleQuietly(() => deduplication.store.release(storeKey, lease.lease));
       throw error;
     }
     // Every callback succeeded: the delivery is processed. A store that cannot record it only risks running it
     // again after the lease expires (at least once), so its failure does not turn this success into an error.
-    await deduplication.store
-      .complete(storeKey, lease.lease, deduplication.ttlSeconds)
-      .catch(() => undefined);
+    await settleQuietly(() => deduplication.store.complete(storeKey, lease.lease, deduplication.ttlSeconds));
     return result;
   }
 
@@ -243,6 +241,15 @@ function positiveSeconds(name: string, value: number | undefined, fallback: numb
     );
   }
   return value;
+}
+
+/** Runs a store call whose failure changes nothing for the caller (see `handle`), even if it throws synchronously. */
+async function settleQuietly(call: () => Promise<void>): Promise<void> {
+  try {
+    await call();
+  } catch {
+    // The lease expires on its own: at worst the delivery runs once more (at least once).
+  }
 }
 
 /** Takes the lease; a store that cannot answer makes the delivery retryable rather than unprotected. */

@@ -432,30 +432,32 @@ describe('Provider N: no secret in errors or hook payloads', () => {
   });
 });
 
+/** A Provider T transfer with full sender and receiver data (shared by the Provider T tests below). */
+const T_PAYMENT = {
+  amount: 100,
+  currency: 'USD',
+  provider_metadata: {
+    sender: {
+      name: { firstName: 'Maria', lastName: 'Lopez' },
+      address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
+      mobilePhone: { number: '2145550123', countryDialCode: '1' },
+      personalDetails: { dateOfBirth: '1985-04-12' },
+      primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
+    },
+    receiver: {
+      name: { firstName: 'Jose', lastName: 'Lopez' },
+      address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
+    },
+    transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
+  },
+};
+
 describe('Provider T: no secret in errors or hook payloads', () => {
   const CLIENT_ID = 'T-client+id/=&-5521';
   const CLIENT_SECRET = 'T-client+s3cret/="\\-8840';
   const WRONG = 'T-wrong+secret/=&-2209';
   const keyPair = generateProviderTKeyPair();
-  const sender = {
-    name: { firstName: 'Maria', lastName: 'Lopez' },
-    address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
-    mobilePhone: { number: '2145550123', countryDialCode: '1' },
-    personalDetails: { dateOfBirth: '1985-04-12' },
-    primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-  };
-  const payment = {
-    amount: 100,
-    currency: 'USD',
-    provider_metadata: {
-      sender,
-      receiver: {
-        name: { firstName: 'Jose', lastName: 'Lopez' },
-        address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
-      },
-      transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
-    },
-  };
+  const payment = T_PAYMENT;
 
   async function setup() {
     const sim = await startProviderTSimulator({
@@ -610,6 +612,27 @@ describe('Provider T: no secret in errors or hook payloads', () => {
 describe('echoed credentials never reach an error or a hook payload (issue 11 §2)', () => {
   const statuses = [400, 401, 500] as const;
 
+  /** Runs every echo case of one provider. */
+  async function expectEchoesClean(
+    provider: string,
+    configured: string[],
+    options: {
+      body: EchoBody;
+      build: (overrides: { fetch: typeof fetch; hooks: Recorder['hooks'] }) => unknown;
+      cases: { label: string; echoOn: RegExp; call: (adapter: never) => Promise<unknown> }[];
+    },
+  ) {
+    for (const { label, echoOn, call } of options.cases)
+      await expectEchoClean({
+        label: `${provider} ${label}`,
+        configured,
+        echoOn,
+        body: options.body,
+        build: options.build,
+        call,
+      });
+  }
+
   /** Runs `call` against an adapter whose fetch echoes on `echoOn`, then scans the error and the hooks. */
   async function expectEchoClean(options: {
     label: string;
@@ -681,15 +704,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
           call: (a: never) => (a as ReturnType<typeof build>).createRefund({ payment_id: payment.id }),
         },
       ];
-      for (const { label, echoOn, call } of cases)
-        await expectEchoClean({
-          label: `providerR ${label}`,
-          configured: [SECRET],
-          echoOn,
-          body,
-          build,
-          call,
-        });
+      await expectEchoesClean('providerR', [SECRET], { body, build, cases });
     } finally {
       await sim.close();
     }
@@ -747,15 +762,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
           call: (a: never) => (a as N).createRefund({ payment_id: created.id, amount: 10 }),
         },
       ];
-      for (const { label, echoOn, call } of cases)
-        await expectEchoClean({
-          label: `providerN ${label}`,
-          configured: [API_KEY, SECRET_KEY],
-          echoOn,
-          body,
-          build,
-          call,
-        });
+      await expectEchoesClean('providerN', [API_KEY, SECRET_KEY], { body, build, cases });
     } finally {
       await sim.close();
     }
@@ -778,24 +785,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
           ...overrides,
         });
       type T = ReturnType<typeof build>;
-      const payment = {
-        amount: 100,
-        currency: 'USD',
-        provider_metadata: {
-          sender: {
-            name: { firstName: 'Maria', lastName: 'Lopez' },
-            address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
-            mobilePhone: { number: '2145550123', countryDialCode: '1' },
-            personalDetails: { dateOfBirth: '1985-04-12' },
-            primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-          },
-          receiver: {
-            name: { firstName: 'Jose', lastName: 'Lopez' },
-            address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
-          },
-          transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
-        },
-      };
+      const payment = T_PAYMENT;
       const sent = await build({}).createPayment(payment);
       const body: EchoBody = (echoed) =>
         JSON.stringify({
@@ -827,15 +817,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
           call: (a: never) => (a as T).createRefund({ payment_id: sent.id }),
         },
       ];
-      for (const { label, echoOn, call } of cases)
-        await expectEchoClean({
-          label: `providerT ${label}`,
-          configured: [CLIENT_ID, CLIENT_SECRET],
-          echoOn,
-          body,
-          build,
-          call,
-        });
+      await expectEchoesClean('providerT', [CLIENT_ID, CLIENT_SECRET], { body, build, cases });
     } finally {
       await sim.close();
     }

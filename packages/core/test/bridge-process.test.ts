@@ -116,9 +116,9 @@ async function startChild(): Promise<void> {
 beforeAll(() => {
   transpileCoreSources();
   writeFileSync(join(childRoot, 'server.mjs'), CHILD_SCRIPT);
-}, 30_000);
+}, 120_000);
 
-beforeEach(startChild, 10_000);
+beforeEach(startChild, 30_000);
 
 afterEach(() => {
   child?.kill();

@@ -19,14 +19,15 @@ import type { TokenStore } from './stores.js';
 export interface AccessToken {
   accessToken: string;
   /**
-   * Lifetime in seconds, as the provider reports it. A lifetime below {@link MIN_TOKEN_LIFETIME_SECONDS}
-   * (0, negative, a few seconds) is treated as that floor, so a provider reporting nonsense cannot make every
-   * call log in again (issue 11 §3); a token the provider has really expired is refetched on its 401.
+   * Lifetime in seconds, as the provider reports it. A lifetime that is not positive (0, negative, not a
+   * number) is read as {@link MIN_TOKEN_LIFETIME_SECONDS}, so a provider reporting nonsense cannot make every
+   * call log in again (issue 11 §3); if the token really is expired, its 401 drops it and the call is sent
+   * once more with a fresh one. A positive lifetime, however short, is honoured.
    */
   expiresInSeconds: number;
 }
 
-/** The shortest lifetime a token is held for, whatever the login reported (issue 11 §3). */
+/** The lifetime a token is held for when the login reports none that is positive (issue 11 §3). */
 export const MIN_TOKEN_LIFETIME_SECONDS = 30;
 
 /** Options of {@link createTokenManager}. */
@@ -119,8 +120,8 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
     logins += 1;
     const started = now();
     const { accessToken, expiresInSeconds } = await options.login();
-    const lifetimeMs =
-      Math.max(MIN_TOKEN_LIFETIME_SECONDS, Number.isFinite(expiresInSeconds) ? expiresInSeconds : 0) * 1000;
+    const reported = Number.isFinite(expiresInSeconds) && expiresInSeconds > 0;
+    const lifetimeMs = (reported ? expiresInSeconds : MIN_TOKEN_LIFETIME_SECONDS) * 1000;
     const refreshAt = started + lifetimeMs - Math.min(margin, lifetimeMs / 2);
     held = { token: accessToken, refreshAt };
     if (store) {

@@ -98,6 +98,18 @@ describe('the token manager', () => {
       expect(tokens.logins).toBe(1);
     }
   });
+
+  it('still honours a short positive lifetime (a 2 s token is refreshed before it runs out)', async () => {
+    let now = 0;
+    let issued = 0;
+    const tokens = createTokenManager({
+      now: () => now,
+      login: async () => ({ accessToken: `tok-${++issued}`, expiresInSeconds: 2 }),
+    });
+    expect(await tokens.get()).toBe('tok-1');
+    now = 1_500;
+    expect(await tokens.get()).toBe('tok-2');
+  });
 });
 
 describe('the token manager with a shared token store (issue 14 §2)', () => {

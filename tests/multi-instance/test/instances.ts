@@ -92,10 +92,12 @@ export interface Instance {
   /** Runs `pay.<operation>(...args)` in the instance, e.g. `call('payments.create', input, { idempotencyKey })`. */
   call(operation: string, ...args: unknown[]): Promise<CallOutcome>;
   /**
-   * From now on, upstream requests matching a rule are never sent (the call hangs); resolves once the rule is set.
-   * `held()` resolves when the first one was held.
+   * From now on, upstream requests matching a rule are not sent until `release()` (the call waits); resolves once
+   * the rule is set. `held()` resolves when the first one was held.
    */
   hold(rules: { method: string; path: string }[]): Promise<void>;
+  /** Sends the held requests now and holds no more. */
+  release(): Promise<void>;
   /** Resolves with the first request held, or rejects after `timeoutMs`. */
   held(timeoutMs?: number): Promise<{ method: string; path: string }>;
   /** The next `count` webhook callbacks throw. */
@@ -209,6 +211,9 @@ export async function startInstance(name: string, config: InstanceConfig): Promi
     call: (operation, ...args) => send({ command: 'call', operation, args }),
     hold: async (rules) => {
       await expectOk({ command: 'hold', rules });
+    },
+    release: async () => {
+      await expectOk({ command: 'release' });
     },
     held: (timeoutMs = 15_000) => within(timeoutMs, `instance ${name} to hold a request`, heldRequest),
     failCallbacks: async (count) => {

@@ -5,6 +5,7 @@
 //
 //   parent → child  { id, command: 'call', operation: 'payments.create', args: [...] }   run one pay operation
 //                   { id, command: 'hold', rules: [{ method, path }] }                 hold matching upstream requests
+//                   { id, command: 'release' }                                         send the held ones, hold no more
 //                   { id, command: 'failCallbacks', count }                            the next `count` callbacks throw
 //                   { id, command: 'processed' }                                       the webhook events processed
 //                   { id, command: 'close' }                                           close everything, exit 0
@@ -14,8 +15,8 @@
 //                   { type: 'fatal', error }                                           start-up failed (then exit 1)
 //
 // Its configuration is JSON in PAY_INSTANCE_CONFIG (see test/instances.ts). Nothing here is a stub of the library:
-// the only test hook is the `fetch` given to the adapter, which can hold a request (never send it) so that the
-// parent can kill this process at an exact point of a multi-step call.
+// the only test hook is the `fetch` given to the adapter, which can hold a request (not send it until released)
+// so that the parent can kill this process, or stop the store, at an exact point of a multi-step call.
 import { createServer } from 'node:http';
 import { createPay, NORMALISED_EVENT_NAMES, toNodeListener } from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
@@ -56,6 +57,7 @@ function serialiseError(error) {
 // Upstream requests matching a hold rule are never sent: the call waits forever, and the parent is told, so it
 // can kill this process with the request provably not sent (the simulator's request log shows it never arrived).
 let holdRules = [];
+const heldRequests = [];
 const realFetch = globalThis.fetch;
 async function instanceFetch(input, init) {
   const request = new Request(input, init);
@@ -65,7 +67,8 @@ async function instanceFetch(input, init) {
   );
   if (held) {
     tell({ type: 'held', method: request.method, path });
-    return await new Promise(() => {});
+    // Sent only if the parent releases it; a killed instance never sends it.
+    await new Promise((resolve) => heldRequests.push(resolve));
   }
   return await realFetch(request);
 }
@@ -149,8 +152,9 @@ try {
   process.exit(1);
 }
 
-/** Runs `pay.<resource>.<method>(...args)`: `operation` is e.g. `payments.create`. */
+/** Runs `pay.<resource>.<method>(...args)` (`operation` is e.g. `payments.create`), or `pay.resolve(...args)`. */
 async function call(operation, args) {
+  if (operation === 'resolve') return await pay.resolve(...args);
   const [resource, method] = operation.split('.');
   const namespace = pay[resource];
   if (!namespace || typeof namespace[method] !== 'function') throw new Error(`no operation ${operation}`);
@@ -171,6 +175,10 @@ process.on('message', async (message) => {
       });
     } else if (command === 'hold') {
       holdRules = message.rules;
+      reply(true, { value: null });
+    } else if (command === 'release') {
+      holdRules = [];
+      for (const send of heldRequests.splice(0)) send();
       reply(true, { value: null });
     } else if (command === 'failCallbacks') {
       failingCallbacks = message.count;

@@ -1,0 +1,168 @@
+/**
+ * Issue 14 §3, the store itself fails: its server is stopped (or, for Redis, hangs) before or during a
+ * money-moving call. The call fails closed with a typed error (`StoreError`, code `store_unavailable`, saying
+ * nothing was sent) and the simulator's books show that no money moved, nor was any request sent after the
+ * failure. Each test runs its own server (started here, on a free port in a temporary folder), so stopping it
+ * touches no other test.
+ */
+import { type PostgresServer, startPostgres } from '@pay/tooling/servers/postgres';
+import { type RedisServer, startRedis } from '@pay/tooling/servers/redis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { transferInput } from './fixtures.js';
+import {
+  type Instance,
+  type InstanceConfig,
+  startInstance,
+  stopAllInstances,
+  uniqueName,
+} from './instances.js';
+import { type ProviderUnderTest, providerN, providerR, providerT } from './providers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  await stopAllInstances();
+  await Promise.allSettled(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+/** A server of `kind` of this test's own, stopped after it whatever happens. */
+async function ownServer(kind: 'postgres' | 'redis'): Promise<PostgresServer | RedisServer> {
+  const server = kind === 'postgres' ? await startPostgres({ database: 'pay_outage' }) : await startRedis();
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+function storeOn(kind: 'postgres' | 'redis', server: PostgresServer | RedisServer): InstanceConfig['store'] {
+  return kind === 'postgres'
+    ? {
+        kind,
+        url: (server as PostgresServer).url(),
+        tablePrefix: uniqueName('outage').slice(0, 36),
+        connectionTimeoutMillis: 2000,
+        queryTimeoutMillis: 2000,
+      }
+    : {
+        kind,
+        url: (server as RedisServer).url,
+        keyPrefix: `pay:${uniqueName('outage')}`,
+        commandTimeoutMs: 1500,
+      };
+}
+
+/** A provider's simulator, its first money-moving operation and an instance using `store`. */
+async function instanceOf(
+  start: () => Promise<ProviderUnderTest>,
+  store: InstanceConfig['store'],
+): Promise<{ provider: ProviderUnderTest; instance: Instance }> {
+  const provider = await start();
+  cleanups.push(() => provider.close());
+  const instance = await startInstance(`outage-${provider.provider}`, {
+    provider: provider.provider,
+    adapter: provider.adapter,
+    store,
+    idempotencyLeaseSeconds: 5,
+  });
+  return { provider, instance };
+}
+
+/** The typed fail-closed error of a store that could not be asked before the call. */
+function expectFailedClosed(outcome: unknown, key: string) {
+  expect(outcome, JSON.stringify(outcome)).toMatchObject({
+    ok: false,
+    error: {
+      name: 'StoreError',
+      code: 'store_unavailable',
+      retryable: true,
+      context: { idempotencyKey: key },
+    },
+  });
+  expect((outcome as { error: { message: string } }).error.message).toMatch(/Nothing was sent/);
+}
+
+const PROVIDERS = [
+  ['Provider T', providerT],
+  ['Provider N', providerN],
+  ['Provider R', providerR],
+] as const;
+
+describe.each(['postgres', 'redis'] as const)('the %s store stopped before a money-moving call', (kind) => {
+  it.each(PROVIDERS)('%s: typed store_unavailable error, nothing sent to the provider', async (_, start) => {
+    const server = await ownServer(kind);
+    const { provider, instance } = await instanceOf(start, storeOn(kind, server));
+    const [moneyCase] = provider.cases;
+    const args = await moneyCase!.prepare(70, instance);
+    const requestsBefore = provider.requests().length;
+    await server.stop();
+
+    const key = `outage-${kind}-${provider.provider}-${Date.now()}`;
+    const outcome = await instance.call(moneyCase!.operation, ...args, { idempotencyKey: key });
+
+    expectFailedClosed(outcome, key);
+    expect(provider.requests().slice(requestsBefore)).toEqual([]);
+    expect(moneyCase!.moved(args)).toBe(0);
+  });
+});
+
+describe('a Redis store that hangs (no answer) before a money-moving call', () => {
+  it('fails closed after the command timeout, and once Redis answers again the same key moves money once', async () => {
+    const server = (await ownServer('redis')) as RedisServer;
+    const { provider, instance } = await instanceOf(providerT, storeOn('redis', server));
+    const [moneyCase] = provider.cases;
+    const args = await moneyCase!.prepare(71, instance);
+    const requestsBefore = provider.requests().length;
+    const key = `hang-${Date.now()}`;
+    server.freeze();
+    cleanups.unshift(async () => server.thaw());
+
+    const outcome = await instance.call(moneyCase!.operation, ...args, { idempotencyKey: key });
+
+    expectFailedClosed(outcome, key);
+    expect(provider.requests().slice(requestsBefore)).toEqual([]);
+    expect(moneyCase!.moved(args)).toBe(0);
+
+    server.thaw();
+    const retried = await instance.call(moneyCase!.operation, ...args, { idempotencyKey: key });
+    expect(retried, JSON.stringify(retried)).toMatchObject({
+      ok: true,
+      value: moneyCase!.expectedRecord(args),
+    });
+    expect(moneyCase!.moved(args)).toBe(1);
+  });
+});
+
+describe.each(['postgres', 'redis'] as const)(
+  'the %s store stopped in the middle of a Provider T transfer',
+  (kind) => {
+    it('stops before the commit when the ledger cannot record the update: typed error, no money moved', async () => {
+      const server = await ownServer(kind);
+      const { provider, instance } = await instanceOf(providerT, storeOn(kind, server));
+      const sim = (provider as Awaited<ReturnType<typeof providerT>>).sim;
+      const amount = 172;
+      const key = `mid-transfer-${kind}-${Date.now()}`;
+      // The update is held in the instance until the store is down, so the checkpoint after it is the first write
+      // that fails: the adapter must then stop before the commit (fail closed) and say how far it got.
+      await instance.hold([{ method: 'PUT', path: '^/transfer/v1/transactions/[^/]+$' }]);
+      const answer = instance.call('payments.create', transferInput(`mid-${amount}`, amount), {
+        idempotencyKey: key,
+      });
+      await instance.held();
+      await server.stop();
+      await instance.release();
+
+      const outcome = await answer;
+
+      const [transfer] = sim.transfers.filter((candidate) => candidate.sendAmount.value === amount);
+      expect(transfer?.status).toBe('READY');
+      expect(transfer?.committed).toBe(false);
+      expect(sim.requests.filter((request) => request.path.endsWith('/commit'))).toEqual([]);
+      expect(outcome, JSON.stringify(outcome)).toMatchObject({
+        ok: false,
+        error: {
+          name: 'StoreError',
+          code: 'store_unavailable',
+          context: { idempotencyKey: key, transactionId: transfer?.transactionId, outcome: 'not_sent' },
+        },
+      });
+    });
+  },
+);

@@ -113,10 +113,11 @@ describe('load: webhook deliveries through the Node bridge', () => {
   let tSimulator: ProviderTSimulator;
   const endpoints: LoopbackServer[] = [];
 
+  // Starting the simulators (Provider T's generates an RSA key pair) can take long on a loaded machine.
   beforeAll(async () => {
     rSimulator = await startProviderRSimulator();
     tSimulator = await startProviderTSimulator();
-  });
+  }, 120_000);
   afterAll(async () => {
     await Promise.all(endpoints.map((endpoint) => endpoint.close()));
     await rSimulator?.close();

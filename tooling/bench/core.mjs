@@ -21,7 +21,11 @@ export async function dispatch10k() {
   const adapter = defineAdapter({
     provider: 'providerN',
     operations: {},
-    webhooks: { rawEventNames: [], secret: 'unused', verify: async () => events },
+    webhooks: {
+      rawEventNames: [],
+      secret: 'unused',
+      verify: async () => ({ key: 'bench', events: async () => events }),
+    },
   });
   let calls = 0;
   const callback = async () => {

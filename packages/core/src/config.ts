@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { ConfigurationError } from './errors.js';
+import type { TokenStore } from './stores.js';
 import { toValidationIssues } from './validation.js';
 
 /** One environment variable a default factory reads. */
@@ -82,6 +83,17 @@ export const transportConfigEntries = {
   timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be at least 1 ms'))),
   retry: v.optional(
     v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be 0 or more')),
+  ),
+  tokenStore: v.optional(
+    v.custom<TokenStore>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        ['get', 'set', 'delete'].every(
+          (method) => typeof (value as Record<string, unknown>)[method] === 'function',
+        ),
+      'must be a TokenStore (get, set, delete)',
+    ),
   ),
   hooks: v.optional(
     v.object({

@@ -83,9 +83,14 @@ export {
   replyFor,
   toFetchHandler,
   toNodeListener,
+  type WebhookBridgeOptions,
   type WebhookReply,
 } from './webhooks/bridges.js';
-export { createMemoryDeduplicationStore, type DeduplicationStore } from './webhooks/dedupe.js';
+export {
+  createMemoryDeduplicationStore,
+  type DeduplicationStore,
+  type DeliveryLease,
+} from './webhooks/dedupe.js';
 export {
   lowerCaseHeaders,
   type WebhookCallback,

@@ -22,6 +22,7 @@ export function payment(id: string): Payment {
   return {
     id,
     amount: 10,
+    amount_paid: 10,
     currency: 'NGN',
     status: 'succeeded',
     customer: null,
@@ -30,6 +31,7 @@ export function payment(id: string): Payment {
     requires_action: false,
     payment_url: null,
     provider: 'providerN',
+    livemode: false,
     raw: {},
   };
 }
@@ -58,7 +60,7 @@ export function testAdapter(calls: unknown[] = []) {
         }
         const body = JSON.parse(delivery.body) as { ref: string; items: number };
         const created = 1_700_000_000_000;
-        return [
+        const events = [
           ...Array.from({ length: body.items }, (_, index) =>
             webhookEvent({
               key: [body.ref, index],
@@ -76,6 +78,7 @@ export function testAdapter(calls: unknown[] = []) {
             created,
           }),
         ];
+        return { key: body.ref, events: async () => events };
       },
     },
   });

@@ -46,6 +46,8 @@ export function createProviderNClient(config: ProviderNConfig): ProviderNClient 
     // The login is shared by every concurrent caller, so one caller's signal must not abort it for the others;
     // the HTTP client's own timeout still bounds it.
     login: () => login(),
+    store: config.tokenStore,
+    cacheKey: { provider: PROVIDER, clientId: config.apiKey, baseUrl: baseUrlOf(config) },
   });
   const http = createHttpClient({
     provider: PROVIDER,

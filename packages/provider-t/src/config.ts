@@ -147,6 +147,7 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
     timeoutMs: parsed.timeoutMs,
     retry: parsed.retry,
     hooks: config.hooks,
+    tokenStore: config.tokenStore,
   };
 }
 

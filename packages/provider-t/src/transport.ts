@@ -109,6 +109,8 @@ export function createTransport(config: ResolvedConfig): ProviderTTransport {
       const token = await transport.request(call, tokenReplySchema);
       return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
     },
+    store: config.tokenStore,
+    cacheKey: { provider: PROVIDER, clientId: config.clientId, baseUrl: config.baseUrl },
   });
   const client = createHttpClient({
     provider: PROVIDER,

@@ -204,7 +204,7 @@ export class Pay<A extends AnyAdapter = Adapter> {
         throw error;
       }
       if (answer === null) await this.#settle(operation, key, 'release', () => store.release(key, lease));
-      else if (answer === undefined)
+      else if (answer === undefined || !readBackStandsForResult(operation))
         await this.#settle(operation, key, 'abandon', () => store.abandon(key, lease));
       else
         await this.#settle(operation, key, 'complete', () =>
@@ -283,6 +283,15 @@ async function runUnderLedger(
     markOperation(error, operation);
     throw withIdempotencyKey(error, key);
   }
+}
+
+/**
+ * Whether a record read back from the provider may be recorded as the key's result. A checkout's create reply
+ * carries what no read gives back (Provider N's `checkoutUrl`), so a checkout found by `resolve` is returned but
+ * never replayed to a later `checkouts.create` with the key: that call resumes through the adapter instead.
+ */
+function readBackStandsForResult(operation: Operation): boolean {
+  return operation !== 'checkouts.create';
 }
 
 /** The key, operation and error context `pay.resolve` was given. */

@@ -70,6 +70,33 @@ describe('pay.resolve (issue 14 §1)', () => {
     expect(sent()).toBe(1);
   });
 
+  it('returns a checkout it found but never records it as the create result (the read lacks the payment page)', async () => {
+    let sent = 0;
+    const found = { id: 'T-8', status: 'pending' } as never;
+    const adapter = ledgerAdapter(
+      {
+        async createCheckout(_params, options) {
+          sent += 1;
+          await options.idempotency?.checkpoint({ transactionId: 'T-8', step: 'commit_sent' });
+          throw new NetworkError('lost reply', { outcome: 'unknown', context: { transactionId: 'T-8' } });
+        },
+      },
+      async () => found,
+    );
+    const store = createMemoryIdempotencyStore();
+    const pay = createPay(adapter, { idempotency: store });
+    await pay.checkouts.create(INPUT as never, { idempotencyKey: 'k-checkout' }).catch(() => {});
+    expect(await pay.resolve('k-checkout')).toEqual({ status: 'found', record: found, source: 'provider' });
+    expect(await store.read('k-checkout')).toMatchObject({
+      state: 'in_progress',
+      result: null,
+      recoveryPoint: { transactionId: 'T-8', step: 'commit_sent' },
+    });
+    // A retry resumes through the adapter with the recovery point instead of replaying the read-back record.
+    await pay.checkouts.create(INPUT as never, { idempotencyKey: 'k-checkout' }).catch(() => {});
+    expect(sent).toBe(2);
+  });
+
   it('answers not_found when the provider proves it holds nothing, and frees the key', async () => {
     const { adapter, sent } = lostReplyAdapter(async () => null);
     const store = createMemoryIdempotencyStore();

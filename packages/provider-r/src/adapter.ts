@@ -11,12 +11,23 @@ import {
   defineAdapter,
   type Operation,
   type OperationImplementations,
+  type OperationOptions,
   type Payment,
   ProviderApiError,
   parseInput,
+  type Refund,
+  redactingErrors,
   ValidationError,
 } from '@pay/core';
 import type { ProviderRConfig } from './config.js';
+import {
+  checkpointBeforeSending,
+  idempotencyKeyOf,
+  idempotencyRefId,
+  recordCreated,
+  resolveCall,
+  resumeCreation,
+} from './idempotency.js';
 import { paymentFromCreate, paymentFromStatus, refundFromReply } from './mapping.js';
 import {
   captureAmount,
@@ -161,16 +172,39 @@ function operations(
     return readPayment(id, options);
   }
 
+  /** The refId a keyed call derives from its key (`undefined` without a key). */
+  const keyedRefId = async (options: OperationOptions): Promise<string | undefined> => {
+    const key = idempotencyKeyOf(options);
+    return key === undefined ? undefined : idempotencyRefId(key);
+  };
+
   return {
     async createCheckout(params, options) {
-      await upstream.createCheckout(checkoutBody(params, config.isSandbox), options);
+      const body = checkoutBody(params, config.isSandbox, await keyedRefId(options));
+      const resumed = resumeCreation('checkouts.create', options.idempotency);
+      if (resumed) return null;
+      // With a ledger there is a key, so the refId is the caller's or the key's (never absent).
+      const refId = body.refId as string;
+      await checkpointBeforeSending('checkouts.create', options.idempotency, { step: 'create_sent', refId });
+      const reply = await upstream.createCheckout(body, options);
+      await recordCreated(options.idempotency, {
+        step: 'created',
+        refId,
+        transId: reply.transId,
+        result: null,
+      });
       return null;
     },
 
     async createPayment(params, options) {
-      const body = paymentBody(params, config.isSandbox);
+      const body = paymentBody(params, config.isSandbox, await keyedRefId(options));
+      const resumed = resumeCreation('payments.create', options.idempotency);
+      if (resumed) return resumed.result as Payment;
+      // With a ledger there is a key, so the refId is the caller's or the key's (never absent).
+      const refId = body.refId as string;
+      await checkpointBeforeSending('payments.create', options.idempotency, { step: 'create_sent', refId });
       const reply = await upstream.createPayment(body, options);
-      return paymentFromCreate(
+      const payment = paymentFromCreate(
         {
           amount: body.price,
           currency: body.curr,
@@ -181,6 +215,13 @@ function operations(
         },
         reply,
       );
+      await recordCreated(options.idempotency, {
+        step: 'created',
+        refId,
+        transId: payment.id,
+        result: payment,
+      });
+      return payment;
     },
 
     async retrievePayment(id, options) {
@@ -213,6 +254,11 @@ function operations(
           `must be at most ${current.price}, the amount pre-authorised`,
         );
       }
+      await checkpointBeforeSending('payments.capture', options.idempotency, {
+        step: 'capture_sent',
+        transId: id,
+        ...(requested === undefined ? {} : { amount: requested }),
+      });
       try {
         await upstream.capture(id, requested, options);
       } catch (error) {
@@ -243,11 +289,17 @@ function operations(
           `the payment is ${current.status}, a status this adapter does not know how to cancel; check it in the provider's portal`,
         );
       }
+      await checkpointBeforeSending('payments.cancel', options.idempotency, {
+        step: 'cancel_sent',
+        transId: id,
+      });
       return cancelled(id, options, () => upstream[action](id, options));
     },
 
     async createRefund(params, options) {
-      const request = refundRequest(params);
+      const request = refundRequest(params, await keyedRefId(options));
+      const resumed = resumeCreation('refunds.create', options.idempotency);
+      if (resumed) return resumed.result as Refund;
       // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
       const payment = await upstream.status(params.payment_id, options);
       if (request.currency !== undefined && request.currency !== payment.curr) {
@@ -266,6 +318,11 @@ function operations(
         metadata: params.metadata,
         test: config.isSandbox,
       };
+      await checkpointBeforeSending('refunds.create', options.idempotency, {
+        step: 'create_sent',
+        refId: sent.refId,
+        transId: sent.transId,
+      });
       const reply = await upstream.refund(
         {
           transId: sent.transId,
@@ -276,7 +333,14 @@ function operations(
         },
         options,
       );
-      return refundFromReply(sent, reply);
+      const refund = refundFromReply(sent, reply);
+      await recordCreated(options.idempotency, {
+        step: 'created',
+        refId: sent.refId,
+        transId: sent.transId,
+        result: refund,
+      });
+      return refund;
     },
   };
 }
@@ -289,13 +353,34 @@ export function buildProviderRAdapter(config: ProviderRConfig): ProviderRAdapter
     operations: operations(config, upstream),
     unsupported: UNSUPPORTED,
     webhooks: createWebhookDefinition(config, upstream),
+    resolve: (lookup, options) => resolveCall(lookup, options, upstream, config.isSandbox),
   });
-  return {
-    ...adapter,
-    async createCheckoutRedirect(params, options = {}) {
-      const input = parseInput(checkoutCreateSchema, params ?? {}, { operation: 'checkouts.create' });
-      const reply = await upstream.createCheckout(checkoutBody(input, config.isSandbox), options);
-      return { transId: reply.transId, redirectUrl: reply.redirect };
-    },
-  };
+  // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
+  // input and hands the operations their idempotency context (a spread copy would lose it).
+  return Object.assign(adapter, {
+    createCheckoutRedirect: redactingErrors(
+      async (
+        params: CheckoutCreateParams<ProviderRCheckoutMetadata>,
+        options: CallOptions = {},
+      ): Promise<ProviderRCheckoutRedirect> => {
+        const input = parseInput(checkoutCreateSchema, params ?? {}, { operation: 'checkouts.create' });
+        if (options?.idempotencyKey !== undefined) {
+          // This method is not one of core's operations, so createPay's ledger never sees it: a key here would
+          // protect nothing, and a retry would open a second checkout. Refused before any call.
+          throw new ValidationError(
+            [
+              {
+                path: 'options.idempotencyKey',
+                message:
+                  "is not supported by createCheckoutRedirect (createPay's idempotency ledger does not cover it); use pay.checkouts.create with the key, or send it without a key and never repeat it blindly",
+              },
+            ],
+            { operation: 'checkouts.create' },
+          );
+        }
+        const reply = await upstream.createCheckout(checkoutBody(input, config.isSandbox), options);
+        return { transId: reply.transId, redirectUrl: reply.redirect };
+      },
+    ),
+  });
 }

@@ -12,6 +12,7 @@ export type {
   ProviderRTypes,
 } from './adapter.js';
 export { PROVIDER_R_BASE_URL, PROVIDER_R_ENV, type ProviderRConfig } from './config.js';
+export { idempotencyRefId } from './idempotency.js';
 export { PAYMENT_STATUS, STATUS_EVENTS } from './mapping.js';
 export {
   DEFAULT_CURRENCY,

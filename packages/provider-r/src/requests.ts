@@ -99,8 +99,11 @@ function optionalAmountIssues(amount: number | undefined): ValidationIssue[] {
   return amount === undefined ? [] : amountIssues(amount, 'amount', { unit: 'minor' });
 }
 
-/** Checks a checkout request and builds the `paymentRedirect` body. */
-export function checkoutBody(input: CheckoutInput, isSandbox: boolean): CheckoutBody {
+/**
+ * Checks a checkout request and builds the `paymentRedirect` body. `keyedRefId` is the refId the call's
+ * idempotency key derives (`idempotencyRefId`): it is sent unless `provider_metadata.refId` names one.
+ */
+export function checkoutBody(input: CheckoutInput, isSandbox: boolean, keyedRefId?: string): CheckoutBody {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(checkoutMetadataSchema, input.provider_metadata, issues);
   // Amount and currency are top level for Provider R (spec §2), and this adapter needs both.
@@ -127,7 +130,7 @@ export function checkoutBody(input: CheckoutInput, isSandbox: boolean): Checkout
     price: input.amount as number,
     curr: input.currency as string,
     label: metadata?.label ?? DEFAULT_LABEL,
-    refId: metadata?.refId ?? input.item_id,
+    refId: metadata?.refId ?? keyedRefId ?? input.item_id,
     email: email as string,
     method: 'ALL',
     test: isSandbox,
@@ -138,8 +141,8 @@ export function checkoutBody(input: CheckoutInput, isSandbox: boolean): Checkout
   };
 }
 
-/** Checks a payment request and builds the `POST /v2.0/payment` body. */
-export function paymentBody(input: PaymentInput, isSandbox: boolean): PaymentBody {
+/** Checks a payment request and builds the `POST /v2.0/payment` body (`keyedRefId` as for a checkout). */
+export function paymentBody(input: PaymentInput, isSandbox: boolean, keyedRefId?: string): PaymentBody {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(paymentMetadataSchema, input.provider_metadata, issues);
   let payerId: string | undefined;
@@ -160,7 +163,7 @@ export function paymentBody(input: PaymentInput, isSandbox: boolean): PaymentBod
     price: input.amount,
     curr: currency,
     label: metadata?.paymentLabel ?? DEFAULT_LABEL,
-    refId: metadata?.refId ?? input.item_id,
+    refId: metadata?.refId ?? keyedRefId ?? input.item_id,
     payerId: payerId as string,
     email: (metadata as ProviderRPaymentMetadata).email,
     method: 'ALL',
@@ -185,12 +188,19 @@ export interface RefundRequest {
   currency: string | undefined;
 }
 
-/** Checks a refund request before any I/O. */
-export function refundRequest(input: RefundInput): RefundRequest {
+/**
+ * Checks a refund request before any I/O. The refId is `provider_metadata.refId`, else the one the call's
+ * idempotency key derives (`keyedRefId`), else a new UUID.
+ */
+export function refundRequest(input: RefundInput, keyedRefId?: string): RefundRequest {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(refundMetadataSchema, input.provider_metadata, issues);
   issues.push(...optionalAmountIssues(input.amount));
   if (input.currency !== undefined) issues.push(...currencyIssues(input.currency, 'currency'));
   assertNoIssues(issues, 'refunds.create');
-  return { refId: metadata?.refId ?? crypto.randomUUID(), amount: input.amount, currency: input.currency };
+  return {
+    refId: metadata?.refId ?? keyedRefId ?? crypto.randomUUID(),
+    amount: input.amount,
+    currency: input.currency,
+  };
 }

@@ -15,8 +15,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { providerNCheckoutInput, providerRPaymentInput, sharedStore, transferInput } from './fixtures.js';
 import {
   type CallOutcome,
-  type Instance,
   type InstanceConfig,
+  retryWhileInProgress,
   startInstance,
   stopAllInstances,
   waitUntil,
@@ -25,26 +25,6 @@ import { type ProviderUnderTest, providerN, providerR, providerT } from './provi
 
 /** The shortest lease core accepts: a killed instance's key is free again after it. */
 const LEASE_SECONDS = 5;
-
-/**
- * Calls until the answer is not "in progress" (the killed instance's lease has not run out yet), as a caller
- * that retries a retryable error does. Bounded: the lease runs out after LEASE_SECONDS.
- */
-async function retryWhileInProgress(
-  instance: Instance,
-  operation: string,
-  args: unknown[],
-  key: string,
-): Promise<{ outcome: CallOutcome; attempts: number }> {
-  const deadline = Date.now() + (LEASE_SECONDS + 15) * 1000;
-  for (let attempts = 1; ; attempts += 1) {
-    const outcome = await instance.call(operation, ...args, { idempotencyKey: key });
-    if (outcome.ok || outcome.error.code !== 'idempotency_in_progress') return { outcome, attempts };
-    if (Date.now() > deadline)
-      throw new Error(`key ${key} still in progress after the lease should have expired`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /**
  * Starts the instance that will be killed, makes it hold the upstream requests matching `hold` (if any), and
@@ -109,7 +89,7 @@ describe('Provider T: a transfer killed at each step, retried by a new instance 
   async function expectMovedOnceAndReturned(amount: number, key: string) {
     const retry = await startInstance('retry', config);
     const args = [transferInput(`crash-${amount}`, amount)];
-    const { outcome } = await retryWhileInProgress(retry, 'payments.create', args, key);
+    const { outcome } = await retryWhileInProgress(retry, 'payments.create', args, key, LEASE_SECONDS);
     const transfers = transfersOf(amount);
     expect(
       transfers.filter((transfer) => transfer.committed),
@@ -277,8 +257,8 @@ describe.each(SINGLE_CALL_CRASHES)(
         await expectKilledBeforeAnswer(lost);
         await waitUntil('the delayed call was handled', () => moneyCase.moved(args) === 1);
 
-        const { outcome } = await retryWhileInProgress(retry, operation, args, key);
-        const resolved = await retry.call('resolve', key);
+        const { outcome } = await retryWhileInProgress(retry, operation, args, key, LEASE_SECONDS);
+        const resolved = await retry.call('resolve', key, { operation });
         expect(moneyCase.moved(args), JSON.stringify(outcome)).toBe(1);
         const expected = moneyCase.expectedRecord(args);
         if (answer !== 'reported') {
@@ -287,13 +267,14 @@ describe.each(SINGLE_CALL_CRASHES)(
           expect(outcome, JSON.stringify(outcome)).toMatchObject({
             ok: false,
             error: {
-              name: 'ProviderApiError',
+              code: 'provider_api_error',
               providerCode: '99',
               context: { transactionReference: expected.id, idempotencyKey: key },
             },
           });
         }
-        // What the provider holds for the key, asked the way an application settles an unknown outcome.
+        // What the provider holds for the key, asked the way an application settles an unknown outcome (naming
+        // the operation, for a key the ledger released: see the Provider N README).
         expect(resolved, JSON.stringify(resolved)).toMatchObject({
           ok: true,
           value: { status: 'found', record: expected },

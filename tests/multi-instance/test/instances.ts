@@ -264,3 +264,25 @@ export async function stopAllInstances(): Promise<void> {
 export function uniqueName(label: string): string {
   return `${label}_${process.pid}_${Math.random().toString(36).slice(2, 8)}_`;
 }
+
+/**
+ * Calls until the answer is not "in progress" (an earlier attempt, e.g. of a killed instance, still holds the
+ * key's lease), as a caller that retries a retryable error does. Bounded: a lease runs out after
+ * `leaseSeconds`, so more than that plus a margin is a failure.
+ */
+export async function retryWhileInProgress(
+  instance: Instance,
+  operation: string,
+  args: unknown[],
+  key: string,
+  leaseSeconds: number,
+): Promise<{ outcome: CallOutcome; attempts: number }> {
+  const deadline = Date.now() + (leaseSeconds + 15) * 1000;
+  for (let attempts = 1; ; attempts += 1) {
+    const outcome = await instance.call(operation, ...args, { idempotencyKey: key });
+    if (outcome.ok || outcome.error.code !== 'idempotency_in_progress') return { outcome, attempts };
+    if (Date.now() > deadline)
+      throw new Error(`key ${key} still in progress after its lease should have run out`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

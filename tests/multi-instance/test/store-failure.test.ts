@@ -7,26 +7,30 @@
  */
 import { type PostgresServer, startPostgres } from '@pay/tooling/servers/postgres';
 import { type RedisServer, startRedis } from '@pay/tooling/servers/redis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { transferInput } from './fixtures.js';
 import {
   type Instance,
   type InstanceConfig,
+  retryWhileInProgress,
   startInstance,
   stopAllInstances,
   uniqueName,
 } from './instances.js';
 import { type ProviderUnderTest, providerN, providerR, providerT } from './providers.js';
 
+/** The shortest lease core accepts. */
+const LEASE_SECONDS = 5;
+
 const cleanups: (() => Promise<void>)[] = [];
 
-afterEach(async () => {
-  await stopAllInstances();
+/** Stops what the tests started (servers, simulators), whatever happened. */
+async function runCleanups(): Promise<void> {
   await Promise.allSettled(cleanups.splice(0).map((cleanup) => cleanup()));
-});
+}
 
 /** A server of `kind` of this test's own, stopped after it whatever happens. */
-async function ownServer(kind: 'postgres' | 'redis'): Promise<PostgresServer | RedisServer> {
+async function startOwnServer(kind: 'postgres' | 'redis'): Promise<PostgresServer | RedisServer> {
   const server = kind === 'postgres' ? await startPostgres({ database: 'pay_outage' }) : await startRedis();
   cleanups.push(() => server.stop());
   return server;
@@ -60,7 +64,7 @@ async function instanceOf(
     provider: provider.provider,
     adapter: provider.adapter,
     store,
-    idempotencyLeaseSeconds: 5,
+    idempotencyLeaseSeconds: LEASE_SECONDS,
   });
   return { provider, instance };
 }
@@ -86,26 +90,46 @@ const PROVIDERS = [
 ] as const;
 
 describe.each(['postgres', 'redis'] as const)('the %s store stopped before a money-moving call', (kind) => {
-  it.each(PROVIDERS)('%s: typed store_unavailable error, nothing sent to the provider', async (_, start) => {
-    const server = await ownServer(kind);
-    const { provider, instance } = await instanceOf(start, storeOn(kind, server));
-    const [moneyCase] = provider.cases;
-    const args = await moneyCase!.prepare(70, instance);
-    const requestsBefore = provider.requests().length;
-    await server.stop();
+  // One server for the three providers: each has an instance that used the store, then the server is stopped.
+  const ready = new Map<string, { provider: ProviderUnderTest; instance: Instance; args: unknown[] }>();
+  let requestsBefore = new Map<string, number>();
 
+  beforeAll(async () => {
+    const server = await startOwnServer(kind);
+    for (const [label, start] of PROVIDERS) {
+      const { provider, instance } = await instanceOf(start, storeOn(kind, server));
+      ready.set(label, { provider, instance, args: await provider.cases[0]!.prepare(70, instance) });
+    }
+    requestsBefore = new Map([...ready].map(([label, { provider }]) => [label, provider.requests().length]));
+    await server.stop();
+  });
+
+  afterAll(async () => {
+    await stopAllInstances();
+    await runCleanups();
+  });
+
+  it.each(PROVIDERS)('%s: typed store_unavailable error, nothing sent to the provider', async (label) => {
+    const { provider, instance, args } = ready.get(label)!;
+    const [moneyCase] = provider.cases;
     const key = `outage-${kind}-${provider.provider}-${Date.now()}`;
+
     const outcome = await instance.call(moneyCase!.operation, ...args, { idempotencyKey: key });
 
     expectFailedClosed(outcome, key);
-    expect(provider.requests().slice(requestsBefore)).toEqual([]);
+    expect(provider.requests().slice(requestsBefore.get(label))).toEqual([]);
     expect(moneyCase!.moved(args)).toBe(0);
   });
 });
 
 describe('a Redis store that hangs (no answer) before a money-moving call', () => {
+  afterEach(async () => {
+    await stopAllInstances();
+    await runCleanups();
+  });
+
   it('fails closed after the command timeout, and once Redis answers again the same key moves money once', async () => {
-    const server = (await ownServer('redis')) as RedisServer;
+    const server = (await startOwnServer('redis')) as RedisServer;
     const { provider, instance } = await instanceOf(providerT, storeOn('redis', server));
     const [moneyCase] = provider.cases;
     const args = await moneyCase!.prepare(71, instance);
@@ -120,8 +144,16 @@ describe('a Redis store that hangs (no answer) before a money-moving call', () =
     expect(provider.requests().slice(requestsBefore)).toEqual([]);
     expect(moneyCase!.moved(args)).toBe(0);
 
+    // The begin that timed out was still in Redis's socket buffer: when Redis wakes it runs and leases the key
+    // to an attempt that already gave up, so the retry is told "in progress" until that lease runs out.
     server.thaw();
-    const retried = await instance.call(moneyCase!.operation, ...args, { idempotencyKey: key });
+    const { outcome: retried } = await retryWhileInProgress(
+      instance,
+      moneyCase!.operation,
+      args,
+      key,
+      LEASE_SECONDS,
+    );
     expect(retried, JSON.stringify(retried)).toMatchObject({
       ok: true,
       value: moneyCase!.expectedRecord(args),
@@ -134,7 +166,7 @@ describe.each(['postgres', 'redis'] as const)(
   'the %s store stopped in the middle of a Provider T transfer',
   (kind) => {
     it('stops before the commit when the ledger cannot record the update: typed error, no money moved', async () => {
-      const server = await ownServer(kind);
+      const server = await startOwnServer(kind);
       const { provider, instance } = await instanceOf(providerT, storeOn(kind, server));
       const sim = (provider as Awaited<ReturnType<typeof providerT>>).sim;
       const amount = 172;

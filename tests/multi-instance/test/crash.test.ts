@@ -157,8 +157,8 @@ describe('Provider T: a transfer killed at each step, retried by a new instance 
     const amount = 113;
     const key = `t-crash-commit-in-flight-${Date.now()}`;
     const committedBefore = sim().committedTransfers;
-    // The commit is handled 1.5 s after it arrives: long enough to kill the sender while it waits for the reply.
-    sim().faults.inject({ method: 'PUT', path: COMMIT, fault: { kind: 'delay', ms: 1500 } });
+    // The commit is handled 3 s after it arrives: long enough to kill the sender while it waits for the reply.
+    sim().faults.inject({ method: 'PUT', path: COMMIT, fault: { kind: 'delay', ms: 3000 } });
     const { doomed, answer } = await startDoomedCall(
       config,
       'payments.create',
@@ -249,7 +249,7 @@ describe.each(SINGLE_CALL_CRASHES)(
         const moneyCase = provider.cases.find((candidate) => candidate.operation === operation)!;
         const args = await moneyCase.prepare(90, retry);
         const key = `${provider.provider}-crash-${operation}-${Date.now()}`;
-        provider.faults.inject({ method: 'POST', path, fault: { kind: 'delay', ms: 1500 } });
+        provider.faults.inject({ method: 'POST', path, fault: { kind: 'delay', ms: 3000 } });
         const sentBefore = sent();
         const { doomed, answer: lost } = await startDoomedCall(config, operation, args, key);
         await waitUntil('the call reached the simulator', () => sent() === sentBefore + 1);

@@ -12,7 +12,7 @@
  *   lands with nobody left to read its reply.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { providerNCheckoutInput, providerRPaymentInput, sharedStore, transferInput } from './fixtures.js';
+import { sharedStore, transferInput } from './fixtures.js';
 import {
   type CallOutcome,
   type InstanceConfig,

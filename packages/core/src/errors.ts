@@ -31,7 +31,9 @@ export class PayError extends Error {
 
   constructor(message: string, options: PayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    // The declared kind, not `new.target.name`: a bundler may rename a class that refers to itself
+    // (`_ProviderApiError`), and `error.name` is what every log line shows.
+    this.name = Object.hasOwn(new.target, 'kind') ? (new.target as typeof PayError).kind : new.target.name;
     this.context = options.context;
     const kinds: string[] = [];
     for (

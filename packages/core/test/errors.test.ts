@@ -135,3 +135,15 @@ describe('ProviderApiError after an earlier attempt may have landed (issue 11 §
     expect(error.toJSON()).not.toHaveProperty('outcome');
   });
 });
+
+describe('error names', () => {
+  it('name each error by its declared kind, so a bundler renaming a class cannot change error.name', () => {
+    // What a bundler emits for a class that refers to itself: `var ProviderApiError = class _ProviderApiError`.
+    const Renamed = { _ProviderApiError: class extends ProviderApiError {} }._ProviderApiError;
+    Object.defineProperty(Renamed, 'kind', { value: 'ProviderApiError' });
+    expect(new Renamed({ provider: 'providerN', status: 400 }).name).toBe('ProviderApiError');
+    expect(new NetworkError('x', { outcome: 'unknown' }).name).toBe('NetworkError');
+    class AppError extends PayError {}
+    expect(new AppError('x').name).toBe('AppError');
+  });
+});

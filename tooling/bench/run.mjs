@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { bundleSizes, dispatch10k, importCold } from './core.mjs';
 import { providerBenchmarks } from './providers.mjs';
+import { storeBenchmarks } from './stores.mjs';
 
 const results = [];
 async function record(step) {
@@ -24,6 +25,7 @@ console.log(
   `${'name'.padEnd(32)} ${'ours'.padStart(12)} ${'baseline'.padStart(12)} ${'ratio'.padStart(8)}  unit`,
 );
 for (const step of await providerBenchmarks()) await record(step);
+await record(storeBenchmarks);
 await record(dispatch10k);
 await record(importCold);
 await record(bundleSizes);

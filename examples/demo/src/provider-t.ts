@@ -2,7 +2,13 @@
  * Provider T: a transfer as a checkout (receipt link), a receiver-name amendment, the status webhook, a refund,
  * and a forged webhook refused.
  */
-import { createPay, type PayEvent, ProviderNotSupportedError } from '@pay/core';
+import {
+  createMemoryIdempotencyStore,
+  createPay,
+  NetworkError,
+  type PayEvent,
+  ProviderNotSupportedError,
+} from '@pay/core';
 import { createProviderT } from '@pay/provider-t';
 import { generateProviderTKeyPair, startProviderTSimulator } from '@pay/provider-t/testing';
 import { expectError, expectThat, section, step } from './transcript.js';
@@ -54,6 +60,8 @@ export async function providerTDemo(): Promise<void> {
       simulator.quotes === 1 && simulator.committedTransfers === 1,
       'one quote and one committed transfer',
     );
+
+    await idempotentRetryAfterCrash(simulator);
 
     const amended = await pay.checkouts.update(checkout.id, {
       provider_metadata: { receiverFirstName: 'José' },
@@ -107,4 +115,56 @@ export async function providerTDemo(): Promise<void> {
     await endpoint.close();
     await simulator.close();
   }
+}
+
+/**
+ * Issue 14: a transfer whose commit landed but whose reply never came back (the process died waiting), retried by
+ * another instance with the same idempotency key over the same ledger (here one in-memory store stands for the
+ * shared PostgreSQL or Redis one): the retry reads the transfer instead of quoting again, and money moves once.
+ */
+async function idempotentRetryAfterCrash(
+  simulator: Awaited<ReturnType<typeof startProviderTSimulator>>,
+): Promise<void> {
+  const ledger = createMemoryIdempotencyStore();
+  const params = {
+    amount: 40,
+    currency: 'USD',
+    metadata: { orderId: 'A-2002' },
+    provider_metadata: {
+      sender,
+      receiver,
+      transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
+    },
+  };
+  const committedBefore = simulator.committedTransfers;
+  simulator.faults.inject({ method: 'PUT', path: /\/commit$/, fault: { kind: 'drop-after' } });
+  const crashed = createPay(createProviderT({ ...simulator.adapterConfig, retry: 0 }), {
+    idempotency: ledger,
+  });
+  const lost = await crashed.payments
+    .create(params, { idempotencyKey: 'order-A-2002' })
+    .catch((error) => error);
+  step(
+    'payments.create with idempotencyKey: the commit lands but its reply is lost (the instance dies here)',
+    {
+      error: NetworkError.isInstance(lost) ? `NetworkError outcome=${lost.outcome}` : String(lost),
+      context: (lost as { context?: unknown }).context,
+    },
+  );
+  const restarted = createPay(createProviderT({ ...simulator.adapterConfig, retry: 0 }), {
+    idempotency: ledger,
+  });
+  const payment = await restarted.payments.create(params, { idempotencyKey: 'order-A-2002' });
+  step('  …another instance retries with the same key: it reads the transfer and returns it', {
+    id: payment.id,
+    status: payment.status,
+    committedTransfers: simulator.committedTransfers - committedBefore,
+  });
+  expectThat(
+    NetworkError.isInstance(lost) &&
+      lost.outcome === 'unknown' &&
+      payment.status === 'succeeded' &&
+      simulator.committedTransfers - committedBefore === 1,
+    'the lost commit is recovered by the retry and the money moved once',
+  );
 }

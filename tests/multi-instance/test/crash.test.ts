@@ -184,8 +184,8 @@ describe('Provider T: a transfer killed at each step, retried by a new instance 
 /**
  * A single-call money move killed after its request was sent and before its reply (the simulator delays the
  * handling), retried by a new instance with the same key. How the retry answers:
- * - `record`: with the record of the money that moved (Provider R: fails until its adapter recovers a create
- *   whose reply was lost; the ledger alone cannot tell whether it landed);
+ * - `record`: with the record of the money that moved (Provider R: fails until its adapter can find what a
+ *   create whose reply was lost made; today it refuses to send again and reports `outcome: 'unknown'`);
  * - `reported` (Provider N checkouts, as its README documents): Provider N has no call that returns a checkout URL,
  *   so the retry refuses with a `ProviderApiError` naming the transaction that was opened (never a second one),
  *   and `pay.resolve(key)` finds it.
@@ -199,21 +199,22 @@ const SINGLE_CALL_CRASHES = [
     'reported',
   ],
   ['Provider N', 'refunds.create', providerN, /^\/v1\/refunds\/initiate-refund$/, 'record'],
-  // Provider R has no upstream idempotency (the ledger alone): after a crash, the retry can only avoid a second
-  // create if the adapter recorded the attempt before sending and can find what it created (see the report).
+  // Provider R has no upstream idempotency (the ledger alone): after a crash the adapter refuses to send again
+  // (money moves once), but returning the record needs a way to find what the lost create made (a lookup by
+  // refId, which Provider R's API does not offer): until then the retry answers `outcome: 'unknown'`.
   [
     'Provider R',
     'payments.create',
     providerR,
     /^\/v2\.0\/payment$/,
-    'record (needs Provider R crash recovery)',
+    'record (Provider R: no lookup to return it)',
   ],
   [
     'Provider R',
     'refunds.create',
     providerR,
     /^\/v2\.0\/refund\.json$/,
-    'record (needs Provider R crash recovery)',
+    'record (Provider R: no lookup to return it)',
   ],
 ] as const;
 
@@ -242,7 +243,7 @@ describe.each(SINGLE_CALL_CRASHES)(
 
     it(
       answer !== 'reported'
-        ? `moves money once, and the retry returns the record of the money that moved${answer === 'record' ? '' : ' [needs Provider R crash recovery in the adapter]'}`
+        ? `moves money once, and the retry returns the record of the money that moved${answer === 'record' ? '' : ' [Provider R: fails until the adapter can find what the lost create made]'}`
         : 'opens one transaction; the retry names it instead of opening another, and resolve(key) finds it',
       async () => {
         const retry = await startInstance('retry', config);

@@ -13,5 +13,8 @@ export function packageBuild(entry) {
     platform: 'neutral',
     splitting: true,
     treeshake: true,
+    // Error classes name themselves from their class (error.name in every log line): esbuild would otherwise
+    // rename a class it lowers, and users would read `_ProviderApiError`.
+    keepNames: true,
   });
 }

@@ -184,8 +184,10 @@ describe('Provider T: a transfer killed at each step, retried by a new instance 
 /**
  * A single-call money move killed after its request was sent and before its reply (the simulator delays the
  * handling), retried by a new instance with the same key. How the retry answers:
- * - `record`: with the record of the money that moved (Provider R: fails until its adapter can find what a
- *   create whose reply was lost made; today it refuses to send again and reports `outcome: 'unknown'`);
+ * - `record`: with the record of the money that moved;
+ * - `unknown` (Provider R, as its README documents): Provider R offers no lookup by merchant reference, so the
+ *   adapter cannot find what a create whose reply was lost made; it refuses to send again (money moves once) and
+ *   answers `outcome: 'unknown'` with the `refId` to look the payment up by, and `pay.resolve(key)` says unknown;
  * - `reported` (Provider N checkouts, as its README documents): Provider N has no call that returns a checkout URL,
  *   so the retry refuses with a `ProviderApiError` naming the transaction that was opened (never a second one),
  *   and `pay.resolve(key)` finds it.
@@ -199,23 +201,8 @@ const SINGLE_CALL_CRASHES = [
     'reported',
   ],
   ['Provider N', 'refunds.create', providerN, /^\/v1\/refunds\/initiate-refund$/, 'record'],
-  // Provider R has no upstream idempotency (the ledger alone): after a crash the adapter refuses to send again
-  // (money moves once), but returning the record needs a way to find what the lost create made (a lookup by
-  // refId, which Provider R's API does not offer): until then the retry answers `outcome: 'unknown'`.
-  [
-    'Provider R',
-    'payments.create',
-    providerR,
-    /^\/v2\.0\/payment$/,
-    'record (Provider R: no lookup to return it)',
-  ],
-  [
-    'Provider R',
-    'refunds.create',
-    providerR,
-    /^\/v2\.0\/refund\.json$/,
-    'record (Provider R: no lookup to return it)',
-  ],
+  ['Provider R', 'payments.create', providerR, /^\/v2\.0\/payment$/, 'unknown'],
+  ['Provider R', 'refunds.create', providerR, /^\/v2\.0\/refund\.json$/, 'unknown'],
 ] as const;
 
 describe.each(SINGLE_CALL_CRASHES)(
@@ -242,9 +229,13 @@ describe.each(SINGLE_CALL_CRASHES)(
       provider.requests().filter((request) => request.method === 'POST' && path.test(request.path)).length;
 
     it(
-      answer !== 'reported'
-        ? `moves money once, and the retry returns the record of the money that moved${answer === 'record' ? '' : ' [Provider R: fails until the adapter can find what the lost create made]'}`
-        : 'opens one transaction; the retry names it instead of opening another, and resolve(key) finds it',
+      {
+        record: 'moves money once, and the retry returns the record of the money that moved',
+        reported:
+          'opens one transaction; the retry names it instead of opening another, and resolve(key) finds it',
+        unknown:
+          'moves money once; the retry refuses to send again and says the outcome is unknown, naming the refId',
+      }[answer],
       async () => {
         const retry = await startInstance('retry', config);
         const moneyCase = provider.cases.find((candidate) => candidate.operation === operation)!;
@@ -261,8 +252,24 @@ describe.each(SINGLE_CALL_CRASHES)(
         const { outcome } = await retryWhileInProgress(retry, operation, args, key, LEASE_SECONDS);
         const resolved = await retry.call('resolve', key, { operation });
         expect(moneyCase.moved(args), JSON.stringify(outcome)).toBe(1);
+        if (answer === 'unknown') {
+          expect(outcome, JSON.stringify(outcome)).toMatchObject({
+            ok: false,
+            error: {
+              code: 'network_error',
+              outcome: 'unknown',
+              context: { refId: expect.any(String), resumedFrom: 'create_sent', idempotencyKey: key },
+            },
+          });
+          expect(resolved, JSON.stringify(resolved)).toMatchObject({
+            ok: true,
+            value: { status: 'unknown' },
+          });
+          expect(moneyCase.moved(args)).toBe(1);
+          return;
+        }
         const expected = moneyCase.expectedRecord(args);
-        if (answer !== 'reported') {
+        if (answer === 'record') {
           expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, value: expected });
         } else {
           expect(outcome, JSON.stringify(outcome)).toMatchObject({

@@ -34,9 +34,15 @@ export async function errorHandling(transfer: PaymentCreateParams<ProviderTTrans
     return await pay.payments.create(transfer);
   } catch (error) {
     if (ValidationError.isInstance(error)) return error.issues; // nothing was sent
-    if (NetworkError.isInstance(error) && error.outcome === 'unknown') {
+    if ((NetworkError.isInstance(error) || ProviderApiError.isInstance(error)) && error.outcome === 'unknown') {
       // The provider may have processed it. Do not send again: reconcile first.
-      return pay.payments.retrieve(String(error.context?.transactionId));
+      const transactionId = error.context?.transactionId;
+      const found = typeof transactionId === 'string' ? await pay.payments.retrieve(transactionId) : null;
+      if (found) return found; // it landed: this is the payment (check found.status)
+      throw error; // not found or no id yet: keep the order pending and reconcile later (webhook, error.requestId)
+    }
+    if (NetworkError.isInstance(error) && error.outcome === 'not_sent') {
+      // Provably never reached the provider (connection refused, aborted before sending): safe to send again.
     }
     if (ProviderApiError.isInstance(error)) console.error(error.providerCode, error.requestId, error.context);
     throw error;

@@ -34,7 +34,10 @@ export async function errorHandling(transfer: PaymentCreateParams<ProviderTTrans
     return await pay.payments.create(transfer);
   } catch (error) {
     if (ValidationError.isInstance(error)) return error.issues; // nothing was sent
-    if ((NetworkError.isInstance(error) || ProviderApiError.isInstance(error)) && error.outcome === 'unknown') {
+    if (
+      (NetworkError.isInstance(error) || ProviderApiError.isInstance(error)) &&
+      error.outcome === 'unknown'
+    ) {
       // The provider may have processed it. Do not send again: reconcile first.
       const transactionId = error.context?.transactionId;
       const found = typeof transactionId === 'string' ? await pay.payments.retrieve(transactionId) : null;

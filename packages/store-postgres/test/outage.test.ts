@@ -1,9 +1,9 @@
 import { inspect } from 'node:util';
 import { PayError } from '@pay/core';
+import { type PostgresServer, startPostgres } from '@pay/tooling/servers/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStores, type PostgresClient, StoreUnavailableError } from '../src/index.js';
-import { type PostgresServer, startPostgres } from './postgres-server.js';
 
 const PASSWORD = 'S3cret-Db-Passw0rd';
 const LONG = { leaseSeconds: 60, retentionSeconds: 86_400 };
@@ -23,7 +23,7 @@ describe('when the database goes away mid-test', () => {
   let holderPool: pg.Pool;
   let connectionString: string;
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await startPostgres({ database: 'pay_store_test' });
     connectionString = server.url({ user: 'postgres', password: PASSWORD });
     pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 2_000 });
     holderPool = new pg.Pool({ connectionString, max: 1 });

@@ -22,7 +22,10 @@ const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const childRoot = join(packageRoot, 'node_modules', '.cache', `pay-ingress-child-${process.pid}`);
 const SECRET = 'whsec_child_process_test';
 
-/** Transpiles `src/**` (not `src/testing`, which loads node:http and vitest) to `childRoot/src`. */
+/**
+ * Transpiles `src/**` (not `src/testing`, which loads node:http and vitest) to `childRoot/src`, and the shared test
+ * adapter `test/fixtures.ts` to `childRoot/test`, where its `../src/index.js` import finds the transpiled core.
+ */
 function transpileCoreSources(): void {
   rmSync(childRoot, { recursive: true, force: true });
   const sourceRoot = join(packageRoot, 'src');
@@ -36,7 +39,7 @@ function transpileCoreSources(): void {
           ? [join(dir, entry.name)]
           : [],
     );
-  for (const file of walk(sourceRoot)) {
+  for (const file of [...walk(sourceRoot), join(packageRoot, 'test', 'fixtures.ts')]) {
     const output = ts.transpileModule(readFileSync(file, 'utf8'), {
       compilerOptions: {
         module: ts.ModuleKind.ESNext,
@@ -45,7 +48,7 @@ function transpileCoreSources(): void {
       },
       fileName: file,
     }).outputText;
-    const target = join(childRoot, 'src', relative(sourceRoot, file)).replace(/\.ts$/, '.js');
+    const target = join(childRoot, relative(packageRoot, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, output);
   }
@@ -53,34 +56,15 @@ function transpileCoreSources(): void {
 }
 
 /**
- * The child: the README's two plain-Node servers (with and without `publicOrigin`) over a Provider N-style
- * adapter (HMAC-SHA512 of the raw body, two-phase verify). It prints both ports once listening.
+ * The child: the README's two plain-Node servers (with and without `publicOrigin`) over core's test adapter
+ * (test/fixtures.ts: HMAC-SHA512 of the raw body, two-phase verify). It prints both ports once listening.
  */
 const CHILD_SCRIPT = `
 import { createServer } from 'node:http';
-import { createPay, defineAdapter, hmacSha512Hex, timingSafeEqual, toNodeListener, WebhookVerificationError, webhookEvent } from './src/index.js';
+import { createPay, toNodeListener } from './src/index.js';
+import { createTestAdapter } from './test/fixtures.js';
 
-const adapter = defineAdapter({
-  provider: 'providerN',
-  operations: {},
-  webhooks: {
-    rawEventNames: ['providerN.SUCCESSFUL_TRANSACTION'],
-    secret: 'required',
-    async verify(delivery, webhookSecret) {
-      const expected = await hmacSha512Hex(webhookSecret, delivery.rawBody);
-      if (!timingSafeEqual(expected, delivery.headers['x-signature'] ?? '')) {
-        throw new WebhookVerificationError('bad signature', { reason: 'invalid_signature' });
-      }
-      const { ref } = JSON.parse(delivery.body);
-      return {
-        key: ref,
-        events: async () => [
-          webhookEvent({ key: [ref], type: 'providerN.SUCCESSFUL_TRANSACTION', provider: 'providerN', data: { ref }, created: 0 }),
-        ],
-      };
-    },
-  },
-});
+const { adapter } = createTestAdapter();
 const handler = createPay(adapter).webhooks.setup({ webhookSecret: ${JSON.stringify(SECRET)} });
 
 const plain = createServer(toNodeListener(handler));

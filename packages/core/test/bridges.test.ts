@@ -10,12 +10,12 @@ import {
 } from '../src/index.js';
 import { type LoopbackServer, startLoopbackServer } from '../src/testing/index.js';
 import { rawRequest } from './bridge-sockets.js';
-import { INGRESS_SECRET, ingressAdapter, signedIngressDelivery } from './webhook-fixtures.js';
+import { createTestAdapter, signedDelivery, WEBHOOK_SECRET } from './fixtures.js';
 
-function setup(options: Parameters<typeof ingressAdapter>[0] = {}) {
-  const { adapter, counters } = ingressAdapter(options);
+function setup(options: Parameters<typeof createTestAdapter>[0] = {}) {
+  const { adapter, counters } = createTestAdapter(options);
   const handler = createPay(adapter)
-    .webhooks.setup({ webhookSecret: INGRESS_SECRET })
+    .webhooks.setup({ webhookSecret: WEBHOOK_SECRET })
     .on('payment.updated', (event) => {
       if (event.data.id.startsWith('FAIL')) throw new Error('callback failed');
     });
@@ -36,7 +36,7 @@ async function post(url: string, body: string, headers: Record<string, string>) 
 describe('the Node bridge, over real loopback HTTP', () => {
   it('answers 200 for a processed delivery', async () => {
     server = await startLoopbackServer(toNodeListener(setup().handler));
-    const delivery = await signedIngressDelivery('{"ref":"OK","items":1}');
+    const delivery = await signedDelivery('{"ref":"OK","items":1}');
     expect(await post(`${server.url}/webhooks`, delivery.body, delivery.headersAsObject)).toEqual({
       status: 200,
       body: { received: true, events: 2, duplicates: 0 },
@@ -54,7 +54,7 @@ describe('the Node bridge, over real loopback HTTP', () => {
 
   it('answers 500 when a callback fails, so the provider delivers again', async () => {
     server = await startLoopbackServer(toNodeListener(setup().handler));
-    const delivery = await signedIngressDelivery('{"ref":"FAIL","items":1}');
+    const delivery = await signedDelivery('{"ref":"FAIL","items":1}');
     const reply = await post(server.url, delivery.body, delivery.headersAsObject);
     expect(reply.status).toBe(500);
     expect(reply.body.error).toBe('webhook_handler_failed');
@@ -70,13 +70,13 @@ describe('the Node bridge, over real loopback HTTP', () => {
       },
     });
     server = await startLoopbackServer(toNodeListener(handler));
-    const delivery = await signedIngressDelivery('{"ref":"LATE","items":1}');
+    const delivery = await signedDelivery('{"ref":"LATE","items":1}');
     expect((await post(server.url, delivery.body, delivery.headersAsObject)).status).toBe(503);
   });
 
   it('refuses a body over the size limit with 413 and closes the connection', async () => {
     server = await startLoopbackServer(toNodeListener(setup().handler, { maxBodyBytes: 16 }));
-    const delivery = await signedIngressDelivery('{"ref":"LONG-LONG-LONG","items":1}');
+    const delivery = await signedDelivery('{"ref":"LONG-LONG-LONG","items":1}');
     const reply = await post(server.url, delivery.body, delivery.headersAsObject);
     expect(reply).toEqual({
       status: 413,
@@ -104,7 +104,7 @@ describe('the Node bridge, over real loopback HTTP', () => {
     server = await startLoopbackServer(toNodeListener(handler, { publicOrigin: 'https://shop.example' }));
     const port = Number(new URL(server.url).port);
     const body = '{"ref":"BIND","items":1}';
-    const { headersAsObject } = await signedIngressDelivery(body);
+    const { headersAsObject } = await signedDelivery(body);
     const send = (target: string, host: string) =>
       rawRequest(
         port,
@@ -127,7 +127,7 @@ describe('the Node bridge, over real loopback HTTP', () => {
     server = await startLoopbackServer(toNodeListener(handler));
     const port = Number(new URL(server.url).port);
     const body = '{"ref":"HOST","items":1}';
-    const { headersAsObject } = await signedIngressDelivery(body);
+    const { headersAsObject } = await signedDelivery(body);
     const send = (target: string, hostLine: string) =>
       rawRequest(
         port,
@@ -225,7 +225,7 @@ describe('the Node listener’s error boundary', () => {
 describe('the Web Request → Response bridge', () => {
   it('maps outcomes to 200 and 400', async () => {
     const fetchHandler = toFetchHandler(setup().handler);
-    const delivery = await signedIngressDelivery('{"ref":"W1","items":1}');
+    const delivery = await signedDelivery('{"ref":"W1","items":1}');
     const ok = await fetchHandler(
       new Request('https://shop.example/webhooks', {
         method: 'POST',
@@ -289,7 +289,7 @@ describe('the Web Request → Response bridge', () => {
 
   it('verifies against publicOrigin plus the request’s path and query when publicOrigin is given', async () => {
     const { handler, counters } = setup();
-    const delivery = await signedIngressDelivery('{"ref":"W2","items":1}');
+    const delivery = await signedDelivery('{"ref":"W2","items":1}');
     const reply = await toFetchHandler(handler, { publicOrigin: 'https://shop.example/ignored' })(
       new Request('http://partner.example:8080/webhooks?source=t', {
         method: 'POST',

@@ -8,19 +8,14 @@ import {
   WebhookHandlerError,
   WebhookVerificationError,
 } from '../src/index.js';
-import {
-  INGRESS_SECRET,
-  type IngressAdapterOptions,
-  ingressAdapter,
-  signedIngressDelivery,
-} from './webhook-fixtures.js';
+import { createTestAdapter, signedDelivery, type TestAdapterOptions, WEBHOOK_SECRET } from './fixtures.js';
 
 function handler(
   options: Partial<Parameters<ReturnType<typeof createPay>['webhooks']['setup']>[0]> = {},
-  adapterOptions: IngressAdapterOptions = {},
+  adapterOptions: TestAdapterOptions = {},
 ) {
-  return createPay(ingressAdapter(adapterOptions).adapter).webhooks.setup({
-    webhookSecret: INGRESS_SECRET,
+  return createPay(createTestAdapter(adapterOptions).adapter).webhooks.setup({
+    webhookSecret: WEBHOOK_SECRET,
     ...options,
   });
 }
@@ -35,7 +30,7 @@ describe('the webhook handler', () => {
         (event) => void seen.push(`raw ${event.data.transactionReference}`),
       )
       .on('payment.updated', (event) => void seen.push(`second ${event.id}`))
-      .handle(await signedIngressDelivery('{"ref":"R1","items":2}'));
+      .handle(await signedDelivery('{"ref":"R1","items":2}'));
     expect(seen).toEqual([
       'first R1:0:payment.updated',
       'second R1:0:payment.updated',
@@ -54,7 +49,7 @@ describe('the webhook handler', () => {
     const events: PayEvent[] = [];
     await handler()
       .on(['payment.updated'], (event) => void events.push(event))
-      .handle(await signedIngressDelivery('{"ref":"R2","items":1}'));
+      .handle(await signedDelivery('{"ref":"R2","items":1}'));
     expect(events[0]).toEqual({
       id: 'R2:0:payment.updated',
       type: 'payment.updated',
@@ -66,13 +61,13 @@ describe('the webhook handler', () => {
   });
 
   it('matches signature headers whatever their case', async () => {
-    const signed = await signedIngressDelivery('{"ref":"R3","items":1}');
+    const signed = await signedDelivery('{"ref":"R3","items":1}');
     const delivery = { ...signed, headersAsObject: { 'X-SIGNATURE': signed.headersAsObject['x-signature'] } };
     await expect(handler().handle(delivery)).resolves.toMatchObject({ events: expect.any(Array) });
   });
 
   it('accepts the raw body as bytes', async () => {
-    const delivery = await signedIngressDelivery('{"ref":"R4","items":1}');
+    const delivery = await signedDelivery('{"ref":"R4","items":1}');
     const result = await handler().handle({ ...delivery, body: new TextEncoder().encode(delivery.body) });
     expect(result.events).toHaveLength(2);
   });
@@ -89,7 +84,7 @@ describe('the webhook handler', () => {
         ran.push('raw');
         throw new Error('raw failed');
       })
-      .handle(await signedIngressDelivery('{"ref":"R5","items":1}'))
+      .handle(await signedDelivery('{"ref":"R5","items":1}'))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WebhookHandlerError);
     expect((error as WebhookHandlerError).errors).toEqual([boom, new Error('raw failed')]);
@@ -100,7 +95,7 @@ describe('the webhook handler', () => {
 
   it('runs no callback when verification fails', async () => {
     const callback = vi.fn();
-    const delivery = await signedIngressDelivery('{"ref":"R6","items":1}');
+    const delivery = await signedDelivery('{"ref":"R6","items":1}');
     const error = await handler()
       .on('payment.updated', callback)
       .handle({ ...delivery, body: '{"ref":"R6","items":9}' })
@@ -120,7 +115,7 @@ describe('the webhook handler', () => {
   });
 
   it('refuses header values that cannot come from HTTP, and a request that is not an object, as malformed', async () => {
-    const delivery = await signedIngressDelivery('{"ref":"H1","items":1}');
+    const delivery = await signedDelivery('{"ref":"H1","items":1}');
     for (const value of [42, null, { a: 1 }, [1, 2]]) {
       await expect(
         handler().handle({
@@ -135,7 +130,7 @@ describe('the webhook handler', () => {
   });
 
   it('answers an exception that is not a PayError escaping verification retryably (503), not as a permanent 400', async () => {
-    const delivery = await signedIngressDelivery('{"ref":"BUG","items":1}');
+    const delivery = await signedDelivery('{"ref":"BUG","items":1}');
     const error = await handler(
       {},
       {
@@ -155,16 +150,16 @@ describe('the webhook handler', () => {
   });
 
   it('answers retryably (503) when an adapter’s verify resolves to an events array, the former contract', async () => {
-    const { adapter } = ingressAdapter();
+    const { adapter } = createTestAdapter();
     const former = {
       ...adapter,
       webhooks: { ...adapter.webhooks, verify: async () => [] as never },
     };
     const callback = vi.fn();
     const error = await createPay(former)
-      .webhooks.setup({ webhookSecret: INGRESS_SECRET })
+      .webhooks.setup({ webhookSecret: WEBHOOK_SECRET })
       .on('payment.updated', callback)
-      .handle(await signedIngressDelivery('{"ref":"OLD","items":1}'))
+      .handle(await signedDelivery('{"ref":"OLD","items":1}'))
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'internal_error', retryable: true, status: 503 });
     expect(((error as Error).cause as Error).message).toContain('{ key, events() }');
@@ -177,7 +172,7 @@ describe('the webhook handler', () => {
   });
 
   it('is fine with a verified event that has no callback', async () => {
-    const result = await handler().handle(await signedIngressDelivery('{"ref":"R7","items":1}'));
+    const result = await handler().handle(await signedDelivery('{"ref":"R7","items":1}'));
     expect(result.events).toHaveLength(2);
     expect(result.duplicates).toEqual([]);
   });
@@ -185,13 +180,13 @@ describe('the webhook handler', () => {
 
 describe('deduplication with a lease (issue 10 §3)', () => {
   function deduplicated(
-    options: IngressAdapterOptions = {},
+    options: TestAdapterOptions = {},
     setup: Partial<Parameters<ReturnType<typeof createPay>['webhooks']['setup']>[0]> = {},
   ) {
-    const { adapter, counters } = ingressAdapter(options);
+    const { adapter, counters } = createTestAdapter(options);
     const store = createMemoryDeduplicationStore();
     const handler = createPay(adapter).webhooks.setup({
-      webhookSecret: INGRESS_SECRET,
+      webhookSecret: WEBHOOK_SECRET,
       deduplicate: store,
       ...setup,
     });
@@ -202,7 +197,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
     const callback = vi.fn();
     const { handler: h } = deduplicated();
     h.on('payment.updated', callback);
-    const delivery = await signedIngressDelivery('{"ref":"D1","items":2}');
+    const delivery = await signedDelivery('{"ref":"D1","items":2}');
     const first = await h.handle(delivery);
     const again = await h.handle(delivery);
     expect(callback).toHaveBeenCalledTimes(2);
@@ -213,7 +208,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
 
   it('deduplicates before any upstream read: 200 replays of one delivery make one status read', async () => {
     const { handler: h, counters } = deduplicated();
-    const delivery = await signedIngressDelivery('{"ref":"D-REPLAY","items":1}');
+    const delivery = await signedDelivery('{"ref":"D-REPLAY","items":1}');
     for (let attempt = 0; attempt < 200; attempt += 1) await h.handle(delivery);
     expect(counters.upstreamReads).toBe(1);
   });
@@ -232,7 +227,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
       if (failures-- > 0) throw new Error('database down');
     });
     h.on('payment.updated', callback);
-    const delivery = await signedIngressDelivery('{"ref":"D-CONCURRENT","items":1}');
+    const delivery = await signedDelivery('{"ref":"D-CONCURRENT","items":1}');
     const first = h.handle(delivery).catch((e: unknown) => e);
     await vi.waitFor(() => expect(reads).toBe(1));
     const concurrent = await h.handle(delivery).catch((e: unknown) => e);
@@ -253,7 +248,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
     });
     const { handler: h } = deduplicated();
     h.on('payment.updated', callback);
-    const delivery = await signedIngressDelivery('{"ref":"D2","items":1}');
+    const delivery = await signedDelivery('{"ref":"D2","items":1}');
     await expect(h.handle(delivery)).rejects.toBeInstanceOf(WebhookHandlerError);
     await h.handle(delivery);
     expect(callback).toHaveBeenCalledTimes(2);
@@ -271,7 +266,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
           });
       },
     });
-    const delivery = await signedIngressDelivery('{"ref":"D3","items":1}');
+    const delivery = await signedDelivery('{"ref":"D3","items":1}');
     await expect(h.handle(delivery)).rejects.toMatchObject({ reason: 'unconfirmed_status', status: 503 });
     expect((await h.handle(delivery)).events).toHaveLength(2);
     expect(counters.upstreamReads).toBe(2);
@@ -285,11 +280,11 @@ describe('deduplication with a lease (issue 10 §3)', () => {
     expect(await store.begin('providerN:D4', { leaseSeconds: 60 })).toEqual({ state: 'in_progress' });
     now = 61_000;
     const callback = vi.fn();
-    const { adapter } = ingressAdapter();
+    const { adapter } = createTestAdapter();
     const h = createPay(adapter)
-      .webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: store })
+      .webhooks.setup({ webhookSecret: WEBHOOK_SECRET, deduplicate: store })
       .on('payment.updated', callback);
-    await h.handle(await signedIngressDelivery('{"ref":"D4","items":1}'));
+    await h.handle(await signedDelivery('{"ref":"D4","items":1}'));
     expect(callback).toHaveBeenCalledTimes(1);
   });
 
@@ -312,7 +307,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
 
   it('answers retryably (503) when the deduplication store cannot be reached, and runs no callback', async () => {
     const callback = vi.fn();
-    const { adapter } = ingressAdapter();
+    const { adapter } = createTestAdapter();
     const failing: DeduplicationStore = {
       begin: async () => {
         throw new Error('ECONNREFUSED');
@@ -321,9 +316,9 @@ describe('deduplication with a lease (issue 10 §3)', () => {
       release: async () => {},
     };
     const h = createPay(adapter)
-      .webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: failing })
+      .webhooks.setup({ webhookSecret: WEBHOOK_SECRET, deduplicate: failing })
       .on('payment.updated', callback);
-    await expect(h.handle(await signedIngressDelivery('{"ref":"D5","items":1}'))).rejects.toMatchObject({
+    await expect(h.handle(await signedDelivery('{"ref":"D5","items":1}'))).rejects.toMatchObject({
       reason: 'deduplication_unavailable',
       retryable: true,
       status: 503,
@@ -332,7 +327,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
   });
 
   it('reports the callbacks’ outcome, not the store’s, when the store fails to complete or release', async () => {
-    const { adapter } = ingressAdapter();
+    const { adapter } = createTestAdapter();
     const brokenAfterBegin: DeduplicationStore = {
       begin: async () => ({ state: 'acquired', lease: 'l1' }),
       complete: () => {
@@ -343,33 +338,33 @@ describe('deduplication with a lease (issue 10 §3)', () => {
       },
     };
     const setup = () =>
-      createPay(adapter).webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: brokenAfterBegin });
-    const ok = await setup().handle(await signedIngressDelivery('{"ref":"S1","items":1}'));
+      createPay(adapter).webhooks.setup({ webhookSecret: WEBHOOK_SECRET, deduplicate: brokenAfterBegin });
+    const ok = await setup().handle(await signedDelivery('{"ref":"S1","items":1}'));
     expect(ok.events).toHaveLength(2);
     const failing = setup().on('payment.updated', () => {
       throw new Error('callback failed');
     });
-    await expect(
-      failing.handle(await signedIngressDelivery('{"ref":"S2","items":1}')),
-    ).rejects.toBeInstanceOf(WebhookHandlerError);
+    await expect(failing.handle(await signedDelivery('{"ref":"S2","items":1}'))).rejects.toBeInstanceOf(
+      WebhookHandlerError,
+    );
   });
 
   it('keeps one provider’s delivery keys apart from another’s in a shared store', async () => {
     const store = createMemoryDeduplicationStore();
-    const { adapter } = ingressAdapter();
+    const { adapter } = createTestAdapter();
     await createPay(adapter)
-      .webhooks.setup({ webhookSecret: INGRESS_SECRET, deduplicate: store })
-      .handle(await signedIngressDelivery('{"ref":"SHARED","items":1}'));
+      .webhooks.setup({ webhookSecret: WEBHOOK_SECRET, deduplicate: store })
+      .handle(await signedDelivery('{"ref":"SHARED","items":1}'));
     expect(await store.begin('providerN:SHARED', { leaseSeconds: 1 })).toEqual({ state: 'done' });
     expect((await store.begin('providerR:SHARED', { leaseSeconds: 1 })).state).toBe('acquired');
   });
 
   it('refuses a time to live or lease of 0, below 0 or NaN, and a store of the former claim shape, at setup', () => {
-    const { adapter } = ingressAdapter();
+    const { adapter } = createTestAdapter();
     const setup =
       (options: Partial<Parameters<ReturnType<typeof createPay>['webhooks']['setup']>[0]>) => () =>
         createPay(adapter).webhooks.setup({
-          webhookSecret: INGRESS_SECRET,
+          webhookSecret: WEBHOOK_SECRET,
           deduplicate: createMemoryDeduplicationStore(),
           ...options,
         });
@@ -388,10 +383,10 @@ describe('a body with a UTF-8 byte order mark (issue 10 §5)', () => {
     const text = '\uFEFF{"ref":"BOM","items":1}';
     const bytes = new TextEncoder().encode(text);
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    const { adapter } = ingressAdapter();
-    const h = createPay(adapter).webhooks.setup({ webhookSecret: INGRESS_SECRET });
-    const asString = await h.handle(await signedIngressDelivery(text));
-    const asBytes = await h.handle(await signedIngressDelivery(bytes));
+    const { adapter } = createTestAdapter();
+    const h = createPay(adapter).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
+    const asString = await h.handle(await signedDelivery(text));
+    const asBytes = await h.handle(await signedDelivery(bytes));
     expect(asString.events.map((event) => event.id)).toEqual([
       'BOM:0:payment.updated',
       'BOM:providerN.SUCCESSFUL_TRANSACTION',
@@ -400,9 +395,9 @@ describe('a body with a UTF-8 byte order mark (issue 10 §5)', () => {
   });
 
   it('still refuses it when the signature was computed without the byte order mark', async () => {
-    const { adapter } = ingressAdapter();
-    const h = createPay(adapter).webhooks.setup({ webhookSecret: INGRESS_SECRET });
-    const signedWithout = await signedIngressDelivery('{"ref":"BOM2","items":1}');
+    const { adapter } = createTestAdapter();
+    const h = createPay(adapter).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
+    const signedWithout = await signedDelivery('{"ref":"BOM2","items":1}');
     for (const body of [
       '\uFEFF{"ref":"BOM2","items":1}',
       new TextEncoder().encode('\uFEFF{"ref":"BOM2","items":1}'),

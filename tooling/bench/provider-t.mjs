@@ -4,29 +4,13 @@ import { createProviderT } from '@pay/provider-t';
 import {
   generateProviderTKeyPair,
   providerTStatusEvent,
+  sampleTransferMetadata,
   signedProviderTWebhook,
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
 import { compareMs, opsPerSecond } from './harness.mjs';
 
-const TRANSFER = {
-  amount: 100,
-  currency: 'USD',
-  provider_metadata: {
-    sender: {
-      name: { firstName: 'Maria', lastName: 'Lopez' },
-      address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
-      mobilePhone: { number: '2145550123', countryDialCode: '1' },
-      personalDetails: { dateOfBirth: '1985-04-12' },
-      primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-    },
-    receiver: {
-      name: { firstName: 'Jose', lastName: 'Lopez' },
-      address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
-    },
-    transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
-  },
-};
+const TRANSFER = { amount: 100, currency: 'USD', provider_metadata: sampleTransferMetadata };
 
 /**
  * overhead.providerT.transfer: payments.create (quote → update → commit) through createPay over the same three

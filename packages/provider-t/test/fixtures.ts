@@ -1,6 +1,7 @@
 /** Realistic Provider T payloads (wire contract) and helpers shared by the nock tests. */
 import nock from 'nock';
 import { createProviderT, type ProviderTConfig } from '../src/index.js';
+import { sampleTransferMetadata } from '../src/testing/index.js';
 
 export const HOST = 'https://sandbox-api.provider-t.example';
 export const CLIENT_ID = 'pt-client-7f3a91';
@@ -41,33 +42,9 @@ export const IDENTITY = {
 };
 export const TRANSFER_IDENTITY = { ...IDENTITY, operatorId: OPERATOR_ID, posId: '01' };
 
-export const sender = {
-  name: { firstName: 'Maria', lastName: 'Lopez' },
-  address: {
-    line1: '100 Main St',
-    city: 'Dallas',
-    countrySubdivisionCode: 'US-TX',
-    countryCode: 'USA',
-    postalCode: '75201',
-  },
-  mobilePhone: { number: '2145550123', countryDialCode: '1' },
-  email: 'maria.lopez@example.com',
-  personalDetails: { dateOfBirth: '1985-04-12', birthCountryCode: 'MEX' },
-  primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-};
-
-export const receiver = {
-  name: { firstName: 'Jose', lastName: 'Lopez' },
-  address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
-};
-
-export const transactionInformation = {
-  purposeOfTransactionCode: 'FAMILY_SUPPORT',
-  sourceOfFundsCode: 'SALARY',
-};
-
-/** `provider_metadata` of a complete transfer. */
-export const transferMetadata = { sender, receiver, transactionInformation };
+/** `provider_metadata` of a complete transfer: the sample `@pay/provider-t/testing` publishes. */
+export const transferMetadata = sampleTransferMetadata;
+export const { sender, receiver, transactionInformation } = sampleTransferMetadata;
 
 const money = (value: number, currencyCode: string) => ({ value, currencyCode });
 

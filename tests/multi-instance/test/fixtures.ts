@@ -2,24 +2,12 @@
  * Inputs for each provider that the instances send (complete, valid requests per the wire contracts), and the
  * store configurations of the shared servers the global setup started.
  */
+import { sampleTransferMetadata } from '@pay/provider-t/testing';
 import { inject } from 'vitest';
 import { type StoreConfig, uniqueName } from './instances.js';
 
 /** A Provider T transfer's `provider_metadata`: sender, receiver and compliance data the update requires. */
-export const transferMetadata = {
-  sender: {
-    name: { firstName: 'Maria', lastName: 'Lopez' },
-    address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
-    mobilePhone: { number: '2145550123', countryDialCode: '1' },
-    personalDetails: { dateOfBirth: '1985-04-12' },
-    primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-  },
-  receiver: {
-    name: { firstName: 'Jose', lastName: 'Lopez' },
-    address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
-  },
-  transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
-};
+export const transferMetadata = sampleTransferMetadata;
 
 /** A Provider T `payments.create` input for `orderId` (the order id comes back in the transfer's details). */
 export function transferInput(orderId: string, amount = 100) {

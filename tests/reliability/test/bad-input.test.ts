@@ -8,6 +8,7 @@ import { type Operation, ValidationError } from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
 import { createProviderR } from '@pay/provider-r';
 import { createProviderT } from '@pay/provider-t';
+import { sampleTransferMetadata } from '@pay/provider-t/testing';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { rejectionOf } from './support.js';
 
@@ -523,19 +524,7 @@ const N_CASES: Case[] = [
 
 // ------------------------------------------------------------------------------------------------ Provider T
 const T = 'providerT' as const;
-const transfer: Json = {
-  sender: {
-    name: { firstName: 'Maria', lastName: 'Lopez' },
-    address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
-    mobilePhone: { number: '2145550123', countryDialCode: '1' },
-    personalDetails: { dateOfBirth: '1985-04-12' },
-    primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-  },
-  receiver: {
-    name: { firstName: 'Jose', lastName: 'Lopez' },
-    address: { line1: 'Calle 5', city: 'Guadalajara', countryCode: 'MEX' },
-  },
-};
+const transfer: Json = sampleTransferMetadata;
 const tPayment: Json = { amount: 100, currency: 'USD', provider_metadata: transfer };
 const tCheckout: Json = { provider_metadata: { ...transfer, amount: 100, currency: 'USD' } };
 const tUpdate: Json = { provider_metadata: { receiverFirstName: 'José' } };

@@ -15,6 +15,7 @@ import { createProviderT, providerT } from '@pay/provider-t';
 import {
   generateProviderTKeyPair,
   providerTStatusEvent,
+  sampleTransferMetadata,
   signedProviderTWebhook,
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
@@ -433,24 +434,7 @@ describe('Provider N: no secret in errors or hook payloads', () => {
 });
 
 /** A Provider T transfer with full sender and receiver data (shared by the Provider T tests below). */
-const T_PAYMENT = {
-  amount: 100,
-  currency: 'USD',
-  provider_metadata: {
-    sender: {
-      name: { firstName: 'Maria', lastName: 'Lopez' },
-      address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA' },
-      mobilePhone: { number: '2145550123', countryDialCode: '1' },
-      personalDetails: { dateOfBirth: '1985-04-12' },
-      primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-    },
-    receiver: {
-      name: { firstName: 'Jose', lastName: 'Lopez' },
-      address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
-    },
-    transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
-  },
-};
+const T_PAYMENT = { amount: 100, currency: 'USD', provider_metadata: sampleTransferMetadata };
 
 describe('Provider T: no secret in errors or hook payloads', () => {
   const CLIENT_ID = 'T-client+id/=&-5521';

@@ -1,7 +1,10 @@
 /**
- * `@pay/provider-t/testing`: a Provider T simulator on 127.0.0.1 and signing helpers for webhook tests.
+ * `@pay/provider-t/testing`: a Provider T simulator on 127.0.0.1, signing helpers for webhook tests and a sample
+ * transfer.
  * Test-only: uses `node:http` and `node:crypto`.
  */
+
+export { sampleTransferMetadata } from './sample.js';
 export {
   generateProviderTKeyPair,
   type ProviderTKeyPair,

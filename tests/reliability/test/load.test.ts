@@ -395,13 +395,15 @@ describe('load: 1,000 operations against Provider N while its tokens expire', ()
     expect(outcome.logins).toBeLessThanOrEqual(2);
   });
 
-  it('1,000 with 100 in flight, tokens living 2 s and revoked once: all succeed, logins bounded by the refreshes', async () => {
-    // A 2 s token is refreshed after 1 s (half its lifetime): it expires several times during the run.
-    simulator = await startProviderNSimulator({ tokenLifetimeSeconds: 2 });
+  it('1,000 with 100 in flight, tokens living 6 s and revoked once: all succeed, logins bounded by the refreshes', async () => {
+    // A 6 s token is refreshed after 3 s (half its lifetime): it expires several times during a loaded run. (With
+    // 2 s tokens a loaded CI machine, where one call of 100 in flight takes ~2 s, saw tokens expire twice within
+    // one call: a test of the machine's speed, not of the token manager.)
+    simulator = await startProviderNSimulator({ tokenLifetimeSeconds: 6 });
     const outcome = await run(100);
     expectAllSucceeded(outcome);
     // One login per refresh interval of the run, one for the revocation, one spare for a 401 at an expiry edge.
-    const bound = 3 + Math.ceil(outcome.elapsedMs / 1_000);
+    const bound = 3 + Math.ceil(outcome.elapsedMs / 3_000);
     expect(outcome.logins).toBeGreaterThanOrEqual(1);
     expect(outcome.logins).toBeLessThanOrEqual(bound);
     expect(outcome.logins).toBeLessThan(OPERATIONS / 20);

@@ -51,9 +51,13 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** Per-attempt timeout of the adapters in timeout cases, and the simulator delay that exceeds it. */
-export const TIMEOUT_MS = 200;
-export const DELAY_MS = 450;
+/**
+ * Per-attempt timeout of the adapters in timeout cases, and the simulator delay that exceeds it. The timeout
+ * applies to every call of a case, not only the faulted one: 200 ms let an unfaulted call time out on a loaded
+ * CI machine, which the matrix then read as the fault's attempt.
+ */
+export const TIMEOUT_MS = 500;
+export const DELAY_MS = 900;
 
 /** A 200 JSON body that matches no provider's wire contract. */
 export const WRONG_SHAPE_BODY = JSON.stringify({ result: 'ok', items: [1, 2, 3] });

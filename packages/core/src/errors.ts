@@ -260,6 +260,16 @@ export type WebhookFailureReason =
   | 'unconfirmed_status'
   | 'confirmation_failed'
   | 'missing_secret'
+  /**
+   * A webhook setting the signature covers is not configured (e.g. the registered host in production), so no
+   * delivery can be verified until it is set; answered retryably (503) so nothing is lost meanwhile.
+   */
+  | 'missing_host'
+  /**
+   * The delivery is for the other mode than the handler serves (a test payment on a production handler, a live
+   * payment on a sandbox handler): not this deployment's to process (400).
+   */
+  | 'mode_mismatch'
   /** Another attempt of the same delivery holds its deduplication lease (retryable: 503). */
   | 'delivery_in_progress'
   /** The deduplication store could not be reached (retryable: 503). */

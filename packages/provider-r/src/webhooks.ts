@@ -69,13 +69,13 @@ const modeName = (test: boolean) => (test ? 'test (sandbox)' : 'live (production
 /**
  * A handler serves one mode (issue 10 §2): a production handler (`isSandbox: false`) refuses a push for a test
  * payment, whose money is not real, and a sandbox handler refuses a push for a live payment, which belongs to the
- * production endpoint. Refused like a push for another merchant: it is not this deployment's to process.
+ * production endpoint. Refused (`mode_mismatch`, 400): it is not this deployment's to process.
  */
 function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void {
   if (test === isSandbox) return;
   throw new WebhookVerificationError(
     `The ${where} is for a ${modeName(test)} payment but this handler is configured for ${modeName(isSandbox)} (PROVIDER_R_SANDBOX / isSandbox); it is not processed here. Point the provider's push URL for each mode at the deployment configured for it.`,
-    { reason: 'merchant_mismatch' },
+    { reason: 'mode_mismatch' },
   );
 }
 

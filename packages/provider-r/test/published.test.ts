@@ -284,7 +284,7 @@ describe('published pushes', () => {
     );
     expect(error).toMatchObject({
       code: 'webhook_verification_failed',
-      reason: 'merchant_mismatch',
+      reason: 'mode_mismatch',
       status: 400,
     });
   });

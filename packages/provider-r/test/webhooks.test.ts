@@ -219,7 +219,7 @@ describe('a delivery is bound to this merchant and this mode (issue 10 §2)', ()
     const scope = confirmWith('PAID');
     const callback = vi.fn();
     const error = await rejectionOf(productionHandler().on('payment.succeeded', callback).handle(formPush()));
-    expect(error).toMatchObject({ reason: 'merchant_mismatch', retryable: false, status: 400 });
+    expect(error).toMatchObject({ reason: 'mode_mismatch', retryable: false, status: 400 });
     expect(error.message).toContain('test (sandbox)');
     expect(scope.isDone()).toBe(false);
     expect(callback).not.toHaveBeenCalled();
@@ -228,7 +228,7 @@ describe('a delivery is bound to this merchant and this mode (issue 10 §2)', ()
   it('refuses a push for a live payment on a sandbox handler, before any status call', async () => {
     const scope = confirmWith('PAID', { test: 'false' });
     const error = await rejectionOf(handlerFor().handle(formPush({ test: 'false' })));
-    expect(error).toMatchObject({ reason: 'merchant_mismatch', status: 400 });
+    expect(error).toMatchObject({ reason: 'mode_mismatch', status: 400 });
     expect(scope.isDone()).toBe(false);
   });
 
@@ -242,7 +242,7 @@ describe('a delivery is bound to this merchant and this mode (issue 10 §2)', ()
         fullUrl: URL_,
       }),
     );
-    expect(error.reason).toBe('merchant_mismatch');
+    expect(error.reason).toBe('mode_mismatch');
   });
 
   it('refuses a push whose confirmation contradicts its test flag', async () => {

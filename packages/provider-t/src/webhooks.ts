@@ -206,7 +206,7 @@ function signedHost(delivery: WebhookDelivery, settings: WebhookSettings): strin
   if (settings.isSandbox) return hostOf(delivery.fullUrl);
   throw new WebhookVerificationError(
     'Provider T webhooks in production are verified against the host you registered with Provider T: set webhookHost (env PROVIDER_T_WEBHOOK_HOST), e.g. "pay.shop.example". Until it is set every delivery is answered 503, so Provider T delivers it again later.',
-    { reason: 'missing_secret', retryable: true },
+    { reason: 'missing_host', retryable: true },
   );
 }
 

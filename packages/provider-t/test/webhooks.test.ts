@@ -211,7 +211,7 @@ describe('binding to this merchant (issue 10 §2)', () => {
   it('refuses every delivery in production until webhookHost is configured, retryably and before any status read', async () => {
     const handler = handlerFor({ isSandbox: false, baseUrl: HOST });
     const error = await refusal(handler.handle(delivery('SENT')));
-    expect(error).toMatchObject({ reason: 'missing_secret', retryable: true, status: 503 });
+    expect(error).toMatchObject({ reason: 'missing_host', retryable: true, status: 503 });
     expect(error.message).toContain('PROVIDER_T_WEBHOOK_HOST');
   });
 

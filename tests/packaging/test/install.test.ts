@@ -5,7 +5,16 @@
  * app then runs a script and a strict type check against the installed copies.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,5 +155,45 @@ pay.webhooks.setup({ webhookSecret: 's' }).on('providerN.SUCCESSFUL_TRANSACTION'
     );
     const result = run('node', [tsc, '-p', 'tsconfig.json'], app);
     expect(result.status, result.output).toBe(0);
+  });
+});
+
+describe('the next release (changeset version)', () => {
+  it('keeps every package below 1.0 and every adapter peering on the core version released with it', () => {
+    // The release tool runs on a copy of what it reads: the workspace list, the manifests and the changesets.
+    const copy = mkdtempSync(join(tmpdir(), 'pay-release-'));
+    try {
+      for (const file of ['package.json', 'pnpm-workspace.yaml']) cpSync(join(root, file), join(copy, file));
+      cpSync(join(root, '.changeset'), join(copy, '.changeset'), { recursive: true });
+      for (const group of ['packages', 'tests', 'examples', 'tooling']) {
+        const base = join(root, group);
+        const dirs = group === 'tooling' ? ['.', 'bench'] : readdirSync(base);
+        for (const dir of dirs) {
+          const manifest = join(base, dir, 'package.json');
+          if (!existsSync(manifest)) continue;
+          mkdirSync(join(copy, group, dir), { recursive: true });
+          cpSync(manifest, join(copy, group, dir, 'package.json'));
+        }
+      }
+      run('git', ['init', '-q'], copy);
+      const changeset = createRequire(import.meta.url).resolve('@changesets/cli/bin.js');
+      const result = run('node', [changeset, 'version'], copy);
+      expect(result.status, result.output).toBe(0);
+      const next = (dir: string) =>
+        JSON.parse(readFileSync(join(copy, 'packages', dir, 'package.json'), 'utf8'));
+      const core = next('core').version as string;
+      for (const { dir } of published) {
+        const manifest = next(dir.slice(packagesDir.length + 1));
+        expect(manifest.version, manifest.name).toMatch(/^0\./);
+        const peer = manifest.peerDependencies?.['@pay/core'] as string | undefined;
+        if (peer)
+          expect(
+            peer.split('||').map((range) => range.trim()),
+            manifest.name,
+          ).toContain(`^${core}`);
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

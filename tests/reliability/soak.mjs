@@ -23,6 +23,7 @@ import { buildProviderRPush, startProviderRSimulator } from '@pay/provider-r/tes
 import { createProviderT } from '@pay/provider-t';
 import {
   providerTStatusEvent,
+  sampleTransferMetadata,
   signedProviderTWebhook,
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
@@ -142,24 +143,7 @@ for (let i = 0; i < T_TRANSFERS; i += 1) {
   const payment = await tPayer.createPayment({
     amount: 100 + i,
     currency: 'USD',
-    provider_metadata: {
-      destinationCountryCode: 'MEX',
-      sender: {
-        name: { firstName: 'Maria', lastName: 'Lopez' },
-        address: {
-          line1: '100 Main St',
-          city: 'Dallas',
-          countrySubdivisionCode: 'US-TX',
-          countryCode: 'USA',
-          postalCode: '75201',
-        },
-        mobilePhone: { number: '2145550123', countryDialCode: '1' },
-        personalDetails: { dateOfBirth: '1985-04-12', birthCountryCode: 'MEX' },
-        primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-      },
-      receiver: { name: { firstName: 'Jose', lastName: 'Lopez' } },
-      transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
-    },
+    provider_metadata: sampleTransferMetadata,
   });
   transferIds.push(payment.id);
 }

@@ -11,6 +11,7 @@ import { createProviderT, type ProviderTAdapter, type ProviderTConfig } from '@p
 import {
   generateProviderTKeyPair,
   type ProviderTSimulator,
+  sampleTransferMetadata,
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
 import { describe, expect, it } from 'vitest';
@@ -44,21 +45,8 @@ function adapterFor(sim: ProviderTSimulator, overrides: Partial<ProviderTConfig>
   return createProviderT({ ...sim.adapterConfig, retry: RETRY, timeoutMs: 5_000, ...overrides });
 }
 
-const sender = {
-  name: { firstName: 'Maria', lastName: 'Lopez' },
-  address: { line1: '100 Main St', city: 'Dallas', countryCode: 'USA', postalCode: '75201' },
-  mobilePhone: { number: '2145550123', countryDialCode: '1' },
-  personalDetails: { dateOfBirth: '1985-04-12' },
-  primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-};
-const receiver = {
-  name: { firstName: 'Jose', lastName: 'Lopez' },
-  address: { line1: 'Calle 5 de Mayo 12', city: 'Guadalajara', countryCode: 'MEX' },
-};
-const transactionInformation = { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' };
-const transferMetadata = { sender, receiver, transactionInformation };
-const paymentParams = { amount: 100, currency: 'USD', provider_metadata: transferMetadata };
-const checkoutParams = { provider_metadata: { ...transferMetadata, amount: 100, currency: 'USD' } };
+const paymentParams = { amount: 100, currency: 'USD', provider_metadata: sampleTransferMetadata };
+const checkoutParams = { provider_metadata: { ...sampleTransferMetadata, amount: 100, currency: 'USD' } };
 
 const LOGIN = /^\/oauth\/accesstoken$/;
 const QUOTE = /^\/transfer\/v1\/transactions\/quote$/;

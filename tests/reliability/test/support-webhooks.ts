@@ -16,6 +16,7 @@ import {
   generateProviderTKeyPair,
   type ProviderTKeyPair,
   providerTStatusEvent,
+  sampleTransferMetadata,
   signedProviderTWebhook,
 } from '@pay/provider-t/testing';
 import { build } from 'esbuild';
@@ -320,24 +321,7 @@ export function providerTTransferParams(amount = 100) {
   return {
     amount,
     currency: 'USD',
-    provider_metadata: {
-      destinationCountryCode: 'MEX',
-      sender: {
-        name: { firstName: 'Maria', lastName: 'Lopez' },
-        address: {
-          line1: '100 Main St',
-          city: 'Dallas',
-          countrySubdivisionCode: 'US-TX',
-          countryCode: 'USA',
-          postalCode: '75201',
-        },
-        mobilePhone: { number: '2145550123', countryDialCode: '1' },
-        personalDetails: { dateOfBirth: '1985-04-12', birthCountryCode: 'MEX' },
-        primaryIdentification: { typeCode: 'PAS', id: 'X1234567', issueCountryCode: 'USA' },
-      },
-      receiver: { name: { firstName: 'Jose', lastName: 'Lopez' } },
-      transactionInformation: { purposeOfTransactionCode: 'FAMILY_SUPPORT', sourceOfFundsCode: 'SALARY' },
-    },
+    provider_metadata: sampleTransferMetadata,
   };
 }
 

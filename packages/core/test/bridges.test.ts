@@ -207,6 +207,45 @@ describe('the Node listener’s error boundary', () => {
     expect(counters.fullUrls).toEqual([]);
   });
 
+  it('answers 503 saying the body was already parsed when a body parser consumed the stream first', async () => {
+    const { handler, counters } = setup();
+    const listener = toNodeListener(handler, { publicOrigin: 'https://shop.example' });
+    const delivery = await signedDelivery('{"ref":"P1","items":1}');
+    const res = response();
+    // What express.json() leaves: the stream has ended (nothing left to read), Content-Length still announces a body.
+    const { req } = request(
+      '/hooks',
+      { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
+      async function* () {},
+    );
+    Object.assign(req, { readableEnded: true, body: JSON.parse(delivery.body) });
+    await expect(listener(req, res)).resolves.toBeUndefined();
+    expect(res.statusCode).toBe(503);
+    const body = JSON.parse(res.body ?? '{}');
+    expect(body.error).toBe('webhook_verification_failed');
+    expect(body.message).toContain('already parsed');
+    expect(body.message).toContain('before any body parser');
+    expect(body.message).toContain("express.raw({ type: '*/*' })");
+    expect(counters.fullUrls).toEqual([]);
+  });
+
+  it('answers 503 when a chunked body was consumed before the bridge, but 400 for a request with no body', async () => {
+    const listener = toNodeListener(setup().handler, { publicOrigin: 'https://shop.example' });
+    const chunked = response();
+    const { req: consumed } = request('/hooks', { 'transfer-encoding': 'chunked' }, async function* () {});
+    Object.assign(consumed, { readableEnded: true });
+    await listener(consumed, chunked);
+    expect(chunked.statusCode).toBe(503);
+    // No body announced: nothing was lost, so it is verified (and refused) like any other request.
+    for (const headers of [{ 'content-length': '0' }, {}]) {
+      const empty = response();
+      const { req } = request('/hooks', headers, async function* () {});
+      await listener(req, empty);
+      expect(empty.statusCode).toBe(400);
+      expect(JSON.parse(empty.body ?? '{}').error).toBe('webhook_verification_failed');
+    }
+  });
+
   it('answers 500 when reading the headers throws, and never rejects', async () => {
     const listener = toNodeListener(setup().handler, { publicOrigin: 'https://shop.example' });
     const res = response();
@@ -299,6 +338,23 @@ describe('the Web Request → Response bridge', () => {
     );
     expect(reply.status).toBe(200);
     expect(counters.fullUrls).toEqual(['https://shop.example/webhooks?source=t']);
+  });
+
+  it('answers 503 saying the body was already read when the Request body was used before the bridge', async () => {
+    const { handler, counters } = setup();
+    const delivery = await signedDelivery('{"ref":"W3","items":1}');
+    const request = new Request('https://shop.example/webhooks', {
+      method: 'POST',
+      body: delivery.body,
+      headers: delivery.headersAsObject,
+    });
+    await request.json(); // a middleware that parsed it first
+    const reply = await toFetchHandler(handler)(request);
+    expect(reply.status).toBe(503);
+    const body = await reply.json();
+    expect(body.error).toBe('webhook_verification_failed');
+    expect(body.message).toContain('already parsed or read');
+    expect(counters.fullUrls).toEqual([]);
   });
 
   it('answers 400 when the body stream fails mid-way, and never rejects', async () => {

@@ -105,13 +105,30 @@ describe('the webhook handler', () => {
     expect(callback).not.toHaveBeenCalled();
   });
 
-  it('refuses a parsed body with a message that shows how to keep the raw body', async () => {
+  it('refuses a parsed body retryably (503), saying it was already parsed and how to keep the raw body', async () => {
+    const callback = vi.fn();
+    const delivery = await signedDelivery('{"ref":"P2","items":1}');
     const error = (await handler()
-      .handle({ body: { ref: 'x' } as never, headersAsObject: {}, fullUrl: 'https://shop.example/' })
+      .on('payment.updated', callback)
+      .handle({ ...delivery, body: JSON.parse(delivery.body) })
       .catch((e: unknown) => e)) as WebhookVerificationError;
-    expect(error.reason).toBe('raw_body_required');
-    expect(error.message).toContain('express.raw');
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    // A configuration error, not a forgery: the provider must deliver it again once the route is fixed.
+    expect(error).toMatchObject({ reason: 'raw_body_required', retryable: true, status: 503 });
+    expect(error.message).toContain('already parsed');
+    expect(error.message).toContain('before any body parser');
+    expect(error.message).toContain("express.raw({ type: '*/*' })");
     expect(error.message).toContain('request.text()');
+    expect(callback).not.toHaveBeenCalled();
+  });
+
+  it('refuses a missing body retryably, showing how to keep the raw body', async () => {
+    const error = (await handler()
+      .handle({ body: undefined as never, headersAsObject: {}, fullUrl: 'https://shop.example/' })
+      .catch((e: unknown) => e)) as WebhookVerificationError;
+    expect(error).toMatchObject({ reason: 'raw_body_required', retryable: true, status: 503 });
+    expect(error.message).toContain('The webhook body is undefined.');
+    expect(error.message).toContain('express.raw');
   });
 
   it('refuses header values that cannot come from HTTP, and a request that is not an object, as malformed', async () => {

@@ -11,7 +11,7 @@
  */
 import type { AdapterTypes } from '../adapter.js';
 import { ConfigurationError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
-import type { WebhookHandler, WebhookResult } from './handler.js';
+import { bodyAlreadyParsedError, type WebhookHandler, type WebhookResult } from './handler.js';
 
 /** The reply a bridge sends: status and a small JSON body with no secret in it. */
 export interface WebhookReply {
@@ -91,6 +91,9 @@ async function fetchReply<T extends AdapterTypes>(
   }
   const fullUrl = joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
   if (fullUrl === undefined) return badRequest('The request URL cannot be parsed.');
+  // A middleware or framework that read the body first (`await request.json()`) leaves a used stream: the raw
+  // bytes are gone, which is a configuration error, not a forgery (answered 503 with the fix).
+  if (request.bodyUsed) return replyFor(Promise.reject(bodyAlreadyParsedError()));
   const declared = declaredLength(request.headers.get('content-length'));
   if (declared !== undefined && declared > settings.maxBodyBytes) {
     await request.body?.cancel().catch(() => undefined);
@@ -136,6 +139,8 @@ export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
   socket?: unknown;
   /** Closes the connection when a request cannot be answered (Node's `IncomingMessage.destroy`). */
   destroy?: () => unknown;
+  /** True once the body stream has ended (Node's `readableEnded`): a body parser may have read it already. */
+  readableEnded?: boolean;
 }
 
 /** The parts of Node's `ServerResponse` the listener writes. */
@@ -190,10 +195,30 @@ async function nodeReply<T extends AdapterTypes>(
   if (fullUrl === undefined) return badRequest('The request target is not a valid path.');
   const declared = declaredLength(req.headers['content-length']);
   if (declared !== undefined && declared > settings.maxBodyBytes) return tooLarge(settings.maxBodyBytes);
+  const endedBeforeReading = req.readableEnded === true;
   const body = await readNodeBody(req, settings.maxBodyBytes);
   if (body === 'unreadable') return 'unanswerable';
   if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
+  if (body.byteLength === 0 && bodyWasConsumed(req, declared, endedBeforeReading)) {
+    // A global body parser (express.json(), express.urlencoded()) read the stream before the bridge: the bytes the
+    // signature covers are gone. Answered 503 with the fix, since the delivery may well be genuine (issue 16).
+    return replyFor(Promise.reject(bodyAlreadyParsedError()));
+  }
   return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
+}
+
+/**
+ * True when the request announced a body (a Content-Length above 0, or a chunked body whose stream had already
+ * ended before the bridge read it) yet the stream gave the bridge nothing: something in front of it consumed the
+ * body. A request that announced no body, or whose stream the bridge read itself, is never counted as consumed.
+ */
+function bodyWasConsumed(
+  req: NodeRequestLike,
+  declared: number | undefined,
+  endedBeforeReading: boolean,
+): boolean {
+  if (declared !== undefined) return declared > 0;
+  return endedBeforeReading && req.headers['transfer-encoding'] !== undefined;
 }
 
 /**

@@ -74,6 +74,23 @@ const RAW_BODY_HELP =
   "Express: app.post(path, express.raw({ type: '*/*' }), …) and pass req.body; " +
   'Next.js route handler: await request.text(); or use the core bridges toFetchHandler / toNodeListener.';
 
+/**
+ * The refusal of a body that a parser already consumed (a global `express.json()` or `express.urlencoded()` in
+ * front of the webhook route, or a framework that read the Web request). The delivery itself may be genuine: this
+ * is the application's configuration, not a forgery, so it is retryable (503) and the provider delivers it again
+ * once the route is fixed, instead of a final 400 that blames the secret and loses the delivery.
+ */
+export function bodyAlreadyParsedError(): WebhookVerificationError {
+  return new WebhookVerificationError(
+    'The webhook body was already parsed or read before it reached the webhook handler (a body parser such as ' +
+      'express.json() or express.urlencoded() ran first), so the raw bytes the signature covers are gone; answered ' +
+      '503 so the provider delivers it again. Fix: mount the webhook route before any body parser ' +
+      "(app.post('/webhooks', toNodeListener(handler)) above app.use(express.json())), or use " +
+      "express.raw({ type: '*/*' }) on that route and pass req.body to handle(); Next.js: await request.text().",
+    { reason: 'raw_body_required', retryable: true },
+  );
+}
+
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
@@ -293,11 +310,13 @@ function toDelivery(request: WebhookRequest): WebhookDelivery {
   }
   const { body } = request;
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    // An object is what a body parser leaves behind (issue 16): say so, with the fix, and answer retryably.
+    if (typeof body === 'object' && body !== null) throw bodyAlreadyParsedError();
+    // No body at all (no express.raw on the route) is the application's wiring too, never the sender's doing:
+    // retryable, so genuine deliveries are not lost while the route is fixed.
     throw new WebhookVerificationError(
       `The webhook body is ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`,
-      {
-        reason: 'raw_body_required',
-      },
+      { reason: 'raw_body_required', retryable: true },
     );
   }
   const rawBody = typeof body === 'string' ? new TextEncoder().encode(body) : body;

@@ -14,7 +14,9 @@ import { type ProviderTTransferMetadata, providerT } from '@pay/provider-t';
 
 /** README "Quick start". */
 export async function quickStart(): Promise<string> {
-  const pay = createPay(providerN()); // reads PROVIDER_N_API_KEY, PROVIDER_N_SECRET_KEY, PROVIDER_N_SANDBOX
+  // Reads PROVIDER_N_API_KEY, PROVIDER_N_SECRET_KEY, PROVIDER_N_SANDBOX and PROVIDER_N_CONTRACT_CODE
+  // (your merchant contract code: the live API requires it on every payment).
+  const pay = createPay(providerN());
 
   const checkout = await pay.checkouts.create({
     customer: { email: 'ada@example.com' },

@@ -4,9 +4,9 @@
  * `ConfigurationError`. Values are never copied into errors.
  */
 import * as v from 'valibot';
+import type { ValidationIssue } from './errors.js';
 import { ConfigurationError } from './errors.js';
 import type { TokenStore } from './stores.js';
-import { toValidationIssues } from './validation.js';
 
 /** One environment variable a default factory reads. */
 export interface EnvVariable<Member extends string = string> {
@@ -67,11 +67,86 @@ export function parseConfig<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, config, { abortEarly: false });
   if (result.success) return result.output;
-  const issues = toValidationIssues(result.issues);
+  const issues = configIssues(schema, result.issues);
   throw new ConfigurationError(
-    `${provider} configuration is invalid: ${issues.map((issue) => `${issue.path || '(config)'} ${issue.message}`).join('; ')}.`,
-    { missing: issues.map((issue) => issue.path) },
+    `${provider} configuration is invalid: ${issues.map((issue) => `\`${issue.path || '(config)'}\` ${issue.message}`).join('; ')}.`,
+    { missing: [...new Set(issues.map((issue) => issue.path))] },
   );
+}
+
+/**
+ * What a value of each schema type must be, in the words of a configuration error (issue 16: the validation
+ * library's own text, "Invalid type: Expected string but received undefined", names neither the member nor
+ * what to write, and can quote the value).
+ */
+const EXPECTED_TYPES = new Map([
+  ['string', 'must be a non-empty string'],
+  ['number', 'must be a number'],
+  ['boolean', 'must be true or false'],
+  ['object', 'must be an object'],
+  ['strict_object', 'must be an object'],
+  ['loose_object', 'must be an object'],
+  ['array', 'must be a list'],
+  ['function', 'must be a function'],
+  ['picklist', 'must be one of the documented values'],
+  ['literal', 'must be one of the documented values'],
+  ['union', 'must be one of the documented values'],
+  ['variant', 'must be one of the documented values'],
+  ['enum', 'must be one of the documented values'],
+]);
+
+/** Plain messages for the validation library's built-in checks, from the check's requirement only. */
+const EXPECTED_CHECKS = new Map<string, (requirement: unknown) => string>([
+  ['min_length', (n) => `must be at least ${n} characters long`],
+  ['max_length', (n) => `must be at most ${n} characters long`],
+  ['length', (n) => `must be exactly ${n} characters long`],
+  ['non_empty', () => 'must not be empty'],
+  ['integer', () => 'must be a whole number'],
+  ['min_value', (n) => `must be at least ${n}`],
+  ['max_value', (n) => `must be at most ${n}`],
+  ['url', () => 'must be an absolute URL'],
+  ['regex', () => 'does not have the expected format'],
+]);
+
+/** The schema a config member is checked with, through optional/nullable wrappers; undefined when unknown. */
+function memberSchema(schema: unknown, keys: readonly string[]): { type?: unknown } | undefined {
+  let current = schema as
+    | { type?: unknown; entries?: Record<string, unknown>; wrapped?: unknown }
+    | undefined;
+  const unwrap = () => {
+    while (current && current.wrapped !== undefined) current = current.wrapped as typeof current;
+  };
+  for (const key of keys) {
+    unwrap();
+    const entries = current?.entries;
+    if (!entries || !Object.hasOwn(entries, key)) return undefined;
+    current = entries[key] as typeof current;
+  }
+  unwrap();
+  return current;
+}
+
+/**
+ * Converts the validation library's issues into plain ones naming the member and what it must be. Messages
+ * the schemas set themselves (`'must be an absolute URL'`) are kept; values are never quoted.
+ */
+function configIssues(schema: v.GenericSchema, issues: readonly v.BaseIssue<unknown>[]): ValidationIssue[] {
+  return issues.map((issue) => {
+    const keys = (issue.path ?? []).map((item) => String((item as { key: unknown }).key));
+    const path = keys.join('.');
+    if (!issue.message.startsWith('Invalid ')) return { path, message: issue.message };
+    if (issue.kind === 'schema' && issue.expected === 'never')
+      return { path, message: 'is not a known member' };
+    if (issue.kind === 'schema') {
+      // A missing member is reported on its parent object: what it must be is its own schema's type.
+      const own = issue.received === 'undefined' ? memberSchema(schema, keys) : undefined;
+      const type = String(own?.type ?? issue.type);
+      const expected = EXPECTED_TYPES.get(type);
+      return { path, message: expected ?? 'is not valid' };
+    }
+    const check = EXPECTED_CHECKS.get(issue.type);
+    return { path, message: check ? check(issue.requirement) : 'is not valid' };
+  });
 }
 
 /** Transport members every adapter config accepts, for adapters' config schemas. */

@@ -13,6 +13,7 @@ import {
   type ErrorContext,
   InvalidResponseError,
   NetworkError,
+  ProviderApiError,
   redact,
   redactError,
   ValidationError,
@@ -171,6 +172,28 @@ const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const MAX_WAIT_MS = 5_000;
 /** Connection failures that prove the request never left this process. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+/** What each connection failure code means, in words, for the error message (issue 16). */
+const CONNECTION_FAILURES = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ENOTFOUND', 'host name not found'],
+  ['EAI_AGAIN', 'host name lookup failed, temporarily'],
+  ['ENETUNREACH', 'network unreachable'],
+  ['EHOSTUNREACH', 'host unreachable'],
+  ['ECONNRESET', 'connection reset'],
+  ['ETIMEDOUT', 'connection timed out'],
+  ['EPIPE', 'connection closed while sending'],
+  ['UND_ERR_SOCKET', 'connection closed'],
+]);
+/** Advice of a `not_sent` network error: the only advice a `not_sent` message may carry (issue 16). */
+const NOT_SENT_ADVICE = 'The request never reached the provider; it is safe to send again.';
+/** Advice of an `unknown` network error. */
+const UNKNOWN_ADVICE = 'The provider may have processed it: look the resource up before sending it again.';
+/**
+ * Appended when the provider refused the credentials (a refused login): which configuration to check, named
+ * generically and never with a value (issue 16).
+ */
+export const CREDENTIALS_HINT =
+  "The provider refused the credentials: check the adapter's credentials (API key / secret) and that they belong to the configured environment (sandbox or live).";
 
 /** Marks a failure of the HTTP exchange itself, as opposed to one of the login. */
 class TransportFailure {
@@ -247,12 +270,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         throw abortedError(request, requestId, reachedBefore, 'waiting for a login');
       // A refused login before anything was sent is the login's own error; after an attempt that may have
       // landed, whatever stopped the retry cannot prove the call was not processed.
-      if (!NetworkError.isInstance(error) && !reachedBefore) throw error;
+      if (!NetworkError.isInstance(error) && !reachedBefore) throw withCredentialsHint(error);
       const where = `${options.provider} ${request.method} ${redact(request.path, credentials.values())}`;
+      // Why the login failed (its host and code), without its own advice: the login's outcome is not this
+      // call's, and a `not_sent` message must not say "may have processed" (issue 16).
+      const why = loginFailureReason(error);
       throw new NetworkError(
         reachedBefore
-          ? `${where}: no access token could be obtained for a retry, and an earlier attempt may have been processed. Look the resource up before sending it again.`
-          : `${where} was not sent: no access token could be obtained. It is safe to send again.`,
+          ? `${where}: no access token could be obtained for a retry${why}, and an earlier attempt may have been processed. Look the resource up before sending it again.`
+          : `${where} was not sent: no access token could be obtained${why}. It is safe to send again.`,
         {
           outcome: reachedBefore ? 'unknown' : 'not_sent',
           cause: error,
@@ -427,6 +453,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         const failure = toNetworkError(
           error,
           options.provider,
+          url,
           request,
           requestId,
           credentials,
@@ -603,10 +630,34 @@ class Deadline {
   }
 }
 
+/**
+ * A login refused for its credentials (401/403) gets {@link CREDENTIALS_HINT} appended; anything else is
+ * returned as is.
+ */
+function withCredentialsHint(error: unknown): unknown {
+  if (!ProviderApiError.isInstance(error) || (error.status !== 401 && error.status !== 403)) return error;
+  if (error.message.includes(CREDENTIALS_HINT)) return error;
+  return error.withDetails({ message: `${error.message.trimEnd()} ${CREDENTIALS_HINT}` });
+}
+
+/**
+ * `" (login: <what happened>)"` for a login that failed without an answer: its message without its advice, or
+ * just its code when the message carries an outcome claim of its own.
+ */
+function loginFailureReason(error: unknown): string {
+  const message = (error as Error | undefined)?.message;
+  if (typeof message !== 'string') return '';
+  const reason = message.replace(NOT_SENT_ADVICE, '').replace(UNKNOWN_ADVICE, '').trim().replace(/\.$/, '');
+  if (reason && !/may have|safe to send|not sent|never reached/i.test(reason)) return ` (login: ${reason})`;
+  const code = findCode(error);
+  return code ? ` (login failed: ${code})` : '';
+}
+
 /** Classifies a failed attempt: `not_sent` only when the connection provably never opened. */
 function toNetworkError(
   failure: TransportFailure,
   provider: ProviderName,
+  url: string,
   request: HttpRequest,
   requestId: string,
   credentials: CredentialSet,
@@ -616,16 +667,22 @@ function toNetworkError(
   const secrets = credentials.values();
   const code = findCode(error);
   const notSent = !reachedBefore && code !== undefined && NOT_SENT_CODES.has(code);
+  // Name the host (never the whole URL: a query could carry a credential) and the code, so an unreachable
+  // `baseUrl` is recognisable from the message alone (issue 16).
+  const host = redact(new URL(url).host, secrets);
+  const meaning = code === undefined ? undefined : CONNECTION_FAILURES.get(code);
   const what =
     failure.abortedBy === 'caller'
-      ? "was aborted by the caller's signal while in flight"
+      ? `to ${host} was aborted by the caller's signal while in flight`
       : failure.abortedBy === 'timeout' || (error as Error | undefined)?.name === 'TimeoutError'
-        ? 'timed out'
-        : `failed${code ? ` (${code})` : ''}`;
+        ? `to ${host} timed out`
+        : code
+          ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
+          : `to ${host} failed`;
   const outcome = notSent ? 'not_sent' : 'unknown';
   const advice = notSent
-    ? 'The request never reached the provider; it is safe to send again.'
-    : 'The provider may have processed it: look the resource up before sending it again.';
+    ? `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`
+    : UNKNOWN_ADVICE;
   return new NetworkError(
     `${provider} ${request.method} ${redact(request.path, secrets)} ${what}. ${advice}`,
     {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   booleanSetting,
@@ -90,6 +91,41 @@ describe('configuration helpers', () => {
   });
 });
 
+describe('configuration errors in plain words (issue 16)', () => {
+  function configError(schema: v.GenericSchema, config: unknown): ConfigurationError {
+    try {
+      parseConfig('providerN', schema, config);
+    } catch (e) {
+      return e as ConfigurationError;
+    }
+    throw new Error('expected a ConfigurationError');
+  }
+
+  it("names each member and what it must be, never the validation library's own wording", () => {
+    const schema = v.object({
+      apiKey: v.string(),
+      isSandbox: v.boolean(),
+      ...transportConfigEntries,
+    });
+    const error = configError(schema, { isSandbox: 'yes', timeoutMs: 2.5, retry: -1 });
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect(error.missing).toEqual(['apiKey', 'isSandbox', 'timeoutMs', 'retry']);
+    expect(error.message).toContain('`apiKey` must be a non-empty string');
+    expect(error.message).toContain('`isSandbox` must be true or false');
+    expect(error.message).toContain('`timeoutMs` must be a whole number');
+    expect(error.message).toContain('`retry` must be 0 or more');
+    expect(error.message).not.toMatch(/Invalid|Expected|received|undefined/);
+  });
+
+  it('says a strict config has an unknown member, and what a too-short value must be', () => {
+    const schema = v.strictObject({ secretKey: v.pipe(v.string(), v.minLength(8)) });
+    const error = configError(schema, { secretKey: 'short', secretkey: 'x' });
+    expect(error.message).toContain('`secretKey` must be at least 8 characters long');
+    expect(error.message).toContain('`secretkey` is not a known member');
+    expect(error.message).not.toMatch(/Invalid|Expected|received|short/);
+  });
+});
+
 describe('transport config: the hook error channel (issue 11 §1)', () => {
   const schema = v.object({ ...transportConfigEntries });
 
@@ -104,5 +140,29 @@ describe('transport config: the hook error channel (issue 11 §1)', () => {
     })();
     expect(ConfigurationError.isInstance(error)).toBe(true);
     expect(error?.missing).toEqual(['hooks.onHookError']);
+  });
+});
+
+describe('the root README quick start (issue 16)', () => {
+  it('lists every variable the live Provider N API needs, in the README and in its tested mirror', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const quickStart = readme.slice(
+      readme.indexOf('## Quick start'),
+      readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1),
+    );
+    const mirror = readFileSync(
+      new URL('../../../examples/demo/src/readme-snippets.ts', import.meta.url),
+      'utf8',
+    );
+    const mirrored = mirror.slice(mirror.indexOf('export async function quickStart'));
+    for (const variable of [
+      'PROVIDER_N_API_KEY',
+      'PROVIDER_N_SECRET_KEY',
+      'PROVIDER_N_SANDBOX',
+      'PROVIDER_N_CONTRACT_CODE',
+    ]) {
+      expect(quickStart).toContain(variable);
+      expect(mirrored).toContain(variable);
+    }
   });
 });

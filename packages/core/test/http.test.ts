@@ -169,6 +169,85 @@ describe('the HTTP client', () => {
     expect(error).toMatchObject({ code: 'network_error', outcome: 'not_sent' });
   });
 
+  it('names the unreachable host and the connection error, and never says a call that was not sent may have landed', async () => {
+    const server = await startLoopbackServer(() => {});
+    await server.close();
+    const host = new URL(server.url).host;
+    const http = createHttpClient({ provider: 'providerN', baseUrl: server.url, retry: 0 });
+    const error = (await http
+      .send({ method: 'POST', path: '/pay', json: {}, retrySafe: false })
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(error).toMatchObject({ outcome: 'not_sent' });
+    expect(error.message).toContain(host);
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(error.message).toMatch(/baseUrl/);
+    expect(error.message).not.toMatch(/may have (been )?processed/i);
+  });
+
+  it('a call whose login could not reach an unreachable host names that host and code, and says it was not sent', async () => {
+    const server = await startLoopbackServer(() => {});
+    await server.close();
+    const host = new URL(server.url).host;
+    const loginClient = createHttpClient({ provider: 'providerN', baseUrl: server.url, retry: 0 });
+    const http = createHttpClient({
+      provider: 'providerN',
+      baseUrl: server.url,
+      retry: 0,
+      authorization: {
+        header: async () => {
+          await loginClient.send({
+            method: 'POST',
+            path: '/v1/auth/login',
+            retrySafe: true,
+            authorize: false,
+          });
+          return 'Bearer never';
+        },
+      },
+    });
+    const error = (await http
+      .send({ method: 'GET', path: '/v1/payments/1', retrySafe: true })
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(error).toMatchObject({ outcome: 'not_sent' });
+    expect(error.message).toContain(host);
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(error.message).not.toMatch(/may have (been )?processed/i);
+  });
+
+  it('a call whose login timed out says it was not sent without repeating the login\'s "may have processed"', async () => {
+    const loginFailure = new NetworkError(
+      'providerN POST /v1/auth/login timed out. The provider may have processed it: look the resource up before sending it again.',
+      { outcome: 'unknown' },
+    );
+    const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });
+    const error = (await http
+      .send({ method: 'POST', path: '/pay', json: {}, retrySafe: false })
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(error).toMatchObject({ outcome: 'not_sent', cause: loginFailure });
+    expect(error.message).toContain('timed out');
+    expect(error.message).not.toMatch(/may have (been )?processed/i);
+  });
+
+  it('a refused login says to check the configured credentials, without any secret', async () => {
+    const refused = new ProviderApiError({
+      provider: 'providerN',
+      status: 401,
+      providerCode: '99',
+      providerMessage: 'Invalid credentials',
+    });
+    const http = client({
+      secrets: ['sk_live_SUPERSECRET'],
+      authorization: { header: async () => Promise.reject(refused) },
+    });
+    const error = (await http
+      .send({ method: 'POST', path: '/pay', json: {}, retrySafe: false })
+      .catch((e: unknown) => e)) as ProviderApiError;
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 401, providerCode: '99', retryable: false });
+    expect(error.message).toMatch(/check the adapter's credentials \(API key \/ secret\)/);
+    expect(error.message).not.toContain('SUPERSECRET');
+  });
+
   it('says the outcome is unknown when an earlier attempt may have landed, even if the last was refused', async () => {
     const server = await startLoopbackServer(() => {
       // Never answers: the first attempt times out after the request reached the server.

@@ -647,7 +647,12 @@ function withCredentialsHint(error: unknown): unknown {
 function loginFailureReason(error: unknown): string {
   const message = (error as Error | undefined)?.message;
   if (typeof message !== 'string') return '';
-  const reason = message.replace(NOT_SENT_ADVICE, '').replace(UNKNOWN_ADVICE, '').trim().replace(/\.$/, '');
+  const reason = message
+    .replace(NOT_SENT_ADVICE, '')
+    .replace(UNKNOWN_ADVICE, '')
+    .replace(/\s{2,}/g, ' ')
+    .trim()
+    .replace(/\.$/, '');
   if (reason && !/may have|safe to send|not sent|never reached/i.test(reason)) return ` (login: ${reason})`;
   const code = findCode(error);
   return code ? ` (login failed: ${code})` : '';

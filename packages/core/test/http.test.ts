@@ -212,6 +212,7 @@ describe('the HTTP client', () => {
     expect(error.message).toContain(host);
     expect(error.message).toContain('ECONNREFUSED');
     expect(error.message).not.toMatch(/may have (been )?processed/i);
+    expect(error.message).not.toMatch(/\s{2}/);
   });
 
   it('a call whose login timed out says it was not sent without repeating the login\'s "may have processed"', async () => {

@@ -13,11 +13,13 @@ export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[], pref
     const path = [prefix, issuePath(issue)].filter(Boolean).join('.');
     const unknownKey =
       issue.kind === 'schema' && issue.type === 'strict_object' && issue.expected === 'never';
-    // valibot's default messages end with the value received ("… but received \"sk_live_…\""): the value may
-    // be a secret or personal data, so only the expectation is kept.
+    // valibot's default messages end with the value received ("… but received \"sk_live_…\"", or
+    // "Invalid integer: Received 2.5"): the value may be a secret or personal data, so only the expectation is kept.
     return {
       path,
-      message: unknownKey ? 'is not a known field' : issue.message.replace(/ but received [\s\S]*$/, ''),
+      message: unknownKey
+        ? 'is not a known field'
+        : issue.message.replace(/ but received [\s\S]*$|: Received [\s\S]*$/i, ''),
     };
   });
 }

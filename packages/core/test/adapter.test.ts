@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -7,6 +8,7 @@ import {
   Pay,
   ProviderApiError,
   ProviderNotSupportedError,
+  toValidationIssues,
   ValidationError,
 } from '../src/index.js';
 import { type TestTypes, testAdapter } from './fixtures.js';
@@ -176,5 +178,19 @@ describe('identifiers that would change a URL path (issue 11 §3)', () => {
       { path: 'id', message: `must not be "${id}" (it would change the URL path)` },
     ]);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('validation messages never quote the value received', () => {
+  it('keeps the expectation and drops the value, whatever valibot wording carries it', () => {
+    const issues = toValidationIssues([
+      ...(v.safeParse(v.pipe(v.number(), v.integer()), 2.5).issues ?? []),
+      ...(v.safeParse(v.string(), 4242424242424242).issues ?? []),
+    ]);
+    expect(issues.map((issue) => issue.message)).toEqual([
+      'Invalid integer',
+      'Invalid type: Expected string',
+    ]);
+    expect(JSON.stringify(issues)).not.toMatch(/2\.5|4242/);
   });
 });

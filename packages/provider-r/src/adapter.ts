@@ -24,9 +24,9 @@ import {
   checkpointBeforeSending,
   idempotencyKeyOf,
   idempotencyRefId,
-  recordCreated,
   resolveCall,
   resumeCreation,
+  sendCreation,
 } from './idempotency.js';
 import { paymentFromCreate, paymentFromStatus, refundFromReply } from './mapping.js';
 import {
@@ -184,16 +184,15 @@ function operations(
       const resumed = resumeCreation('checkouts.create', options.idempotency);
       if (resumed) return null;
       // With a ledger there is a key, so the refId is the caller's or the key's (never absent).
-      const refId = body.refId as string;
-      await checkpointBeforeSending('checkouts.create', options.idempotency, { step: 'create_sent', refId });
-      const reply = await upstream.createCheckout(body, options);
-      await recordCreated(options.idempotency, {
-        step: 'created',
-        refId,
-        transId: reply.transId,
-        result: null,
-      });
-      return null;
+      return sendCreation(
+        'checkouts.create',
+        options.idempotency,
+        { refId: body.refId as string },
+        async () => ({
+          transId: (await upstream.createCheckout(body, options)).transId,
+          result: null,
+        }),
+      );
     },
 
     async createPayment(params, options) {
@@ -201,27 +200,25 @@ function operations(
       const resumed = resumeCreation('payments.create', options.idempotency);
       if (resumed) return resumed.result as Payment;
       // With a ledger there is a key, so the refId is the caller's or the key's (never absent).
-      const refId = body.refId as string;
-      await checkpointBeforeSending('payments.create', options.idempotency, { step: 'create_sent', refId });
-      const reply = await upstream.createPayment(body, options);
-      const payment = paymentFromCreate(
-        {
-          amount: body.price,
-          currency: body.curr,
-          payerId: body.payerId,
-          itemId: params.item_id,
-          metadata: params.metadata,
-          test: body.test,
+      return sendCreation(
+        'payments.create',
+        options.idempotency,
+        { refId: body.refId as string },
+        async () => {
+          const payment = paymentFromCreate(
+            {
+              amount: body.price,
+              currency: body.curr,
+              payerId: body.payerId,
+              itemId: params.item_id,
+              metadata: params.metadata,
+              test: body.test,
+            },
+            await upstream.createPayment(body, options),
+          );
+          return { transId: payment.id, result: payment };
         },
-        reply,
       );
-      await recordCreated(options.idempotency, {
-        step: 'created',
-        refId,
-        transId: payment.id,
-        result: payment,
-      });
-      return payment;
     },
 
     async retrievePayment(id, options) {
@@ -318,29 +315,20 @@ function operations(
         metadata: params.metadata,
         test: config.isSandbox,
       };
-      await checkpointBeforeSending('refunds.create', options.idempotency, {
-        step: 'create_sent',
-        refId: sent.refId,
-        transId: sent.transId,
+      const reference = { refId: sent.refId, transId: sent.transId };
+      return sendCreation('refunds.create', options.idempotency, reference, async () => {
+        const reply = await upstream.refund(
+          {
+            transId: sent.transId,
+            amount: sent.amount,
+            curr: sent.currency,
+            refId: sent.refId,
+            test: sent.test,
+          },
+          options,
+        );
+        return { transId: sent.transId, result: refundFromReply(sent, reply) };
       });
-      const reply = await upstream.refund(
-        {
-          transId: sent.transId,
-          amount: sent.amount,
-          curr: sent.currency,
-          refId: sent.refId,
-          test: sent.test,
-        },
-        options,
-      );
-      const refund = refundFromReply(sent, reply);
-      await recordCreated(options.idempotency, {
-        step: 'created',
-        refId: sent.refId,
-        transId: sent.transId,
-        result: refund,
-      });
-      return refund;
     },
   };
 }

@@ -119,12 +119,28 @@ export async function checkpointBeforeSending(
  * cannot move money: it is ignored (core's `complete` follows and reports its own failure). It lets a retry after
  * a crash between the answer and `complete` return the result instead of an unknown outcome.
  */
-export async function recordCreated(
+async function recordCreated(
   idempotency: IdempotencyContext | undefined,
   point: Extract<ProviderRRecoveryPoint, { step: 'created' }>,
 ): Promise<void> {
   if (!idempotency) return;
   await idempotency.checkpoint(JSON.parse(JSON.stringify(point)) as JsonValue).catch(() => undefined);
+}
+
+/**
+ * Sends a creation under the ledger: `create_sent` is recorded before the call (fail closed), the answer after
+ * it, so a retry with the key either returns that answer or refuses to create again ({@link resumeCreation}).
+ */
+export async function sendCreation<R extends Payment | Refund | null>(
+  operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
+  idempotency: IdempotencyContext | undefined,
+  sent: { refId: string; transId?: string },
+  send: () => Promise<{ transId: string; result: R }>,
+): Promise<R> {
+  await checkpointBeforeSending(operation, idempotency, { step: 'create_sent', ...sent });
+  const { transId, result } = await send();
+  await recordCreated(idempotency, { step: 'created', refId: sent.refId, transId, result });
+  return result;
 }
 
 /**

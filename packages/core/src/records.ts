@@ -32,6 +32,12 @@ interface RecordBase {
    * push, a sandbox-configured adapter): test data can never be mistaken for a real payment.
    */
   livemode: boolean;
+  /**
+   * The provider's request id of the call that produced this record, so a support ticket can quote it: the id
+   * the provider answered with (its request-id reply header), else the id `@pay` sent with the call. `null` when
+   * no call produced the record (a record built from a webhook payload without a status read).
+   */
+  request_id: string | null;
 }
 
 /** A payment. `amount` is in the unit the provider defines (R: minor units; T and N: major units). */
@@ -108,6 +114,15 @@ export interface Subscription extends RecordBase {
   customer: CustomerRef;
   amount: number | null;
   currency: string | null;
+}
+
+/**
+ * The request id a record carries (`request_id`) for a reply: the provider's own id from `header` (a reply
+ * header name, any case) when the provider sent one, else the id `@pay` sent with the call (`reply.requestId`).
+ */
+export function requestIdOf(reply: { headers: Headers; requestId: string }, header?: string): string {
+  const answered = header ? reply.headers.get(header)?.trim() : undefined;
+  return answered ? answered : reply.requestId;
 }
 
 // ---------------------------------------------------------------------------------------------------------

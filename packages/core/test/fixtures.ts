@@ -38,6 +38,7 @@ export function payment(id: string): Payment {
     payment_url: null,
     provider: 'providerN',
     livemode: false,
+    request_id: null,
     raw: {},
   };
 }

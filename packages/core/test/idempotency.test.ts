@@ -374,6 +374,7 @@ describe('idempotency keys on money-moving calls (issue 14 §1)', () => {
           status: 'pending',
           provider: 'providerT',
           livemode: false,
+          request_id: null,
           raw: {},
         } as never;
       },

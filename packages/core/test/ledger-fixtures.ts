@@ -37,6 +37,7 @@ export function transfer(id: string, amount = 25): Payment {
     payment_url: null,
     provider: 'providerT',
     livemode: false,
+    request_id: null,
     raw: {},
   };
 }

@@ -60,3 +60,10 @@ describe('outcome types for reconciling (issue 11 §1)', () => {
     >();
   });
 });
+
+describe('records', () => {
+  it('carry the request id of the call that produced them (null when none)', () => {
+    expectTypeOf<Payment['request_id']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Invoice['request_id']>().toEqualTypeOf<string | null>();
+  });
+});

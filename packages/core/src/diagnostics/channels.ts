@@ -1,0 +1,221 @@
+/**
+ * Tracing channels (issue 15): every public operation, every logical provider call and every HTTP attempt is
+ * published on a `diagnostics_channel` tracing channel, and every webhook delivery on a plain channel, so an
+ * application (or `@pay/otel`) can follow a payment without @pay knowing who listens.
+ *
+ * Core never imports `node:diagnostics_channel`: runtime code must load on edge runtimes too, so the module is
+ * asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16). Where there is none, nothing is published and
+ * nothing fails. Payloads carry ids and enums only: never a secret, token, body, e-mail, name or metadata value.
+ */
+import type { WebhookFailureReason } from '../errors.js';
+
+/** The channel names: `tracing:<name>:start|end|asyncStart|asyncEnd|error` for the three tracing channels. */
+export const PAY_CHANNELS = {
+  operation: 'pay:operation',
+  call: 'pay:call',
+  attempt: 'pay:attempt',
+  webhook: 'pay:webhook',
+} as const;
+
+/** How a traced operation, call or attempt ended, in the words of `ProviderApiError.outcome` and `NetworkError`. */
+export type TracedOutcome = 'succeeded' | 'refused' | 'not_sent' | 'unknown';
+
+/** Context of `pay:operation`: one per public operation (`pay.payments.create(...)`). */
+export interface OperationTrace {
+  id: string;
+  provider: string;
+  /** The operation's name in the operation table, e.g. `'payments.create'`. */
+  operation: string;
+  idempotencyKey: string | undefined;
+  /** Set before the end events. */
+  outcome?: TracedOutcome;
+  /** The returned record's id and provider request id, when the operation succeeded. */
+  recordId?: string | undefined;
+  requestId?: string | null | undefined;
+  /** The (redacted) error the caller receives; also set by the channel itself on `error`. */
+  error?: unknown;
+}
+
+/** Fields shared by a logical provider call and each of its attempts. */
+export interface HttpTraceBase {
+  id: string;
+  /** The enclosing operation's id (for a call) or the call's id (for an attempt); undefined outside an operation. */
+  parentId: string | undefined;
+  provider: string;
+  /** The adapter's name for the call, e.g. `'init-transaction'`. */
+  call: string;
+  method: string;
+  /** The path with its id segments replaced by `{id}` placeholders, e.g. `/v1/transactions/{id}`. */
+  urlTemplate: string;
+  serverAddress: string;
+  serverPort: number | undefined;
+  /** The request id sent (and kept across retries of one call). */
+  requestId: string | undefined;
+}
+
+/** Context of `pay:call`: one logical provider call, across its retries. */
+export interface CallTrace extends HttpTraceBase {
+  idempotencyKey: string | undefined;
+  /** Set before the end events. */
+  status?: number | undefined;
+  attempts?: number;
+  outcome?: TracedOutcome;
+  /** The error class name or the provider error's `kind`. */
+  errorType?: string | undefined;
+  error?: unknown;
+}
+
+/** Context of `pay:attempt`: one HTTP attempt of a call. */
+export interface AttemptTrace extends HttpTraceBase {
+  /** 0 for the first attempt: OpenTelemetry's `http.request.resend_count`. */
+  attempt: number;
+  /** Set before the end events. */
+  status?: number | undefined;
+  /** `'timeout'`, `'network'` or the HTTP status as text when the attempt did not succeed. */
+  errorType?: string | undefined;
+  /** Whether this attempt may have reached the provider (a lost reply, a timeout after sending). */
+  mayHaveReached?: boolean;
+  error?: unknown;
+}
+
+/** Message of `pay:webhook`: one per delivery, published after the handler answered. */
+export interface WebhookTrace {
+  provider: string;
+  verified: boolean;
+  reason?: WebhookFailureReason | undefined;
+  deliveryKey?: string | undefined;
+  eventTypes: string[];
+  duplicate: boolean;
+  callbackFailures: number;
+  /** The HTTP status the handler answered with. */
+  status: number;
+  /** `Date.now()` when the delivery arrived, and how long handling it took. */
+  startTime: number;
+  durationMs: number;
+}
+
+/** The part of Node's `TracingChannel` core uses. */
+export interface TracingChannelLike<C extends object> {
+  readonly hasSubscribers: boolean;
+  tracePromise<T>(fn: () => Promise<T>, context: C): Promise<T>;
+}
+
+/** The part of Node's `Channel` core uses. */
+export interface ChannelLike<M> {
+  readonly hasSubscribers: boolean;
+  publish(message: M): void;
+}
+
+interface DiagnosticsChannelModule {
+  tracingChannel(name: string): unknown;
+  channel(name: string): unknown;
+}
+
+/** The runtime's `diagnostics_channel`, or undefined on runtimes without one (edge, browsers). */
+export function findDiagnosticsChannel(): DiagnosticsChannelModule | undefined {
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const found = runtime?.getBuiltinModule?.('node:diagnostics_channel') as
+      | DiagnosticsChannelModule
+      | undefined;
+    return typeof found?.tracingChannel === 'function' ? found : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The four channels, or undefined when the runtime has none. Looked up once: channels are process-wide. */
+export interface PayChannels {
+  operation: TracingChannelLike<OperationTrace>;
+  call: TracingChannelLike<CallTrace>;
+  attempt: TracingChannelLike<AttemptTrace>;
+  webhook: ChannelLike<WebhookTrace>;
+}
+
+let channels: PayChannels | null | undefined;
+
+/** Returns the channels (created on first use), or undefined where the runtime has no `diagnostics_channel`. */
+export function payChannels(): PayChannels | undefined {
+  if (channels === undefined) {
+    const dc = findDiagnosticsChannel();
+    channels = dc
+      ? {
+          operation: dc.tracingChannel(PAY_CHANNELS.operation) as TracingChannelLike<OperationTrace>,
+          call: dc.tracingChannel(PAY_CHANNELS.call) as TracingChannelLike<CallTrace>,
+          attempt: dc.tracingChannel(PAY_CHANNELS.attempt) as TracingChannelLike<AttemptTrace>,
+          webhook: dc.channel(PAY_CHANNELS.webhook) as ChannelLike<WebhookTrace>,
+        }
+      : null;
+  }
+  return channels ?? undefined;
+}
+
+/**
+ * Runs `fn` traced on `channel` when someone subscribes, building the context only then (`context()` is not called
+ * otherwise, so an unobserved call pays one property read). `finish` fills in the end fields from the result or
+ * error before the end events fire.
+ */
+export function traced<C extends object, T>(
+  channel: TracingChannelLike<C> | undefined,
+  context: () => C,
+  fn: (trace: C | undefined) => Promise<T>,
+  finish?: (trace: C, outcome: { ok: true; value: T } | { ok: false; error: unknown }) => void,
+): Promise<T> {
+  if (!channel?.hasSubscribers) return fn(undefined);
+  const trace = context();
+  return channel.tracePromise(async () => {
+    try {
+      const value = await fn(trace);
+      finish?.(trace, { ok: true, value });
+      return value;
+    } catch (error) {
+      finish?.(trace, { ok: false, error });
+      throw error;
+    }
+  }, trace);
+}
+
+let sequence = 0;
+
+/** A process-unique id for a traced operation, call or attempt (not random: it only links parents to children). */
+export function traceId(prefix: string): string {
+  sequence += 1;
+  return `${prefix}-${sequence.toString(36)}`;
+}
+
+interface OperationScope {
+  run<R>(store: OperationTrace, fn: () => R): R;
+  getStore(): OperationTrace | undefined;
+}
+
+let scope: OperationScope | null | undefined;
+
+/** The runtime's `AsyncLocalStorage` for the enclosing operation, asked of the runtime like the channels. */
+function operationScope(): OperationScope | undefined {
+  if (scope === undefined) {
+    const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    try {
+      const hooks = runtime?.getBuiltinModule?.('node:async_hooks') as
+        | { AsyncLocalStorage?: new () => OperationScope }
+        | undefined;
+      scope = hooks?.AsyncLocalStorage ? new hooks.AsyncLocalStorage() : null;
+    } catch {
+      scope = null;
+    }
+  }
+  return scope ?? undefined;
+}
+
+/**
+ * Runs an operation with its trace as the parent of the provider calls made inside it. Only used while someone
+ * subscribes, so an unobserved operation never touches async context.
+ */
+export function withinOperation<R>(trace: OperationTrace, fn: () => R): R {
+  const found = operationScope();
+  return found ? found.run(trace, fn) : fn();
+}
+
+/** The id of the traced operation this code runs in, if any: the parent of a provider call's trace. */
+export function enclosingOperation(): OperationTrace | undefined {
+  return scope ? scope.getStore() : undefined;
+}

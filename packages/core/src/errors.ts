@@ -130,6 +130,33 @@ export class ProviderNotSupportedError extends PayError {
 export const RECONCILE_ADVICE =
   'the provider may have processed an earlier attempt: look it up with retrievePayment before sending again';
 
+/**
+ * What kind of refusal a {@link ProviderApiError} is, whatever the provider's own codes: applications branch on it
+ * without knowing provider codes (issue 13 item 1).
+ */
+export type ProviderErrorKind =
+  | 'authentication'
+  | 'invalid_request'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limited'
+  | 'provider_unavailable'
+  | 'declined';
+
+/**
+ * The kind an HTTP status implies when the adapter's error table does not list the provider's code: 401/403
+ * authentication, 404 not found, 409 conflict, 429 rate limited, 408 and 5xx provider unavailable (the provider
+ * did not get to judge the request), any other status invalid request.
+ */
+export function providerErrorKindOf(status: number): ProviderErrorKind {
+  if (status === 401 || status === 403) return 'authentication';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 429) return 'rate_limited';
+  if (status === 408 || status >= 500) return 'provider_unavailable';
+  return 'invalid_request';
+}
+
 /** Options of a {@link ProviderApiError} beyond the provider's answer. */
 export interface ProviderApiErrorOptions extends PayErrorOptions {
   /**
@@ -154,6 +181,11 @@ export class ProviderApiError extends PayError {
   /** True when the same call may succeed later (429, 5xx); always false when `outcome` is `'unknown'`. */
   readonly retryable: boolean;
   /**
+   * What kind of refusal this is, portable across providers: from the adapter's error table when it lists the
+   * provider's code, else from the HTTP status ({@link providerErrorKindOf}).
+   */
+  readonly kind: ProviderErrorKind;
+  /**
    * `'unknown'`: an earlier attempt of this call may have been processed although this answer refused it.
    * Reconcile (e.g. `retrievePayment`) before sending again. Absent when the answer is all there is.
    */
@@ -170,6 +202,8 @@ export class ProviderApiError extends PayError {
       providerMessage?: string | undefined;
       requestId?: string | undefined;
       retryable?: boolean;
+      /** Default: the kind the status implies ({@link providerErrorKindOf}). */
+      kind?: ProviderErrorKind | undefined;
       message?: string;
     },
     options: ProviderApiErrorOptions = {},
@@ -192,6 +226,7 @@ export class ProviderApiError extends PayError {
     this.providerMessage = fields.providerMessage;
     this.requestId = fields.requestId;
     this.retryable = unknown ? false : (fields.retryable ?? (fields.status === 429 || fields.status >= 500));
+    this.kind = fields.kind ?? providerErrorKindOf(fields.status);
     // Only set when known, so toJSON() of an ordinary refusal has no `outcome` key at all.
     if (unknown) Object.defineProperty(this, 'outcome', { value: 'unknown', enumerable: true });
   }
@@ -215,6 +250,7 @@ export class ProviderApiError extends PayError {
         providerMessage: this.providerMessage,
         requestId: this.requestId,
         retryable: this.retryable,
+        kind: this.kind,
         message: details.message ?? this.message,
       },
       { cause: this, context: details.context ?? this.context, ...(outcome ? { outcome } : {}) },

@@ -136,6 +136,26 @@ describe('ProviderApiError after an earlier attempt may have landed (issue 11 §
   });
 });
 
+describe('ProviderApiError.kind (issue 13 item 1)', () => {
+  it('takes the kind from the status when none is given, and keeps a given kind through withDetails and JSON', () => {
+    expect(new ProviderApiError({ provider: 'providerT', status: 401 }).kind).toBe('authentication');
+    expect(new ProviderApiError({ provider: 'providerT', status: 404 }).kind).toBe('not_found');
+    expect(new ProviderApiError({ provider: 'providerT', status: 408 }).kind).toBe('provider_unavailable');
+    expect(new ProviderApiError({ provider: 'providerT', status: 502 }).kind).toBe('provider_unavailable');
+    expect(new ProviderApiError({ provider: 'providerT', status: 422 }).kind).toBe('invalid_request');
+    const declined = new ProviderApiError({
+      provider: 'providerN',
+      status: 200,
+      providerCode: 'D1',
+      kind: 'declined',
+    });
+    const detailed = declined.withDetails({ message: 'the card was declined.', outcome: 'unknown' });
+    expect(detailed.kind).toBe('declined');
+    expect(detailed.toJSON()).toMatchObject({ kind: 'declined', providerCode: 'D1' });
+    expect(ProviderApiError.isInstance(detailed)).toBe(true);
+  });
+});
+
 describe('error names', () => {
   it('name each error by its declared kind, so a bundler renaming a class cannot change error.name', () => {
     // What a bundler emits for a class that refers to itself: `var ProviderApiError = class _ProviderApiError`.

@@ -1,0 +1,559 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CREDENTIALS_HINT } from '../src/http/client.js';
+import {
+  createProviderClient,
+  type EnvelopeReading,
+  type ProviderClientOptions,
+  type ProviderErrorTable,
+} from '../src/http/index.js';
+import { InvalidResponseError, NetworkError, ProviderApiError, parseForm, parseJson } from '../src/index.js';
+import * as v from '../src/schema.js';
+
+const BASE = 'https://api.provider.example';
+
+beforeAll(() => {
+  nock.disableNetConnect();
+  nock.enableNetConnect('127.0.0.1');
+});
+afterEach(() => {
+  nock.cleanAll();
+});
+afterAll(() => {
+  nock.enableNetConnect();
+});
+
+/** Provider N's envelope: success only when `requestSuccessful` and `responseCode` "0", whatever the status. */
+function readNEnvelope(reply: { status: number; text: string }): EnvelopeReading {
+  const json = parseJson(reply.text) as
+    | { requestSuccessful?: boolean; responseCode?: string; responseMessage?: string; responseBody?: unknown }
+    | undefined;
+  if (json === undefined || typeof json !== 'object') return { ok: false };
+  if (json.requestSuccessful && (json.responseCode ?? '0') === '0')
+    return { ok: true, body: json.responseBody };
+  return { ok: false, code: json.responseCode, message: json.responseMessage };
+}
+
+/** Provider T's error envelope: 2xx is success; errors carry code, message and offending fields. */
+function readTEnvelope(reply: { status: number; text: string }): EnvelopeReading {
+  const json = parseJson(reply.text);
+  if (reply.status >= 200 && reply.status < 300) return { ok: true, body: json };
+  const first = (
+    json as { errors?: { code?: string; message?: string; offendingFields?: { field: string }[] }[] }
+  )?.errors?.[0];
+  return {
+    ok: false,
+    code: first?.code,
+    message: first?.message,
+    details: first?.offendingFields
+      ? { offendingFields: first.offendingFields.map((f) => f.field) }
+      : undefined,
+  };
+}
+
+/** Provider R: JSON or form-encoded replies, `code == 0` is success; an error page has no envelope. */
+function readREnvelope(reply: { status: number; headers: Headers; text: string }): EnvelopeReading {
+  const form = (reply.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
+  const body = (form ? parseForm(reply.text) : parseJson(reply.text)) as Record<string, unknown> | undefined;
+  if (body === undefined || typeof body !== 'object' || !('code' in body)) {
+    if (reply.status >= 400) return { ok: false };
+    throw new InvalidResponseError('providerR answered with a body that carries no `code`');
+  }
+  if (String(body.code) === '0') return { ok: true, body };
+  return { ok: false, code: String(body.code), message: body.message as string | undefined };
+}
+
+const N_ERRORS: ProviderErrorTable = {
+  R3: { kind: 'invalid_request', advice: 'the amount is below the minimum for this contract.' },
+  '99': { kind: 'provider_unavailable', retryable: true },
+  D1: { kind: 'declined' },
+  TXN404: { kind: 'not_found', notFound: true },
+};
+
+function client(extra: Partial<ProviderClientOptions> = {}) {
+  return createProviderClient({
+    provider: 'providerN',
+    baseUrl: BASE,
+    backoffBaseMs: 1,
+    requestIdHeader: 'X-Request-Id',
+    readEnvelope: readNEnvelope,
+    errors: N_ERRORS,
+    secrets: ['sk_live_secret'],
+    ...extra,
+  });
+}
+
+const transactionSchema = v.looseObject({ transactionReference: v.string(), amountPaid: v.number() });
+
+describe('the provider client', () => {
+  it('returns the envelope body of a successful call, read with the schema', async () => {
+    nock(BASE)
+      .get('/v1/transactions/MNFY-1')
+      .reply(200, {
+        requestSuccessful: true,
+        responseCode: '0',
+        responseBody: { transactionReference: 'MNFY-1', amountPaid: 250.5 },
+      });
+    const body = await client().request(transactionSchema, {
+      call: 'get-transaction',
+      method: 'GET',
+      path: '/v1/transactions/MNFY-1',
+      retrySafe: true,
+    });
+    expect(body).toEqual({ transactionReference: 'MNFY-1', amountPaid: 250.5 });
+  });
+
+  it('takes kind, retryable and advice from the error table when it lists the provider code', async () => {
+    nock(BASE)
+      .post('/v1/merchant/transactions/init-transaction')
+      .reply(200, { requestSuccessful: false, responseCode: 'R3', responseMessage: 'Amount too small' });
+    const error = await client()
+      .request(v.unknown(), {
+        call: 'init-transaction',
+        method: 'POST',
+        path: '/v1/merchant/transactions/init-transaction',
+        json: { amount: 1 },
+        retrySafe: false,
+        requestId: 'req-1',
+        context: { paymentReference: 'order-1' },
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({
+      provider: 'providerN',
+      status: 200,
+      providerCode: 'R3',
+      providerMessage: 'Amount too small',
+      requestId: 'req-1',
+      kind: 'invalid_request',
+      retryable: false,
+      context: { paymentReference: 'order-1' },
+      message: 'providerN answered HTTP 200 (code R3): the amount is below the minimum for this contract.',
+    });
+    expect((error as ProviderApiError).outcome).toBeUndefined();
+  });
+
+  it('marks a refusal the table calls declined or retryable, whatever the HTTP status says', async () => {
+    nock(BASE)
+      .post('/v1/charge')
+      .reply(400, { requestSuccessful: false, responseCode: 'D1', responseMessage: 'Card declined' })
+      .post('/v1/charge')
+      .reply(400, { requestSuccessful: false, responseCode: '99', responseMessage: 'Try later' });
+    const call = { call: 'charge', method: 'POST', path: '/v1/charge', json: {}, retrySafe: false } as const;
+    const declined = await client().send(call);
+    const busy = await client().send(call);
+    expect(declined).toMatchObject({ ok: false, code: 'D1', rule: { kind: 'declined' } });
+    expect(declined.ok || [declined.error.kind, declined.error.retryable]).toEqual(['declined', false]);
+    expect(busy.ok || [busy.error.kind, busy.error.retryable, busy.error.status]).toEqual([
+      'provider_unavailable',
+      true,
+      400,
+    ]);
+  });
+
+  it.each([
+    [401, 'authentication', false],
+    [403, 'authentication', false],
+    [404, 'not_found', false],
+    [409, 'conflict', false],
+    [422, 'invalid_request', false],
+    [400, 'invalid_request', false],
+    [429, 'rate_limited', true],
+    [500, 'provider_unavailable', true],
+    [503, 'provider_unavailable', true],
+  ] as const)(
+    'takes the kind from HTTP %i when the table does not list the code',
+    async (status, kind, retryable) => {
+      nock(BASE)
+        .post('/v1/refunds')
+        .reply(status, { requestSuccessful: false, responseCode: 'UNLISTED', responseMessage: 'no' });
+      const outcome = await client().send({
+        call: 'refund',
+        method: 'POST',
+        path: '/v1/refunds',
+        json: {},
+        retrySafe: false,
+      });
+      expect(outcome.ok).toBe(false);
+      if (outcome.ok) return;
+      expect(outcome.rule).toBeUndefined();
+      expect(outcome.error).toBeInstanceOf(ProviderApiError);
+      expect([outcome.error.status, outcome.error.kind, outcome.error.retryable]).toEqual([
+        status,
+        kind,
+        retryable,
+      ]);
+    },
+  );
+
+  it('reads the table with own-property checks: a provider code "constructor" is no rule', async () => {
+    nock(BASE)
+      .post('/v1/charge')
+      .reply(400, { requestSuccessful: false, responseCode: 'constructor', responseMessage: 'odd' });
+    const outcome = await client().send({
+      call: 'charge',
+      method: 'POST',
+      path: '/v1/charge',
+      json: {},
+      retrySafe: false,
+    });
+    expect(outcome).toMatchObject({ ok: false, code: 'constructor', rule: undefined });
+    expect(outcome.ok || outcome.error.kind).toBe('invalid_request');
+  });
+
+  it('tells rules of one provider code apart by their message (Provider R 1400 "Payment not found")', async () => {
+    const errors: ProviderErrorTable = {
+      '1104': { kind: 'not_found', notFound: true },
+      '1400': [
+        { kind: 'not_found', notFound: true, message: /payment not found/i },
+        { kind: 'invalid_request' },
+      ],
+      '1200': { kind: 'provider_unavailable', retryable: true },
+    };
+    const r = client({ provider: 'providerR', readEnvelope: readREnvelope, errors });
+    nock(BASE)
+      .post('/v1.0/status')
+      .reply(200, 'code=1400&message=Payment+not+found', {
+        'content-type': 'application/x-www-form-urlencoded',
+      })
+      .post('/v1.0/status')
+      .reply(200, 'code=1400&message=Bad+request', { 'content-type': 'application/x-www-form-urlencoded' });
+    const call = {
+      call: 'POST /v1.0/status',
+      method: 'POST',
+      path: '/v1.0/status',
+      form: { transId: 'X' },
+      retrySafe: true,
+    } as const;
+    await expect(r.find(v.unknown(), call)).resolves.toBeNull();
+    const error = await r.find(v.unknown(), call).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({
+      providerCode: '1400',
+      providerMessage: 'Bad request',
+      kind: 'invalid_request',
+    });
+  });
+
+  it('reads a form-encoded success reply (Provider R v1.0) through the adapter reader', async () => {
+    nock(BASE)
+      .post('/v1.0/status', 'merchant=m1&transId=ABC-123')
+      .reply(200, 'code=0&message=OK&transId=ABC-123&status=PAID', {
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+    const r = client({ provider: 'providerR', readEnvelope: readREnvelope, errors: {} });
+    const body = await r.request(v.looseObject({ transId: v.string(), status: v.string() }), {
+      call: 'POST /v1.0/status',
+      method: 'POST',
+      path: '/v1.0/status',
+      form: { merchant: 'm1', transId: 'ABC-123' },
+      retrySafe: true,
+    });
+    expect(body).toEqual({ code: '0', message: 'OK', transId: 'ABC-123', status: 'PAID' });
+  });
+
+  it('turns an error page without an envelope (a proxy 502) into a ProviderApiError from the status', async () => {
+    nock(BASE).post('/v2.0/payment').reply(502, '<html><body>Bad gateway</body></html>', {
+      'content-type': 'text/html',
+    });
+    const r = client({ provider: 'providerR', readEnvelope: readREnvelope, errors: {} });
+    const error = await r
+      .request(v.unknown(), {
+        call: 'POST /v2.0/payment',
+        method: 'POST',
+        path: '/v2.0/payment',
+        json: {},
+        retrySafe: false,
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({
+      provider: 'providerR',
+      status: 502,
+      providerCode: undefined,
+      kind: 'provider_unavailable',
+      retryable: true,
+    });
+  });
+
+  it("lets the reader's InvalidResponseError through for a 2xx that is not the envelope", async () => {
+    nock(BASE).post('/v2.0/payment').reply(200, '<html>maintenance</html>', { 'content-type': 'text/html' });
+    const r = client({ provider: 'providerR', readEnvelope: readREnvelope, errors: {} });
+    await expect(
+      r.send({
+        call: 'POST /v2.0/payment',
+        method: 'POST',
+        path: '/v2.0/payment',
+        json: {},
+        retrySafe: false,
+      }),
+    ).rejects.toBeInstanceOf(InvalidResponseError);
+  });
+
+  it("copies Provider T's offending fields into the error context, and redacts secrets from the provider's words", async () => {
+    nock(BASE)
+      .post('/transfer/v1/transactions')
+      .reply(400, {
+        errors: [
+          {
+            code: '9104',
+            message: 'Sender incomplete (key sk_live_secret)',
+            offendingFields: [{ field: 'sender.name.lastName' }],
+          },
+        ],
+      });
+    const t = client({ provider: 'providerT', readEnvelope: readTEnvelope, errors: {} });
+    const error = await t
+      .request(v.unknown(), {
+        call: 'POST /transfer/v1/transactions',
+        method: 'POST',
+        path: '/transfer/v1/transactions',
+        json: {},
+        retrySafe: false,
+        context: { step: 'create' },
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({
+      status: 400,
+      providerCode: '9104',
+      providerMessage: 'Sender incomplete (key [REDACTED])',
+      kind: 'invalid_request',
+      context: { step: 'create', offendingFields: ['sender.name.lastName'] },
+    });
+    expect(JSON.stringify(error)).not.toContain('sk_live_secret');
+  });
+
+  it('send resolves a refusal as { ok: false } and throws only for transport failures', async () => {
+    nock(BASE).get('/v1/a').reply(400, { requestSuccessful: false, responseCode: 'R3' });
+    nock(BASE).get('/v1/b').replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' });
+    const c = client({ retry: 0 });
+    await expect(c.send({ call: 'a', method: 'GET', path: '/v1/a', retrySafe: true })).resolves.toMatchObject(
+      {
+        ok: false,
+        code: 'R3',
+      },
+    );
+    const failure = await c
+      .send({ call: 'b', method: 'GET', path: '/v1/b', retrySafe: true })
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(NetworkError);
+  });
+
+  describe('find', () => {
+    const call = {
+      call: 'get-transaction',
+      method: 'GET',
+      path: '/v1/transactions/MNFY-9',
+      retrySafe: true,
+    } as const;
+
+    it('resolves to null when the rule says notFound', async () => {
+      nock(BASE)
+        .get('/v1/transactions/MNFY-9')
+        .reply(400, {
+          requestSuccessful: false,
+          responseCode: 'TXN404',
+          responseMessage: 'No such transaction',
+        });
+      await expect(client().find(v.unknown(), call)).resolves.toBeNull();
+    });
+
+    it('resolves to null on an HTTP 404 whose code has no rule', async () => {
+      nock(BASE).get('/v1/transactions/MNFY-9').reply(404, 'Not Found');
+      await expect(client().find(v.unknown(), call)).resolves.toBeNull();
+    });
+
+    it('throws a 404 whose rule is not notFound (the route, not the resource, is missing)', async () => {
+      nock(BASE)
+        .get('/v1/transactions/MNFY-9')
+        .reply(404, { requestSuccessful: false, responseCode: 'R3', responseMessage: 'wrong' });
+      const error = await client()
+        .find(v.unknown(), call)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProviderApiError);
+      expect(error).toMatchObject({ status: 404, providerCode: 'R3', kind: 'invalid_request' });
+    });
+
+    it('throws any other refusal, and returns the parsed body on success', async () => {
+      nock(BASE)
+        .get('/v1/transactions/MNFY-9')
+        .reply(403, { requestSuccessful: false, responseCode: 'X', responseMessage: 'forbidden' })
+        .get('/v1/transactions/MNFY-9')
+        .reply(200, {
+          requestSuccessful: true,
+          responseCode: '0',
+          responseBody: { transactionReference: 'MNFY-9', amountPaid: 0 },
+        });
+      await expect(client().find(v.unknown(), call)).rejects.toMatchObject({
+        status: 403,
+        kind: 'authentication',
+      });
+      await expect(client().find(transactionSchema, call)).resolves.toEqual({
+        transactionReference: 'MNFY-9',
+        amountPaid: 0,
+      });
+    });
+  });
+
+  describe('a money-moving call refused after an earlier attempt may have reached the provider', () => {
+    it("throws with outcome 'unknown', not retryable, and the reconcile advice", async () => {
+      // A capture is retry-safe (the provider refuses a second capture) but moves money: the first attempt
+      // got a 503, so the 409 to the retry proves nothing about the first.
+      nock(BASE)
+        .put('/v2.0/preauth/transId/T1.json')
+        .reply(503, { requestSuccessful: false, responseCode: '99' })
+        .put('/v2.0/preauth/transId/T1.json')
+        .reply(409, {
+          requestSuccessful: false,
+          responseCode: 'ALREADY',
+          responseMessage: 'already captured',
+        });
+      const error = await client()
+        .request(v.unknown(), {
+          call: 'capture',
+          method: 'PUT',
+          path: '/v2.0/preauth/transId/T1.json',
+          json: {},
+          retrySafe: true,
+          movesMoney: true,
+          context: { transId: 'T1' },
+        })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProviderApiError);
+      expect(error).toMatchObject({
+        status: 409,
+        providerCode: 'ALREADY',
+        kind: 'conflict',
+        outcome: 'unknown',
+        retryable: false,
+        context: { transId: 'T1' },
+      });
+      expect((error as Error).message).toContain(
+        'providerN refused capture (HTTP 409, code ALREADY) after an earlier attempt of it may have reached the provider',
+      );
+      expect((error as Error).message).toMatch(/reconcile|look .* up/i);
+    });
+
+    it('leaves the refusal as it is for a read, and for a first attempt', async () => {
+      nock(BASE)
+        .get('/v1/transactions/T2')
+        .reply(503, {})
+        .get('/v1/transactions/T2')
+        .reply(409, { requestSuccessful: false, responseCode: 'ALREADY' })
+        .put('/v2.0/preauth/transId/T3.json')
+        .reply(409, { requestSuccessful: false, responseCode: 'ALREADY' });
+      const read = await client()
+        .request(v.unknown(), { call: 'get', method: 'GET', path: '/v1/transactions/T2', retrySafe: true })
+        .catch((caught: unknown) => caught);
+      const firstAttempt = await client()
+        .request(v.unknown(), {
+          call: 'capture',
+          method: 'PUT',
+          path: '/v2.0/preauth/transId/T3.json',
+          json: {},
+          retrySafe: true,
+          movesMoney: true,
+        })
+        .catch((caught: unknown) => caught);
+      for (const error of [read, firstAttempt]) {
+        expect(error).toBeInstanceOf(ProviderApiError);
+        expect((error as ProviderApiError).outcome).toBeUndefined();
+        expect((error as ProviderApiError).kind).toBe('conflict');
+      }
+    });
+
+    it('send reports the earlier attempt on the reply, so an adapter can reconcile itself', async () => {
+      nock(BASE)
+        .put('/v2.0/preauth/transId/T4.json')
+        .replyWithError({ code: 'ECONNRESET', message: 'socket hang up' })
+        .put('/v2.0/preauth/transId/T4.json')
+        .reply(400, { requestSuccessful: false, responseCode: 'R3' });
+      const outcome = await client().send({
+        call: 'capture',
+        method: 'PUT',
+        path: '/v2.0/preauth/transId/T4.json',
+        json: {},
+        retrySafe: true,
+        movesMoney: true,
+      });
+      expect(outcome).toMatchObject({
+        ok: false,
+        reply: { status: 400, earlierAttemptMayHaveReached: true },
+      });
+    });
+  });
+
+  describe('credentials refused for good', () => {
+    it("a 401 after the one re-login is kind 'authentication' and names the adapter's credential variables", async () => {
+      const seen: string[] = [];
+      const rejected: string[] = [];
+      let token = 0;
+      nock(BASE)
+        .get('/v1/transactions/T5')
+        .times(2)
+        .reply(function () {
+          seen.push(String(this.req.headers.authorization));
+          return [401, { requestSuccessful: false, responseCode: '401', responseMessage: 'Unauthorized' }];
+        });
+      const error = await client({
+        credentialsHint: 'Check PROVIDER_N_API_KEY and PROVIDER_N_SECRET_KEY.',
+        authorization: {
+          header: async () => `Bearer token-${++token}`,
+          rejected: (value) => rejected.push(value),
+        },
+      })
+        .request(v.unknown(), {
+          call: 'get-transaction',
+          method: 'GET',
+          path: '/v1/transactions/T5',
+          retrySafe: true,
+        })
+        .catch((caught: unknown) => caught);
+      expect(seen).toEqual(['Bearer token-1', 'Bearer token-2']);
+      expect(rejected).toEqual(['Bearer token-1']);
+      expect(error).toBeInstanceOf(ProviderApiError);
+      expect(error).toMatchObject({ status: 401, kind: 'authentication', retryable: false });
+      expect((error as Error).message).toContain(CREDENTIALS_HINT);
+      expect((error as Error).message).toMatch(
+        /CREDENTIALS_HINT|Check PROVIDER_N_API_KEY and PROVIDER_N_SECRET_KEY\.$/,
+      );
+      expect((error as Error).message).not.toContain('token-');
+    });
+
+    it('a refused login (403 to an unauthorised call) carries the hint once, with the table advice kept', async () => {
+      nock(BASE)
+        .post('/v1/auth/login')
+        .reply(403, { requestSuccessful: false, responseCode: 'AUTH', responseMessage: 'bad key' });
+      const error = await client({
+        credentialsHint: 'Check PROVIDER_N_API_KEY.',
+        errors: { AUTH: { kind: 'authentication', advice: 'the login was refused.' } },
+      })
+        .request(v.unknown(), {
+          call: 'login',
+          method: 'POST',
+          path: '/v1/auth/login',
+          authorize: false,
+          retrySafe: true,
+        })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProviderApiError);
+      expect((error as Error).message).toBe(
+        `providerN answered HTTP 403 (code AUTH): the login was refused. ${CREDENTIALS_HINT} Check PROVIDER_N_API_KEY.`,
+      );
+      expect(error).toMatchObject({ kind: 'authentication', providerCode: 'AUTH' });
+    });
+
+    it('a 403 to an authorised call (a permission, not the credentials) gets no credentials hint', async () => {
+      nock(BASE).get('/v1/x').reply(403, { requestSuccessful: false, responseCode: 'PERM' });
+      const outcome = await client({ authorization: { header: async () => 'Bearer t' } }).send({
+        call: 'x',
+        method: 'GET',
+        path: '/v1/x',
+        retrySafe: true,
+      });
+      expect(outcome.ok || outcome.error.kind).toBe('authentication');
+      expect(outcome.ok || outcome.error.message).not.toContain(CREDENTIALS_HINT);
+    });
+  });
+});

@@ -1,63 +1,8 @@
 /**
- * Loopback HTTP plumbing for provider simulators and webhook endpoints in tests: a real server on 127.0.0.1
- * with an OS-chosen port, body reading, and fault injection shared by every simulator (design §7).
+ * Fault injection shared by every simulator: arm a rule for the next matching calls, and the simulator's
+ * handling of a call runs inside `run()`, which answers a status, delays, drops or corrupts as the rule says.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-/** A running loopback server. */
-export interface LoopbackServer {
-  /** `http://127.0.0.1:<port>` */
-  url: string;
-  port: number;
-  server: Server;
-  close(): Promise<void>;
-}
-
-/** Starts `listener` on 127.0.0.1 with a free port. */
-export async function startLoopbackServer(
-  listener: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
-): Promise<LoopbackServer> {
-  const server = createServer((req, res) => {
-    Promise.resolve(listener(req, res)).catch((error: unknown) => {
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end(JSON.stringify({ error: String(error) }));
-      } else res.destroy();
-    });
-  });
-  server.keepAliveTimeout = 1_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** Reads a request body as text. */
-export async function readRequestBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Sends a JSON reply. */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** What a fault does to a matching call. */
 export type Fault =
@@ -81,6 +26,13 @@ export interface FaultRule {
   fault: Fault;
 }
 
+/** A reply computed by a simulator, not yet sent (so a fault can still drop or corrupt it). */
+export interface SimulatorReply {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * Fault injection for simulators: `inject()` arms a rule; `run()` wraps the simulator's own handling of a call
  * and applies the first matching rule.
@@ -96,6 +48,11 @@ export class FaultInjector {
   /** Disarms every rule. */
   clear(): void {
     this.#rules.length = 0;
+  }
+
+  /** How many armed calls are left across every rule (0 once every fault has fired). */
+  get pending(): number {
+    return this.#rules.reduce((sum, rule) => sum + rule.remaining, 0);
   }
 
   #take(method: string, path: string): Fault | undefined {
@@ -114,11 +71,7 @@ export class FaultInjector {
    * Runs `handle` for the call unless a fault says otherwise. `handle` computes the reply without sending it,
    * so a fault can drop or corrupt it after the state changed.
    */
-  async run(
-    req: IncomingMessage,
-    res: ServerResponse,
-    handle: () => Promise<{ status: number; body: string; headers?: Record<string, string> }>,
-  ): Promise<void> {
+  async run(req: IncomingMessage, res: ServerResponse, handle: () => Promise<SimulatorReply>): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     const fault = this.#take(req.method ?? 'GET', path);
     if (fault?.kind === 'status') {

@@ -1,0 +1,52 @@
+/** The simulator kit: what every provider simulator is built from (Contract B). */
+export { type Fault, FaultInjector, type FaultRule, type SimulatorReply } from './faults.js';
+export {
+  addHostedPages,
+  escapeHtml,
+  type HostedPagesOptions,
+  type HostedPageView,
+  type PayerAction,
+  renderHostedPage,
+  renderNotice,
+} from './pages.js';
+export {
+  formBody,
+  jsonBody,
+  type RecordedRequest,
+  RequestLog,
+  type RequestLogOptions,
+} from './requests.js';
+export {
+  htmlReply,
+  jsonReply,
+  type RouteHandler,
+  type RouteRequest,
+  Routes,
+  redirectReply,
+  type SimulatorListenerOptions,
+  simulatorListener,
+  textReply,
+} from './routes.js';
+export {
+  type LoopbackServer,
+  type LoopbackServerOptions,
+  type RequestListener,
+  readRequestBody,
+  sendJson,
+  startLoopbackServer,
+} from './server.js';
+export type { PayerActions, PaymentSimulator } from './simulator.js';
+export {
+  type IssuedToken,
+  SimulatorClock,
+  TokenIssuer,
+  type TokenIssuerOptions,
+} from './tokens.js';
+export {
+  type OutgoingWebhook,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  WebhookForwarder,
+  type WebhookForwarderOptions,
+  type WebhookReply,
+} from './webhooks.js';

@@ -1,0 +1,98 @@
+/**
+ * The request log and the request shape every simulator route sees: what arrived, as it arrived (headers
+ * lower-cased, the body as raw text), so tests can assert the exact upstream call an adapter made.
+ */
+import type { IncomingMessage } from 'node:http';
+import { readRequestBody } from './server.js';
+
+/** One request a simulator received. */
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** Header names lower-cased; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  /** The body as received (empty string when none). */
+  body: string;
+  /** The request id the client sent in the simulator's request-id header, else one the simulator made up. */
+  requestId: string;
+}
+
+/** Options of {@link RequestLog}. */
+export interface RequestLogOptions {
+  /** Header carrying the client's request id (lower-case), e.g. `x-request-id`. */
+  requestIdHeader?: string;
+  /** Called for each request as it is recorded (the `pay dev` console log). */
+  onRequest?: (request: RecordedRequest) => void;
+}
+
+/** Every request a simulator received, in order, including refused and faulted ones. */
+export class RequestLog {
+  readonly #entries: RecordedRequest[] = [];
+  readonly #options: RequestLogOptions;
+  #sequence = 0;
+
+  /** A log reading request ids from `options.requestIdHeader`. */
+  constructor(options: RequestLogOptions = {}) {
+    this.#options = options;
+  }
+
+  /** The requests so far (a live read-only view). */
+  get entries(): readonly RecordedRequest[] {
+    return this.#entries;
+  }
+
+  /** Reads `req`'s body and records it; returns the record (routes get the same object). */
+  async receive(req: IncomingMessage): Promise<RecordedRequest> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const body = await readRequestBody(req);
+    this.#sequence += 1;
+    const header = this.#options.requestIdHeader?.toLowerCase();
+    const sent = header !== undefined && Object.hasOwn(headers, header) ? headers[header] : undefined;
+    const request: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      body,
+      requestId: sent || `sim_req_${String(this.#sequence).padStart(6, '0')}`,
+    };
+    this.#entries.push(request);
+    this.#options.onRequest?.(request);
+    return request;
+  }
+
+  /** The requests matching `method` and `path` (exact path or pattern). */
+  find(method: string, path: string | RegExp): RecordedRequest[] {
+    return this.#entries.filter(
+      (entry) =>
+        entry.method === method.toUpperCase() &&
+        (typeof path === 'string' ? entry.path === path : path.test(entry.path)),
+    );
+  }
+
+  /** Forgets every recorded request. */
+  clear(): void {
+    this.#entries.length = 0;
+  }
+}
+
+/** The body as JSON, or `undefined` when it is empty or not JSON (a route then refuses it its own way). */
+export function jsonBody(request: RecordedRequest): unknown {
+  if (request.body === '') return undefined;
+  try {
+    return JSON.parse(request.body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body as an HTML form (`application/x-www-form-urlencoded`), one value per field. */
+export function formBody(request: RecordedRequest): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(request.body));
+}

@@ -1,0 +1,129 @@
+/**
+ * Small routing helpers for simulators: a table of `METHOD /path/:param` routes whose handlers compute a reply
+ * (never write it), and the listener that reads and logs each request, runs it through the fault injector and
+ * the routes. A simulator is then its state plus one route table.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FaultInjector, type SimulatorReply } from './faults.js';
+import type { RecordedRequest, RequestLog } from './requests.js';
+
+/** A request as a route sees it: the recorded request plus the decoded `:param` segments of its path. */
+export interface RouteRequest extends RecordedRequest {
+  params: Record<string, string>;
+}
+
+/** Computes the reply of one route (sync or async). */
+export type RouteHandler = (request: RouteRequest) => SimulatorReply | Promise<SimulatorReply>;
+
+interface Route {
+  method: string;
+  segments: string[];
+  handler: RouteHandler;
+}
+
+/** A JSON reply. */
+export function jsonReply(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): SimulatorReply {
+  return { status, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } };
+}
+
+/** An HTML reply (UTF-8). */
+export function htmlReply(status: number, html: string): SimulatorReply {
+  return { status, body: html, headers: { 'content-type': 'text/html; charset=utf-8' } };
+}
+
+/** A plain-text reply (UTF-8). */
+export function textReply(status: number, text: string): SimulatorReply {
+  return { status, body: text, headers: { 'content-type': 'text/plain; charset=utf-8' } };
+}
+
+/** A redirect (303 See Other by default: the browser follows a form POST with a GET). */
+export function redirectReply(location: string, status = 303): SimulatorReply {
+  return { status, body: '', headers: { location, 'content-type': 'text/plain; charset=utf-8' } };
+}
+
+/**
+ * A route table: `routes.get('/v1/refunds/:refundReference', handler)`. Patterns are matched segment by segment;
+ * a `:name` segment matches one non-empty segment and is URL-decoded into `params.name`.
+ */
+export class Routes {
+  readonly #routes: Route[] = [];
+
+  /** Adds a route for `method` (upper-cased) and `pattern`. */
+  on(method: string, pattern: string, handler: RouteHandler): this {
+    this.#routes.push({ method: method.toUpperCase(), segments: pattern.split('/'), handler });
+    return this;
+  }
+
+  /** Adds a GET route. */
+  get(pattern: string, handler: RouteHandler): this {
+    return this.on('GET', pattern, handler);
+  }
+
+  /** Adds a POST route. */
+  post(pattern: string, handler: RouteHandler): this {
+    return this.on('POST', pattern, handler);
+  }
+
+  /**
+   * The reply of the first matching route, `undefined` when none matches. A `:param` segment that is not valid
+   * percent-encoding is answered 400 rather than thrown.
+   */
+  async handle(request: RecordedRequest): Promise<SimulatorReply | undefined> {
+    const segments = request.path.split('/');
+    for (const route of this.#routes) {
+      if (route.method !== request.method || route.segments.length !== segments.length) continue;
+      const params = matchSegments(route.segments, segments);
+      if (params === undefined) continue;
+      if (params === null) return textReply(400, `Malformed path ${request.path}`);
+      return route.handler({ ...request, params });
+    }
+    return undefined;
+  }
+}
+
+/** The params when `actual` matches `pattern`; `undefined` when not; `null` when a param is badly encoded. */
+function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined | null {
+  const params: Record<string, string> = {};
+  for (const [index, expected] of pattern.entries()) {
+    const segment = actual[index] ?? '';
+    if (!expected.startsWith(':')) {
+      if (segment !== expected) return undefined;
+      continue;
+    }
+    if (segment === '') return undefined;
+    try {
+      params[expected.slice(1)] = decodeURIComponent(segment);
+    } catch {
+      return null;
+    }
+  }
+  return params;
+}
+
+/** Options of {@link simulatorListener}. */
+export interface SimulatorListenerOptions {
+  routes: Routes;
+  requests: RequestLog;
+  /** Defaults to a fresh injector (no faults). */
+  faults?: FaultInjector;
+  /** The reply when no route matches (default: 404 JSON `{ error }`). */
+  notFound?: (request: RecordedRequest) => SimulatorReply;
+}
+
+/** The listener for {@link startLoopbackServer}: log the request, then faults, then routes. */
+export function simulatorListener(
+  options: SimulatorListenerOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const faults = options.faults ?? new FaultInjector();
+  const notFound =
+    options.notFound ??
+    ((request: RecordedRequest) => jsonReply(404, { error: `No route ${request.method} ${request.path}` }));
+  return async (req, res) => {
+    const request = await options.requests.receive(req);
+    await faults.run(req, res, async () => (await options.routes.handle(request)) ?? notFound(request));
+  };
+}

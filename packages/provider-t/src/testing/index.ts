@@ -25,4 +25,4 @@ export {
   type SimulatedRefund,
   type SimulatedTransfer,
   startProviderTSimulator,
-} from './simulator.js';
+} from './simulator/index.js';

@@ -9,6 +9,7 @@ import type * as v from 'valibot';
 import { callSettingsIssues, signalWithSettings } from './call-settings.js';
 import { type ErrorContext, ProviderNotSupportedError, redactError, ValidationError } from './errors.js';
 import {
+  type IdempotencyContext,
   type IdempotencyLedger,
   idempotencyKeyIssue,
   LEDGER,
@@ -16,60 +17,34 @@ import {
   withIdempotencyKey,
 } from './idempotency.js';
 import {
-  type CaptureParams,
-  type Checkout,
-  type CheckoutCreateParams,
-  type Customer,
-  type CustomerCreateParams,
-  captureSchema,
-  checkoutCreateSchema,
-  customerCreateSchema,
-  idSchema,
-  type Payment,
-  type PaymentCreateParams,
-  type ProviderName,
-  paymentCreateSchema,
-  type Refund,
-  type RefundCreateParams,
-  refundCreateSchema,
-  type Subscription,
-  type SubscriptionCreateParams,
-  subscriptionCreateSchema,
-  type UpdateParams,
-  updateSchema,
-} from './records.js';
+  type AdapterTypes,
+  type ArgumentsOf,
+  argumentsOf,
+  type MoneyMovingOperation,
+  movesMoney,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type Operation,
+  type OperationMethod,
+  type ResultOf,
+  type RowOf,
+  type ValidatedArgumentsOf,
+} from './operations.js';
+import { type Checkout, idSchema, type Payment, type ProviderName, type Refund } from './records.js';
 import type { JsonValue } from './stores.js';
 import { parseInput } from './validation.js';
 import type { WebhookDefinition } from './webhooks/types.js';
 
-/** Operation names, as `pay.supports()` takes them, and the adapter method behind each. */
-export const OPERATION_METHODS = {
-  'checkouts.create': 'createCheckout',
-  'checkouts.retrieve': 'retrieveCheckout',
-  'checkouts.update': 'updateCheckout',
-  'checkouts.delete': 'deleteCheckout',
-  'payments.create': 'createPayment',
-  'payments.retrieve': 'retrievePayment',
-  'payments.update': 'updatePayment',
-  'payments.capture': 'capturePayment',
-  'payments.cancel': 'cancelPayment',
-  'payments.delete': 'deletePayment',
-  'refunds.create': 'createRefund',
-  'customers.create': 'createCustomer',
-  'customers.retrieve': 'retrieveCustomer',
-  'customers.update': 'updateCustomer',
-  'customers.delete': 'deleteCustomer',
-  'subscriptions.create': 'createSubscription',
-  'subscriptions.retrieve': 'retrieveSubscription',
-  'subscriptions.update': 'updateSubscription',
-  'subscriptions.cancel': 'cancelSubscription',
-  'subscriptions.delete': 'deleteSubscription',
-} as const;
-
-/** An operation name (`'refunds.create'`). */
-export type Operation = keyof typeof OPERATION_METHODS;
-/** An adapter method name (`'createRefund'`). */
-export type OperationMethod = (typeof OPERATION_METHODS)[Operation];
+export type { IdempotencyContext } from './idempotency.js';
+export {
+  type AdapterTypes,
+  type MetadataOf,
+  MONEY_MOVING_OPERATIONS,
+  type MoneyMovingOperation,
+  OPERATION_METHODS,
+  type Operation,
+  type OperationMethod,
+} from './operations.js';
 
 /** Per-call options. */
 export interface CallOptions {
@@ -93,40 +68,10 @@ export interface CallOptions {
   retry?: number;
 }
 
-/** What an implementation receives when the caller passed an idempotency key (through `createPay`). */
-export interface IdempotencyContext {
-  /** The caller's key. */
-  readonly key: string;
-  /**
-   * Where an earlier attempt with this key got to (`null` for a new key): resume from here, never start over
-   * when money may already have moved. Adapter-defined JSON, e.g. Provider T
-   * `{ transactionId, step: 'quoted' | 'updated' | 'commit_sent' }`.
-   */
-  readonly recoveryPoint: JsonValue | null;
-  /**
-   * Records progress durably BEFORE the next step; rejects with core's `StoreError` (code `store_unavailable`)
-   * when the store fails or the lease on the key was lost: the adapter must then stop before moving money
-   * (fail closed) and say how far it got.
-   */
-  checkpoint(point: JsonValue): Promise<void>;
-}
-
 /** Options each implemented operation receives: the caller's options plus the ledger context when a key was given. */
 export interface OperationOptions extends CallOptions {
   idempotency?: IdempotencyContext;
 }
-
-/** The operations that can move money: a caller's idempotency key goes through the ledger for these. */
-export const MONEY_MOVING_OPERATIONS = [
-  'checkouts.create',
-  'payments.create',
-  'refunds.create',
-  'payments.capture',
-  'payments.cancel',
-] as const satisfies readonly Operation[];
-
-/** One of {@link MONEY_MOVING_OPERATIONS}. */
-export type MoneyMovingOperation = (typeof MONEY_MOVING_OPERATIONS)[number];
 
 /** What `pay.resolve` asks an adapter about: one money-moving call whose outcome the caller does not know. */
 export interface ResolveLookup {
@@ -146,80 +91,12 @@ export interface ResolveLookup {
  */
 export type ResolvedRecord = Payment | Refund | Checkout | null | undefined;
 
-/**
- * What an adapter declares about its types: its name, `provider_metadata` per operation, raw webhook events
- * with their `data`, and what `checkouts.create` resolves to.
- */
-export interface AdapterTypes {
-  provider: ProviderName;
-  metadata: { [K in Operation]?: object };
-  rawEvents: { [name: string]: unknown };
-  checkout: Checkout | null;
-}
-
-/** The `provider_metadata` type of one operation. */
-export type MetadataOf<T extends AdapterTypes, K extends Operation> = T['metadata'][K] extends object
-  ? T['metadata'][K]
-  : Record<string, unknown>;
-
 /** The flat operations every adapter exposes (unsupported ones throw `ProviderNotSupportedError`). */
-export interface AdapterOperations<T extends AdapterTypes = AdapterTypes> {
-  createCheckout(
-    params: CheckoutCreateParams<MetadataOf<T, 'checkouts.create'>>,
-    options?: CallOptions,
-  ): Promise<T['checkout']>;
-  retrieveCheckout(id: string, options?: CallOptions): Promise<Checkout | null>;
-  updateCheckout(
-    id: string,
-    params: UpdateParams<MetadataOf<T, 'checkouts.update'>>,
-    options?: CallOptions,
-  ): Promise<Checkout>;
-  deleteCheckout(id: string, options?: CallOptions): Promise<void>;
-  createPayment(
-    params: PaymentCreateParams<MetadataOf<T, 'payments.create'>>,
-    options?: CallOptions,
-  ): Promise<Payment>;
-  retrievePayment(id: string, options?: CallOptions): Promise<Payment | null>;
-  updatePayment(
-    id: string,
-    params: UpdateParams<MetadataOf<T, 'payments.update'>>,
-    options?: CallOptions,
-  ): Promise<Payment>;
-  capturePayment(
-    id: string,
-    params?: CaptureParams<MetadataOf<T, 'payments.capture'>>,
-    options?: CallOptions,
-  ): Promise<Payment>;
-  cancelPayment(id: string, options?: CallOptions): Promise<Payment>;
-  deletePayment(id: string, options?: CallOptions): Promise<void>;
-  createRefund(
-    params: RefundCreateParams<MetadataOf<T, 'refunds.create'>>,
-    options?: CallOptions,
-  ): Promise<Refund>;
-  createCustomer(
-    params: CustomerCreateParams<MetadataOf<T, 'customers.create'>>,
-    options?: CallOptions,
-  ): Promise<Customer>;
-  retrieveCustomer(id: string, options?: CallOptions): Promise<Customer | null>;
-  updateCustomer(
-    id: string,
-    params: UpdateParams<MetadataOf<T, 'customers.update'>>,
-    options?: CallOptions,
-  ): Promise<Customer>;
-  deleteCustomer(id: string, options?: CallOptions): Promise<void>;
-  createSubscription(
-    params: SubscriptionCreateParams<MetadataOf<T, 'subscriptions.create'>>,
-    options?: CallOptions,
-  ): Promise<Subscription>;
-  retrieveSubscription(id: string, options?: CallOptions): Promise<Subscription | null>;
-  updateSubscription(
-    id: string,
-    params: UpdateParams<MetadataOf<T, 'subscriptions.update'>>,
-    options?: CallOptions,
-  ): Promise<Subscription>;
-  cancelSubscription(id: string, options?: CallOptions): Promise<Subscription>;
-  deleteSubscription(id: string, options?: CallOptions): Promise<void>;
-}
+export type AdapterOperations<T extends AdapterTypes = AdapterTypes> = {
+  [K in Operation as RowOf<K>['method']]: (
+    ...args: [...ArgumentsOf<T, K>, options?: CallOptions]
+  ) => Promise<ResultOf<T, K>>;
+};
 
 /** A configured provider adapter. */
 export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterOperations<T> {
@@ -254,72 +131,38 @@ export type TypesOf<A> = A extends { readonly '~types'?: infer T }
     : AdapterTypes
   : AdapterTypes;
 
-// What each implemented operation receives: input already validated against core's contract.
-type CheckoutInput = v.InferOutput<typeof checkoutCreateSchema>;
-type PaymentInput = v.InferOutput<typeof paymentCreateSchema>;
-type UpdateInput = v.InferOutput<typeof updateSchema>;
-type CaptureInput = v.InferOutput<typeof captureSchema>;
-type RefundInput = v.InferOutput<typeof refundCreateSchema>;
-type CustomerInput = v.InferOutput<typeof customerCreateSchema>;
-type SubscriptionInput = v.InferOutput<typeof subscriptionCreateSchema>;
-
 /**
  * The implementation of each operation, as an adapter writes it: parameters are already validated against
  * core's request contracts (currency upper-cased, unknown top-level fields refused). `provider_metadata` is
  * still the caller's object: the adapter validates its own members.
  */
-export interface OperationImplementations<T extends AdapterTypes> {
-  createCheckout(params: CheckoutInput, options: OperationOptions): Promise<T['checkout']>;
-  retrieveCheckout(id: string, options: OperationOptions): Promise<Checkout | null>;
-  updateCheckout(id: string, params: UpdateInput, options: OperationOptions): Promise<Checkout>;
-  deleteCheckout(id: string, options: OperationOptions): Promise<void>;
-  createPayment(params: PaymentInput, options: OperationOptions): Promise<Payment>;
-  retrievePayment(id: string, options: OperationOptions): Promise<Payment | null>;
-  updatePayment(id: string, params: UpdateInput, options: OperationOptions): Promise<Payment>;
-  capturePayment(id: string, params: CaptureInput, options: OperationOptions): Promise<Payment>;
-  cancelPayment(id: string, options: OperationOptions): Promise<Payment>;
-  deletePayment(id: string, options: OperationOptions): Promise<void>;
-  createRefund(params: RefundInput, options: OperationOptions): Promise<Refund>;
-  createCustomer(params: CustomerInput, options: OperationOptions): Promise<Customer>;
-  retrieveCustomer(id: string, options: OperationOptions): Promise<Customer | null>;
-  updateCustomer(id: string, params: UpdateInput, options: OperationOptions): Promise<Customer>;
-  deleteCustomer(id: string, options: OperationOptions): Promise<void>;
-  createSubscription(params: SubscriptionInput, options: OperationOptions): Promise<Subscription>;
-  retrieveSubscription(id: string, options: OperationOptions): Promise<Subscription | null>;
-  updateSubscription(id: string, params: UpdateInput, options: OperationOptions): Promise<Subscription>;
-  cancelSubscription(id: string, options: OperationOptions): Promise<Subscription>;
-  deleteSubscription(id: string, options: OperationOptions): Promise<void>;
-}
-
-/** The shape of each operation's arguments, validated before the implementation runs. */
-const ARGUMENTS: Record<OperationMethod, readonly ('id' | v.GenericSchema)[]> = {
-  createCheckout: [checkoutCreateSchema],
-  retrieveCheckout: ['id'],
-  updateCheckout: ['id', updateSchema],
-  deleteCheckout: ['id'],
-  createPayment: [paymentCreateSchema],
-  retrievePayment: ['id'],
-  updatePayment: ['id', updateSchema],
-  capturePayment: ['id', captureSchema],
-  cancelPayment: ['id'],
-  deletePayment: ['id'],
-  createRefund: [refundCreateSchema],
-  createCustomer: [customerCreateSchema],
-  retrieveCustomer: ['id'],
-  updateCustomer: ['id', updateSchema],
-  deleteCustomer: ['id'],
-  createSubscription: [subscriptionCreateSchema],
-  retrieveSubscription: ['id'],
-  updateSubscription: ['id', updateSchema],
-  cancelSubscription: ['id'],
-  deleteSubscription: ['id'],
+export type OperationImplementations<T extends AdapterTypes> = {
+  [K in Operation as RowOf<K>['method']]: (
+    ...args: [...ValidatedArgumentsOf<K>, options: OperationOptions]
+  ) => Promise<ResultOf<T, K>>;
 };
+
+/** The adapter method behind each of the operations `O`. */
+type MethodsOf<O extends Operation> = RowOf<O>['method'];
+
+/**
+ * The implementations an adapter definition holds: exactly the declared operations when its types declare
+ * `operations` (a missing one, or one more, is a compile error), otherwise any of them.
+ */
+export type ImplementationsOf<T extends AdapterTypes> = T extends { operations: infer O extends Operation }
+  ? Pick<OperationImplementations<T>, MethodsOf<O>> & {
+      [M in MethodsOf<Exclude<Operation, O>>]?: never;
+    }
+  : Partial<OperationImplementations<T>>;
 
 /** What `defineAdapter` composes an adapter from. */
 export interface AdapterDefinition<T extends AdapterTypes> {
   provider: T['provider'];
-  /** The operations the provider performs. */
-  operations: Partial<OperationImplementations<T>>;
+  /**
+   * The operations the provider performs (exactly `T['operations']` when the types declare them): every other
+   * operation throws `ProviderNotSupportedError`.
+   */
+  operations: ImplementationsOf<T>;
   /**
    * Why each other operation cannot be done, as the `reason` of its `ProviderNotSupportedError`
    * (e.g. `'the provider has no customer storage'`). Operations not named get `fallbackReason`.
@@ -345,10 +188,10 @@ export interface AdapterDefinition<T extends AdapterTypes> {
 export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
   const capabilities: Operation[] = [];
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-  for (const [operation, method] of Object.entries(OPERATION_METHODS) as [Operation, OperationMethod][]) {
-    const implementation = definition.operations[method] as
-      | ((...args: unknown[]) => Promise<unknown>)
-      | undefined;
+  const implementations = definition.operations as Partial<Record<OperationMethod, unknown>>;
+  for (const operation of OPERATION_NAMES) {
+    const method = OPERATIONS[operation].method;
+    const implementation = implementations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
     if (!implementation) {
       const reason =
         definition.unsupported?.[operation] ??
@@ -360,8 +203,8 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
       continue;
     }
     capabilities.push(operation);
-    const shape = ARGUMENTS[method];
-    const moneyMoving = (MONEY_MOVING_OPERATIONS as readonly Operation[]).includes(operation);
+    const shape = argumentsOf(operation);
+    const moneyMoving = movesMoney(operation);
     methods[method] = async (...args: unknown[]) => {
       const given = (args[shape.length] ?? {}) as CallOptions & { [LEDGER]?: IdempotencyLedger };
       const key = typeof given.idempotencyKey === 'string' ? given.idempotencyKey : undefined;

@@ -6,8 +6,6 @@
  * attempt is told to come back. The store is fail-closed: when it cannot be asked before the operation, nothing
  * is sent. Runtime code: Web APIs only (Web Crypto for the fingerprint).
  */
-import type { IdempotencyContext, MoneyMovingOperation, Operation } from './adapter.js';
-import { OPERATION_METHODS } from './adapter.js';
 import { sha256Hex } from './crypto.js';
 import {
   ConfigurationError,
@@ -22,6 +20,7 @@ import {
   type StoreStep,
   ValidationError,
 } from './errors.js';
+import { isOperation, type MoneyMovingOperation, type Operation } from './operations.js';
 import type { IdempotencyStore, JsonValue } from './stores.js';
 
 /** How long a key is remembered by default, and at least: 24 hours (issue 14 §1). */
@@ -36,6 +35,24 @@ export const DEFAULT_IDEMPOTENCY_LEASE_SECONDS = 300;
 export const MIN_IDEMPOTENCY_LEASE_SECONDS = 5;
 /** The longest idempotency key accepted. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** What an implementation receives when the caller passed an idempotency key (through `createPay`). */
+export interface IdempotencyContext {
+  /** The caller's key. */
+  readonly key: string;
+  /**
+   * Where an earlier attempt with this key got to (`null` for a new key): resume from here, never start over
+   * when money may already have moved. Adapter-defined JSON, e.g. Provider T
+   * `{ transactionId, step: 'quoted' | 'updated' | 'commit_sent' }`.
+   */
+  readonly recoveryPoint: JsonValue | null;
+  /**
+   * Records progress durably BEFORE the next step; rejects with core's `StoreError` (code `store_unavailable`)
+   * when the store fails or the lease on the key was lost: the adapter must then stop before moving money
+   * (fail closed) and say how far it got.
+   */
+  checkpoint(point: JsonValue): Promise<void>;
+}
 
 /** Which store call failed after the operation ran, and for which key. */
 export interface StoreFailure {
@@ -269,9 +286,7 @@ export async function fingerprintOf(operation: Operation, input: readonly unknow
 /** The operation a fingerprint made by {@link fingerprintOf} names, if it names one. */
 export function operationOfFingerprint(fingerprint: string): Operation | undefined {
   const operation = /^v1:([a-z]+\.[a-z]+):[0-9a-f]{64}$/.exec(fingerprint)?.[1];
-  return operation !== undefined && Object.hasOwn(OPERATION_METHODS, operation)
-    ? (operation as Operation)
-    : undefined;
+  return isOperation(operation) ? operation : undefined;
 }
 
 /**

@@ -4,17 +4,7 @@
  * `idempotencyKey` run under the idempotency ledger (issue 14 §1); `resolve` answers what the provider holds for
  * a call whose outcome is unknown; webhooks are set up per secret.
  */
-import {
-  type Adapter,
-  type AnyAdapter,
-  type CallOptions,
-  DEFINED_ADAPTER,
-  MONEY_MOVING_OPERATIONS,
-  type MoneyMovingOperation,
-  OPERATION_METHODS,
-  type Operation,
-  type TypesOf,
-} from './adapter.js';
+import { type Adapter, type AnyAdapter, type CallOptions, DEFINED_ADAPTER, type TypesOf } from './adapter.js';
 import { PayError, StoreError, ValidationError } from './errors.js';
 import {
   createIdempotencyLedger,
@@ -27,6 +17,18 @@ import {
   operationOfFingerprint,
   withIdempotencyKey,
 } from './idempotency.js';
+import {
+  type MoneyMovingOperation,
+  movesMoney,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type Operation,
+  optionsIndexOf,
+  type Resource,
+  type RowOf,
+  type SupportedOperations,
+  type VerbOf,
+} from './operations.js';
 import type { Checkout, Payment, Refund } from './records.js';
 import { createMemoryIdempotencyStore, type JsonValue } from './stores.js';
 import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js';
@@ -53,38 +55,24 @@ export interface ResolveOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The methods of one resource (`pay.payments`): only the operations the adapter performs (its declared
+ * `operations`; every operation when it declares none), so calling an unsupported one is a compile error.
+ * `pay.supports(operation)` answers the same question at run time.
+ */
+export type Namespace<A extends AnyAdapter, R extends Resource> = {
+  readonly [K in SupportedOperations<TypesOf<A>> & `${R}.${string}` as VerbOf<R, K>]: A[RowOf<K>['method']];
+};
+
 /** The unified payment service over one configured provider adapter. */
 export class Pay<A extends AnyAdapter = Adapter> {
   /** The adapter itself, for provider-specific methods (e.g. Provider R's `createCheckoutRedirect`). */
   readonly adapter: A;
-  readonly checkouts: {
-    create: A['createCheckout'];
-    retrieve: A['retrieveCheckout'];
-    update: A['updateCheckout'];
-    delete: A['deleteCheckout'];
-  };
-  readonly payments: {
-    create: A['createPayment'];
-    retrieve: A['retrievePayment'];
-    update: A['updatePayment'];
-    capture: A['capturePayment'];
-    cancel: A['cancelPayment'];
-    delete: A['deletePayment'];
-  };
-  readonly refunds: { create: A['createRefund'] };
-  readonly customers: {
-    create: A['createCustomer'];
-    retrieve: A['retrieveCustomer'];
-    update: A['updateCustomer'];
-    delete: A['deleteCustomer'];
-  };
-  readonly subscriptions: {
-    create: A['createSubscription'];
-    retrieve: A['retrieveSubscription'];
-    update: A['updateSubscription'];
-    cancel: A['cancelSubscription'];
-    delete: A['deleteSubscription'];
-  };
+  readonly checkouts: Namespace<A, 'checkouts'>;
+  readonly payments: Namespace<A, 'payments'>;
+  readonly refunds: Namespace<A, 'refunds'>;
+  readonly customers: Namespace<A, 'customers'>;
+  readonly subscriptions: Namespace<A, 'subscriptions'>;
   readonly webhooks: {
     /**
      * A webhook handler checked with `webhookSecret` (`null` for Provider T). Chain `.on(event, callback)`,
@@ -106,29 +94,26 @@ export class Pay<A extends AnyAdapter = Adapter> {
     const ledger = createIdempotencyLedger(idempotency ?? createMemoryIdempotencyStore(), ledgerOptions);
     this.#ledger = ledger;
     const runsLedgerItself = (adapter as { [DEFINED_ADAPTER]?: unknown })[DEFINED_ADAPTER] === true;
-    const namespace = (resource: string, names: readonly string[]) =>
-      Object.fromEntries(
-        names.map((name) => {
-          const operation = `${resource}.${name}` as Operation;
-          const method = OPERATION_METHODS[operation];
-          const call = (...args: unknown[]) =>
-            (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args);
-          if (!(MONEY_MOVING_OPERATIONS as readonly Operation[]).includes(operation)) return [name, call];
-          const arity = ARITY[operation as MoneyMovingOperation];
-          return [
-            name,
-            (...args: unknown[]) =>
-              runsLedgerItself
-                ? call(...withLedger(args, arity, ledger))
-                : runUnderLedger(ledger, operation as MoneyMovingOperation, args, arity, call),
-          ];
-        }),
-      ) as never;
-    this.checkouts = namespace('checkouts', ['create', 'retrieve', 'update', 'delete']);
-    this.payments = namespace('payments', ['create', 'retrieve', 'update', 'capture', 'cancel', 'delete']);
-    this.refunds = namespace('refunds', ['create']);
-    this.customers = namespace('customers', ['create', 'retrieve', 'update', 'delete']);
-    this.subscriptions = namespace('subscriptions', ['create', 'retrieve', 'update', 'cancel', 'delete']);
+    const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
+    for (const operation of OPERATION_NAMES) {
+      const [resource, verb] = operation.split('.') as [string, string];
+      const method = OPERATIONS[operation].method;
+      const call = (...args: unknown[]) =>
+        (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+      const arity = optionsIndexOf(operation);
+      namespaces[resource] ??= {};
+      namespaces[resource][verb] = !movesMoney(operation)
+        ? call
+        : (...args: unknown[]) =>
+            runsLedgerItself
+              ? call(...withLedger(args, arity, ledger))
+              : runUnderLedger(ledger, operation, args, arity, call);
+    }
+    this.checkouts = namespaces.checkouts as never;
+    this.payments = namespaces.payments as never;
+    this.refunds = namespaces.refunds as never;
+    this.customers = namespaces.customers as never;
+    this.subscriptions = namespaces.subscriptions as never;
     this.webhooks = { setup: (options) => new WebhookHandler<TypesOf<A>>(adapter, options) };
   }
 
@@ -236,15 +221,6 @@ export class Pay<A extends AnyAdapter = Adapter> {
     }
   }
 }
-
-/** Index of the options argument of each money-moving operation. */
-const ARITY: Record<MoneyMovingOperation, number> = {
-  'checkouts.create': 1,
-  'payments.create': 1,
-  'refunds.create': 1,
-  'payments.capture': 2,
-  'payments.cancel': 1,
-};
 
 /** The arguments with core's ledger handed to the operation in its options (a symbol member). */
 function withLedger(args: unknown[], arity: number, ledger: IdempotencyLedger): unknown[] {

@@ -223,7 +223,7 @@ export const subscriptionCreateSchema = v.strictObject({
 });
 
 /** Makes `provider_metadata` required when the provider's metadata type has a required member. */
-type WithProviderMetadata<Base, M> = Omit<Base, 'provider_metadata'> &
+export type WithProviderMetadata<Base, M> = Omit<Base, 'provider_metadata'> &
   ({} extends M ? { provider_metadata?: M } : { provider_metadata: M });
 
 /** `checkouts.create` params, with the provider's `provider_metadata`. */

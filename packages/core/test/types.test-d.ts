@@ -1,14 +1,19 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  type AdapterTypes,
+  type CaptureParams,
   createPay,
+  defineAdapter,
   type HttpReply,
   type Invoice,
   type NetworkError,
+  type Operation,
   type PayEvent,
   type Payment,
   ProviderApiError,
+  type Refund,
 } from '../src/index.js';
-import { testAdapter } from './fixtures.js';
+import { payment, testAdapter } from './fixtures.js';
 
 describe('types follow the adapter', () => {
   const pay = createPay(testAdapter());
@@ -65,5 +70,73 @@ describe('records', () => {
   it('carry the request id of the call that produced them (null when none)', () => {
     expectTypeOf<Payment['request_id']>().toEqualTypeOf<string | null>();
     expectTypeOf<Invoice['request_id']>().toEqualTypeOf<string | null>();
+  });
+});
+
+/** An adapter whose types declare the two operations it performs. */
+interface ReadOnlyTypes extends AdapterTypes {
+  provider: 'providerN';
+  metadata: {};
+  rawEvents: {};
+  checkout: null;
+  operations: 'payments.create' | 'payments.retrieve';
+}
+
+const webhooks = {
+  rawEventNames: [],
+  secret: 'required',
+  verify: async () => ({ key: 'k', events: async () => [] }),
+} as const;
+
+describe('unsupported operations are compile errors', () => {
+  const adapter = defineAdapter<ReadOnlyTypes>({
+    provider: 'providerN',
+    operations: {
+      createPayment: async () => payment('p1'),
+      retrievePayment: async (id) => payment(id),
+    },
+    webhooks,
+  });
+  const pay = createPay(adapter);
+
+  it('exposes the declared operations with their types', () => {
+    expectTypeOf(pay.payments.create).returns.resolves.toEqualTypeOf<Payment>();
+    expectTypeOf(pay.payments.retrieve).returns.resolves.toEqualTypeOf<Payment | null>();
+    expectTypeOf(pay.supports).parameter(0).toEqualTypeOf<Operation>();
+  });
+
+  it('has no method for an operation the adapter does not perform', () => {
+    // @ts-expect-error the adapter declares no payments.capture
+    pay.payments.capture('p1');
+    // @ts-expect-error the adapter declares no refunds at all
+    pay.refunds.create({ payment_id: 'p1' });
+    // @ts-expect-error nor checkouts
+    pay.checkouts.create({});
+    expectTypeOf(pay.refunds).toEqualTypeOf<{}>();
+  });
+
+  it('requires exactly the declared implementations', () => {
+    defineAdapter<ReadOnlyTypes>({
+      provider: 'providerN',
+      // @ts-expect-error payments.retrieve is declared but not implemented
+      operations: { createPayment: async () => payment('p1') },
+      webhooks,
+    });
+    defineAdapter<ReadOnlyTypes>({
+      provider: 'providerN',
+      operations: {
+        createPayment: async () => payment('p1'),
+        retrievePayment: async () => null,
+        // @ts-expect-error refunds.create is implemented but not declared
+        createRefund: async () => null as never,
+      },
+      webhooks,
+    });
+  });
+
+  it('types every operation (unsupported ones throw at run time) when the adapter declares none', () => {
+    const undeclared = createPay(testAdapter());
+    expectTypeOf(undeclared.refunds.create).returns.resolves.toEqualTypeOf<Refund>();
+    expectTypeOf(undeclared.payments.capture).parameter(1).toEqualTypeOf<CaptureParams | undefined>();
   });
 });

@@ -1,0 +1,251 @@
+/**
+ * The operation table: every operation `@pay` knows, one row each. Everything that used to be a list kept by
+ * hand derives from it: the adapter method behind each name, which arguments are validated against which
+ * request contract, which operations go through the idempotency ledger, the options argument's position, the
+ * `pay.<resource>.<verb>` namespaces, the contract suite's checks and the public types of every method. Adding
+ * an operation is adding one row (and its request schema in `records.ts` when it takes new input).
+ */
+import type * as v from 'valibot';
+import {
+  type Checkout,
+  type Customer,
+  captureSchema,
+  checkoutCreateSchema,
+  customerCreateSchema,
+  type Payment,
+  type ProviderName,
+  paymentCreateSchema,
+  type Refund,
+  refundCreateSchema,
+  type Subscription,
+  subscriptionCreateSchema,
+  updateSchema,
+  type WithProviderMetadata,
+} from './records.js';
+
+/**
+ * What an operation resolves to, by name: a record, `nothing` (a delete), or `adapterCheckout`, the checkout
+ * type the adapter declares (`AdapterTypes['checkout']`: Provider R's redirect flow resolves to `null`).
+ */
+export interface OperationResults<T extends AdapterTypes = AdapterTypes> {
+  payment: Payment;
+  checkout: Checkout;
+  adapterCheckout: T['checkout'];
+  refund: Refund;
+  customer: Customer;
+  subscription: Subscription;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a delete resolves to Promise<void> (an async function with no value)
+  nothing: void;
+}
+
+/** One row of {@link OPERATIONS}. */
+export interface OperationRow {
+  /** The adapter method behind the operation (`createPayment`). */
+  readonly method: string;
+  /**
+   * Whether the call can move money: a caller's `idempotencyKey` then runs it under the idempotency ledger, and
+   * it is never retried automatically.
+   */
+  readonly movesMoney: boolean;
+  /** Whether the first argument is a resource id (validated as a non-empty string, never `.` or `..`). */
+  readonly id: boolean;
+  /** The request contract of the parameters argument (after the id), or `null` when the call takes none. */
+  readonly params: v.GenericSchema | null;
+  /** Whether the parameters argument may be left out (`payments.capture` without an amount). */
+  readonly optionalParams: boolean;
+  /** What the call resolves to (see {@link OperationResults}). */
+  readonly result: keyof OperationResults;
+  /** Whether the call resolves to `null` when the provider holds nothing under the id (the retrieves). */
+  readonly orNull: boolean;
+}
+
+/** What a row leaves out: a call that moves no money, takes no id, no parameters, and finds its resource. */
+const DEFAULTS = {
+  movesMoney: false,
+  id: false,
+  params: null,
+  optionalParams: false,
+  orNull: false,
+} as const;
+
+/** A row of the table: `given` over {@link DEFAULTS}, with its literal types kept. */
+function row<const R extends Partial<OperationRow> & Pick<OperationRow, 'method' | 'result'>>(
+  given: R,
+): Omit<typeof DEFAULTS, keyof R> & R {
+  return { ...DEFAULTS, ...given } as Omit<typeof DEFAULTS, keyof R> & R;
+}
+
+/** Every operation, as `pay.supports()` names it, with its row. */
+export const OPERATIONS = {
+  'checkouts.create': row({
+    method: 'createCheckout',
+    movesMoney: true,
+    params: checkoutCreateSchema,
+    result: 'adapterCheckout',
+  }),
+  'checkouts.retrieve': row({ method: 'retrieveCheckout', id: true, result: 'checkout', orNull: true }),
+  'checkouts.update': row({ method: 'updateCheckout', id: true, params: updateSchema, result: 'checkout' }),
+  'checkouts.delete': row({ method: 'deleteCheckout', id: true, result: 'nothing' }),
+  'payments.create': row({
+    method: 'createPayment',
+    movesMoney: true,
+    params: paymentCreateSchema,
+    result: 'payment',
+  }),
+  'payments.retrieve': row({ method: 'retrievePayment', id: true, result: 'payment', orNull: true }),
+  'payments.update': row({ method: 'updatePayment', id: true, params: updateSchema, result: 'payment' }),
+  'payments.capture': row({
+    method: 'capturePayment',
+    movesMoney: true,
+    id: true,
+    params: captureSchema,
+    optionalParams: true,
+    result: 'payment',
+  }),
+  'payments.cancel': row({ method: 'cancelPayment', movesMoney: true, id: true, result: 'payment' }),
+  'payments.delete': row({ method: 'deletePayment', id: true, result: 'nothing' }),
+  'refunds.create': row({
+    method: 'createRefund',
+    movesMoney: true,
+    params: refundCreateSchema,
+    result: 'refund',
+  }),
+  'customers.create': row({ method: 'createCustomer', params: customerCreateSchema, result: 'customer' }),
+  'customers.retrieve': row({ method: 'retrieveCustomer', id: true, result: 'customer', orNull: true }),
+  'customers.update': row({ method: 'updateCustomer', id: true, params: updateSchema, result: 'customer' }),
+  'customers.delete': row({ method: 'deleteCustomer', id: true, result: 'nothing' }),
+  'subscriptions.create': row({
+    method: 'createSubscription',
+    params: subscriptionCreateSchema,
+    result: 'subscription',
+  }),
+  'subscriptions.retrieve': row({
+    method: 'retrieveSubscription',
+    id: true,
+    result: 'subscription',
+    orNull: true,
+  }),
+  'subscriptions.update': row({
+    method: 'updateSubscription',
+    id: true,
+    params: updateSchema,
+    result: 'subscription',
+  }),
+  'subscriptions.cancel': row({ method: 'cancelSubscription', id: true, result: 'subscription' }),
+  'subscriptions.delete': row({ method: 'deleteSubscription', id: true, result: 'nothing' }),
+} as const satisfies Record<`${string}.${string}`, OperationRow>;
+
+/** An operation name (`'refunds.create'`). */
+export type Operation = keyof typeof OPERATIONS;
+/** The row of one operation. */
+export type RowOf<K extends Operation> = (typeof OPERATIONS)[K];
+/** An adapter method name (`'createRefund'`). */
+export type OperationMethod = RowOf<Operation>['method'];
+/** The operation behind an adapter method. */
+export type OperationOfMethod<M extends OperationMethod> = {
+  [K in Operation]: RowOf<K>['method'] extends M ? K : never;
+}[Operation];
+/** An operation that can move money (see {@link OperationRow.movesMoney}). */
+export type MoneyMovingOperation = {
+  [K in Operation]: RowOf<K>['movesMoney'] extends true ? K : never;
+}[Operation];
+/** The resources of `pay` (`payments`, `refunds`, …). */
+export type Resource = Operation extends `${infer R}.${string}` ? R : never;
+/** The verbs of one resource's operations. */
+export type VerbOf<R extends Resource, O extends Operation = Operation> = O extends `${R}.${infer V}`
+  ? V
+  : never;
+
+/** Every operation name, in table order. */
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as Operation[];
+
+/** Operation names, as `pay.supports()` takes them, and the adapter method behind each. */
+export const OPERATION_METHODS = Object.freeze(
+  Object.fromEntries(OPERATION_NAMES.map((operation) => [operation, OPERATIONS[operation].method])),
+) as { readonly [K in Operation]: RowOf<K>['method'] };
+
+/** The operations that can move money: a caller's idempotency key goes through the ledger for these. */
+export const MONEY_MOVING_OPERATIONS = Object.freeze(
+  OPERATION_NAMES.filter((operation) => OPERATIONS[operation].movesMoney),
+) as readonly MoneyMovingOperation[];
+
+/** Whether `name` is an operation of the table (an own-property read: `'constructor'` is not). */
+export function isOperation(name: unknown): name is Operation {
+  return typeof name === 'string' && Object.hasOwn(OPERATIONS, name);
+}
+
+/** Whether `operation` can move money (runs under the idempotency ledger with a key). */
+export function movesMoney(operation: Operation): operation is MoneyMovingOperation {
+  return OPERATIONS[operation].movesMoney;
+}
+
+/** The position of the options argument of `operation` (after its id and parameters). */
+export function optionsIndexOf(operation: Operation): number {
+  const row: OperationRow = OPERATIONS[operation];
+  return (row.id ? 1 : 0) + (row.params ? 1 : 0);
+}
+
+/** The arguments of `operation` before its options, as `defineAdapter` validates them. */
+export function argumentsOf(operation: Operation): readonly ('id' | v.GenericSchema)[] {
+  const row: OperationRow = OPERATIONS[operation];
+  return [...(row.id ? (['id'] as const) : []), ...(row.params ? [row.params] : [])];
+}
+
+/**
+ * What an adapter declares about its types: its name, `provider_metadata` per operation, raw webhook events
+ * with their `data`, what `checkouts.create` resolves to, and (optionally) the operations it performs.
+ */
+export interface AdapterTypes {
+  provider: ProviderName;
+  metadata: { [K in Operation]?: object };
+  rawEvents: { [name: string]: unknown };
+  checkout: Checkout | null;
+  /**
+   * The operations the adapter performs, as a union (`'payments.create' | 'payments.retrieve'`). When declared,
+   * `defineAdapter` requires exactly these implementations and `Pay` exposes only these methods, so calling an
+   * unsupported operation is a compile error. Not declared: every operation is typed (and the unsupported ones
+   * throw `ProviderNotSupportedError` at run time).
+   */
+  operations?: Operation;
+}
+
+/** The operations an adapter's declared types say it performs (every operation when it declares none). */
+export type SupportedOperations<T> = T extends { operations: infer O extends Operation } ? O : Operation;
+
+/** The `provider_metadata` type of one operation. */
+export type MetadataOf<T extends AdapterTypes, K extends Operation> = T['metadata'][K] extends object
+  ? T['metadata'][K]
+  : Record<string, unknown>;
+
+/** The parameters a caller passes to `operation` (with the adapter's `provider_metadata`). */
+export type ParamsOf<T extends AdapterTypes, K extends Operation> = RowOf<K>['params'] extends infer S extends
+  v.GenericSchema
+  ? WithProviderMetadata<v.InferInput<S>, MetadataOf<T, K>>
+  : never;
+
+/** The parameters an implementation receives: validated against core's request contract. */
+export type ValidatedParamsOf<K extends Operation> = RowOf<K>['params'] extends infer S extends
+  v.GenericSchema
+  ? v.InferOutput<S>
+  : never;
+
+/** The arguments of `operation` before its options, as a caller passes them. */
+export type ArgumentsOf<T extends AdapterTypes, K extends Operation> = [
+  ...(RowOf<K>['id'] extends true ? [id: string] : []),
+  ...(RowOf<K>['params'] extends v.GenericSchema
+    ? RowOf<K>['optionalParams'] extends true
+      ? [params?: ParamsOf<T, K>]
+      : [params: ParamsOf<T, K>]
+    : []),
+];
+
+/** The arguments an implementation receives before its options: validated. */
+export type ValidatedArgumentsOf<K extends Operation> = [
+  ...(RowOf<K>['id'] extends true ? [id: string] : []),
+  ...(RowOf<K>['params'] extends v.GenericSchema ? [params: ValidatedParamsOf<K>] : []),
+];
+
+/** What `operation` resolves to for an adapter with types `T`. */
+export type ResultOf<T extends AdapterTypes, K extends Operation> =
+  | OperationResults<T>[RowOf<K>['result']]
+  | (RowOf<K>['orNull'] extends true ? null : never);

@@ -37,6 +37,20 @@ export {
 } from './server.js';
 export type { PayerActions, PaymentSimulator } from './simulator.js';
 export {
+  createTestAdapter,
+  type TestAdapterBooks,
+  type TestAdapterCall,
+  type TestAdapterKit,
+  type TestAdapterOptions,
+  type TestAdapterTypes,
+} from './test-adapter.js';
+export {
+  signTestWebhook,
+  TEST_SIGNATURE_HEADER,
+  type TestWebhookDelivery,
+  type TestWebhookPayload,
+} from './test-adapter-webhooks.js';
+export {
   type IssuedToken,
   SimulatorClock,
   TokenIssuer,

@@ -35,7 +35,7 @@ export {
   sendJson,
   startLoopbackServer,
 } from './server.js';
-export type { PayerActions, PaymentSimulator } from './simulator.js';
+export type { PayerActions, PaymentSimulator, SimulatorStartOptions } from './simulator.js';
 export {
   createTestAdapter,
   type TestAdapterBooks,

@@ -6,6 +6,20 @@
 import type { FaultInjector } from './faults.js';
 import type { PayerAction } from './pages.js';
 import type { RecordedRequest } from './requests.js';
+import type { WebhookDelivery } from './webhooks.js';
+
+/**
+ * Options every `startProviderXSimulator(options)` accepts besides its own (what `pay dev` passes): a fixed port,
+ * and callbacks for each request received and each webhook delivery finished (a console log).
+ */
+export interface SimulatorStartOptions {
+  /** A fixed port on 127.0.0.1; default a free port chosen by the OS. */
+  port?: number;
+  /** Called for each request as it is received (before faults and routes). */
+  onRequest?: (request: RecordedRequest) => void;
+  /** Called when a forwarded webhook is delivered, or failed after its redeliveries. */
+  onDelivery?: (delivery: WebhookDelivery) => void;
+}
 
 /** What a person does on the hosted page, as calls: each changes the books and forwards the webhook. */
 export type PayerActions = { readonly [action in PayerAction]: (id: string) => Promise<void> };
@@ -22,6 +36,8 @@ export interface PaymentSimulator<Config, Books> {
   /** Every request received, in order, including refused and faulted ones. */
   readonly requests: readonly RecordedRequest[];
   readonly faults: FaultInjector;
+  /** The forwarder's delivery log (`WebhookForwarder.deliveries`), when the simulator exposes it. */
+  readonly deliveries?: readonly WebhookDelivery[];
   /** What a person does on the hosted page (by the provider's payment id). */
   readonly payer: PayerActions;
   /** From now on every status change is delivered, signed, to `url`; `null` stops forwarding. */

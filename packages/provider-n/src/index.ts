@@ -8,8 +8,9 @@
  * const pay = createPay(providerN());
  * ```
  */
-import { buildProviderNAdapter, type ProviderNAdapter } from './adapter.js';
+import { buildProviderNAdapter } from './adapter.js';
 import { loadConfig, type ProviderNConfig, type ProviderNOverrides, resolveConfig } from './config.js';
+import type { ProviderNAdapter } from './types.js';
 
 /**
  * Default factory: reads `PROVIDER_N_API_KEY`, `PROVIDER_N_SECRET_KEY`, `PROVIDER_N_SANDBOX` and the optional
@@ -29,21 +30,19 @@ export function createProviderN(config: ProviderNConfig): ProviderNAdapter {
   return buildProviderNAdapter(resolveConfig(config));
 }
 
-export type { ProviderNAdapter, ProviderNTypes } from './adapter.js';
 export { PROVIDER_N_BASE_URLS, type ProviderNConfig, type ProviderNOverrides } from './config.js';
-export { MANDATE_STATUS, PAYMENT_STATUS, type ProviderNCheckout, REFUND_STATUS } from './mapping.js';
-export {
-  idempotencyReference,
-  type ProviderNCheckoutMetadata,
-  type ProviderNRefundMetadata,
-} from './requests.js';
-export {
-  MANDATE_EVENT,
-  type ProviderNEventType,
-  type ProviderNRawEvents,
-  RAW_EVENT_NAMES,
-  SIGNATURE_HEADER,
-} from './webhooks.js';
+export { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
+export { idempotencyReference } from './requests.js';
+export type {
+  ProviderNAdapter,
+  ProviderNCheckout,
+  ProviderNCheckoutMetadata,
+  ProviderNEventType,
+  ProviderNRawEvents,
+  ProviderNRefundMetadata,
+  ProviderNTypes,
+} from './types.js';
+export { MANDATE_EVENT, RAW_EVENT_NAMES, SIGNATURE_HEADER } from './webhooks.js';
 export type {
   ProviderNCustomer,
   ProviderNMandateEventData,

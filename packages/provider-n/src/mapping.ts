@@ -13,13 +13,18 @@ import type {
   Subscription,
   SubscriptionStatus,
 } from '@pay/core';
-import type {
-  MandateFields,
-  ProviderNMandateStatus,
-  ProviderNPaymentStatus,
-  ProviderNRefundStatus,
-  RefundBody,
-  TransactionFields,
+import { type JsonValue, toMinorUnits } from '@pay/core';
+import type { InitTransactionRequest } from './requests.js';
+import type { ProviderNCheckout } from './types.js';
+import {
+  CHECKOUT_LIFETIME_MS,
+  DEFAULT_CURRENCY,
+  type MandateFields,
+  type ProviderNMandateStatus,
+  type ProviderNPaymentStatus,
+  type ProviderNRefundStatus,
+  type RefundBody,
+  type TransactionFields,
 } from './wire.js';
 
 /** `paymentStatus` → unified payment status (wire contract, status table). */
@@ -85,18 +90,6 @@ export function mandateStatus(status: string): SubscriptionStatus {
   return MANDATE_STATUS_BY_NAME.get(status) ?? 'pending';
 }
 
-/** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */
-export const DEFAULT_CURRENCY = 'NGN';
-
-/** Checkout links from init-transaction stay valid for 40 minutes (wire contract). */
-export const CHECKOUT_LIFETIME_MS = 40 * 60 * 1000;
-
-/** What `checkouts.create` resolves to: a Checkout plus `checkoutUrl` (spec §2). */
-export type ProviderNCheckout = Checkout & {
-  /** The hosted checkout page to send the payer to (the same URL as `payment_url`). */
-  checkoutUrl: string;
-};
-
 /** Metadata values come back as the provider stored them; records carry strings. */
 export function stringMetadata(values: Record<string, unknown> | null | undefined): Record<string, string> {
   const metadata: Record<string, string> = {};
@@ -128,11 +121,17 @@ function transactionMetadata(
   };
 }
 
-/** Fields of a Payment that the delivery or call decides rather than the payload. */
-export interface PaymentContext {
-  status: PaymentStatus;
-  /** `false` for sandbox payments (the adapter's `isSandbox`): Provider N payloads carry no test flag. */
+/** What every record carries besides the payload: decided by the adapter and the call, not by the reply. */
+export interface RecordFacts {
+  /** `false` for sandbox records (the adapter's `isSandbox`): Provider N payloads carry no test flag. */
   livemode: boolean;
+  /** The request id of the call that produced the record (issue 16); `null` for a webhook payload. */
+  requestId: string | null;
+}
+
+/** Fields of a Payment that the delivery or call decides rather than the payload. */
+export interface PaymentContext extends RecordFacts {
+  status: PaymentStatus;
   /** What the payer has paid, when the caller knows better than `amountPaid` (a rejected payment: 0). */
   amountPaid?: number | null;
   /** Extra metadata (rejection reason, settlement reference). */
@@ -158,6 +157,7 @@ export function toPayment(transaction: TransactionFields, context: PaymentContex
     requires_action: false,
     payment_url: null,
     livemode: context.livemode,
+    request_id: context.requestId,
     raw,
   };
 }
@@ -169,7 +169,7 @@ export function toPayment(transaction: TransactionFields, context: PaymentContex
  */
 export function toRetrievedCheckout(
   transaction: TransactionFields,
-  livemode: boolean,
+  facts: RecordFacts,
   raw: unknown,
 ): Checkout {
   return {
@@ -186,7 +186,8 @@ export function toRetrievedCheckout(
       transaction.amountPaid == null ? {} : { amountPaid: String(transaction.amountPaid) },
     ),
     expires_at: null,
-    livemode,
+    livemode: facts.livemode,
+    request_id: facts.requestId,
     raw,
   };
 }
@@ -194,7 +195,7 @@ export function toRetrievedCheckout(
 /** A refund reply or refund webhook → Refund. */
 export function toRefund(
   refund: RefundBody,
-  fields: { currency: string; status: RefundStatus; livemode: boolean },
+  fields: RecordFacts & { currency: string; status: RefundStatus },
   raw: unknown,
 ): Refund {
   return {
@@ -207,6 +208,7 @@ export function toRefund(
     reason: refund.reason,
     metadata: {},
     livemode: fields.livemode,
+    request_id: fields.requestId,
     raw,
   };
 }
@@ -222,6 +224,8 @@ export function toSubscription(mandate: MandateFields, livemode: boolean, raw: u
     currency: mandate.currency,
     metadata: {},
     livemode,
+    // Built from a webhook payload, with no status read: no call produced it.
+    request_id: null,
     raw,
   };
 }
@@ -231,4 +235,94 @@ export function withoutCredentials(body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const { apiKey: _apiKey, secretKey: _secretKey, ...rest } = body as Record<string, unknown>;
   return rest;
+}
+
+/**
+ * What the adapter records in the ledger once init-transaction answered (the reply's checkout URL is the one
+ * thing a later read cannot give back): `{ transactionReference, checkoutUrl, expiresAt }`.
+ */
+export interface CheckoutRecoveryPoint {
+  transactionReference: string;
+  checkoutUrl: string;
+  expiresAt: string;
+}
+
+/** The recovery point of an init-transaction reply: the checkout URL expires 40 minutes from now. */
+export function openedCheckout(reply: {
+  transactionReference: string;
+  checkoutUrl: string;
+}): CheckoutRecoveryPoint {
+  return {
+    transactionReference: reply.transactionReference,
+    checkoutUrl: reply.checkoutUrl,
+    expiresAt: new Date(Date.now() + CHECKOUT_LIFETIME_MS).toISOString(),
+  };
+}
+
+/** Reads a recovery point back from the ledger; `undefined` for anything else. */
+export function checkoutRecoveryPoint(
+  point: JsonValue | null | undefined,
+): CheckoutRecoveryPoint | undefined {
+  if (point === null || typeof point !== 'object' || Array.isArray(point)) return undefined;
+  const { transactionReference, checkoutUrl, expiresAt } = point;
+  return typeof transactionReference === 'string' &&
+    typeof checkoutUrl === 'string' &&
+    typeof expiresAt === 'string'
+    ? { transactionReference, checkoutUrl, expiresAt }
+    : undefined;
+}
+
+/** What `checkouts.create` was asked, for the record (the reply does not echo it). */
+export interface CheckoutAsked {
+  item_id?: string | undefined;
+  quantity?: number | undefined;
+}
+
+/** An opened transaction → the Checkout (plus `checkoutUrl`) that `checkouts.create` returns. */
+export function toCheckout(
+  asked: CheckoutAsked,
+  body: InitTransactionRequest,
+  opened: CheckoutRecoveryPoint,
+  facts: RecordFacts,
+  raw: unknown,
+): ProviderNCheckout {
+  return {
+    provider: 'providerN',
+    id: opened.transactionReference,
+    payment_url: opened.checkoutUrl,
+    amount: body.amount,
+    currency: body.currencyCode,
+    customer: { email: body.customerEmail },
+    session_type: 'one_time',
+    products: asked.item_id ? [{ id: asked.item_id, quantity: asked.quantity ?? 1 }] : [],
+    metadata: body.metaData,
+    expires_at: opened.expiresAt,
+    livemode: facts.livemode,
+    request_id: facts.requestId,
+    raw,
+    checkoutUrl: opened.checkoutUrl,
+  };
+}
+
+/** A read-back checkout completed with the URL the ledger kept: the record `checkouts.create` returned. */
+export function withCheckoutUrl(checkout: Checkout, recorded: CheckoutRecoveryPoint): ProviderNCheckout {
+  return {
+    ...checkout,
+    payment_url: recorded.checkoutUrl,
+    expires_at: recorded.expiresAt,
+    checkoutUrl: recorded.checkoutUrl,
+  };
+}
+
+/** Equal amounts in one currency, compared in minor units (the provider reads `"5000.50"` as 5000.5). */
+export function sameMoney(
+  a: { amount: number; currency: string },
+  b: { amount: number; currency: string },
+): boolean {
+  if (a.currency.toUpperCase() !== b.currency.toUpperCase()) return false;
+  try {
+    return toMinorUnits(a.amount, a.currency) === toMinorUnits(b.amount, b.currency);
+  } catch {
+    return a.amount === b.amount;
+  }
 }

@@ -17,16 +17,12 @@ import {
   webhookEvent,
 } from '@pay/core';
 import * as v from '@pay/core/schema';
-import { DEFAULT_CURRENCY, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
+import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
+import type { ProviderNEventType, ProviderNRawEvents } from './types.js';
 import {
+  DEFAULT_CURRENCY,
   mandateEventSchema,
-  type ProviderNMandateEventData,
   type ProviderNMandateStatus,
-  type ProviderNOtherEventData,
-  type ProviderNRefundEventData,
-  type ProviderNRejectedPaymentEventData,
-  type ProviderNSettlementEventData,
-  type ProviderNTransactionEventData,
   refundBodySchema,
   rejectedPaymentEventSchema,
   settlementEventSchema,
@@ -36,23 +32,6 @@ import {
 
 /** The signature header, lower-cased as core hands headers over (the provider sends `providerN-signature`). */
 export const SIGNATURE_HEADER = 'providern-signature';
-
-/** Raw events and the `eventData` each carries. */
-export type ProviderNRawEvents = {
-  'providerN.SUCCESSFUL_TRANSACTION': ProviderNTransactionEventData;
-  'providerN.SUCCESSFUL_TRANSACTION_OFFLINE': ProviderNTransactionEventData;
-  'providerN.REJECTED_PAYMENT': ProviderNRejectedPaymentEventData;
-  'providerN.SETTLEMENT': ProviderNSettlementEventData;
-  'providerN.SUCCESSFUL_REFUND': ProviderNRefundEventData;
-  'providerN.FAILED_REFUND': ProviderNRefundEventData;
-  'providerN.MANDATE_UPDATE': ProviderNMandateEventData;
-  'providerN.CUSTOMER_CREATED': ProviderNOtherEventData;
-  'providerN.CUSTOMER_UPDATED': ProviderNOtherEventData;
-  'providerN.CUSTOMER_DELETED': ProviderNOtherEventData;
-  'providerN.SUCCESSFUL_DISBURSEMENT': ProviderNOtherEventData;
-  'providerN.FAILED_DISBURSEMENT': ProviderNOtherEventData;
-  'providerN.REVERSED_DISBURSEMENT': ProviderNOtherEventData;
-};
 
 /** Every raw event name, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = [
@@ -71,20 +50,18 @@ export const RAW_EVENT_NAMES = [
   'providerN.REVERSED_DISBURSEMENT',
 ] as const satisfies readonly (keyof ProviderNRawEvents)[];
 
-/** A Provider N event type (`SUCCESSFUL_TRANSACTION`, …). */
-export type ProviderNEventType = keyof ProviderNRawEvents extends `providerN.${infer T}` ? T : never;
-
 const PROVIDER = 'providerN';
 
 /** What one event type normalises to: the unified events, before the raw one. */
 type Normaliser = (eventData: Record<string, unknown>, delivery: DeliveryFacts) => PayEvent[];
 
-/** What every record of one delivery shares. */
-interface DeliveryFacts {
+/**
+ * What every record of one delivery shares: `livemode` (`false` for a sandbox adapter, Provider N payloads carry
+ * no test flag) and `requestId` (always `null`: Provider N has no status read to confirm a delivery with).
+ */
+interface DeliveryFacts extends RecordFacts {
   /** Verification time: Provider N's event times carry no time zone. */
   created: number;
-  /** `false` for a sandbox adapter: Provider N payloads carry no test flag. */
-  livemode: boolean;
 }
 
 /**
@@ -148,7 +125,7 @@ export async function verifyProviderNWebhook(
   if (!body.success)
     throw malformed('The webhook body is not a Provider N event ({ eventType, eventData }).');
   const { eventType, eventData } = body.output;
-  const facts: DeliveryFacts = { created: Date.now(), livemode: options.livemode };
+  const facts: DeliveryFacts = { created: Date.now(), livemode: options.livemode, requestId: null };
   const events = NORMALISERS.get(eventType)?.(eventData, facts) ?? [];
   const status = statusOf(eventData);
   const reference = await referenceOf(eventData, delivery.rawBody);
@@ -263,7 +240,7 @@ function successfulTransactionEvent(data: Record<string, unknown>, facts: Delive
     type: 'payment.created',
     provider: PROVIDER,
     created: facts.created,
-    data: toPayment(transaction, { status, livemode: facts.livemode }, data),
+    data: toPayment(transaction, { ...facts, status }, data),
   });
 }
 
@@ -283,7 +260,7 @@ function rejectedPaymentEvent(data: Record<string, unknown>, facts: DeliveryFact
     type: 'payment.failed',
     provider: PROVIDER,
     created: facts.created,
-    data: toPayment(rejected, { status: 'failed', livemode: facts.livemode, amountPaid: 0, metadata }, data),
+    data: toPayment(rejected, { ...facts, status: 'failed', amountPaid: 0, metadata }, data),
   });
 }
 
@@ -299,8 +276,8 @@ function settlementEvents(data: Record<string, unknown>, facts: DeliveryFacts): 
       data: toPayment(
         { ...transaction, currency: transaction.currency ?? settlement.currency ?? DEFAULT_CURRENCY },
         {
+          ...facts,
           status: transactionStatus(transaction),
-          livemode: facts.livemode,
           metadata: { settlementReference: settlement.settlementReference },
         },
         data,
@@ -321,7 +298,7 @@ function refundEvent(data: Record<string, unknown>, facts: DeliveryFacts, status
     type: 'refund.created',
     provider: PROVIDER,
     created: facts.created,
-    data: toRefund(refund, { currency, status, livemode: facts.livemode }, data),
+    data: toRefund(refund, { ...facts, currency, status }, data),
   });
 }
 

@@ -6,6 +6,12 @@
 import { parseDecimal } from '@pay/core';
 import * as v from '@pay/core/schema';
 
+/** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */
+export const DEFAULT_CURRENCY = 'NGN';
+
+/** Checkout links from init-transaction stay valid for 40 minutes (wire contract). */
+export const CHECKOUT_LIFETIME_MS = 40 * 60 * 1000;
+
 /** A decimal amount sent as a number or as text, read exactly into a number. */
 const decimal = v.pipe(
   v.union([v.pipe(v.number(), v.finite()), v.string()], 'must be a decimal amount'),

@@ -64,7 +64,7 @@ describe('checkouts.create', () => {
       })
       .matchHeader('authorization', 'Bearer tok-abc')
       .matchHeader('content-type', 'application/json')
-      .reply(200, ok(initTransactionBody));
+      .reply(200, ok(initTransactionBody), { 'X-Request-Id': 'pn-req-init-7f3a' });
 
     const checkout = await testAdapter({ contractCode: CONTRACT_CODE }).createCheckout(checkoutParams);
 
@@ -94,6 +94,7 @@ describe('checkouts.create', () => {
       metadata: { orderId: '1001' },
       expires_at: '2026-11-22T10:55:30.000Z',
       livemode: false,
+      request_id: 'pn-req-init-7f3a',
       raw: rawWithoutKey,
     });
     expect(JSON.stringify(checkout)).not.toContain(API_KEY);
@@ -250,7 +251,11 @@ describe('payments.retrieve and checkouts.retrieve', () => {
       .get('/api/v1/merchant/transactions/query')
       .query({ transactionReference: TRANSACTION_REFERENCE })
       .matchHeader('authorization', 'Bearer tok-q')
-      .reply(200, ok(transactionStatusBody));
+      .reply(200, function () {
+        sentRequestId = String(this.req.headers['x-request-id']);
+        return ok(transactionStatusBody);
+      });
+    let sentRequestId: string | undefined;
     const payment = await testAdapter({ fetch }).retrievePayment(TRANSACTION_REFERENCE);
     expect(urls[1]).toBe(
       `${HOST}/api/v1/merchant/transactions/query?transactionReference=PN%7C20261122101530%7C000123`,
@@ -273,8 +278,11 @@ describe('payments.retrieve and checkouts.retrieve', () => {
       requires_action: false,
       payment_url: null,
       livemode: false,
+      // No request id in the reply: the one sent with the call, so a support ticket can still quote it.
+      request_id: sentRequestId,
       raw: transactionStatusBody,
     });
+    expect(sentRequestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('maps the same read onto a Checkout', async () => {
@@ -282,7 +290,9 @@ describe('payments.retrieve and checkouts.retrieve', () => {
     nock(HOST)
       .get('/api/v1/merchant/transactions/query')
       .query({ transactionReference: TRANSACTION_REFERENCE })
-      .reply(200, ok({ ...transactionStatusBody, paymentStatus: 'PENDING', amountPaid: '0.00' }));
+      .reply(200, ok({ ...transactionStatusBody, paymentStatus: 'PENDING', amountPaid: '0.00' }), {
+        'x-request-id': 'pn-req-query-2',
+      });
     const checkout = await testAdapter().retrieveCheckout(TRANSACTION_REFERENCE);
     expect(checkout).toEqual({
       provider: 'providerN',
@@ -302,6 +312,7 @@ describe('payments.retrieve and checkouts.retrieve', () => {
       },
       expires_at: null,
       livemode: false,
+      request_id: 'pn-req-query-2',
       raw: { ...transactionStatusBody, paymentStatus: 'PENDING', amountPaid: '0.00' },
     });
   });
@@ -397,8 +408,11 @@ describe('refunds.create', () => {
         return true;
       })
       .matchHeader('authorization', 'Bearer tok-r')
-      .reply(200, (_uri, body) =>
-        ok({ ...refundBody, refundReference: (body as { refundReference: string }).refundReference }),
+      .reply(
+        200,
+        (_uri, body) =>
+          ok({ ...refundBody, refundReference: (body as { refundReference: string }).refundReference }),
+        { 'x-request-id': 'pn-req-refund-9' },
       );
     const refund = await testAdapter().createRefund({
       payment_id: TRANSACTION_REFERENCE,
@@ -424,6 +438,7 @@ describe('refunds.create', () => {
       reason: 'Damaged item',
       metadata: {},
       livemode: false,
+      request_id: 'pn-req-refund-9',
       raw: { ...refundBody, refundReference: sent?.refundReference },
     });
   });

@@ -247,7 +247,12 @@ describe('checkouts.create with an idempotency key', () => {
     );
 
     expect(simulator.books.transactions).toHaveLength(1);
-    expect(again).toEqual({ ...first, raw: again.raw });
+    // The record of the repeat comes from the status read by paymentReference: that call's request id.
+    const read = simulator.books.requests
+      .filter((request) => request.path === '/v1/merchant/transactions/query')
+      .at(-1);
+    expect(again).toEqual({ ...first, raw: again.raw, request_id: read?.headers['x-request-id'] });
+    expect(again.request_id).not.toBe(first.request_id);
   });
 
   it('the same key with another amount is refused and opens nothing', async () => {

@@ -162,7 +162,7 @@ describe('refunds.create with an idempotency key', () => {
     const read = nock(HOST)
       .get(`/api/v1/refunds/${referenceFor('refund-1001')}`)
       .matchHeader('authorization', 'Bearer token-1')
-      .reply(200, ok(existing));
+      .reply(200, ok(existing), { 'x-request-id': 'pn-req-refund-read-4' });
 
     const refund = await testAdapter().createRefund(request, { idempotencyKey: 'refund-1001' });
 
@@ -185,6 +185,8 @@ describe('refunds.create with an idempotency key', () => {
       reason: 'Damaged item',
       metadata: {},
       livemode: false,
+      // The read produced the record: its request id, not the refused initiate-refund's.
+      request_id: 'pn-req-refund-read-4',
       raw: existing,
     });
   });

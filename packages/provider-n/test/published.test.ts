@@ -175,7 +175,10 @@ describe('published replies through nock', () => {
   it('status read (published Get Transaction Status reply): Payment with amounts asked and paid', async () => {
     const paid = reply('transaction-query-paid');
     nockLogin();
-    nock(HOST).get('/api/v1/merchant/transactions/query').query(true).reply(paid.status, paid.reply);
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(paid.status, paid.reply, { 'X-Request-Id': 'pn-req-status-85' });
     expect(await testAdapter().retrievePayment('MNFY|85|20220121154916|000006')).toEqual({
       provider: 'providerN',
       id: 'MNFY|85|20220121154916|000006',
@@ -195,6 +198,7 @@ describe('published replies through nock', () => {
       requires_action: false,
       payment_url: null,
       livemode: false,
+      request_id: 'pn-req-status-85',
       raw: paid.reply.responseBody,
     });
   });
@@ -311,6 +315,7 @@ describe('published webhooks through the handler', () => {
       requires_action: false,
       payment_url: null,
       livemode: false,
+      request_id: null,
       raw: payload.eventData,
     });
   });

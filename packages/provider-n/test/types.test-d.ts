@@ -1,6 +1,12 @@
 import { createPay } from '@pay/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { createProviderN, type ProviderNCheckout, type ProviderNTransactionEventData } from '../src/index.js';
+import {
+  createProviderN,
+  type ProviderNCheckout,
+  type ProviderNCheckoutMetadata,
+  type ProviderNRefundMetadata,
+  type ProviderNTransactionEventData,
+} from '../src/index.js';
 
 const pay = createPay(createProviderN({ apiKey: 'k', secretKey: 's', isSandbox: true }));
 
@@ -44,6 +50,16 @@ describe('Provider N types', () => {
     void pay.checkouts.create({ customer: { email: 'a@example.com' }, provider_metadata: { amount: 100 } });
     void pay.checkouts.create({
       customer: { email: 'a@example.com' },
+      // @ts-expect-error: the amount is required, in provider_metadata (spec §2), not at the top level
+      provider_metadata: { currency: 'NGN' },
+    });
+    void pay.checkouts.create({
+      customer: { email: 'a@example.com' },
+      // @ts-expect-error: provider_metadata is strict: an unknown member is a compile error
+      provider_metadata: { amount: 100, currency: 'NGN', colour: 'blue' },
+    });
+    void pay.checkouts.create({
+      customer: { email: 'a@example.com' },
       // @ts-expect-error: amount must be a number
       provider_metadata: { amount: '100', currency: 'NGN' },
     });
@@ -61,5 +77,23 @@ describe('Provider N types', () => {
       // @ts-expect-error: set by the adapter
       provider_metadata: { refundReference: 'mine' },
     });
+    void pay.refunds.create({
+      payment_id: 'PN|1',
+      amount: 10,
+      // @ts-expect-error: set by the adapter from amount
+      provider_metadata: { refundAmount: 10 },
+    });
+    void pay.refunds.create({
+      payment_id: 'PN|1',
+      amount: 10,
+      // @ts-expect-error: customerNote is text
+      provider_metadata: { customerNote: 16 },
+    });
+  });
+
+  it('exports the provider_metadata types inferred from the request schemas', () => {
+    expectTypeOf<ProviderNCheckoutMetadata['amount']>().toEqualTypeOf<number>();
+    expectTypeOf<ProviderNCheckoutMetadata['currency']>().toEqualTypeOf<string>();
+    expectTypeOf<ProviderNRefundMetadata['customerNote']>().toEqualTypeOf<string | undefined>();
   });
 });

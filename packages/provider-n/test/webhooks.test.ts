@@ -55,6 +55,8 @@ describe('transaction events', () => {
         requires_action: false,
         payment_url: null,
         livemode: false,
+        // Built from the payload alone: no call produced it (Provider N has no status read here).
+        request_id: null,
         raw: transactionEventData,
       });
       expect(events[1]?.data).toEqual(transactionEventData);
@@ -146,6 +148,8 @@ describe('SETTLEMENT', () => {
       requires_action: false,
       payment_url: null,
       livemode: false,
+      // Built from the payload alone: no call produced it (Provider N has no status read here).
+      request_id: null,
       raw: settlementEventData,
     });
   });
@@ -169,6 +173,8 @@ describe('refund events', () => {
       reason: 'Damaged item',
       metadata: {},
       livemode: false,
+      // Built from the payload alone: no call produced it (Provider N has no status read here).
+      request_id: null,
       raw: data,
     });
     expect(events[0]?.id).toBe(`rf-6a1c2d:${data.refundStatus}:refund.created`);
@@ -199,6 +205,8 @@ describe('MANDATE_UPDATE', () => {
       currency: null,
       metadata: {},
       livemode: false,
+      // Built from the payload alone: no call produced it (Provider N has no status read here).
+      request_id: null,
       raw: data,
     });
   });

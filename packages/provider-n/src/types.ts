@@ -1,0 +1,71 @@
+/**
+ * Provider N's public types: the adapter's declared types, the `provider_metadata` of each operation (inferred
+ * from the schemas `requests.ts` validates with, so the type and the check cannot drift), the checkout result and
+ * the raw webhook events. Types only: every module may import this one, and it imports no module of the adapter
+ * that imports it back.
+ */
+import type { Adapter, AdapterTypes, Checkout } from '@pay/core';
+import type * as v from '@pay/core/schema';
+import type { checkoutMetadataSchema, refundMetadataSchema } from './requests.js';
+import type {
+  ProviderNMandateEventData,
+  ProviderNOtherEventData,
+  ProviderNRefundEventData,
+  ProviderNRejectedPaymentEventData,
+  ProviderNSettlementEventData,
+  ProviderNTransactionEventData,
+} from './wire.js';
+
+/**
+ * `provider_metadata` of `checkouts.create`: `amount` (major units of `currency`, `5000.5` = NGN 5,000.50) and
+ * `currency` are required (spec §2: Provider N takes them here, not at the top level); `customerName`,
+ * `paymentDescription` and `paymentMethods` are optional.
+ */
+export type ProviderNCheckoutMetadata = v.InferInput<typeof checkoutMetadataSchema>;
+
+/**
+ * `provider_metadata` of `refunds.create`: any member is forwarded to the refund endpoint (spec §2), except the
+ * three the adapter sets itself (`transactionReference`, `refundReference`, `refundAmount`: typed `never`).
+ * `currency` is not forwarded: it only labels the Refund record and bounds the amount's digits.
+ */
+export type ProviderNRefundMetadata = v.InferInput<typeof refundMetadataSchema>;
+
+/** What `checkouts.create` resolves to: a Checkout plus `checkoutUrl` (spec §2). */
+export type ProviderNCheckout = Checkout & {
+  /** The hosted checkout page to send the payer to (the same URL as `payment_url`). */
+  checkoutUrl: string;
+};
+
+/** Raw events and the `eventData` each carries. */
+export type ProviderNRawEvents = {
+  'providerN.SUCCESSFUL_TRANSACTION': ProviderNTransactionEventData;
+  'providerN.SUCCESSFUL_TRANSACTION_OFFLINE': ProviderNTransactionEventData;
+  'providerN.REJECTED_PAYMENT': ProviderNRejectedPaymentEventData;
+  'providerN.SETTLEMENT': ProviderNSettlementEventData;
+  'providerN.SUCCESSFUL_REFUND': ProviderNRefundEventData;
+  'providerN.FAILED_REFUND': ProviderNRefundEventData;
+  'providerN.MANDATE_UPDATE': ProviderNMandateEventData;
+  'providerN.CUSTOMER_CREATED': ProviderNOtherEventData;
+  'providerN.CUSTOMER_UPDATED': ProviderNOtherEventData;
+  'providerN.CUSTOMER_DELETED': ProviderNOtherEventData;
+  'providerN.SUCCESSFUL_DISBURSEMENT': ProviderNOtherEventData;
+  'providerN.FAILED_DISBURSEMENT': ProviderNOtherEventData;
+  'providerN.REVERSED_DISBURSEMENT': ProviderNOtherEventData;
+};
+
+/** A Provider N event type (`SUCCESSFUL_TRANSACTION`, …). */
+export type ProviderNEventType = keyof ProviderNRawEvents extends `providerN.${infer T}` ? T : never;
+
+/** Provider N's declared types: typed `provider_metadata`, raw events and the checkout result. */
+export interface ProviderNTypes extends AdapterTypes {
+  provider: 'providerN';
+  metadata: {
+    'checkouts.create': ProviderNCheckoutMetadata;
+    'refunds.create': ProviderNRefundMetadata;
+  };
+  rawEvents: ProviderNRawEvents;
+  checkout: ProviderNCheckout;
+}
+
+/** A configured Provider N adapter. */
+export type ProviderNAdapter = Adapter<ProviderNTypes>;

@@ -36,6 +36,14 @@ describe('types follow the adapter', () => {
     });
   });
 
+  it('types onAny events as the union of the adapter’s events, narrowed by type', () => {
+    handler.onAny((event) => {
+      if (event.type === 'providerN.SUCCESSFUL_TRANSACTION')
+        expectTypeOf(event.data.transactionReference).toEqualTypeOf<string>();
+      if (event.type === 'invoice.generated') expectTypeOf(event.data).toEqualTypeOf<Invoice>();
+    });
+  });
+
   it('refuses a misspelt or foreign event name', () => {
     // @ts-expect-error misspelt normalised name
     handler.on('payment.succeded', () => {});

@@ -456,3 +456,109 @@ describe('parseWebhookPayload', () => {
     expect((error as Error).message).toContain('eventType');
   });
 });
+
+describe('onAny and onError (as Octokit’s webhooks)', () => {
+  it('runs onAny for every event of the delivery, after that event’s typed callbacks', async () => {
+    const seen: string[] = [];
+    await handler()
+      .onAny((event) => void seen.push(`any ${event.type}`))
+      .on('payment.updated', (event) => void seen.push(`typed ${event.id}`))
+      .handle(await signedDelivery('{"ref":"A1","items":1}'));
+    expect(seen).toEqual([
+      'typed A1:0:payment.updated',
+      'any payment.updated',
+      'any providerN.SUCCESSFUL_TRANSACTION',
+    ]);
+  });
+
+  it('counts an onAny callback that throws like any callback (WebhookHandlerError, other callbacks still run)', async () => {
+    const typed = vi.fn();
+    const error = await handler()
+      .onAny(() => {
+        throw new Error('audit log down');
+      })
+      .on('providerN.SUCCESSFUL_TRANSACTION', typed)
+      .handle(await signedDelivery('{"ref":"A2","items":1}'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WebhookHandlerError);
+    expect((error as WebhookHandlerError).errors).toHaveLength(2);
+    expect(typed).toHaveBeenCalledTimes(1);
+  });
+
+  it('calls onError with the verification error and the delivery context, and handle() still rejects with it', async () => {
+    const reports: unknown[] = [];
+    const delivery = await signedDelivery('{"ref":"A3","items":1}');
+    const forged = { ...delivery, body: '{"ref":"A3","items":9}' };
+    const error = await handler()
+      .onError((failure, context) => void reports.push({ failure, context }))
+      .handle(forged)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(reports).toEqual([
+      {
+        failure: error,
+        context: { provider: 'providerN', stage: 'verification', deliveryKey: null, events: [] },
+      },
+    ]);
+  });
+
+  it('calls onError with the callbacks’ WebhookHandlerError, the delivery key and its events', async () => {
+    const onError = vi.fn();
+    const error = await handler()
+      .on('payment.updated', () => {
+        throw new Error('fulfilment failed');
+      })
+      .onError(onError)
+      .handle(await signedDelivery('{"ref":"A4","items":1}'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WebhookHandlerError);
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect(onError).toHaveBeenCalledWith(error, {
+      provider: 'providerN',
+      stage: 'dispatch',
+      deliveryKey: 'A4',
+      events: (error as WebhookHandlerError).events,
+    });
+    expect((error as WebhookHandlerError).events).toHaveLength(2);
+  });
+
+  it('never changes the answer: an onError that throws (or rejects) is ignored, and a success calls no onError', async () => {
+    const onError = vi.fn(async () => {
+      throw new Error('logger down');
+    });
+    const refused = handler()
+      .onError(() => {
+        throw new Error('sync logger down');
+      })
+      .onError(onError);
+    const delivery = await signedDelivery('{"ref":"A5","items":1}');
+    await expect(refused.handle({ ...delivery, body: 'tampered' })).rejects.toMatchObject({
+      code: 'webhook_verification_failed',
+      reason: 'invalid_signature',
+    });
+    expect(onError).toHaveBeenCalledTimes(1);
+    await expect(refused.handle(delivery)).resolves.toMatchObject({ duplicates: [] });
+    expect(onError).toHaveBeenCalledTimes(1);
+  });
+
+  it('reports a redelivery that arrives while the first attempt runs (503) with its delivery key', async () => {
+    const onError = vi.fn();
+    let release!: () => void;
+    const reading = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const deduplicate = createMemoryDeduplicationStore();
+    const first = handler({ deduplicate }, { upstreamRead: () => reading }).onError(onError);
+    const delivery = await signedDelivery('{"ref":"A6","items":1}');
+    const running = first.handle(delivery);
+    await expect(first.handle(delivery)).rejects.toMatchObject({ reason: 'delivery_in_progress' });
+    expect(onError.mock.calls[0]?.[1]).toEqual({
+      provider: 'providerN',
+      stage: 'verification',
+      deliveryKey: 'A6',
+      events: [],
+    });
+    release();
+    await running;
+  });
+});

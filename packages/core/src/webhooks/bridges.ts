@@ -9,8 +9,9 @@
  * malformed or however aborted, rejects the listener's promise (an unhandled rejection ends a Node process).
  * Neither bridge imports a Node built-in: the Node listener works on the request's async iterator.
  */
-import type { AdapterTypes } from '../adapter.js';
+
 import { ConfigurationError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
+import type { AdapterTypes } from '../operations.js';
 import { bodyAlreadyParsedError, type WebhookHandler, type WebhookResult } from './handler.js';
 
 /** The reply a bridge sends: status and a small JSON body with no secret in it. */

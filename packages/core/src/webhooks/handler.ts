@@ -2,8 +2,9 @@
  * The webhook handler (design §5), shaped like Octokit's: verify completely, then dispatch. `.on()` chains;
  * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
  */
-import type { AdapterTypes } from '../adapter.js';
+
 import { ConfigurationError, PayError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
+import type { AdapterTypes } from '../operations.js';
 import type { ProviderName } from '../records.js';
 import type { DeduplicationStore, DeliveryLease } from './dedupe.js';
 import {
@@ -69,6 +70,34 @@ export interface WebhookResult {
 /** A callback registered with `.on()`. */
 export type WebhookCallback<E> = (event: E) => unknown;
 
+/** Any event of an adapter's event map, as `onAny` callbacks receive it (narrow on `event.type`). */
+export type AnyEventOf<T extends AdapterTypes> = {
+  [K in keyof EventMap<T> & string]: EventOf<T, K>;
+}[keyof EventMap<T> & string];
+
+/** What an `onError` callback learns about the delivery that failed (never a secret, header or body). */
+export interface WebhookErrorContext {
+  provider: ProviderName;
+  /**
+   * Where it failed: `verification` (authentication, deduplication, reading the events: nothing was dispatched)
+   * or `dispatch` (every callback ran; some threw).
+   */
+  stage: 'verification' | 'dispatch';
+  /** The delivery's key once it was authenticated (`AuthenticatedDelivery.key`), else `null`. */
+  deliveryKey: string | null;
+  /** The events of the delivery when they were read (dispatch failures), else empty. */
+  events: readonly PayEvent[];
+}
+
+/**
+ * A callback registered with `.onError()`: it observes a failed delivery (for logging or alerting). What it
+ * returns or throws is ignored: the rejection of `handle()`, and so the HTTP answer, stays the same.
+ */
+export type WebhookErrorCallback = (
+  error: WebhookVerificationError | WebhookHandlerError,
+  context: WebhookErrorContext,
+) => unknown;
+
 const RAW_BODY_HELP =
   'Pass the raw request body (string or bytes), not a parsed object: signatures are computed on the exact bytes. ' +
   "Express: app.post(path, express.raw({ type: '*/*' }), …) and pass req.body; " +
@@ -97,6 +126,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #options: WebhookSetupOptions;
   readonly #deduplication: Deduplication | undefined;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
+  readonly #anyCallbacks: WebhookCallback<PayEvent>[] = [];
+  readonly #errorCallbacks: WebhookErrorCallback[] = [];
   readonly #knownNames: ReadonlySet<string>;
 
   /**
@@ -141,6 +172,26 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /**
+   * Registers `callback` for every event of every delivery, run after the event's `.on()` callbacks (as
+   * Octokit's `onAny`). Its failures count like any callback's (`WebhookHandlerError`). Returns this handler.
+   */
+  onAny(callback: WebhookCallback<AnyEventOf<T>>): this {
+    this.#anyCallbacks.push(callback as WebhookCallback<PayEvent>);
+    return this;
+  }
+
+  /**
+   * Registers `callback` for every failed delivery: verification refused or could not finish
+   * (`WebhookVerificationError`, no callback ran) or callbacks threw (`WebhookHandlerError`), with the delivery
+   * context. It runs before `handle()` rejects; whatever it throws is ignored and never changes the answer (as
+   * Octokit's `onError`). Returns this handler.
+   */
+  onError(callback: WebhookErrorCallback): this {
+    this.#errorCallbacks.push(callback);
+    return this;
+  }
+
+  /**
    * Authenticates the delivery, takes its deduplication lease (when a store is configured), reads its events
    * (any upstream confirmation happens here, after deduplication) and runs the callbacks of each event in order.
    * Rejects with `WebhookVerificationError` (nothing ran; `retryable` for a delivery in progress elsewhere or a
@@ -148,9 +199,48 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * only when every callback succeeded.
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
+    const progress: { deliveryKey: string | null; events: readonly PayEvent[] } = {
+      deliveryKey: null,
+      events: [],
+    };
+    try {
+      return await this.#handle(request, progress);
+    } catch (error) {
+      await this.#reportError(error, progress);
+      throw error;
+    }
+  }
+
+  /** Runs the `onError` callbacks for a failure of `handle()`, ignoring whatever they throw. */
+  async #reportError(
+    error: unknown,
+    progress: { deliveryKey: string | null; events: readonly PayEvent[] },
+  ): Promise<void> {
+    if (this.#errorCallbacks.length === 0) return;
+    const dispatch = WebhookHandlerError.isInstance(error);
+    const context: WebhookErrorContext = {
+      provider: this.#adapter.provider,
+      stage: dispatch ? 'dispatch' : 'verification',
+      deliveryKey: progress.deliveryKey,
+      events: dispatch ? progress.events : [],
+    };
+    for (const callback of this.#errorCallbacks) {
+      try {
+        await callback(error as WebhookVerificationError | WebhookHandlerError, context);
+      } catch {
+        // An observer's failure must not change the answer to the provider.
+      }
+    }
+  }
+
+  async #handle(
+    request: WebhookRequest,
+    progress: { deliveryKey: string | null; events: readonly PayEvent[] },
+  ): Promise<WebhookResult> {
     const delivery = await this.#authenticate(request);
+    progress.deliveryKey = delivery.key;
     const deduplication = this.#deduplication;
-    if (deduplication === undefined) return this.#process(delivery);
+    if (deduplication === undefined) return this.#process(delivery, progress);
     const storeKey = `${this.#adapter.provider}:${delivery.key}`;
     const lease = await beginLease(deduplication, storeKey);
     if (lease.state === 'done') return { events: [], duplicates: [delivery.key] };
@@ -162,7 +252,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
     let result: WebhookResult;
     try {
-      result = await this.#process(delivery);
+      result = await this.#process(delivery, progress);
     } catch (error) {
       // A failed store call must not hide the failure itself; the lease expires on its own anyway.
       await settleQuietly(() => deduplication.store.release(storeKey, lease.lease));
@@ -185,13 +275,17 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return asAuthenticatedDelivery(authenticated);
   }
 
-  async #process(delivery: AuthenticatedDelivery): Promise<WebhookResult> {
+  async #process(
+    delivery: AuthenticatedDelivery,
+    progress: { events: readonly PayEvent[] },
+  ): Promise<WebhookResult> {
     let events: PayEvent[];
     try {
       events = await delivery.events();
     } catch (error) {
       throw asVerificationError(error);
     }
+    progress.events = events;
     const errors: unknown[] = [];
     for (const event of events) errors.push(...(await this.#dispatch(event)));
     if (errors.length > 0) throw new WebhookHandlerError(errors, events);
@@ -200,7 +294,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
 
   async #dispatch(event: PayEvent): Promise<unknown[]> {
     const failures: unknown[] = [];
-    for (const callback of this.#callbacks.get(event.type) ?? []) {
+    for (const callback of [...(this.#callbacks.get(event.type) ?? []), ...this.#anyCallbacks]) {
       try {
         await (callback as WebhookCallback<PayEvent>)(event);
       } catch (error) {

@@ -1,7 +1,7 @@
 /** Webhook types shared by the handler and the adapters (design §5). */
 import * as v from 'valibot';
-import type { AdapterTypes } from '../adapter.js';
 import { WebhookVerificationError } from '../errors.js';
+import type { AdapterTypes } from '../operations.js';
 import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
 import { mismatchedFields } from '../validation.js';
 

@@ -102,6 +102,8 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_SANDBOX', member: 'isSandbox', required: true },
   { env: 'PROVIDER_T_POS_ID', member: 'posId', required: false },
   { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
+  // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change (issue 16).
+  { env: 'PROVIDER_T_BASE_URL', member: 'baseUrl', required: false },
 ] as const;
 
 /** Identity fields every call carries (wire contract "Identity fields"). */
@@ -125,7 +127,10 @@ export interface ResolvedConfig extends TransportOptions {
   livemode: boolean;
 }
 
-/** Validates an explicit config and applies the wire contract's defaults. */
+/**
+ * Validates an explicit config and applies the wire contract's defaults; `baseUrl` (or `PROVIDER_T_BASE_URL`
+ * through the default factory) replaces the environment's host.
+ */
 export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
   const parsed = parseConfig(PROVIDER, configSchema, config);
   const environment = parsed.isSandbox ? 'sandbox' : 'production';

@@ -8,8 +8,9 @@
  * const pay = createPay(providerT());
  * ```
  */
-import { buildAdapter, type ProviderTAdapter } from './adapter.js';
+import { buildAdapter } from './adapter.js';
 import { configFromEnvironment, type ProviderTConfig, resolveConfig } from './config.js';
+import type { ProviderTAdapter } from './types.js';
 
 /**
  * Creates the adapter from explicit configuration. Validates the config (a `ConfigurationError` names each
@@ -22,14 +23,14 @@ export function createProviderT(config: ProviderTConfig): ProviderTAdapter {
 /**
  * Creates the adapter from the environment, read when called: `PROVIDER_T_CLIENT_ID`,
  * `PROVIDER_T_CLIENT_SECRET`, `PROVIDER_T_AGENT_PARTNER_ID`, `PROVIDER_T_OPERATOR_ID`, `PROVIDER_T_SANDBOX`
- * (`true` selects the sandbox) and optionally `PROVIDER_T_POS_ID`. Explicit `overrides` win; every missing
+ * (`true` selects the sandbox) and optionally `PROVIDER_T_POS_ID`, `PROVIDER_T_WEBHOOK_HOST` and
+ * `PROVIDER_T_BASE_URL` (another host, e.g. the simulator of `pay dev`). Explicit `overrides` win; every missing
  * variable is named in one `ConfigurationError`.
  */
 export function providerT(overrides: Partial<ProviderTConfig> = {}): ProviderTAdapter {
   return createProviderT(configFromEnvironment(overrides));
 }
 
-export type { ProviderTAdapter, ProviderTTypes } from './adapter.js';
 export { UNSUPPORTED_REASONS } from './adapter.js';
 export {
   PROVIDER_T_BASE_URLS,
@@ -37,25 +38,24 @@ export {
   PROVIDER_T_WEBHOOK_PUBLIC_KEYS,
   type ProviderTConfig,
 } from './config.js';
+export { PAYMENT_STATUS, RECEIPT_LINK_LIFETIME_MS, STATUS_EVENTS } from './mapping.js';
+export { DEFAULT_REFUND_REASON_CODE } from './requests.js';
 export type {
+  ProviderTAdapter,
   ProviderTAddress,
   ProviderTCheckoutMetadata,
   ProviderTIdentityOverrides,
   ProviderTName,
+  ProviderTRawEvents,
   ProviderTReceiver,
   ProviderTRefundMetadata,
   ProviderTSender,
+  ProviderTStatusEvent,
   ProviderTTransactionInformation,
   ProviderTTransferMetadata,
+  ProviderTTypes,
   ProviderTUpdateMetadata,
-} from './input.js';
-export { PAYMENT_STATUS, RECEIPT_LINK_LIFETIME_MS, STATUS_EVENTS } from './mapping.js';
-export { DEFAULT_REFUND_REASON_CODE } from './refund.js';
-export type { TransferStep } from './transfer.js';
-export {
-  MAX_SIGNATURE_AGE_SECONDS,
-  MAX_SIGNATURE_FUTURE_SECONDS,
-  type ProviderTRawEvents,
-  parseSignatureHeader,
-} from './webhooks.js';
-export type { ProviderTStatusEvent, TransactionStatus } from './wire.js';
+  TransactionStatus,
+  TransferStep,
+} from './types.js';
+export { MAX_SIGNATURE_AGE_SECONDS, MAX_SIGNATURE_FUTURE_SECONDS, parseSignatureHeader } from './webhooks.js';

@@ -10,8 +10,9 @@ import {
   type PaymentStatus,
   type Refund,
 } from '@pay/core';
-import type { TransferPlan } from './input.js';
-import { PROVIDER } from './transport.js';
+import { PROVIDER } from './client.js';
+import type { CommittedTransfer } from './flows/transfer.js';
+import type { TransferPlan } from './requests.js';
 import {
   type CommitReply,
   isKnownStatus,
@@ -90,27 +91,6 @@ export const STATUS_EVENTS = {
   REFUNDED: 'refund.created',
 } as const satisfies Record<TransactionStatus, NormalisedEventName>;
 
-/**
- * Metadata keys the records fill with the provider's facts about a transfer. A caller's `metadata` or
- * `additionalDetails` key of the same name would be overwritten in the record while the provider stores the
- * caller's value, so such keys are refused before the quote (issue 11 §3).
- */
-export const METADATA_FACT_KEYS = [
-  'transactionStatus',
-  'referenceNumber',
-  'expectedPayoutDate',
-  'destinationCountryCode',
-  'serviceOptionCode',
-  'serviceOptionName',
-  'receiptUrl',
-  'fees',
-  'total',
-  'receiveAmount',
-  'receiveCurrency',
-  'fxRate',
-  'refundReasonCode',
-] as const;
-
 /** How long a Checkout's receipt link works (spec §8). */
 export const RECEIPT_LINK_LIFETIME_MS = 5 * 60 * 1000;
 
@@ -167,26 +147,63 @@ function transferMetadata(
   };
 }
 
+/** What every record carries besides the provider's data: the mode, and the request id of the call behind it. */
+export interface RecordFacts {
+  livemode: boolean;
+  /** The request id of the call whose reply the record is built from; `null` when no call produced it. */
+  requestId: string | null;
+}
+
 /**
- * The Payment of a committed transfer, built from the update and commit replies with no further call (wire
- * contract, ours): committed means sent, so the status is `succeeded`.
+ * What a Payment or Checkout is built from: a status read (retrieve, update, webhook `data`, resolve), or a
+ * transfer this call sent together with its plan (the caller's customer, item and metadata).
  */
-export function transferPayment(
-  transactionId: string,
-  plan: TransferPlan,
-  update: UpdateReply,
-  commit: CommitReply,
-  livemode: boolean,
-): Payment {
+export type TransferSource = { status: StatusReply } | { transfer: CommittedTransfer; plan: TransferPlan };
+
+/**
+ * The Payment of a status read, or of a committed transfer: built from the update and commit replies with no
+ * further call (wire contract, ours: committed means sent, so `succeeded`), or, when the commit was answered
+ * "already committed" (an earlier attempt went through), from the status read that confirmed it, with the
+ * caller's customer and item (issue 11 §1).
+ */
+export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
+  const base = { provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId } as const;
+  if ('status' in source) {
+    const { status } = source;
+    const paymentStatus = paymentStatusOf(status.transactionStatus);
+    return {
+      ...base,
+      id: status.transactionId,
+      amount: status.sendAmount.amount.value,
+      amount_paid: amountPaidOf(status.transactionStatus, status.sendAmount.amount.value),
+      currency: status.sendAmount.amount.currencyCode,
+      status: paymentStatus,
+      customer: null,
+      item_id: null,
+      metadata: statusMetadata(status),
+      requires_action: paymentStatus === 'requires_action',
+      payment_url: null,
+      raw: status,
+    };
+  }
+  const { transfer, plan } = source;
+  if (transfer.confirmed) {
+    return {
+      ...toPayment({ status: transfer.confirmed }, facts),
+      customer: plan.customer,
+      item_id: plan.itemId,
+      metadata: { ...plan.additionalDetails, ...statusFacts(transfer.confirmed) },
+    };
+  }
+  const { update, commit } = transfer;
   return {
-    provider: PROVIDER,
-    id: transactionId,
+    ...base,
+    id: transfer.transactionId,
     amount: update.sendAmount.amount.value,
     // Committed means the sender's money was taken for the send amount.
     amount_paid: update.sendAmount.amount.value,
     currency: update.sendAmount.amount.currencyCode,
     status: 'succeeded',
-    livemode,
     customer: plan.customer,
     item_id: plan.itemId,
     metadata: transferMetadata(plan, update, commit),
@@ -198,63 +215,109 @@ export function transferPayment(
 }
 
 /**
- * The Checkout of a committed transfer: `payment_url` is the receipt link, valid 5 minutes (spec §2, §8). The
- * transfer is already committed: it is a receipt, not a payment redirect.
+ * The Checkout of a status read (no receipt link, which only the commit gives), or of a committed transfer:
+ * `payment_url` is the receipt link, valid 5 minutes from `now` (spec §2, §8). The transfer is already
+ * committed: it is a receipt, not a payment redirect. A transfer confirmed by a status read has no receipt link
+ * (only the lost commit reply carried one).
  */
-export function transferCheckout(
-  transactionId: string,
-  plan: TransferPlan,
-  update: UpdateReply,
-  commit: CommitReply,
-  now: number,
-  livemode: boolean,
-): Checkout {
+export function toCheckout(source: TransferSource, facts: RecordFacts, now = Date.now()): Checkout {
+  const base = { provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId } as const;
+  if ('status' in source) {
+    const { status } = source;
+    return {
+      ...base,
+      id: status.transactionId,
+      payment_url: null,
+      amount: status.sendAmount.amount.value,
+      currency: status.sendAmount.amount.currencyCode,
+      customer: null,
+      session_type: 'one_time',
+      products: [],
+      metadata: statusMetadata(status),
+      expires_at: null,
+      raw: status,
+    };
+  }
+  const { transfer, plan } = source;
+  const products = plan.itemId ? [{ id: plan.itemId, quantity: plan.quantity }] : [];
+  if (transfer.confirmed) {
+    return {
+      ...toCheckout({ status: transfer.confirmed }, facts),
+      customer: plan.customer,
+      products,
+      metadata: { ...plan.additionalDetails, ...statusFacts(transfer.confirmed) },
+    };
+  }
+  const { update, commit } = transfer;
   const receipt = commit.commitReceipt?.consumerHyperLink ?? null;
   return {
-    provider: PROVIDER,
-    id: transactionId,
-    livemode,
+    ...base,
+    id: transfer.transactionId,
     payment_url: receipt,
     amount: update.sendAmount.amount.value,
     currency: update.sendAmount.amount.currencyCode,
     customer: plan.customer,
     session_type: 'one_time',
-    products: plan.itemId ? [{ id: plan.itemId, quantity: plan.quantity }] : [],
+    products,
     metadata: transferMetadata(plan, update, commit),
     expires_at: receipt ? new Date(now + RECEIPT_LINK_LIFETIME_MS).toISOString() : null,
     raw: { update, commit },
   };
 }
 
-/**
- * The Payment of a transfer whose commit was answered "already committed" (an earlier attempt went through):
- * built from the status read that confirmed it, so `status` and amounts are the provider's, with the caller's
- * customer and item (issue 11 §1).
- */
-export function confirmedTransferPayment(
-  plan: TransferPlan,
-  status: StatusReply,
-  livemode: boolean,
-): Payment {
-  return {
-    ...statusPayment(status, livemode),
-    customer: plan.customer,
-    item_id: plan.itemId,
-    metadata: { ...plan.additionalDetails, ...statusFacts(status) },
-  };
+/** A refund this call committed (wire contract "Refund", ours), or found committed by a status read. */
+export interface CommittedRefund {
+  transactionId: string;
+  refundId: string;
+  amount: WireMoney;
+  reason: string | null;
+  metadata: Record<string, string>;
+  refundReasonCode: string;
+  read: unknown;
+  commit: { referenceNumber?: string | undefined; expectedPayoutDate?: string | undefined };
 }
 
-/** The Checkout of such a transfer: no receipt link (only the lost commit reply carried one). */
-export function confirmedTransferCheckout(
-  plan: TransferPlan,
-  status: StatusReply,
-  livemode: boolean,
-): Checkout {
+/**
+ * The Refund of a `REFUNDED` status read (webhook, resolve: id `<transactionId>:refund`, amount from the read),
+ * or of a refund this call committed (id = refundId, amount and currency from the refund read).
+ */
+export function toRefund(
+  source: { status: StatusReply } | { committed: CommittedRefund },
+  facts: RecordFacts,
+): Refund {
+  const base = { provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId } as const;
+  if ('status' in source) {
+    const { status } = source;
+    return {
+      ...base,
+      id: `${status.transactionId}:refund`,
+      payment_id: status.transactionId,
+      amount: status.sendAmount.amount.value,
+      currency: status.sendAmount.amount.currencyCode,
+      status: 'succeeded',
+      reason: null,
+      metadata: statusMetadata(status),
+      raw: status,
+    };
+  }
+  const { committed } = source;
   return {
-    ...statusCheckout(status, livemode),
-    customer: plan.customer,
-    products: plan.itemId ? [{ id: plan.itemId, quantity: plan.quantity }] : [],
-    metadata: { ...plan.additionalDetails, ...statusFacts(status) },
+    ...base,
+    id: committed.refundId,
+    payment_id: committed.transactionId,
+    amount: committed.amount.value,
+    currency: committed.amount.currencyCode,
+    status: 'succeeded',
+    reason: committed.reason,
+    metadata: {
+      ...committed.metadata,
+      ...compact({
+        refundReasonCode: committed.refundReasonCode,
+        referenceNumber: committed.commit.referenceNumber,
+        expectedPayoutDate: committed.commit.expectedPayoutDate,
+      }),
+    },
+    raw: { read: committed.read, commit: committed.commit },
   };
 }
 
@@ -274,92 +337,5 @@ function statusFacts(status: StatusReply): Record<string, string> {
       serviceOptionCode: status.serviceOptionCode,
     }),
     ...amountFacts(status.sendAmount, status.receiveAmount),
-  };
-}
-
-/** The Payment of a status read (retrievePayment, updatePayment, webhook `data`). */
-export function statusPayment(status: StatusReply, livemode: boolean): Payment {
-  const paymentStatus = paymentStatusOf(status.transactionStatus);
-  return {
-    provider: PROVIDER,
-    id: status.transactionId,
-    amount: status.sendAmount.amount.value,
-    amount_paid: amountPaidOf(status.transactionStatus, status.sendAmount.amount.value),
-    currency: status.sendAmount.amount.currencyCode,
-    status: paymentStatus,
-    livemode,
-    customer: null,
-    item_id: null,
-    metadata: statusMetadata(status),
-    requires_action: paymentStatus === 'requires_action',
-    payment_url: null,
-    raw: status,
-  };
-}
-
-/** The Checkout of a status read (retrieveCheckout, updateCheckout): no receipt link, which only the commit gives. */
-export function statusCheckout(status: StatusReply, livemode: boolean): Checkout {
-  return {
-    provider: PROVIDER,
-    id: status.transactionId,
-    livemode,
-    payment_url: null,
-    amount: status.sendAmount.amount.value,
-    currency: status.sendAmount.amount.currencyCode,
-    customer: null,
-    session_type: 'one_time',
-    products: [],
-    metadata: statusMetadata(status),
-    expires_at: null,
-    raw: status,
-  };
-}
-
-/** The Refund a `REFUNDED` webhook raises: id `<transactionId>:refund`, amount from the status read. */
-export function statusRefund(status: StatusReply, livemode: boolean): Refund {
-  return {
-    provider: PROVIDER,
-    id: `${status.transactionId}:refund`,
-    livemode,
-    payment_id: status.transactionId,
-    amount: status.sendAmount.amount.value,
-    currency: status.sendAmount.amount.currencyCode,
-    status: 'succeeded',
-    reason: null,
-    metadata: statusMetadata(status),
-    raw: status,
-  };
-}
-
-/** The Refund of a committed refund (wire contract "Refund", ours). */
-export function committedRefund(fields: {
-  transactionId: string;
-  refundId: string;
-  amount: WireMoney;
-  reason: string | null;
-  metadata: Record<string, string>;
-  refundReasonCode: string;
-  read: unknown;
-  commit: { referenceNumber?: string | undefined; expectedPayoutDate?: string | undefined };
-  livemode: boolean;
-}): Refund {
-  return {
-    provider: PROVIDER,
-    id: fields.refundId,
-    livemode: fields.livemode,
-    payment_id: fields.transactionId,
-    amount: fields.amount.value,
-    currency: fields.amount.currencyCode,
-    status: 'succeeded',
-    reason: fields.reason,
-    metadata: {
-      ...fields.metadata,
-      ...compact({
-        refundReasonCode: fields.refundReasonCode,
-        referenceNumber: fields.commit.referenceNumber,
-        expectedPayoutDate: fields.commit.expectedPayoutDate,
-      }),
-    },
-    raw: { read: fields.read, commit: fields.commit },
   };
 }

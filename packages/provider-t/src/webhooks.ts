@@ -22,10 +22,10 @@ import {
   webhookEvent,
 } from '@pay/core';
 import * as v from '@pay/core/schema';
-import type { ProviderTTypes } from './adapter.js';
-import { eventTypeOf, statusPayment, statusRefund } from './mapping.js';
-import { findTransaction } from './status.js';
-import { PROVIDER, type ProviderTTransport } from './transport.js';
+import { PROVIDER, type ProviderTClient } from './client.js';
+import { findTransaction } from './flows/status.js';
+import { eventTypeOf, toPayment, toRefund } from './mapping.js';
+import type { ProviderTRawEvents } from './types.js';
 import {
   isKnownStatus,
   type ProviderTStatusEvent,
@@ -33,11 +33,6 @@ import {
   type WebhookBody,
   webhookBodySchema,
 } from './wire.js';
-
-/** Raw events Provider T raises: `providerT.<subscriptionType>`, with the verified body as `data`. */
-export type ProviderTRawEvents = {
-  'providerT.TRANSACTION_STATUS_EVENT': ProviderTStatusEvent;
-};
 
 /** The raw event names, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = ['providerT.TRANSACTION_STATUS_EVENT'] as const;
@@ -69,7 +64,7 @@ export function parseSignatureHeader(value: string): SignatureHeader | undefined
   return { timestamp: Number(t), signature };
 }
 
-/** What the webhook verifier needs besides the transport. */
+/** What the webhook verifier needs besides the client. */
 export interface WebhookSettings {
   publicKey: string;
   /** The host this application registered with Provider T (`webhookHost` / `PROVIDER_T_WEBHOOK_HOST`). */
@@ -104,9 +99,9 @@ const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
 /** Provider T's webhook definition: no shared secret, a fixed public key per environment. */
 export function providerTWebhooks(
-  transport: ProviderTTransport,
+  client: ProviderTClient,
   settings: WebhookSettings,
-): WebhookDefinition & { rawEventNames: readonly (keyof ProviderTTypes['rawEvents'])[] } {
+): WebhookDefinition & { rawEventNames: readonly (keyof ProviderTRawEvents)[] } {
   return {
     rawEventNames: RAW_EVENT_NAMES,
     secret: 'unused',
@@ -114,7 +109,7 @@ export function providerTWebhooks(
       const { sent, read } = await authenticate(delivery, settings);
       return {
         key: deliveryKey(read),
-        events: () => eventsOf(transport, sent, read),
+        events: () => eventsOf(client, sent, read),
       };
     },
   };
@@ -244,7 +239,7 @@ function eventTime(eventDate: string | undefined): number {
  * pushed state the adapter does not know (a new one, or a name like `constructor`) raises the raw event only.
  */
 async function eventsOf(
-  transport: ProviderTTransport,
+  client: ProviderTClient,
   sent: ProviderTStatusEvent,
   body: WebhookBody,
 ): Promise<PayEvent[]> {
@@ -262,7 +257,7 @@ async function eventsOf(
   const pushed = body.eventPayload.transactionStatus;
   if (!isKnownStatus(pushed)) return [raw];
   const { transactionId } = body.eventPayload;
-  const current = await findTransaction(transport, transactionId, {
+  const current = await findTransaction(client, transactionId, {
     context: { transactionId, step: 'webhook_status' },
   });
   if (!current) {
@@ -271,7 +266,7 @@ async function eventsOf(
       { reason: 'unconfirmed_status', retryable: true },
     );
   }
-  const confirmed = current.transactionStatus;
+  const confirmed = current.body.transactionStatus;
   if (isKnownStatus(confirmed) && PROGRESS[pushed] > PROGRESS[confirmed]) {
     throw new WebhookVerificationError(
       `The webhook says transfer ${transactionId} is ${pushed}, but Provider T's status read still shows ${confirmed}; it will be delivered again once the status read confirms it.`,
@@ -279,7 +274,11 @@ async function eventsOf(
     );
   }
   const type = eventTypeOf(confirmed);
-  const { livemode } = transport.config;
-  const data = type === 'refund.created' ? statusRefund(current, livemode) : statusPayment(current, livemode);
+  // Built from the status read: the record carries that read's request id.
+  const facts = { livemode: client.config.livemode, requestId: current.requestId };
+  const data =
+    type === 'refund.created'
+      ? toRefund({ status: current.body }, facts)
+      : toPayment({ status: current.body }, facts);
   return [webhookEvent({ key, type, provider: PROVIDER, data, created }), raw];
 }

@@ -507,7 +507,15 @@ describe('Provider T refunds with an idempotency key', () => {
 describe('Provider T resolve', () => {
   it('answers the Payment the provider holds for an error context or a recovery point', async () => {
     nockLogin();
-    nock(HOST).get(STATUS_PATH).query(IDENTITY).times(2).reply(200, statusReply('SENT'));
+    const readIds: string[] = [];
+    nock(HOST)
+      .get(STATUS_PATH)
+      .query(IDENTITY)
+      .times(2)
+      .reply(function () {
+        readIds.push(String(this.req.headers['x-client-request-id']));
+        return [200, statusReply('SENT')];
+      });
     const adapter = testAdapter();
 
     const fromError = await adapter.resolve?.({
@@ -521,7 +529,9 @@ describe('Provider T resolve', () => {
     });
 
     expect(fromError).toMatchObject({ id: TRANSACTION_ID, status: 'succeeded', amount: 100 });
-    expect(fromLedger).toEqual(fromError);
+    // Each record carries the request id of the status read it was built from.
+    expect(fromError).toMatchObject({ request_id: readIds[0] });
+    expect(fromLedger).toEqual({ ...fromError, request_id: readIds[1] });
   });
 
   it('answers a Checkout for checkouts.create', async () => {

@@ -1,7 +1,7 @@
 import * as v from '@pay/core/schema';
 import { describe, expect, it } from 'vitest';
 import { PAYMENT_STATUS, STATUS_EVENTS } from '../src/index.js';
-import { AMOUNT_PAID, statusPayment, statusRefund } from '../src/mapping.js';
+import { AMOUNT_PAID, toPayment, toRefund } from '../src/mapping.js';
 import { statusReplySchema, TRANSACTION_STATUSES } from '../src/wire.js';
 import { statusReply } from './fixtures.js';
 
@@ -19,7 +19,12 @@ describe('status table', () => {
     ['CLOSED', 'canceled'],
   ] as const)('maps %s to %s', (status, expected) => {
     expect(PAYMENT_STATUS[status]).toBe(expected);
-    expect(statusPayment(v.parse(statusReplySchema, statusReply(status)), false).status).toBe(expected);
+    expect(
+      toPayment(
+        { status: v.parse(statusReplySchema, statusReply(status)) },
+        { livemode: false, requestId: 'req-1' },
+      ).status,
+    ).toBe(expected);
   });
 
   it.each([
@@ -32,10 +37,16 @@ describe('status table', () => {
     ['CLOSED', null],
     ['SOMETHING_NEW', null],
   ] as const)('says what the sender has paid of a %s transfer: %s', (status, paid) => {
-    expect(statusPayment(v.parse(statusReplySchema, statusReply(status)), true)).toMatchObject({
+    expect(
+      toPayment(
+        { status: v.parse(statusReplySchema, statusReply(status)) },
+        { livemode: true, requestId: 'req-1' },
+      ),
+    ).toMatchObject({
       amount: 100,
       amount_paid: paid,
       livemode: true,
+      request_id: 'req-1',
     });
   });
 
@@ -63,8 +74,14 @@ describe('event table', () => {
   });
 
   it('builds the refund of a REFUNDED transfer from the status read', () => {
-    expect(statusRefund(v.parse(statusReplySchema, statusReply('REFUNDED')), true)).toMatchObject({
+    expect(
+      toRefund(
+        { status: v.parse(statusReplySchema, statusReply('REFUNDED')) },
+        { livemode: true, requestId: null },
+      ),
+    ).toMatchObject({
       livemode: true,
+      request_id: null,
       id: `${statusReply().transactionId}:refund`,
       payment_id: statusReply().transactionId,
       amount: 100,

@@ -1,0 +1,84 @@
+/**
+ * The receiver-name amendment (spec §4, wire contract "Receiver-name amendment"): read the amend id, patch
+ * the name with the part not given taken from the current receiver name, then re-read the status. With no
+ * name given, only the re-read happens.
+ */
+import { type CallOptions, ProviderApiError } from '@pay/core';
+import { PROVIDER, type ProviderTClient, type Replied, readBody } from '../client.js';
+import { type AmendPlan, amendNameRequest, amendReadRequest } from '../requests.js';
+import { amendReadSchema, amendReplySchema, type StatusReply } from '../wire.js';
+import { findTransaction, unknownTransaction, unreadable } from './status.js';
+
+/** Amends the receiver name when a part is given, then returns the transaction's current status. */
+export async function amendReceiverName(
+  client: ProviderTClient,
+  transactionId: string,
+  plan: AmendPlan,
+  options: CallOptions,
+): Promise<Replied<StatusReply>> {
+  if (plan.firstName !== undefined || plan.lastName !== undefined) {
+    await patchName(client, transactionId, plan, options);
+  }
+  const status = await findTransaction(client, transactionId, {
+    signal: options.signal,
+    identity: plan.identity,
+    context: { transactionId, step: 'status' },
+  });
+  if (!status) throw unknownTransaction(transactionId, 'status');
+  return status;
+}
+
+async function patchName(
+  client: ProviderTClient,
+  transactionId: string,
+  plan: AmendPlan,
+  options: CallOptions,
+): Promise<void> {
+  const { signal } = options;
+  const readCall = amendReadRequest(transactionId, plan, {
+    signal,
+    context: { transactionId, step: 'amend_read' },
+  });
+  const read = await client.send(readCall);
+  if (!read.ok) {
+    throw read.error.withDetails({ message: unreadable(transactionId, 'amendment', read) });
+  }
+  const amend = readBody(amendReadSchema, read.body, readCall);
+  if (amend.amendable === false) {
+    throw new ProviderApiError(
+      {
+        provider: PROVIDER,
+        status: 200,
+        providerCode: 'NOT_AMENDABLE',
+        message: `Provider T no longer allows the receiver name of transfer ${transactionId} to be amended (for example after payout).`,
+        retryable: false,
+      },
+      { context: { transactionId, step: 'amend_read' } },
+    );
+  }
+  // First and last name are both required by the provider: a part not given keeps its current value.
+  const current = amend.receiver.name;
+  const name = {
+    firstName: plan.firstName ?? current.firstName,
+    middleName: current.middleName,
+    lastName: plan.lastName ?? current.lastName,
+    secondLastName: current.secondLastName,
+  };
+  const patch = amendNameRequest(transactionId, plan, amend.amendId, name, {
+    signal,
+    context: { transactionId, step: 'amend' },
+  });
+  const result = await client.request(amendReplySchema, patch);
+  if (result.amendSuccess !== true) {
+    throw new ProviderApiError(
+      {
+        provider: PROVIDER,
+        status: 200,
+        providerCode: 'AMEND_FAILED',
+        message: `Provider T did not confirm the receiver-name amendment of transfer ${transactionId} (amendSuccess is not true). Call retrievePayment('${transactionId}') to see the current name.`,
+        retryable: false,
+      },
+      { context: { transactionId, step: 'amend' } },
+    );
+  }
+}

@@ -1,0 +1,275 @@
+/**
+ * Refunds (wire contract "Refund", design §8): read the refund transaction, refuse unless
+ * `availableForRefund`, check the caller's amount against the whole refundable amount, then commit. The
+ * commit moves money back, so it is handled like the transfer's: retried with the same request id, an
+ * unknown outcome says so (also when a retry is refused after an earlier attempt may have landed), and "already
+ * committed" is confirmed with a status read and returned as the Refund (issue 11 §1). With an idempotency key
+ * (issue 14) the commit's request id is derived from the key, the ledger records the refund id before the commit,
+ * and a call that finds that record reads the status instead of reading and committing again.
+ */
+import {
+  type CallOptions,
+  decimalText,
+  type ErrorContext,
+  NetworkError,
+  type OperationOptions,
+  ProviderApiError,
+  type Refund,
+  ValidationError,
+} from '@pay/core';
+import {
+  ALREADY_COMMITTED_CODE,
+  describeRefusal,
+  PROVIDER,
+  type ProviderOutcome,
+  type ProviderTClient,
+  readBody,
+} from '../client.js';
+import { toRefund } from '../mapping.js';
+import { type RefundPlan, refundCommitRequest, refundReadRequest } from '../requests.js';
+import { refundCommitSchema, refundReadSchema } from '../wire.js';
+import { idempotencyKeyOf, keyedRequestId, recordProgress, refundRecoveryPoint } from './recovery.js';
+import { errorText, findTransaction, unknownTransaction, unreadable } from './status.js';
+
+/**
+ * Reads, checks and commits a whole-transfer refund. A recovery point from an earlier attempt with the same key
+ * (issue 14) enters the same sequence at the commit: the status is read first; `REFUNDED` ⇒ the Refund (no second
+ * commit); otherwise the recorded refund id is committed with the same request id, which Provider T processes
+ * once. Nothing is read or refunded anew under the key.
+ */
+export async function refundTransfer(
+  client: ProviderTClient,
+  plan: RefundPlan,
+  options: OperationOptions,
+): Promise<Refund> {
+  const { transactionId, identity } = plan;
+  const key = idempotencyKeyOf(options);
+  const point = refundRecoveryPoint(options.idempotency?.recoveryPoint);
+  const attempt: CommitAttempt = {
+    requestId:
+      key === undefined ? undefined : await keyedRequestId(identity.agentPartnerId, key, 'refund_commit'),
+    resumed: point !== null,
+  };
+  const read = point ?? (await readRefund(client, plan, options));
+  const { refundId, amount } = read;
+  checkWholeRefund(plan, amount);
+  const record = (commit: RefundCommitFacts, requestId: string) =>
+    toRefund(
+      {
+        committed: {
+          transactionId,
+          refundId,
+          amount,
+          reason: plan.reason,
+          metadata: plan.metadata,
+          refundReasonCode: plan.refundReasonCode,
+          read: 'reply' in read ? read.reply : null,
+          commit,
+        },
+      },
+      { livemode: client.config.livemode, requestId },
+    );
+  if (point) {
+    const context = { transactionId, refundId, step: 'refund_commit', resumedFrom: 'commit_sent' };
+    const status = await readResumedRefund(client, plan, context, options);
+    if (!status) throw unknownTransaction(transactionId, 'refund_commit');
+    if (status.body.transactionStatus === 'REFUNDED') {
+      return record({ referenceNumber: status.body.referenceNumber }, status.requestId);
+    }
+  } else {
+    await recordProgress(
+      options,
+      { transactionId, step: 'commit_sent', refundId, amount: { ...amount } },
+      {
+        done: `Transfer ${transactionId} was NOT refunded (refund ${refundId} was read, not committed)`,
+        context: { transactionId, refundId, step: 'refund_commit' },
+      },
+    );
+  }
+  const committed = await commitRefund(client, plan, refundId, options, attempt);
+  return record(committed.facts, committed.requestId);
+}
+
+/** Refund step 1: the refund id and the refundable amount, refused unless `availableForRefund`. */
+async function readRefund(client: ProviderTClient, plan: RefundPlan, options: CallOptions) {
+  const { transactionId } = plan;
+  const call = refundReadRequest(plan, {
+    signal: options.signal,
+    context: { transactionId, step: 'refund_read' },
+  });
+  const outcome = await client.send(call);
+  if (!outcome.ok) throw outcome.error.withDetails({ message: unreadable(transactionId, 'refund', outcome) });
+  const reply = readBody(refundReadSchema, outcome.body, call);
+  if (reply.availableForRefund !== true || !reply.refundAmount) {
+    throw new ProviderApiError(
+      {
+        provider: PROVIDER,
+        status: outcome.reply.status,
+        providerCode: 'NOT_AVAILABLE_FOR_REFUND',
+        requestId: outcome.reply.requestId,
+        message: `Provider T does not allow transfer ${transactionId} to be refunded (availableForRefund is not true: it may be paid out, already refunded, or older than 90 days). Nothing was refunded.`,
+        retryable: false,
+      },
+      { context: { transactionId, step: 'refund_read' } },
+    );
+  }
+  return { refundId: reply.refundId, amount: reply.refundAmount.amount, reply };
+}
+
+/** The status read of a resumed refund; a failed read leaves the outcome unknown. */
+async function readResumedRefund(
+  client: ProviderTClient,
+  plan: RefundPlan,
+  context: ErrorContext,
+  options: CallOptions,
+) {
+  const unknown = { ...context, outcome: 'unknown' };
+  return findTransaction(client, plan.transactionId, {
+    signal: options.signal,
+    identity: plan.identity,
+    context: unknown,
+  }).catch((error: unknown) => {
+    throw new NetworkError(
+      `An earlier attempt with this idempotency key may have refunded transfer ${plan.transactionId}, and its status could not be read (${errorText(error)}), so the outcome is unknown. Do not refund again: call retrievePayment('${plan.transactionId}') and check for status 'canceled' (REFUNDED).`,
+      { outcome: 'unknown', cause: error, context: unknown },
+    );
+  });
+}
+
+/** A transfer is refunded whole (design §8): a different amount or currency is refused before the commit. */
+function checkWholeRefund(plan: RefundPlan, refundable: { value: number; currencyCode: string }): void {
+  const issues = [];
+  if (plan.amount !== undefined && plan.amount !== refundable.value) {
+    issues.push({
+      path: 'amount',
+      message: `must be ${decimalText(refundable.value)} ${refundable.currencyCode}, the whole refundable amount: Provider T refunds a transfer whole (omit amount to refund it)`,
+    });
+  }
+  if (plan.currency !== undefined && plan.currency !== refundable.currencyCode) {
+    issues.push({
+      path: 'currency',
+      message: `must be ${refundable.currencyCode}, the currency of the transfer`,
+    });
+  }
+  if (issues.length > 0) {
+    throw new ValidationError(issues, {
+      operation: 'refunds.create',
+      context: { transactionId: plan.transactionId, step: 'refund_read' },
+    });
+  }
+}
+
+/** How the refund commit is sent: its request id, and whether an earlier process may have sent it already. */
+interface CommitAttempt {
+  requestId: string | undefined;
+  resumed: boolean;
+}
+
+/** What a committed refund returns: the commit reply, or the status read that confirmed "already committed". */
+interface RefundCommitFacts {
+  referenceNumber?: string | undefined;
+  expectedPayoutDate?: string | undefined;
+}
+
+/** Refund step 2: moves the money back. Retried with the same request id, which Provider T processes once. */
+async function commitRefund(
+  client: ProviderTClient,
+  plan: RefundPlan,
+  refundId: string,
+  options: CallOptions,
+  attempt: CommitAttempt,
+): Promise<{ facts: RefundCommitFacts; requestId: string }> {
+  const { transactionId } = plan;
+  const context: Record<string, string> = {
+    transactionId,
+    refundId,
+    step: 'refund_commit',
+    ...(attempt.resumed ? { resumedFrom: 'commit_sent' } : {}),
+  };
+  const call = refundCommitRequest(plan, refundId, {
+    signal: options.signal,
+    requestId: attempt.requestId,
+    context,
+  });
+  const reconcile = `Do not refund again: call retrievePayment('${transactionId}') and check for status 'canceled' (REFUNDED).`;
+  let outcome: ProviderOutcome;
+  try {
+    outcome = await client.send(call);
+  } catch (error) {
+    throw new NetworkError(
+      `The refund commit of transfer ${transactionId} got no usable answer (${errorText(error)}), so its outcome is unknown. ${reconcile}`,
+      { outcome: 'unknown', cause: error, context: { ...context, outcome: 'unknown' } },
+    );
+  }
+  if (outcome.ok) {
+    const unknown = { ...call, context: { ...context, outcome: 'unknown' } };
+    return { facts: readBody(refundCommitSchema, outcome.body, unknown), requestId: outcome.reply.requestId };
+  }
+  const { reply } = outcome;
+  if (outcome.code === ALREADY_COMMITTED_CODE) {
+    return confirmRefunded(client, plan, context, reconcile, options);
+  }
+  const inDoubt = reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500;
+  if (attempt.resumed && !inDoubt) {
+    // A refusal of the request id an earlier process may have sent: a landed commit would have been replayed,
+    // and the status read settles it (issue 14).
+    const status = await readResumedRefund(client, plan, context, options);
+    if (status?.body.transactionStatus === 'REFUNDED') {
+      return { facts: { referenceNumber: status.body.referenceNumber }, requestId: status.requestId };
+    }
+    throw outcome.error.withDetails({
+      message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not refunded: nothing was refunded under this idempotency key.`,
+    });
+  }
+  // After an attempt that may have landed, a refusal of the retry proves nothing about it (issue 11 §1).
+  const unknown =
+    reply.status === 408 || reply.status >= 500 || reply.earlierAttemptMayHaveReached || attempt.resumed;
+  if (!unknown) {
+    throw outcome.error.withDetails({
+      message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}); nothing was refunded.`,
+    });
+  }
+  throw outcome.error.withDetails({
+    message: `Provider T answered the refund commit of transfer ${transactionId} with ${describeRefusal(outcome)}${reply.earlierAttemptMayHaveReached ? ' after an earlier attempt may have reached it' : ''}, so its outcome is unknown. ${reconcile}`,
+    context: { ...outcome.error.context, outcome: 'unknown' },
+    outcome: 'unknown',
+  });
+}
+
+/**
+ * "Already committed" on the refund commit of this call's refund id: an earlier attempt refunded the transfer.
+ * The status read confirms it (REFUNDED); anything else leaves the outcome unknown, never "nothing refunded".
+ */
+async function confirmRefunded(
+  client: ProviderTClient,
+  plan: RefundPlan,
+  context: Record<string, string>,
+  reconcile: string,
+  options: CallOptions,
+): Promise<{ facts: RefundCommitFacts; requestId: string }> {
+  const { transactionId } = plan;
+  const unknownContext = { ...context, outcome: 'unknown' };
+  const status = await findTransaction(client, transactionId, {
+    signal: options.signal,
+    identity: plan.identity,
+    context: unknownContext,
+  }).catch((error: unknown) => {
+    throw new NetworkError(
+      `Provider T says the refund of transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)}). ${reconcile}`,
+      { outcome: 'unknown', cause: error, context: unknownContext },
+    );
+  });
+  if (status?.body.transactionStatus !== 'REFUNDED') {
+    throw new ProviderApiError(
+      {
+        provider: PROVIDER,
+        status: 200,
+        providerCode: ALREADY_COMMITTED_CODE,
+        message: `Provider T says the refund of transfer ${transactionId} is already committed, but its status read does not show it refunded yet. ${reconcile}`,
+        retryable: false,
+      },
+      { context: unknownContext, outcome: 'unknown' },
+    );
+  }
+  return { facts: { referenceNumber: status.body.referenceNumber }, requestId: status.requestId };
+}

@@ -1,0 +1,61 @@
+/**
+ * The status read every flow relies on (wire contract "Status"): retrievePayment, retrieveCheckout, the amend
+ * re-read, the confirmations of "already committed" and of a resumed call, and webhook `data`.
+ */
+import { type CallOptions, type ErrorContext, ProviderApiError } from '@pay/core';
+import {
+  describeRefusal,
+  findReplied,
+  PROVIDER,
+  type ProviderOutcome,
+  type ProviderTClient,
+  type Replied,
+} from '../client.js';
+import type { ProviderTIdentity } from '../config.js';
+import { statusRequest } from '../requests.js';
+import { type StatusReply, statusReplySchema } from '../wire.js';
+
+/** Reads a transaction's status; `null` when Provider T does not know it (400 code 697, or 404). */
+export function findTransaction(
+  client: ProviderTClient,
+  transactionId: string,
+  options: CallOptions & { identity?: ProviderTIdentity; context?: ErrorContext },
+): Promise<Replied<StatusReply> | null> {
+  const identity = options.identity ?? client.config.identity;
+  const context = options.context ?? { transactionId, step: 'status' };
+  return findReplied(
+    client,
+    statusReplySchema,
+    statusRequest(transactionId, identity, { signal: options.signal, context }),
+  );
+}
+
+/** The message of a refused read before an amendment or a refund. */
+export function unreadable(
+  transactionId: string,
+  what: string,
+  refusal: Extract<ProviderOutcome, { ok: false }>,
+): string {
+  return refusal.rule?.notFound || refusal.reply.status === 404
+    ? `Provider T does not know transfer ${transactionId} (${describeRefusal(refusal)}); nothing was changed. Check the id (the transactionId of createPayment/createCheckout).`
+    : `Provider T refused the ${what} read of transfer ${transactionId} (${describeRefusal(refusal)}); nothing was changed.`;
+}
+
+/** An unknown transaction where an existing transfer is required (update): an error, unlike retrieve's `null`. */
+export function unknownTransaction(transactionId: string, step: string): ProviderApiError {
+  return new ProviderApiError(
+    {
+      provider: PROVIDER,
+      status: 404,
+      providerCode: 'TRANSACTION_NOT_FOUND',
+      message: `Provider T does not know transfer ${transactionId}. Check the id (it is the transactionId of createPayment/createCheckout).`,
+      retryable: false,
+    },
+    { context: { transactionId, step } },
+  );
+}
+
+/** The text of any thrown value, for messages. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,70 @@
+/**
+ * Provider T's public types. What callers put in `provider_metadata` is inferred from the schemas that check it
+ * (`requests.ts`), so the type and the run-time check cannot drift apart.
+ */
+import type { Adapter, AdapterTypes, Checkout } from '@pay/core';
+import type * as v from '@pay/core/schema';
+import type {
+  addressSchema,
+  checkoutMetadataSchema,
+  identityEntries,
+  nameSchema,
+  receiverSchema,
+  refundMetadataSchema,
+  senderSchema,
+  transactionInformationSchema,
+  transferMetadataSchema,
+  updateMetadataSchema,
+} from './requests.js';
+import type { ProviderTStatusEvent } from './wire.js';
+
+/** A person's name (wire contract `name`). */
+export type ProviderTName = v.InferInput<typeof nameSchema>;
+/** A postal address (wire contract `address`). Country codes are ISO 3166 alpha-3 (`USA`, `MEX`). */
+export type ProviderTAddress = v.InferInput<typeof addressSchema>;
+/** The sender: full KYC data on every transfer, since Provider T stores no customers (spec §2). */
+export type ProviderTSender = v.InferInput<typeof senderSchema>;
+/** The receiver. Its address country is the destination when `destinationCountryCode` is not given. */
+export type ProviderTReceiver = v.InferInput<typeof receiverSchema>;
+/** Compliance data the update step enforces (design §8): forwarded when given. */
+export type ProviderTTransactionInformation = v.InferInput<typeof transactionInformationSchema>;
+/** Identity fields a single call may override (wire contract "Identity fields"). */
+export type ProviderTIdentityOverrides = v.InferInput<v.ObjectSchema<typeof identityEntries, undefined>>;
+/** `provider_metadata` of `payments.create`: sender and receiver are required. */
+export type ProviderTTransferMetadata = v.InferInput<typeof transferMetadataSchema>;
+/**
+ * `provider_metadata` of `checkouts.create`: a transfer, plus its `amount` (major units, `100.5` = 100.50, at most
+ * the currency's minor digits) and `currency` (spec §2); leaving either out is a type error.
+ */
+export type ProviderTCheckoutMetadata = v.InferInput<typeof checkoutMetadataSchema>;
+/** `provider_metadata` of `payments.update` / `checkouts.update`: the receiver-name amendment (spec §4). */
+export type ProviderTUpdateMetadata = v.InferInput<typeof updateMetadataSchema>;
+/** `provider_metadata` of `refunds.create`. */
+export type ProviderTRefundMetadata = v.InferInput<typeof refundMetadataSchema>;
+
+/** Raw events Provider T raises: `providerT.<subscriptionType>`, with the verified body as `data`. */
+export type ProviderTRawEvents = {
+  'providerT.TRANSACTION_STATUS_EVENT': ProviderTStatusEvent;
+};
+
+/** Provider T's declared types: `provider_metadata` per operation, raw events, and what checkouts resolve to. */
+export interface ProviderTTypes extends AdapterTypes {
+  provider: 'providerT';
+  metadata: {
+    'payments.create': ProviderTTransferMetadata;
+    'checkouts.create': ProviderTCheckoutMetadata;
+    'payments.update': ProviderTUpdateMetadata;
+    'checkouts.update': ProviderTUpdateMetadata;
+    'refunds.create': ProviderTRefundMetadata;
+  };
+  rawEvents: ProviderTRawEvents;
+  checkout: Checkout;
+}
+
+/** A configured Provider T adapter. */
+export type ProviderTAdapter = Adapter<ProviderTTypes>;
+
+/** Where a transfer stood when it failed (design §4): `context.step` of every error it raises. */
+export type TransferStep = 'quote' | 'update' | 'commit';
+
+export type { ProviderTStatusEvent, TransactionStatus } from './wire.js';

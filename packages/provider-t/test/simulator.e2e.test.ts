@@ -147,7 +147,10 @@ describe('a transfer end to end', () => {
     expect(sim.committedTransfers).toBe(1);
     const receipt = await fetch(checkout.payment_url as string);
     expect(receipt.status).toBe(200);
-    expect(await receipt.json()).toMatchObject({ transactionId: checkout.id, status: 'SENT' });
+    expect(receipt.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await receipt.text();
+    expect(page).toContain(checkout.metadata.referenceNumber as string);
+    expect(page).toContain('SENT');
     sim.advanceTime(5 * 60 * 1000 + 1000);
     expect((await fetch(checkout.payment_url as string)).status).toBe(410);
   });

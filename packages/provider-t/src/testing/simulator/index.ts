@@ -1,40 +1,52 @@
 /**
  * A Provider T simulator: a real HTTP server on 127.0.0.1 implementing the wire contract with state — OAuth
  * tokens that expire, quotes with fees, FX and the 30-minute lock, updates that enforce sender, receiver and
- * compliance data, commits replayed by `X-Client-Request-Id`, status, amendments, refunds — plus controls that
- * move a transfer, a clock that can be advanced, signed webhook delivery, and fault injection on every route.
+ * compliance data, commits replayed by `X-Client-Request-Id`, status, amendments, refunds — plus a hosted
+ * receipt page, controls that move a transfer, a clock that can be advanced, signed webhook delivery and
+ * forwarding, and fault injection on every route. Built from the kit of `@pay/core/testing` and exposing its
+ * `PaymentSimulator` interface.
  *
- * The parts: `state.ts` (the books and their transitions), `routes.ts` (HTTP dispatch), `transfers.ts` and
- * `after-commit.ts` (the wire routes), `pages.ts` (receipt links), `tokens.ts` (OAuth), `webhooks.ts` (signed
- * deliveries), `replies.ts` (reply shapes), `types.ts` (the public shapes).
+ * The parts: `state.ts` (the books and their transitions), `routes.ts` (the route table and its checks),
+ * `transfers.ts` and `after-commit.ts` (the wire routes), `pages.ts` (the receipt page), `tokens.ts` (OAuth and
+ * the clock), `webhooks.ts` (signed deliveries), `replies.ts` (reply shapes), `types.ts` (the public shapes).
  */
-import { FaultInjector, startLoopbackServer } from '@pay/core/testing';
+import {
+  FaultInjector,
+  RequestLog,
+  simulatorListener,
+  startLoopbackServer,
+  WebhookForwarder,
+} from '@pay/core/testing';
 import { generateProviderTKeyPair } from '../signing.js';
-import { createListener } from './routes.js';
-import { ProviderTBooks } from './state.js';
-import { ProviderTTokens } from './tokens.js';
+import { createRoutes } from './routes.js';
+import { isTransactionStatus, ProviderTBooks } from './state.js';
+import { ProviderTClock, ProviderTTokens } from './tokens.js';
 import {
   PROVIDER_T_SIMULATOR_CREDENTIALS,
   type ProviderTSimulator,
+  type ProviderTSimulatorConfig,
   type ProviderTSimulatorCredentials,
   type ProviderTSimulatorOptions,
-  type RecordedRequest,
+  type ProviderTTriggerOptions,
 } from './types.js';
-import { deliverStatusEvent } from './webhooks.js';
+import { forwardStatus, sendStatusEvent, TRIGGER_STATUSES } from './webhooks.js';
 
 export {
   type DeliverWebhookOptions,
   PROVIDER_T_SIMULATOR_CREDENTIALS,
+  type ProviderTBooksSnapshot,
   type ProviderTSimulator,
+  type ProviderTSimulatorConfig,
   type ProviderTSimulatorCredentials,
   type ProviderTSimulatorOptions,
+  type ProviderTTriggerOptions,
   type RecordedRequest,
   type SimulatedMovement,
   type SimulatedRefund,
   type SimulatedTransfer,
 } from './types.js';
 
-/** Starts a simulator on 127.0.0.1 with a free port. */
+/** Starts a simulator on 127.0.0.1 (a free port unless `options.port` is given). */
 export async function startProviderTSimulator(
   options: ProviderTSimulatorOptions = {},
 ): Promise<ProviderTSimulator> {
@@ -43,30 +55,73 @@ export async function startProviderTSimulator(
     ...options.credentials,
   };
   const keys = options.keyPair ?? generateProviderTKeyPair();
-  const books = new ProviderTBooks(options.now);
-  const now = () => books.now();
+  const clock = new ProviderTClock(options.now);
+  const books = new ProviderTBooks(clock);
   const tokens = new ProviderTTokens({
-    clientId: credentials.clientId,
-    clientSecret: credentials.clientSecret,
+    ...credentials,
     lifetimeSeconds: options.tokenLifetimeSeconds ?? 3599,
-    now,
+    clock,
   });
   const faults = new FaultInjector();
-  const requests: RecordedRequest[] = [];
+  const requests = new RequestLog({ requestIdHeader: 'x-client-request-id', onRequest: options.onRequest });
+  // Each delivery carries its own Signature header, signed for its URL's host when it is queued.
+  const forwarder = new WebhookForwarder({
+    sign: () => ({}),
+    timeoutMs: 30_000,
+    onDelivery: options.onDelivery,
+  });
   let baseUrl = '';
   const context = { books, agentPartnerId: credentials.agentPartnerId, baseUrl: () => baseUrl };
   const signer = { books, agentPartnerId: credentials.agentPartnerId, privateKey: keys.privateKey };
+  books.onStatusChange((transfer) =>
+    forwardStatus(signer, forwarder, transfer.transactionId, transfer.status),
+  );
+  const act = (transactionId: string, action: 'pay' | 'fail' | 'cancel') => {
+    books.payerAction(transactionId, action);
+  };
 
-  const server = await startLoopbackServer(createListener({ context, tokens, faults, requests }));
+  const { routes, notFound } = createRoutes({ context, tokens, pages: { act, forwarder } });
+  const server = await startLoopbackServer(simulatorListener({ routes, requests, faults, notFound }), {
+    port: options.port,
+  });
   baseUrl = server.url;
 
+  const config: ProviderTSimulatorConfig = {
+    ...credentials,
+    isSandbox: true,
+    baseUrl: server.url,
+    webhookPublicKey: keys.publicKey,
+  };
+  // Callable (the kit's interface) and holding the values (the spread older tests use).
+  const adapterConfig = Object.assign(
+    (overrides: Parameters<ProviderTSimulator['adapterConfig']>[0] = {}) => ({ ...config, ...overrides }),
+    config,
+  );
+  /** A payer action from a test: the books move, and it resolves once the forwarded webhook is delivered. */
+  const payerAction = (action: 'pay' | 'fail' | 'cancel') => async (transactionId: string) => {
+    act(transactionId, action);
+    await forwarder.idle();
+  };
+
   return {
+    provider: 'provider-t',
     url: server.url,
     credentials,
     publicKey: keys.publicKey,
     privateKey: keys.privateKey,
-    adapterConfig: { ...credentials, isSandbox: true, baseUrl: server.url, webhookPublicKey: keys.publicKey },
+    adapterConfig,
     faults,
+    books: () => ({
+      transfers: [...books.transfers.values()].map((transfer) => structuredClone(transfer)),
+      refunds: structuredClone(books.refunds),
+      movements: structuredClone(books.movements),
+      quotes: books.quotes,
+      committedTransfers: books.committed,
+      replays: books.replays,
+      amendments: books.amendments,
+      tokensIssued: tokens.issuer.issued,
+      webhooks: structuredClone([...forwarder.deliveries]),
+    }),
     get transfers() {
       return [...books.transfers.values()].map((transfer) => structuredClone(transfer));
     },
@@ -89,27 +144,47 @@ export async function startProviderTSimulator(
       return books.amendments;
     },
     get tokensIssued() {
-      return tokens.issued;
+      return tokens.issuer.issued;
     },
     get requests() {
-      return [...requests];
+      return [...requests.entries];
+    },
+    deliveries: forwarder.deliveries,
+    payer: { pay: payerAction('pay'), fail: payerAction('fail'), cancel: payerAction('cancel') },
+    forwardWebhooks(url) {
+      forwarder.forwardTo(url);
+    },
+    async trigger(event, triggerOptions: ProviderTTriggerOptions = {}) {
+      const status = TRIGGER_STATUSES.get(event) ?? event;
+      if (!isTransactionStatus(status)) {
+        const known = [...TRIGGER_STATUSES.keys()].join(', ');
+        throw new Error(`Provider T has no event ${event}: use one of ${known}, or a Provider T status.`);
+      }
+      const url = triggerOptions.to ?? forwarder.url;
+      if (!url) throw new Error('trigger() needs options.to or a forwarding URL (forwardWebhooks).');
+      const transactionId = triggerOptions.transactionId ?? books.addTriggeredTransfer(status).transactionId;
+      books.setStatusQuietly(transactionId, status);
+      return sendStatusEvent(signer, forwarder, url, { transactionId, eventId: triggerOptions.eventId });
     },
     transfer(transactionId) {
       const transfer = books.transfers.get(transactionId);
       return transfer && structuredClone(transfer);
     },
     setStatus(transactionId, next) {
-      void books.setStatus(transactionId, next);
+      books.setStatus(transactionId, next);
     },
     advanceTime(ms) {
-      books.advanceTime(ms);
+      clock.advanceTime(ms);
     },
     expireTokens() {
-      tokens.expireAll();
+      tokens.issuer.expireTokens();
     },
     async deliverWebhook(url, delivery) {
-      return (await deliverStatusEvent(signer, url, delivery)).status;
+      return (await sendStatusEvent(signer, forwarder, url, delivery)).status;
     },
-    close: () => server.close(),
+    async close() {
+      await forwarder.close();
+      await server.close();
+    },
   };
 }

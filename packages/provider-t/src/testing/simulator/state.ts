@@ -3,8 +3,10 @@
  * amendments, receipt links, the clock, and the status moves a payer or a test makes after the commit. Routes
  * validate the wire request and shape the reply; every change of state happens here.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { PayerAction, SimulatorClock } from '@pay/core/testing';
 import { TRANSACTION_STATUSES, type TransactionStatus } from '../../wire.js';
+import { sampleTransferMetadata } from '../sample.js';
 import { digits, FINAL_STATUSES, RECEIPT_LIFETIME_MS, REFUND_WINDOW_MS } from './replies.js';
 import type { SimulatedMovement, SimulatedRefund, SimulatedTransfer } from './types.js';
 
@@ -21,11 +23,8 @@ export interface ReceiptLink {
   expiresAt: number;
 }
 
-/** Called after a committed transfer changed status (webhook forwarding listens here). */
-export type StatusListener = (transfer: Readonly<SimulatedTransfer>) => void | Promise<void>;
-
-/** What a person does on the hosted receipt page. */
-export type PayerAction = 'pay' | 'fail' | 'cancel';
+/** Called after a committed transfer changed status, with a copy of it (webhook forwarding listens here). */
+export type StatusListener = (transfer: SimulatedTransfer) => void;
 
 /**
  * The status a payer action moves a committed transfer to, by action. `pay` funds an `UNFUNDED` or `PROCESSING`
@@ -61,22 +60,17 @@ export class ProviderTBooks {
   committed = 0;
   amendments = 0;
   replays = 0;
-  readonly #clock: () => number;
+  readonly #clock: SimulatorClock;
   readonly #listeners: StatusListener[] = [];
-  #offset = 0;
 
-  constructor(clock: () => number = Date.now) {
+  /** Books kept on `clock` (quote locks, receipt links and the refund window run on it). */
+  constructor(clock: SimulatorClock) {
     this.#clock = clock;
   }
 
   /** The simulator's clock in milliseconds. */
   now(): number {
-    return this.#clock() + this.#offset;
-  }
-
-  /** Moves the clock forward. */
-  advanceTime(ms: number): void {
-    this.#offset += ms;
+    return this.#clock.now();
   }
 
   /** Registers a listener for status changes of committed transfers. */
@@ -124,7 +118,7 @@ export class ProviderTBooks {
       transactionId: transfer.transactionId,
       expiresAt: this.now() + RECEIPT_LIFETIME_MS,
     });
-    void this.move(transfer, 'SENT');
+    this.move(transfer, 'SENT');
     return token;
   }
 
@@ -143,7 +137,36 @@ export class ProviderTBooks {
       amount: { ...transfer.sendAmount },
       requestId,
     });
-    void this.move(transfer, 'REFUNDED');
+    this.move(transfer, 'REFUNDED');
+  }
+
+  /**
+   * Books a committed transfer that no API call made, in `status`: what `trigger()` sends an event about when it
+   * is given no transaction id, so the application's status read finds it. The sample transfer (100 USD to
+   * Mexico, cash pickup); it moves no money in the books (no movement, not counted in `committedTransfers`).
+   */
+  addTriggeredTransfer(status: TransactionStatus): SimulatedTransfer {
+    const now = this.now();
+    const transfer: SimulatedTransfer = {
+      transactionId: randomUUID(),
+      status,
+      committed: true,
+      destinationCountryCode: 'MEX',
+      serviceOptionCode: 'WILL_CALL',
+      sendAmount: { value: 100, currencyCode: 'USD' },
+      fees: { value: 3.99, currencyCode: 'USD' },
+      receiveAmount: { value: 1725, currencyCode: 'MXN', fxRate: 17.25 },
+      quotedAt: now,
+      lockExpiresAt: now,
+      sender: structuredClone(sampleTransferMetadata.sender) as Record<string, unknown>,
+      receiver: structuredClone(sampleTransferMetadata.receiver) as SimulatedTransfer['receiver'],
+      additionalDetails: undefined,
+      referenceNumber: digits(8),
+      expectedPayoutDate: new Date(now + 24 * 60 * 60 * 1000).toISOString().slice(0, 10),
+      committedAt: now,
+    };
+    this.transfers.set(transfer.transactionId, transfer);
+    return transfer;
   }
 
   /** Replaces the receiver's name after an accepted amendment. */
@@ -153,48 +176,49 @@ export class ProviderTBooks {
     this.amendments += 1;
   }
 
+  /** Moves a committed transfer to `status` (a test's `setStatus`); throws for an unknown transfer or status. */
+  setStatus(transactionId: string, status: string): void {
+    this.move(this.#committed(transactionId), this.#status(status));
+  }
+
   /**
-   * Moves a committed transfer to `status` (a test's `setStatus`) at once; throws for an unknown transfer or
-   * status. The returned promise settles when the listeners are done (a forwarded webhook delivered).
+   * Sets a committed transfer's status without telling the listeners: `trigger()` sends its one delivery
+   * itself, and the status read the application makes must confirm what the delivery pushed.
    */
-  setStatus(transactionId: string, status: string): Promise<void> {
+  setStatusQuietly(transactionId: string, status: string): void {
+    this.#committed(transactionId).status = this.#status(status);
+  }
+
+  #committed(transactionId: string): SimulatedTransfer {
     const transfer = this.committedTransfer(transactionId);
     if (!transfer) throw new Error(`The simulator holds no committed transfer ${transactionId}.`);
+    return transfer;
+  }
+
+  #status(status: string): TransactionStatus {
     if (!isTransactionStatus(status)) throw new Error(`${status} is not a Provider T status.`);
-    return this.move(transfer, status);
+    return status;
   }
 
   /**
    * Applies a payer action to a committed transfer and returns its new status; throws when the transfer is
    * unknown or already final (the page answers 409 then).
    */
-  async payerAction(transactionId: string, action: PayerAction): Promise<TransactionStatus> {
-    const transfer = this.committedTransfer(transactionId);
-    if (!transfer) throw new Error(`The simulator holds no committed transfer ${transactionId}.`);
+  payerAction(transactionId: string, action: PayerAction): TransactionStatus {
+    const transfer = this.#committed(transactionId);
     if (FINAL_STATUSES.has(transfer.status)) {
       throw new Error(`Transfer ${transactionId} is ${transfer.status} already: it takes no payer action.`);
     }
     const next = PAYER_MOVES.get(action)?.(transfer.status);
     if (!next) throw new Error(`${action} is not a payer action (pay, fail or cancel).`);
-    await this.move(transfer, next);
+    this.move(transfer, next);
     return next;
   }
 
-  /**
-   * Sets the status at once, then tells the listeners in order. The promise settles when they are done (the
-   * hosted page awaits it, so a forwarded webhook is out before the redirect); it never rejects: a listener's
-   * failure is its own to record (the forwarder keeps a delivery log).
-   */
-  async move(transfer: SimulatedTransfer, status: TransactionStatus): Promise<void> {
+  /** Sets the status, then tells each listener (with a copy: what the status was at this move). */
+  move(transfer: SimulatedTransfer, status: TransactionStatus): void {
     transfer.status = status;
-    const moved = structuredClone(transfer);
-    for (const listener of this.#listeners) {
-      try {
-        await listener(moved);
-      } catch {
-        // Recorded by the listener; a status change never fails because a delivery did.
-      }
-    }
+    for (const listener of this.#listeners) listener(structuredClone(transfer));
   }
 }
 

@@ -2,7 +2,14 @@
  * The public shapes of the Provider T simulator: its options, what it holds (transfers, refunds, movements,
  * recorded requests) and the running simulator's interface.
  */
-import type { FaultInjector } from '@pay/core/testing';
+import type {
+  FaultInjector,
+  PaymentSimulator,
+  RecordedRequest,
+  SimulatorStartOptions,
+  WebhookDelivery,
+} from '@pay/core/testing';
+import type { ProviderTConfig } from '../../index.js';
 import type { TransactionStatus } from '../../wire.js';
 import type { ProviderTKeyPair } from '../signing.js';
 
@@ -22,8 +29,11 @@ export interface ProviderTSimulatorCredentials {
   operatorId: string;
 }
 
-/** Options of {@link startProviderTSimulator}. */
-export interface ProviderTSimulatorOptions {
+/**
+ * Options of {@link startProviderTSimulator}: the kit's (`port`, `onRequest`, `onDelivery`, what `pay dev`
+ * passes) and Provider T's own.
+ */
+export interface ProviderTSimulatorOptions extends SimulatorStartOptions {
   credentials?: Partial<ProviderTSimulatorCredentials>;
   /** Lifetime of access tokens in seconds (default 3599). */
   tokenLifetimeSeconds?: number;
@@ -74,17 +84,35 @@ export interface SimulatedMovement {
   requestId: string;
 }
 
-/** One request the simulator received (faulted ones included). */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
-  body: string;
-  /** The `X-Client-Request-Id` sent, the same on every retry of one call. */
-  requestId: string | undefined;
+/**
+ * One request the simulator received (faulted ones included), as the kit records it: `requestId` is the
+ * `X-Client-Request-Id` sent (the same on every retry of one call), or one the simulator made up (the login).
+ */
+export type { RecordedRequest };
+
+/** The simulator's books, a snapshot (`books()`). */
+export interface ProviderTBooksSnapshot {
+  /** Every transfer, in quote order. */
+  transfers: SimulatedTransfer[];
+  /** Every committed refund. */
+  refunds: SimulatedRefund[];
+  /** Every movement of money (transfer commit, refund commit) in order; replays add none. */
+  movements: SimulatedMovement[];
+  quotes: number;
+  committedTransfers: number;
+  replays: number;
+  amendments: number;
+  tokensIssued: number;
+  /** Every webhook forwarded so far (`forwardWebhooks`), with its attempts. */
+  webhooks: WebhookDelivery[];
 }
+
+/** The configuration `adapterConfig` holds: what `createProviderT` needs to talk to the simulator. */
+export type ProviderTSimulatorConfig = ProviderTSimulatorCredentials & {
+  isSandbox: true;
+  baseUrl: string;
+  webhookPublicKey: string;
+};
 
 /** Options of `deliverWebhook`. */
 export interface DeliverWebhookOptions {
@@ -100,9 +128,13 @@ export interface DeliverWebhookOptions {
   privateKey?: string;
 }
 
-/** A running simulator. */
-export interface ProviderTSimulator {
-  /** Base URL to pass as the adapter's `baseUrl`. */
+/**
+ * A running simulator: the kit's {@link PaymentSimulator} (adapter config, books, payer actions, webhook
+ * forwarding, trigger, time and tokens) plus Provider T's own controls and counters.
+ */
+export interface ProviderTSimulator extends PaymentSimulator<ProviderTConfig, ProviderTBooksSnapshot> {
+  readonly provider: 'provider-t';
+  /** Base URL to pass as the adapter's `baseUrl` (or as `PROVIDER_T_BASE_URL`). */
   readonly url: string;
   /** The credentials it accepts. */
   readonly credentials: ProviderTSimulatorCredentials;
@@ -110,12 +142,13 @@ export interface ProviderTSimulator {
   readonly publicKey: string;
   /** Its webhook private key (PEM), for `signProviderTWebhook` in your own tests. */
   readonly privateKey: string;
-  /** Everything `createProviderT` needs to talk to this simulator: spread it and add `retry`, `hooks`, …. */
-  readonly adapterConfig: ProviderTSimulatorCredentials & {
-    isSandbox: true;
-    baseUrl: string;
-    webhookPublicKey: string;
-  };
+  /**
+   * Everything `createProviderT` needs to talk to this simulator. Call it (`createProviderT(sim.adapterConfig({
+   * retry: 1 }))`), as every kit simulator is called; it also holds the values, so the older spread
+   * `{ ...sim.adapterConfig, retry: 1 }` keeps working.
+   */
+  readonly adapterConfig: ProviderTSimulatorConfig &
+    ((overrides?: Partial<ProviderTConfig>) => ProviderTConfig);
   /** Arm faults: `faults.inject({ method, path, times, fault })`, paths as on the wire (RegExp allowed). */
   readonly faults: FaultInjector;
   /** Copies of every transfer, in quote order. */
@@ -134,11 +167,16 @@ export interface ProviderTSimulator {
   readonly amendments: number;
   /** Number of access tokens issued. */
   readonly tokensIssued: number;
-  /** Every request received. */
+  /** Every request received (a copy). */
   readonly requests: readonly RecordedRequest[];
+  /** Every webhook forwarded (`forwardWebhooks`), with its attempts (a live view). */
+  readonly deliveries: readonly WebhookDelivery[];
   /** A copy of one transfer, or `undefined`. */
   transfer(transactionId: string): SimulatedTransfer | undefined;
-  /** Moves a committed transfer to `status` (e.g. `AVAILABLE`, `RECEIVED`, `REJECTED`). */
+  /**
+   * Moves a committed transfer to `status` (e.g. `AVAILABLE`, `RECEIVED`, `REJECTED`); the status webhook is
+   * forwarded when `forwardWebhooks` named a URL.
+   */
   setStatus(transactionId: string, status: TransactionStatus): void;
   /** Moves the simulator's clock forward (expire a quote lock, a token or a receipt link without waiting). */
   advanceTime(ms: number): void;
@@ -149,5 +187,23 @@ export interface ProviderTSimulator {
    * to `url`; resolves with the reply's HTTP status. Pass the same `eventId` twice to make a redelivery.
    */
   deliverWebhook(url: string, options: DeliverWebhookOptions): Promise<number>;
-  close(): Promise<void>;
+  /**
+   * Sends one signed status event to `options.to` (or the forwarding URL) and returns the endpoint's answer.
+   * The transfer is moved to the event's status first, without a forwarded delivery, so the application's
+   * status read confirms what the event says.
+   */
+  trigger(event: string, options?: ProviderTTriggerOptions): Promise<{ status: number; body: string }>;
 }
+
+/**
+ * Options of `trigger(event, options)`. `event` is a normalised event (`payment.succeeded`, `payment.failed`,
+ * `payment.updated`, `payment.created`, `refund.created`) or a Provider T status (`AVAILABLE`, `IN TRANSIT`…).
+ */
+export type ProviderTTriggerOptions = {
+  /** Where to send it (default: the forwarding URL). */
+  to?: string;
+  /** The transfer it is about, moved to the event's status first; default a new committed sample transfer. */
+  transactionId?: string;
+  /** The event id (the same twice makes a redelivery); default a new one. */
+  eventId?: string;
+};

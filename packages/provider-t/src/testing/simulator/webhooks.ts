@@ -1,7 +1,9 @@
 /**
- * Signed webhook delivery from the Provider T simulator (wire contract "Webhooks (inbound)"): a
- * `TRANSACTION_STATUS_EVENT` for a transfer, signed over `"<t>.<host>.<raw body>"` with the simulator's key.
+ * Signed webhooks from the Provider T simulator (wire contract "Webhooks (inbound)"): a
+ * `TRANSACTION_STATUS_EVENT` for a transfer, signed over `"<t>.<host>.<raw body>"` with the simulator's key, sent
+ * once (`deliverWebhook`, `trigger`) or forwarded on every status change through the kit's forwarder.
  */
+import type { OutgoingWebhook, WebhookForwarder } from '@pay/core/testing';
 import { providerTStatusEvent, signProviderTWebhook } from '../signing.js';
 import type { ProviderTBooks } from './state.js';
 import type { DeliverWebhookOptions } from './types.js';
@@ -13,17 +15,35 @@ export interface DeliverySigner {
   privateKey: string;
 }
 
-/** The body and `Signature` header of a status event for `options.transactionId`, addressed to `url`. */
+/**
+ * The status a normalised event name stands for (wire contract "Webhooks", events table read backwards):
+ * `trigger('payment.failed')` pushes `REJECTED`. A Provider T status (`AVAILABLE`, `IN TRANSIT`…) stands for
+ * itself.
+ */
+export const TRIGGER_STATUSES: ReadonlyMap<string, string> = new Map([
+  ['payment.created', 'UNFUNDED'],
+  ['payment.succeeded', 'SENT'],
+  ['payment.updated', 'RECEIVED'],
+  ['payment.failed', 'REJECTED'],
+  ['refund.created', 'REFUNDED'],
+  ['providerT.TRANSACTION_STATUS_EVENT', 'SENT'],
+]);
+
+/**
+ * A signed status event for `options.transactionId` addressed to `url`, as the kit's forwarder sends it (the
+ * `Signature` header binds the URL's host, so it is signed for one URL).
+ */
 export function signedStatusEvent(
   signer: DeliverySigner,
   url: string,
   options: DeliverWebhookOptions,
-): { body: string; signature: string } {
+): OutgoingWebhook {
   const { books } = signer;
   const transfer = books.transfers.get(options.transactionId);
+  const transactionStatus = options.status ?? transfer?.status ?? 'SENT';
   const event = providerTStatusEvent({
     transactionId: options.transactionId,
-    transactionStatus: options.status ?? transfer?.status ?? 'SENT',
+    transactionStatus,
     eventId: options.eventId,
     eventDate: new Date(books.now()),
     agentPartnerId: signer.agentPartnerId,
@@ -36,20 +56,30 @@ export function signedStatusEvent(
     privateKey: options.privateKey ?? signer.privateKey,
     timestamp: options.timestamp ?? Math.floor(books.now() / 1000),
   });
-  return { body, signature };
+  return { event: `TRANSACTION_STATUS_EVENT ${transactionStatus}`, body, headers: { signature } };
 }
 
-/** POSTs a signed status event to `url`; resolves with the reply's status and body. */
-export async function deliverStatusEvent(
+/**
+ * Queues the status event of a transfer that just moved for the forwarding URL, when one is set (signed at
+ * once, for that URL, with the status of this move).
+ */
+export function forwardStatus(
   signer: DeliverySigner,
+  forwarder: WebhookForwarder,
+  transactionId: string,
+  status: string,
+): void {
+  const url = forwarder.url;
+  if (url === null) return;
+  forwarder.enqueue(signedStatusEvent(signer, url, { transactionId, status }));
+}
+
+/** POSTs one signed status event to `url` (outside the forwarding queue); resolves with the reply. */
+export function sendStatusEvent(
+  signer: DeliverySigner,
+  forwarder: WebhookForwarder,
   url: string,
   options: DeliverWebhookOptions,
 ): Promise<{ status: number; body: string }> {
-  const { body, signature } = signedStatusEvent(signer, url, options);
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', Signature: signature },
-    body,
-  });
-  return { status: response.status, body: await response.text() };
+  return forwarder.send(url, signedStatusEvent(signer, url, options));
 }

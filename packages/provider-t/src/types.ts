@@ -50,6 +50,15 @@ export type ProviderTRawEvents = {
 /** Provider T's declared types: `provider_metadata` per operation, raw events, and what checkouts resolve to. */
 export interface ProviderTTypes extends AdapterTypes {
   provider: 'providerT';
+  /** The operations Provider T performs; calling any other one through `createPay` is a compile error. */
+  operations:
+    | 'payments.create'
+    | 'payments.retrieve'
+    | 'payments.update'
+    | 'checkouts.create'
+    | 'checkouts.retrieve'
+    | 'checkouts.update'
+    | 'refunds.create';
   metadata: {
     'payments.create': ProviderTTransferMetadata;
     'checkouts.create': ProviderTCheckoutMetadata;

@@ -1,6 +1,11 @@
 import { createPay } from '@pay/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { createProviderT, type ProviderTStatusEvent } from '../src/index.js';
+import {
+  createProviderT,
+  type ProviderTCheckoutMetadata,
+  type ProviderTSender,
+  type ProviderTStatusEvent,
+} from '../src/index.js';
 
 const pay = createPay(
   createProviderT({
@@ -37,6 +42,38 @@ describe('Provider T types', () => {
       // @ts-expect-error: amount and currency are missing
       provider_metadata: { sender: {} as never, receiver: { name: { firstName: 'J', lastName: 'L' } } },
     });
+  });
+
+  it('makes a missing checkout amount or currency in provider_metadata a type error (issue 16)', () => {
+    const transfer = { sender: {} as never, receiver: { name: { firstName: 'J', lastName: 'L' } } };
+    void pay.checkouts.create({ provider_metadata: { ...transfer, amount: 250.5, currency: 'CZK' } });
+    // @ts-expect-error: amount is missing
+    void pay.checkouts.create({ provider_metadata: { ...transfer, currency: 'CZK' } });
+    // @ts-expect-error: currency is missing
+    void pay.checkouts.create({ provider_metadata: { ...transfer, amount: 250.5 } });
+    // @ts-expect-error: the amount is a number in the standard unit, not text
+    void pay.checkouts.create({ provider_metadata: { ...transfer, amount: '250.50', currency: 'CZK' } });
+  });
+
+  it('types the sender and receiver fields from their schemas', () => {
+    void pay.payments.create({
+      amount: 10,
+      currency: 'USD',
+      provider_metadata: {
+        sender: {} as never,
+        // @ts-expect-error: a receiver needs a name with first and last name
+        receiver: { name: { firstName: 'J' } },
+      },
+    });
+    expectTypeOf<ProviderTCheckoutMetadata['amount']>().toEqualTypeOf<number>();
+    expectTypeOf<ProviderTSender['personalDetails']['dateOfBirth']>().toEqualTypeOf<string>();
+  });
+
+  it('has no operation Provider T cannot perform', () => {
+    // @ts-expect-error: Provider T stores no customers
+    void pay.customers.create;
+    // @ts-expect-error: a committed transfer cannot be cancelled
+    void pay.payments.cancel;
   });
 
   it('types the amendment members and refuses others', () => {

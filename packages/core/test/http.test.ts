@@ -830,3 +830,35 @@ describe('per-call timeout and retry (issue 16)', () => {
     expect(nock.pendingMocks()).toEqual([]);
   });
 });
+
+describe('ky does the attempts (issue 13 item 4)', () => {
+  it("keeps the Authorization header out of a timed-out call's error, cause included", async () => {
+    nock(BASE).get('/transfer/v1/transactions/t9').delay(300).reply(200, '{}');
+    const error = await client({
+      timeoutMs: 50,
+      retry: 0,
+      authorization: { header: async () => 'Bearer tok_live_abcdef123456' },
+    })
+      .send({ method: 'GET', path: '/transfer/v1/transactions/t9', retrySafe: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ outcome: 'unknown' });
+    expect((error as Error).message).toContain('timed out');
+    const cause = (error as Error).cause as Record<string, unknown>;
+    expect(cause).toMatchObject({ name: 'TimeoutError' });
+    expect(cause.request).toBeUndefined();
+    expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('tok_live_abcdef123456');
+  });
+
+  it('re-logs in at once after a 401, without the retry backoff', async () => {
+    nock(BASE).post('/refunds').reply(401, '{}').post('/refunds').reply(201, '{"id":"r1"}');
+    let token = 0;
+    const started = Date.now();
+    const reply = await client({
+      backoffBaseMs: 2_000,
+      authorization: { header: async () => `Bearer t${++token}`, rejected: () => undefined },
+    }).send({ method: 'POST', path: '/refunds', json: {}, retrySafe: false });
+    expect(reply.status).toBe(201);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CREDENTIALS_HINT } from '../src/http/client.js';
 import {
+  CREDENTIALS_HINT,
   createProviderClient,
   type EnvelopeReading,
   type ProviderClientOptions,
@@ -349,13 +349,11 @@ describe('the provider client', () => {
     } as const;
 
     it('resolves to null when the rule says notFound', async () => {
-      nock(BASE)
-        .get('/v1/transactions/MNFY-9')
-        .reply(400, {
-          requestSuccessful: false,
-          responseCode: 'TXN404',
-          responseMessage: 'No such transaction',
-        });
+      nock(BASE).get('/v1/transactions/MNFY-9').reply(400, {
+        requestSuccessful: false,
+        responseCode: 'TXN404',
+        responseMessage: 'No such transaction',
+      });
       await expect(client().find(v.unknown(), call)).resolves.toBeNull();
     });
 

@@ -2,5 +2,10 @@
  * The HTTP layer of `@pay/core` (design §6): the HTTP client every adapter sends through, the provider client
  * built on it (Contract A, issue 13 item 1), and the reply helpers. Core's entry points re-export this barrel.
  */
-export * from './client.js';
+export { createHttpClient } from './client.js';
+export { CREDENTIALS_HINT } from './failures.js';
+export { path } from './paths.js';
 export * from './provider-client.js';
+export { parseForm, parseJson, parseReply } from './replies.js';
+export { backoff, retryAfterMs } from './retry-policy.js';
+export type * from './types.js';

@@ -15,14 +15,10 @@ import {
   redact,
   redactError,
 } from '../errors.js';
-import {
-  CREDENTIALS_HINT,
-  createHttpClient,
-  type HttpClientOptions,
-  type HttpReply,
-  type HttpRequest,
-  parseReply,
-} from './client.js';
+import { createHttpClient } from './client.js';
+import { CREDENTIALS_HINT } from './failures.js';
+import { parseReply } from './replies.js';
+import type { HttpClientOptions, HttpReply, HttpRequest } from './types.js';
 
 /** What the adapter's error table says about one provider code. */
 export interface ProviderErrorRule {

@@ -1,0 +1,67 @@
+/**
+ * The time budget of one logical call beyond ky's per-attempt timeout: the overall cap (every attempt's timeout
+ * plus the longest waits between them), the reading of a reply body (ky's timeout ends when the headers arrive),
+ * and waiting for something that is not ours to cancel (a shared login) until the caller aborts.
+ */
+import { MAX_WAIT_MS } from './retry-policy.js';
+
+/** The overall cap of a call with `retries` retries of `timeoutMs` each. */
+export function callCapMs(timeoutMs: number, retries: number): number {
+  return timeoutMs * (retries + 1) + MAX_WAIT_MS * retries + 1_000;
+}
+
+/** The end of a call's budget. */
+export class Deadline {
+  readonly #endsAt: number;
+  readonly #caller: AbortSignal | undefined;
+
+  constructor(capMs: number, caller: AbortSignal | undefined) {
+    this.#endsAt = Date.now() + capMs;
+    this.#caller = caller;
+  }
+
+  /** Whether waiting `ms` and then trying once more still fits. */
+  allows(ms: number): boolean {
+    return !this.#caller?.aborted && Date.now() + ms < this.#endsAt;
+  }
+
+  /** What is left of the budget, at most `ms`. */
+  left(ms: number): number {
+    return Math.max(0, Math.min(ms, this.#endsAt - Date.now()));
+  }
+}
+
+/** Reads a reply body within `ms` (the rest of the attempt's timeout); a stalled body is a `TimeoutError`. */
+export function readBody(response: Response, ms: number): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DOMException(`timed out after ${ms} ms reading the reply`, 'TimeoutError')),
+      ms,
+    );
+  });
+  return Promise.race([response.text(), stalled]).finally(() => clearTimeout(timer));
+}
+
+/** Rejection used when the caller's signal fires while waiting for something that is not ours to cancel. */
+export class CallerAbort {}
+
+/** Waits for `work`, but stops waiting (leaving `work` running) when `signal` aborts. */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(new CallerAbort());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CallerAbort());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,175 @@
+/**
+ * What a failed call says (issue 11 §1, issue 16): `not_sent` only when the connection provably never opened or
+ * the caller aborted before anything was sent, `unknown` otherwise; the host and connection code named, never a
+ * whole URL; a refused login pointing at the credentials.
+ */
+import { type CredentialSet, NetworkError, ProviderApiError, redact } from '../errors.js';
+import type { ProviderName } from '../records.js';
+import type { HttpRequest } from './types.js';
+
+/** Connection failures that prove the request never left this process. */
+export const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
+/** What each connection failure code means, in words, for the error message (issue 16). */
+const CONNECTION_FAILURES = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ENOTFOUND', 'host name not found'],
+  ['EAI_AGAIN', 'host name lookup failed, temporarily'],
+  ['ENETUNREACH', 'network unreachable'],
+  ['EHOSTUNREACH', 'host unreachable'],
+  ['ECONNRESET', 'connection reset'],
+  ['ETIMEDOUT', 'connection timed out'],
+  ['EPIPE', 'connection closed while sending'],
+  ['UND_ERR_SOCKET', 'connection closed'],
+]);
+/** Advice of a `not_sent` network error: the only advice a `not_sent` message may carry (issue 16). */
+const NOT_SENT_ADVICE = 'The request never reached the provider; it is safe to send again.';
+/** Advice of an `unknown` network error. */
+const UNKNOWN_ADVICE = 'The provider may have processed it: look the resource up before sending it again.';
+/**
+ * Appended when the provider refused the credentials (a refused login): which configuration to check, named
+ * generically and never with a value (issue 16).
+ */
+export const CREDENTIALS_HINT =
+  "The provider refused the credentials: check the adapter's credentials (API key / secret) and that they belong to the configured environment (sandbox or live).";
+
+/** Who ended an attempt early: the attempt timeout or the caller's signal. */
+export type AbortCause = 'timeout' | 'caller';
+
+/** Where a call went, for messages: provider, method and path (redacted), never the query. */
+export function callLabel(provider: ProviderName, request: HttpRequest, credentials: CredentialSet): string {
+  return `${provider} ${request.method} ${redact(request.path, credentials.values())}`;
+}
+
+/** The caller aborted before an attempt was handed to fetch (`moment` says where). */
+export function abortedError(
+  label: string,
+  request: HttpRequest,
+  requestId: string,
+  reachedBefore: boolean,
+  moment: string,
+): NetworkError {
+  return new NetworkError(
+    reachedBefore
+      ? `${label} was aborted by the caller's signal (${moment}) after an earlier attempt may have been processed. Look the resource up before sending it again.`
+      : `${label} was aborted by the caller's signal (${moment}) before anything was sent. It is safe to send again.`,
+    {
+      outcome: reachedBefore ? 'unknown' : 'not_sent',
+      cause: request.signal?.reason,
+      context: { ...request.context, requestId },
+    },
+  );
+}
+
+/**
+ * The error of a login that failed while authorising an attempt. A refused login before anything was sent is
+ * the login's own error (with the credentials hint); a login that got no answer leaves this attempt unsent, and
+ * after an attempt that may have landed, whatever stopped the retry cannot prove the call was not processed.
+ */
+export function loginFailure(
+  error: unknown,
+  label: string,
+  request: HttpRequest,
+  requestId: string,
+  reachedBefore: boolean,
+): unknown {
+  if (!NetworkError.isInstance(error) && !reachedBefore) return withCredentialsHint(error);
+  // Why the login failed (its host and code), without its own advice: the login's outcome is not this
+  // call's, and a `not_sent` message must not say "may have processed" (issue 16).
+  const why = loginFailureReason(error);
+  return new NetworkError(
+    reachedBefore
+      ? `${label}: no access token could be obtained for a retry${why}, and an earlier attempt may have been processed. Look the resource up before sending it again.`
+      : `${label} was not sent: no access token could be obtained${why}. It is safe to send again.`,
+    {
+      outcome: reachedBefore ? 'unknown' : 'not_sent',
+      cause: error,
+      context: { ...request.context, requestId },
+    },
+  );
+}
+
+/**
+ * A login refused for its credentials (401/403) gets {@link CREDENTIALS_HINT} appended; anything else is
+ * returned as is.
+ */
+function withCredentialsHint(error: unknown): unknown {
+  if (!ProviderApiError.isInstance(error) || (error.status !== 401 && error.status !== 403)) return error;
+  if (error.message.includes(CREDENTIALS_HINT)) return error;
+  return error.withDetails({ message: `${error.message.trimEnd()} ${CREDENTIALS_HINT}` });
+}
+
+/**
+ * `" (login: <what happened>)"` for a login that failed without an answer: its message without its advice, or
+ * just its code when the message carries an outcome claim of its own.
+ */
+function loginFailureReason(error: unknown): string {
+  const message = (error as Error | undefined)?.message;
+  if (typeof message !== 'string') return '';
+  const reason = message
+    .replace(NOT_SENT_ADVICE, '')
+    .replace(UNKNOWN_ADVICE, '')
+    .replace(/\s{2,}/g, ' ')
+    .trim()
+    .replace(/\.$/, '');
+  if (reason && !/may have|safe to send|not sent|never reached/i.test(reason)) return ` (login: ${reason})`;
+  const code = findCode(error);
+  return code ? ` (login failed: ${code})` : '';
+}
+
+/** Classifies a failed attempt: `not_sent` only when the connection provably never opened. */
+export function toNetworkError(
+  error: unknown,
+  abortedBy: AbortCause | undefined,
+  provider: ProviderName,
+  url: string,
+  request: HttpRequest,
+  requestId: string,
+  credentials: CredentialSet,
+  reachedBefore: boolean,
+) {
+  const secrets = credentials.values();
+  const code = findCode(error);
+  const notSent = !reachedBefore && code !== undefined && NOT_SENT_CODES.has(code);
+  // Name the host (never the whole URL: a query could carry a credential) and the code, so an unreachable
+  // `baseUrl` is recognisable from the message alone (issue 16).
+  const host = redact(new URL(url).host, secrets);
+  const meaning = code === undefined ? undefined : CONNECTION_FAILURES.get(code);
+  const what =
+    abortedBy === 'caller'
+      ? `to ${host} was aborted by the caller's signal while in flight`
+      : abortedBy === 'timeout' || (error as Error | undefined)?.name === 'TimeoutError'
+        ? `to ${host} timed out`
+        : code
+          ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
+          : `to ${host} failed`;
+  const outcome = notSent ? 'not_sent' : 'unknown';
+  const advice = notSent
+    ? `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`
+    : UNKNOWN_ADVICE;
+  return new NetworkError(
+    `${provider} ${request.method} ${redact(request.path, secrets)} ${what}. ${advice}`,
+    {
+      outcome,
+      cause: error,
+      context: { ...request.context, requestId },
+    },
+  );
+}
+
+function findCode(error: unknown): string | undefined {
+  for (
+    let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    current && depth < 5;
+    depth++
+  ) {
+    if (typeof current.code === 'string') return current.code;
+    current = current.cause as typeof current;
+  }
+  return undefined;
+}

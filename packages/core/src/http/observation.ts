@@ -1,0 +1,66 @@
+/**
+ * What observation hooks (`onRequest`/`onResponse`) see, and the guarantee that they cannot change a call
+ * (issue 11 §1): payloads are redacted (Authorization, every configured secret, every credential sent or issued),
+ * and what a hook throws goes to `onHookError` (default: one `console.warn` line).
+ */
+import { type CredentialSet, redact } from '../errors.js';
+import type { ProviderName } from '../records.js';
+import { parseJson } from './replies.js';
+import type { HttpHooks, HttpRequestInfo } from './types.js';
+
+/** Header names whose values are credentials: they are remembered and redacted everywhere. */
+export const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
+
+/** Header values with every credential redacted; Authorization-like headers entirely. */
+export function redactHeaders(
+  headers: Iterable<[string, string]>,
+  secrets: readonly string[],
+): Record<string, string> {
+  return Object.fromEntries(
+    [...headers].map(([name, value]) => [
+      name,
+      CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : redact(value, secrets),
+    ]),
+  );
+}
+
+/** Remembers the access tokens a login reply carries, so they are redacted before they are ever sent. */
+export function rememberIssuedTokens(text: string, credentials: CredentialSet): void {
+  const visit = (value: unknown, key: string, depth: number): void => {
+    if (typeof value === 'string') {
+      // Token fields only: a `token_type` of "Bearer" is no credential and must not blank every message.
+      if (/(?:access|refresh|id)_?token$/i.test(key)) credentials.add(value);
+      return;
+    }
+    if (value === null || typeof value !== 'object' || depth > 4) return;
+    for (const [name, item] of Object.entries(value)) visit(item, name, depth + 1);
+  };
+  visit(parseJson(text), '', 0);
+}
+
+/**
+ * Runs an observation hook so that nothing it does can change the call: what it throws (or rejects with)
+ * goes to `onHookError`, or to one `console.warn` line when none is given.
+ */
+export async function observe<P extends HttpRequestInfo>(
+  where: { provider: ProviderName; hooks: HttpHooks | undefined; credentials: CredentialSet },
+  hook: 'onRequest' | 'onResponse',
+  payload: P,
+  request: HttpRequestInfo,
+): Promise<void> {
+  const run = where.hooks?.[hook] as ((payload: P) => void | Promise<void>) | undefined;
+  if (!run) return;
+  try {
+    await run(payload);
+  } catch (error) {
+    try {
+      if (where.hooks?.onHookError) where.hooks.onHookError(error, { hook, request });
+      else
+        console.warn(
+          `@pay/core: the ${hook} hook threw (${redact(String((error as Error | undefined)?.message ?? error), where.credentials.values())}); the ${where.provider} call went on unaffected. Pass hooks.onHookError to handle hook failures.`,
+        );
+    } catch {
+      // A failing error reporter must not change the call either.
+    }
+  }
+}

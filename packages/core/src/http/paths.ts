@@ -1,0 +1,35 @@
+/** Request URLs: path templates whose every value is one encoded segment, and the query string. */
+import { ValidationError } from '../errors.js';
+import type { HttpRequest } from './types.js';
+
+/**
+ * Builds a path from a template, encoding every interpolated value as one path segment. A value that would
+ * not be one segment of its own — empty, `.` or `..`, which URL resolution collapses (`/status/..` becomes
+ * `/`) — is a `ValidationError` before any I/O (issue 11 §3).
+ */
+export function path(strings: TemplateStringsArray, ...segments: (string | number)[]): string {
+  const issues = segments.flatMap((segment, index) => {
+    const text = String(segment);
+    if (text.trim() === '') return [{ path: `path segment ${index + 1}`, message: 'must not be empty' }];
+    if (text === '.' || text === '..')
+      return [
+        { path: `path segment ${index + 1}`, message: `must not be "${text}" (it would change the URL)` },
+      ];
+    return [];
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return strings.reduce(
+    (built, part, index) =>
+      built + part + (index < segments.length ? encodeURIComponent(String(segments[index])) : ''),
+    '',
+  );
+}
+
+/** The full URL of a call: base URL, path, and the defined query values. */
+export function buildUrl(baseUrl: string, requestPath: string, query: HttpRequest['query']): string {
+  const url = new URL(baseUrl + requestPath);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  return url.toString();
+}

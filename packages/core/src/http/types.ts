@@ -1,0 +1,150 @@
+/** The types of the HTTP layer (design §6): requests, replies, hooks and the options every adapter accepts. */
+import type { ErrorContext } from '../errors.js';
+import type { ProviderName } from '../records.js';
+import type { TokenStore } from '../stores.js';
+
+/** What a hook sees of a request. Authorization and every configured secret are already redacted. */
+export interface HttpRequestInfo {
+  provider: ProviderName;
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  requestId: string;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  attempt: number;
+}
+
+/** What a hook sees of a reply, redacted like the request. */
+export interface HttpResponseInfo extends HttpRequestInfo {
+  status: number;
+  /** The reply's headers (lower-case names), every credential redacted. */
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  durationMs: number;
+}
+
+/** Which hook failed, and the (redacted) call it was observing. */
+export interface HookFailure {
+  hook: 'onRequest' | 'onResponse';
+  request: HttpRequestInfo;
+}
+
+/**
+ * Observation hooks (logging, metrics). They never see a secret, token or Authorization header, and they can
+ * never change what a call does: a hook that throws or rejects is reported to `onHookError` (default: one
+ * `console.warn` line) and the call goes on as if it had returned (issue 11 §1).
+ */
+export interface HttpHooks {
+  onRequest?: (request: HttpRequestInfo) => void | Promise<void>;
+  onResponse?: (response: HttpResponseInfo) => void | Promise<void>;
+  /** Receives what an `onRequest`/`onResponse` hook threw. What this one throws is ignored. */
+  onHookError?: (error: unknown, failure: HookFailure) => void;
+}
+
+/** Transport options every adapter config accepts (design §2). */
+export interface TransportOptions {
+  /** Overrides the provider's base URL (a simulator, a proxy). */
+  baseUrl?: string;
+  /** The fetch implementation to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Timeout of one attempt in milliseconds (default 30 000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt for calls that are safe to repeat (default 2, `0` for none). */
+  retry?: number;
+  hooks?: HttpHooks;
+  /**
+   * A token cache shared by every instance (`@pay/store-postgres`, `@pay/store-redis`, or
+   * `createMemoryTokenStore()`), so instances reuse one provider login until it expires. Default: each adapter
+   * instance keeps its own token in memory.
+   */
+  tokenStore?: TokenStore;
+}
+
+/** HTTP methods the adapters use. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** How a client authorises its calls. */
+export interface Authorization {
+  /**
+   * The `Authorization` header value for the next call. `signal` is the caller's: a shared login should keep
+   * running for others when it aborts. The client stops waiting for the header when the caller aborts anyway.
+   */
+  header(signal?: AbortSignal): Promise<string>;
+  /** Called with the rejected header value when the provider answers 401; the call is then sent once more. */
+  rejected?(headerValue: string): void;
+}
+
+/** One logical upstream call. */
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Path below the base URL, built with {@link path} so each segment is encoded. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+  /**
+   * True only when repeating the call cannot move money twice (reads, idempotent PUTs, logins). Only such
+   * calls are retried on 408/429/5xx and network failures.
+   */
+  retrySafe: boolean;
+  /** `false` sends no `Authorization` from the client's authoriser (e.g. the login itself). */
+  authorize?: boolean;
+  /**
+   * The reply carries credentials no configured secret covers (a login's fresh access token): hooks see its
+   * body as `[REDACTED]`.
+   */
+  credentialsInReply?: boolean;
+  /** The request id to send; default a new UUID. The same id is sent on every retry of this call. */
+  requestId?: string;
+  signal?: AbortSignal;
+  /**
+   * Timeout of one attempt of this call, overriding the client's `timeoutMs`. Default: the caller's per-call
+   * `timeoutMs` (carried on the signal `defineAdapter` passes), else the client's.
+   */
+  timeoutMs?: number;
+  /**
+   * Retries of this call, overriding the client's `retry`; like it, only used when `retrySafe` is true: a call
+   * that could move money is never retried. Default: the caller's per-call `retry`, else the client's.
+   */
+  retry?: number;
+  /** Where a multi-step operation is, copied into any error this call raises. */
+  context?: ErrorContext;
+}
+
+/** A reply, whatever its status: the adapter decides what is an error from the provider's envelope. */
+export interface HttpReply {
+  status: number;
+  headers: Headers;
+  text: string;
+  requestId: string;
+  /**
+   * True when an earlier attempt of this same logical call may have reached the provider (it timed out, lost
+   * its reply, or got a retryable status). After such an attempt this answer proves nothing about the earlier
+   * one: a refusal (4xx) of a money-moving call must not be reported as "nothing happened" — reconcile with a
+   * status read, or throw with `outcome: 'unknown'` (issue 11 §1).
+   */
+  earlierAttemptMayHaveReached: boolean;
+}
+
+/** Client options: transport plus what the adapter knows. */
+export interface HttpClientOptions extends TransportOptions {
+  provider: ProviderName;
+  baseUrl: string;
+  authorization?: Authorization;
+  /** Header carrying the request id (e.g. `X-Client-Request-Id`); omitted means none is sent. */
+  requestIdHeader?: string;
+  /**
+   * Values to redact from anything a hook or an error could show (secrets, API keys), whatever their length
+   * (see `redact` for secrets shorter than 4 characters). Every credential the client sends is redacted too.
+   */
+  secrets?: readonly string[];
+  /** Base of the backoff in milliseconds (default 300). */
+  backoffBaseMs?: number;
+}
+
+/** The client an adapter sends its calls through. */
+export interface HttpClient {
+  send(request: HttpRequest): Promise<HttpReply>;
+}

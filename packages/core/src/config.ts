@@ -13,6 +13,12 @@ export interface EnvVariable<Member extends string = string> {
   env: string;
   member: Member;
   required: boolean;
+  /**
+   * How the text of the variable becomes the member's value: `string` (default, as written) or `boolean`
+   * (`true`/`false` in any case, anything else a `ConfigurationError`; see {@link booleanSetting}). Used by
+   * {@link readProviderConfig}.
+   */
+  kind?: 'string' | 'boolean';
 }
 
 /** The process environment where one exists (Node, Bun, Deno's Node mode); empty on runtimes without one. */
@@ -184,3 +190,60 @@ export const transportConfigEntries = {
     }),
   ),
 };
+
+/** What {@link readProviderConfig} reads. */
+export interface ProviderConfigSource<S extends v.GenericSchema, Member extends string> {
+  /** The provider, as configuration errors name it (`'providerN'`). */
+  provider: string;
+  /**
+   * The prefix of the provider's variables (`'PROVIDER_N'`): `<prefix>_BASE_URL`, when set and no explicit
+   * `baseUrl` is given, becomes `baseUrl`, so an application switches to a simulator (`pay dev`) or a proxy
+   * without code changes.
+   */
+  envPrefix: string;
+  /** The variables the default factory reads, with the config member each one replaces. */
+  variables: readonly EnvVariable<Member>[];
+  /** The explicit config schema (with `transportConfigEntries`): the merged config is validated against it. */
+  schema: S;
+  /** The explicit options: each member wins over its variable; members without a variable pass through. */
+  overrides?: Readonly<Record<string, unknown>>;
+  /** The environment (default: the process environment, read now, never on import). */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Loads an adapter's configuration in one step, the same way for every adapter: the environment (now, not on
+ * import) plus the explicit options, each explicit member winning over its variable, `<prefix>_BASE_URL` as the
+ * `baseUrl` override, boolean variables read strictly, then the whole validated against the config schema.
+ * Throws one `ConfigurationError` naming every missing required variable (with the member that replaces it), or
+ * naming each invalid member in plain words; values are never quoted.
+ */
+export function readProviderConfig<S extends v.GenericSchema, Member extends string>(
+  source: ProviderConfigSource<S, Member>,
+): v.InferOutput<S> {
+  const overrides = source.overrides ?? {};
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
+    throw new ConfigurationError(`${source.provider} configuration must be an object of options.`, {
+      missing: ['(config)'],
+    });
+  }
+  const env = source.env ?? processEnv();
+  const baseUrlEnv = `${source.envPrefix}_BASE_URL`;
+  const variables: readonly EnvVariable<Member | 'baseUrl'>[] = [
+    ...source.variables,
+    { env: baseUrlEnv, member: 'baseUrl', required: false },
+  ];
+  const given = Object.fromEntries(
+    Object.entries(overrides).filter(([, value]) => value !== undefined),
+  ) as Partial<Record<Member | 'baseUrl', unknown>>;
+  const values = readEnvironment(source.provider, variables, given, env);
+  const config: Record<string, unknown> = { ...given };
+  for (const variable of variables) {
+    if (!Object.hasOwn(values, variable.member)) continue;
+    const value = values[variable.member];
+    const fromEnv = !Object.hasOwn(given, variable.member);
+    config[variable.member] =
+      variable.kind === 'boolean' ? booleanSetting(fromEnv ? variable.env : variable.member, value) : value;
+  }
+  return parseConfig(source.provider, source.schema, config);
+}

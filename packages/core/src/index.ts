@@ -1,81 +1,89 @@
 /**
- * `@pay/core`: one API for payments, checkouts, refunds, customers, subscriptions and verified webhooks over
- * one configured provider adapter, plus what adapters build on (HTTP client, token manager, crypto and money
- * helpers, the error tree).
+ * `@pay/core`: the application API. One API for payments, checkouts, refunds, customers, subscriptions and
+ * verified webhooks over one configured provider adapter: `createPay`, the records, the error tree, the webhook
+ * handler and its HTTP bridges, the store contracts and the tracing channels.
+ *
+ * Adapter authors import `@pay/core/adapter` (the toolkit: `defineAdapter`, HTTP and provider clients, token
+ * manager, crypto, money, schemas, validation, redaction). Until every adapter has moved there, this entry
+ * re-exports the toolkit too (the last line); that re-export goes away at the end of the round.
  */
 
-export {
-  type Adapter,
-  type AdapterDefinition,
-  type AdapterOperations,
-  type AdapterTypes,
-  type AnyAdapter,
-  type CallOptions,
-  defineAdapter,
-  type IdempotencyContext,
-  type MetadataOf,
-  MONEY_MOVING_OPERATIONS,
-  type MoneyMovingOperation,
-  OPERATION_METHODS,
-  type Operation,
-  type OperationImplementations,
-  type OperationMethod,
-  type OperationOptions,
-  type ResolvedRecord,
-  type ResolveLookup,
-  redactingErrors,
-  type TypesOf,
+export type {
+  Adapter,
+  AdapterTypes,
+  AnyAdapter,
+  CallOptions,
+  MoneyMovingOperation,
+  Operation,
+  TypesOf,
 } from './adapter.js';
+// Transitional (issue 13 item 5): the adapter toolkit, until every adapter imports `@pay/core/adapter`.
+export * from './adapter-toolkit.js';
+export { type CallSettings, MAX_CALL_RETRY, MAX_CALL_TIMEOUT_MS } from './call-settings.js';
+export * from './diagnostics/channels.js';
 export {
-  assertCallSettings,
-  type CallSettings,
-  MAX_CALL_RETRY,
-  MAX_CALL_TIMEOUT_MS,
-} from './call-settings.js';
-export * from './config.js';
-export * from './crypto.js';
-export * from './errors.js';
+  ConfigurationError,
+  type ErrorContext,
+  IdempotencyInProgressError,
+  IdempotencyKeyMismatchError,
+  InvalidResponseError,
+  NetworkError,
+  PayError,
+  ProviderApiError,
+  type ProviderErrorKind,
+  ProviderNotSupportedError,
+  StoreError,
+  type StoreStep,
+  ValidationError,
+  type ValidationIssue,
+  type WebhookFailureReason,
+  WebhookHandlerError,
+  WebhookVerificationError,
+} from './errors.js';
+export type {
+  HookFailure,
+  HttpHooks,
+  HttpRequestInfo,
+  HttpResponseInfo,
+  TransportOptions,
+} from './http/index.js';
 export {
-  type Authorization,
-  createHttpClient,
-  type HookFailure,
-  type HttpClient,
-  type HttpClientOptions,
-  type HttpHooks,
-  type HttpMethod,
-  type HttpReply,
-  type HttpRequest,
-  type HttpRequestInfo,
-  type HttpResponseInfo,
-  parseForm,
-  parseJson,
-  parseReply,
-  path,
-  type TransportOptions,
-} from './http.js';
-export {
-  canonicalJson,
   DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
-  fingerprintOf,
   type IdempotencyOptions,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MIN_IDEMPOTENCY_LEASE_SECONDS,
   MIN_IDEMPOTENCY_RETENTION_SECONDS,
-  provesNothingMoved,
   type StoreFailure,
 } from './idempotency.js';
-export * from './money.js';
-export { createPay, Pay, type PayOptions, type ResolveOptions, type ResolveResult } from './pay.js';
-export * from './records.js';
-export * from './stores.js';
 export {
-  type AccessToken,
-  createTokenManager,
-  MIN_TOKEN_LIFETIME_SECONDS,
-  type TokenManager,
-  type TokenManagerOptions,
-} from './token.js';
-export { assertNoIssues, parseInput, reservedKeyIssues, toValidationIssues } from './validation.js';
+  createPay,
+  type Namespace,
+  Pay,
+  type PayOptions,
+  type ResolveOptions,
+  type ResolveResult,
+} from './pay.js';
+export type {
+  CaptureParams,
+  Checkout,
+  CheckoutCreateParams,
+  Customer,
+  CustomerCreateParams,
+  CustomerRef,
+  Invoice,
+  Payment,
+  PaymentCreateParams,
+  PaymentStatus,
+  ProviderName,
+  Refund,
+  RefundCreateParams,
+  RefundStatus,
+  Subscription,
+  SubscriptionCreateParams,
+  SubscriptionStatus,
+  UpdateParams,
+} from './records.js';
+export * from './stores.js';
 export {
   type NodeListenerOptions,
   type NodeRequestLike,
@@ -92,11 +100,20 @@ export {
   type DeliveryLease,
 } from './webhooks/dedupe.js';
 export {
-  lowerCaseHeaders,
+  type AnyEventOf,
   type WebhookCallback,
+  type WebhookErrorCallback,
+  type WebhookErrorContext,
   WebhookHandler,
   type WebhookRequest,
   type WebhookResult,
   type WebhookSetupOptions,
 } from './webhooks/handler.js';
-export * from './webhooks/types.js';
+export {
+  type EventMap,
+  type EventOf,
+  NORMALISED_EVENT_NAMES,
+  type NormalisedEventName,
+  type NormalisedEvents,
+  type PayEvent,
+} from './webhooks/types.js';

@@ -5,6 +5,7 @@ import {
   ConfigurationError,
   parseConfig,
   readEnvironment,
+  readProviderConfig,
   transportConfigEntries,
 } from '../src/index.js';
 import * as v from '../src/schema.js';
@@ -164,5 +165,71 @@ describe('the root README quick start (issue 16)', () => {
       expect(quickStart).toContain(variable);
       expect(mirrored).toContain(variable);
     }
+  });
+});
+
+describe('readProviderConfig: one way to load an adapter configuration', () => {
+  const schema = v.strictObject({
+    merchant: v.pipe(v.string(), v.minLength(1)),
+    secret: v.pipe(v.string(), v.minLength(1)),
+    isSandbox: v.boolean(),
+    label: v.optional(v.string()),
+    ...transportConfigEntries,
+  });
+  const source = {
+    provider: 'providerR',
+    envPrefix: 'PROVIDER_R',
+    variables: [
+      { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
+      { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
+      { env: 'PROVIDER_R_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },
+      { env: 'PROVIDER_R_LABEL', member: 'label', required: false },
+    ],
+    schema,
+  } as const;
+  const env = { PROVIDER_R_MERCHANT: 'M1', PROVIDER_R_SECRET: 'sk_hidden_value', PROVIDER_R_SANDBOX: 'TRUE' };
+
+  it('reads the environment, booleans strictly, and lets explicit options win', () => {
+    expect(readProviderConfig({ ...source, env })).toEqual({
+      merchant: 'M1',
+      secret: 'sk_hidden_value',
+      isSandbox: true,
+    });
+    expect(
+      readProviderConfig({ ...source, env, overrides: { merchant: 'M2', isSandbox: false, timeoutMs: 500 } }),
+    ).toEqual({ merchant: 'M2', secret: 'sk_hidden_value', isSandbox: false, timeoutMs: 500 });
+  });
+
+  it('takes <PREFIX>_BASE_URL as the baseUrl (pay dev without code changes); an explicit baseUrl wins', () => {
+    const local = { ...env, PROVIDER_R_BASE_URL: 'http://127.0.0.1:4010' };
+    expect(readProviderConfig({ ...source, env: local }).baseUrl).toBe('http://127.0.0.1:4010');
+    expect(
+      readProviderConfig({ ...source, env: local, overrides: { baseUrl: 'https://proxy.example' } }).baseUrl,
+    ).toBe('https://proxy.example');
+    expect(readProviderConfig({ ...source, env }).baseUrl).toBeUndefined();
+  });
+
+  it('names every missing variable in one error, and a bad value in plain words without quoting it', () => {
+    expect(() => readProviderConfig({ ...source, env: { PROVIDER_R_SECRET: 'sk_hidden_value' } })).toThrow(
+      expect.objectContaining({ missing: ['PROVIDER_R_MERCHANT', 'PROVIDER_R_SANDBOX'] }),
+    );
+    const sandbox = (() => {
+      try {
+        readProviderConfig({ ...source, env: { ...env, PROVIDER_R_SANDBOX: 'yes' } });
+      } catch (error) {
+        return error as ConfigurationError;
+      }
+    })();
+    expect(sandbox?.message).toBe('PROVIDER_R_SANDBOX must be true or false.');
+    const url = (() => {
+      try {
+        readProviderConfig({ ...source, env: { ...env, PROVIDER_R_BASE_URL: '127.0.0.1 port 4010' } });
+      } catch (error) {
+        return error as ConfigurationError;
+      }
+    })();
+    expect(url).toBeInstanceOf(ConfigurationError);
+    expect(url?.message).toBe('providerR configuration is invalid: `baseUrl` must be an absolute URL.');
+    expect(url?.message).not.toContain('sk_hidden_value');
   });
 });

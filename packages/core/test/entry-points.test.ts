@@ -1,0 +1,51 @@
+import * as application from '@pay/core';
+import * as toolkit from '@pay/core/adapter';
+import { describe, expect, it } from 'vitest';
+
+describe('the two entry points of @pay/core (issue 13 item 5)', () => {
+  it('@pay/core/adapter holds the adapter-author toolkit', () => {
+    for (const name of [
+      'defineAdapter',
+      'OPERATIONS',
+      'createHttpClient',
+      'createProviderClient',
+      'createTokenManager',
+      'hmacSha512Hex',
+      'toMinorUnits',
+      'paymentCreateSchema',
+      'parseReply',
+      'parseInput',
+      'redactingErrors',
+      'readProviderConfig',
+      'requestIdOf',
+      'webhookEvent',
+      'parseWebhookPayload',
+    ])
+      expect(typeof (toolkit as Record<string, unknown>)[name], name).not.toBe('undefined');
+  });
+
+  it('shares one class per error between the entries, so instanceof and isInstance hold across them', () => {
+    expect(toolkit.ProviderApiError).toBe(application.ProviderApiError);
+    expect(toolkit.StoreError).toBe(application.StoreError);
+    const error = new toolkit.ValidationError([{ path: 'amount', message: 'must be a number' }]);
+    expect(error).toBeInstanceOf(application.ValidationError);
+  });
+
+  it('@pay/core keeps the application API', () => {
+    for (const name of [
+      'createPay',
+      'Pay',
+      'WebhookHandler',
+      'toNodeListener',
+      'toFetchHandler',
+      'replyFor',
+      'createMemoryDeduplicationStore',
+      'createMemoryIdempotencyStore',
+      'createMemoryTokenStore',
+      'PAY_CHANNELS',
+      'NORMALISED_EVENT_NAMES',
+      'ConfigurationError',
+    ])
+      expect(typeof (application as Record<string, unknown>)[name], name).not.toBe('undefined');
+  });
+});

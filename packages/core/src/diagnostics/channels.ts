@@ -94,16 +94,25 @@ export interface WebhookTrace {
   durationMs: number;
 }
 
-/** The part of Node's `TracingChannel` core uses. */
-export interface TracingChannelLike<C extends object> {
-  readonly hasSubscribers: boolean;
-  tracePromise<T>(fn: () => Promise<T>, context: C): Promise<T>;
-}
-
 /** The part of Node's `Channel` core uses. */
 export interface ChannelLike<M> {
   readonly hasSubscribers: boolean;
   publish(message: M): void;
+}
+
+/** The part of Node's `TracingChannel` core uses. */
+export interface TracingChannelLike<C extends object> {
+  readonly hasSubscribers: boolean;
+  tracePromise<T>(fn: () => Promise<T>, context: C): Promise<T>;
+  /**
+   * The five event channels, for work that is not one promise core can wrap (an HTTP attempt runs inside ky's
+   * hooks): core publishes them in `tracePromise`'s order (start, end, then error, asyncStart, asyncEnd).
+   */
+  readonly start: ChannelLike<C>;
+  readonly end: ChannelLike<C>;
+  readonly asyncStart: ChannelLike<C>;
+  readonly asyncEnd: ChannelLike<C>;
+  readonly error: ChannelLike<C>;
 }
 
 interface DiagnosticsChannelModule {
@@ -163,16 +172,20 @@ export function traced<C extends object, T>(
 ): Promise<T> {
   if (!channel?.hasSubscribers) return fn(undefined);
   const trace = context();
-  return channel.tracePromise(async () => {
-    try {
-      const value = await fn(trace);
-      finish?.(trace, { ok: true, value });
-      return value;
-    } catch (error) {
-      finish?.(trace, { ok: false, error });
-      throw error;
-    }
-  }, trace);
+  let result: T | undefined;
+  // The value is kept out of the context: Node would store it as `result`, and a record or a reply holds
+  // bodies, names and metadata a trace must not carry.
+  return channel
+    .tracePromise(async () => {
+      try {
+        result = await fn(trace);
+        finish?.(trace, { ok: true, value: result });
+      } catch (error) {
+        finish?.(trace, { ok: false, error });
+        throw error;
+      }
+    }, trace)
+    .then(() => result as T);
 }
 
 let sequence = 0;

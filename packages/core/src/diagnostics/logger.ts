@@ -1,0 +1,117 @@
+/**
+ * The `logger` option (issue 15): where the library reports what it cannot throw — a hook that failed, an
+ * in-memory store used in production, a retry, a store error swallowed after a success. Console-compatible
+ * (`logger: console` works), silent by default, and every line goes through core's redaction first: the
+ * configured secrets and every credential a live HTTP client has sent or received never reach a log line.
+ */
+import { knownCredentials, redact, redactError } from '../errors.js';
+
+/** A console-compatible logger; every method is optional (a missing level is not logged). */
+export interface Logger {
+  debug?(message: string, details?: Record<string, unknown>): void;
+  info?(message: string, details?: Record<string, unknown>): void;
+  warn?(message: string, details?: Record<string, unknown>): void;
+  error?(message: string, details?: Record<string, unknown>): void;
+}
+
+/** The levels of {@link Logger}. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** What core logs through: redacting, never throwing, building nothing for a level nobody listens to. */
+export interface PayLogger {
+  /** True when the level has a sink: build an expensive line only then. */
+  enabled(level: LogLevel): boolean;
+  debug(message: string, details?: () => Record<string, unknown>): void;
+  info(message: string, details?: () => Record<string, unknown>): void;
+  warn(message: string, details?: () => Record<string, unknown>): void;
+  error(message: string, details?: () => Record<string, unknown>): void;
+  /** Logs `message` the first time `key` is seen by this application logger (e.g. one warning per process). */
+  once(key: string, level: LogLevel, message: string, details?: () => Record<string, unknown>): void;
+}
+
+/** Keys already logged once, per application logger, so several instances sharing a logger warn once. */
+const LOGGED_ONCE = new WeakMap<object, Set<string>>();
+
+/** A logger that does nothing (the default). */
+export const SILENT_LOGGER: PayLogger = {
+  enabled: () => false,
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  once() {},
+};
+
+/**
+ * Wraps an application's logger. Each line (message and details) is redacted with `secrets` (a list, or a
+ * function read at log time, e.g. an HTTP client's growing credential set) and with every credential known to
+ * core; details are built only when the level has a sink; what the logger throws is ignored. Without a logger
+ * it returns {@link SILENT_LOGGER}.
+ */
+export function createLogger(
+  logger: Logger | undefined,
+  secrets: readonly string[] | (() => readonly string[]) = [],
+): PayLogger {
+  if (logger === undefined || logger === null) return SILENT_LOGGER;
+  if (typeof logger !== 'object' && typeof logger !== 'function') return SILENT_LOGGER;
+  const sink = (level: LogLevel) => {
+    const method = (logger as Record<string, unknown>)[level];
+    return typeof method === 'function'
+      ? (method as (message: string, ...rest: unknown[]) => void)
+      : undefined;
+  };
+  const allSecrets = (): string[] => {
+    const own = typeof secrets === 'function' ? secrets() : secrets;
+    return [...new Set([...own, ...knownCredentials()])];
+  };
+  const write = (level: LogLevel, message: string, details?: () => Record<string, unknown>) => {
+    const method = sink(level);
+    if (!method) return;
+    try {
+      const hidden = allSecrets();
+      const line = `@pay: ${redact(message, hidden)}`;
+      const fields = details?.();
+      if (fields === undefined) method.call(logger, line);
+      else method.call(logger, line, redactDetails(fields, hidden));
+    } catch {
+      // A logger that throws must not change what the library does.
+    }
+  };
+  return {
+    enabled: (level) => sink(level) !== undefined,
+    debug: (message, details) => write('debug', message, details),
+    info: (message, details) => write('info', message, details),
+    warn: (message, details) => write('warn', message, details),
+    error: (message, details) => write('error', message, details),
+    once(key, level, message, details) {
+      let seen = LOGGED_ONCE.get(logger);
+      if (!seen) {
+        seen = new Set();
+        LOGGED_ONCE.set(logger, seen);
+      }
+      if (seen.has(key)) return;
+      seen.add(key);
+      write(level, message, details);
+    },
+  };
+}
+
+/**
+ * Details with every secret removed: errors are reduced to their (redacted) JSON view, so a logger that prints
+ * an error's own properties or its cause sees what `toJSON()` shows and nothing more.
+ */
+function redactDetails(
+  details: Record<string, unknown>,
+  secrets: readonly string[],
+): Record<string, unknown> {
+  const plain: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(details))
+    plain[name] = value instanceof Error ? errorView(value) : value;
+  return secrets.length > 0 ? redactError(plain, secrets) : plain;
+}
+
+function errorView(error: Error): Record<string, unknown> {
+  const json = (error as { toJSON?: () => unknown }).toJSON?.();
+  if (json && typeof json === 'object') return { ...(json as Record<string, unknown>) };
+  return { name: error.name, message: error.message };
+}

@@ -1,0 +1,51 @@
+/**
+ * URL templates for traces (issue 15): the path of a call with its ids replaced by `{id}`, so a trace never
+ * carries an id in a place where it would split one route into a span name per payment. Core's `path` template
+ * helper knows which segments are values: it reports each path it builds here (only while someone subscribes),
+ * and the HTTP client reads the template back by the built path.
+ */
+import { payChannels } from './channels.js';
+
+/** The placeholder that replaces every interpolated segment. */
+export const ID_PLACEHOLDER = '{id}';
+
+/** Built path → template. Bounded: a process builds many paths, but from a handful of templates. */
+const TEMPLATES = new Map<string, string>();
+const TEMPLATES_KEPT = 1024;
+
+/**
+ * Called by `path` with its template parts and the path it built. Remembers the template only while a call or
+ * attempt channel has a subscriber, so an unobserved process pays one property read per path.
+ */
+export function rememberPathTemplate(strings: readonly string[], built: string): void {
+  if (strings.length < 2) return;
+  const channels = payChannels();
+  if (!channels || !(channels.call.hasSubscribers || channels.attempt.hasSubscribers)) return;
+  if (TEMPLATES.size >= TEMPLATES_KEPT) TEMPLATES.clear();
+  TEMPLATES.set(built, strings.join(ID_PLACEHOLDER));
+}
+
+/**
+ * The template of a request path: the one `path` remembered for it, else the path with every segment that
+ * looks like an id (digits, a UUID, a long mix of letters and digits) replaced by `{id}`. The query is never
+ * part of it.
+ */
+export function urlTemplateOf(requestPath: string): string {
+  const withoutQuery = requestPath.split('?', 1)[0] ?? '';
+  const known = TEMPLATES.get(withoutQuery);
+  if (known !== undefined) return known;
+  return withoutQuery
+    .split('/')
+    .map((segment) => (looksLikeId(segment) ? ID_PLACEHOLDER : segment))
+    .join('/');
+}
+
+/** A segment that is a value rather than a route name: a path an adapter built without `path`. */
+function looksLikeId(segment: string): boolean {
+  if (segment === '' || /^v\d+(?:\.\d+)*$/i.test(segment)) return false;
+  if (/^\d+$/.test(segment)) return true;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(segment)) return true;
+  // Percent-encoded text or a long token mixing letters and digits is a value, not a route name.
+  if (segment.includes('%')) return true;
+  return segment.length >= 8 && /\d/.test(segment) && /[A-Za-z]/.test(segment);
+}

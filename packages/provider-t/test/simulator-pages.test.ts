@@ -188,9 +188,11 @@ describe('the receipt page of a committed transfer', () => {
   });
 });
 
-/** Lets the webhook the commit forwards (after its reply) arrive before the test counts deliveries. */
+/** Waits until every forwarded webhook (the commit's SENT) has been answered by the application. */
 async function settle() {
-  for (let wait = 0; wait < 50 && signatures.length === 0; wait++)
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let wait = 0; wait < 200; wait++) {
+    if (sim.deliveries.length > 0 && sim.deliveries.every((delivery) => delivery.state !== 'pending')) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the forwarded webhooks were not delivered');
 }

@@ -17,9 +17,12 @@ export {
 export {
   type DeliverWebhookOptions,
   PROVIDER_T_SIMULATOR_CREDENTIALS,
+  type ProviderTBooksSnapshot,
   type ProviderTSimulator,
+  type ProviderTSimulatorConfig,
   type ProviderTSimulatorCredentials,
   type ProviderTSimulatorOptions,
+  type ProviderTTriggerOptions,
   type RecordedRequest,
   type SimulatedMovement,
   type SimulatedRefund,

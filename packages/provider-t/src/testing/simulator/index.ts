@@ -76,7 +76,12 @@ export async function startProviderTSimulator(
   books.onStatusChange((transfer) =>
     forwardStatus(signer, forwarder, transfer.transactionId, transfer.status),
   );
-  const act = (transactionId: string, action: 'pay' | 'fail' | 'cancel') => {
+  /**
+   * A payer action, after the deliveries already queued are done: a person acts on what the application has
+   * been told, and the application's status read for the earlier webhook still sees the status it pushed.
+   */
+  const act = async (transactionId: string, action: 'pay' | 'fail' | 'cancel') => {
+    await forwarder.idle();
     books.payerAction(transactionId, action);
   };
 
@@ -99,7 +104,7 @@ export async function startProviderTSimulator(
   );
   /** A payer action from a test: the books move, and it resolves once the forwarded webhook is delivered. */
   const payerAction = (action: 'pay' | 'fail' | 'cancel') => async (transactionId: string) => {
-    act(transactionId, action);
+    await act(transactionId, action);
     await forwarder.idle();
   };
 
@@ -162,6 +167,8 @@ export async function startProviderTSimulator(
       }
       const url = triggerOptions.to ?? forwarder.url;
       if (!url) throw new Error('trigger() needs options.to or a forwarding URL (forwardWebhooks).');
+      // As for a payer action: the deliveries already queued land before the status moves under them.
+      await forwarder.idle();
       const transactionId = triggerOptions.transactionId ?? books.addTriggeredTransfer(status).transactionId;
       books.setStatusQuietly(transactionId, status);
       return sendStatusEvent(signer, forwarder, url, { transactionId, eventId: triggerOptions.eventId });

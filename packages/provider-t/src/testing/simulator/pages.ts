@@ -25,7 +25,7 @@ import type { SimulatedTransfer } from './types.js';
 export interface ReceiptPagesOptions {
   context: SimulatorContext;
   /** Applies a payer action to a transfer (the books move it and the webhook is queued). */
-  act(transactionId: string, action: PayerAction): void;
+  act(transactionId: string, action: PayerAction): Promise<void>;
   /** The page waits for it before the redirect, so the application has its webhook when the person lands. */
   forwarder: WebhookForwarder;
 }
@@ -81,10 +81,10 @@ export function addReceiptPages(routes: Routes, options: ReceiptPagesOptions): v
       const transfer = link && books.committedTransfer(link.transactionId);
       return transfer && view(transfer, `${options.context.baseUrl()}/receipts/${encodeURIComponent(token)}`);
     },
-    act(token, action) {
+    async act(token, action) {
       const link = live(token);
       if (!link) throw new Error('The receipt link has expired.');
-      options.act(link.transactionId, action);
+      await options.act(link.transactionId, action);
     },
   });
   const answer = async (request: RouteRequest): Promise<Reply> => {

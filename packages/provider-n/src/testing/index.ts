@@ -1,6 +1,6 @@
 /**
  * `@pay/provider-n/testing`: a Provider N simulator for loopback tests and signing helpers for your own
- * webhook tests. Test-only: the simulator uses `node:http`.
+ * webhook tests. Test-only: the simulator uses `node:http` (through the `@pay/core/testing` kit).
  */
 export {
   type ProviderNWebhookPayload,
@@ -9,14 +9,16 @@ export {
   signProviderNWebhook,
 } from './signing.js';
 export {
+  CHECKOUT_PAGE_PATH,
   type DeliverWebhookOptions,
   PROVIDER_N_SIMULATOR_CREDENTIALS,
   type ProviderNSimulator,
   type ProviderNSimulatorBooks,
   type ProviderNSimulatorCredentials,
   type ProviderNSimulatorOptions,
+  type ProviderNTriggerOptions,
   type SimulatedRefund,
   type SimulatedRequest,
   type SimulatedTransaction,
   startProviderNSimulator,
-} from './simulator.js';
+} from './simulator/index.js';

@@ -1,0 +1,109 @@
+/**
+ * The webhooks the simulator sends (wire contract "Webhooks"): the one a payer action on the checkout page
+ * causes, and the ones `trigger(eventType)` builds from the books (or from a sample) for `pay trigger`.
+ */
+import { toMajorUnits } from '@pay/core';
+import type { PayerAction } from '@pay/core/testing';
+import type { ProviderNWebhookPayload } from '../signing.js';
+import {
+  refundEventData,
+  rejectedPaymentEventData,
+  settlementEventData,
+  transactionEventData,
+} from './payloads.js';
+import type { ProviderNLedger, StoredRefund, StoredTransaction } from './state.js';
+import type { ProviderNTriggerOptions } from './types.js';
+
+/**
+ * The webhook Provider N sends when the payer acts on the checkout page: a payment is `SUCCESSFUL_TRANSACTION`
+ * (PAID, the full amount paid); a failed or cancelled one is `REJECTED_PAYMENT` with nothing kept (the wire
+ * contract has no other transaction event for it), with `PAYMENT_FAILED` or `CANCELLED_BY_PAYER` as the reason.
+ */
+export function payerWebhook(
+  ledger: ProviderNLedger,
+  transaction: StoredTransaction,
+  action: PayerAction,
+): ProviderNWebhookPayload {
+  if (action === 'pay')
+    return { eventType: 'SUCCESSFUL_TRANSACTION', eventData: transactionEventData(transaction) };
+  const reason = action === 'fail' ? 'PAYMENT_FAILED' : 'CANCELLED_BY_PAYER';
+  return {
+    eventType: 'REJECTED_PAYMENT',
+    eventData: rejectedPaymentEventData(ledger, transaction, { amountSent: 0, reason }),
+  };
+}
+
+/** A paid NGN 5,000.00 transaction for `trigger` without a reference: a payload only, not in the books. */
+function sampleTransaction(ledger: ProviderNLedger): StoredTransaction {
+  const transactionReference = 'PN|SAMPLE|000000';
+  return {
+    transactionReference,
+    paymentReference: 'sample-payment-reference',
+    amountMinor: 500_000,
+    currency: 'NGN',
+    contractCode: undefined,
+    customerEmail: 'payer@example.com',
+    customerName: 'Sample Payer',
+    paymentDescription: 'Sample payment',
+    redirectUrl: undefined,
+    paymentMethods: ['CARD'],
+    metaData: {},
+    paymentStatus: 'PAID',
+    amountPaidMinor: 500_000,
+    refundableMinor: 500_000,
+    paidOn: ledger.now(),
+    checkoutUrl: `/checkout/${encodeURIComponent(transactionReference)}`,
+  };
+}
+
+/** The payload `trigger` sends: built from the books entry named, else from a sample. */
+export function triggerPayload(
+  ledger: ProviderNLedger,
+  eventType: string,
+  given: ProviderNTriggerOptions,
+): ProviderNWebhookPayload {
+  const transaction = given.transactionReference
+    ? ledger.transaction(given.transactionReference)
+    : sampleTransaction(ledger);
+  const refund = given.refundReference ? ledger.refunds.get(given.refundReference) : sampleRefund(ledger);
+  if (!refund) throw new Error(`The simulator has no refund ${given.refundReference}.`);
+  const eventData =
+    eventType === 'SUCCESSFUL_TRANSACTION' || eventType === 'SUCCESSFUL_TRANSACTION_OFFLINE'
+      ? transactionEventData(transaction)
+      : eventType === 'REJECTED_PAYMENT'
+        ? rejectedPaymentEventData(ledger, transaction, {
+            amountSent:
+              given.amountSent ?? toMajorUnits(Math.floor(transaction.amountMinor / 2), transaction.currency),
+            reason: given.reason ?? 'UNDER_PAYMENT',
+          })
+        : eventType === 'SETTLEMENT'
+          ? settlementEventData(ledger, [transaction])
+          : eventType === 'SUCCESSFUL_REFUND' || eventType === 'FAILED_REFUND'
+            ? refundEventData({
+                ...refund,
+                refundStatus: eventType === 'FAILED_REFUND' ? 'FAILED' : 'COMPLETED',
+              })
+            : undefined;
+  if (!eventData)
+    throw new Error(
+      `The Provider N simulator triggers SUCCESSFUL_TRANSACTION, SUCCESSFUL_TRANSACTION_OFFLINE, REJECTED_PAYMENT, SETTLEMENT, SUCCESSFUL_REFUND and FAILED_REFUND, not ${eventType}.`,
+    );
+  return { eventType, eventData } as ProviderNWebhookPayload;
+}
+
+/** A completed NGN 1,000.00 refund for `trigger` without a reference: a payload only, not in the books. */
+function sampleRefund(ledger: ProviderNLedger): StoredRefund {
+  return {
+    refundReference: 'SIM-REFUND-SAMPLE',
+    transactionReference: 'PN|SAMPLE|000000',
+    amountMinor: 100_000,
+    currency: 'NGN',
+    refundReason: 'Sample refund',
+    customerNote: undefined,
+    refundStatus: 'COMPLETED',
+    refundType: 'PARTIAL_REFUND',
+    createdOn: ledger.now(),
+    completedOn: ledger.now(),
+    received: {},
+  };
+}

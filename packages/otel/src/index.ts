@@ -1,0 +1,295 @@
+/**
+ * `@pay/otel`: OpenTelemetry spans from @pay's tracing channels. It subscribes to the channels core publishes
+ * (`pay:operation`, `pay:call`, `pay:attempt`, `pay:webhook`) and turns them into spans:
+ *
+ * ```
+ * payments.create                      INTERNAL  pay.provider, pay.operation, pay.outcome, pay.idempotency_key
+ * └─ commit-transaction                INTERNAL  pay.call, http.request.method, url.template, pay.attempts
+ *    ├─ POST /v1/transactions/{id}/commit   CLIENT  http.response.status_code 503, error.type
+ *    └─ POST /v1/transactions/{id}/commit   CLIENT  http.request.resend_count 1, http.response.status_code 200
+ * ```
+ *
+ * Only `@opentelemetry/api` is needed: the application brings the SDK and exporter it already uses. Like core, this
+ * package asks the runtime for `diagnostics_channel` instead of importing it, so it loads (and does nothing) where
+ * there is none.
+ */
+import {
+  type Attributes,
+  type Context,
+  context as contexts,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
+import {
+  type AttemptTrace,
+  type CallTrace,
+  findDiagnosticsChannel,
+  type OperationTrace,
+  PAY_CHANNELS,
+  type WebhookTrace,
+} from '@pay/core';
+
+/** Options of {@link instrumentPay}. */
+export interface PayInstrumentationOptions {
+  /** Where spans come from; default: the global tracer provider (`trace.getTracerProvider()`). */
+  tracerProvider?: TracerProvider;
+}
+
+/** What {@link instrumentPay} returns: `disable()` unsubscribes (spans already started are ended). */
+export interface PayInstrumentation {
+  disable(): void;
+}
+
+const TRACER_NAME = '@pay/otel';
+
+interface Handlers {
+  start(message: unknown): void;
+  end(message: unknown): void;
+  asyncStart(message: unknown): void;
+  asyncEnd(message: unknown): void;
+  error(message: unknown): void;
+}
+
+interface TracingChannel {
+  subscribe(handlers: Handlers): void;
+  unsubscribe(handlers: Handlers): void;
+}
+
+interface Channel {
+  subscribe(listener: (message: unknown) => void): void;
+  unsubscribe(listener: (message: unknown) => void): void;
+}
+
+/**
+ * Subscribes to @pay's channels and emits spans through the given (or global) tracer provider. Call it once at
+ * start-up, after the OpenTelemetry SDK is registered. Where the runtime has no `diagnostics_channel` it returns
+ * an instrumentation that does nothing.
+ */
+export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstrumentation {
+  const dc = findDiagnosticsChannel();
+  if (!dc) return { disable() {} };
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
+  const spans = new SpanBook(tracer);
+
+  const subscriptions: Array<() => void> = [];
+  const traced = (name: string, handlers: Handlers) => {
+    const channel = dc.tracingChannel(name) as TracingChannel;
+    channel.subscribe(handlers);
+    subscriptions.push(() => channel.unsubscribe(handlers));
+  };
+  traced(PAY_CHANNELS.operation, spanHandlers(spans, operationSpan, operationEnd));
+  traced(PAY_CHANNELS.call, spanHandlers(spans, callSpan, callEnd));
+  traced(PAY_CHANNELS.attempt, spanHandlers(spans, attemptSpan, attemptEnd));
+  const webhook = dc.channel(PAY_CHANNELS.webhook) as Channel;
+  const onWebhook = (message: unknown) => webhookSpan(tracer, message as WebhookTrace);
+  webhook.subscribe(onWebhook);
+  subscriptions.push(() => webhook.unsubscribe(onWebhook));
+
+  return {
+    disable() {
+      for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
+      spans.endAll();
+    },
+  };
+}
+
+/** How a span starts: its name, kind and attributes, from the start context. */
+interface SpanStart {
+  name: string;
+  kind: SpanKind;
+  attributes: Attributes;
+}
+
+/** Open spans by trace id, so a call finds its operation's span and an attempt its call's. */
+class SpanBook {
+  readonly #open = new Map<string, Span>();
+  constructor(readonly tracer: Tracer) {}
+
+  start(id: string, parentId: string | undefined, start: SpanStart): Span {
+    const parent = parentId === undefined ? undefined : this.#open.get(parentId);
+    // Outside any traced parent the span joins whatever the application has active (its request span).
+    const parentContext: Context = parent ? trace.setSpan(contexts.active(), parent) : contexts.active();
+    const span = this.tracer.startSpan(
+      start.name,
+      { kind: start.kind, attributes: start.attributes },
+      parentContext,
+    );
+    this.#open.set(id, span);
+    return span;
+  }
+
+  take(id: string): Span | undefined {
+    const span = this.#open.get(id);
+    this.#open.delete(id);
+    return span;
+  }
+
+  endAll(): void {
+    for (const span of this.#open.values()) span.end();
+    this.#open.clear();
+  }
+}
+
+/** The five handlers of one tracing channel: start opens the span, asyncEnd (or a synchronous throw) ends it. */
+function spanHandlers<C extends { id: string }>(
+  spans: SpanBook,
+  starting: (trace: C) => SpanStart & { parentId: string | undefined },
+  ending: (span: Span, trace: C) => void,
+): Handlers {
+  const finish = (message: unknown) => {
+    const trace = message as C;
+    const span = spans.take(trace.id);
+    if (!span) return;
+    ending(span, trace);
+    span.end();
+  };
+  return {
+    start(message) {
+      const trace = message as C;
+      const { parentId, ...start } = starting(trace);
+      spans.start(trace.id, parentId, start);
+    },
+    end(message) {
+      // `tracePromise` publishes end right after the function returned its promise; the span ends at asyncEnd.
+      // A function that threw synchronously has an error and no asyncEnd.
+      if ((message as { error?: unknown }).error !== undefined) finish(message);
+    },
+    asyncStart() {},
+    asyncEnd: finish,
+    error() {},
+  };
+}
+
+function operationSpan(trace: OperationTrace): SpanStart & { parentId: string | undefined } {
+  return {
+    parentId: undefined,
+    name: trace.operation,
+    kind: SpanKind.INTERNAL,
+    attributes: defined({
+      'pay.provider': trace.provider,
+      'pay.operation': trace.operation,
+      'pay.idempotency_key': trace.idempotencyKey,
+    }),
+  };
+}
+
+function operationEnd(span: Span, trace: OperationTrace): void {
+  span.setAttributes(
+    defined({
+      'pay.outcome': trace.outcome,
+      'pay.record_id': trace.recordId,
+      'pay.request_id': trace.requestId ?? undefined,
+    }),
+  );
+  endStatus(span, trace.error, errorTypeOf(trace.error));
+}
+
+function httpAttributes(trace: CallTrace | AttemptTrace): Attributes {
+  return defined({
+    'http.request.method': trace.method,
+    'url.template': trace.urlTemplate,
+    'server.address': trace.serverAddress,
+    'server.port': trace.serverPort,
+    'pay.provider': trace.provider,
+    'pay.call': trace.call,
+    'pay.request_id': trace.requestId,
+  });
+}
+
+function callSpan(trace: CallTrace): SpanStart & { parentId: string | undefined } {
+  return {
+    parentId: trace.parentId,
+    name: trace.call,
+    kind: SpanKind.INTERNAL,
+    attributes: { ...httpAttributes(trace), ...defined({ 'pay.idempotency_key': trace.idempotencyKey }) },
+  };
+}
+
+function callEnd(span: Span, trace: CallTrace): void {
+  span.setAttributes(
+    defined({
+      'http.response.status_code': trace.status,
+      'pay.attempts': trace.attempts,
+      'pay.outcome': trace.outcome,
+    }),
+  );
+  endStatus(span, trace.error ?? (trace.errorType ? trace.errorType : undefined), trace.errorType);
+}
+
+function attemptSpan(trace: AttemptTrace): SpanStart & { parentId: string | undefined } {
+  return {
+    parentId: trace.parentId,
+    // HTTP client spans are named "{method} {url.template}" by the semantic conventions.
+    name: `${trace.method} ${trace.urlTemplate}`,
+    kind: SpanKind.CLIENT,
+    attributes: {
+      ...httpAttributes(trace),
+      // The conventions record resend_count only on resends, never 0.
+      ...(trace.attempt > 0 ? { 'http.request.resend_count': trace.attempt } : {}),
+    },
+  };
+}
+
+function attemptEnd(span: Span, trace: AttemptTrace): void {
+  span.setAttributes(
+    defined({ 'http.response.status_code': trace.status, 'pay.may_have_reached': trace.mayHaveReached }),
+  );
+  endStatus(span, trace.errorType ?? trace.error, trace.errorType ?? errorTypeOf(trace.error));
+}
+
+/** A webhook delivery is published once, after the answer: its span is drawn with the recorded times. */
+function webhookSpan(tracer: Tracer, delivery: WebhookTrace): void {
+  const span = tracer.startSpan(
+    `webhook ${delivery.provider}`,
+    {
+      kind: SpanKind.SERVER,
+      startTime: delivery.startTime,
+      attributes: defined({
+        'pay.provider': delivery.provider,
+        'pay.webhook.verified': delivery.verified,
+        'pay.webhook.reason': delivery.reason,
+        'pay.webhook.delivery_key': delivery.deliveryKey,
+        'pay.webhook.event_types': delivery.eventTypes,
+        'pay.webhook.duplicate': delivery.duplicate,
+        'pay.webhook.callback_failures': delivery.callbackFailures,
+        'http.response.status_code': delivery.status,
+      }),
+    },
+    contexts.active(),
+  );
+  const failed = !delivery.verified || delivery.callbackFailures > 0 || delivery.status >= 500;
+  if (failed) {
+    span.setAttribute('error.type', delivery.reason ?? String(delivery.status));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end(delivery.startTime + delivery.durationMs);
+}
+
+/** Marks a span failed with a low-cardinality `error.type`; the message is core's redacted one. */
+function endStatus(span: Span, error: unknown, errorType: string | undefined): void {
+  if (error === undefined && errorType === undefined) return;
+  if (errorType) span.setAttribute('error.type', errorType);
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    ...(error instanceof Error ? { message: error.message } : {}),
+  });
+}
+
+/** `error.type`: a provider error's portable kind, else the error's class name. */
+function errorTypeOf(error: unknown): string | undefined {
+  if (error === undefined || error === null) return undefined;
+  const kind = (error as { kind?: unknown }).kind;
+  if (typeof kind === 'string') return kind;
+  return error instanceof Error ? error.name : 'error';
+}
+
+/** Drops undefined values: OpenTelemetry refuses them as attribute values. */
+function defined(attributes: Record<string, string | number | boolean | string[] | undefined>): Attributes {
+  const out: Attributes = {};
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) out[name] = value;
+  return out;
+}

@@ -1,0 +1,165 @@
+/**
+ * The span tree @pay/otel draws from messages on core's channels, published here exactly as core publishes them
+ * (through `diagnostics_channel.tracingChannel(...).tracePromise`). End-to-end trees from real adapter calls are in
+ * `spans.e2e.test.ts`.
+ */
+import dc from 'node:diagnostics_channel';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import type { AttemptTrace, CallTrace, OperationTrace, WebhookTrace } from '@pay/core';
+import { PAY_CHANNELS } from '@pay/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { instrumentPay, type PayInstrumentation } from '../src/index.js';
+
+let exporter: InMemorySpanExporter;
+let instrumentation: PayInstrumentation;
+
+beforeEach(() => {
+  exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  instrumentation = instrumentPay({ tracerProvider });
+});
+afterEach(() => instrumentation.disable());
+
+const operation = dc.tracingChannel(PAY_CHANNELS.operation);
+const call = dc.tracingChannel(PAY_CHANNELS.call);
+const attempt = dc.tracingChannel(PAY_CHANNELS.attempt);
+
+const http = {
+  provider: 'providerT',
+  call: 'commit-transaction',
+  method: 'POST',
+  urlTemplate: '/v1/transactions/{id}/commit',
+  serverAddress: 'api.example.test',
+  serverPort: 443,
+  requestId: 'req-1',
+};
+
+function byName(spans: ReadableSpan[], name: string): ReadableSpan[] {
+  return spans.filter((span) => span.name === name);
+}
+
+describe('span tree', () => {
+  it('draws an operation, its call and each attempt as parent, child and grandchildren', async () => {
+    const op: OperationTrace = {
+      id: 'op-1',
+      provider: 'providerT',
+      operation: 'payments.create',
+      idempotencyKey: 'order-42',
+    };
+    await operation.tracePromise(async () => {
+      const commit: CallTrace = { id: 'call-1', parentId: 'op-1', idempotencyKey: 'order-42', ...http };
+      await call.tracePromise(async () => {
+        const first: AttemptTrace = { id: 'a-1', parentId: 'call-1', attempt: 0, ...http };
+        await attempt.tracePromise(async () => {
+          Object.assign(first, { status: 503, errorType: '503', mayHaveReached: true });
+        }, first);
+        const second: AttemptTrace = { id: 'a-2', parentId: 'call-1', attempt: 1, ...http };
+        await attempt.tracePromise(async () => {
+          Object.assign(second, { status: 200, mayHaveReached: true });
+        }, second);
+        Object.assign(commit, { status: 200, attempts: 2, outcome: 'succeeded' });
+      }, commit);
+      Object.assign(op, { outcome: 'succeeded', recordId: 'tx-1', requestId: 'req-1' });
+    }, op);
+
+    const spans = exporter.getFinishedSpans();
+    const [root] = byName(spans, 'payments.create');
+    const [logical] = byName(spans, 'commit-transaction');
+    const attempts = byName(spans, 'POST /v1/transactions/{id}/commit');
+    expect(spans).toHaveLength(4);
+    expect(root?.kind).toBe(SpanKind.INTERNAL);
+    expect(root?.parentSpanContext).toBeUndefined();
+    expect(root?.attributes).toEqual({
+      'pay.provider': 'providerT',
+      'pay.operation': 'payments.create',
+      'pay.idempotency_key': 'order-42',
+      'pay.outcome': 'succeeded',
+      'pay.record_id': 'tx-1',
+      'pay.request_id': 'req-1',
+    });
+    expect(logical?.parentSpanContext?.spanId).toBe(root?.spanContext().spanId);
+    expect(logical?.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.template': '/v1/transactions/{id}/commit',
+      'server.address': 'api.example.test',
+      'http.response.status_code': 200,
+      'pay.attempts': 2,
+      'pay.outcome': 'succeeded',
+    });
+    expect(attempts.map((span) => span.parentSpanContext?.spanId)).toEqual([
+      logical?.spanContext().spanId,
+      logical?.spanContext().spanId,
+    ]);
+    expect(attempts.map((span) => span.kind)).toEqual([SpanKind.CLIENT, SpanKind.CLIENT]);
+    // resend_count is only on resends; the failed first attempt carries error.type and an error status.
+    expect(attempts[0]?.attributes['http.request.resend_count']).toBeUndefined();
+    expect(attempts[0]?.attributes['error.type']).toBe('503');
+    expect(attempts[0]?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(attempts[1]?.attributes['http.request.resend_count']).toBe(1);
+    expect(attempts[1]?.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it('marks a failed operation with the provider error kind as error.type', async () => {
+    const op: OperationTrace = {
+      id: 'op-2',
+      provider: 'providerN',
+      operation: 'refunds.create',
+      idempotencyKey: undefined,
+    };
+    const refused = Object.assign(new Error('providerN answered HTTP 400'), { kind: 'invalid_request' });
+    await expect(
+      operation.tracePromise(async () => {
+        op.outcome = 'refused';
+        throw refused;
+      }, op),
+    ).rejects.toBe(refused);
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.attributes['error.type']).toBe('invalid_request');
+    expect(span?.attributes['pay.outcome']).toBe('refused');
+    expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'providerN answered HTTP 400' });
+  });
+
+  it('draws a refused webhook delivery as one server span with its reason', () => {
+    const delivery: WebhookTrace = {
+      provider: 'providerN',
+      verified: false,
+      reason: 'invalid_signature',
+      eventTypes: [],
+      duplicate: false,
+      callbackFailures: 0,
+      status: 400,
+      startTime: 1_700_000_000_000,
+      durationMs: 3,
+    };
+    dc.channel(PAY_CHANNELS.webhook).publish(delivery);
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.name).toBe('webhook providerN');
+    expect(span?.kind).toBe(SpanKind.SERVER);
+    expect(span?.attributes).toMatchObject({
+      'pay.webhook.verified': false,
+      'pay.webhook.reason': 'invalid_signature',
+      'error.type': 'invalid_signature',
+      'http.response.status_code': 400,
+    });
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span?.duration).toEqual([0, 3_000_000]);
+  });
+
+  it('stops drawing after disable()', async () => {
+    instrumentation.disable();
+    const op: OperationTrace = {
+      id: 'op-3',
+      provider: 'providerR',
+      operation: 'payments.get',
+      idempotencyKey: undefined,
+    };
+    await operation.tracePromise(async () => undefined, op);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * The `pay` command: `pay dev <provider>` runs a provider's simulator as a local server and forwards its signed
+ * webhooks to an app; `pay trigger <provider> <event> --to <url>` sends one signed event. `main(argv, io)` is the
+ * whole command (the `bin` only wires the process to it), so tests call it directly.
+ */
+import { dev } from './dev.js';
+import { PROVIDERS, type SimulatedProvider } from './providers.js';
+import { trigger } from './trigger.js';
+
+/** Where the command writes, and what tells `pay dev` to stop. */
+export interface CliIo {
+  /** One line of normal output. */
+  out(line: string): void;
+  /** One line of error output. */
+  err(line: string): void;
+  /** Aborted on SIGINT/SIGTERM: `pay dev` then closes its simulator and returns. Absent: it runs forever. */
+  stop?: AbortSignal;
+}
+
+/** A mistake in the command line: printed with the usage hint, exit status 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The help text. */
+export const USAGE = `Usage:
+  pay dev <provider> [--port 4010] [--forward http://localhost:3000/webhooks]
+      Runs the provider's simulator on 127.0.0.1, prints the configuration that points your app at it,
+      forwards a signed webhook to --forward on every payment change, and logs requests and deliveries.
+      Ctrl+C stops it.
+  pay trigger <provider> <event> --to <url> [--option name=value ...]
+      Sends one correctly signed <event>, built from the payloads the simulator emits, to <url> and prints
+      the HTTP status it got (exit status 1 unless 2xx).
+
+Providers: ${[...PROVIDERS.keys()].join(', ')}`;
+
+/** Runs `pay` with `argv` (without `node` and the script): resolves to the exit status. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      io.out(USAGE);
+      return command === undefined ? 2 : 0;
+    }
+    if (command === 'dev') return await dev(rest, io);
+    if (command === 'trigger') return await trigger(rest, io);
+    throw new UsageError(`Unknown command "${command}": use pay dev or pay trigger.`);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      io.err(`pay: ${(error as Error).message}`);
+      io.err('Run pay --help for usage.');
+      return 2;
+    }
+    io.err(`pay: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+/** Whether `error` is one of `parseArgs`' own refusals (unknown option, missing value, …). */
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
+/** The provider named on the command line, or a `UsageError` listing the ones there are. */
+export function providerNamed(name: string | undefined): SimulatedProvider {
+  const choices = [...PROVIDERS.keys()].join(', ');
+  if (name === undefined) throw new UsageError(`Name a provider: ${choices}.`);
+  const provider = PROVIDERS.get(name);
+  if (!provider) throw new UsageError(`Unknown provider "${name}": choose one of ${choices}.`);
+  return provider;
+}
+
+/** An http(s) URL given to `flag`, or a `UsageError`. */
+export function urlOption(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${flag} must be an absolute http(s) URL, got "${value}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${flag} must be an http(s) URL, got "${value}".`);
+  return url.href;
+}

@@ -1,0 +1,111 @@
+/**
+ * The providers `pay` can simulate: the simulator each adapter package ships in its `/testing` entry, and the
+ * environment table its default factory reads (`PROVIDER_X_*`), so `pay dev` prints the variables that point an
+ * app at the simulator without code changes.
+ */
+import type { PaymentSimulator, SimulatorStartOptions } from '@pay/core/testing';
+import * as providerN from '@pay/provider-n';
+import { startProviderNSimulator } from '@pay/provider-n/testing';
+import * as providerR from '@pay/provider-r';
+import { startProviderRSimulator } from '@pay/provider-r/testing';
+import * as providerT from '@pay/provider-t';
+import { startProviderTSimulator } from '@pay/provider-t/testing';
+
+/** A simulator as `pay` drives it: the kit's interface, whatever the provider's config and books. */
+export type AnySimulator = PaymentSimulator<Record<string, unknown>, unknown>;
+
+/** One row of an adapter's environment table (`PROVIDER_N_ENV`): variable name and config member. */
+export interface EnvVariable {
+  env: string;
+  member: string;
+}
+
+/** What `pay` knows about one provider. */
+export interface SimulatedProvider {
+  /** The name people read (`Provider N`). */
+  label: string;
+  /** The adapter package, for messages. */
+  packageName: string;
+  /** The adapter's environment table (empty when the package does not export one). */
+  env: readonly EnvVariable[];
+  /** Starts the provider's simulator. */
+  start(options: SimulatorStartOptions): Promise<unknown>;
+}
+
+/** The adapter package's `PROVIDER_X_ENV` table, read defensively: rows with a string `env` and `member`. */
+function envTable(exports: object, name: string): readonly EnvVariable[] {
+  const table: unknown = Object.hasOwn(exports, name)
+    ? (exports as Record<string, unknown>)[name]
+    : undefined;
+  if (!Array.isArray(table)) return [];
+  return table.filter(
+    (row): row is EnvVariable =>
+      typeof row === 'object' &&
+      row !== null &&
+      typeof (row as EnvVariable).env === 'string' &&
+      typeof (row as EnvVariable).member === 'string',
+  );
+}
+
+/** Every provider `pay dev` and `pay trigger` accept, by the name on the command line. */
+export const PROVIDERS: ReadonlyMap<string, SimulatedProvider> = new Map([
+  [
+    'provider-t',
+    {
+      label: 'Provider T',
+      packageName: '@pay/provider-t',
+      env: envTable(providerT, 'PROVIDER_T_ENV'),
+      start: (options: SimulatorStartOptions) => startProviderTSimulator(options),
+    },
+  ],
+  [
+    'provider-r',
+    {
+      label: 'Provider R',
+      packageName: '@pay/provider-r',
+      env: envTable(providerR, 'PROVIDER_R_ENV'),
+      start: (options: SimulatorStartOptions) => startProviderRSimulator(options),
+    },
+  ],
+  [
+    'provider-n',
+    {
+      label: 'Provider N',
+      packageName: '@pay/provider-n',
+      env: envTable(providerN, 'PROVIDER_N_ENV'),
+      // Typed loosely until the Provider N simulator takes the kit's start options; `asPaymentSimulator` checks
+      // at run time that it honoured the port.
+      start: (options: SimulatorStartOptions) =>
+        startProviderNSimulator(
+          options as Parameters<typeof startProviderNSimulator>[0] & SimulatorStartOptions,
+        ),
+    },
+  ],
+]);
+
+/** The members of the simulator interface `pay` calls. */
+const REQUIRED_MEMBERS = ['url', 'adapterConfig', 'forwardWebhooks', 'trigger', 'close'] as const;
+
+/**
+ * The running simulator as the kit's `PaymentSimulator`, or an error naming the members it lacks (a simulator
+ * that has not adopted the interface yet). The simulator is closed before the error is thrown.
+ */
+export async function asPaymentSimulator(
+  running: unknown,
+  provider: SimulatedProvider,
+  port: number,
+): Promise<AnySimulator> {
+  const candidate = running as Partial<Record<(typeof REQUIRED_MEMBERS)[number], unknown>> | null;
+  const missing = REQUIRED_MEMBERS.filter((member) => candidate?.[member] === undefined);
+  const url = typeof candidate?.url === 'string' ? candidate.url : '';
+  const ignoredPort = missing.length === 0 && port !== 0 && new URL(url).port !== String(port);
+  if (missing.length === 0 && !ignoredPort) return running as AnySimulator;
+  const close = candidate?.close;
+  if (typeof close === 'function') await (close as () => Promise<void>).call(running);
+  throw new Error(
+    ignoredPort
+      ? `The ${provider.label} simulator of ${provider.packageName} did not listen on port ${port} (it took ${url}): update the package.`
+      : `The ${provider.label} simulator of ${provider.packageName} does not offer ${missing.join(', ')} ` +
+          '(the @pay/core/testing PaymentSimulator interface): update the package.',
+  );
+}

@@ -1,0 +1,129 @@
+import { createPay, type Payment, toNodeListener } from '@pay/core';
+import type { LoopbackServer } from '@pay/core/testing';
+import { providerR } from '@pay/provider-r';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../src/main.js';
+import { capturedIo, envFrom, eventually, lateBoundApp } from './support.js';
+
+const servers: LoopbackServer[] = [];
+const stops: AbortController[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) stop.abort();
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  vi.unstubAllEnvs();
+});
+
+describe('pay dev', () => {
+  it('prints the env that switches the default factory to the simulator; a payment on the hosted page reaches the app handler, logged', async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    const stop = new AbortController();
+    stops.push(stop);
+    const { io, out, err } = capturedIo(stop.signal);
+    const forward = `${app.server.url}/webhooks`;
+    const running = main(['dev', 'provider-r', '--port', '0', '--forward', forward], io);
+
+    await eventually(() => (out.includes('Press Ctrl+C to stop.') ? true : undefined), 15_000, 'the banner');
+    const env = envFrom(out);
+    expect(Object.keys(env)).toEqual([
+      'PROVIDER_R_MERCHANT',
+      'PROVIDER_R_SECRET',
+      'PROVIDER_R_SANDBOX',
+      'PROVIDER_R_BASE_URL',
+    ]);
+    expect(env.PROVIDER_R_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(out[0]).toBe(
+      `Provider R simulator listening on ${env.PROVIDER_R_BASE_URL} (test mode: no real money moves)`,
+    );
+    expect(out).toContain(`Forwarding a signed webhook to ${forward} on every payment change.`);
+
+    // The app: the default factory reads only the environment, exactly as an app switched to `pay dev` does.
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    const pay = createPay(providerR());
+    const received: Payment[] = [];
+    app.use(
+      toNodeListener(
+        pay.webhooks
+          .setup({ webhookSecret: process.env.PROVIDER_R_SECRET ?? '' })
+          .on('payment.succeeded', (event) => void received.push(event.data)),
+      ),
+    );
+    const { transId, redirectUrl } = await pay.adapter.createCheckoutRedirect({
+      customer: { email: 'payer@shop.test' },
+      item_id: 'order-1',
+      amount: 250,
+      currency: 'CZK',
+      success_url: 'https://shop.test/paid',
+      cancel_url: 'https://shop.test/cancelled',
+    });
+    expect(redirectUrl.startsWith(env.PROVIDER_R_BASE_URL ?? '-')).toBe(true);
+
+    const page = await fetch(redirectUrl);
+    expect(page.status).toBe(200);
+    const paid = await fetch(redirectUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=pay',
+    });
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toBe('https://shop.test/paid');
+    expect(received).toEqual([
+      expect.objectContaining({ id: transId, status: 'succeeded', amount: 250, currency: 'CZK' }),
+    ]);
+
+    await eventually(
+      () => out.find((line) => / webhook {2}-> http:\/\/127\.0\.0\.1:\d+\/webhooks: HTTP 200$/.test(line)),
+      5_000,
+      'the delivery log line',
+    );
+    expect(out.some((line) => / request {2}POST \/v2\.0\/paymentRedirect\//.test(line))).toBe(true);
+
+    stop.abort();
+    expect(await running).toBe(0);
+    expect(out.slice(-2)).toEqual(['Stopping: waiting for webhook deliveries in flight…', 'Stopped.']);
+    expect(err).toEqual([]);
+  });
+
+  it('listens on the port asked for, and says so clearly when the port is taken', async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    const taken = app.server.port;
+    const { io, err } = capturedIo(new AbortController().signal);
+    expect(await main(['dev', 'provider-n', '--port', String(taken)], io)).toBe(1);
+    expect(err).toEqual([`pay: Port ${taken} on 127.0.0.1 is already in use: choose another port.`]);
+  });
+
+  it.each([
+    [['dev'], 'pay: Name a provider: provider-t, provider-r, provider-n.'],
+    [
+      ['dev', 'provider-x'],
+      'pay: Unknown provider "provider-x": choose one of provider-t, provider-r, provider-n.',
+    ],
+    [['dev', 'provider-n', '--prot', '4010'], "pay: Unknown option '--prot'"],
+    [['dev', 'provider-n', '--port', 'http'], 'pay: --port must be a port number 0–65535, got "http".'],
+    [['dev', 'provider-n', '--port', '70000'], 'pay: --port must be a port number 0–65535, got "70000".'],
+    [
+      ['dev', 'provider-n', '--forward', 'localhost:3000'],
+      'pay: --forward must be an http(s) URL, got "localhost:3000".',
+    ],
+    [
+      ['dev', 'provider-n', '--forward', '/webhooks'],
+      'pay: --forward must be an absolute http(s) URL, got "/webhooks".',
+    ],
+    [['deploy'], 'pay: Unknown command "deploy": use pay dev or pay trigger.'],
+  ])('refuses %j with exit status 2: %s', async (argv, message) => {
+    const { io, err } = capturedIo();
+    expect(await main(argv, io)).toBe(2);
+    expect(err[0]?.startsWith(message)).toBe(true);
+    expect(err[1]).toBe('Run pay --help for usage.');
+  });
+
+  it('prints the usage for --help (exit 0) and without a command (exit 2)', async () => {
+    const help = capturedIo();
+    expect(await main(['--help'], help.io)).toBe(0);
+    expect(help.out[0]).toMatch(/^Usage:\n {2}pay dev <provider>/);
+    const none = capturedIo();
+    expect(await main([], none.io)).toBe(2);
+  });
+});

@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPay, type Payment, toNodeListener } from '@pay/core';
+import type { LoopbackServer } from '@pay/core/testing';
+import { createProviderR } from '@pay/provider-r';
+import { build } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envFrom, eventually, lateBoundApp } from './support.js';
+
+let outDir = '';
+const servers: LoopbackServer[] = [];
+const children: ChildProcess[] = [];
+
+// The command as a user runs it: `src/cli.ts` bundled into one file (the packages from source), started by Node.
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'pay-cli-'));
+  await build({
+    entry: { cli: 'src/cli.ts' },
+    outDir,
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    noExternal: [/.*/],
+    splitting: false,
+    dts: false,
+    silent: true,
+    config: false,
+    esbuildOptions(options) {
+      options.conditions = ['@pay/source', 'node', 'import', 'default'];
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await Promise.all(servers.map((server) => server.close()));
+  await rm(outDir, { recursive: true, force: true });
+});
+
+describe('the pay executable', () => {
+  it('keeps the shebang and is executable', async () => {
+    const mode = (await stat(join(outDir, 'cli.js'))).mode;
+    expect(mode & 0o100).toBe(0o100);
+  });
+
+  it('pay dev runs in its own process, delivers the signed webhook of a hosted-page payment, and exits 0 on SIGINT', async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    const forward = `${app.server.url}/webhooks`;
+    const child = spawn(
+      process.execPath,
+      [join(outDir, 'cli.js'), 'dev', 'provider-r', '--port', '0', '--forward', forward],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk) => void (stdout += String(chunk)));
+    child.stderr?.on('data', (chunk) => void (stderr += String(chunk)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+    await eventually(
+      () => (stdout.includes('Press Ctrl+C to stop.') ? true : undefined),
+      30_000,
+      'the banner',
+    );
+    const env = envFrom(stdout.split('\n'));
+    const pay = createPay(
+      createProviderR({
+        merchant: env.PROVIDER_R_MERCHANT ?? '',
+        secret: env.PROVIDER_R_SECRET ?? '',
+        isSandbox: env.PROVIDER_R_SANDBOX === 'true',
+        baseUrl: env.PROVIDER_R_BASE_URL ?? '',
+      }),
+    );
+    const received: Payment[] = [];
+    app.use(
+      toNodeListener(
+        pay.webhooks
+          .setup({ webhookSecret: env.PROVIDER_R_SECRET ?? '' })
+          .on('payment.succeeded', (event) => void received.push(event.data)),
+      ),
+    );
+    const { transId, redirectUrl } = await pay.adapter.createCheckoutRedirect({
+      customer: { email: 'payer@shop.test' },
+      item_id: 'order-2',
+      amount: 99.9,
+      currency: 'CZK',
+      success_url: 'https://shop.test/paid',
+      cancel_url: 'https://shop.test/cancelled',
+    });
+    const paid = await fetch(redirectUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=pay',
+    });
+    expect([paid.status, paid.headers.get('location')]).toEqual([303, 'https://shop.test/paid']);
+    expect(received).toEqual([expect.objectContaining({ id: transId, status: 'succeeded', amount: 99.9 })]);
+    await eventually(
+      () => (/ webhook {2}-> .*: HTTP 200/.test(stdout) ? true : undefined),
+      5_000,
+      'the delivery log',
+    );
+
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stdout.trimEnd().endsWith('Stopped.')).toBe(true);
+    expect(stderr).toBe('');
+  });
+
+  it('exits 2 with a clear message for an unknown provider', async () => {
+    const child = spawn(process.execPath, [join(outDir, 'cli.js'), 'dev', 'provider-q'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => void (stderr += String(chunk)));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      'pay: Unknown provider "provider-q": choose one of provider-t, provider-r, provider-n.\nRun pay --help for usage.\n',
+    );
+  });
+});

@@ -7,6 +7,8 @@
  * versions serve a single process.
  */
 
+import { StoreError, type StoreStep } from './errors.js';
+
 /** A JSON value, as the stores keep it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -174,4 +176,24 @@ export function createMemoryTokenStore(now: () => number = Date.now): TokenStore
       if (tokens.get(name)?.token === token) tokens.delete(name);
     },
   };
+}
+
+/** Where a store package's failed call happened: the backend and the store call (`idempotency.begin`, `tokens.get`). */
+export interface StoreFailureContext extends Record<string, unknown> {
+  /** The backend (`'postgres'`, `'redis'`). */
+  store: string;
+  /** The store call that failed: `<store>.<step>`, e.g. `deduplication.begin`, `tokens.set`, `sweep`. */
+  operation: string;
+}
+
+/**
+ * The error a store package throws when its backend did not answer a call, or answered what the store never
+ * writes: core's {@link StoreError} (`code: 'store_unavailable'`, `reason: 'unavailable'`), one class for every
+ * store, so `StoreError.isInstance` and `instanceof StoreError` recognise a failure of any of them. `message`
+ * says what happened and what not to do (fail closed); core removes connection-string credentials and
+ * `password=` pairs from it. `step` is the store call's last segment (`tokens.get` → `get`).
+ */
+export function storeUnavailable(message: string, context: StoreFailureContext): StoreError {
+  const step = context.operation.slice(context.operation.lastIndexOf('.') + 1);
+  return new StoreError(message, { step: step as StoreStep, context });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryIdempotencyStore, createMemoryTokenStore } from '../src/stores.js';
+import { StoreError } from '../src/errors.js';
+import { createMemoryIdempotencyStore, createMemoryTokenStore, storeUnavailable } from '../src/stores.js';
 
 function clock(start = 1_700_000_000_000) {
   let time = start;
@@ -96,5 +97,25 @@ describe('the in-memory token cache', () => {
     await store.set('providerN:abc', { token: 'tok-2', expiresAt: time.now() + 1_000 });
     time.advance(1_000);
     expect(await store.get('providerN:abc')).toBeNull();
+  });
+});
+
+describe('storeUnavailable: the one error every store package throws', () => {
+  it('is core’s StoreError (store_unavailable) with the store call as context and step, credentials removed', () => {
+    const error = storeUnavailable(
+      'The PostgreSQL store could not complete tokens.get (ECONNREFUSED: postgres://app:pw-9931@db:5432/pay).',
+      { store: 'postgres', operation: 'tokens.get', driverCode: 'ECONNREFUSED' },
+    );
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({
+      name: 'StoreError',
+      code: 'store_unavailable',
+      reason: 'unavailable',
+      step: 'get',
+      retryable: true,
+      context: { store: 'postgres', operation: 'tokens.get', driverCode: 'ECONNREFUSED' },
+    });
+    expect(error.message).not.toContain('pw-9931');
+    expect(storeUnavailable('sweep failed', { store: 'postgres', operation: 'sweep' }).step).toBe('sweep');
   });
 });

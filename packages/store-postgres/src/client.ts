@@ -1,4 +1,4 @@
-import { PayError, type PayErrorOptions } from '@pay/core';
+import { type StoreFailureContext as CoreStoreFailureContext, StoreError, storeUnavailable } from '@pay/core';
 
 /**
  * What the stores need from a PostgreSQL client: one method that runs a statement. A `pg` `Pool` (or `Client`)
@@ -15,8 +15,8 @@ export interface PostgresClient {
   ): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
 }
 
-/** The context of a {@link StoreUnavailableError}: which store call failed, and the driver's error code. */
-export interface StoreFailureContext extends Record<string, unknown> {
+/** The context of a store failure: which store call failed, and the driver's error code. */
+export interface StoreFailureContext extends CoreStoreFailureContext {
   store: 'postgres';
   /** The store call that failed, for example `idempotency.begin`. */
   operation: string;
@@ -25,48 +25,37 @@ export interface StoreFailureContext extends Record<string, unknown> {
 }
 
 /**
- * The database did not answer a store call (server down, connection lost, timeout, missing tables, refused
- * statement). Whether the call took effect is unknown, so a caller must fail closed: never move money, and never
- * treat a webhook as processed, on a store call that threw this. The message and fields hold the driver's error
- * code and its message with any connection string or password removed; the driver's error object itself is not
- * kept, as drivers may attach connection parameters to it.
+ * What a store call the database did not answer rejects with (server down, connection lost, timeout, missing
+ * tables, refused statement): core's `StoreError` (`code: 'store_unavailable'`), under the name this package has
+ * always exported. Whether the call took effect is unknown, so a caller must fail closed: never move money, and
+ * never treat a webhook as processed, on a store call that threw this. The message holds the driver's error code
+ * and message with any connection-string credentials and password removed (core's redaction); the driver's
+ * error object itself is not kept, as drivers may attach connection parameters to it.
  */
-export class StoreUnavailableError extends PayError {
-  static override readonly kind: string = 'StoreUnavailableError';
-  override readonly code = 'store_unavailable';
-  declare readonly context: StoreFailureContext;
-
-  constructor(message: string, options: PayErrorOptions & { context: StoreFailureContext }) {
-    super(message, options);
-  }
-}
+export const StoreUnavailableError = StoreError;
+/** A store failure (core's `StoreError`). */
+export type StoreUnavailableError = StoreError;
 
 /** SQLSTATE of a missing table: the schema was never applied. */
 const UNDEFINED_TABLE = '42P01';
 
-/** Removes what may carry a credential from a driver message: URLs (connection strings) and `password=` pairs. */
-function withoutCredentials(message: string): string {
-  return message
-    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '[connection string]')
-    .replace(/\b(password|passwd|pwd)\s*[=:]\s*\S+/gi, '$1=[redacted]');
-}
-
 /** The typed store error for a driver failure of `operation`. */
-export function storeUnavailable(operation: string, failure: unknown): StoreUnavailableError {
+export function storeFailure(operation: string, failure: unknown): StoreError {
   const driverCode = (failure as { code?: unknown } | null)?.code;
   const code = typeof driverCode === 'string' ? driverCode : undefined;
-  const detail = withoutCredentials(failure instanceof Error ? failure.message : String(failure));
+  const detail = failure instanceof Error ? failure.message : String(failure);
   const advice =
     code === UNDEFINED_TABLE
       ? 'The store tables are missing: run `migrate()` (or sql/schema.sql) first.'
       : 'Whether it took effect is unknown: do not move money or mark a webhook done on this answer, and try again once the database answers.';
-  return new StoreUnavailableError(
+  const context: StoreFailureContext = { store: 'postgres', operation, driverCode: code };
+  return storeUnavailable(
     `The PostgreSQL store could not complete ${operation} (${code ?? 'no code'}: ${detail}). ${advice}`,
-    { context: { store: 'postgres', operation, driverCode: code } },
+    context,
   );
 }
 
-/** Runs one statement for `operation`, turning any driver failure into a {@link StoreUnavailableError}. */
+/** Runs one statement for `operation`, turning any driver failure into core's `StoreError`. */
 export async function runStatement(
   client: PostgresClient,
   operation: string,
@@ -76,7 +65,7 @@ export async function runStatement(
   try {
     return values === undefined ? await client.query(text) : await client.query(text, values);
   } catch (failure) {
-    throw storeUnavailable(operation, failure);
+    throw storeFailure(operation, failure);
   }
 }
 

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { PayError } from '@pay/core';
+import { PayError, StoreError } from '@pay/core';
 import { type PostgresServer, startPostgres } from '@pay/tooling/servers/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,8 +86,9 @@ describe('when the database goes away mid-test', () => {
     for (const [operation, failure] of failures) {
       expect(failure, operation).toBeInstanceOf(StoreUnavailableError);
       expect(PayError.isInstance(failure), operation).toBe(true);
+      expect(failure, operation).toBeInstanceOf(StoreError);
       expect(failure, operation).toMatchObject({
-        name: 'StoreUnavailableError',
+        name: 'StoreError',
         code: 'store_unavailable',
         context: { store: 'postgres', operation },
       });
@@ -114,7 +115,7 @@ describe('a client adapter whose driver puts the connection string in its error'
     const failure = await stores.tokens.get('provider-n').catch((e) => e);
     expect(failure).toBeInstanceOf(StoreUnavailableError);
     expect(failure.context).toEqual({ store: 'postgres', operation: 'tokens.get', driverCode: 'ECONNRESET' });
-    expect(failure.message).toContain('could not connect to [connection string]');
+    expect(failure.message).toContain('could not connect to postgres://[REDACTED]@db.internal:5432/payments');
     expectNoCredentials(failure, connectionString);
   });
 });

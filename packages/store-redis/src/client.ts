@@ -1,4 +1,5 @@
-import { failureReason, type RedisStoreOperation, StoreUnavailableError } from './errors.js';
+import type { StoreError } from '@pay/core';
+import { failureReason, type RedisStoreOperation, storeFailure } from './errors.js';
 
 /**
  * The one command the stores need from a Redis client: `EVAL` with keys and arguments, in node-redis's shape
@@ -40,7 +41,7 @@ export interface ScriptCall {
 }
 
 /**
- * Runs one store script and turns every failure into a {@link StoreUnavailableError}. The call is bounded by
+ * Runs one store script and turns every failure into core's `StoreError` (`store_unavailable`). The call is bounded by
  * `timeoutMs`: clients queue commands while they reconnect (node-redis's offline queue, ioredis's retries), so a
  * stopped server would otherwise leave the caller waiting with money or a webhook on hold.
  */
@@ -60,17 +61,14 @@ export async function runScript(
     const reply = client.eval(call.script, { keys: call.keys, arguments: call.arguments });
     return await Promise.race([reply, timeout]);
   } catch (error) {
-    throw new StoreUnavailableError({
-      operation: call.operation,
-      reason: failureReason(error, call.secrets),
-    });
+    throw storeFailure(call.operation, failureReason(error, call.secrets));
   } finally {
     clearTimeout(timer);
   }
 }
 
 /** A reply the script cannot have given: the server is not running these scripts (or a proxy changed them). */
-export function unexpectedReply(operation: RedisStoreOperation, reply: unknown): StoreUnavailableError {
+export function unexpectedReply(operation: RedisStoreOperation, reply: unknown): StoreError {
   const shape = Array.isArray(reply) ? `an array of ${reply.length}` : typeof reply;
-  return new StoreUnavailableError({ operation, reason: `unexpected reply from the server (${shape})` });
+  return storeFailure(operation, `unexpected reply from the server (${shape})`);
 }

@@ -1,7 +1,8 @@
 import type { DeduplicationStore } from '@pay/core';
-import { runScript, unexpectedReply } from './client.js';
-import { milliseconds, type RedisStoreOptions, resolveOptions } from './options.js';
+import { unexpectedReply } from './client.js';
+import { milliseconds, type RedisStoreOptions } from './options.js';
 import { DEDUPE_BEGIN, DEDUPE_COMPLETE, DEDUPE_RELEASE } from './scripts.js';
+import { storeScripts } from './store-calls.js';
 
 type DeliveryLease = Awaited<ReturnType<DeduplicationStore['begin']>>;
 
@@ -12,44 +13,25 @@ type DeliveryLease = Awaited<ReturnType<DeduplicationStore['begin']>>;
  * `release` act only while the caller's token still owns the key, so an attempt whose lease expired and was
  * taken over cannot complete or free the new owner's.
  *
- * Every call fails with `StoreUnavailableError` (`code: 'store_unavailable'`) when Redis does not answer.
+ * Every call fails with core's `StoreError` (`code: 'store_unavailable'`) when Redis does not answer.
  */
 export function createRedisDeduplicationStore(options: RedisStoreOptions): DeduplicationStore {
-  const { client, keyPrefix, commandTimeoutMs } = resolveOptions(options);
-  const storeKey = (key: string): string => `${keyPrefix}dedupe:${key}`;
+  const run = storeScripts(options, 'dedupe');
   return {
     async begin(key, { leaseSeconds }) {
       const leaseMs = milliseconds(leaseSeconds, 'leaseSeconds', 'deduplication.begin');
       const lease = crypto.randomUUID();
-      const reply = await runScript(client, commandTimeoutMs, {
-        operation: 'deduplication.begin',
-        script: DEDUPE_BEGIN,
-        keys: [storeKey(key)],
-        arguments: [lease, String(leaseMs)],
-        secrets: [lease],
-      });
+      const reply = await run('deduplication.begin', DEDUPE_BEGIN, key, [lease, String(leaseMs)], [lease]);
       const found = deliveryLease(reply, lease);
       if (found === undefined) throw unexpectedReply('deduplication.begin', reply);
       return found;
     },
     async complete(key, lease, ttlSeconds) {
       const ttlMs = milliseconds(ttlSeconds, 'ttlSeconds', 'deduplication.complete');
-      await runScript(client, commandTimeoutMs, {
-        operation: 'deduplication.complete',
-        script: DEDUPE_COMPLETE,
-        keys: [storeKey(key)],
-        arguments: [lease, String(ttlMs)],
-        secrets: [lease],
-      });
+      await run('deduplication.complete', DEDUPE_COMPLETE, key, [lease, String(ttlMs)], [lease]);
     },
     async release(key, lease) {
-      await runScript(client, commandTimeoutMs, {
-        operation: 'deduplication.release',
-        script: DEDUPE_RELEASE,
-        keys: [storeKey(key)],
-        arguments: [lease],
-        secrets: [lease],
-      });
+      await run('deduplication.release', DEDUPE_RELEASE, key, [lease], [lease]);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { IdempotencyBegin, IdempotencyEntry, IdempotencyStore, JsonValue } from '@pay/core';
-import { runScript, unexpectedReply } from './client.js';
+import { unexpectedReply } from './client.js';
 import type { RedisStoreOperation } from './errors.js';
-import { milliseconds, type RedisStoreOptions, resolveOptions } from './options.js';
+import { milliseconds, type RedisStoreOptions } from './options.js';
 import {
   IDEMPOTENCY_ABANDON,
   IDEMPOTENCY_BEGIN,
@@ -10,6 +10,7 @@ import {
   IDEMPOTENCY_READ,
   IDEMPOTENCY_RELEASE,
 } from './scripts.js';
+import { storeScripts } from './store-calls.js';
 
 /**
  * The idempotency ledger (`IdempotencyStore`) on Redis. Each caller key is a hash `<keyPrefix>idempotency:<key>`
@@ -18,12 +19,11 @@ import {
  * first used. Each call is one atomic script; leases are timed by the server's clock, so instances with skewed
  * clocks agree. A write with a lease that expired or was taken over changes nothing and resolves `false`.
  *
- * Every call fails with `StoreUnavailableError` (`code: 'store_unavailable'`) when Redis does not answer: a payment
+ * Every call fails with core's `StoreError` (`code: 'store_unavailable'`) when Redis does not answer: a payment
  * must not be sent then, since the ledger cannot say whether another attempt already sent it.
  */
 export function createRedisIdempotencyStore(options: RedisStoreOptions): IdempotencyStore {
-  const { client, keyPrefix, commandTimeoutMs } = resolveOptions(options);
-  const storeKey = (key: string): string => `${keyPrefix}idempotency:${key}`;
+  const run = storeScripts(options, 'idempotency');
   /** Runs one of the lease-guarded writes; `true` when the lease was still held and the write applied. */
   async function leasedWrite(
     operation: RedisStoreOperation,
@@ -32,13 +32,7 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
     lease: string,
     values: string[],
   ): Promise<boolean> {
-    const reply = await runScript(client, commandTimeoutMs, {
-      operation,
-      script,
-      keys: [storeKey(key)],
-      arguments: [lease, ...values],
-      secrets: [lease],
-    });
+    const reply = await run(operation, script, key, [lease, ...values], [lease]);
     if (reply !== 0 && reply !== 1) throw unexpectedReply(operation, reply);
     return reply === 1;
   }
@@ -47,13 +41,13 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
       const leaseMs = milliseconds(leaseSeconds, 'leaseSeconds', 'idempotency.begin');
       const retentionMs = milliseconds(retentionSeconds, 'retentionSeconds', 'idempotency.begin');
       const lease = crypto.randomUUID();
-      const reply = await runScript(client, commandTimeoutMs, {
-        operation: 'idempotency.begin',
-        script: IDEMPOTENCY_BEGIN,
-        keys: [storeKey(key)],
-        arguments: [fingerprint, lease, String(leaseMs), String(retentionMs)],
-        secrets: [lease],
-      });
+      const reply = await run(
+        'idempotency.begin',
+        IDEMPOTENCY_BEGIN,
+        key,
+        [fingerprint, lease, String(leaseMs), String(retentionMs)],
+        [lease],
+      );
       const found = beginResult(reply, lease);
       if (found === undefined) throw unexpectedReply('idempotency.begin', reply);
       return found;
@@ -67,13 +61,7 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
     release: (key, lease) => leasedWrite('idempotency.release', IDEMPOTENCY_RELEASE, key, lease, []),
     abandon: (key, lease) => leasedWrite('idempotency.abandon', IDEMPOTENCY_ABANDON, key, lease, []),
     async read(key) {
-      const reply = await runScript(client, commandTimeoutMs, {
-        operation: 'idempotency.read',
-        script: IDEMPOTENCY_READ,
-        keys: [storeKey(key)],
-        arguments: [],
-        secrets: [],
-      });
+      const reply = await run('idempotency.read', IDEMPOTENCY_READ, key);
       if (Array.isArray(reply) && reply.length === 0) return null;
       const entry = ledgerEntry(key, reply);
       if (entry === undefined) throw unexpectedReply('idempotency.read', reply);

@@ -14,7 +14,7 @@ export interface RedisStoreOptions {
    */
   keyPrefix?: string;
   /**
-   * How long one store call may take before it fails with `StoreUnavailableError` (`store_unavailable`), in
+   * How long one store call may take before it fails with core's `StoreError` (`store_unavailable`), in
    * milliseconds. Default 5000. Clients queue commands while reconnecting; this bound keeps a dead server from
    * holding a payment or a webhook indefinitely.
    */

@@ -18,7 +18,7 @@ export interface RedisStores {
  * Creates the deduplication store, the idempotency ledger and the token cache over one Redis client the
  * application manages (connect it before the first call; close it on shutdown). No I/O happens here: a wrong
  * `client` or option throws `ConfigurationError` now, an unreachable server fails the first call with
- * `StoreUnavailableError`.
+ * core's `StoreError` (`store_unavailable`).
  */
 export function createRedisStores(options: RedisStoreOptions): RedisStores {
   return {

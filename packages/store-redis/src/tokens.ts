@@ -1,7 +1,8 @@
 import type { CachedToken, TokenStore } from '@pay/core';
-import { runScript, unexpectedReply } from './client.js';
-import { type RedisStoreOptions, resolveOptions } from './options.js';
+import { unexpectedReply } from './client.js';
+import type { RedisStoreOptions } from './options.js';
 import { TOKEN_DELETE, TOKEN_GET, TOKEN_SET } from './scripts.js';
+import { storeScripts } from './store-calls.js';
 
 /**
  * A {@link TokenStore} on Redis, so every instance reuses one provider login until it expires. Each token is a
@@ -9,21 +10,14 @@ import { TOKEN_DELETE, TOKEN_GET, TOKEN_SET } from './scripts.js';
  * when it still holds the token a 401 rejected, so an instance cannot throw away a newer login another instance
  * just cached. Tokens are credentials: protect the Redis server with a password or ACL and TLS.
  *
- * Every call fails with `StoreUnavailableError` (`code: 'store_unavailable'`) when Redis does not answer; the error
+ * Every call fails with core's `StoreError` (`code: 'store_unavailable'`) when Redis does not answer; the error
  * never contains the token.
  */
 export function createRedisTokenStore(options: RedisStoreOptions): TokenStore {
-  const { client, keyPrefix, commandTimeoutMs } = resolveOptions(options);
-  const storeKey = (name: string): string => `${keyPrefix}token:${name}`;
+  const run = storeScripts(options, 'token');
   return {
     async get(name) {
-      const reply = await runScript(client, commandTimeoutMs, {
-        operation: 'tokens.get',
-        script: TOKEN_GET,
-        keys: [storeKey(name)],
-        arguments: [],
-        secrets: [],
-      });
+      const reply = await run('tokens.get', TOKEN_GET, name);
       if (Array.isArray(reply) && reply.length === 0) return null;
       const cached = cachedToken(reply);
       // unexpectedReply names only the reply's shape, never its content (a token).
@@ -34,22 +28,16 @@ export function createRedisTokenStore(options: RedisStoreOptions): TokenStore {
     },
     async set(name, token) {
       const ttlMs = Math.ceil(token.expiresAt - Date.now());
-      await runScript(client, commandTimeoutMs, {
-        operation: 'tokens.set',
-        script: TOKEN_SET,
-        keys: [storeKey(name)],
-        arguments: [token.token, String(token.expiresAt), String(ttlMs)],
-        secrets: [token.token],
-      });
+      await run(
+        'tokens.set',
+        TOKEN_SET,
+        name,
+        [token.token, String(token.expiresAt), String(ttlMs)],
+        [token.token],
+      );
     },
     async delete(name, token) {
-      await runScript(client, commandTimeoutMs, {
-        operation: 'tokens.delete',
-        script: TOKEN_DELETE,
-        keys: [storeKey(name)],
-        arguments: [token],
-        secrets: [token],
-      });
+      await run('tokens.delete', TOKEN_DELETE, name, [token], [token]);
     },
   };
 }

@@ -1,7 +1,7 @@
-import { ConfigurationError } from '@pay/core';
+import { ConfigurationError, StoreError } from '@pay/core';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { failureReason } from '../src/errors.js';
+import { failureReason, storeFailure } from '../src/errors.js';
 import {
   createRedisDeduplicationStore,
   createRedisIdempotencyStore,
@@ -42,12 +42,15 @@ describe('error reasons', () => {
     const error = new Error(
       'connect failed for redis://app:hunter2-secret@cache.internal:6380/0 while sending tok-9f8e7d',
     );
-    expect(failureReason(error, ['tok-9f8e7d'])).toBe(
-      'Error: connect failed for redis://[REDACTED]@cache.internal:6380/0 while sending [REDACTED]',
+    const failure = storeFailure('tokens.get', failureReason(error, ['tok-9f8e7d']));
+    expect(failure).toBeInstanceOf(StoreError);
+    expect(failure.message).toContain(
+      'tokens.get: Error: connect failed for redis://[REDACTED]@cache.internal:6380/0 while sending [REDACTED].',
     );
-    expect(failureReason(new Error('rediss://:only-password@host failed'), [])).toBe(
-      'Error: rediss://[REDACTED]@host failed',
-    );
+    expect(failure.message).not.toContain('hunter2-secret');
+    expect(
+      storeFailure('tokens.set', failureReason(new Error('rediss://:only-password@host failed'), [])).message,
+    ).toContain('Error: rediss://[REDACTED]@host failed');
   });
 });
 
@@ -65,8 +68,8 @@ describe('keys the stores do not recognise', () => {
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error).toMatchObject({
       code: 'store_unavailable',
-      operation: 'idempotency.begin',
-      reason: expect.stringContaining('WRONGTYPE'),
+      context: { store: 'redis', operation: 'idempotency.begin' },
+      message: expect.stringContaining('WRONGTYPE'),
     });
   });
 
@@ -87,8 +90,8 @@ describe('keys the stores do not recognise', () => {
       .catch((failure: unknown) => failure);
     expect(error).toMatchObject({
       code: 'store_unavailable',
-      operation: 'idempotency.read',
-      reason: 'unexpected reply from the server (an array of 5)',
+      context: { store: 'redis', operation: 'idempotency.read' },
+      message: expect.stringContaining('idempotency.read: unexpected reply from the server (an array of 5).'),
     });
   });
 
@@ -98,7 +101,10 @@ describe('keys the stores do not recognise', () => {
     const error = await createRedisTokenStore({ client: client.store })
       .get('provider-n')
       .catch((failure: unknown) => failure);
-    expect(error).toMatchObject({ code: 'store_unavailable', operation: 'tokens.get' });
+    expect(error).toMatchObject({
+      code: 'store_unavailable',
+      context: { store: 'redis', operation: 'tokens.get' },
+    });
     expect(JSON.stringify(error)).not.toContain('secret-token-123');
   });
 
@@ -144,7 +150,10 @@ describe('keys the stores do not recognise', () => {
       const outside = await createRedisStores({ client: restricted.store, keyPrefix: 'other:' })
         .tokens.get('acl-login')
         .catch((failure: unknown) => failure);
-      expect(outside).toMatchObject({ code: 'store_unavailable', reason: expect.stringContaining('NOPERM') });
+      expect(outside).toMatchObject({
+        code: 'store_unavailable',
+        message: expect.stringContaining('NOPERM'),
+      });
     } finally {
       await restricted.close();
     }

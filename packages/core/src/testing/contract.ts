@@ -3,9 +3,16 @@
  * `@pay/core` makes hold for every provider alike.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type AnyAdapter, OPERATION_METHODS, type Operation } from '../adapter.js';
-import { ConfigurationError, ProviderNotSupportedError, WebhookVerificationError } from '../errors.js';
-import { createPay } from '../pay.js';
+import type { AnyAdapter } from '../adapter.js';
+import {
+  ConfigurationError,
+  ProviderApiError,
+  type ProviderErrorKind,
+  ProviderNotSupportedError,
+  WebhookVerificationError,
+} from '../errors.js';
+import { isOperation, OPERATION_NAMES, OPERATIONS } from '../operations.js';
+import { createPay, type Pay } from '../pay.js';
 import { createMemoryDeduplicationStore } from '../webhooks/dedupe.js';
 import { lowerCaseHeaders, type WebhookRequest } from '../webhooks/handler.js';
 import {
@@ -35,7 +42,39 @@ export interface AdapterContract {
     name: string;
     tamper(genuine: WebhookRequest): WebhookRequest | Promise<WebhookRequest>;
   }[];
+  /** The end-to-end checks against the provider's simulator (run when given). */
+  simulator?: SimulatorContract;
 }
+
+/**
+ * The end-to-end part of the contract, against the provider's simulator over loopback (`@pay/core/testing`'s
+ * `PaymentSimulator`): what operations return and how the provider's refusals surface.
+ */
+export interface SimulatorContract {
+  /** Starts the simulator and returns an adapter configured for it (`simulator.adapterConfig()`), and `close`. */
+  start(): Promise<{ adapter: AnyAdapter; close(): Promise<void> }>;
+  /**
+   * Runs operations that resolve to records (e.g. create a payment, then retrieve it) and returns what they
+   * resolved to: every record must carry the provider's `request_id` of the call that produced it.
+   */
+  produceRecords(pay: Pay<AnyAdapter>): Promise<unknown[]>;
+  /**
+   * Makes the provider refuse a call (an unknown payment refunded, a declined card…) and returns the promise of
+   * that call: it must reject with a `ProviderApiError` carrying a portable `kind`.
+   */
+  refusedCall(pay: Pay<AnyAdapter>): Promise<unknown>;
+}
+
+/** The portable kinds of a provider refusal (`ProviderApiError.kind`). */
+const PROVIDER_ERROR_KINDS = new Set<ProviderErrorKind>([
+  'authentication',
+  'invalid_request',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'provider_unavailable',
+  'declined',
+] satisfies ProviderErrorKind[]);
 
 /** A fetch that fails the test when called: proves an operation did no I/O. */
 function forbiddenFetch() {
@@ -77,21 +116,26 @@ export function runAdapterContract(contract: AdapterContract): void {
     it('declares capabilities that match its methods, and pay.supports() reports them', () => {
       const adapter = contract.createAdapter(forbiddenFetch());
       const pay = createPay(adapter);
-      for (const [operation, method] of Object.entries(OPERATION_METHODS) as [Operation, string][]) {
+      for (const operation of OPERATION_NAMES) {
+        const method = OPERATIONS[operation].method;
         expect(typeof (adapter as unknown as Record<string, unknown>)[method], method).toBe('function');
         expect(pay.supports(operation), operation).toBe(adapter.capabilities.includes(operation));
       }
       expect(adapter.capabilities.length).toBeGreaterThan(0);
     });
 
+    it('supports only operations of the operation table, each once', () => {
+      const { capabilities } = contract.createAdapter(forbiddenFetch());
+      for (const operation of capabilities) expect(isOperation(operation), String(operation)).toBe(true);
+      expect(new Set(capabilities).size).toBe(capabilities.length);
+    });
+
     it('throws ProviderNotSupportedError for every unsupported operation before validation and before any I/O', async () => {
       const fetch = forbiddenFetch();
       const adapter = contract.createAdapter(fetch);
-      const unsupported = (Object.keys(OPERATION_METHODS) as Operation[]).filter(
-        (operation) => !adapter.capabilities.includes(operation),
-      );
+      const unsupported = OPERATION_NAMES.filter((operation) => !adapter.capabilities.includes(operation));
       for (const operation of unsupported) {
-        const method = OPERATION_METHODS[operation];
+        const method = OPERATIONS[operation].method;
         // Deliberately invalid arguments: the capability check must come first.
         const call = (adapter[method] as (...args: unknown[]) => Promise<unknown>)(42, { bogus: true });
         const error = await call.then(
@@ -225,5 +269,37 @@ export function runAdapterContract(contract: AdapterContract): void {
       const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
       expect(() => handler.on('payment.succeded' as never, () => {})).toThrow(ConfigurationError);
     });
+
+    const simulator = contract.simulator;
+    if (simulator) {
+      it("returns records that carry the provider's request id of the call that produced them (simulator)", async () => {
+        const { adapter, close } = await simulator.start();
+        try {
+          const records = await simulator.produceRecords(createPay(adapter));
+          expect(records.length).toBeGreaterThan(0);
+          for (const record of records) {
+            const requestId = (record as { request_id?: unknown } | null)?.request_id;
+            expect(typeof requestId, JSON.stringify(record)).toBe('string');
+            expect((requestId as string).length).toBeGreaterThan(0);
+          }
+        } finally {
+          await close();
+        }
+      });
+
+      it('reports a refusal by the provider as a ProviderApiError with a portable kind (simulator)', async () => {
+        const { adapter, close } = await simulator.start();
+        try {
+          const error = await simulator.refusedCall(createPay(adapter)).then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          expect(ProviderApiError.isInstance(error), String(error)).toBe(true);
+          expect(PROVIDER_ERROR_KINDS.has((error as ProviderApiError).kind)).toBe(true);
+        } finally {
+          await close();
+        }
+      });
+    }
   });
 }

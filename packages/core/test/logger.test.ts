@@ -3,7 +3,7 @@
  * secrets in every spelling, credentials a live HTTP client sent), and a logger that throws changes nothing.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { createLogger, SILENT_LOGGER } from '../src/diagnostics/logger.js';
+import { ambientLogger, createLogger, SILENT_LOGGER, withinLogger } from '../src/diagnostics/logger.js';
 import { CredentialSet, ProviderApiError } from '../src/errors.js';
 
 const SECRET = 'sk_live_LOGGER/SECRET+0xBEEF';
@@ -104,5 +104,19 @@ describe('createLogger', () => {
       },
     });
     expect(() => log.error('store failed', () => ({ step: 'complete' }))).not.toThrow();
+  });
+});
+
+describe('withinLogger', () => {
+  it('is the logger of code that has none of its own, across awaits, and only inside', async () => {
+    const { logger, lines } = sink();
+    const log = createLogger(logger);
+    await withinLogger(log, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      ambientLogger().debug('retrying a read');
+    });
+    ambientLogger().debug('outside: silent');
+    expect(ambientLogger()).toBe(SILENT_LOGGER);
+    expect(lines).toEqual([['debug', '@pay: retrying a read']]);
   });
 });

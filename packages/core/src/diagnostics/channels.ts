@@ -196,26 +196,33 @@ export function traceId(prefix: string): string {
   return `${prefix}-${sequence.toString(36)}`;
 }
 
-interface OperationScope {
-  run<R>(store: OperationTrace, fn: () => R): R;
-  getStore(): OperationTrace | undefined;
+/** The part of Node's `AsyncLocalStorage` core uses. */
+export interface AsyncScope<T> {
+  run<R>(store: T, fn: () => R): R;
+  getStore(): T | undefined;
 }
 
-let scope: OperationScope | null | undefined;
-
-/** The runtime's `AsyncLocalStorage` for the enclosing operation, asked of the runtime like the channels. */
-function operationScope(): OperationScope | undefined {
-  if (scope === undefined) {
-    const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    try {
-      const hooks = runtime?.getBuiltinModule?.('node:async_hooks') as
-        | { AsyncLocalStorage?: new () => OperationScope }
-        | undefined;
-      scope = hooks?.AsyncLocalStorage ? new hooks.AsyncLocalStorage() : null;
-    } catch {
-      scope = null;
-    }
+/**
+ * A new `AsyncLocalStorage`, asked of the runtime like the channels (`node:async_hooks`), or undefined where the
+ * runtime has none (then nothing is carried across awaits, and nothing fails).
+ */
+export function createAsyncScope<T>(): AsyncScope<T> | undefined {
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const hooks = runtime?.getBuiltinModule?.('node:async_hooks') as
+      | { AsyncLocalStorage?: new () => AsyncScope<T> }
+      | undefined;
+    return typeof hooks?.AsyncLocalStorage === 'function' ? new hooks.AsyncLocalStorage() : undefined;
+  } catch {
+    return undefined;
   }
+}
+
+let scope: AsyncScope<OperationTrace> | null | undefined;
+
+/** The runtime's `AsyncLocalStorage` for the enclosing operation, created on first use. */
+function operationScope(): AsyncScope<OperationTrace> | undefined {
+  if (scope === undefined) scope = createAsyncScope<OperationTrace>() ?? null;
   return scope ?? undefined;
 }
 

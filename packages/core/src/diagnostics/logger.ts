@@ -5,6 +5,7 @@
  * configured secrets and every credential a live HTTP client has sent or received never reach a log line.
  */
 import { knownCredentials, redact, redactError } from '../errors.js';
+import { type AsyncScope, createAsyncScope } from './channels.js';
 
 /** A console-compatible logger; every method is optional (a missing level is not logged). */
 export interface Logger {
@@ -114,4 +115,23 @@ function errorView(error: Error): Record<string, unknown> {
   const json = (error as { toJSON?: () => unknown }).toJSON?.();
   if (json && typeof json === 'object') return { ...(json as Record<string, unknown>) };
   return { name: error.name, message: error.message };
+}
+
+let ambient: AsyncScope<PayLogger> | null | undefined;
+
+/**
+ * Runs `fn` (one operation of a `Pay`, one webhook delivery) with `logger` as the logger of everything it calls
+ * that has none of its own: `createPay(adapter, { logger })` then reports the adapter's retries and failed hooks
+ * without the adapter being given the logger too. Only used when a logger is configured; on runtimes without
+ * `AsyncLocalStorage` the adapter's own `logger` option is the only way.
+ */
+export function withinLogger<R>(logger: PayLogger, fn: () => R): R {
+  if (logger === SILENT_LOGGER) return fn();
+  if (ambient === undefined) ambient = createAsyncScope<PayLogger>() ?? null;
+  return ambient ? ambient.run(logger, fn) : fn();
+}
+
+/** The logger of the enclosing `withinLogger`, else the silent one. Read only when something is to be logged. */
+export function ambientLogger(): PayLogger {
+  return ambient?.getStore() ?? SILENT_LOGGER;
 }

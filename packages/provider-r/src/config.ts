@@ -12,7 +12,10 @@ import {
 } from '@pay/core';
 import * as v from '@pay/core/schema';
 
-/** The production host (wire contract, "Host and configuration"); sandbox mode uses it too, with `test: true`. */
+/**
+ * The production host (wire contract, "Host and configuration"); sandbox mode uses it too, with `test: true`.
+ * The environment variable of the same name (or `baseUrl`) replaces it, e.g. with `pay dev`'s simulator.
+ */
 export const PROVIDER_R_BASE_URL = 'https://payments.provider-r.example';
 
 /** Explicit configuration of `createProviderR`. */
@@ -25,11 +28,15 @@ export interface ProviderRConfig extends TransportOptions {
   isSandbox: boolean;
 }
 
-/** The environment variables the default factory reads. All three are required: no silent production switch. */
-export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox'>[] = [
+/**
+ * The environment variables the default factory reads. The first three are required (no silent production
+ * switch); `PROVIDER_R_BASE_URL` is optional and points the adapter at another host (a simulator, a proxy).
+ */
+export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox' | 'baseUrl'>[] = [
   { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
   { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
   { env: 'PROVIDER_R_SANDBOX', member: 'isSandbox', required: true },
+  { env: 'PROVIDER_R_BASE_URL', member: 'baseUrl', required: false },
 ];
 
 const nonEmpty = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));
@@ -50,10 +57,15 @@ export function resolveConfig(config: ProviderRConfig): ProviderRConfig {
 
 /**
  * Reads `PROVIDER_R_*` now (explicit overrides win) and names every missing variable in one
- * `ConfigurationError`. `PROVIDER_R_SANDBOX` must be `true` or `false`.
+ * `ConfigurationError`. `PROVIDER_R_SANDBOX` must be `true` or `false`; `PROVIDER_R_BASE_URL`, when set, must be
+ * an absolute URL.
  */
 export function configFromEnvironment(overrides: Partial<ProviderRConfig> = {}): ProviderRConfig {
   const values = readEnvironment('providerR', PROVIDER_R_ENV, overrides);
   const isSandbox = booleanSetting('PROVIDER_R_SANDBOX', values.isSandbox);
-  return resolveConfig({ ...overrides, ...(values as { merchant: string; secret: string }), isSandbox });
+  return resolveConfig({
+    ...overrides,
+    ...(values as { merchant: string; secret: string; baseUrl?: string }),
+    isSandbox,
+  });
 }

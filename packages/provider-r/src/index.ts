@@ -1,27 +1,28 @@
 /**
- * `@pay/provider-r`: the `@pay` adapter for Provider R, a redirect payment gateway. Amounts are integer minor
- * units (`10000` = 100.00 CZK), passed through unchanged.
+ * `@pay/provider-r`: the `@pay` adapter for Provider R, a redirect payment gateway. Amounts are in the currency's
+ * standard unit (`250.5` = 250.50 CZK), converted exactly to the provider's integer minor units on the wire.
  */
-import { buildProviderRAdapter, type ProviderRAdapter } from './adapter.js';
+import { buildProviderRAdapter } from './adapter.js';
 import { configFromEnvironment, type ProviderRConfig, resolveConfig } from './config.js';
+import type { ProviderRAdapter } from './types.js';
 
+export { PROVIDER_R_ERRORS } from './client.js';
+export { PROVIDER_R_BASE_URL, PROVIDER_R_ENV, type ProviderRConfig } from './config.js';
+export { idempotencyRefId } from './flows/create-once.js';
+export { PAYMENT_STATUS, STATUS_EVENTS } from './mapping.js';
+export { DEFAULT_CURRENCY, DEFAULT_LABEL } from './requests.js';
 export type {
   ProviderRAdapter,
+  ProviderRCaptureMetadata,
+  ProviderRCheckoutMetadata,
+  ProviderRCheckoutParams,
   ProviderRCheckoutRedirect,
+  ProviderRPaymentMetadata,
+  ProviderRPaymentParams,
   ProviderRRawEvents,
+  ProviderRRefundMetadata,
   ProviderRTypes,
-} from './adapter.js';
-export { PROVIDER_R_BASE_URL, PROVIDER_R_ENV, type ProviderRConfig } from './config.js';
-export { idempotencyRefId } from './idempotency.js';
-export { PAYMENT_STATUS, STATUS_EVENTS } from './mapping.js';
-export {
-  DEFAULT_CURRENCY,
-  DEFAULT_LABEL,
-  type ProviderRCaptureMetadata,
-  type ProviderRCheckoutMetadata,
-  type ProviderRPaymentMetadata,
-  type ProviderRRefundMetadata,
-} from './requests.js';
+} from './types.js';
 export {
   PROVIDER_R_CODES,
   PROVIDER_R_CURRENCIES,
@@ -31,8 +32,9 @@ export {
 } from './wire.js';
 
 /**
- * The default factory: reads `PROVIDER_R_MERCHANT`, `PROVIDER_R_SECRET` and `PROVIDER_R_SANDBOX` when called
- * (explicit `overrides` win) and throws one `ConfigurationError` naming every missing variable. No I/O.
+ * The default factory: reads `PROVIDER_R_MERCHANT`, `PROVIDER_R_SECRET`, `PROVIDER_R_SANDBOX` and (optional)
+ * `PROVIDER_R_BASE_URL` when called (explicit `overrides` win) and throws one `ConfigurationError` naming every
+ * missing variable. No I/O.
  */
 export function providerR(overrides: Partial<ProviderRConfig> = {}): ProviderRAdapter {
   return buildProviderRAdapter(configFromEnvironment(overrides));

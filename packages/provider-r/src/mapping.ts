@@ -1,9 +1,20 @@
 /**
  * Provider R replies → unified records (design §3), and the status and event tables of the wire contract as
- * data, so the whole mapping reads at once and tests can walk it. The tables are read through `Map`s: a status
+ * data, so the whole mapping reads at once and tests can walk it. Records carry amounts in the currency's
+ * standard unit (`25050` minor units on the wire → `250.5`), converted exactly by core's `toMajorUnits`, and the
+ * `request_id` of the call that produced them. The tables are read through `Map`s: a status
  * named like an `Object.prototype` member (`constructor`, `__proto__`) is an unknown status, never a crash.
  */
-import type { CustomerRef, Invoice, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core';
+import {
+  type CustomerRef,
+  type Invoice,
+  type NormalisedEventName,
+  type Payment,
+  type PaymentStatus,
+  type Refund,
+  toMajorUnits,
+} from '@pay/core';
+import type { PaymentBody, RefundSent } from './requests.js';
 import type { CreateReply, ProviderRStatus, ProviderRStatusReply } from './wire.js';
 
 /** Provider R status → unified payment status (wire contract, "Status"). */
@@ -48,12 +59,12 @@ export function eventTypesOf(status: string): readonly NormalisedEventName[] {
 }
 
 /**
- * What the payer has paid so far, in minor units: the whole price once the provider says `PAID`, nothing while
+ * What the payer has paid so far, in the standard unit: the whole price once the provider says `PAID`, nothing while
  * the payment is pending, pre-authorised (money reserved, not paid) or cancelled; `null` for a status the
  * wire contract does not define, since then the provider does not say.
  */
 export function amountPaidOf(reply: ProviderRStatusReply): number | null {
-  if (reply.status === 'PAID') return reply.price;
+  if (reply.status === 'PAID') return toMajorUnits(reply.price, reply.curr);
   return paymentStatuses.has(reply.status) ? 0 : null;
 }
 
@@ -80,12 +91,19 @@ function metadataOf(reply: ProviderRStatusReply): Record<string, string> {
   return metadata;
 }
 
-/** A Payment read from the status reply (retrievePayment, capture, cancel, webhook events). */
-export function paymentFromStatus(reply: ProviderRStatusReply, isSandbox: boolean): Payment {
+/**
+ * A Payment read from the status reply (retrievePayment, capture, cancel, webhook events); `requestId` is the
+ * request id of the call that produced it (`null` when there was none).
+ */
+export function paymentFromStatus(
+  reply: ProviderRStatusReply,
+  isSandbox: boolean,
+  requestId: string | null,
+): Payment {
   return {
     provider: 'providerR',
     id: reply.transId,
-    amount: reply.price,
+    amount: toMajorUnits(reply.price, reply.curr),
     amount_paid: amountPaidOf(reply),
     currency: reply.curr,
     status: paymentStatusOf(reply.status),
@@ -96,37 +114,36 @@ export function paymentFromStatus(reply: ProviderRStatusReply, isSandbox: boolea
     requires_action: reply.status === 'PENDING',
     payment_url: null,
     livemode: livemodeOf(reply, isSandbox),
+    request_id: requestId,
     raw: reply,
   };
 }
 
-/** What `payments.create` knows besides the provider's reply. */
-export interface CreatedPayment {
-  amount: number;
-  currency: string;
-  payerId: string;
-  itemId: string | undefined;
-  metadata: Record<string, string> | undefined;
-  /** The `test` flag sent: the payment is live when it is false. */
-  test: boolean;
-}
-
-/** The Payment of a fresh `POST /v2.0/payment`: pending until the payer completes the redirect. */
-export function paymentFromCreate(created: CreatedPayment, reply: CreateReply): Payment {
+/**
+ * The Payment of a fresh `POST /v2.0/payment` (`body` as sent, `params` as given): pending until the payer
+ * completes the redirect.
+ */
+export function paymentFromCreate(
+  body: PaymentBody,
+  params: { item_id?: string | undefined; metadata?: Record<string, string> | undefined },
+  reply: CreateReply,
+  requestId: string,
+): Payment {
   return {
     provider: 'providerR',
     id: reply.transId,
-    amount: created.amount,
+    amount: toMajorUnits(body.price, body.curr),
     // Just created: the payer has paid nothing yet.
     amount_paid: 0,
-    currency: created.currency,
+    currency: body.curr,
     status: 'pending',
-    customer: { id: created.payerId },
-    item_id: created.itemId ?? null,
-    metadata: created.metadata ?? {},
+    customer: { id: body.payerId },
+    item_id: params.item_id ?? null,
+    metadata: params.metadata ?? {},
     requires_action: true,
     payment_url: reply.redirect,
-    livemode: !created.test,
+    livemode: !body.test,
+    request_id: requestId,
     raw: reply,
   };
 }
@@ -136,46 +153,41 @@ export function invoiceFromStatus(
   reply: ProviderRStatusReply,
   confirmedAt: number,
   isSandbox: boolean,
+  requestId: string | null,
 ): Invoice {
   return {
     provider: 'providerR',
     id: reply.transId,
     payment_id: reply.transId,
-    amount_paid: reply.price,
+    amount_paid: toMajorUnits(reply.price, reply.curr),
     currency: reply.curr,
     status: 'paid',
     paid_at: new Date(confirmedAt).toISOString(),
     customer: customerOf(reply),
     metadata: metadataOf(reply),
     livemode: livemodeOf(reply, isSandbox),
+    request_id: requestId,
     raw: reply,
   };
 }
 
-/** What a refund call sent. */
-export interface SentRefund {
-  refId: string;
-  transId: string;
-  amount: number;
-  currency: string;
-  reason: string | undefined;
-  metadata: Record<string, string> | undefined;
-  /** The `test` flag sent with the refund. */
-  test: boolean;
-}
-
 /** The Refund of an accepted `POST /v2.0/refund.json` (`code: 0` means the refund was made). */
-export function refundFromReply(sent: SentRefund, reply: Record<string, unknown>): Refund {
+export function refundFromReply(
+  sent: RefundSent & { reason: string | undefined; metadata: Record<string, string> | undefined },
+  reply: Record<string, unknown>,
+  requestId: string,
+): Refund {
   return {
     provider: 'providerR',
     id: sent.refId,
     payment_id: sent.transId,
-    amount: sent.amount,
+    amount: toMajorUnits(sent.price, sent.currency),
     currency: sent.currency,
     status: 'succeeded',
     reason: sent.reason ?? null,
     metadata: sent.metadata ?? {},
     livemode: !sent.test,
+    request_id: requestId,
     raw: reply,
   };
 }

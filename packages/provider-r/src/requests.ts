@@ -1,59 +1,34 @@
 /**
- * Unified requests → Provider R request bodies. Everything that can be checked without the provider is checked
- * here, before the first upstream call, and reported as one `ValidationError` listing every issue (design §4).
+ * Unified requests → Provider R calls. Everything that can be checked without the provider is checked here,
+ * before the first upstream call, and reported as one `ValidationError` listing every issue (design §4).
+ * Amounts arrive in the currency's standard unit (`250.5` = 250.50 CZK, issue 16) and leave as the integer
+ * minor units of the wire (`price: 25050`, wire contract "Amounts and currencies"), converted on the decimal
+ * text by core's `toMinorUnits`, never with float arithmetic.
  */
 import {
   amountIssues,
   assertNoIssues,
+  type CallOptions,
   type captureSchema,
   type checkoutCreateSchema,
+  type HttpRequest,
+  type Operation,
+  path,
   type paymentCreateSchema,
   type refundCreateSchema,
+  toMinorUnits,
   toValidationIssues,
+  ValidationError,
   type ValidationIssue,
 } from '@pay/core';
 import * as v from '@pay/core/schema';
-import type { CheckoutBody, PaymentBody } from './upstream.js';
-import { PROVIDER_R_CURRENCIES } from './wire.js';
+import type { ProviderRConfig } from './config.js';
+import { createReplySchema, PROVIDER_R_CURRENCIES, statusReplySchema } from './wire.js';
 
 /** The provider's default label (spec §2). */
 export const DEFAULT_LABEL = 'Order from Eshop';
 /** Currency of a payment created without one (spec §8). */
 export const DEFAULT_CURRENCY = 'CZK';
-
-/** `provider_metadata` of `checkouts.create` (and `createCheckoutRedirect`). */
-export interface ProviderRCheckoutMetadata {
-  /** Label shown to the payer, 1–16 characters. Default `Order from Eshop`. */
-  label?: string;
-  /** The payer's e-mail when `customer` is given by `id` (a `customer.email` wins). */
-  email?: string;
-  /** The merchant's reference sent as `refId`. Default: `item_id`. */
-  refId?: string;
-}
-
-/** `provider_metadata` of `payments.create`. */
-export interface ProviderRPaymentMetadata {
-  /** The payer's e-mail (required, spec §2). */
-  email: string;
-  /** Label shown to the payer, 1–16 characters. Default `Order from Eshop`. */
-  paymentLabel?: string;
-  /** The merchant's reference sent as `refId`. Default: `item_id`. */
-  refId?: string;
-}
-
-/** `provider_metadata` of `refunds.create`. */
-export interface ProviderRRefundMetadata {
-  /** The refund's reference (`refId`), which becomes the Refund's `id`. Default: a new UUID. */
-  refId?: string;
-}
-
-/** `provider_metadata` of `payments.capture`: Provider R takes nothing beyond the amount. */
-export type ProviderRCaptureMetadata = Record<string, never>;
-
-type CheckoutInput = v.InferOutput<typeof checkoutCreateSchema>;
-type PaymentInput = v.InferOutput<typeof paymentCreateSchema>;
-type CaptureInput = v.InferOutput<typeof captureSchema>;
-type RefundInput = v.InferOutput<typeof refundCreateSchema>;
 
 const labelSchema = v.pipe(
   v.string('must be a string'),
@@ -63,18 +38,44 @@ const labelSchema = v.pipe(
 const emailSchema = v.pipe(v.string('is required: the payer e-mail'), v.email('must be an e-mail address'));
 const referenceSchema = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));
 
-const checkoutMetadataSchema = v.strictObject({
+/** `provider_metadata` of `checkouts.create` (and `createCheckoutRedirect`). */
+export const checkoutMetadataSchema = v.strictObject({
+  /** Label shown to the payer, 1–16 characters. Default `Order from Eshop`. */
   label: v.optional(labelSchema),
+  /** The payer's e-mail when `customer` is given by `id` (a `customer.email` wins). */
   email: v.optional(emailSchema),
+  /** The merchant's reference sent as `refId`. Default: the idempotency key's refId, else `item_id`. */
   refId: v.optional(referenceSchema),
 });
-const paymentMetadataSchema = v.strictObject({
+/** `provider_metadata` of `payments.create`. */
+export const paymentMetadataSchema = v.strictObject({
+  /** The payer's e-mail (required, spec §2). */
   email: emailSchema,
+  /** Label shown to the payer, 1–16 characters. Default `Order from Eshop`. */
   paymentLabel: v.optional(labelSchema),
+  /** The merchant's reference sent as `refId`. Default: the idempotency key's refId, else `item_id`. */
   refId: v.optional(referenceSchema),
 });
-const refundMetadataSchema = v.strictObject({ refId: v.optional(referenceSchema) });
-const captureMetadataSchema = v.strictObject({});
+/** `provider_metadata` of `refunds.create`. */
+export const refundMetadataSchema = v.strictObject({
+  /** The refund's reference (`refId`), which becomes the Refund's `id`. Default: a new UUID. */
+  refId: v.optional(referenceSchema),
+});
+/** `provider_metadata` of `payments.capture`: Provider R takes nothing beyond the amount. */
+export const captureMetadataSchema = v.strictObject({});
+
+/** One upstream call, ready for the client: the HTTP request, the schema of its success body, and whether it can move money. */
+export interface ProviderRCall<S extends v.GenericSchema = v.GenericSchema> extends HttpRequest {
+  /** The call's name in errors (`POST /v2.0/payment`). */
+  call: string;
+  /** The schema of the success body. */
+  schema: S;
+  /** True for creations, refunds, captures and cancels: a refusal proves nothing happened only in narrow cases. */
+  movesMoney: boolean;
+}
+
+/** A reply that only acknowledges (`{ code: 0, message: "OK" }`): capture, cancel, refund. */
+const acknowledgementSchema = v.looseObject({});
 
 /** Parses a `provider_metadata` object, adding its issues (prefixed) to `issues`. */
 function readMetadata<S extends v.GenericSchema>(
@@ -94,25 +95,67 @@ function currencyIssues(currency: string, path: string): ValidationIssue[] {
     : [{ path, message: `is not a currency Provider R accepts (${PROVIDER_R_CURRENCIES.join(', ')})` }];
 }
 
-/** Checks an optional minor-unit amount (capture, refund): an integer above zero when given. */
-function optionalAmountIssues(amount: number | undefined): ValidationIssue[] {
-  return amount === undefined ? [] : amountIssues(amount, 'amount', { unit: 'minor' });
+/**
+ * Checks an amount in the standard unit of `currency` (every currency Provider R accepts has hundredths, so
+ * without a currency the check is to two decimals): above zero and no finer than the minor unit.
+ */
+function standardAmountIssues(amount: unknown, currency: string | undefined): ValidationIssue[] {
+  return amountIssues(amount, 'amount', { unit: 'major', currency });
 }
 
 /**
- * Checks a checkout request and builds the `paymentRedirect` body. `keyedRefId` is the refId the call's
- * idempotency key derives (`idempotencyRefId`): it is sent unless `provider_metadata.refId` names one.
+ * One call: its name, the schema of its success body, whether it can move money, and the HTTP request with the
+ * caller's signal (core carries the per-call timeout and retry on it).
  */
-export function checkoutBody(input: CheckoutInput, isSandbox: boolean, keyedRefId?: string): CheckoutBody {
+function wire<S extends v.GenericSchema>(
+  call: string,
+  schema: S,
+  movesMoney: boolean,
+  options: CallOptions,
+  request: Omit<HttpRequest, 'signal'>,
+): ProviderRCall<S> {
+  return { call, schema, movesMoney, ...request, signal: options.signal };
+}
+
+/**
+ * A creation (`POST`, never repeated: design §6) of `body`; its `refId` names it in errors, so a lost creation is
+ * found by it in the portal.
+ */
+function creation<B extends { refId?: string | undefined }>(
+  call: string,
+  path: string,
+  body: B,
+  options: CallOptions,
+) {
+  const context = body.refId === undefined ? undefined : { refId: body.refId };
+  const request = { method: 'POST', path, json: body, retrySafe: false, context } as const;
+  return { refId: body.refId, body, ...wire(call, createReplySchema, true, options, request) };
+}
+
+/** A one-issue `ValidationError`, for what is refused before any call that moves money. */
+export const invalid = (operation: Operation, path: string, message: string) =>
+  new ValidationError([{ path, message }], { operation });
+
+/**
+ * Checks a checkout request and builds the `POST /v2.0/paymentRedirect/merchant/{merchant}` call. `keyedRefId`
+ * is the refId the call's idempotency key derives (`idempotencyRefId`): sent unless `provider_metadata.refId`
+ * names one.
+ */
+export function checkoutRequest(
+  input: v.InferOutput<typeof checkoutCreateSchema>,
+  config: ProviderRConfig,
+  options: CallOptions,
+  keyedRefId?: string,
+) {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(checkoutMetadataSchema, input.provider_metadata, issues);
   // Amount and currency are top level for Provider R (spec §2), and this adapter needs both.
-  if (input.amount === undefined)
-    issues.push({ path: 'amount', message: 'is required: the price in minor units (10000 = 100.00)' });
-  else issues.push(...amountIssues(input.amount, 'amount', { unit: 'minor' }));
   if (input.currency === undefined)
     issues.push({ path: 'currency', message: 'is required for a Provider R checkout' });
   else issues.push(...currencyIssues(input.currency, 'currency'));
+  if (input.amount === undefined)
+    issues.push({ path: 'amount', message: 'is required: the price in the currency unit (250.5 = 250.50)' });
+  else issues.push(...standardAmountIssues(input.amount, input.currency));
   if (input.success_url === undefined)
     issues.push({ path: 'success_url', message: 'is required: where the payer returns after paying' });
   if (input.cancel_url === undefined)
@@ -126,23 +169,39 @@ export function checkoutBody(input: CheckoutInput, isSandbox: boolean, keyedRefI
     });
   }
   assertNoIssues(issues, 'checkouts.create');
-  return {
-    price: input.amount as number,
-    curr: input.currency as string,
+  const currency = input.currency as string;
+  const body = {
+    // Exact decimal conversion to the wire's integer minor units: 250.5 CZK → 25050.
+    price: toMinorUnits(input.amount as number, currency),
+    curr: currency,
     label: metadata?.label ?? DEFAULT_LABEL,
     refId: metadata?.refId ?? keyedRefId ?? input.item_id,
     email: email as string,
     method: 'ALL',
-    test: isSandbox,
+    test: config.isSandbox,
     url_paid: input.success_url as string,
     url_cancelled: input.cancel_url as string,
     // A payment still pending (a bank transfer on its way) returns the payer to the success page.
     url_pending: input.success_url as string,
   };
+  return creation(
+    'POST /v2.0/paymentRedirect',
+    path`/v2.0/paymentRedirect/merchant/${config.merchant}`,
+    body,
+    options,
+  );
 }
 
-/** Checks a payment request and builds the `POST /v2.0/payment` body (`keyedRefId` as for a checkout). */
-export function paymentBody(input: PaymentInput, isSandbox: boolean, keyedRefId?: string): PaymentBody {
+/** The body of `POST /v2.0/payment` (wire contract, "createPayment"). */
+export type PaymentBody = ReturnType<typeof paymentRequest>['body'];
+
+/** Checks a payment request and builds the `POST /v2.0/payment` call (`keyedRefId` as for a checkout). */
+export function paymentRequest(
+  input: v.InferOutput<typeof paymentCreateSchema>,
+  config: ProviderRConfig,
+  options: CallOptions,
+  keyedRefId?: string,
+) {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(paymentMetadataSchema, input.provider_metadata, issues);
   let payerId: string | undefined;
@@ -155,52 +214,112 @@ export function paymentBody(input: PaymentInput, isSandbox: boolean, keyedRefId?
         'must be { id }: Provider R identifies the payer by id; put the e-mail in provider_metadata.email',
     });
   } else payerId = input.customer.id;
-  issues.push(...amountIssues(input.amount, 'amount', { unit: 'minor' }));
   const currency = input.currency ?? DEFAULT_CURRENCY;
   issues.push(...currencyIssues(currency, 'currency'));
+  issues.push(...standardAmountIssues(input.amount, currency));
   assertNoIssues(issues, 'payments.create');
-  return {
-    price: input.amount,
+  const body = {
+    price: toMinorUnits(input.amount, currency),
     curr: currency,
     label: metadata?.paymentLabel ?? DEFAULT_LABEL,
     refId: metadata?.refId ?? keyedRefId ?? input.item_id,
     payerId: payerId as string,
-    email: (metadata as ProviderRPaymentMetadata).email,
+    email: (metadata as v.InferOutput<typeof paymentMetadataSchema>).email,
     method: 'ALL',
     prepareOnly: true,
-    test: isSandbox,
+    test: config.isSandbox,
   };
+  return creation('POST /v2.0/payment', '/v2.0/payment', body, options);
 }
 
-/** Checks a capture request; returns the amount to capture (`undefined`: the whole authorisation). */
-export function captureAmount(input: CaptureInput): number | undefined {
+/** The v1.0 status call (wire contract, "Status"): the read behind retrieve, capture, cancel, refund and webhooks. */
+export function statusRequest(transId: string, config: ProviderRConfig, options: CallOptions) {
+  return wire('POST /v1.0/status', statusReplySchema, false, options, {
+    method: 'POST',
+    path: '/v1.0/status',
+    // The status call authenticates with these fields as well as with Basic (design §8).
+    form: { merchant: config.merchant, transId, secret: config.secret },
+    // A read: repeating it cannot move money (design §6).
+    retrySafe: true,
+  });
+}
+
+/** Checks a capture request; returns the amount to capture in the standard unit (`undefined`: all of it). */
+export function captureAmount(input: v.InferOutput<typeof captureSchema>): number | undefined {
   const issues: ValidationIssue[] = [];
   readMetadata(captureMetadataSchema, input.provider_metadata, issues);
-  issues.push(...optionalAmountIssues(input.amount));
+  // The currency is the payment's, known after the status read; every Provider R currency has hundredths.
+  if (input.amount !== undefined) issues.push(...standardAmountIssues(input.amount, undefined));
   assertNoIssues(issues, 'payments.capture');
   return input.amount;
 }
 
-/** What a refund request asks for, checked before the status read. */
-export interface RefundRequest {
-  refId: string;
-  amount: number | undefined;
-  currency: string | undefined;
+/** `PUT /v2.0/preauth/transId/{transId}.json`: captures `price` minor units (all of it without one). */
+export function captureRequest(transId: string, price: number | undefined, options: CallOptions) {
+  return wire('PUT /v2.0/preauth', acknowledgementSchema, true, options, {
+    method: 'PUT',
+    path: path`/v2.0/preauth/transId/${transId}.json`,
+    json: price === undefined ? {} : { amount: price },
+    // A second capture of the same pre-authorisation is refused by the provider, so a retry cannot capture
+    // twice; its refusal after a lost reply is reconciled with a status read (flows/settle.ts).
+    retrySafe: true,
+    context: { transId },
+  });
+}
+
+/** The two cancels: of a pre-authorisation (`AUTHORIZED`) and of a payment still `PENDING`. */
+export function cancelRequest(
+  what: 'cancelPreauthorisation' | 'cancelPending',
+  transId: string,
+  options: CallOptions,
+) {
+  const preauth = what === 'cancelPreauthorisation';
+  return wire(
+    preauth ? 'DELETE /v2.0/preauth' : 'DELETE /v2.0/payment',
+    acknowledgementSchema,
+    true,
+    options,
+    {
+      method: 'DELETE',
+      path: preauth
+        ? path`/v2.0/preauth/transId/${transId}.json`
+        : path`/v2.0/payment/transId/${transId}.json`,
+      // The provider refuses a second cancel (the payment is no longer pending), so a retry cannot cancel twice.
+      retrySafe: true,
+      context: { transId },
+    },
+  );
 }
 
 /**
  * Checks a refund request before any I/O. The refId is `provider_metadata.refId`, else the one the call's
- * idempotency key derives (`keyedRefId`), else a new UUID.
+ * idempotency key derives (`keyedRefId`), else a new UUID; `amount` (standard unit) `undefined` refunds it all.
  */
-export function refundRequest(input: RefundInput, keyedRefId?: string): RefundRequest {
+export function refundRequest(input: v.InferOutput<typeof refundCreateSchema>, keyedRefId?: string) {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(refundMetadataSchema, input.provider_metadata, issues);
-  issues.push(...optionalAmountIssues(input.amount));
   if (input.currency !== undefined) issues.push(...currencyIssues(input.currency, 'currency'));
+  if (input.amount !== undefined) issues.push(...standardAmountIssues(input.amount, input.currency));
   assertNoIssues(issues, 'refunds.create');
   return {
     refId: metadata?.refId ?? keyedRefId ?? crypto.randomUUID(),
     amount: input.amount,
     currency: input.currency,
   };
+}
+
+/** What a refund sends: `price` in minor units of transaction `transId`, `test` as the configured mode. */
+export type RefundSent = { transId: string; price: number; currency: string; refId: string; test: boolean };
+
+/** `POST /v2.0/refund.json` of a refund. */
+export function refundCall(refund: RefundSent, options: CallOptions) {
+  const { transId, price, currency, refId, test } = refund;
+  return wire('POST /v2.0/refund.json', acknowledgementSchema, true, options, {
+    method: 'POST',
+    path: '/v2.0/refund.json',
+    json: { transId, amount: price, curr: currency, refId, test },
+    retrySafe: false,
+    // Names the refund in any error, so a caller can reconcile a lost reply by its refId.
+    context: { transId, refId },
+  });
 }

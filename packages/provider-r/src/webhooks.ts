@@ -13,15 +13,17 @@ import {
   parseJson,
   timingSafeEqual,
   type WebhookDelivery,
+  type WebhookFailureReason,
   WebhookVerificationError,
   webhookEvent,
 } from '@pay/core';
 import * as v from '@pay/core/schema';
-import type { ProviderRTypes } from './adapter.js';
+import type { ProviderRClient } from './client.js';
 import type { ProviderRConfig } from './config.js';
 import { eventTypesOf, invoiceFromStatus, paymentFromStatus } from './mapping.js';
-import { mediaType, type ProviderRUpstream } from './upstream.js';
-import { PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
+import { statusRequest } from './requests.js';
+import type { ProviderRTypes } from './types.js';
+import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
 
 /** The raw event names, one per status. */
 const RAW_EVENT_NAMES = PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const);
@@ -31,11 +33,9 @@ function readPush(delivery: WebhookDelivery): Record<string, unknown> {
   if (mediaType(delivery.headers['content-type']) !== 'application/json') return parseForm(delivery.body);
   const parsed = parseJson(delivery.body);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new WebhookVerificationError(
+    refuse(
+      'malformed_payload',
       'The Provider R push says application/json but its body is not a JSON object.',
-      {
-        reason: 'malformed_payload',
-      },
     );
   }
   return parsed as Record<string, unknown>;
@@ -48,19 +48,32 @@ function fieldText(value: unknown): string | undefined {
     : undefined;
 }
 
-/** Builds the events of a confirmed status, normalised first, then the raw `providerR.<STATUS>`. */
-function eventsFor(confirmed: ProviderRStatusReply, confirmedAt: number, isSandbox: boolean): PayEvent[] {
+/**
+ * Builds the events of a confirmed status, normalised first, then the raw `providerR.<STATUS>`. Their records
+ * carry the request id of the status read that confirmed them.
+ */
+function eventsFor(
+  confirmed: ProviderRStatusReply,
+  confirmedAt: number,
+  isSandbox: boolean,
+  requestId: string,
+): PayEvent[] {
   const key = [confirmed.transId, confirmed.status];
   const base = { key, provider: 'providerR' as const, created: confirmedAt };
   const normalised = eventTypesOf(confirmed.status).map((type) =>
     type === 'invoice.generated'
-      ? webhookEvent({ ...base, type, data: invoiceFromStatus(confirmed, confirmedAt, isSandbox) })
-      : webhookEvent({ ...base, type, data: paymentFromStatus(confirmed, isSandbox) }),
+      ? webhookEvent({ ...base, type, data: invoiceFromStatus(confirmed, confirmedAt, isSandbox, requestId) })
+      : webhookEvent({ ...base, type, data: paymentFromStatus(confirmed, isSandbox, requestId) }),
   );
   return [
     ...normalised,
     webhookEvent({ ...base, type: `providerR.${confirmed.status}`, data: confirmed, is_raw: true }),
   ];
+}
+
+/** Refuses a delivery (nothing is processed): `WebhookVerificationError` with `reason`. */
+function refuse(reason: WebhookFailureReason, message: string, retryable?: true): never {
+  throw new WebhookVerificationError(message, { reason, ...(retryable ? { retryable } : {}) });
 }
 
 /** The mode a handler serves, in words for its errors. */
@@ -73,9 +86,9 @@ const modeName = (test: boolean) => (test ? 'test (sandbox)' : 'live (production
  */
 function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void {
   if (test === isSandbox) return;
-  throw new WebhookVerificationError(
+  refuse(
+    'mode_mismatch',
     `The ${where} is for a ${modeName(test)} payment but this handler is configured for ${modeName(isSandbox)} (PROVIDER_R_SANDBOX / isSandbox); it is not processed here. Point the provider's push URL for each mode at the deployment configured for it.`,
-    { reason: 'mode_mismatch' },
   );
 }
 
@@ -85,48 +98,34 @@ function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void
  */
 async function confirmedEvents(
   config: ProviderRConfig,
-  upstream: ProviderRUpstream,
+  client: ProviderRClient,
   pushed: PushFields,
 ): Promise<PayEvent[]> {
-  const confirmed = await upstream.status(pushed.transId, {});
-  if (confirmed.transId !== pushed.transId) {
-    throw new WebhookVerificationError(
-      'The status call answered for another transaction than the push names.',
-      {
-        reason: 'confirmation_failed',
-      },
-    );
-  }
+  const { body: confirmed, requestId } = await client.send(statusRequest(pushed.transId, config, {}));
+  if (confirmed.transId !== pushed.transId)
+    refuse('confirmation_failed', 'The status call answered for another transaction than the push names.');
   // The status call authenticates as the configured merchant; a reply naming another one is not ours.
-  if (confirmed.merchant !== undefined && !timingSafeEqual(confirmed.merchant, config.merchant)) {
-    throw new WebhookVerificationError(
-      'The status confirmation names another merchant than the configured one; nothing is processed.',
-      { reason: 'merchant_mismatch' },
-    );
-  }
+  if (confirmed.merchant !== undefined && !timingSafeEqual(confirmed.merchant, config.merchant))
+    refuse('merchant_mismatch', 'The status confirmation names another merchant than the configured one.');
   const test = confirmed.test ?? pushed.test;
-  if (test === undefined) {
-    throw new WebhookVerificationError(
+  if (test === undefined)
+    refuse(
+      'malformed_payload',
       'Neither the push nor its status confirmation says whether the payment is a test one, so test and live cannot be told apart; refused.',
-      { reason: 'malformed_payload' },
     );
-  }
-  if (pushed.test !== undefined && confirmed.test !== undefined && pushed.test !== confirmed.test) {
-    throw new WebhookVerificationError(
-      'The push and its status confirmation disagree on whether the payment is a test one; refused.',
-      { reason: 'confirmation_failed' },
+  if (pushed.test !== undefined && confirmed.test !== undefined && pushed.test !== confirmed.test)
+    refuse(
+      'confirmation_failed',
+      'The push and its status confirmation disagree on whether it is a test payment.',
     );
-  }
   refuseOtherMode(test, config.isSandbox, 'confirmed payment');
   if (confirmed.status === 'PENDING' && pushed.status !== 'PENDING') {
     // The provider announced a final status its own status call does not show yet: refuse as retryable so the
     // provider delivers again once the two agree.
-    throw new WebhookVerificationError(
-      `The push announces ${pushed.status} but the provider still reports PENDING; deliver again later.`,
-      { reason: 'unconfirmed_status', retryable: true },
-    );
+    const message = `The push announces ${pushed.status} but the provider still reports PENDING; deliver again later.`;
+    refuse('unconfirmed_status', message, true);
   }
-  return eventsFor(confirmed, Date.now(), config.isSandbox);
+  return eventsFor(confirmed, Date.now(), config.isSandbox, requestId);
 }
 
 /** The push fields the verification reads. */
@@ -135,7 +134,7 @@ type PushFields = v.InferOutput<typeof pushSchema>;
 /** The webhook definition of the adapter; the confirmation goes through the adapter's own status call. */
 export function createWebhookDefinition(
   config: ProviderRConfig,
-  upstream: ProviderRUpstream,
+  client: ProviderRClient,
 ): AdapterDefinition<ProviderRTypes>['webhooks'] {
   return {
     rawEventNames: RAW_EVENT_NAMES,
@@ -146,36 +145,24 @@ export function createWebhookDefinition(
      * read, and to `events()`, which reads the status.
      */
     async verify(delivery, webhookSecret): Promise<AuthenticatedDelivery> {
-      if (!webhookSecret) {
-        throw new WebhookVerificationError(
+      if (!webhookSecret)
+        refuse(
+          'missing_secret',
           'Provider R pushes are checked with the merchant secret: pass it as webhookSecret.',
-          { reason: 'missing_secret' },
         );
-      }
       const fields = readPush(delivery);
-      if (!timingSafeEqual(fieldText(fields.secret) ?? '', webhookSecret)) {
-        throw new WebhookVerificationError(
-          'The push carries a wrong or no `secret`; it did not come from Provider R.',
-          { reason: 'invalid_secret' },
-        );
-      }
-      if (!timingSafeEqual(fieldText(fields.merchant) ?? '', config.merchant)) {
-        throw new WebhookVerificationError('The push names another merchant than the configured one.', {
-          reason: 'merchant_mismatch',
-        });
-      }
+      if (!timingSafeEqual(fieldText(fields.secret) ?? '', webhookSecret))
+        refuse('invalid_secret', 'The push carries a wrong or no `secret`; it did not come from Provider R.');
+      if (!timingSafeEqual(fieldText(fields.merchant) ?? '', config.merchant))
+        refuse('merchant_mismatch', 'The push names another merchant than the configured one.');
       const parsed = v.safeParse(pushSchema, fields);
-      if (!parsed.success) {
-        throw new WebhookVerificationError('The push lacks a valid `transId` or `status`.', {
-          reason: 'malformed_payload',
-        });
-      }
+      if (!parsed.success) refuse('malformed_payload', 'The push lacks a valid `transId` or `status`.');
       const pushed = parsed.output;
       // Refused here already, so a replayed test push costs a production handler no status read.
       if (pushed.test !== undefined) refuseOtherMode(pushed.test, config.isSandbox, 'push');
       return {
         key: `${pushed.transId}:${pushed.status}`,
-        events: () => confirmedEvents(config, upstream, pushed),
+        events: () => confirmedEvents(config, client, pushed),
       };
     },
   };

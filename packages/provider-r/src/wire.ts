@@ -33,29 +33,15 @@ export const PROVIDER_R_CODES = {
   1500: 'unexpected error',
 } as const;
 
-/** Code of a `transId` the provider cannot load (wire contract, "Response codes"). */
-export const UNKNOWN_TRANSACTION_CODE = '1104';
-/**
- * Code 1400 is "bad request or unauthorised access", and the status call also answers an unknown `transId` with it
- * (published: `error=1400&message=Payment not found (status), params: …`, test/fixtures/SOURCE.md). Only that
- * message text tells the two apart: an unauthorised caller (`Access from unauthorized location [ip]!`,
- * `Unauthorized access`) must still get an error, never "no such payment".
- */
-export const BAD_REQUEST_CODE = '1400';
-const PAYMENT_NOT_FOUND = /^\s*payment not found\b/i;
-/** Codes after which the same call may succeed later (the provider's own storage or an unexpected failure). */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['1200', '1500']);
+/** The media type of a `content-type` value, lower-cased, parameters dropped. */
+export function mediaType(contentType: string | null | undefined): string {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
 
-/**
- * True when a status-call error says the transaction does not exist: code 1104, or code 1400 whose message
- * starts with "Payment not found" (the rule above). Any other 1400 is a refusal of the caller.
- */
-export function isUnknownTransactionAnswer(
-  providerCode: string | undefined,
-  message: string | undefined,
-): boolean {
-  if (providerCode === UNKNOWN_TRANSACTION_CODE) return true;
-  return providerCode === BAD_REQUEST_CODE && PAYMENT_NOT_FOUND.test(message ?? '');
+/** Removes the `secret` the status reply echoes, so it never reaches a record, an event or an error. */
+export function withoutSecret(fields: Record<string, unknown>): Record<string, unknown> {
+  const { secret: _secret, ...rest } = fields;
+  return rest;
 }
 
 /** Text, also when a JSON body carries a number (`"transId": 123`). */
@@ -66,8 +52,14 @@ const text = v.pipe(
 /** An integer that may arrive as text (`price=10000` in a form body). */
 const integer = v.pipe(
   v.union([
-    v.pipe(v.number(), v.integer()),
-    v.pipe(v.string(), v.trim(), v.regex(/^-?\d+$/, 'must be an integer'), v.transform(Number)),
+    v.pipe(v.number(), v.safeInteger()),
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^-?\d+$/, 'must be an integer'),
+      v.transform(Number),
+      v.safeInteger(),
+    ),
   ]),
   v.number(),
 );

@@ -26,7 +26,7 @@ function thrown(run: () => unknown): unknown {
 
 const payment = {
   customer: { id: 'cust_42' },
-  amount: 10000,
+  amount: 100,
   provider_metadata: { email: 'payer@example.com' },
 };
 
@@ -90,5 +90,41 @@ describe('configuration', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
     const [request] = fetch.mock.calls[0] as unknown as [Request];
     expect(request.url).toBe('https://proxy.example/r/v2.0/payment');
+  });
+
+  it('PROVIDER_R_BASE_URL points the default factory at another host (pay dev, a proxy); an explicit baseUrl wins', async () => {
+    vi.stubEnv('PROVIDER_R_MERCHANT', MERCHANT);
+    vi.stubEnv('PROVIDER_R_SECRET', SECRET);
+    vi.stubEnv('PROVIDER_R_SANDBOX', 'true');
+    vi.stubEnv('PROVIDER_R_BASE_URL', 'http://127.0.0.1:4010');
+    const created = { code: 0, message: 'OK', transId: TRANS_ID, redirect: REDIRECT };
+    const local = nock('http://127.0.0.1:4010').post('/v2.0/payment').reply(200, created);
+    await providerR({ retry: 0 }).createPayment(payment);
+    expect(local.isDone()).toBe(true);
+    const proxy = nock('https://proxy.example').post('/r/v2.0/payment').reply(200, created);
+    await providerR({ retry: 0, baseUrl: 'https://proxy.example/r/' }).createPayment(payment);
+    expect(proxy.isDone()).toBe(true);
+  });
+
+  it('without PROVIDER_R_BASE_URL the default factory talks to the production host', async () => {
+    vi.stubEnv('PROVIDER_R_MERCHANT', MERCHANT);
+    vi.stubEnv('PROVIDER_R_SECRET', SECRET);
+    vi.stubEnv('PROVIDER_R_SANDBOX', 'true');
+    vi.stubEnv('PROVIDER_R_BASE_URL', '');
+    const scope = nock(BASE_URL)
+      .post('/v2.0/payment')
+      .reply(200, { code: 0, message: 'OK', transId: TRANS_ID, redirect: REDIRECT });
+    await providerR({ retry: 0 }).createPayment(payment);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('refuses a PROVIDER_R_BASE_URL that is not an absolute URL, without echoing it', () => {
+    vi.stubEnv('PROVIDER_R_MERCHANT', MERCHANT);
+    vi.stubEnv('PROVIDER_R_SECRET', SECRET);
+    vi.stubEnv('PROVIDER_R_SANDBOX', 'true');
+    vi.stubEnv('PROVIDER_R_BASE_URL', 'localhost-4010');
+    const error = thrown(() => providerR());
+    expect(error).toMatchObject({ code: 'configuration_error', missing: ['baseUrl'] });
+    expect((error as Error).message).not.toContain('localhost-4010');
   });
 });

@@ -30,13 +30,14 @@ function adapterFor(target: ProviderRSimulator, retry = 1): ProviderRAdapter {
 
 const paymentParams = {
   customer: { id: 'cust_42' },
-  amount: 10000,
+  // 100.00 CZK: the simulator holds the wire price, 10000 minor units.
+  amount: 100,
   metadata: { cart: 'c-9' },
   provider_metadata: { email: 'payer@example.com' },
 };
 const checkoutParams = {
   customer: { email: 'payer@example.com' },
-  amount: 25000,
+  amount: 250,
   currency: 'CZK',
   success_url: 'https://shop.example/paid',
   cancel_url: 'https://shop.example/cancelled',
@@ -133,9 +134,9 @@ describe('Provider R idempotency keys against the simulator (the ledger is the m
       fault: { kind: 'drop-after' },
     });
 
-    await rejectionOf(pay.refunds.create({ payment_id: payment.id, amount: 3000 }, { idempotencyKey: key }));
+    await rejectionOf(pay.refunds.create({ payment_id: payment.id, amount: 30 }, { idempotencyKey: key }));
     const retried = await rejectionOf(
-      pay.refunds.create({ payment_id: payment.id, amount: 3000 }, { idempotencyKey: key }),
+      pay.refunds.create({ payment_id: payment.id, amount: 30 }, { idempotencyKey: key }),
     );
     expectUnknownCreation(retried, { refId, transId: payment.id, idempotencyKey: key });
     expect(sentTo('/v2.0/refund.json')).toHaveLength(1);
@@ -197,7 +198,7 @@ describe('Provider R idempotency keys against the simulator (the ledger is the m
     await expect(pay.resolve(key)).resolves.toMatchObject({
       status: 'found',
       source: 'provider',
-      record: { id: first.id, status: 'succeeded', amount_paid: 10000 },
+      record: { id: first.id, status: 'succeeded', amount_paid: 100 },
     });
   });
 
@@ -209,15 +210,15 @@ describe('Provider R idempotency keys against the simulator (the ledger is the m
     simulator.faults.inject({ method: 'PUT', path, times: 1, fault: { kind: 'drop-after' } });
 
     const lost = await rejectionOf(
-      pay.payments.capture(payment.id, { amount: 10000 }, { idempotencyKey: 'cap-1' }),
+      pay.payments.capture(payment.id, { amount: 100 }, { idempotencyKey: 'cap-1' }),
     );
     expect(lost).toMatchObject({ outcome: 'unknown' });
     await expect(pay.resolve('cap-1')).resolves.toMatchObject({
       status: 'found',
-      record: { id: payment.id, status: 'succeeded', amount_paid: 10000 },
+      record: { id: payment.id, status: 'succeeded', amount_paid: 100 },
     });
     await expect(
-      pay.payments.capture(payment.id, { amount: 10000 }, { idempotencyKey: 'cap-1' }),
+      pay.payments.capture(payment.id, { amount: 100 }, { idempotencyKey: 'cap-1' }),
     ).resolves.toMatchObject({ id: payment.id, status: 'succeeded' });
     expect(simulator.requests.filter((request) => request.method === 'PUT')).toHaveLength(1);
   });
@@ -250,7 +251,7 @@ describe('Provider R idempotency keys against the simulator (the ledger is the m
     const payment = await pay.payments.create(paymentParams);
     await expect(
       pay.adapter.resolve?.({ operation: 'payments.create', context: { transId: payment.id } }),
-    ).resolves.toMatchObject({ id: payment.id, status: 'pending', amount: 10000 });
+    ).resolves.toMatchObject({ id: payment.id, status: 'pending', amount: 100 });
     await expect(
       pay.adapter.resolve?.({ operation: 'refunds.create', context: { transId: payment.id, refId: 'RF-1' } }),
     ).resolves.toBeUndefined();

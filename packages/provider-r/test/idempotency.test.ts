@@ -30,13 +30,13 @@ useNock();
 const paymentParams = {
   customer: { id: 'cust_42' },
   item_id: 'order-1001',
-  amount: 10000,
+  amount: 100,
   provider_metadata: { email: 'payer@example.com' },
 };
 const checkoutParams = {
   customer: { email: 'payer@example.com' },
   item_id: 'order-1001',
-  amount: 10000,
+  amount: 100,
   currency: 'CZK',
   success_url: 'https://shop.example/paid',
   cancel_url: 'https://shop.example/cancelled',
@@ -136,10 +136,10 @@ describe('the refId of a keyed creation derives from the idempotency key', () =>
       });
     const pay = createPay(testAdapter(), { idempotency: loggingStore(events) });
     const refund = await pay.refunds.create(
-      { payment_id: TRANS_ID, amount: 3000 },
+      { payment_id: TRANS_ID, amount: 30 },
       { idempotencyKey: 'rf-key-1' },
     );
-    expect(refund).toMatchObject({ id: refId, payment_id: TRANS_ID, amount: 3000 });
+    expect(refund).toMatchObject({ id: refId, payment_id: TRANS_ID, amount: 30 });
     expect(sent).toEqual({ transId: TRANS_ID, amount: 3000, curr: 'CZK', refId, test: true });
     expect(events.slice(0, 3)).toEqual([
       'POST /v1.0/status',
@@ -182,7 +182,7 @@ describe('the refId of a keyed creation derives from the idempotency key', () =>
       .post('/v1.0/status')
       .reply(200, statusReply({ status: 'CANCELLED' }), FORM);
     const pay = createPay(testAdapter(), { idempotency: loggingStore(events) });
-    await pay.payments.capture(TRANS_ID, { amount: 8000 }, { idempotencyKey: 'cap-key' });
+    await pay.payments.capture(TRANS_ID, { amount: 80 }, { idempotencyKey: 'cap-key' });
     await pay.payments.cancel(TRANS_ID, { idempotencyKey: 'cancel-key' });
     expect(events).toEqual([
       `checkpoint ${JSON.stringify({ step: 'capture_sent', transId: TRANS_ID, amount: 8000 })}`,

@@ -7,7 +7,7 @@ const reply: ProviderRStatusReply = {
   message: 'OK',
   transId: 'AB12-CD34-EF56',
   status: 'PAID',
-  price: 10000,
+  price: 10050,
   curr: 'CZK',
   label: 'Order from Eshop',
   refId: 'order-1001',
@@ -23,37 +23,46 @@ describe('mapping tables', () => {
   });
 
   it('identify the payer by payerId, else by e-mail, else not at all', () => {
-    expect(paymentFromStatus({ ...reply, payerId: 'cust_42' }, true).customer).toEqual({ id: 'cust_42' });
-    expect(paymentFromStatus(reply, true).customer).toEqual({ email: 'payer@example.com' });
-    expect(paymentFromStatus({ ...reply, email: undefined }, true).customer).toBeNull();
+    expect(paymentFromStatus({ ...reply, payerId: 'cust_42' }, true, null).customer).toEqual({
+      id: 'cust_42',
+    });
+    expect(paymentFromStatus(reply, true, null).customer).toEqual({ email: 'payer@example.com' });
+    expect(paymentFromStatus({ ...reply, email: undefined }, true, null).customer).toBeNull();
   });
 
   it('read every table through own entries: a status named like an Object.prototype member is unknown', () => {
     for (const odd of ['constructor', '__proto__', 'toString', 'CONSTRUCTOR']) {
-      const payment = paymentFromStatus({ ...reply, status: odd }, true);
+      const payment = paymentFromStatus({ ...reply, status: odd }, true, null);
       expect(payment).toMatchObject({ status: 'processing', amount_paid: null, requires_action: false });
     }
   });
 
+  it('convert the wire price (minor units) to the standard unit exactly: 10050 is 100.50 CZK', () => {
+    expect(paymentFromStatus(reply, true, null)).toMatchObject({ amount: 100.5, amount_paid: 100.5 });
+    // 0.07 * 100 is 7.000000000000001 in floats: the conversion moves the decimal point in the text instead.
+    expect(paymentFromStatus({ ...reply, price: 7 }, true, null).amount).toBe(0.07);
+    expect(paymentFromStatus({ ...reply, price: 123456789012345 }, true, null).amount).toBe(1234567890123.45);
+  });
+
   it('say what was paid: the price once PAID, nothing before or after cancelling', () => {
-    expect(paymentFromStatus(reply, true).amount_paid).toBe(10000);
+    expect(paymentFromStatus(reply, true, null).amount_paid).toBe(100.5);
     for (const status of ['PENDING', 'AUTHORIZED', 'CANCELLED'])
-      expect(paymentFromStatus({ ...reply, status }, true).amount_paid).toBe(0);
+      expect(paymentFromStatus({ ...reply, status }, true, null).amount_paid).toBe(0);
   });
 
   it('take livemode from the reply, and from the configured mode only when the reply has no test flag', () => {
-    expect(paymentFromStatus({ ...reply, test: true }, false).livemode).toBe(false);
-    expect(paymentFromStatus({ ...reply, test: false }, true).livemode).toBe(true);
-    expect(paymentFromStatus(reply, false).livemode).toBe(true);
+    expect(paymentFromStatus({ ...reply, test: true }, false, null).livemode).toBe(false);
+    expect(paymentFromStatus({ ...reply, test: false }, true, null).livemode).toBe(true);
+    expect(paymentFromStatus(reply, false, null).livemode).toBe(true);
   });
 
   it('build the invoice of a paid transaction from the confirmed reply', () => {
     const confirmedAt = Date.UTC(2026, 0, 2, 3, 4, 5);
-    expect(invoiceFromStatus(reply, confirmedAt, true)).toEqual({
+    expect(invoiceFromStatus(reply, confirmedAt, true, 'req-1')).toEqual({
       provider: 'providerR',
       id: reply.transId,
       payment_id: reply.transId,
-      amount_paid: 10000,
+      amount_paid: 100.5,
       currency: 'CZK',
       status: 'paid',
       paid_at: '2026-01-02T03:04:05.000Z',
@@ -61,6 +70,7 @@ describe('mapping tables', () => {
       metadata: { refId: 'order-1001', label: 'Order from Eshop' },
       // The reply carries no `test` flag: the configured mode (sandbox here) decides.
       livemode: false,
+      request_id: 'req-1',
       raw: reply,
     });
   });

@@ -23,13 +23,13 @@ useNock();
 const paymentParams = {
   customer: { id: 'cust_42' },
   item_id: 'order-1001',
-  amount: 10000,
+  amount: 100,
   provider_metadata: { email: 'payer@example.com' },
 };
 const checkoutParams = {
   customer: { email: 'payer@example.com' },
   item_id: 'order-1001',
-  amount: 10000,
+  amount: 100,
   currency: 'CZK',
   success_url: 'https://shop.example/paid',
   cancel_url: 'https://shop.example/cancelled',
@@ -104,7 +104,7 @@ describe('creations and refunds are sent once, and a 5xx or 1500 answer is an un
     const error = await rejectionOf(
       testAdapter({ retry: 2 }).createRefund({
         payment_id: TRANS_ID,
-        amount: 100,
+        amount: 1,
         provider_metadata: { refId: 'RF-1' },
       }),
     );
@@ -134,14 +134,14 @@ describe('payments.capture returns success only for the amount asked for (issue 
       .reply(400, { code: 1400, message: 'Payment is not pre-authorised' })
       .post('/v1.0/status')
       .reply(200, statusReply({ status: 'PAID', price: '4000' }), FORM);
-    const error = await rejectionOf(testAdapter({ retry: 1 }).capturePayment(TRANS_ID, { amount: 6000 }));
+    const error = await rejectionOf(testAdapter({ retry: 1 }).capturePayment(TRANS_ID, { amount: 60 }));
     expect(ProviderApiError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
       providerCode: '1400',
       retryable: false,
-      context: { transId: TRANS_ID, capturedAmount: 4000, requestedAmount: 6000 },
+      context: { transId: TRANS_ID, capturedAmount: 40, requestedAmount: 60 },
     });
-    expect((error as Error).message).toContain('already captured for 4000');
+    expect((error as Error).message).toContain('already captured for 40 CZK, not the 60 CZK asked for');
     expect(scope.isDone()).toBe(true);
   });
 
@@ -149,9 +149,9 @@ describe('payments.capture returns success only for the amount asked for (issue 
     const scope = nock(BASE_URL)
       .post('/v1.0/status')
       .reply(200, statusReply({ status: 'PAID', price: '6000' }), FORM);
-    await expect(testAdapter().capturePayment(TRANS_ID, { amount: 6000 })).resolves.toMatchObject({
+    await expect(testAdapter().capturePayment(TRANS_ID, { amount: 60 })).resolves.toMatchObject({
       status: 'succeeded',
-      amount: 6000,
+      amount: 60,
     });
     expect(scope.isDone()).toBe(true);
   });
@@ -160,19 +160,19 @@ describe('payments.capture returns success only for the amount asked for (issue 
     nock(BASE_URL)
       .post('/v1.0/status')
       .reply(200, statusReply({ status: 'PAID', price: '10000' }), FORM);
-    const error = await rejectionOf(testAdapter().capturePayment(TRANS_ID, { amount: 6000 }));
+    const error = await rejectionOf(testAdapter().capturePayment(TRANS_ID, { amount: 60 }));
     expect(ValidationError.isInstance(error)).toBe(true);
     expect((error as ValidationError).issues[0]).toMatchObject({ path: 'amount' });
-    expect((error as Error).message).toContain('already captured for 10000');
+    expect((error as Error).message).toContain('already captured for 100 CZK');
   });
 
   it('refuses an amount above the pre-authorisation, and a payment that is not pre-authorised, before capturing', async () => {
     nock(BASE_URL)
       .post('/v1.0/status')
       .reply(200, statusReply({ status: 'AUTHORIZED', price: '5000' }), FORM);
-    expect(await rejectionOf(testAdapter().capturePayment(TRANS_ID, { amount: 6000 }))).toMatchObject({
+    expect(await rejectionOf(testAdapter().capturePayment(TRANS_ID, { amount: 60 }))).toMatchObject({
       code: 'validation_error',
-      issues: [{ path: 'amount' }],
+      issues: [{ path: 'amount', message: 'must be at most 50, the amount pre-authorised' }],
     });
     nock(BASE_URL)
       .post('/v1.0/status')

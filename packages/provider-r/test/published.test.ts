@@ -61,7 +61,7 @@ describe('published creation replies', () => {
   const paymentParams = {
     customer: { id: 'cust_42' },
     item_id: 'order-1001',
-    amount: 10000,
+    amount: 100,
     provider_metadata: { email: 'payer@example.com' },
   };
 
@@ -71,7 +71,7 @@ describe('published creation replies', () => {
     expect(payment).toMatchObject({
       id: 'AB12-CD34-EF56',
       status: 'pending',
-      amount: 10000,
+      amount: 100,
       amount_paid: 0,
       livemode: false,
       payment_url: 'https://payments.provider-r.example/client/instructions/index?id=AB12-CD34-EF56',
@@ -83,7 +83,7 @@ describe('published creation replies', () => {
     const scope = replay('redirect-create.json');
     const redirect = await adapterFor('123456').createCheckoutRedirect({
       customer: { email: 'payer@example.com' },
-      amount: 10000,
+      amount: 100,
       currency: 'CZK',
       success_url: 'https://shop.example/paid',
       cancel_url: 'https://shop.example/cancelled',
@@ -134,8 +134,8 @@ describe('published status replies', () => {
     expect(payment).toMatchObject({
       id: '3IX8-NZ9I-KDTO',
       status: 'succeeded',
-      amount: 12900,
-      amount_paid: 12900,
+      amount: 129,
+      amount_paid: 129,
       currency: 'CZK',
       livemode: true,
       customer: { email: 'payer1@example.com' },
@@ -148,7 +148,7 @@ describe('published status replies', () => {
     replay('status-pending-form.json');
     await expect(adapterFor('0987').retrievePayment('AAAA-BBBB-CCCC')).resolves.toMatchObject({
       status: 'pending',
-      amount: 10000,
+      amount: 100,
       amount_paid: 0,
       livemode: false,
       requires_action: true,
@@ -160,7 +160,7 @@ describe('published status replies', () => {
     const payment = await adapterFor('fixture-merchant').retrievePayment('PAY-123');
     expect(payment).toMatchObject({
       status: 'succeeded',
-      amount: 12345,
+      amount: 123.45,
       livemode: false,
       customer: { id: 'PAYER-7' },
     });
@@ -206,7 +206,7 @@ describe('published capture, cancel and refund replies', () => {
     const capture = replay('capture.json');
     replay('status-paid-form.json', (body) => body.replace('3IX8-NZ9I-KDTO', 'AB12-CD34-EF56'));
     const payment = await adapterFor('123456', false).capturePayment('AB12-CD34-EF56');
-    expect(payment).toMatchObject({ status: 'succeeded', amount: 12900, amount_paid: 12900 });
+    expect(payment).toMatchObject({ status: 'succeeded', amount: 129, amount_paid: 129 });
     expect(capture.isDone()).toBe(true);
   });
 
@@ -237,13 +237,13 @@ describe('published capture, cancel and refund replies', () => {
     replay('status-paid-form.json', (body) => body.replace('3IX8-NZ9I-KDTO', 'AB12-CD34-EF56'));
     replay('refund.json');
     await expect(
-      adapterFor('123456', false).createRefund({ payment_id: 'AB12-CD34-EF56', amount: 900 }),
-    ).resolves.toMatchObject({ amount: 900, currency: 'CZK', status: 'succeeded', livemode: true });
+      adapterFor('123456', false).createRefund({ payment_id: 'AB12-CD34-EF56', amount: 9 }),
+    ).resolves.toMatchObject({ amount: 9, currency: 'CZK', status: 'succeeded', livemode: true });
 
     replay('status-paid-form.json', (body) => body.replace('3IX8-NZ9I-KDTO', 'AB12-CD34-EF56'));
     replay('refund-too-high-1402.json');
     const error = await rejectionOf<ProviderApiError>(
-      adapterFor('123456', false).createRefund({ payment_id: 'AB12-CD34-EF56', amount: 99900 }),
+      adapterFor('123456', false).createRefund({ payment_id: 'AB12-CD34-EF56', amount: 999 }),
     );
     expect(error).toMatchObject({ providerCode: '1402', retryable: false });
     expect(error.outcome).toBeUndefined();
@@ -274,7 +274,7 @@ describe('published pushes', () => {
       'invoice.generated',
       'providerR.PAID',
     ]);
-    expect(events[0]?.data).toMatchObject({ id: 'AB12-EF34-IJ56', livemode: true, amount_paid: 12900 });
+    expect(events[0]?.data).toMatchObject({ id: 'AB12-EF34-IJ56', livemode: true, amount_paid: 129 });
   });
 
   it('refuses the documented live push on a sandbox handler before any status call', async () => {

@@ -31,7 +31,8 @@ function adapterFor(target: ProviderRSimulator, retry = 1): ProviderRAdapter {
 const checkoutParams = {
   customer: { email: 'payer@example.com' },
   item_id: 'order-1001',
-  amount: 25000,
+  // 250.00 CZK; the simulator (the provider) holds the wire price in minor units, 25000.
+  amount: 250,
   currency: 'CZK',
   success_url: 'https://shop.example/paid',
   cancel_url: 'https://shop.example/cancelled',
@@ -40,7 +41,7 @@ const checkoutParams = {
 const paymentParams = {
   customer: { id: 'cust_42' },
   item_id: 'order-2002',
-  amount: 10000,
+  amount: 100,
   provider_metadata: { email: 'payer@example.com' },
 };
 
@@ -139,27 +140,27 @@ describe('Provider R against its simulator over loopback', () => {
     simulator.authorize(payment.id);
     expect(await pay.payments.retrieve(payment.id)).toMatchObject({
       status: 'requires_capture',
-      amount: 10000,
+      amount: 100,
     });
 
-    const captured = await pay.payments.capture(payment.id, { amount: 8000 });
-    expect(captured).toMatchObject({ status: 'succeeded', amount: 8000, customer: { id: 'cust_42' } });
+    const captured = await pay.payments.capture(payment.id, { amount: 80 });
+    expect(captured).toMatchObject({ status: 'succeeded', amount: 80, customer: { id: 'cust_42' } });
 
     const first = await pay.refunds.create({
       payment_id: payment.id,
-      amount: 3000,
+      amount: 30,
       reason: 'one item returned',
     });
     expect(first).toMatchObject({
       payment_id: payment.id,
-      amount: 3000,
+      amount: 30,
       currency: 'CZK',
       status: 'succeeded',
     });
     expect(simulator.refundable(payment.id)).toBe(5000);
-    const error = await rejectionOf(pay.refunds.create({ payment_id: payment.id, amount: 5001 }));
+    const error = await rejectionOf(pay.refunds.create({ payment_id: payment.id, amount: 50.01 }));
     expect(error).toMatchObject({ code: 'provider_api_error', providerCode: '1402' });
-    await pay.refunds.create({ payment_id: payment.id, amount: 5000 });
+    await pay.refunds.create({ payment_id: payment.id, amount: 50 });
     expect(simulator.refundable(payment.id)).toBe(0);
     expect(simulator.refunds.map((refund) => refund.amount)).toEqual([3000, 5000]);
   });
@@ -168,7 +169,7 @@ describe('Provider R against its simulator over loopback', () => {
     const pay = createPay(adapterFor(simulator));
     const payment = await pay.payments.create(paymentParams);
     simulator.pay(payment.id);
-    await expect(pay.refunds.create({ payment_id: payment.id })).resolves.toMatchObject({ amount: 10000 });
+    await expect(pay.refunds.create({ payment_id: payment.id })).resolves.toMatchObject({ amount: 100 });
     expect(simulator.refundable(payment.id)).toBe(0);
   });
 
@@ -177,7 +178,7 @@ describe('Provider R against its simulator over loopback', () => {
     const pending = await pay.payments.create(paymentParams);
     await expect(pay.payments.cancel(pending.id)).resolves.toMatchObject({ status: 'canceled' });
     expect(simulator.transaction(pending.id)?.status).toBe('CANCELLED');
-    expect(await rejectionOf(pay.refunds.create({ payment_id: pending.id, amount: 100 }))).toMatchObject({
+    expect(await rejectionOf(pay.refunds.create({ payment_id: pending.id, amount: 1 }))).toMatchObject({
       providerCode: '1401',
     });
 
@@ -208,7 +209,7 @@ describe('Provider R against its simulator over loopback', () => {
       jsonSimulator.pay(payment.id);
       await expect(adapter.retrievePayment(payment.id)).resolves.toMatchObject({
         status: 'succeeded',
-        amount: 10000,
+        amount: 100,
       });
     } finally {
       await jsonSimulator.close();
@@ -264,7 +265,7 @@ describe('Provider R against its simulator over loopback', () => {
     );
     simulator.pay(payment.id);
     simulator.faults.inject({ path: '/v2.0/refund.json', fault: { kind: 'status', status: 500 } });
-    const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 100 }));
+    const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 1 }));
     expect(ProviderApiError.isInstance(error)).toBe(true);
     // A 500 to a refund does not prove that nothing was refunded (issue 11 §1).
     expect(error).toMatchObject({ status: 500, retryable: false, outcome: 'unknown' });
@@ -344,10 +345,10 @@ describe('Provider R simulator: delivery binding, deduplication and published sh
       times: 1,
       fault: { kind: 'drop-after' },
     });
-    await expect(adapter.capturePayment(payment.id, { amount: 7000 })).resolves.toMatchObject({
+    await expect(adapter.capturePayment(payment.id, { amount: 70 })).resolves.toMatchObject({
       status: 'succeeded',
-      amount: 7000,
-      amount_paid: 7000,
+      amount: 70,
+      amount_paid: 70,
     });
     const puts = simulator.requests.filter((request) => request.method === 'PUT');
     expect(puts).toHaveLength(2);
@@ -391,7 +392,7 @@ describe('Provider R simulator: delivery binding, deduplication and published sh
       times: 1,
       fault: { kind: 'drop-after' },
     });
-    const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 1000 }));
+    const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 10 }));
     expect(NetworkError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ outcome: 'unknown' });
     expect(simulator.refunds).toHaveLength(1);

@@ -46,7 +46,17 @@ function handlerFor(webhookSecret = SECRET) {
 
 describe('Provider R push notifications', () => {
   it('confirms a PAID push and raises payment.succeeded, invoice.generated and providerR.PAID, in that order', async () => {
-    const scope = confirmWith('PAID');
+    const confirmation = { requestId: '' };
+    const scope = nock(BASE_URL)
+      .post('/v1.0/status', statusRequest())
+      .reply(
+        200,
+        function () {
+          confirmation.requestId = String(this.req.headers['x-request-id']);
+          return statusReply({ status: 'PAID' });
+        },
+        FORM,
+      );
     const order: string[] = [];
     const handler = handlerFor()
       .on('payment.succeeded', (event) => {
@@ -54,8 +64,11 @@ describe('Provider R push notifications', () => {
         expect(event.data).toMatchObject({
           id: TRANS_ID,
           status: 'succeeded',
-          amount: 10000,
+          // The wire price 10000 is 100.00 CZK in the standard unit.
+          amount: 100,
           currency: 'CZK',
+          // The request id of the status read that confirmed the push.
+          request_id: confirmation.requestId,
         });
       })
       .on('invoice.generated', (event) => {
@@ -63,9 +76,10 @@ describe('Provider R push notifications', () => {
         expect(event.data).toMatchObject({
           id: TRANS_ID,
           payment_id: TRANS_ID,
-          amount_paid: 10000,
+          amount_paid: 100,
           currency: 'CZK',
           status: 'paid',
+          request_id: confirmation.requestId,
           customer: { id: 'cust_42' },
           metadata: { refId: 'order-1001', label: 'Order from Eshop' },
         });
@@ -73,6 +87,7 @@ describe('Provider R push notifications', () => {
       })
       .on('providerR.PAID', (event) => {
         order.push(event.type);
+        // The raw event is the provider's own reply: its price stays in minor units.
         expect(event.data.price).toBe(10000);
         expect(event.data).not.toHaveProperty('secret');
       });
@@ -263,8 +278,8 @@ describe('a delivery is bound to this merchant and this mode (issue 10 §2)', ()
   it('marks records of a live payment livemode true and of a test payment false, with what was paid', async () => {
     confirmWith('PAID', { test: 'false' });
     const live = await productionHandler().handle(formPush({ test: 'false' }));
-    expect(live.events[0]?.data).toMatchObject({ livemode: true, amount: 10000, amount_paid: 10000 });
-    expect(live.events[1]?.data).toMatchObject({ livemode: true, amount_paid: 10000 });
+    expect(live.events[0]?.data).toMatchObject({ livemode: true, amount: 100, amount_paid: 100 });
+    expect(live.events[1]?.data).toMatchObject({ livemode: true, amount_paid: 100 });
     confirmWith('PENDING');
     const test = await handlerFor().handle(formPush({ status: 'PENDING' }));
     expect(test.events[0]?.data).toMatchObject({ livemode: false, status: 'pending', amount_paid: 0 });

@@ -1,15 +1,18 @@
 /**
- * `@pay/provider-r/testing`: a loopback simulator of Provider R and a push-notification builder for your own
- * tests. Test-only: it uses `node:http`.
+ * `@pay/provider-r/testing`: a loopback simulator of Provider R (the `@pay/core/testing` kit's `PaymentSimulator`,
+ * with a hosted page a person pays on) and a push-notification builder for your own tests. Test-only: it uses
+ * `node:http`.
  */
 export {
   buildProviderRPush,
   type ProviderRPush,
   type ProviderRPushFields,
   type ProviderRPushOptions,
-} from './push.js';
+} from './signing.js';
 export {
   type DeliverWebhookOptions,
+  HOSTED_PAGE_PATH,
+  type ProviderRBooks,
   type ProviderRSimulator,
   type ProviderRSimulatorOptions,
   type RecordedRequest,
@@ -18,4 +21,4 @@ export {
   type SimulatedRefund,
   type SimulatedTransaction,
   startProviderRSimulator,
-} from './simulator.js';
+} from './simulator/index.js';

@@ -1,6 +1,7 @@
 /**
- * Builds Provider R push notifications for tests (wire contract, "Webhooks"): the provider signs nothing, so a
- * genuine push is one that carries the merchant and its secret, form-encoded by default or as JSON.
+ * Builds Provider R push notifications for tests (wire contract, "Webhooks"), the role signing plays for the
+ * other providers: Provider R signs nothing, so a genuine push is one that carries the merchant and its secret,
+ * form-encoded by default or as JSON.
  */
 import type { ProviderRStatus } from '../wire.js';
 
@@ -12,7 +13,7 @@ export interface ProviderRPushFields {
   transId: string;
   /** One of the four statuses; any other text too, for tests of statuses the wire contract does not list. */
   status: ProviderRStatus | (string & {});
-  /** Integer minor units. */
+  /** Integer minor units, as on the wire (`10000` = 100.00 CZK). */
   price: number;
   curr: string;
   test?: boolean;

@@ -6,7 +6,6 @@
  * gives the creation a deterministic `refId`, so the merchant can find it in the provider's portal.
  */
 import {
-  type CallOptions,
   type ErrorContext,
   type IdempotencyContext,
   type JsonValue,
@@ -15,13 +14,8 @@ import {
   type OperationOptions,
   type Payment,
   type Refund,
-  type ResolvedRecord,
-  type ResolveLookup,
   StoreError,
 } from '@pay/core';
-import { paymentFromStatus } from './mapping.js';
-import { isUnknownTransaction, type ProviderRUpstream } from './upstream.js';
-import type { ProviderRStatusReply } from './wire.js';
 
 /** Marks refIds derived from an idempotency key, so they are told apart from the caller's at a glance. */
 const KEYED_REF_ID_PREFIX = 'idem-';
@@ -50,8 +44,8 @@ export function idempotencyKeyOf(options: OperationOptions): string | undefined 
  *   the payment `transId`): from here on, it may exist at the provider;
  * - `created`: the creation answered; `result` is what the call returns (recorded in case the process stops
  *   before core records the result);
- * - `capture_sent` / `cancel_sent`: the capture (of `amount`, when given) or the cancel of `transId` is about to
- *   be sent.
+ * - `capture_sent` / `cancel_sent`: the capture (of `amount`, when given: wire minor units, as sent) or the
+ *   cancel of `transId` is about to be sent.
  */
 export type ProviderRRecoveryPoint =
   | { step: 'create_sent'; refId: string; transId?: string }
@@ -59,11 +53,13 @@ export type ProviderRRecoveryPoint =
   | { step: 'capture_sent'; transId: string; amount?: number }
   | { step: 'cancel_sent'; transId: string };
 
+/** A JSON object (not an array). */
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
+/** A non-empty string. */
+export const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 /**
  * Reads a recovery point this adapter wrote; `null` for a new key; `undefined` for one it cannot read (another
@@ -74,19 +70,13 @@ export function readRecoveryPoint(
 ): ProviderRRecoveryPoint | null | undefined {
   if (point === null || point === undefined) return null;
   if (!isRecord(point)) return undefined;
-  const { step, refId, transId } = point;
-  if (step === 'create_sent' && text(refId) && (transId === undefined || text(transId)))
-    return point as ProviderRRecoveryPoint;
-  if (step === 'created' && text(refId) && text(transId) && Object.hasOwn(point, 'result'))
-    return point as ProviderRRecoveryPoint;
-  if (
-    step === 'capture_sent' &&
-    text(transId) &&
-    (point.amount === undefined || typeof point.amount === 'number')
-  )
-    return point as ProviderRRecoveryPoint;
-  if (step === 'cancel_sent' && text(transId)) return point as ProviderRRecoveryPoint;
-  return undefined;
+  const { step, refId, transId, amount } = point;
+  const readable =
+    (step === 'create_sent' && text(refId) && (transId === undefined || text(transId))) ||
+    (step === 'created' && text(refId) && text(transId) && Object.hasOwn(point, 'result')) ||
+    (step === 'capture_sent' && text(transId) && (amount === undefined || typeof amount === 'number')) ||
+    (step === 'cancel_sent' && text(transId));
+  return readable ? (point as ProviderRRecoveryPoint) : undefined;
 }
 
 /**
@@ -115,19 +105,6 @@ export async function checkpointBeforeSending(
 }
 
 /**
- * Records the answer of a creation. The creation is made and nothing more is sent, so a store failure here
- * cannot move money: it is ignored (core's `complete` follows and reports its own failure). It lets a retry after
- * a crash between the answer and `complete` return the result instead of an unknown outcome.
- */
-async function recordCreated(
-  idempotency: IdempotencyContext | undefined,
-  point: Extract<ProviderRRecoveryPoint, { step: 'created' }>,
-): Promise<void> {
-  if (!idempotency) return;
-  await idempotency.checkpoint(JSON.parse(JSON.stringify(point)) as JsonValue).catch(() => undefined);
-}
-
-/**
  * Sends a creation under the ledger: `create_sent` is recorded before the call (fail closed), the answer after
  * it, so a retry with the key either returns that answer or refuses to create again ({@link resumeCreation}).
  */
@@ -139,7 +116,10 @@ export async function sendCreation<R extends Payment | Refund | null>(
 ): Promise<R> {
   await checkpointBeforeSending(operation, idempotency, { step: 'create_sent', ...sent });
   const { transId, result } = await send();
-  await recordCreated(idempotency, { step: 'created', refId: sent.refId, transId, result });
+  // Made, and nothing more is sent: a store failure here cannot move money, so it is ignored (core's `complete`
+  // follows and reports its own). It lets a retry after a crash before `complete` return the result.
+  const created = { step: 'created', refId: sent.refId, transId, result };
+  await idempotency?.checkpoint(JSON.parse(JSON.stringify(created)) as JsonValue).catch(() => undefined);
   return result;
 }
 
@@ -174,110 +154,4 @@ export function resumeCreation(
     `${operation}: an earlier attempt with this idempotency key sent the ${what} (${reference}) and its answer never arrived (a lost reply or a stopped process), so it may have been made. Provider R offers no lookup by refId, so this call cannot tell and sends nothing. Look in the provider's portal, among ${where}, for ${reference}: if it is there, use it (payments.retrieve(transId) reads a payment); use a new idempotency key only once you are sure none exists.`,
     { outcome: 'unknown', context },
   );
-}
-
-/** A string member of an error context, if present. */
-function contextText(context: ErrorContext | undefined, member: string): string | undefined {
-  const value = context && Object.hasOwn(context, member) ? context[member] : undefined;
-  return text(value) ? value : undefined;
-}
-
-/**
- * What a status read proves about each operation whose transaction is in a given status: `done` (the
- * operation visibly happened: the payment is the record), `not_done` (it visibly did not: safe to send again),
- * read through a `Map` so a status the wire contract does not list proves nothing (`undefined`).
- */
-const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, 'done' | 'not_done'>> = new Map([
-  // A creation that exists: whatever its status, the transaction is the record.
-  [
-    'create',
-    new Map([
-      ['PENDING', 'done'],
-      ['AUTHORIZED', 'done'],
-      ['PAID', 'done'],
-      ['CANCELLED', 'done'],
-    ] as const),
-  ],
-  // Capture: PAID is captured (for the amount asked, checked apart); pending, pre-authorised or cancelled is not.
-  [
-    'payments.capture',
-    new Map([
-      ['PAID', 'done'],
-      ['AUTHORIZED', 'not_done'],
-      ['PENDING', 'not_done'],
-      ['CANCELLED', 'not_done'],
-    ] as const),
-  ],
-  // Cancel: CANCELLED is cancelled; anything else was not (a PAID payment is refunded, never cancelled).
-  [
-    'payments.cancel',
-    new Map([
-      ['CANCELLED', 'done'],
-      ['PENDING', 'not_done'],
-      ['AUTHORIZED', 'not_done'],
-      ['PAID', 'not_done'],
-    ] as const),
-  ],
-]);
-
-/**
- * `pay.resolve` for Provider R (issue 14 §1): what the provider holds for a money-moving call whose outcome is
- * unknown. Only the status read by `transId` exists, so:
- * - a payment or checkout creation: by the `transId` an error names or the recovery point recorded ⇒ the
- *   Payment (for `created`, the recorded result of `payments.create` refreshed by the read), `null` when the
- *   provider answers that it holds no such payment (code 1104 or the published 1400 "Payment not found"); with
- *   only a key or a refId ⇒ `undefined` (the provider has no lookup by refId: the portal is the only way);
- * - a capture / cancel: by the `transId` ⇒ the Payment when the operation is visibly done (a capture: PAID for
- *   the amount asked), `null` when it visibly is not, `undefined` for any other status;
- * - a refund: the recorded result once the refund answered, else `undefined` (the provider reports no refunds).
- * Only reads: it never moves money. A refused read throws its error (nothing is known).
- */
-export async function resolveCall(
-  lookup: ResolveLookup,
-  options: CallOptions,
-  upstream: ProviderRUpstream,
-  isSandbox: boolean,
-): Promise<ResolvedRecord> {
-  const point = readRecoveryPoint(lookup.recoveryPoint) ?? undefined;
-  if (lookup.operation === 'refunds.create')
-    return point?.step === 'created' ? (point.result ?? undefined) : undefined;
-  const kind =
-    lookup.operation === 'payments.create' || lookup.operation === 'checkouts.create'
-      ? 'create'
-      : lookup.operation;
-  const proves = STATUS_PROVES.get(kind);
-  if (!proves) return undefined;
-  // A creation's recovery point names a transaction only once it answered (`created`); before that, only a
-  // transId the provider put in an error reply can be read.
-  const transId =
-    contextText(lookup.context, 'transId') ??
-    (point !== undefined && point.step !== 'create_sent' ? point.transId : undefined);
-  if (transId === undefined) return undefined;
-  let current: ProviderRStatusReply;
-  try {
-    current = await upstream.status(transId, options);
-  } catch (error) {
-    if (isUnknownTransaction(error)) return null;
-    throw error;
-  }
-  const proof = proves.get(current.status);
-  if (proof === 'not_done') return null;
-  if (proof !== 'done') return undefined;
-  if (kind === 'payments.capture') {
-    const asked = point?.step === 'capture_sent' ? point.amount : undefined;
-    // Captured for another amount than asked: this capture is not the one that happened.
-    if (asked !== undefined && asked !== current.price) return undefined;
-  }
-  const payment = paymentFromStatus(current, isSandbox);
-  if (
-    lookup.operation === 'payments.create' &&
-    point?.step === 'created' &&
-    point.transId === payment.id &&
-    point.result !== null
-  ) {
-    // The status read has no payment page URL nor the caller's metadata: keep those of the recorded result.
-    const recorded = point.result as Payment;
-    return { ...recorded, ...payment, payment_url: recorded.payment_url, metadata: recorded.metadata };
-  }
-  return payment;
 }

@@ -1,0 +1,169 @@
+/**
+ * The client of Provider R over core's provider client (Contract A): HTTP Basic on every call, the provider's
+ * envelope where only `code == 0` is success whatever the HTTP status (wire contract, "Response codes"), its
+ * codes as a table of data, and the rule for refusals of calls that can move money.
+ */
+import {
+  basicAuthorization,
+  createProviderClient,
+  type EnvelopeReading,
+  type HttpReply,
+  InvalidResponseError,
+  type ProviderApiError,
+  type ProviderErrorTable,
+  parseForm,
+  parseJson,
+  parseReply,
+  requestIdOf,
+} from '@pay/core';
+import * as v from '@pay/core/schema';
+import { PROVIDER_R_BASE_URL, type ProviderRConfig } from './config.js';
+import type { ProviderRCall } from './requests.js';
+import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
+
+/**
+ * What each provider code means for a caller (wire contract, "Response codes"), as data. 1400 is "bad request
+ * or unauthorised access", and the status call also answers an unknown `transId` with it (published:
+ * `error=1400&message=Payment not found (status), …`, test/fixtures/SOURCE.md): only the message tells the
+ * cases apart, so an unauthorised caller still gets an error, never "no such payment".
+ */
+export const PROVIDER_R_ERRORS: ProviderErrorTable = {
+  '1104': { kind: 'not_found', notFound: true },
+  '1400': [
+    { message: /^\s*payment not found\b/i, kind: 'not_found', notFound: true },
+    { message: /unauthori[sz]ed/i, kind: 'authentication' },
+  ],
+  '1301': { kind: 'authentication' },
+  // The provider's own storage or an unexpected failure: the same call may succeed later.
+  '1200': { kind: 'provider_unavailable', retryable: true },
+  '1500': { kind: 'provider_unavailable', retryable: true },
+  '1401': { kind: 'conflict' },
+  '1402': { kind: 'invalid_request' },
+};
+
+/** A call's answer: the parsed body and the request id a record built from it carries (`request_id`). */
+export type ProviderRAnswer<T> = { body: T; requestId: string };
+
+/** Every spelling of the secret that could appear in a body, a URL or an echoed reply. */
+function secretSpellings(secret: string): string[] {
+  const formEncoded = new URLSearchParams({ s: secret }).toString().slice(2);
+  return [...new Set([secret, encodeURIComponent(secret), formEncoded, JSON.stringify(secret).slice(1, -1)])];
+}
+
+/** Parses a reply body as JSON or form-encoded, as its content type (or, failing that, its text) says. */
+function parseBody(reply: HttpReply): Record<string, unknown> | undefined {
+  const media = mediaType(reply.headers.get('content-type'));
+  const asJson = () => {
+    const parsed = parseJson(reply.text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  };
+  if (media === 'application/x-www-form-urlencoded') return parseForm(reply.text);
+  if (media === 'application/json' || media.endsWith('+json')) return asJson();
+  return asJson() ?? (/^[^=&\s]+=/.test(reply.text) ? parseForm(reply.text) : undefined);
+}
+
+/** Reads the envelope: `code` (or `error`) 0 is success, any other code a refusal, an HTTP error without one too. */
+function readEnvelope(reply: HttpReply, call: { call: string; context?: object }): EnvelopeReading {
+  const body = parseBody(reply);
+  const checked = body === undefined ? undefined : v.safeParse(envelopeSchema, body);
+  const envelope = checked?.success ? checked.output : undefined;
+  if (envelope === undefined) {
+    if (reply.status >= 400) return { ok: false };
+    throw new InvalidResponseError(
+      `providerR answered ${call.call} with a body that carries no \`code\` (HTTP ${reply.status}). If this persists, the provider's API changed; report it.`,
+      { context: { ...call.context, requestId: reply.requestId } },
+    );
+  }
+  if (envelope.code === 0) return { ok: true, body: withoutSecret(body as Record<string, unknown>) };
+  return { ok: false, code: String(envelope.code), message: envelope.message };
+}
+
+/** The `transId` an error reply still carries, when it does (issue 12 item 8). */
+function namedTransId(reply: HttpReply): string | undefined {
+  const transId = parseBody(reply)?.transId;
+  const named = typeof transId === 'string' || typeof transId === 'number' ? String(transId) : '';
+  return named === '' ? undefined : named;
+}
+
+/**
+ * The error of a refused call that can move money (create, capture, cancel, refund; issue 11 §1). A refusal
+ * proves that nothing happened only when no earlier attempt of the call may have reached the provider, the
+ * answer is not a 5xx or 408 (a gateway can send those after the provider processed the call), its code is not
+ * one the provider uses for its own failures (1200, 1500), and it names no transaction. Otherwise the error
+ * carries `outcome: 'unknown'` (not retryable, with the reconcile advice) and every id the provider returned,
+ * so the caller looks the payment up instead of creating, capturing or refunding it twice.
+ */
+function moneyMovingRefusal(
+  error: ProviderApiError,
+  reply: HttpReply,
+  retryableCode: boolean,
+): ProviderApiError {
+  const transId = namedTransId(reply);
+  const context = transId === undefined ? error.context : { ...error.context, transId };
+  const mayHaveLanded =
+    reply.earlierAttemptMayHaveReached ||
+    error.status >= 500 ||
+    error.status === 408 ||
+    retryableCode ||
+    transId !== undefined;
+  if (!mayHaveLanded) return transId === undefined ? error : error.withDetails({ context });
+  const code = error.providerCode ? ` (code ${error.providerCode})` : '';
+  return error.withDetails({
+    message: `providerR answered HTTP ${error.status}${code} to a call that moves money, and the call (or an earlier attempt of it) may have been processed${
+      transId === undefined ? '' : ` as transaction ${transId}`
+    }.`,
+    context,
+    outcome: 'unknown',
+  });
+}
+
+/** The client the adapter's calls go through (see {@link createClient}). */
+export type ProviderRClient = ReturnType<typeof createClient>;
+
+/** Creates the client of one configured adapter. No I/O until the first call. */
+export function createClient(config: ProviderRConfig) {
+  const authorization = basicAuthorization(config.merchant, config.secret);
+  const provider = createProviderClient({
+    provider: 'providerR',
+    baseUrl: config.baseUrl ?? PROVIDER_R_BASE_URL,
+    fetch: config.fetch,
+    timeoutMs: config.timeoutMs,
+    retry: config.retry,
+    hooks: config.hooks,
+    authorization: { header: async () => authorization },
+    requestIdHeader: 'x-request-id',
+    secrets: secretSpellings(config.secret),
+    readEnvelope,
+    errors: PROVIDER_R_ERRORS,
+    credentialsHint: 'Check PROVIDER_R_MERCHANT and PROVIDER_R_SECRET (merchant / secret).',
+  });
+
+  async function exchange<S extends v.GenericSchema>(
+    call: ProviderRCall<S>,
+    notFound: 'null' | 'throw',
+  ): Promise<ProviderRAnswer<v.InferOutput<S>> | null> {
+    const { schema, movesMoney, ...request } = call;
+    const outcome = await provider.send(request);
+    if (!outcome.ok) {
+      if (notFound === 'null' && outcome.rule?.notFound) return null;
+      if (!movesMoney) throw outcome.error;
+      throw moneyMovingRefusal(outcome.error, outcome.reply, outcome.rule?.retryable === true);
+    }
+    const context = call.context ? { context: call.context } : {};
+    return {
+      body: parseReply(schema, outcome.body, { provider: 'providerR', call: call.call, ...context }),
+      // The wire contract names no request-id header of the provider's: the id `@pay` sent identifies the call.
+      requestId: requestIdOf(outcome.reply),
+    };
+  }
+
+  return {
+    /** Sends one call; its refusal is thrown (see {@link moneyMovingRefusal} for the calls that move money). */
+    send: async <S extends v.GenericSchema>(call: ProviderRCall<S>) =>
+      (await exchange(call, 'throw')) as ProviderRAnswer<v.InferOutput<S>>,
+    /** A read whose "no such transaction" answer (1104, or 1400 "Payment not found") resolves to `null`. */
+    find: <S extends v.GenericSchema>(call: ProviderRCall<S>) => exchange(call, 'null'),
+  };
+}

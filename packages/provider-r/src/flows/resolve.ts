@@ -1,0 +1,96 @@
+/**
+ * `pay.resolve` for Provider R (issue 14 §1): what the provider holds for a money-moving call whose outcome is
+ * unknown, read with the status call (the only lookup the provider has). Only reads: it never moves money.
+ */
+import type { CallOptions, ErrorContext, Payment, ResolvedRecord, ResolveLookup } from '@pay/core';
+import type { ProviderRClient } from '../client.js';
+import type { ProviderRConfig } from '../config.js';
+import { paymentFromStatus } from '../mapping.js';
+import { statusRequest } from '../requests.js';
+import type { ProviderRStatus } from '../wire.js';
+import { readRecoveryPoint, text } from './create-once.js';
+
+/** A string member of an error context, if present. */
+function contextText(context: ErrorContext | undefined, member: string): string | undefined {
+  const value = context && Object.hasOwn(context, member) ? context[member] : undefined;
+  return text(value) ? value : undefined;
+}
+
+/**
+ * What a status read proves about each operation whose transaction is in a given status: `done` (the
+ * operation visibly happened: the payment is the record), `not_done` (it visibly did not: safe to send again),
+ * read through a `Map` so a status the wire contract does not list proves nothing (`undefined`).
+ */
+type Proof = 'done' | 'not_done';
+const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, Proof>> = new Map(
+  Object.entries({
+    // A creation that exists: whatever its status, the transaction is the record.
+    create: { PENDING: 'done', AUTHORIZED: 'done', PAID: 'done', CANCELLED: 'done' },
+    // Capture: PAID is captured (for the amount asked, checked apart); anything else is not.
+    'payments.capture': { PAID: 'done', AUTHORIZED: 'not_done', PENDING: 'not_done', CANCELLED: 'not_done' },
+    // Cancel: CANCELLED is cancelled; anything else was not (a PAID payment is refunded, never cancelled).
+    'payments.cancel': { CANCELLED: 'done', PENDING: 'not_done', AUTHORIZED: 'not_done', PAID: 'not_done' },
+  } satisfies Record<string, Record<ProviderRStatus, Proof>>).map(([kind, row]) => [
+    kind,
+    new Map(Object.entries(row)),
+  ]),
+);
+
+/**
+ * `pay.resolve` for Provider R (issue 14 §1): what the provider holds for a money-moving call whose outcome is
+ * unknown. Only the status read by `transId` exists, so:
+ * - a payment or checkout creation: by the `transId` an error names or the recovery point recorded ⇒ the
+ *   Payment (for `created`, the recorded result of `payments.create` refreshed by the read), `null` when the
+ *   provider answers that it holds no such payment (code 1104 or the published 1400 "Payment not found"); with
+ *   only a key or a refId ⇒ `undefined` (the provider has no lookup by refId: the portal is the only way);
+ * - a capture / cancel: by the `transId` ⇒ the Payment when the operation is visibly done (a capture: PAID for
+ *   the amount asked), `null` when it visibly is not, `undefined` for any other status;
+ * - a refund: the recorded result once the refund answered, else `undefined` (the provider reports no refunds).
+ * Only reads: it never moves money. A refused read throws its error (nothing is known).
+ */
+export async function resolveCall(
+  lookup: ResolveLookup,
+  options: CallOptions,
+  client: ProviderRClient,
+  config: ProviderRConfig,
+): Promise<ResolvedRecord> {
+  const point = readRecoveryPoint(lookup.recoveryPoint) ?? undefined;
+  if (lookup.operation === 'refunds.create')
+    return point?.step === 'created' ? (point.result ?? undefined) : undefined;
+  const kind =
+    lookup.operation === 'payments.create' || lookup.operation === 'checkouts.create'
+      ? 'create'
+      : lookup.operation;
+  const proves = STATUS_PROVES.get(kind);
+  if (!proves) return undefined;
+  // A creation's recovery point names a transaction only once it answered (`created`); before that, only a
+  // transId the provider put in an error reply can be read.
+  const transId =
+    contextText(lookup.context, 'transId') ??
+    (point !== undefined && point.step !== 'create_sent' ? point.transId : undefined);
+  if (transId === undefined) return undefined;
+  const read = await client.find(statusRequest(transId, config, options));
+  if (read === null) return null;
+  const current = read.body;
+  const proof = proves.get(current.status);
+  if (proof === 'not_done') return null;
+  if (proof !== 'done') return undefined;
+  if (kind === 'payments.capture') {
+    const asked = point?.step === 'capture_sent' ? point.amount : undefined;
+    // Captured for another amount than asked (both wire minor units): this capture is not the one that happened.
+    if (asked !== undefined && asked !== current.price) return undefined;
+  }
+  const payment = paymentFromStatus(current, config.isSandbox, read.requestId);
+  if (
+    lookup.operation === 'payments.create' &&
+    point?.step === 'created' &&
+    point.transId === payment.id &&
+    point.result !== null
+  ) {
+    // The status read has no payment page URL nor the caller's metadata: keep those of the recorded result.
+    // The record is the status read's, so its request_id is that read's.
+    const recorded = point.result as Payment;
+    return { ...recorded, ...payment, payment_url: recorded.payment_url, metadata: recorded.metadata };
+  }
+  return payment;
+}

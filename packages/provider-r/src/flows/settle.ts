@@ -1,0 +1,168 @@
+/**
+ * Capture and cancel of a Provider R payment: a status read first (what is authorised, whether it is already
+ * done), the call, and a second read that tells the truth when a retried call is refused because its first
+ * attempt landed with its reply lost (issue 11 §1). Amounts on the wire are minor units; the caller's are in the
+ * currency's standard unit.
+ */
+import {
+  type CallOptions,
+  type OperationOptions,
+  type Payment,
+  ProviderApiError,
+  toMajorUnits,
+  toMinorUnits,
+} from '@pay/core';
+import type { ProviderRClient } from '../client.js';
+import type { ProviderRConfig } from '../config.js';
+import { paymentFromStatus } from '../mapping.js';
+import { cancelRequest, captureRequest, invalid, statusRequest } from '../requests.js';
+import type { ProviderRStatus, ProviderRStatusReply } from '../wire.js';
+import { checkpointBeforeSending } from './create-once.js';
+
+type Cancellation = 'cancelPending' | 'cancelPreauthorisation' | 'already-cancelled' | 'refund-instead';
+
+/**
+ * How `payments.cancel` treats each current status: which call cancels it, or why none is made. Read through a
+ * `Map`: a status the wire contract does not list cancels nothing.
+ */
+const CANCELLATION: ReadonlyMap<string, Cancellation> = new Map(
+  Object.entries({
+    PENDING: 'cancelPending',
+    AUTHORIZED: 'cancelPreauthorisation',
+    CANCELLED: 'already-cancelled',
+    PAID: 'refund-instead',
+  } as const satisfies Record<ProviderRStatus, Cancellation>),
+);
+
+/** The capture and cancel flows of one configured adapter. */
+export function settlementFlows(config: ProviderRConfig, client: ProviderRClient) {
+  const read = (transId: string, options: CallOptions) =>
+    client.send(statusRequest(transId, config, options));
+  const toPayment = (reply: ProviderRStatusReply, requestId: string): Payment =>
+    paymentFromStatus(reply, config.isSandbox, requestId);
+  const money = (price: number, currency: string) => `${toMajorUnits(price, currency)} ${currency}`;
+
+  /**
+   * A payment found captured when a capture was asked for (issue 11 §1): it is the answer only when the captured
+   * price is the one asked for (`asked`, wire minor units). Any other amount means this capture did not make it,
+   * so the caller is told, never handed a success for money it did not capture.
+   */
+  function alreadyCaptured(
+    current: ProviderRStatusReply,
+    requestId: string,
+    asked: number,
+    refusal?: ProviderApiError,
+  ): Payment {
+    if (current.price === asked) return toPayment(current, requestId);
+    const message = `payment ${current.transId} is already captured for ${money(current.price, current.curr)}, not the ${money(asked, current.curr)} asked for; check it with payments.retrieve before capturing or refunding anything`;
+    if (refusal === undefined) throw invalid('payments.capture', 'amount', message);
+    throw refusal.withDetails({
+      message: `The capture was refused and ${message}.`,
+      context: {
+        ...refusal.context,
+        transId: current.transId,
+        capturedAmount: toMajorUnits(current.price, current.curr),
+        requestedAmount: toMajorUnits(asked, current.curr),
+      },
+    });
+  }
+
+  /**
+   * Runs a money-moving call and returns the payment read after it. When the call is refused (a retry after a
+   * first attempt that landed with its reply lost), the status tells the truth: `done` says whether what it
+   * shows is the wanted result; anything else passes the refusal on (with `outcome: 'unknown'` when an earlier
+   * attempt may have landed).
+   */
+  async function settled(
+    id: string,
+    options: CallOptions,
+    send: () => Promise<{ requestId: string }>,
+    done: (
+      current: ProviderRStatusReply,
+      requestId: string,
+      refusal: ProviderApiError,
+    ) => Payment | undefined,
+  ): Promise<Payment> {
+    let sent: { requestId: string };
+    try {
+      sent = await send();
+    } catch (error) {
+      if (!ProviderApiError.isInstance(error)) throw error;
+      const now = await read(id, options).catch(() => undefined);
+      const payment = now && done(now.body, now.requestId, error);
+      if (payment === undefined) throw error;
+      return payment;
+    }
+    // The record is the status read's; its request id is the one of the call that made the change.
+    return toPayment((await read(id, options)).body, sent.requestId);
+  }
+
+  return {
+    /** `payments.capture`: `requested` in the standard unit (`undefined`: the whole authorisation). */
+    async capture(id: string, requested: number | undefined, options: OperationOptions): Promise<Payment> {
+      // The status first: what is authorised (a capture without an amount takes it all) and whether it is
+      // already captured, so a success is only ever reported for the amount asked for.
+      const { body: current, requestId } = await read(id, options);
+      const price = requested === undefined ? undefined : toMinorUnits(requested, current.curr);
+      const asked = price ?? current.price;
+      if (current.status === 'PAID') return alreadyCaptured(current, requestId, asked);
+      if (current.status !== 'AUTHORIZED') {
+        throw invalid(
+          'payments.capture',
+          'id',
+          `the payment is ${current.status}; only a pre-authorised (AUTHORIZED) payment can be captured`,
+        );
+      }
+      if (asked > current.price) {
+        throw invalid(
+          'payments.capture',
+          'amount',
+          `must be at most ${toMajorUnits(current.price, current.curr)}, the amount pre-authorised`,
+        );
+      }
+      await checkpointBeforeSending('payments.capture', options.idempotency, {
+        step: 'capture_sent',
+        transId: id,
+        ...(price === undefined ? {} : { amount: price }),
+      });
+      return settled(
+        id,
+        options,
+        () => client.send(captureRequest(id, price, options)),
+        (now, nowId, refusal) =>
+          now.status === 'PAID' ? alreadyCaptured(now, nowId, asked, refusal) : undefined,
+      );
+    },
+
+    /** `payments.cancel`: a pending payment or a pre-authorisation; a cancelled one is returned as it is. */
+    async cancel(id: string, options: OperationOptions): Promise<Payment> {
+      const { body: current, requestId } = await read(id, options);
+      const action = CANCELLATION.get(current.status);
+      if (action === 'already-cancelled') return toPayment(current, requestId);
+      if (action === 'refund-instead') {
+        throw invalid(
+          'payments.cancel',
+          'id',
+          'the payment is PAID and can no longer be cancelled; refund it with refunds.create({ payment_id })',
+        );
+      }
+      if (action === undefined) {
+        throw invalid(
+          'payments.cancel',
+          'id',
+          `the payment is ${current.status}, a status this adapter does not know how to cancel; check it in the provider's portal`,
+        );
+      }
+      await checkpointBeforeSending('payments.cancel', options.idempotency, {
+        step: 'cancel_sent',
+        transId: id,
+      });
+      return settled(
+        id,
+        options,
+        () => client.send(cancelRequest(action, id, options)),
+        (now, nowId) => (now.status === 'CANCELLED' ? toPayment(now, nowId) : undefined),
+      );
+    },
+  };
+}

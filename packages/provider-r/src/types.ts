@@ -1,0 +1,86 @@
+/**
+ * The public types of the Provider R adapter. `provider_metadata` types are inferred from the schemas that check
+ * them (`requests.ts`), so the type and the run-time check cannot drift apart. Amounts are in the currency's
+ * standard unit (`250.5` = 250.50 CZK) and, where the spec puts them at top level, required by the types.
+ */
+import type {
+  Adapter,
+  AdapterTypes,
+  CallOptions,
+  CheckoutCreateParams,
+  Payment,
+  PaymentCreateParams,
+} from '@pay/core';
+import type * as v from '@pay/core/schema';
+import type { checkoutMetadataSchema, paymentMetadataSchema, refundMetadataSchema } from './requests.js';
+import type { ProviderRStatus, ProviderRStatusReply } from './wire.js';
+
+/** `provider_metadata` of `checkouts.create` (and `createCheckoutRedirect`): `label`, `email`, `refId`. */
+export type ProviderRCheckoutMetadata = v.InferInput<typeof checkoutMetadataSchema>;
+/** `provider_metadata` of `payments.create`: `email` (required), `paymentLabel`, `refId`. */
+export type ProviderRPaymentMetadata = v.InferInput<typeof paymentMetadataSchema>;
+/** `provider_metadata` of `refunds.create`: `refId`. */
+export type ProviderRRefundMetadata = v.InferInput<typeof refundMetadataSchema>;
+/** `provider_metadata` of `payments.capture`: Provider R takes nothing beyond the amount. */
+export type ProviderRCaptureMetadata = Record<string, never>;
+
+/** Raw webhook events: `providerR.<STATUS>`, each carrying the verified status reply (`price` in minor units). */
+export type ProviderRRawEvents = { [S in ProviderRStatus as `providerR.${S}`]: ProviderRStatusReply };
+
+/** The declared types of the Provider R adapter: metadata per operation, raw events, checkout result. */
+export interface ProviderRTypes extends AdapterTypes {
+  provider: 'providerR';
+  /** The operations Provider R performs; `pay.<resource>.<verb>` exists only for these (the rest are unsupported). */
+  operations:
+    | 'checkouts.create'
+    | 'payments.create'
+    | 'payments.retrieve'
+    | 'payments.capture'
+    | 'payments.cancel'
+    | 'refunds.create';
+  metadata: {
+    'checkouts.create': ProviderRCheckoutMetadata;
+    'payments.create': ProviderRPaymentMetadata;
+    'payments.capture': ProviderRCaptureMetadata;
+    'refunds.create': ProviderRRefundMetadata;
+  };
+  rawEvents: ProviderRRawEvents;
+  /** `checkouts.create` resolves to `null`: the redirect is the provider's (spec §2). */
+  checkout: null;
+}
+
+/**
+ * `checkouts.create` params for Provider R: `amount` (standard unit) and `currency` are top level and required
+ * (spec §2), and so are the two return URLs the hosted page sends the payer back to.
+ */
+export type ProviderRCheckoutParams = Omit<
+  CheckoutCreateParams<ProviderRCheckoutMetadata>,
+  'amount' | 'currency' | 'success_url' | 'cancel_url'
+> & { amount: number; currency: string; success_url: string; cancel_url: string };
+
+/** `payments.create` params for Provider R: `amount` (standard unit) top level and required (spec §2). */
+export type ProviderRPaymentParams = Omit<PaymentCreateParams<ProviderRPaymentMetadata>, 'amount'> & {
+  amount: number;
+};
+
+/** What `createCheckoutRedirect` resolves to: the transaction and the hosted page to send the payer to. */
+export interface ProviderRCheckoutRedirect {
+  transId: string;
+  redirectUrl: string;
+}
+
+/** The Provider R adapter: the unified operations (amounts typed where the spec puts them), plus `createCheckoutRedirect`. */
+export type ProviderRAdapter = Omit<Adapter<ProviderRTypes>, 'createCheckout' | 'createPayment'> & {
+  /** Opens a hosted-page checkout; resolves to `null` (spec §2). See `createCheckoutRedirect` for the URL. */
+  createCheckout(params: ProviderRCheckoutParams, options?: CallOptions): Promise<null>;
+  /** Creates a payment the payer completes on the provider's page (`payment_url`). */
+  createPayment(params: ProviderRPaymentParams, options?: CallOptions): Promise<Payment>;
+  /**
+   * The same call as `checkouts.create`, resolving to `{ transId, redirectUrl }` for callers who redirect the
+   * payer themselves (reachable as `pay.adapter.createCheckoutRedirect`).
+   */
+  createCheckoutRedirect(
+    params: ProviderRCheckoutParams,
+    options?: CallOptions,
+  ): Promise<ProviderRCheckoutRedirect>;
+};

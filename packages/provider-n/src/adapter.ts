@@ -14,7 +14,7 @@ import {
   type Refund,
   type ResolvedRecord,
   type ResolveLookup,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import {
   createClient,
   isDuplicateReference,

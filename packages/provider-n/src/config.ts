@@ -1,15 +1,14 @@
 /**
- * Provider N configuration (spec §5, wire contract "Hosts and configuration"): the explicit config schema and
- * the environment the default factory reads when it is called.
+ * Provider N configuration (wire contract "Hosts and configuration"): the explicit config schema and the
+ * environment the default factory reads when it is called, both loaded through core's one config helper.
  */
 import {
-  booleanSetting,
   type EnvVariable,
   parseConfig,
-  readEnvironment,
+  readProviderConfig,
   type TransportOptions,
   transportConfigEntries,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
 /** Explicit configuration of `createProviderN(config)`. */
@@ -33,12 +32,19 @@ export const PROVIDER_N_BASE_URLS = {
   production: 'https://api.provider-n.example/api',
 } as const;
 
-/** The variables the default factory reads, with the config member replacing each. */
-export const PROVIDER_N_ENV: readonly EnvVariable<'apiKey' | 'secretKey' | 'isSandbox' | 'contractCode'>[] = [
+type EnvMember = 'apiKey' | 'secretKey' | 'isSandbox' | 'contractCode' | 'baseUrl';
+
+/**
+ * The variables the default factory reads, with the config member replacing each. `PROVIDER_N_BASE_URL`
+ * (optional) replaces the sandbox or production host: set it to a simulator's URL (`pay dev provider-n`) and the
+ * application talks to the simulator without a code change.
+ */
+export const PROVIDER_N_ENV: readonly EnvVariable<EnvMember>[] = [
   { env: 'PROVIDER_N_API_KEY', member: 'apiKey', required: true },
   { env: 'PROVIDER_N_SECRET_KEY', member: 'secretKey', required: true },
-  { env: 'PROVIDER_N_SANDBOX', member: 'isSandbox', required: true },
+  { env: 'PROVIDER_N_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },
   { env: 'PROVIDER_N_CONTRACT_CODE', member: 'contractCode', required: false },
+  { env: 'PROVIDER_N_BASE_URL', member: 'baseUrl', required: false },
 ];
 
 const credential = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
@@ -51,26 +57,30 @@ const configSchema = v.strictObject({
   ...transportConfigEntries,
 });
 
-/** Validates an explicit config; a `ConfigurationError` names each bad member, never its value. */
-export function resolveConfig(config: ProviderNConfig): ProviderNConfig {
+/** Validates an explicit config (`createProviderN`): nothing is read from the environment. */
+export function checkConfig(config: ProviderNConfig): ProviderNConfig {
   parseConfig('providerN', configSchema, config);
   return config;
 }
 
 /**
- * Reads the environment (now, not on import) and lets each explicit override win. Missing variables are all
- * named in one `ConfigurationError`.
+ * The default factory's configuration, through core's one config helper: the environment (read now, never on
+ * import) under the explicit `options`, each option winning over its variable, `PROVIDER_N_BASE_URL` as the
+ * `baseUrl`, then validated as a whole. A `ConfigurationError` names every missing variable, or each bad member,
+ * never a value.
  */
-export function loadConfig(overrides: ProviderNOverrides = {}): ProviderNConfig {
-  const { apiKey, secretKey, isSandbox, contractCode, ...transport } = overrides;
-  const values = readEnvironment('providerN', PROVIDER_N_ENV, { apiKey, secretKey, isSandbox, contractCode });
-  return resolveConfig({
-    ...transport,
-    apiKey: values.apiKey as string,
-    secretKey: values.secretKey as string,
-    isSandbox: booleanSetting('PROVIDER_N_SANDBOX', values.isSandbox),
-    ...(values.contractCode === undefined ? {} : { contractCode: values.contractCode as string }),
+export function resolveConfig(options: ProviderNOverrides = {}): ProviderNConfig {
+  const config = readProviderConfig({
+    provider: 'providerN',
+    envPrefix: 'PROVIDER_N',
+    // Core's helper reads `PROVIDER_N_BASE_URL` itself.
+    variables: PROVIDER_N_ENV.filter((variable) => variable.member !== 'baseUrl'),
+    schema: configSchema,
+    overrides: options,
   });
+  // The explicit options as given (a token store or hooks object keeps its identity), over the variables read.
+  const given = Object.entries(options).filter(([, value]) => value !== undefined);
+  return { ...config, ...Object.fromEntries(given) } as ProviderNConfig;
 }
 
 /** The base URL calls go to: the override, else the sandbox or production host. */

@@ -3,22 +3,23 @@
  * checkouts, payment reads by transaction reference, refunds, and HMAC-SHA512-verified webhooks.
  *
  * ```ts
- * import { createPay } from '@pay/core';
+ * import { createPay } from '@pay/core/adapter';
  * import { providerN } from '@pay/provider-n';
  * const pay = createPay(providerN());
  * ```
  */
 import { buildProviderNAdapter } from './adapter.js';
-import { loadConfig, type ProviderNConfig, type ProviderNOverrides, resolveConfig } from './config.js';
+import { checkConfig, type ProviderNConfig, type ProviderNOverrides, resolveConfig } from './config.js';
 import type { ProviderNAdapter } from './types.js';
 
 /**
  * Default factory: reads `PROVIDER_N_API_KEY`, `PROVIDER_N_SECRET_KEY`, `PROVIDER_N_SANDBOX` and the optional
- * `PROVIDER_N_CONTRACT_CODE` when called (never on import); explicit `overrides` win over the environment.
+ * `PROVIDER_N_CONTRACT_CODE` and `PROVIDER_N_BASE_URL` (a simulator's URL, e.g. `pay dev provider-n`) when called
+ * (never on import); explicit `overrides` win over the environment.
  * Throws `ConfigurationError` naming every missing variable. Does no I/O.
  */
 export function providerN(overrides: ProviderNOverrides = {}): ProviderNAdapter {
-  return buildProviderNAdapter(loadConfig(overrides));
+  return buildProviderNAdapter(resolveConfig(overrides));
 }
 
 /**
@@ -27,10 +28,15 @@ export function providerN(overrides: ProviderNOverrides = {}): ProviderNAdapter 
  * Does no I/O.
  */
 export function createProviderN(config: ProviderNConfig): ProviderNAdapter {
-  return buildProviderNAdapter(resolveConfig(config));
+  return buildProviderNAdapter(checkConfig(config));
 }
 
-export { PROVIDER_N_BASE_URLS, type ProviderNConfig, type ProviderNOverrides } from './config.js';
+export {
+  PROVIDER_N_BASE_URLS,
+  PROVIDER_N_ENV,
+  type ProviderNConfig,
+  type ProviderNOverrides,
+} from './config.js';
 export { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
 export { idempotencyReference } from './requests.js';
 export type {

@@ -12,8 +12,8 @@ import type {
   RefundStatus,
   Subscription,
   SubscriptionStatus,
-} from '@pay/core';
-import { type JsonValue, toMinorUnits } from '@pay/core';
+} from '@pay/core/adapter';
+import { type JsonValue, toMinorUnits } from '@pay/core/adapter';
 import type { InitTransactionRequest } from './requests.js';
 import type { ProviderNCheckout } from './types.js';
 import {

@@ -8,11 +8,11 @@ import {
   type CallOptions,
   normaliseCurrency,
   type OperationOptions,
+  type ProviderCall,
   toValidationIssues,
   type ValidationIssue,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import type { ProviderNCall } from './client.js';
 import { DEFAULT_CURRENCY } from './wire.js';
 
 /** Payment methods the hosted checkout offers by default (wire contract). */
@@ -328,7 +328,7 @@ function signalOf(options: CallOptions): { signal?: AbortSignal } {
  * `POST /v1/merchant/transactions/init-transaction`, never retried: a repeat would open a second checkout. Any
  * error after sending names the paymentReference, so a caller can match a checkout whose reply was lost.
  */
-export function initTransactionCall(body: InitTransactionRequest, options: CallOptions): ProviderNCall {
+export function initTransactionCall(body: InitTransactionRequest, options: CallOptions): ProviderCall {
   return {
     call: 'init-transaction',
     method: 'POST',
@@ -347,7 +347,7 @@ export type TransactionLookup = { transactionReference: string } | { paymentRefe
  * `GET /v1/merchant/transactions/query?transactionReference=…` (design §8: v1, not the newer v2 read), or
  * `?paymentReference=…`. Core encodes the query value (references contain `|`).
  */
-export function transactionQueryCall(lookup: TransactionLookup, options: CallOptions): ProviderNCall {
+export function transactionQueryCall(lookup: TransactionLookup, options: CallOptions): ProviderCall {
   return {
     call: 'transaction query',
     method: 'GET',
@@ -359,7 +359,7 @@ export function transactionQueryCall(lookup: TransactionLookup, options: CallOpt
 }
 
 /** `POST /v1/refunds/initiate-refund`, never retried: a repeat with a new reference would refund twice. */
-export function initiateRefundCall(request: RefundRequest, options: CallOptions): ProviderNCall {
+export function initiateRefundCall(request: RefundRequest, options: CallOptions): ProviderCall {
   return {
     call: 'initiate-refund',
     method: 'POST',
@@ -375,7 +375,7 @@ export function initiateRefundCall(request: RefundRequest, options: CallOptions)
 }
 
 /** `GET /v1/refunds/{refundReference}`: the provider's published refund status read. */
-export function refundStatusCall(refundReference: string, options: CallOptions): ProviderNCall {
+export function refundStatusCall(refundReference: string, options: CallOptions): ProviderCall {
   return {
     call: 'refund status',
     method: 'GET',

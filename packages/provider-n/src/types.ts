@@ -4,7 +4,7 @@
  * the raw webhook events. Types only: every module may import this one, and it imports no module of the adapter
  * that imports it back.
  */
-import type { Adapter, AdapterTypes, Checkout } from '@pay/core';
+import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './requests.js';
 import type {

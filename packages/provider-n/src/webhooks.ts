@@ -15,7 +15,7 @@ import {
   type WebhookDelivery,
   WebhookVerificationError,
   webhookEvent,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
 import type { ProviderNEventType, ProviderNRawEvents } from './types.js';

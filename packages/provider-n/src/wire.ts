@@ -3,7 +3,7 @@
  * and webhook payloads the adapter reads. Only the fields mapped are required; amounts are accepted as numbers
  * or decimal strings (the status read sends `"5000.00"`, webhooks send numbers).
  */
-import { parseDecimal } from '@pay/core';
+import { parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
 /** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */

@@ -497,12 +497,12 @@ describe('refunds.create', () => {
   });
 
   it.each([
-    ['R1', 'not found'],
-    ['R2', 'cannot be refunded'],
-    ['R3', 'above what remains'],
-    ['R4', 'below the minimum'],
-    ['R5', 'balance is too low'],
-  ])('turns code %s into a ProviderApiError whose message says what to do', async (code, advice) => {
+    ['R1', 'not found', 'not_found'],
+    ['R2', 'cannot be refunded', 'invalid_request'],
+    ['R3', 'above what remains', 'invalid_request'],
+    ['R4', 'below the minimum', 'invalid_request'],
+    ['R5', 'balance is too low', 'invalid_request'],
+  ])('turns code %s into a ProviderApiError whose message says what to do', async (code, advice, kind) => {
     nockLogin();
     nock(HOST)
       .post('/api/v1/refunds/initiate-refund')
@@ -516,9 +516,29 @@ describe('refunds.create', () => {
       providerCode: code,
       providerMessage: `Refund error ${code}`,
       retryable: false,
+      kind,
       context: { transactionReference: TRANSACTION_REFERENCE, refundReference: expect.any(String) },
     });
     expect((error as Error).message).toContain(advice);
+  });
+
+  it.each([
+    [
+      'a duplicate refund reference (R9)',
+      400,
+      'R9',
+      'Supplied refund reference already exists for the merchant.',
+      'conflict',
+    ],
+    ['a refusal the table does not list, by its HTTP status', 409, 'R8', 'Refund locked', 'conflict'],
+    ['a rate limit', 429, '99', 'Too many requests', 'rate_limited'],
+  ])('gives %s a portable kind (issue 13)', async (_what, status, code, message, kind) => {
+    nockLogin();
+    nock(HOST).post('/api/v1/refunds/initiate-refund').reply(status, refused(code, message));
+    const error = await testAdapter()
+      .createRefund({ payment_id: TRANSACTION_REFERENCE, amount: 1000 })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ providerCode: code, kind });
   });
 
   it('never retries the refund POST', async () => {

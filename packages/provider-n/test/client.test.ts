@@ -120,6 +120,23 @@ describe('access tokens', () => {
     expect(checkout.checkoutUrl).toBe('https://sandbox.provider-n.example/checkout/x');
   });
 
+  it('a 401 that persists after the one re-login is kind authentication and names the variables to check', async () => {
+    for (const token of ['first', 'second']) {
+      nockLogin(token);
+      nock(HOST)
+        .get('/api/v1/merchant/transactions/query')
+        .query(true)
+        .matchHeader('authorization', `Bearer ${token}`)
+        .reply(401, refused('99', 'Invalid token'));
+    }
+    const error = await testAdapter()
+      .retrievePayment(TRANSACTION_REFERENCE)
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ status: 401, kind: 'authentication', retryable: false });
+    expect((error as Error).message).toContain('PROVIDER_N_API_KEY / PROVIDER_N_SECRET_KEY');
+    expect(nock.isDone()).toBe(true);
+  });
+
   it('reports a refused login as a ProviderApiError that names the credentials to check, with no secret', async () => {
     nock(HOST)
       .post('/api/v1/auth/login')
@@ -128,7 +145,12 @@ describe('access tokens', () => {
       .retrievePayment(TRANSACTION_REFERENCE)
       .catch((thrown: unknown) => thrown);
     expect(ProviderApiError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ status: 401, providerCode: '99', retryable: false });
+    expect(error).toMatchObject({
+      status: 401,
+      providerCode: '99',
+      retryable: false,
+      kind: 'authentication',
+    });
     expect((error as Error).message).toMatch(/apiKey and secretKey/);
     const everything = JSON.stringify({ ...(error as object), message: (error as Error).message });
     expect(everything).not.toContain(SECRET_KEY);

@@ -1,7 +1,8 @@
 import { ConfigurationError } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createProviderN, PROVIDER_N_BASE_URLS, providerN } from '../src/index.js';
+import { createProviderN, PROVIDER_N_BASE_URLS, PROVIDER_N_ENV, providerN } from '../src/index.js';
+import { startProviderNSimulator } from '../src/testing/index.js';
 import { API_KEY, BASIC, ok, SECRET_KEY, TRANSACTION_REFERENCE, transactionStatusBody } from './fixtures.js';
 
 beforeAll(() => {
@@ -20,6 +21,7 @@ function stubEnv(values: Record<string, string>) {
     'PROVIDER_N_SECRET_KEY',
     'PROVIDER_N_SANDBOX',
     'PROVIDER_N_CONTRACT_CODE',
+    'PROVIDER_N_BASE_URL',
   ]) {
     vi.stubEnv(name, values[name] ?? '');
   }
@@ -91,6 +93,69 @@ describe('providerN() (default factory)', () => {
       .reply(200, ok(transactionStatusBody));
     await providerN().retrievePayment(TRANSACTION_REFERENCE);
     expect(read.isDone()).toBe(true);
+  });
+});
+
+describe('PROVIDER_N_BASE_URL (issue 16: an app switches to `pay dev` without code changes)', () => {
+  it('sends every call of the default factory to PROVIDER_N_BASE_URL, e.g. a running simulator', async () => {
+    const simulator = await startProviderNSimulator();
+    try {
+      stubEnv({
+        PROVIDER_N_API_KEY: simulator.credentials.apiKey,
+        PROVIDER_N_SECRET_KEY: simulator.credentials.secretKey,
+        PROVIDER_N_SANDBOX: 'true',
+        PROVIDER_N_CONTRACT_CODE: String(simulator.credentials.contractCode),
+        PROVIDER_N_BASE_URL: simulator.url,
+      });
+      const checkout = await providerN().createCheckout({
+        customer: { email: 'ada@example.com' },
+        provider_metadata: { amount: 250.5, currency: 'NGN' },
+      });
+      expect(checkout.checkoutUrl.startsWith(`${simulator.url}/checkout/`)).toBe(true);
+      expect(simulator.books.transactions.map((transaction) => transaction.amount)).toEqual([250.5]);
+    } finally {
+      await simulator.close();
+    }
+  });
+
+  it('an explicit baseUrl wins over PROVIDER_N_BASE_URL', async () => {
+    stubEnv({
+      PROVIDER_N_API_KEY: API_KEY,
+      PROVIDER_N_SECRET_KEY: SECRET_KEY,
+      PROVIDER_N_SANDBOX: 'true',
+      PROVIDER_N_BASE_URL: 'https://not-this-one.example',
+    });
+    nock('https://proxy.example')
+      .post('/v1/auth/login')
+      .reply(200, ok({ accessToken: 't', expiresIn: 60 }));
+    const read = nock('https://proxy.example')
+      .get('/v1/merchant/transactions/query')
+      .query(true)
+      .reply(200, ok(transactionStatusBody));
+    await providerN({ baseUrl: 'https://proxy.example', retry: 0 }).retrievePayment(TRANSACTION_REFERENCE);
+    expect(read.isDone()).toBe(true);
+  });
+
+  it('refuses a PROVIDER_N_BASE_URL that is not a URL, naming the member, not the value', () => {
+    stubEnv({
+      PROVIDER_N_API_KEY: API_KEY,
+      PROVIDER_N_SECRET_KEY: SECRET_KEY,
+      PROVIDER_N_SANDBOX: 'true',
+      PROVIDER_N_BASE_URL: 'localhost-4010-oops',
+    });
+    const error = configurationError(() => providerN());
+    expect(error.missing).toEqual(['baseUrl']);
+    expect(error.message).not.toContain('localhost-4010-oops');
+  });
+
+  it('is listed in PROVIDER_N_ENV, so `pay dev` prints it', () => {
+    expect(PROVIDER_N_ENV.map((variable) => variable.env)).toEqual([
+      'PROVIDER_N_API_KEY',
+      'PROVIDER_N_SECRET_KEY',
+      'PROVIDER_N_SANDBOX',
+      'PROVIDER_N_CONTRACT_CODE',
+      'PROVIDER_N_BASE_URL',
+    ]);
   });
 });
 

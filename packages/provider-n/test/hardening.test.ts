@@ -4,9 +4,10 @@
  * letter case, and event types or statuses named like `Object.prototype` members are unknown values.
  */
 import { createPay, NetworkError, ProviderApiError, ValidationError } from '@pay/core';
+import type { ProviderErrorRule } from '@pay/core/adapter';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { moneyMovingRefusal, readEnvelope } from '../src/client.js';
+import { moneyMovingRefusal, PROVIDER_N_ERRORS, readEnvelope } from '../src/client.js';
 import { providerNWebhookRequest } from '../src/testing/index.js';
 import {
   BASIC,
@@ -109,14 +110,31 @@ describe.each(MONEY_CALLS)('money-moving call $call (issue 11 §1)', (site) => {
     const reply = {
       status: 400,
       headers: new Headers(),
-      // R3 has advice ("lower amount") that a proven refusal would carry: here nothing is proven.
+      // R3 has advice ("lower amount") that a proven refusal carries: here nothing is proven.
       text: JSON.stringify(refused('R3', 'Refund amount exceeds the transaction amount')),
       requestId: 'req-1',
       earlierAttemptMayHaveReached: true,
     };
-    const outcome = readEnvelope(reply, site.call, []);
-    if (outcome.ok) throw new Error('expected a refusal');
-    const error = moneyMovingRefusal(outcome);
+    const reading = readEnvelope(reply, { call: site.call });
+    expect(reading).toEqual({
+      ok: false,
+      code: 'R3',
+      message: 'Refund amount exceeds the transaction amount',
+    });
+    const refusal = {
+      ok: false as const,
+      error: new ProviderApiError({
+        provider: 'providerN',
+        status: 400,
+        providerCode: 'R3',
+        requestId: 'req-1',
+        message: 'providerN answered HTTP 400 (code R3): lower amount.',
+      }),
+      code: 'R3',
+      rule: PROVIDER_N_ERRORS.R3 as ProviderErrorRule,
+      reply,
+    };
+    const error = moneyMovingRefusal(refusal);
     expect(error).toMatchObject({ outcome: 'unknown', retryable: false });
     expect(error.message).not.toContain('lower amount');
   });

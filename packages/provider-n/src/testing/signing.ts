@@ -3,7 +3,8 @@
  * (`providerN-signature` = lower-case hex HMAC-SHA512 of the raw body, keyed with the merchant's secret key, which
  * is what `webhooks.setup({ webhookSecret })` takes).
  */
-import { hmacSha512Hex, type WebhookRequest } from '@pay/core';
+import type { WebhookRequest } from '@pay/core';
+import { hmacSha512Hex } from '@pay/core/adapter';
 
 /** A Provider N webhook payload: `{ eventType, eventData }`. */
 export interface ProviderNWebhookPayload {

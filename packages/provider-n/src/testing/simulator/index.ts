@@ -6,7 +6,7 @@
  * every route, and webhooks signed as the provider signs them, delivered to a forwarding URL.
  */
 
-import { toMajorUnits, toMinorUnits } from '@pay/core';
+import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import type { PayerAction } from '@pay/core/testing';
 import {
   FaultInjector,

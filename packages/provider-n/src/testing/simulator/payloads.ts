@@ -3,7 +3,7 @@
  * status read (two spellings), the refund body, and the `eventData` of transaction, refund, settlement and
  * rejected-payment webhooks. Pure functions of the books.
  */
-import { minorDigits, toMajorUnits } from '@pay/core';
+import { minorDigits, toMajorUnits } from '@pay/core/adapter';
 import type {
   ProviderNRefundEventData,
   ProviderNRejectedPaymentEventData,

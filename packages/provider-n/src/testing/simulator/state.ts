@@ -3,7 +3,7 @@
  * merchant balance, with the provider's checks and refusals. Amounts are kept in integer minor units inside, so
  * the books never drift; what leaves the books (views, payloads) is in major units as the provider sends them.
  */
-import { toMajorUnits, toMinorUnits } from '@pay/core';
+import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import type { SimulatorClock } from '@pay/core/testing';
 import type { ProviderNPaymentStatus } from '../../wire.js';
 import type { SimulatedRefund, SimulatedTransaction } from './types.js';

@@ -2,7 +2,7 @@
  * The webhooks the simulator sends (wire contract "Webhooks"): the one a payer action on the checkout page
  * causes, and the ones `trigger(eventType)` builds from the books (or from a sample) for `pay trigger`.
  */
-import { toMajorUnits } from '@pay/core';
+import { toMajorUnits } from '@pay/core/adapter';
 import type { PayerAction } from '@pay/core/testing';
 import type { ProviderNWebhookPayload } from '../signing.js';
 import {

@@ -69,11 +69,15 @@ function printBanner(
   const { envLines, otherLines } = printedConfiguration(simulator.adapterConfig(), env);
   io.out(`${label} simulator listening on ${simulator.url} (test mode: no real money moves)`);
   io.out('');
-  io.out('Point your app at it with these environment variables:');
-  for (const line of envLines) io.out(`  ${line}`);
+  if (envLines.length > 0) {
+    io.out('Point your app at it with these environment variables:');
+    for (const line of envLines) io.out(`  ${line}`);
+  }
   if (otherLines.length > 0) {
     io.out(
-      'and pass these to the adapter factory / webhooks.setup() (no environment variable carries them):',
+      envLines.length > 0
+        ? 'and pass these to the adapter factory / webhooks.setup() (no environment variable carries them):'
+        : 'Pass this configuration to the adapter factory (the adapter package exports no environment table):',
     );
     for (const line of otherLines) io.out(`  ${line}`);
   }

@@ -176,6 +176,24 @@ describe('provider codes', () => {
     expect((error as Error).message).not.toContain('retry with the same input');
   });
 
+  it.each([
+    ['1104', 'not_found'],
+    ['1301', 'authentication'],
+    ['1200', 'provider_unavailable'],
+    ['1500', 'provider_unavailable'],
+    ['1401', 'conflict'],
+    ['1402', 'invalid_request'],
+    // Not in R's table: the kind the HTTP status implies (invalid_request at 200).
+    ['1309', 'invalid_request'],
+  ])('gives code %s the portable kind %s from the error table, at HTTP 200', async (code, kind) => {
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(200, { code: Number(code), message: 'refused' });
+    const error = await rejectionOf<ProviderApiError>(testAdapter().capturePayment(TRANS_ID));
+    expect(error).toMatchObject({ providerCode: code, kind });
+    expect(error.retryable).toBe(kind === 'provider_unavailable');
+  });
+
   it('accepts code 0 given as text', async () => {
     nock(BASE_URL)
       .post('/v2.0/payment')

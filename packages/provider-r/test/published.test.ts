@@ -183,7 +183,8 @@ describe('published status replies', () => {
     replay(name);
     const error = await rejectionOf(adapterFor('123456').retrievePayment('AB12-CD34-EF56'));
     expect(ProviderApiError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ providerCode: '1400', providerMessage: message });
+    // The portable kind (issue 13): an unauthorised caller, whatever the HTTP status (200 here).
+    expect(error).toMatchObject({ providerCode: '1400', providerMessage: message, kind: 'authentication' });
   });
 
   it('keeps the provider code of a reply that carries `error` instead of `code`, and redacts the echoed secret', async () => {
@@ -193,6 +194,7 @@ describe('published status replies', () => {
     expect(ProviderApiError.isInstance(error)).toBe(true);
     expect(error.providerCode).toBe('1400');
     expect(error.providerMessage).toMatch(/^Payment not found \(status\)/);
+    expect(error.kind).toBe('not_found');
     expect(JSON.stringify(error)).not.toContain(SECRET);
   });
 });

@@ -224,7 +224,10 @@ describe('Provider R against its simulator over loopback', () => {
       baseUrl: simulator.url,
     });
     const error = await rejectionOf(adapter.createPayment(paymentParams));
-    expect(error).toMatchObject({ status: 401, providerCode: '1400' });
+    expect(error).toMatchObject({ status: 401, providerCode: '1400', kind: 'authentication' });
+    // The message says which configuration to check, never its value.
+    expect((error as Error).message).toContain('PROVIDER_R_MERCHANT and PROVIDER_R_SECRET');
+    expect((error as Error).message).not.toContain('wrong-secret');
     expect(simulator.transactions).toHaveLength(0);
   });
 

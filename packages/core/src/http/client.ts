@@ -7,10 +7,10 @@
  * whether an earlier attempt may have reached the provider (issue 11 §1), what a failure proves (`not_sent` or
  * `unknown`), and the call's overall deadline. Hooks only ever see redacted values and cannot change an outcome.
  */
-import ky, { type BeforeRequestHook, HTTPError, type Options, TimeoutError } from 'ky';
+import type { BeforeRequestHook, Options } from 'ky';
 import { assertCallSettings, settingsOf } from '../call-settings.js';
 import { CredentialSet, type NetworkError, redact, redactError } from '../errors.js';
-import { CallerAbort, callCapMs, Deadline, readBody, untilAborted } from './deadline.js';
+import { CallerAbort, callCapMs, Deadline, untilAborted } from './deadline.js';
 import { abortedError, callLabel, loginFailure, toNetworkError } from './failures.js';
 import { CREDENTIAL_HEADERS, observe, redactHeaders, rememberIssuedTokens } from './observation.js';
 import { buildUrl } from './paths.js';
@@ -22,6 +22,18 @@ import {
   retryAfterMs,
 } from './retry-policy.js';
 import type { HttpClient, HttpClientOptions, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
+
+/**
+ * ky, loaded on the first call rather than on import: ky probes the runtime at import time (it builds a streaming
+ * `Request`), which makes Node load its fetch implementation and web streams — most of what importing core cost
+ * (tooling/bench `import.cold`). Cold starts that make no call no longer pay it; the first call does, as plain
+ * `fetch` would.
+ */
+let kyModule: Promise<typeof import('ky')> | undefined;
+function loadKy(): Promise<typeof import('ky')> {
+  kyModule ??= import('ky');
+  return kyModule;
+}
 
 /** Stops ky from retrying: carries an error of ours (a login's, a caller's abort) out of a hook as it is. */
 class CallStopped extends Error {
@@ -48,6 +60,8 @@ interface CallState extends RetryState {
   reply: HttpReply | undefined;
   /** The failure of the last attempt that got none, and the error it was made from. */
   failure: { error: unknown; networkError: NetworkError } | undefined;
+  /** The reply text of the attempt in flight, read by the exchange for `afterAttempt`. */
+  received: string;
   /** A retry was decided and ky is waiting before it (a caller's abort now lets the last outcome stand). */
   waiting: boolean;
 }
@@ -78,6 +92,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   /** One logical call: ky's attempts, then the reply of the last one or the error that ended the call. */
   async function sendCall(request: HttpRequest): Promise<HttpReply> {
+    const { default: ky, HTTPError, TimeoutError } = await loadKy();
     const requestId = request.requestId ?? crypto.randomUUID();
     const url = buildUrl(baseUrl, request.path, request.query);
     const label = callLabel(options.provider, request, credentials);
@@ -103,6 +118,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       info: undefined,
       reply: undefined,
       failure: undefined,
+      received: '',
       waiting: false,
     };
 
@@ -154,9 +170,32 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       state.started = Date.now();
     };
 
-    /** Where an attempt ends with an answer: the body read, the `onResponse` hook, what the answer proves. */
+    /**
+     * The exchange of one attempt, as ky's `fetch`: the body goes as the string it is (ky's Request would carry
+     * it as a stream, teed for retries: a chunked upload and several times the cost of the call), and the reply
+     * is read here, under ky's timeout (which otherwise ends when the headers arrive). ky gets an empty response
+     * with the reply's status and headers; the text waits in `state.received` for `afterAttempt`.
+     */
+    const exchange = async (input: Request | URL | string) => {
+      const sent = input as Request;
+      const response = await send(sent.url, {
+        method: sent.method,
+        headers: sent.headers,
+        ...(body === undefined ? {} : { body }),
+        signal: sent.signal,
+      });
+      state.received = await response.text();
+      return new Response(null, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
+
+    /** Where an attempt ends with an answer: the `onResponse` hook, the reply, what the answer proves. */
     const afterAttempt = async (_request: Request, _options: unknown, response: Response) => {
-      const text = await readBody(response, deadline.left(attemptTimeoutMs - (Date.now() - state.started)));
+      const text = state.received;
+      state.received = '';
       if (request.credentialsInReply) rememberIssuedTokens(text, credentials);
       if (state.info) {
         const replySecrets = credentials.values();
@@ -241,11 +280,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return networkError;
     }
 
+    const send = options.fetch ?? globalThis.fetch;
     const kyOptions: Options = {
       method: request.method,
       headers,
-      ...(body === undefined ? {} : { body }),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: exchange,
       ...(request.signal ? { signal: request.signal } : {}),
       timeout: attemptTimeoutMs,
       throwHttpErrors: true,
@@ -266,15 +305,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     };
 
     try {
-      const response = await ky(url, kyOptions);
-      void response.body?.cancel().catch(() => undefined);
+      await ky(url, kyOptions);
       return state.reply!;
     } catch (error) {
       if (error instanceof CallStopped) throw error.stoppedBy;
-      if (error instanceof HTTPError) {
-        void error.response.body?.cancel().catch(() => undefined);
-        return state.reply!;
-      }
+      if (error instanceof HTTPError) return state.reply!;
       // Aborted while waiting for a retry: the last outcome stands, as if no retry had been allowed.
       if (state.waiting) {
         if (state.reply) return state.reply;

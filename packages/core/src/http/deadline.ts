@@ -1,7 +1,7 @@
 /**
  * The time budget of one logical call beyond ky's per-attempt timeout: the overall cap (every attempt's timeout
- * plus the longest waits between them), the reading of a reply body (ky's timeout ends when the headers arrive),
- * and waiting for something that is not ours to cancel (a shared login) until the caller aborts.
+ * plus the longest waits between them: no retry starts that would not fit), and waiting for something that is
+ * not ours to cancel (a shared login) only until the caller aborts.
  */
 import { MAX_WAIT_MS } from './retry-policy.js';
 
@@ -24,23 +24,6 @@ export class Deadline {
   allows(ms: number): boolean {
     return !this.#caller?.aborted && Date.now() + ms < this.#endsAt;
   }
-
-  /** What is left of the budget, at most `ms`. */
-  left(ms: number): number {
-    return Math.max(0, Math.min(ms, this.#endsAt - Date.now()));
-  }
-}
-
-/** Reads a reply body within `ms` (the rest of the attempt's timeout); a stalled body is a `TimeoutError`. */
-export function readBody(response: Response, ms: number): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new DOMException(`timed out after ${ms} ms reading the reply`, 'TimeoutError')),
-      ms,
-    );
-  });
-  return Promise.race([response.text(), stalled]).finally(() => clearTimeout(timer));
 }
 
 /** Rejection used when the caller's signal fires while waiting for something that is not ours to cancel. */

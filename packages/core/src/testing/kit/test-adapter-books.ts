@@ -2,31 +2,14 @@
  * The test adapter's in-memory provider: its books and one implementation per operation of core's adapter
  * contract. Every status change emits the normalised event a real adapter would raise from the provider's push.
  */
-import type { AdapterTypes, OperationImplementations } from '../../adapter.js';
+import type { OperationImplementations } from '../../adapter.js';
 import type { ProviderApiError } from '../../errors.js';
 import type { Checkout, Customer, Payment, ProviderName, Refund, Subscription } from '../../records.js';
 import type { NormalisedEventName, NormalisedEvents } from '../../webhooks/types.js';
 import type { PayerAction } from './pages.js';
+import { createTestStore, type TestAdapterTypes } from './test-adapter-store.js';
 
-/** The declared types of the test adapter. */
-export interface TestAdapterTypes extends AdapterTypes {
-  provider: ProviderName;
-  metadata: {
-    /** `capture: 'manual'`: a paid payment waits in `requires_capture` for `payments.capture`. */
-    'payments.create': { capture?: 'automatic' | 'manual' };
-  };
-  rawEvents: Record<never, never>;
-  checkout: Checkout;
-}
-
-/** The records the in-memory provider holds, by kind. */
-export interface TestBooks {
-  payments: Payment[];
-  checkouts: Checkout[];
-  refunds: Refund[];
-  customers: Customer[];
-  subscriptions: Subscription[];
-}
+export type { TestAdapterTypes, TestBooks } from './test-adapter-store.js';
 
 /** What the operations need from the adapter around them. */
 export interface TestOperationsContext {
@@ -60,49 +43,11 @@ const CANCELLABLE: ReadonlySet<Payment['status']> = new Set([
   'requires_capture',
 ]);
 
-type Kind = keyof TestBooks;
-type RecordOf<K extends Kind> = TestBooks[K][number];
-
 /** The books, the operations over them, the payer's actions and `resolve`. */
 export function testOperations(context: TestOperationsContext) {
-  const books: TestBooks = { payments: [], checkouts: [], refunds: [], customers: [], subscriptions: [] };
+  const { books, common, copy, nextId, find, mustFind, remove, retrieve, update } = createTestStore(context);
   const manualCapture = new Set<string>();
   const byIdempotencyKey = new Map<string, Payment | Checkout | Refund>();
-  const sequences = new Map<string, number>();
-  const common = () => ({ provider: context.provider, livemode: false, request_id: null, raw: {} });
-  const copy = <R>(record: R): R => structuredClone(record);
-
-  const nextId = (prefix: string) => {
-    const next = (sequences.get(prefix) ?? 0) + 1;
-    sequences.set(prefix, next);
-    return `${prefix}_test_${String(next).padStart(6, '0')}`;
-  };
-  const find = <K extends Kind>(kind: K, id: string): RecordOf<K> | undefined =>
-    (books[kind] as RecordOf<K>[]).find((record) => record.id === id);
-  const mustFind = <K extends Kind>(kind: K, id: string): RecordOf<K> => {
-    const record = find(kind, id);
-    if (!record) throw context.refuse(404, `No ${kind.slice(0, -1)} ${id}.`);
-    return record;
-  };
-  const remove = (kind: Kind, id: string) => {
-    const list = books[kind] as { id: string }[];
-    const index = list.findIndex((record) => record.id === id);
-    if (index < 0) throw context.refuse(404, `No ${kind.slice(0, -1)} ${id}.`);
-    list.splice(index, 1);
-  };
-  const retrieve = async <K extends Kind>(kind: K, id: string) => {
-    const record = find(kind, id);
-    return record ? copy(record) : null;
-  };
-  const update = async <K extends Kind>(
-    kind: K,
-    id: string,
-    params: { metadata?: Record<string, string> },
-  ) => {
-    const record = mustFind(kind, id);
-    record.metadata = { ...record.metadata, ...params.metadata };
-    return copy(record);
-  };
   const remember = <R extends Payment | Checkout | Refund>(key: string | undefined, record: R): R => {
     if (key !== undefined) byIdempotencyKey.set(key, record);
     return copy(record);

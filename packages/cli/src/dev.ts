@@ -42,6 +42,7 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
   const timer = setInterval(log, LOG_INTERVAL_MS);
   await stopped(io.stop);
   clearInterval(timer);
+  log();
   io.out('Stopping: waiting for webhook deliveries in flight…');
   await simulator.close();
   await relay?.close();

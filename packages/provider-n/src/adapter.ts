@@ -10,11 +10,13 @@ import {
   defineAdapter,
   type OperationOptions,
   type ProviderApiError,
+  type ProviderCall,
   parseReply,
   type Refund,
   type ResolvedRecord,
   type ResolveLookup,
 } from '@pay/core/adapter';
+import type * as v from '@pay/core/schema';
 import {
   createClient,
   isDuplicateReference,
@@ -58,7 +60,6 @@ import {
   initTransactionBodySchema,
   type RefundBody,
   refundBodySchema,
-  type TransactionBody,
   transactionBodySchema,
 } from './wire.js';
 
@@ -86,39 +87,33 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   /** What every record carries besides the payload: `livemode` and the request id of its call (issue 16). */
   const facts = (requestId: string): RecordFacts => ({ livemode, requestId });
 
-  /** The status query by either reference: `null` for the documented 404 / `99`, any other refusal throws. */
-  async function queryTransaction(lookup: TransactionLookup, options: CallOptions) {
-    const call = transactionQueryCall(lookup, options);
+  /** A read: `null` for the provider's documented not-found answer, any other refusal throws. */
+  async function read<S extends v.GenericSchema>(schema: S, call: ProviderCall) {
     const outcome = await client.send(call);
     if (!outcome.ok) return notFoundOrThrow(outcome);
-    const body = parseReply(transactionBodySchema, outcome.body, { provider: PROVIDER, call: call.call });
-    const read: Read<TransactionBody> = {
+    const body: v.InferOutput<S> = parseReply(schema, outcome.body, { provider: PROVIDER, call: call.call });
+    const result: Read<v.InferOutput<S>> = {
       body,
       raw: withoutCredentials(outcome.body),
       requestId: requestIdOfReply(outcome.reply),
     };
-    return read;
+    return result;
   }
 
-  /** The refund status read: `null` for the documented `R7`, any other refusal throws. */
-  async function readRefund(refundReference: string, options: CallOptions) {
-    const call = refundStatusCall(refundReference, options);
-    const outcome = await client.send(call);
-    if (!outcome.ok) return notFoundOrThrow(outcome);
-    const body = parseReply(refundBodySchema, outcome.body, { provider: PROVIDER, call: call.call });
-    const read: Read<RefundBody> = {
-      body,
-      raw: withoutCredentials(outcome.body),
-      requestId: requestIdOfReply(outcome.reply),
-    };
-    return read;
-  }
+  /** The status query by either reference (404 / `99` is `null`). */
+  const queryTransaction = (lookup: TransactionLookup, options: CallOptions) =>
+    read(transactionBodySchema, transactionQueryCall(lookup, options));
 
-  const refundRecord = (read: Read<RefundBody>, currency: string): Refund =>
+  /** The refund status read (`R7` is `null`). */
+  const readRefund = (refundReference: string, options: CallOptions) =>
+    read(refundBodySchema, refundStatusCall(refundReference, options));
+
+  /** A refund read or reply → Refund; neither carries a currency, so the caller names it. */
+  const refundRecord = (refund: Read<RefundBody>, currency: string): Refund =>
     toRefund(
-      read.body,
-      { ...facts(read.requestId), currency, status: refundStatus(read.body.refundStatus) },
-      read.raw,
+      refund.body,
+      { ...facts(refund.requestId), currency, status: refundStatus(refund.body.refundStatus) },
+      refund.raw,
     );
 
   /** `checkouts.create`: one init-transaction, never retried (a repeat would open a second checkout). */

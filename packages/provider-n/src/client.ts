@@ -101,10 +101,12 @@ export function createClient(config: ProviderNConfig): ProviderClient {
       credentialsInReply: true,
     });
     // A refusal that may pass later (429, 5xx) stays as it is; any other points at the credentials.
-    if (!outcome.ok)
-      throw outcome.error.retryable
-        ? outcome.error
-        : withAdvice(outcome.error, `the login was refused; check ${CREDENTIALS}.`);
+    if (!outcome.ok) {
+      const { error, code } = outcome;
+      if (error.retryable) throw error;
+      const message = `${PROVIDER} answered HTTP ${error.status}${code ? ` (code ${code})` : ''}: the login was refused; check ${CREDENTIALS}.`;
+      throw error.withDetails({ message });
+    }
     const body = parseReply(loginBodySchema, outcome.body, { provider: PROVIDER, call: 'login' });
     return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
   }
@@ -138,12 +140,6 @@ export function readEnvelope(
   const code = responseCode ?? undefined;
   if (requestSuccessful && (code === undefined || code === '0')) return { ok: true, body: responseBody };
   return { ok: false, code, message: responseMessage ?? undefined };
-}
-
-/** The same provider error with a message that says what to do about this particular code. */
-export function withAdvice(error: ProviderApiError, advice: string): ProviderApiError {
-  const code = error.providerCode ? ` (code ${error.providerCode})` : '';
-  return error.withDetails({ message: `${PROVIDER} answered HTTP ${error.status}${code}: ${advice}` });
 }
 
 /**

@@ -189,17 +189,8 @@ const RESERVED_REFUND_MEMBERS = new Map<string, { member: string; reason: string
   ['refundamount', { member: 'refundAmount', reason: 'is set from amount' }],
 ]);
 
-/** The initiate-refund body and what the record needs that the reply does not carry. */
-export interface RefundRequest {
-  body: {
-    transactionReference: string;
-    refundReference: string;
-    refundAmount: number;
-    refundReason: string;
-    [member: string]: unknown;
-  };
-  currency: string;
-}
+/** The initiate-refund body (forwarded members first) and the currency the record needs (no reply carries one). */
+export type RefundRequest = ReturnType<typeof refundRequest>;
 
 /** Reason sent when the caller gives none: the provider requires one. */
 export const DEFAULT_REFUND_REASON = 'Refund requested by merchant';
@@ -208,10 +199,7 @@ export const DEFAULT_REFUND_REASON = 'Refund requested by merchant';
  * Checks a refund request and builds the initiate-refund body. `amount` is required: Provider N refunds an
  * explicit amount, and reading the payment first to find it would be a second call that can race a payer.
  */
-export function refundRequest(
-  params: RefundInput,
-  refundReference: string = uniqueReference(),
-): RefundRequest {
+export function refundRequest(params: RefundInput, refundReference: string = uniqueReference()) {
   const issues: ValidationIssue[] = [];
   const given = params.provider_metadata ?? {};
   const forwarded: Record<string, unknown> = {};

@@ -332,99 +332,30 @@ export const mandateEventSchema = v.pipe(
 export type MandateFields = v.InferOutput<typeof mandateEventSchema>;
 
 // --------------------------------------------------------------------------------------------------------
-// Raw event payloads, as the provider sends them (what `providerN.*` callbacks receive as `event.data`).
-
-/** The customer block of a transaction payload. */
-export interface ProviderNCustomer {
-  email?: string;
-  name?: string;
-  [field: string]: unknown;
-}
+// Raw event payloads, as the provider sends them (what `providerN.*` callbacks receive as `event.data`): the
+// input types of the schemas above, so the type says exactly what the adapter accepts (numbers or decimal text,
+// `null` or absent), plus any other member the provider sends.
 
 /** `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`. */
-export interface ProviderNTransactionEventData {
-  transactionReference: string;
-  paymentReference?: string;
-  amountPaid?: number | string;
-  totalPayable?: number | string;
-  settlementAmount?: number | string;
-  paidOn?: string;
-  paymentStatus?: string;
-  paymentDescription?: string;
-  currency?: string;
-  paymentMethod?: string;
-  customer?: ProviderNCustomer;
-  metaData?: Record<string, unknown> | string;
-  [field: string]: unknown;
-}
+export type ProviderNTransactionEventData = v.InferInput<typeof transactionEventSchema>;
+
+/** The customer block of a transaction payload (`{ email, name }`). */
+export type ProviderNCustomer = NonNullable<ProviderNTransactionEventData['customer']>;
 
 /** `eventData` of `REJECTED_PAYMENT`: thinner than the other transaction events, `metaData` may be a JSON string. */
-export interface ProviderNRejectedPaymentEventData {
-  transactionReference: string;
-  paymentReference?: string;
-  amount?: number | string;
-  paidOn?: string;
-  paymentDescription?: string;
-  paymentSourceInformation?: { amountPaid?: number | string; [field: string]: unknown };
-  paymentRejectionInformation?: {
-    rejectionReason?: string;
-    expectedAmount?: number | string;
-    [field: string]: unknown;
-  };
-  customer?: ProviderNCustomer;
-  metaData?: Record<string, unknown> | string;
-  [field: string]: unknown;
-}
+export type ProviderNRejectedPaymentEventData = v.InferInput<typeof rejectedPaymentEventSchema>;
+
+/** `eventData` of `SETTLEMENT` (the total `amount` a string such as `"1199.00"` in published payloads). */
+export type ProviderNSettlementEventData = v.InferInput<typeof settlementEventSchema>;
 
 /** One settled transaction of a `SETTLEMENT` payload (amounts as strings, no `amount`). */
-export interface ProviderNSettledTransaction {
-  transactionReference: string;
-  paymentReference?: string;
-  amountPaid?: number | string;
-  totalPayable?: number | string;
-  currency?: string;
-  paymentStatus?: string;
-  customer?: ProviderNCustomer;
-  [field: string]: unknown;
-}
-
-/** `eventData` of `SETTLEMENT`. */
-export interface ProviderNSettlementEventData {
-  settlementReference: string;
-  /** The settlement total, a string such as `"1199.00"` in published payloads. */
-  amount?: number | string;
-  settlementTime?: string;
-  transactionsCount?: number;
-  transactions: ProviderNSettledTransaction[];
-  [field: string]: unknown;
-}
+export type ProviderNSettledTransaction = ProviderNSettlementEventData['transactions'][number];
 
 /** `eventData` of `SUCCESSFUL_REFUND` and `FAILED_REFUND` (the refund body; the reason as `merchantReason`). */
-export interface ProviderNRefundEventData {
-  refundReference: string;
-  transactionReference: string;
-  refundReason?: string;
-  merchantReason?: string;
-  customerNote?: string;
-  refundAmount: number | string;
-  refundStatus?: string;
-  refundType?: 'PARTIAL_REFUND' | 'FULL_REFUND';
-  createdOn?: string;
-  completedOn?: string;
-  [field: string]: unknown;
-}
+export type ProviderNRefundEventData = v.InferInput<typeof refundBodySchema>;
 
 /** `eventData` of `MANDATE_UPDATE`. */
-export interface ProviderNMandateEventData {
-  mandateCode: string;
-  mandateStatus: ProviderNMandateStatus | (string & {});
-  customerName?: string;
-  customerEmailAddress?: string;
-  mandateAmount?: number | string;
-  startDate?: string;
-  endDate?: string;
-  [field: string]: unknown;
-}
+export type ProviderNMandateEventData = v.InferInput<typeof mandateEventSchema>;
 
 /** `eventData` of customer and disbursement events: passed through as sent, not normalised. */
 export type ProviderNOtherEventData = Record<string, unknown>;

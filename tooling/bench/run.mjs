@@ -2,7 +2,8 @@
 // `pnpm bench`: measures everything in one run, prints a table of ratios, and writes results.json as
 // [{ name, ours, baseline, unit, ratio }]. Run after a build (the root `bench` script builds first).
 import { writeFileSync } from 'node:fs';
-import { bundleSizes, dispatch10k, importCold } from './core.mjs';
+import { bundleSizes, dispatch10k, importCold, importColdCore } from './core.mjs';
+import { latency20ms } from './latency.mjs';
 import { providerBenchmarks } from './providers.mjs';
 import { storeBenchmarks } from './stores.mjs';
 
@@ -24,10 +25,12 @@ function fmt(value) {
 console.log(
   `${'name'.padEnd(32)} ${'ours'.padStart(12)} ${'baseline'.padStart(12)} ${'ratio'.padStart(8)}  unit`,
 );
+await record(latency20ms);
 for (const step of await providerBenchmarks()) await record(step);
 await record(storeBenchmarks);
 await record(dispatch10k);
 await record(importCold);
+await record(importColdCore);
 await record(bundleSizes);
 
 const file = new URL('results.json', import.meta.url);

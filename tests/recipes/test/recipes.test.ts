@@ -44,6 +44,8 @@ afterEach(async () => {
 /** The README's handler, with a callback that records what it saw. */
 function readmeHandler() {
   const paid: string[] = [];
+  // Hand-built on purpose (issue 13 keeps these where a test needs them): no simulator runs here, the handler only
+  // verifies deliveries signed with WEBHOOK_SECRET, configured as the README's recipe configures it.
   const pay = createPay(
     createProviderN({ apiKey: 'recipes-api-key', secretKey: WEBHOOK_SECRET, isSandbox: true }),
   );

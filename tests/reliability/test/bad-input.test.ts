@@ -54,7 +54,6 @@ function patched(base: Json, path: string, value: unknown): Json {
   return copy;
 }
 
-const TOO_PRECISE_MINOR = 100.5;
 const LONG = (n: number) => 'x'.repeat(n);
 
 /** The usual bad values of an amount field, each with its label. */
@@ -155,23 +154,25 @@ const R = 'providerR' as const;
 const rCheckout: Json = {
   customer: { email: 'payer@example.com' },
   item_id: 'order-1',
-  amount: 25000,
+  amount: 250,
   currency: 'CZK',
   success_url: 'https://shop.example/paid',
   cancel_url: 'https://shop.example/cancelled',
 };
 const rPayment: Json = {
   customer: { id: 'c-1' },
-  amount: 10000,
+  amount: 100,
   provider_metadata: { email: 'payer@example.com' },
 };
-const rRefund: Json = { payment_id: 'AB12-CD34-EF56', amount: 1000 };
+const rRefund: Json = { payment_id: 'AB12-CD34-EF56', amount: 10 };
 const rCheckoutCall = (params: Json) => providerR.createCheckout(params as never);
 const rRedirectCall = (params: Json) => providerR.createCheckoutRedirect(params as never);
 const rPaymentCall = (params: Json) => providerR.createPayment(params as never);
 const rRefundCall = (params: Json) => providerR.createRefund(params as never);
 const rCaptureCall = (params: Json) => providerR.capturePayment('AB12-CD34-EF56', params as never);
-const minorAmounts = badAmounts({ overPrecise: TOO_PRECISE_MINOR, zeroIsBad: true });
+// Provider R takes amounts in the currency's standard unit (issue 16): CZK has two decimals, so a third one is
+// finer than the minor unit the wire carries.
+const rAmounts = badAmounts({ overPrecise: 100.005, zeroIsBad: true });
 const badCurrencies: [string, unknown][] = [
   ['wrong type', 203],
   ['too long', 'CZKK'],
@@ -179,7 +180,7 @@ const badCurrencies: [string, unknown][] = [
 ];
 
 const R_CASES: Case[] = [
-  ...fieldCases(R, 'checkouts.create', rCheckout, 'amount', minorAmounts, rCheckoutCall),
+  ...fieldCases(R, 'checkouts.create', rCheckout, 'amount', rAmounts, rCheckoutCall),
   ...fieldCases(
     R,
     'checkouts.create',
@@ -239,9 +240,9 @@ const R_CASES: Case[] = [
   ),
   unknownField(R, 'checkouts.create', rCheckout, 'colour', rCheckoutCall),
   unknownField(R, 'checkouts.create', rCheckout, 'provider_metadata.labl', rCheckoutCall),
-  ...fieldCases(R, 'createCheckoutRedirect', rCheckout, 'amount', minorAmounts, rRedirectCall),
+  ...fieldCases(R, 'createCheckoutRedirect', rCheckout, 'amount', rAmounts, rRedirectCall),
   unknownField(R, 'createCheckoutRedirect', rCheckout, 'colour', rRedirectCall),
-  ...fieldCases(R, 'payments.create', rPayment, 'amount', minorAmounts, rPaymentCall),
+  ...fieldCases(R, 'payments.create', rPayment, 'amount', rAmounts, rPaymentCall),
   ...fieldCases(
     R,
     'payments.create',
@@ -302,9 +303,9 @@ const R_CASES: Case[] = [
   ...fieldCases(
     R,
     'payments.capture',
-    { amount: 500 },
+    { amount: 5 },
     'amount',
-    badAmounts({ overPrecise: 1.5, zeroIsBad: true }).slice(1),
+    badAmounts({ overPrecise: 1.505, zeroIsBad: true }).slice(1),
     rCaptureCall,
   ),
   unknownField(R, 'payments.capture', {}, 'amout', rCaptureCall),
@@ -327,7 +328,7 @@ const R_CASES: Case[] = [
     'refunds.create',
     rRefund,
     'amount',
-    badAmounts({ overPrecise: 0.5, zeroIsBad: true }).slice(1),
+    badAmounts({ overPrecise: 0.505, zeroIsBad: true }).slice(1),
     rRefundCall,
   ),
   ...fieldCases(R, 'refunds.create', rRefund, 'currency', badCurrencies, rRefundCall),

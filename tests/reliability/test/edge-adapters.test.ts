@@ -149,17 +149,19 @@ describe('@pay/provider-r in an Edge VM', () => {
     }));
     const payment = await adapter.createPayment({
       customer: { id: 'cust-1' },
-      amount: 10_000,
+      amount: 100,
       provider_metadata: { email: 'payer@example.com' },
     });
     expect(payment).toMatchObject({
       id: 'AB12-CD34-EF56',
       status: 'pending',
-      amount: 10_000,
+      amount: 100,
       currency: 'CZK',
     });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ method: 'POST', url: 'https://r.example/v2.0/payment' });
+    // 100 CZK in the standard unit is the wire's price of 10000 minor units.
+    expect(JSON.parse(seen[0]?.body ?? '{}')).toMatchObject({ price: 10_000, curr: 'CZK' });
     expect(seen[0]?.headers.authorization).toBe(`Basic ${btoa(`${merchant}:${secret}`)}`);
   });
 
@@ -201,7 +203,7 @@ describe('@pay/provider-r in an Edge VM', () => {
       'invoice.generated',
       'providerR.PAID',
     ]);
-    expect(received).toEqual(['payment.succeeded:TX-1:10000', 'providerR.PAID:TX-1']);
+    expect(received).toEqual(['payment.succeeded:TX-1:100', 'providerR.PAID:TX-1']);
     expect(seen.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([
       'POST /v1.0/status',
     ]);

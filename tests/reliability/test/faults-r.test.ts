@@ -45,10 +45,12 @@ function adapterFor(sim: ProviderRSimulator, overrides: Partial<ProviderRConfig>
   });
 }
 
+// Amounts in the currency's standard unit (issue 16): 100 CZK is `price: 10000` in the simulator's books, which
+// keep the provider's minor units.
 const checkoutParams = {
   customer: { email: 'payer@example.com' },
   item_id: 'order-1001',
-  amount: 25000,
+  amount: 250,
   currency: 'CZK',
   success_url: 'https://shop.example/paid',
   cancel_url: 'https://shop.example/cancelled',
@@ -56,7 +58,7 @@ const checkoutParams = {
 const paymentParams = {
   customer: { id: 'cust_42' },
   item_id: 'order-2002',
-  amount: 10000,
+  amount: 100,
   provider_metadata: { email: 'payer@example.com' },
 };
 
@@ -187,7 +189,7 @@ const SITES: Site[] = [
     safe: true,
     setup: 'authorized',
     done: captured,
-    run: (adapter, id) => adapter.capturePayment(id, { amount: 6000 }),
+    run: (adapter, id) => adapter.capturePayment(id, { amount: 60 }),
     books: (sim, id, processed) => {
       // Captured once at most: the partial amount is applied once, never to an already captured payment.
       expect(sim.transaction(id)).toMatchObject(
@@ -203,7 +205,7 @@ const SITES: Site[] = [
     safe: true,
     setup: 'authorized',
     done: captured,
-    run: (adapter, id) => adapter.capturePayment(id, { amount: 6000 }),
+    run: (adapter, id) => adapter.capturePayment(id, { amount: 60 }),
     // The capture reads the authorisation first (what is authorised, whether it is already captured).
     books: (sim, id) => expect(sim.transaction(id)).toMatchObject({ status: 'AUTHORIZED', price: 10000 }),
   },
@@ -216,7 +218,7 @@ const SITES: Site[] = [
     safe: true,
     setup: 'authorized',
     done: captured,
-    run: (adapter, id) => adapter.capturePayment(id, { amount: 6000 }),
+    run: (adapter, id) => adapter.capturePayment(id, { amount: 60 }),
     books: (sim, id) => expect(sim.transaction(id)).toMatchObject({ status: 'PAID', price: 6000 }),
   },
   {
@@ -276,7 +278,7 @@ const SITES: Site[] = [
     safe: true,
     setup: 'paid',
     done: refunded,
-    run: (adapter, id) => adapter.createRefund({ payment_id: id, amount: 4000 }),
+    run: (adapter, id) => adapter.createRefund({ payment_id: id, amount: 40 }),
     books: (sim, id) => {
       expect(sim.refunds).toHaveLength(0);
       expect(sim.refundable(id)).toBe(10000);
@@ -291,7 +293,7 @@ const SITES: Site[] = [
     safe: false,
     setup: 'paid',
     done: refunded,
-    run: (adapter, id) => adapter.createRefund({ payment_id: id, amount: 4000 }),
+    run: (adapter, id) => adapter.createRefund({ payment_id: id, amount: 40 }),
     books: (sim, id, processed) => {
       // Refunded once when the simulator handled the call, never twice.
       expect(sim.refunds).toHaveLength(processed ? 1 : 0);
@@ -406,7 +408,7 @@ describe('Provider R: reconciling after a lost reply', () => {
       expect(sim.transactions).toHaveLength(1);
       const [created] = sim.transactions;
       const read = await adapterFor(sim).retrievePayment(created?.transId ?? '');
-      expect(read).toMatchObject({ id: created?.transId, status: 'pending', amount: 10000 });
+      expect(read).toMatchObject({ id: created?.transId, status: 'pending', amount: 100 });
       expect(sim.transactions).toHaveLength(1);
     }));
 
@@ -414,10 +416,10 @@ describe('Provider R: reconciling after a lost reply', () => {
     withSimulator(async (sim) => {
       const transId = await prepare(sim, 'paid');
       sim.faults.inject({ method: 'POST', path: '/v2.0/refund.json', fault: { kind: 'drop-after' } });
-      const error = await rejectionOf(adapterFor(sim).createRefund({ payment_id: transId, amount: 10000 }));
+      const error = await rejectionOf(adapterFor(sim).createRefund({ payment_id: transId, amount: 100 }));
       expectFaultError(error, 'drop-after');
       expect(sim.refunds).toHaveLength(1);
-      const again = await rejectionOf(adapterFor(sim).createRefund({ payment_id: transId, amount: 10000 }));
+      const again = await rejectionOf(adapterFor(sim).createRefund({ payment_id: transId, amount: 100 }));
       expect(again).toMatchObject({ code: 'provider_api_error', providerCode: '1402', retryable: false });
       expect(sim.refunds).toHaveLength(1);
       expect(sim.refundable(transId)).toBe(0);

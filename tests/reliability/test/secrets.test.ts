@@ -151,7 +151,7 @@ describe('Provider R: no secret in errors or hook payloads', () => {
     try {
       const payment = await adapter().createPayment({
         customer: { id: 'c-1' },
-        amount: 10000,
+        amount: 100,
         provider_metadata: { email: 'payer@example.com' },
       });
       // The status reply echoes the secret: the record's raw must not keep it.
@@ -162,7 +162,7 @@ describe('Provider R: no secret in errors or hook payloads', () => {
       check.clean(await rejectionOf(wrong.retrievePayment(payment.id)), 'status with a wrong secret');
       check.clean(
         await rejectionOf(
-          wrong.createPayment({ customer: { id: 'c' }, amount: 100, provider_metadata: { email: 'a@b.cz' } }),
+          wrong.createPayment({ customer: { id: 'c' }, amount: 1, provider_metadata: { email: 'a@b.cz' } }),
         ),
         'create with a wrong secret',
       );
@@ -218,7 +218,7 @@ describe('Provider R: no secret in errors or hook payloads', () => {
       const pay = createPay(adapter());
       const payment = await pay.payments.create({
         customer: { id: 'c-2' },
-        amount: 20000,
+        amount: 200,
         provider_metadata: { email: 'payer@example.com' },
       });
       sim.pay(payment.id);
@@ -661,7 +661,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
         });
       const payment = await build({}).createPayment({
         customer: { id: 'c-1' },
-        amount: 10000,
+        amount: 100,
         provider_metadata: { email: 'payer@example.com' },
       });
       sim.pay(payment.id);
@@ -678,7 +678,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
           call: (a: never) =>
             (a as ReturnType<typeof build>).createPayment({
               customer: { id: 'c-2' },
-              amount: 500,
+              amount: 5,
               provider_metadata: { email: 'payer@example.com' },
             }),
         },

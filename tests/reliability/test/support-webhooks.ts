@@ -129,7 +129,7 @@ export async function providerRTransaction(
   const payment = await adapter.createPayment({
     customer: { id: 'cust-rel' },
     item_id: 'order-rel',
-    amount: options.amount ?? 10_000,
+    amount: options.amount ?? 100, // 100 CZK in the standard unit (the books hold price 10000)
     provider_metadata: { email: 'payer@example.com' },
   });
   if (options.paid ?? true) simulator.pay(payment.id);

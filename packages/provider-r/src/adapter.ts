@@ -15,7 +15,7 @@ import {
   type Refund,
   redactingErrors,
   toMinorUnits,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import { createClient, type ProviderRClient } from './client.js';
 import type { ProviderRConfig } from './config.js';
 import { idempotencyKeyOf, idempotencyRefId, resumeCreation, sendCreation } from './flows/create-once.js';

@@ -15,7 +15,7 @@ import {
   parseJson,
   parseReply,
   requestIdOf,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER_R_BASE_URL, type ProviderRConfig } from './config.js';
 import type { ProviderRCall } from './requests.js';

@@ -3,13 +3,12 @@
  * explicit object or from `PROVIDER_R_*` environment variables read when the default factory is called.
  */
 import {
-  booleanSetting,
   type EnvVariable,
   parseConfig,
-  readEnvironment,
+  readProviderConfig,
   type TransportOptions,
   transportConfigEntries,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
 /**
@@ -29,14 +28,13 @@ export interface ProviderRConfig extends TransportOptions {
 }
 
 /**
- * The environment variables the default factory reads. The first three are required (no silent production
- * switch); `PROVIDER_R_BASE_URL` is optional and points the adapter at another host (a simulator, a proxy).
+ * The environment variables the default factory reads, all required (no silent production switch). Core's
+ * `readProviderConfig` adds the optional `PROVIDER_R_BASE_URL`, which points the adapter at another host.
  */
-export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox' | 'baseUrl'>[] = [
+export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox'>[] = [
   { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
   { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
-  { env: 'PROVIDER_R_SANDBOX', member: 'isSandbox', required: true },
-  { env: 'PROVIDER_R_BASE_URL', member: 'baseUrl', required: false },
+  { env: 'PROVIDER_R_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },
 ];
 
 const nonEmpty = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));
@@ -61,11 +59,13 @@ export function resolveConfig(config: ProviderRConfig): ProviderRConfig {
  * an absolute URL.
  */
 export function configFromEnvironment(overrides: Partial<ProviderRConfig> = {}): ProviderRConfig {
-  const values = readEnvironment('providerR', PROVIDER_R_ENV, overrides);
-  const isSandbox = booleanSetting('PROVIDER_R_SANDBOX', values.isSandbox);
-  return resolveConfig({
-    ...overrides,
-    ...(values as { merchant: string; secret: string; baseUrl?: string }),
-    isSandbox,
-  });
+  const source = {
+    provider: 'providerR',
+    envPrefix: 'PROVIDER_R',
+    variables: PROVIDER_R_ENV,
+    schema: configSchema,
+  };
+  const checked = readProviderConfig({ ...source, overrides });
+  // The transport members are checked but kept as given, so hooks and fetch keep their types.
+  return { ...overrides, ...checked } as ProviderRConfig;
 }

@@ -13,7 +13,7 @@ import {
   type PaymentStatus,
   type Refund,
   toMajorUnits,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import type { PaymentBody, RefundSent } from './requests.js';
 import type { CreateReply, ProviderRStatus, ProviderRStatusReply } from './wire.js';
 

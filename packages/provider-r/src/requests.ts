@@ -20,7 +20,7 @@ import {
   toValidationIssues,
   ValidationError,
   type ValidationIssue,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import type { ProviderRConfig } from './config.js';
 import { createReplySchema, PROVIDER_R_CURRENCIES, statusReplySchema } from './wire.js';

@@ -10,7 +10,7 @@ import type {
   CheckoutCreateParams,
   Payment,
   PaymentCreateParams,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { checkoutMetadataSchema, paymentMetadataSchema, refundMetadataSchema } from './requests.js';
 import type { ProviderRStatus, ProviderRStatusReply } from './wire.js';

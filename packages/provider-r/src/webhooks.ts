@@ -16,7 +16,7 @@ import {
   type WebhookFailureReason,
   WebhookVerificationError,
   webhookEvent,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import type { ProviderRClient } from './client.js';
 import type { ProviderRConfig } from './config.js';

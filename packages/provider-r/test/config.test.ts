@@ -88,8 +88,9 @@ describe('configuration', () => {
     });
     await adapter.createPayment(payment);
     expect(fetch).toHaveBeenCalledTimes(1);
-    const [request] = fetch.mock.calls[0] as unknown as [Request];
-    expect(request.url).toBe('https://proxy.example/r/v2.0/payment');
+    // Core's HTTP client may call fetch with a Request or with (url, init).
+    const [input] = fetch.mock.calls[0] as unknown as [Request | URL | string];
+    expect(input instanceof Request ? input.url : String(input)).toBe('https://proxy.example/r/v2.0/payment');
   });
 
   it('PROVIDER_R_BASE_URL points the default factory at another host (pay dev, a proxy); an explicit baseUrl wins', async () => {

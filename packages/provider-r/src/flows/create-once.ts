@@ -15,7 +15,7 @@ import {
   type Payment,
   type Refund,
   StoreError,
-} from '@pay/core';
+} from '@pay/core/adapter';
 
 /** Marks refIds derived from an idempotency key, so they are told apart from the caller's at a glance. */
 const KEYED_REF_ID_PREFIX = 'idem-';

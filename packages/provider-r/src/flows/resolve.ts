@@ -2,7 +2,7 @@
  * `pay.resolve` for Provider R (issue 14 §1): what the provider holds for a money-moving call whose outcome is
  * unknown, read with the status call (the only lookup the provider has). Only reads: it never moves money.
  */
-import type { CallOptions, ErrorContext, Payment, ResolvedRecord, ResolveLookup } from '@pay/core';
+import type { CallOptions, ErrorContext, Payment, ResolvedRecord, ResolveLookup } from '@pay/core/adapter';
 import type { ProviderRClient } from '../client.js';
 import type { ProviderRConfig } from '../config.js';
 import { paymentFromStatus } from '../mapping.js';

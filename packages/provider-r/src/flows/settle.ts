@@ -11,7 +11,7 @@ import {
   ProviderApiError,
   toMajorUnits,
   toMinorUnits,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import type { ProviderRClient } from '../client.js';
 import type { ProviderRConfig } from '../config.js';
 import { paymentFromStatus } from '../mapping.js';

@@ -1,4 +1,5 @@
-import { redact, StoreError, storeUnavailable } from '@pay/core';
+import { StoreError, storeUnavailable } from '@pay/core';
+import { redact } from '@pay/core/adapter';
 
 /** The store operations that can fail, as the error's `context.operation` names them. */
 export type RedisStoreOperation =

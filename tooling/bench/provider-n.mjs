@@ -12,8 +12,7 @@ const CHECKOUT = {
 };
 
 function adapterFor(simulator) {
-  const { apiKey, secretKey, contractCode } = simulator.credentials;
-  return createProviderN({ apiKey, secretKey, contractCode, isSandbox: true, baseUrl: simulator.url });
+  return createProviderN(simulator.adapterConfig());
 }
 
 /** overhead.providerN.checkout: checkouts.create through createPay over the same init-transaction with plain fetch. */

@@ -5,7 +5,7 @@ import { buildProviderRPush, startProviderRSimulator } from '@pay/provider-r/tes
 import { compareMs, opsPerSecond } from './harness.mjs';
 
 const PAYMENT = {
-  amount: 25000,
+  amount: 250, // standard unit: 250.00 CZK, 25000 on the wire
   currency: 'CZK',
   customer: { id: 'customer-42' },
   item_id: 'order-1',
@@ -17,7 +17,7 @@ export async function overheadPayment() {
   const simulator = await startProviderRSimulator();
   try {
     const { merchant, secret } = simulator.credentials;
-    const pay = createPay(createProviderR({ merchant, secret, isSandbox: true, baseUrl: simulator.url }));
+    const pay = createPay(createProviderR(simulator.adapterConfig()));
     const authorization = `Basic ${btoa(`${merchant}:${secret}`)}`;
     const body = JSON.stringify({
       price: 25000,

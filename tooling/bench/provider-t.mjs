@@ -20,7 +20,7 @@ const TRANSFER = { amount: 100, currency: 'USD', provider_metadata: sampleTransf
 export async function overheadTransfer() {
   const simulator = await startProviderTSimulator();
   try {
-    const pay = createPay(createProviderT(simulator.adapterConfig));
+    const pay = createPay(createProviderT(simulator.adapterConfig()));
     await pay.payments.create(TRANSFER);
     const [quote, update, commit] = simulator.requests
       .filter((request) => request.path.startsWith('/transfer/'))
@@ -95,7 +95,7 @@ export async function verifyWebhooks() {
     createProviderT({
       clientId: 'c',
       clientSecret: 's',
-      agentPartnerId: 'a',
+      agentPartnerId: '30014857', // the partner the signed sample event names (the handler checks it)
       operatorId: 'o',
       isSandbox: true,
       webhookPublicKey: keys.publicKey,

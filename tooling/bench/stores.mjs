@@ -52,9 +52,8 @@ async function storesUnderTest() {
 export async function storeBenchmarks() {
   const simulator = await startProviderNSimulator();
   const { stores, close } = await storesUnderTest();
-  const { apiKey, secretKey, contractCode } = simulator.credentials;
-  const adapter = () =>
-    createProviderN({ apiKey, secretKey, contractCode, isSandbox: true, baseUrl: simulator.url });
+  const { secretKey } = simulator.credentials;
+  const adapter = () => createProviderN(simulator.adapterConfig());
   const results = [];
   try {
     let sequence = 0;

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { requestIdOf } from '../src/index.js';
 
 describe('request_id of a record', () => {
-  const reply = (headers: Record<string, string>) => ({ headers: new Headers(headers), requestId: 'sent-7f3a' });
+  const reply = (headers: Record<string, string>) => ({
+    headers: new Headers(headers),
+    requestId: 'sent-7f3a',
+  });
 
   it("quotes the provider's own request id when its reply carries one", () => {
     expect(requestIdOf(reply({ 'X-Request-Id': ' prov-991 ' }), 'x-request-id')).toBe('prov-991');

@@ -19,7 +19,7 @@ import {
 import * as v from '@pay/core/schema';
 import { PROVIDER_R_BASE_URL, type ProviderRConfig } from './config.js';
 import type { ProviderRCall } from './requests.js';
-import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
+import { envelopeSchema, isRecord, mediaType, withoutSecret } from './wire.js';
 
 /**
  * What each provider code means for a caller (wire contract, "Response codes"), as data. 1400 is "bad request
@@ -55,9 +55,7 @@ function parseBody(reply: HttpReply): Record<string, unknown> | undefined {
   const media = mediaType(reply.headers.get('content-type'));
   const asJson = () => {
     const parsed = parseJson(reply.text);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    return isRecord(parsed) ? parsed : undefined;
   };
   if (media === 'application/x-www-form-urlencoded') return parseForm(reply.text);
   if (media === 'application/json' || media.endsWith('+json')) return asJson();

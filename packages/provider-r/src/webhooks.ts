@@ -23,7 +23,7 @@ import type { ProviderRConfig } from './config.js';
 import { eventTypesOf, invoiceFromStatus, paymentFromStatus } from './mapping.js';
 import { statusRequest } from './requests.js';
 import type { ProviderRTypes } from './types.js';
-import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
+import { isRecord, mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
 
 /** The raw event names, one per status. */
 const RAW_EVENT_NAMES = PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const);
@@ -32,12 +32,11 @@ const RAW_EVENT_NAMES = PROVIDER_R_STATUSES.map((status) => `providerR.${status}
 function readPush(delivery: WebhookDelivery): Record<string, unknown> {
   if (mediaType(delivery.headers['content-type']) !== 'application/json') return parseForm(delivery.body);
   const parsed = parseJson(delivery.body);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+  if (!isRecord(parsed))
     refuse(
       'malformed_payload',
       'The Provider R push says application/json but its body is not a JSON object.',
     );
-  }
   return parsed as Record<string, unknown>;
 }
 

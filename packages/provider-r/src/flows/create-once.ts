@@ -16,6 +16,7 @@ import {
   type Refund,
   StoreError,
 } from '@pay/core/adapter';
+import { isRecord } from '../wire.js';
 
 /** Marks refIds derived from an idempotency key, so they are told apart from the caller's at a glance. */
 const KEYED_REF_ID_PREFIX = 'idem-';
@@ -52,11 +53,6 @@ export type ProviderRRecoveryPoint =
   | { step: 'created'; refId: string; transId: string; result: Payment | Refund | null }
   | { step: 'capture_sent'; transId: string; amount?: number }
   | { step: 'cancel_sent'; transId: string };
-
-/** A JSON object (not an array). */
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A non-empty string. */
 export const text = (value: unknown): value is string => typeof value === 'string' && value !== '';

@@ -1,7 +1,8 @@
 /**
- * `pnpm demo`: every provider end to end against its simulator, through the public API only (`createPay` and
- * each adapter pointed at its simulator with `baseUrl`), with a real local webhook endpoint behind core's Node
- * bridge. Prints a transcript and exits non-zero when any expectation fails.
+ * `pnpm demo`: every provider end to end on the local loop a newcomer uses with `pay dev`, through the public API
+ * only: each simulator started as `pay dev` starts it, the adapter configured from `simulator.adapterConfig()`,
+ * the app's webhook endpoint (core's Node bridge) receiving the simulator's forwarded signed webhooks, and the
+ * payer acting on the hosted page over HTTP. Prints a transcript and exits non-zero when any expectation fails.
  */
 import { providerNDemo } from './provider-n.js';
 import { providerRDemo } from './provider-r.js';
@@ -9,15 +10,16 @@ import { providerTDemo } from './provider-t.js';
 import { failureCount } from './transcript.js';
 
 const started = Date.now();
+let stopped = 0;
 try {
   await providerTDemo();
   await providerRDemo();
   await providerNDemo();
 } catch (error) {
   console.error('\nThe demo stopped on an unexpected error:', error);
-  process.exitCode = 1;
+  stopped = 1;
 }
-const failures = failureCount();
+const failures = failureCount() + stopped;
 console.log(
   `\n${failures === 0 ? 'demo passed' : `demo FAILED: ${failures} expectation(s) not met`} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
 );

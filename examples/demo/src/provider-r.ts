@@ -1,86 +1,104 @@
-/** Provider R: a payment (redirect URL), paid in the simulator, the push confirmed into events, a refund. */
+/**
+ * Provider R: a checkout redirect, paid by the payer on the simulator's hosted page, the push forwarded to the
+ * app and confirmed into events, a partial refund, and a forged push refused.
+ */
 import { createPay, type PayEvent, WebhookVerificationError } from '@pay/core';
 import { createProviderR } from '@pay/provider-r';
-import { startProviderRSimulator } from '@pay/provider-r/testing';
+import { actOnHostedPage, forwardTo, startLikePayDev } from './local-loop.js';
 import { expectError, expectThat, section, step } from './transcript.js';
-import { startWebhookEndpoint } from './webhook-endpoint.js';
 
 export async function providerRDemo(): Promise<void> {
-  section('Provider R: redirect gateway (amounts in minor units: 10000 = 100.00 CZK)');
-  const simulator = await startProviderRSimulator();
-  const { merchant, secret } = simulator.credentials;
-  const pay = createPay(createProviderR({ merchant, secret, isSandbox: true, baseUrl: simulator.url }));
+  section('Provider R: redirect gateway (amounts in the standard unit: 250.50 CZK)');
+  const simulator = await startLikePayDev('provider-r');
+  const pay = createPay(createProviderR(simulator.adapterConfig()));
 
   const received: PayEvent[] = [];
   const handler = pay.webhooks
-    .setup({ webhookSecret: secret })
+    .setup({ webhookSecret: simulator.credentials.secret })
     .on(['payment.succeeded', 'invoice.generated', 'providerR.PAID'], (event) => void received.push(event));
-  const endpoint = await startWebhookEndpoint(handler as never);
+  const endpoint = await forwardTo(simulator, handler as never);
   try {
-    const payment = await pay.payments.create({
-      amount: 25000,
-      currency: 'czk',
-      customer: { id: 'customer-42' },
+    const checkout = await pay.adapter.createCheckoutRedirect({
+      customer: { email: 'payer@example.com' },
       item_id: 'order-1001',
-      provider_metadata: { email: 'payer@example.com', paymentLabel: 'Order 1001' },
+      amount: 250.5,
+      currency: 'CZK',
+      success_url: 'https://shop.example/paid',
+      cancel_url: 'https://shop.example/cancelled',
     });
-    step('payments.create → the payer is sent to the redirect URL', {
-      id: payment.id,
-      status: payment.status,
-      payment_url: payment.payment_url,
+    const price = simulator.transaction(checkout.transId)?.price;
+    step('createCheckoutRedirect → the payer is sent to the redirect URL', {
+      transId: checkout.transId,
+      redirectUrl: checkout.redirectUrl,
+      'price on the wire': price,
+    });
+    expectThat(price === 25050, '250.5 CZK is sent as price 25050 (minor units on the wire)');
+
+    const visit = await actOnHostedPage(checkout.redirectUrl, 'pay');
+    const events = received.map((event) => event.type);
+    step('the payer opens the redirect URL and presses Pay (GET the page, POST its form)', {
+      page: visit.heading,
+      buttons: visit.buttons,
+      answer: `${visit.status} → ${visit.location}`,
+      'the app received': events,
     });
     expectThat(
-      payment.status === 'pending' && payment.payment_url !== null,
-      'a pending payment with a redirect URL',
+      visit.status === 303 && visit.location === 'https://shop.example/paid',
+      'the page sends the payer back to success_url with 303',
     );
-
-    simulator.pay(payment.id);
-    step('the payer pays on the hosted page (simulator control)');
-
-    const status = await simulator.deliverWebhook(endpoint.url, { transId: payment.id });
-    step('the provider pushes PAID; the handler confirms it with the status call', {
-      reply: status,
-      events: received.map((event) => event.type),
-    });
-    expectThat(status === 200, 'the webhook endpoint answers 200');
     expectThat(
-      received.map((event) => event.type).join() === 'payment.succeeded,invoice.generated,providerR.PAID',
-      'payment.succeeded, invoice.generated and providerR.PAID, in that order',
+      events.join() === 'payment.succeeded,invoice.generated,providerR.PAID',
+      'the forwarded push, confirmed by the status call: payment.succeeded, invoice.generated, providerR.PAID',
+    );
+    const succeeded = received[0]?.data as { amount?: number; request_id?: string | null } | undefined;
+    expectThat(
+      succeeded?.amount === 250.5 && typeof succeeded.request_id === 'string',
+      'payment.succeeded carries 250.5 and the request id of the status call that confirmed it',
     );
 
-    const retrieved = await pay.payments.retrieve(payment.id);
+    const retrieved = await pay.payments.retrieve(checkout.transId);
     step('payments.retrieve', {
       status: retrieved?.status,
       amount: retrieved?.amount,
+      amount_paid: retrieved?.amount_paid,
       currency: retrieved?.currency,
+      request_id: retrieved?.request_id,
     });
-    expectThat(retrieved?.status === 'succeeded', 'the payment reads as succeeded');
+    expectThat(
+      retrieved?.status === 'succeeded' && retrieved.amount === 250.5 && retrieved.amount_paid === 250.5,
+      'a succeeded payment of 250.5 CZK, paid in full',
+    );
+    expectThat(typeof retrieved?.request_id === 'string', 'the record quotes the request id for support');
 
     const refund = await pay.refunds.create({
-      payment_id: payment.id,
-      amount: 5000,
+      payment_id: checkout.transId,
+      amount: 50,
       reason: 'one item returned',
     });
     step('refunds.create (partial, 50.00 CZK)', {
       id: refund.id,
       amount: refund.amount,
       status: refund.status,
+      'left to refund (minor units, books)': simulator.refundable(checkout.transId),
     });
     expectThat(
-      refund.status === 'succeeded' && simulator.refundable(payment.id) === 20000,
-      '200.00 CZK left to refund',
+      refund.status === 'succeeded' &&
+        refund.amount === 50 &&
+        simulator.refundable(checkout.transId) === 20050,
+      '200.50 CZK left to refund',
     );
 
     const forged = await simulator.deliverWebhook(endpoint.url, {
-      transId: payment.id,
+      transId: checkout.transId,
       secret: 'guessed-secret',
     });
     step('deliberate failure: a push with a forged secret', { reply: forged });
     expectThat(forged === 400, 'the forged push is refused with 400');
+    const { merchant } = simulator.credentials;
     const error = await expectError(
       () =>
         handler.handle({
-          body: `merchant=${merchant}&secret=guessed-secret&transId=${payment.id}&status=PAID`,
+          body: `merchant=${merchant}&secret=guessed-secret&transId=${checkout.transId}&status=PAID`,
           headersAsObject: { 'content-type': 'application/x-www-form-urlencoded' },
           fullUrl: endpoint.url,
         }),

@@ -1,6 +1,6 @@
 /**
- * Provider T: a transfer as a checkout (receipt link), a receiver-name amendment, the status webhook, a refund,
- * and a forged webhook refused.
+ * Provider T: a transfer as a checkout (receipt link), a receiver-name amendment, the receiver collecting on the
+ * receipt page with the signed status webhook forwarded to the app, a refund, and a forged webhook refused.
  */
 import {
   createMemoryIdempotencyStore,
@@ -10,9 +10,9 @@ import {
   ProviderNotSupportedError,
 } from '@pay/core';
 import { createProviderT } from '@pay/provider-t';
-import { generateProviderTKeyPair, startProviderTSimulator } from '@pay/provider-t/testing';
+import { generateProviderTKeyPair, type ProviderTSimulator } from '@pay/provider-t/testing';
+import { actOnHostedPage, forwardTo, startLikePayDev } from './local-loop.js';
 import { expectError, expectThat, section, step } from './transcript.js';
-import { startWebhookEndpoint } from './webhook-endpoint.js';
 
 const sender = {
   name: { firstName: 'Maria', lastName: 'Lopez' },
@@ -27,9 +27,9 @@ const receiver = {
 };
 
 export async function providerTDemo(): Promise<void> {
-  section('Provider T: money-transfer network (amounts in major units: 250.50 USD)');
-  const simulator = await startProviderTSimulator();
-  const pay = createPay(createProviderT({ ...simulator.adapterConfig, retry: 1 }));
+  section('Provider T: money-transfer network (amounts in the standard unit: 250.50 USD)');
+  const simulator = await startLikePayDev('provider-t');
+  const pay = createPay(createProviderT(simulator.adapterConfig({ retry: 1 })));
 
   const received: PayEvent[] = [];
   const handler = pay.webhooks
@@ -38,7 +38,7 @@ export async function providerTDemo(): Promise<void> {
       ['payment.updated', 'refund.created', 'providerT.TRANSACTION_STATUS_EVENT'],
       (event) => void received.push(event),
     );
-  const endpoint = await startWebhookEndpoint(handler as never);
+  const endpoint = await forwardTo(simulator, handler as never);
   try {
     const checkout = await pay.checkouts.create({
       item_id: 'remittance',
@@ -61,7 +61,7 @@ export async function providerTDemo(): Promise<void> {
       'one quote and one committed transfer',
     );
 
-    await idempotentRetryAfterCrash(simulator);
+    const mistaken = await idempotentRetryAfterCrash(simulator);
 
     const amended = await pay.checkouts.update(checkout.id, {
       provider_metadata: { receiverFirstName: 'José' },
@@ -76,27 +76,48 @@ export async function providerTDemo(): Promise<void> {
       'the receiver is now José Lopez',
     );
 
-    simulator.setStatus(checkout.id, 'AVAILABLE');
-    const status = await simulator.deliverWebhook(endpoint.url, { transactionId: checkout.id });
+    const ofTransfer = () => received.filter((event) => (event.data as { id?: string }).id === checkout.id);
+    const before = ofTransfer().length;
+    const visit = await actOnHostedPage(checkout.payment_url ?? '', 'pay');
+    const pushed = ofTransfer().slice(before);
     step(
-      'the provider signs a status event (RSA-SHA256); the handler verifies it and re-reads the transfer',
+      'the receiver collects on the receipt page (GET it, POST its Pay form); the simulator signs the status event (RSA-SHA256), the app verifies it and re-reads the transfer',
       {
-        reply: status,
-        events: received.map((event) => event.type),
+        page: visit.heading,
+        buttons: visit.buttons,
+        answer: `${visit.status} → ${visit.location}`,
+        'the app received': pushed.map(
+          (event) => `${event.type}:${(event.data as { status?: string }).status}`,
+        ),
       },
     );
     expectThat(
-      status === 200 && received[0]?.type === 'payment.updated',
-      'payment.updated then the raw providerT event',
+      visit.status === 303 && visit.location === checkout.payment_url,
+      'the page answers 303 back to the receipt',
+    );
+    expectThat(
+      pushed.length === 1 &&
+        pushed[0]?.type === 'payment.updated' &&
+        (pushed[0].data as { status?: string }).status === 'succeeded',
+      'one forwarded webhook: payment.updated, succeeded (RECEIVED)',
+    );
+    expectThat(
+      received.some((event) => event.type === 'providerT.TRANSACTION_STATUS_EVENT'),
+      'and the raw providerT event',
     );
 
-    const refund = await pay.refunds.create({ payment_id: checkout.id, reason: 'sent by mistake' });
-    step('refunds.create: the whole transfer is refunded', {
+    // The collected transfer is paid out and can no longer be refunded; order A-2002's transfer was sent by
+    // mistake and is not collected yet.
+    const refund = await pay.refunds.create({ payment_id: mistaken, reason: 'sent by mistake' });
+    step('refunds.create: the transfer of order A-2002 (not collected yet) is refunded whole', {
       id: refund.id,
       amount: refund.amount,
       status: refund.status,
     });
-    expectThat(refund.status === 'succeeded' && simulator.refunds.length === 1, 'one committed refund');
+    expectThat(
+      refund.status === 'succeeded' && refund.amount === 40 && simulator.refunds.length === 1,
+      'one committed refund of 40 USD',
+    );
 
     const forger = generateProviderTKeyPair();
     const forged = await simulator.deliverWebhook(endpoint.url, {
@@ -106,7 +127,12 @@ export async function providerTDemo(): Promise<void> {
     step('deliberate failure: a status event signed with another key', { reply: forged });
     expectThat(forged === 400, 'the forged event is refused with 400');
 
-    const error = await expectError(() => pay.payments.cancel(checkout.id), 'provider_not_supported');
+    // payments.cancel is not an operation of Provider T: a compile error in typed code, refused at run time.
+    expectThat(!pay.supports('payments.cancel'), 'pay.supports says Provider T cannot cancel');
+    const error = await expectError(
+      () => (pay.payments as unknown as { cancel(id: string): Promise<unknown> }).cancel(checkout.id),
+      'provider_not_supported',
+    );
     step('  …and cancelling a committed transfer is refused before any call', {
       class: ProviderNotSupportedError.isInstance(error) ? 'ProviderNotSupportedError' : 'other',
       reason: error.reason,
@@ -121,10 +147,9 @@ export async function providerTDemo(): Promise<void> {
  * Issue 14: a transfer whose commit landed but whose reply never came back (the process died waiting), retried by
  * another instance with the same idempotency key over the same ledger (here one in-memory store stands for the
  * shared PostgreSQL or Redis one): the retry reads the transfer instead of quoting again, and money moves once.
+ * Resolves with the transfer's id.
  */
-async function idempotentRetryAfterCrash(
-  simulator: Awaited<ReturnType<typeof startProviderTSimulator>>,
-): Promise<void> {
+async function idempotentRetryAfterCrash(simulator: ProviderTSimulator): Promise<string> {
   const ledger = createMemoryIdempotencyStore();
   const params = {
     amount: 40,
@@ -138,7 +163,7 @@ async function idempotentRetryAfterCrash(
   };
   const committedBefore = simulator.committedTransfers;
   simulator.faults.inject({ method: 'PUT', path: /\/commit$/, fault: { kind: 'drop-after' } });
-  const crashed = createPay(createProviderT({ ...simulator.adapterConfig, retry: 0 }), {
+  const crashed = createPay(createProviderT(simulator.adapterConfig({ retry: 0 })), {
     idempotency: ledger,
   });
   const lost = await crashed.payments
@@ -151,7 +176,7 @@ async function idempotentRetryAfterCrash(
       context: (lost as { context?: unknown }).context,
     },
   );
-  const restarted = createPay(createProviderT({ ...simulator.adapterConfig, retry: 0 }), {
+  const restarted = createPay(createProviderT(simulator.adapterConfig({ retry: 0 })), {
     idempotency: ledger,
   });
   const payment = await restarted.payments.create(params, { idempotencyKey: 'order-A-2002' });
@@ -167,4 +192,5 @@ async function idempotentRetryAfterCrash(
       simulator.committedTransfers - committedBefore === 1,
     'the lost commit is recovered by the retry and the money moved once',
   );
+  return payment.id;
 }

@@ -1,14 +1,17 @@
 /**
- * The root README's quick start and error handling, compiled by `pnpm test` (the demo package's typecheck) so
- * the documentation cannot drift from the API. Not run by the demo.
+ * The root README's TypeScript snippets (quick start, per-call options, the test adapter, error handling),
+ * compiled by `pnpm test` (the demo package's typecheck) so the documentation cannot drift from the API. Not run
+ * by the demo.
  */
 import {
+  createMemoryDeduplicationStore,
   createPay,
   NetworkError,
   type PaymentCreateParams,
   ProviderApiError,
   ValidationError,
 } from '@pay/core';
+import { createTestAdapter } from '@pay/core/testing';
 import { providerN } from '@pay/provider-n';
 import { type ProviderTTransferMetadata, providerT } from '@pay/provider-t';
 
@@ -52,4 +55,21 @@ export async function errorHandling(transfer: PaymentCreateParams<ProviderTTrans
     if (ProviderApiError.isInstance(error)) console.error(error.providerCode, error.requestId, error.context);
     throw error;
   }
+}
+
+/** README "Quick start": per-call options. */
+export async function perCallOptions(id: string) {
+  const pay = createPay(providerN());
+  return pay.payments.retrieve(id, { timeoutMs: 5_000, retry: 0 });
+}
+
+/** README "Local development": the in-memory test adapter for unit tests that need no server. */
+export function testAdapterSetup() {
+  const kit = createTestAdapter();
+  const pay = createPay(kit.adapter);
+  const handler = pay.webhooks.setup({
+    webhookSecret: kit.webhookSecret,
+    deduplicate: createMemoryDeduplicationStore(),
+  });
+  return { pay, handler };
 }

@@ -1,0 +1,120 @@
+/**
+ * The newcomer's local loop (issue 16), as the demo drives it: each provider's simulator started the way
+ * `pay dev <provider>` starts it (the `@pay/cli` provider table), the app's webhook endpoint receiving the
+ * simulator's forwarded signed webhooks, and the payer acting on the hosted page over HTTP as a browser does.
+ */
+import { PROVIDERS } from '@pay/cli';
+import type { WebhookHandler } from '@pay/core';
+import type { ProviderNSimulator } from '@pay/provider-n/testing';
+import type { ProviderRSimulator } from '@pay/provider-r/testing';
+import type { ProviderTSimulator } from '@pay/provider-t/testing';
+import { step } from './transcript.js';
+import { startWebhookEndpoint } from './webhook-endpoint.js';
+
+interface Simulators {
+  'provider-t': ProviderTSimulator;
+  'provider-r': ProviderRSimulator;
+  'provider-n': ProviderNSimulator;
+}
+
+/**
+ * Starts `provider`'s simulator with the options `pay dev` passes (`{ port }`; 0 here: any free port, so the demo
+ * never collides with a `pay dev` already running on 4010).
+ */
+export async function startLikePayDev<P extends keyof Simulators>(provider: P): Promise<Simulators[P]> {
+  const entry = PROVIDERS.get(provider);
+  if (!entry) throw new Error(`@pay/cli does not know ${provider}`);
+  return (await entry.start({ port: 0 })) as Simulators[P];
+}
+
+/** The app's webhook endpoint, and the simulator forwarding every payment change to it (`pay dev --forward`). */
+export async function forwardTo(
+  simulator: { url: string; forwardWebhooks(url: string | null): void },
+  handler: WebhookHandler<never>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const endpoint = await startWebhookEndpoint(handler);
+  simulator.forwardWebhooks(endpoint.url);
+  step(`pay dev: simulator on ${simulator.url}, forwarding signed webhooks to the app`, {
+    webhooks: endpoint.url,
+  });
+  return endpoint;
+}
+
+/** What the payer saw on the hosted page and where the page sent the browser afterwards. */
+export interface HostedPageVisit {
+  /** The page's heading (`Pay CZK 250.50`). */
+  heading: string;
+  /** The buttons offered. */
+  buttons: string[];
+  /** The status of the form's POST (303 when the page sends the browser back to the shop). */
+  status: number;
+  /** Where the browser is sent (`Location`), or null. */
+  location: string | null;
+}
+
+const ENTITIES: ReadonlyMap<string, string> = new Map([
+  ['&amp;', '&'],
+  ['&lt;', '<'],
+  ['&gt;', '>'],
+  ['&quot;', '"'],
+  ['&#39;', "'"],
+]);
+
+function decodeHtml(text: string): string {
+  return text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES.get(entity) ?? entity);
+}
+
+/** The value of attribute `name` in a tag's attribute text, decoded. */
+function attribute(attributes: string, name: string): string | undefined {
+  const found = new RegExp(`\\b${name}="([^"]*)"`).exec(attributes);
+  return found?.[1] === undefined ? undefined : decodeHtml(found[1]);
+}
+
+/**
+ * A person on the hosted page at `pageUrl`, as a browser does it: GET the page, find the form whose button does
+ * `action` (`pay`, `fail`, `cancel`), and submit it (its method, action URL and fields) without following the
+ * redirect, so the transcript shows where the page sends the payer.
+ */
+export async function actOnHostedPage(
+  pageUrl: string,
+  action: 'pay' | 'fail' | 'cancel',
+): Promise<HostedPageVisit> {
+  const page = await fetch(pageUrl);
+  const html = await page.text();
+  if (!page.ok) throw new Error(`The hosted page ${pageUrl} answered ${page.status}.`);
+  const heading = decodeHtml(/<h1>([\s\S]*?)<\/h1>/.exec(html)?.[1] ?? '');
+  const forms = [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map(
+    ([, attributes = '', inner = '']) => {
+      const fields = new URLSearchParams();
+      for (const [, input = ''] of inner.matchAll(/<input\b([^>]*)>/g)) {
+        const name = attribute(input, 'name');
+        if (name !== undefined) fields.append(name, attribute(input, 'value') ?? '');
+      }
+      const button = decodeHtml(/<button\b[^>]*>([\s\S]*?)<\/button>/.exec(inner)?.[1] ?? '');
+      return {
+        method: attribute(attributes, 'method') ?? 'get',
+        target: attribute(attributes, 'action') ?? '',
+        fields,
+        button,
+      };
+    },
+  );
+  const form = forms.find((candidate) => candidate.fields.get('action') === action);
+  if (!form)
+    throw new Error(
+      `The hosted page ${pageUrl} offers no "${action}" (buttons: ${forms.map((f) => f.button).join(', ')}).`,
+    );
+  const submitted = await fetch(new URL(form.target || pageUrl, pageUrl), {
+    method: form.method.toUpperCase(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.fields.toString(),
+    redirect: 'manual',
+  });
+  await submitted.arrayBuffer();
+  return {
+    heading,
+    buttons: forms.map((candidate) => candidate.button),
+    status: submitted.status,
+    location: submitted.headers.get('location'),
+  };
+}

@@ -1,4 +1,14 @@
 /** The simulator kit: what every provider simulator is built from (Contract B). */
+export {
+  addTriggerRoute,
+  SIMULATOR_TRIGGER_PATH,
+  SimulatorTriggerError,
+  type SimulatorTriggerRequest,
+  type SimulatorTriggerResult,
+  type TriggerFunction,
+  type TriggerRouteOptions,
+  triggerOnSimulator,
+} from './control.js';
 export { type Fault, FaultInjector, type FaultRule, type SimulatorReply } from './faults.js';
 export {
   addHostedPages,
@@ -28,10 +38,12 @@ export {
   textReply,
 } from './routes.js';
 export {
+  isLoopbackAddress,
   type LoopbackServer,
   type LoopbackServerOptions,
   type RequestListener,
   readRequestBody,
+  SIMULATOR_CONTROL_PREFIX,
   sendJson,
   startLoopbackServer,
 } from './server.js';

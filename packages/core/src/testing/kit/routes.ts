@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FaultInjector, type SimulatorReply } from './faults.js';
 import type { RecordedRequest, RequestLog } from './requests.js';
+import { isLoopbackAddress, SIMULATOR_CONTROL_PREFIX } from './server.js';
 
 /** A request as a route sees it: the recorded request plus the decoded `:param` segments of its path. */
 export interface RouteRequest extends RecordedRequest {
@@ -114,7 +115,11 @@ export interface SimulatorListenerOptions {
   notFound?: (request: RecordedRequest) => SimulatorReply;
 }
 
-/** The listener for {@link startLoopbackServer}: log the request, then faults, then routes. */
+/**
+ * The listener for {@link startLoopbackServer}: log the request, then faults, then routes. The control routes
+ * (`/_simulator/…`, test-only) skip the fault injector and answer 403 to a peer that is not this machine,
+ * whatever interface the server listens on.
+ */
 export function simulatorListener(
   options: SimulatorListenerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
@@ -124,6 +129,15 @@ export function simulatorListener(
     ((request: RecordedRequest) => jsonReply(404, { error: `No route ${request.method} ${request.path}` }));
   return async (req, res) => {
     const request = await options.requests.receive(req);
+    if (request.path.startsWith(SIMULATOR_CONTROL_PREFIX)) {
+      // A control call is the test's own, not a call to the provider: no fault armed for the wire applies to it.
+      const reply = !isLoopbackAddress(req.socket.remoteAddress)
+        ? jsonReply(403, { error: 'The simulator control routes answer only this machine.' })
+        : ((await options.routes.handle(request)) ?? notFound(request));
+      res.writeHead(reply.status, reply.headers);
+      res.end(reply.body);
+      return;
+    }
     await faults.run(req, res, async () => (await options.routes.handle(request)) ?? notFound(request));
   };
 }

@@ -5,6 +5,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** Prefix of a simulator's control routes (test-only, e.g. `POST /_simulator/trigger`): this machine only. */
+export const SIMULATOR_CONTROL_PREFIX = '/_simulator/';
+
+/** Whether `address` (a socket's peer address) is this machine (127.0.0.0/8, `::1`, IPv4-mapped 127.x). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === '::1';
+}
+
 /** A running loopback server. */
 export interface LoopbackServer {
   /** `http://127.0.0.1:<port>` */

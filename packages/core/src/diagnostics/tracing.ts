@@ -4,7 +4,14 @@
  * payload carry more than ids and enums. Where the runtime has no `diagnostics_channel` every helper just runs
  * the work it wraps.
  */
-import { InvalidResponseError, NetworkError, PayError, ProviderApiError } from '../errors.js';
+import {
+  InvalidResponseError,
+  knownCredentials,
+  NetworkError,
+  PayError,
+  ProviderApiError,
+  redact,
+} from '../errors.js';
 import {
   type AttemptTrace,
   type CallTrace,
@@ -43,8 +50,10 @@ export function traceOperation<T>(describe: () => OperationDescription, fn: () =
         trace.outcome = 'succeeded';
         const record = recordFields(value);
         if (record) {
-          trace.recordId = record.id;
-          trace.requestId = record.requestId;
+          // A provider's ids, but a gateway could echo a credential into a request id header: redacted.
+          const secrets = knownCredentials();
+          trace.recordId = redact(record.id, secrets);
+          trace.requestId = record.requestId === null ? null : redact(record.requestId, secrets);
         }
         return value;
       } catch (error) {
@@ -231,7 +240,19 @@ export function startAttempt(
 ): AttemptSpan | undefined {
   const channel = payChannels()?.attempt;
   if (!channel?.hasSubscribers) return undefined;
-  const trace: AttemptTrace = { id: traceId('attempt'), parentId, ...fields, attempt };
+  const trace: AttemptTrace = {
+    id: traceId('attempt'),
+    parentId,
+    // Picked one by one: `fields` may be the call's own trace, whose id, outcome and error are not the attempt's.
+    provider: fields.provider,
+    call: fields.call,
+    method: fields.method,
+    urlTemplate: fields.urlTemplate,
+    serverAddress: fields.serverAddress,
+    serverPort: fields.serverPort,
+    requestId: fields.requestId,
+    attempt,
+  };
   publishSafely(channel, 'start', trace);
   publishSafely(channel, 'end', trace);
   let open = true;
@@ -303,9 +324,9 @@ export function errorTypeOf(error: unknown): string {
 }
 
 /** The id and provider request id of a returned record (`{ id, request_id }`), when the value is one. */
-function recordFields(value: unknown): { id: string; requestId: string | null | undefined } | undefined {
+function recordFields(value: unknown): { id: string; requestId: string | null } | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const { id, request_id: requestId } = value as { id?: unknown; request_id?: unknown };
   if (typeof id !== 'string') return undefined;
-  return { id, requestId: typeof requestId === 'string' || requestId === null ? requestId : undefined };
+  return { id, requestId: typeof requestId === 'string' ? requestId : null };
 }

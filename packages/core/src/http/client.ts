@@ -9,9 +9,19 @@
  */
 import type { BeforeRequestHook, Options } from 'ky';
 import { assertCallSettings, settingsOf } from '../call-settings.js';
+import { type CallTrace, enclosingOperation, type HttpTraceBase } from '../diagnostics/channels.js';
+import { ambientLogger, createLogger, type PayLogger } from '../diagnostics/logger.js';
+import {
+  type CallDescription,
+  callTraceOf,
+  httpTraceFields,
+  httpTracing,
+  startAttempt,
+  traceCall,
+} from '../diagnostics/tracing.js';
 import { CredentialSet, type NetworkError, redact, redactError } from '../errors.js';
 import { CallerAbort, callCapMs, Deadline, untilAborted } from './deadline.js';
-import { abortedError, callLabel, loginFailure, toNetworkError } from './failures.js';
+import { abortedError, callLabel, loginFailure, neverSent, toNetworkError } from './failures.js';
 import { CREDENTIAL_HEADERS, observe, redactHeaders, rememberIssuedTokens } from './observation.js';
 import { buildUrl } from './paths.js';
 import {
@@ -66,6 +76,12 @@ interface CallState extends RetryState {
   waiting: boolean;
 }
 
+/** What the attempts of a traced call are published with: the call's fields, and its trace when it has one. */
+interface AttemptTracing {
+  fields: Omit<HttpTraceBase, 'id' | 'parentId'>;
+  call: CallTrace | undefined;
+}
+
 /** Creates an adapter's HTTP client. No I/O happens until the first `send`. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const retries = options.retry ?? 2;
@@ -76,22 +92,51 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   // Configured secrets plus every credential this client sends or receives (issue 11 §2).
   const credentials = new CredentialSet(options.secrets ?? []);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const observed = { provider: options.provider, hooks: options.hooks, credentials };
+  // The adapter's own logger, else the one of the `createPay` call this runs in (issue 15); redacted lines.
+  const ownLogger =
+    options.logger === undefined ? undefined : createLogger(options.logger, () => credentials.values());
+  const logger = (): PayLogger => ownLogger ?? ambientLogger();
+  const observed = { provider: options.provider, hooks: options.hooks, credentials, logger };
   const listening = Boolean(options.hooks?.onRequest || options.hooks?.onResponse);
 
   return {
-    async send(request) {
-      try {
-        return await sendCall(request);
-      } catch (error) {
-        // Whatever stops a call (its own network error, a login's error) leaves without a credential in it.
-        throw redactError(error, credentials.values());
-      }
+    send(request) {
+      // Tracing (issue 15) costs one property read per channel while nobody subscribes.
+      const tracing = httpTracing();
+      if (!tracing) return sendRedacted(request, undefined);
+      // The request id is fixed now, so the trace names the id every attempt sends.
+      const traced: HttpRequest = { ...request, requestId: request.requestId ?? crypto.randomUUID() };
+      const describe = (): CallDescription => ({
+        provider: options.provider,
+        call: request.call,
+        method: request.method,
+        baseUrl,
+        path: request.path,
+        requestId: traced.requestId,
+        idempotencyKey: enclosingOperation()?.idempotencyKey,
+      });
+      // A call the provider client already traces: its attempts are counted on that trace.
+      const above = callTraceOf(request);
+      if (above || !tracing.call)
+        return sendRedacted(traced, { fields: above ?? httpTraceFields(describe()), call: above });
+      return traceCall(describe, traced, (call) =>
+        sendRedacted(traced, { fields: call ?? httpTraceFields(describe()), call }),
+      );
     },
   };
 
+  async function sendRedacted(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
+    try {
+      return await sendCall(request, tracing);
+    } catch (error) {
+      // Whatever stops a call (its own network error, a login's error) leaves without a credential in it,
+      // before any trace of it ends.
+      throw redactError(error, credentials.values());
+    }
+  }
+
   /** One logical call: ky's attempts, then the reply of the last one or the error that ended the call. */
-  async function sendCall(request: HttpRequest): Promise<HttpReply> {
+  async function sendCall(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
     const { default: ky, HTTPError, TimeoutError } = await loadKy();
     const requestId = request.requestId ?? crypto.randomUUID();
     const url = buildUrl(baseUrl, request.path, request.query);
@@ -107,6 +152,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     // Money-moving calls are never retried, whatever was asked for.
     const limit = request.retrySafe ? (asked.retry ?? retries) : 0;
     const deadline = new Deadline(callCapMs(attemptTimeoutMs, limit), request.signal);
+    /** Exchanges handed to fetch so far: `pay:attempt`'s `attempt` (a re-login's re-send counts too). */
+    let exchanges = 0;
     const state: CallState = {
       attempt: 0,
       retries: 0,
@@ -178,18 +225,36 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
      */
     const exchange = async (input: Request | URL | string) => {
       const sent = input as Request;
-      const response = await send(sent.url, {
-        method: sent.method,
-        headers: sent.headers,
-        ...(body === undefined ? {} : { body }),
-        signal: sent.signal,
-      });
-      state.received = await response.text();
-      return new Response(null, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      // One `pay:attempt` per exchange, from the handover to fetch to the reply read (issue 15).
+      const span = tracing ? startAttempt(tracing.fields, tracing.call?.id, exchanges) : undefined;
+      exchanges += 1;
+      if (tracing?.call) tracing.call.attempts = exchanges;
+      try {
+        const response = await send(sent.url, {
+          method: sent.method,
+          headers: sent.headers,
+          ...(body === undefined ? {} : { body }),
+          signal: sent.signal,
+        });
+        state.received = await response.text();
+        if (tracing?.call) tracing.call.status = response.status;
+        // A 401 proves the attempt was not processed (see afterAttempt).
+        span?.finish({ status: response.status, mayHaveReached: response.status !== 401 });
+        return new Response(null, {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
+      } catch (error) {
+        if (span)
+          span.finish({
+            error: redactError(error, credentials.values()),
+            // ky's timeout aborts the attempt's signal; the caller's own abort is not a timeout.
+            errorType: sent.signal.aborted && !request.signal?.aborted ? 'timeout' : 'network',
+            mayHaveReached: !neverSent(error),
+          });
+        throw error;
+      }
     };
 
     /** Where an attempt ends with an answer: the `onResponse` hook, the reply, what the answer proves. */
@@ -236,11 +301,30 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           return true;
         }
         const pause = retryAfterMs(error.response.headers) ?? longestBackoff(state.retries + 1, backoffBase);
-        return decideRetry(isRetryStatus(status), pause);
+        return logRetry(decideRetry(isRetryStatus(status), pause), `HTTP ${status}`);
       }
       const failure = networkErrorOf(error);
-      return decideRetry(true, longestBackoff(state.retries + 1, backoffBase), failure);
+      return logRetry(
+        decideRetry(true, longestBackoff(state.retries + 1, backoffBase), failure),
+        error.name === 'TimeoutError' ? 'a timeout' : 'a network failure',
+      );
     };
+
+    /** A retry that was decided is reported to the logger (`debug`): the call, which retry, and why. */
+    function logRetry(decision: false | undefined, reason: string): false | undefined {
+      if (decision !== undefined) return decision;
+      const log = logger();
+      if (log.enabled('debug'))
+        log.debug(`retrying ${label} after ${reason} (retry ${state.retries} of ${limit}).`, () => ({
+          provider: options.provider,
+          call: request.call,
+          method: request.method,
+          requestId,
+          retry: state.retries,
+          reason,
+        }));
+      return decision;
+    }
 
     /** A retry of a retry-safe call within its limit and deadline; only ky's waits remain. */
     function decideRetry(retryable: boolean, pause: number, failure?: NetworkError): false | undefined {

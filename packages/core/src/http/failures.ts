@@ -162,6 +162,12 @@ export function toNetworkError(
   );
 }
 
+/** True when a failed exchange provably never left this process (its connection never opened). */
+export function neverSent(error: unknown): boolean {
+  const code = findCode(error);
+  return code !== undefined && NOT_SENT_CODES.has(code);
+}
+
 function findCode(error: unknown): string | undefined {
   for (
     let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;

@@ -3,6 +3,7 @@
  * (issue 11 §1): payloads are redacted (Authorization, every configured secret, every credential sent or issued),
  * and what a hook throws goes to `onHookError` (default: one `console.warn` line).
  */
+import type { PayLogger } from '../diagnostics/logger.js';
 import { type CredentialSet, redact } from '../errors.js';
 import type { ProviderName } from '../records.js';
 import { parseJson } from './replies.js';
@@ -39,11 +40,17 @@ export function rememberIssuedTokens(text: string, credentials: CredentialSet): 
 }
 
 /**
- * Runs an observation hook so that nothing it does can change the call: what it throws (or rejects with)
- * goes to `onHookError`, or to one `console.warn` line when none is given.
+ * Runs an observation hook so that nothing it does can change the call: what it throws (or rejects with) is
+ * reported to the logger (`warn`, redacted) and to `onHookError` (the deprecated alias); with neither, to one
+ * `console.warn` line, as before the logger existed.
  */
 export async function observe<P extends HttpRequestInfo>(
-  where: { provider: ProviderName; hooks: HttpHooks | undefined; credentials: CredentialSet },
+  where: {
+    provider: ProviderName;
+    hooks: HttpHooks | undefined;
+    credentials: CredentialSet;
+    logger: () => PayLogger;
+  },
   hook: 'onRequest' | 'onResponse',
   payload: P,
   request: HttpRequestInfo,
@@ -54,8 +61,15 @@ export async function observe<P extends HttpRequestInfo>(
     await run(payload);
   } catch (error) {
     try {
+      const logger = where.logger();
+      const message = String((error as Error | undefined)?.message ?? error);
+      if (logger.enabled('warn'))
+        logger.warn(
+          `the ${hook} hook threw (${message}); the ${where.provider} ${request.method} call went on unaffected.`,
+          () => ({ provider: where.provider, hook, requestId: request.requestId, attempt: request.attempt }),
+        );
       if (where.hooks?.onHookError) where.hooks.onHookError(error, { hook, request });
-      else
+      else if (!logger.enabled('warn'))
         console.warn(
           `@pay/core: the ${hook} hook threw (${redact(String((error as Error | undefined)?.message ?? error), where.credentials.values())}); the ${where.provider} call went on unaffected. Pass hooks.onHookError to handle hook failures.`,
         );

@@ -1,4 +1,6 @@
 /** Request URLs: path templates whose every value is one encoded segment, and the query string. */
+
+import { rememberPathTemplate } from '../diagnostics/url-template.js';
 import { ValidationError } from '../errors.js';
 import type { HttpRequest } from './types.js';
 
@@ -18,11 +20,14 @@ export function path(strings: TemplateStringsArray, ...segments: (string | numbe
     return [];
   });
   if (issues.length > 0) throw new ValidationError(issues);
-  return strings.reduce(
+  const built = strings.reduce(
     (built, part, index) =>
       built + part + (index < segments.length ? encodeURIComponent(String(segments[index])) : ''),
     '',
   );
+  // Traces name the route, not the payment: the template (values as `{id}`) is kept while someone listens.
+  rememberPathTemplate(strings, built);
+  return built;
 }
 
 /** The full URL of a call: base URL, path, and the defined query values. */

@@ -7,6 +7,8 @@
  * (issue 11 §1), so nobody is told "nothing happened" without proof.
  */
 import type * as v from 'valibot';
+import { enclosingOperation } from '../diagnostics/channels.js';
+import { settleCall, traceCall } from '../diagnostics/tracing.js';
 import {
   type ErrorContext,
   ProviderApiError,
@@ -157,17 +159,46 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
   }
 
   async function send(call: ProviderCall): Promise<ProviderOutcome> {
-    const { call: _name, movesMoney: _movesMoney, ...request } = call;
-    const reply = await http.send(request);
-    const reading = readEnvelope(reply, call);
-    if (reading.ok) return { ok: true, body: reading.body, reply };
-    return refusal(reply, call, reading);
+    const { movesMoney: _movesMoney, ...request } = call;
+    // One `pay:call` per logical call (issue 15), ended with what the envelope said, not only the status.
+    return traceCall(
+      () => {
+        // Fixed here so the trace names the request id every attempt sends.
+        request.requestId ??= crypto.randomUUID();
+        return {
+          provider: options.provider,
+          call: call.call,
+          method: call.method,
+          baseUrl: options.baseUrl,
+          path: call.path,
+          requestId: request.requestId,
+          idempotencyKey: enclosingOperation()?.idempotencyKey,
+        };
+      },
+      request,
+      async () => {
+        const reply = await http.send(request);
+        const reading = readEnvelope(reply, call);
+        if (reading.ok) return { ok: true, body: reading.body, reply } as const;
+        return refusal(reply, call, reading);
+      },
+      (trace, outcome) => {
+        settleCall(trace, outcome);
+        // A refusal after an earlier attempt may have landed proves nothing about that attempt (issue 11 §1).
+        if (
+          outcome.ok &&
+          !outcome.value.ok &&
+          movesMoneyOf(call) &&
+          outcome.value.reply.earlierAttemptMayHaveReached
+        )
+          trace.outcome = 'unknown';
+      },
+    );
   }
 
   /** The refusal to throw: after an attempt that may have landed, a money-moving call's outcome is unknown. */
   function thrown(outcome: Extract<ProviderOutcome, { ok: false }>, call: ProviderCall): ProviderApiError {
-    const movesMoney = call.movesMoney ?? !call.retrySafe;
-    if (!movesMoney || !outcome.reply.earlierAttemptMayHaveReached) return outcome.error;
+    if (!movesMoneyOf(call) || !outcome.reply.earlierAttemptMayHaveReached) return outcome.error;
     return outcome.error.withDetails({
       message: `${options.provider} refused ${call.call} (HTTP ${outcome.reply.status}${
         outcome.code ? `, code ${outcome.code}` : ''
@@ -199,6 +230,11 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       throw thrown(outcome, call);
     },
   };
+}
+
+/** Whether a call can move money: its own say, else every call that is not safe to repeat. */
+function movesMoneyOf(call: ProviderCall): boolean {
+  return call.movesMoney ?? !call.retrySafe;
 }
 
 /** The rule for a provider code: own properties only; among several, the first whose `message` matches. */

@@ -1,4 +1,5 @@
 /** The types of the HTTP layer (design §6): requests, replies, hooks and the options every adapter accepts. */
+import type { Logger } from '../diagnostics/logger.js';
 import type { ErrorContext } from '../errors.js';
 import type { ProviderName } from '../records.js';
 import type { TokenStore } from '../stores.js';
@@ -32,13 +33,16 @@ export interface HookFailure {
 
 /**
  * Observation hooks (logging, metrics). They never see a secret, token or Authorization header, and they can
- * never change what a call does: a hook that throws or rejects is reported to `onHookError` (default: one
- * `console.warn` line) and the call goes on as if it had returned (issue 11 §1).
+ * never change what a call does: a hook that throws or rejects is reported to the `logger` (`warn`) and to
+ * `onHookError`, and the call goes on as if it had returned (issue 11 §1). With neither, one `console.warn` line.
  */
 export interface HttpHooks {
   onRequest?: (request: HttpRequestInfo) => void | Promise<void>;
   onResponse?: (response: HttpResponseInfo) => void | Promise<void>;
-  /** Receives what an `onRequest`/`onResponse` hook threw. What this one throws is ignored. */
+  /**
+   * Receives what an `onRequest`/`onResponse` hook threw. What this one throws is ignored.
+   * @deprecated Pass `logger` instead: a failed hook is reported there as a `warn` line. Still called when given.
+   */
   onHookError?: (error: unknown, failure: HookFailure) => void;
 }
 
@@ -59,6 +63,12 @@ export interface TransportOptions {
    * instance keeps its own token in memory.
    */
   tokenStore?: TokenStore;
+  /**
+   * Where the client reports what it cannot throw (console-compatible, silent by default): a retry (`debug`, with
+   * the call, the attempt and the reason) and a hook that failed (`warn`). Every line is redacted. Default: the
+   * `logger` given to `createPay`, for calls made through it.
+   */
+  logger?: Logger;
 }
 
 /** HTTP methods the adapters use. */
@@ -77,6 +87,8 @@ export interface Authorization {
 
 /** One logical upstream call. */
 export interface HttpRequest {
+  /** Names the call in traces and log lines, without any value (`'init-transaction'`); default method and path. */
+  call?: string;
   method: HttpMethod;
   /** Path below the base URL, built with {@link path} so each segment is encoded. */
   path: string;

@@ -118,10 +118,7 @@ describe('the hosted checkout page', () => {
     expect(simulator.deliveries).toHaveLength(1);
   });
 
-  it.each([
-    ['fail', 'FAILED', 'failed', 'PAYMENT_FAILED'],
-    ['cancel', 'CANCELLED', 'canceled', 'CANCELLED_BY_PAYER'],
-  ] as const)(
+  it.each([['fail', 'FAILED', 'failed', 'PAYMENT_FAILED']] as const)(
     '%s: the transaction is %s with nothing paid, payment.failed reaches the app, 303 back',
     async (action, books, read, reason) => {
       const { pay, events, checkout } = await application();
@@ -147,6 +144,21 @@ describe('the hosted checkout page', () => {
       });
     },
   );
+
+  it('cancel: the transaction is CANCELLED with nothing paid, no webhook is sent (the wire has no event for it), 303 back, and the status read says canceled', async () => {
+    const { pay, events, checkout } = await application();
+    const answer = await press(checkout.checkoutUrl, 'cancel');
+
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(SUCCESS_URL);
+    expect(simulator.books.transactions[0]).toMatchObject({ paymentStatus: 'CANCELLED', amountPaid: 0 });
+    expect(simulator.deliveries).toEqual([]);
+    expect(events).toEqual([]);
+    await expect(pay.payments.retrieve(checkout.id)).resolves.toMatchObject({
+      status: 'canceled',
+      amount_paid: 0,
+    });
+  });
 
   it('a delivery the app cannot verify (another secret) is refused by the handler, and the redirect still happens', async () => {
     const { events, checkout } = await application('not-the-secret-key');

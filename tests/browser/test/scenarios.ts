@@ -34,6 +34,8 @@ export interface Scenario {
   heading: RegExp;
   /** The payment status each action leads to. */
   outcomes: Readonly<Record<PayerAction, Payment['status']>>;
+  /** Actions the provider sends no webhook for (the app learns them from the status read). */
+  silent?: readonly PayerAction[];
   open(shop: Shop): Promise<OpenCheckout>;
 }
 
@@ -45,6 +47,8 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'Provider N',
     heading: /^Pay NGN 5000\.00$/,
     outcomes: { pay: 'succeeded', fail: 'failed', cancel: 'canceled' },
+    // Provider N's wire has no event for a checkout the payer cancels.
+    silent: ['cancel'],
     async open(shop) {
       const simulator = await startProviderNSimulator();
       simulator.forwardWebhooks(shop.webhookUrl);

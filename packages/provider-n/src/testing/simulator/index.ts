@@ -87,9 +87,10 @@ export async function startProviderNSimulator(
     event: payload.eventType,
     body: JSON.stringify(payload),
   });
-  /** A status change the payer made: the webhook the provider sends for it, queued for the forwarding URL. */
+  /** A status change the payer made: the webhook the provider sends for it (if any), queued for the forwarding URL. */
   const changed = (transaction: StoredTransaction, action: PayerAction) => {
-    forwarder.enqueue(webhook(payerWebhook(ledger, transaction, action)));
+    const payload = payerWebhook(ledger, transaction, action);
+    if (payload) forwarder.enqueue(webhook(payload));
   };
 
   let baseUrl = '';

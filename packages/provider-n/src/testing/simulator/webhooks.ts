@@ -15,21 +15,23 @@ import type { ProviderNLedger, StoredRefund, StoredTransaction } from './state.j
 import type { ProviderNTriggerOptions } from './types.js';
 
 /**
- * The webhook Provider N sends when the payer acts on the checkout page: a payment is `SUCCESSFUL_TRANSACTION`
- * (PAID, the full amount paid); a failed or cancelled one is `REJECTED_PAYMENT` with nothing kept (the wire
- * contract has no other transaction event for it), with `PAYMENT_FAILED` or `CANCELLED_BY_PAYER` as the reason.
+ * The webhook Provider N sends when the payer acts on the checkout page, or `undefined` when it sends none: a
+ * payment is `SUCCESSFUL_TRANSACTION` (PAID, the full amount paid); a failed one is `REJECTED_PAYMENT` with nothing
+ * kept (reason `PAYMENT_FAILED`). A checkout the payer cancels sends nothing: the wire contract has no event for it
+ * (`REJECTED_PAYMENT` is a payment the provider refused, and its record says `failed`), so the application learns it
+ * from the status read when the payer comes back to the redirect URL, which then says `canceled`.
  */
 export function payerWebhook(
   ledger: ProviderNLedger,
   transaction: StoredTransaction,
   action: PayerAction,
-): ProviderNWebhookPayload {
+): ProviderNWebhookPayload | undefined {
   if (action === 'pay')
     return { eventType: 'SUCCESSFUL_TRANSACTION', eventData: transactionEventData(transaction) };
-  const reason = action === 'fail' ? 'PAYMENT_FAILED' : 'CANCELLED_BY_PAYER';
+  if (action === 'cancel') return undefined;
   return {
     eventType: 'REJECTED_PAYMENT',
-    eventData: rejectedPaymentEventData(ledger, transaction, { amountSent: 0, reason }),
+    eventData: rejectedPaymentEventData(ledger, transaction, { amountSent: 0, reason: 'PAYMENT_FAILED' }),
   };
 }
 

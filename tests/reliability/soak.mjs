@@ -107,12 +107,13 @@ let rSim = await startProviderRSimulator();
 let tSim = await startProviderTSimulator();
 const adapters = {
   providerN: {
+    // No Provider N simulator in the soak: its webhooks are signed here with N_SECRET and need no upstream call.
     adapter: createProviderN({ apiKey: 'PN_SOAK', secretKey: 'PN_SOAK_SECRET_1', isSandbox: true }),
     secret: N_SECRET,
   },
-  providerT: { adapter: createProviderT({ ...tSim.adapterConfig, retry: 1 }), secret: null },
+  providerT: { adapter: createProviderT(tSim.adapterConfig({ retry: 1 })), secret: null },
   providerR: {
-    adapter: createProviderR({ ...rSim.credentials, isSandbox: true, baseUrl: rSim.url, retry: 1 }),
+    adapter: createProviderR(rSim.adapterConfig({ retry: 1 })),
     secret: rSim.credentials.secret,
   },
 };
@@ -137,7 +138,7 @@ for (const [provider, { adapter, secret }] of Object.entries(adapters)) {
 
 // Provider T: committed transfers, one genuine status event each. Provider T deduplicates on transfer + pushed
 // state (issue 10 §3), so once every transfer was pushed, further Provider T deliveries are redeliveries.
-const tPayer = createProviderT({ ...tSim.adapterConfig, retry: 1 });
+const tPayer = createProviderT(tSim.adapterConfig({ retry: 1 }));
 const transferIds = [];
 for (let i = 0; i < T_TRANSFERS; i += 1) {
   const payment = await tPayer.createPayment({

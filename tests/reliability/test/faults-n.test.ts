@@ -34,16 +34,7 @@ async function withSimulator<T>(body: (sim: ProviderNSimulator) => Promise<T>): 
 }
 
 function adapterFor(sim: ProviderNSimulator, overrides: Partial<ProviderNConfig> = {}): ProviderNAdapter {
-  return createProviderN({
-    apiKey: sim.credentials.apiKey,
-    secretKey: sim.credentials.secretKey,
-    isSandbox: true,
-    contractCode: sim.credentials.contractCode,
-    baseUrl: sim.url,
-    retry: RETRY,
-    timeoutMs: 5_000,
-    ...overrides,
-  });
+  return createProviderN(sim.adapterConfig({ retry: RETRY, timeoutMs: 5_000, ...overrides }));
 }
 
 const checkoutParams = {

@@ -35,14 +35,7 @@ async function withSimulator<T>(body: (sim: ProviderRSimulator) => Promise<T>): 
 }
 
 function adapterFor(sim: ProviderRSimulator, overrides: Partial<ProviderRConfig> = {}): ProviderRAdapter {
-  return createProviderR({
-    ...sim.credentials,
-    isSandbox: true,
-    baseUrl: sim.url,
-    retry: RETRY,
-    timeoutMs: 5_000,
-    ...overrides,
-  });
+  return createProviderR(sim.adapterConfig({ retry: RETRY, timeoutMs: 5_000, ...overrides }));
 }
 
 // Amounts in the currency's standard unit (issue 16): 100 CZK is `price: 10000` in the simulator's books, which

@@ -42,7 +42,7 @@ async function withSimulator<T>(body: (sim: ProviderTSimulator) => Promise<T>): 
 }
 
 function adapterFor(sim: ProviderTSimulator, overrides: Partial<ProviderTConfig> = {}): ProviderTAdapter {
-  return createProviderT({ ...sim.adapterConfig, retry: RETRY, timeoutMs: 5_000, ...overrides });
+  return createProviderT(sim.adapterConfig({ retry: RETRY, timeoutMs: 5_000, ...overrides }));
 }
 
 const paymentParams = { amount: 100, currency: 'USD', provider_metadata: sampleTransferMetadata };

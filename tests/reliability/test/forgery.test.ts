@@ -1363,7 +1363,7 @@ describe('forgeries posted by the simulators over HTTP (toNodeListener)', () => 
   it('Provider T: genuine 200 once; wrong host, stale, future, other key and replayed tampering 400', async () => {
     const simulator = await startProviderTSimulator();
     try {
-      const adapter = createProviderT({ ...simulator.adapterConfig, retry: 0 });
+      const adapter = createProviderT(simulator.adapterConfig({ retry: 0 }));
       const payment = await adapter.createPayment(providerTTransferParams());
       const { url, seen } = await endpoint(adapter, null);
       const now = Math.floor(Date.now() / 1000);
@@ -1415,12 +1415,7 @@ describe('forgeries posted by the simulators over HTTP (toNodeListener)', () => 
   it('Provider N: genuine 200 once; any other signature 400', async () => {
     const simulator = await startProviderNSimulator();
     try {
-      const adapter = createProviderN({
-        apiKey: 'k',
-        secretKey: 'secret-key-1',
-        isSandbox: true,
-        baseUrl: simulator.url,
-      });
+      const adapter = createProviderN(simulator.adapterConfig());
       const { url, seen } = await endpoint(adapter, simulator.credentials.webhookSecret);
       const payload = providerNTransactionPayload('PN|http|1');
       expect(await simulator.deliverWebhook(url, payload)).toBe(200);

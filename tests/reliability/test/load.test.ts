@@ -126,7 +126,7 @@ describe('load: webhook deliveries through the Node bridge', () => {
 
   it('10,000 deliveries, 50 in flight, 3 providers, 10% redeliveries, 5% forgeries: each genuine event once, every forgery 400', async () => {
     const { deliveries, genuineCount } = plan(seeded(7));
-    const tAdapter = createProviderT({ ...tSimulator.adapterConfig, retry: 1 });
+    const tAdapter = createProviderT(tSimulator.adapterConfig({ retry: 1 }));
     const rAdapter = providerRAdapterFor(rSimulator, 1);
     const adapters = {
       providerN: { adapter: providerNAdapter(), secret: N_WEBHOOK_SECRET as string | null },
@@ -307,14 +307,7 @@ describe('load: 1,000 operations against Provider N while its tokens expire', ()
   });
 
   const adapterFor = (sim: ProviderNSimulator) =>
-    createProviderN({
-      apiKey: sim.credentials.apiKey,
-      secretKey: sim.credentials.secretKey,
-      contractCode: sim.credentials.contractCode,
-      isSandbox: true,
-      baseUrl: sim.url,
-      retry: 1,
-    });
+    createProviderN(sim.adapterConfig({ retry: 1 }));
 
   /**
    * Runs 1,000 operations (every fifth creates a checkout, the others read one of 20 seeded checkouts) with at
@@ -414,7 +407,7 @@ describe('load: 1,000 Provider T status reads while its tokens expire', () => {
   it('all succeed with 100 in flight while the simulator clock jumps past token expiry twice; one login per expiry', async () => {
     const simulator = await startProviderTSimulator();
     try {
-      const adapter = createProviderT({ ...simulator.adapterConfig, retry: 1 });
+      const adapter = createProviderT(simulator.adapterConfig({ retry: 1 }));
       const transferIds: string[] = [];
       for (let i = 0; i < 10; i += 1)
         transferIds.push((await adapter.createPayment(providerTTransferParams(100 + i))).id);

@@ -111,16 +111,10 @@ describe('Provider R: no secret in errors or hook payloads', () => {
     const sim = await startProviderRSimulator({ merchant: MERCHANT, secret: SECRET });
     const check = leakCheck([SECRET, WRONG]);
     const adapter = (secret = SECRET, extra: Record<string, unknown> = {}) =>
-      createProviderR({
-        merchant: MERCHANT,
-        secret,
-        isSandbox: true,
-        baseUrl: sim.url,
-        retry: 0,
-        fetch: check.fetch,
-        hooks: check.rec.hooks,
-        ...extra,
-      });
+      // The simulator runs with this test's secret; `secret` replaces it to test a wrong one.
+      createProviderR(
+        sim.adapterConfig({ secret, retry: 0, fetch: check.fetch, hooks: check.rec.hooks, ...extra }),
+      );
     return { sim, check, adapter };
   }
 
@@ -283,17 +277,10 @@ describe('Provider N: no secret in errors or hook payloads', () => {
     });
     const check = leakCheck([API_KEY, SECRET_KEY, WEBHOOK_SECRET, WRONG]);
     const adapter = (secretKey = SECRET_KEY, extra: Record<string, unknown> = {}) =>
-      createProviderN({
-        apiKey: API_KEY,
-        secretKey,
-        isSandbox: true,
-        contractCode: sim.credentials.contractCode,
-        baseUrl: sim.url,
-        retry: 0,
-        fetch: check.fetch,
-        hooks: check.rec.hooks,
-        ...extra,
-      });
+      // The simulator runs with this test's keys; `secretKey` replaces its own to test a wrong one.
+      createProviderN(
+        sim.adapterConfig({ secretKey, retry: 0, fetch: check.fetch, hooks: check.rec.hooks, ...extra }),
+      );
     return { sim, check, adapter };
   }
 
@@ -450,14 +437,10 @@ describe('Provider T: no secret in errors or hook payloads', () => {
     });
     const check = leakCheck([CLIENT_ID, CLIENT_SECRET, WRONG]);
     const adapter = (clientSecret = CLIENT_SECRET, extra: Record<string, unknown> = {}) =>
-      createProviderT({
-        ...sim.adapterConfig,
-        clientSecret,
-        retry: 0,
-        fetch: check.fetch,
-        hooks: check.rec.hooks,
-        ...extra,
-      });
+      // The simulator runs with this test's credentials; `clientSecret` replaces its own to test a wrong one.
+      createProviderT(
+        sim.adapterConfig({ clientSecret, retry: 0, fetch: check.fetch, hooks: check.rec.hooks, ...extra }),
+      );
     return { sim, check, adapter };
   }
 
@@ -651,14 +634,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
     const sim = await startProviderRSimulator({ merchant: MERCHANT, secret: SECRET });
     try {
       const build = (overrides: object) =>
-        createProviderR({
-          merchant: MERCHANT,
-          secret: SECRET,
-          isSandbox: true,
-          baseUrl: sim.url,
-          retry: 0,
-          ...overrides,
-        });
+        createProviderR(sim.adapterConfig({ retry: 0, ...overrides }));
       const payment = await build({}).createPayment({
         customer: { id: 'c-1' },
         amount: 100,
@@ -702,15 +678,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
     });
     try {
       const build = (overrides: object) =>
-        createProviderN({
-          apiKey: API_KEY,
-          secretKey: SECRET_KEY,
-          isSandbox: true,
-          contractCode: sim.credentials.contractCode,
-          baseUrl: sim.url,
-          retry: 0,
-          ...overrides,
-        });
+        createProviderN(sim.adapterConfig({ retry: 0, ...overrides }));
       type N = ReturnType<typeof build>;
       const checkout = {
         customer: { email: 'ada@example.com' },
@@ -761,13 +729,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
     });
     try {
       const build = (overrides: object) =>
-        createProviderT({
-          ...sim.adapterConfig,
-          clientId: CLIENT_ID,
-          clientSecret: CLIENT_SECRET,
-          retry: 0,
-          ...overrides,
-        });
+        createProviderT(sim.adapterConfig({ retry: 0, ...overrides }));
       type T = ReturnType<typeof build>;
       const payment = T_PAYMENT;
       const sent = await build({}).createPayment(payment);

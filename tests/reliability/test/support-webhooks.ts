@@ -117,7 +117,7 @@ export function createPoster(maxSockets: number): {
 
 /** An adapter pointed at a Provider R simulator, with no retries (a refused confirmation stays refused). */
 export function providerRAdapterFor(simulator: ProviderRSimulator, retry = 0): ProviderRAdapter {
-  return createProviderR({ ...simulator.credentials, isSandbox: true, baseUrl: simulator.url, retry });
+  return createProviderR(simulator.adapterConfig({ retry }));
 }
 
 /** A pending payment created in the simulator through the adapter; `paid` moves it to PAID. */

@@ -306,8 +306,7 @@ describe('load: 1,000 operations against Provider N while its tokens expire', ()
     await simulator?.close();
   });
 
-  const adapterFor = (sim: ProviderNSimulator) =>
-    createProviderN(sim.adapterConfig({ retry: 1 }));
+  const adapterFor = (sim: ProviderNSimulator) => createProviderN(sim.adapterConfig({ retry: 1 }));
 
   /**
    * Runs 1,000 operations (every fifth creates a checkout, the others read one of 20 seeded checkouts) with at

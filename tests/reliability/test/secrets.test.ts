@@ -633,8 +633,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
     const MERCHANT = '100778';
     const sim = await startProviderRSimulator({ merchant: MERCHANT, secret: SECRET });
     try {
-      const build = (overrides: object) =>
-        createProviderR(sim.adapterConfig({ retry: 0, ...overrides }));
+      const build = (overrides: object) => createProviderR(sim.adapterConfig({ retry: 0, ...overrides }));
       const payment = await build({}).createPayment({
         customer: { id: 'c-1' },
         amount: 100,
@@ -677,8 +676,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
       credentials: { apiKey: API_KEY, secretKey: SECRET_KEY, webhookSecret: 'N-echo-webhook-4417' },
     });
     try {
-      const build = (overrides: object) =>
-        createProviderN(sim.adapterConfig({ retry: 0, ...overrides }));
+      const build = (overrides: object) => createProviderN(sim.adapterConfig({ retry: 0, ...overrides }));
       type N = ReturnType<typeof build>;
       const checkout = {
         customer: { email: 'ada@example.com' },
@@ -728,8 +726,7 @@ describe('echoed credentials never reach an error or a hook payload (issue 11 §
       credentials: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
     });
     try {
-      const build = (overrides: object) =>
-        createProviderT(sim.adapterConfig({ retry: 0, ...overrides }));
+      const build = (overrides: object) => createProviderT(sim.adapterConfig({ retry: 0, ...overrides }));
       type T = ReturnType<typeof build>;
       const payment = T_PAYMENT;
       const sent = await build({}).createPayment(payment);

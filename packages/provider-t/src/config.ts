@@ -32,7 +32,8 @@ export interface ProviderTConfig extends TransportOptions {
   targetAudience?: string;
   /**
    * Public key (base64 SPKI DER or PEM) that webhooks are verified with, instead of the environment's fixed
-   * key: for tests and the simulator (`simulator.publicKey`).
+   * key: for tests and the simulator (`simulator.publicKey`, the key `pay dev provider-t` prints), also
+   * `PROVIDER_T_WEBHOOK_PUBLIC_KEY`.
    */
   webhookPublicKey?: string;
   /**
@@ -102,6 +103,10 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_SANDBOX', member: 'isSandbox', required: true },
   { env: 'PROVIDER_T_POS_ID', member: 'posId', required: false },
   { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
+  // The simulator's signing key (`pay dev provider-t` prints it), so webhook verification switches to the simulator
+  // without a code change, like PROVIDER_T_BASE_URL does for the API. PEM (real or `\n`-escaped line breaks) or
+  // base64 SPKI DER; unset, the environment's fixed key (wire contract "Webhooks (inbound)") is used.
+  { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false },
   // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change (issue 16).
   { env: 'PROVIDER_T_BASE_URL', member: 'baseUrl', required: false },
 ] as const;
@@ -162,9 +167,21 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
  */
 export function configFromEnvironment(overrides: Partial<ProviderTConfig> = {}): ProviderTConfig {
   const values = readEnvironment(PROVIDER, PROVIDER_T_ENV, overrides);
+  const publicKey = values.webhookPublicKey;
   return {
     ...overrides,
     ...values,
     isSandbox: booleanSetting('PROVIDER_T_SANDBOX', values.isSandbox),
+    ...(overrides.webhookPublicKey === undefined && typeof publicKey === 'string'
+      ? { webhookPublicKey: pemLineBreaks(publicKey) }
+      : {}),
   } as ProviderTConfig;
+}
+
+/**
+ * A PEM written on one line with `\n` escapes (a shell `export X="-----BEGIN…\n…"`, a one-line `.env` value)
+ * with its line breaks back. A PEM or base64 key contains no backslash, so nothing else changes.
+ */
+function pemLineBreaks(key: string): string {
+  return key.replaceAll('\\r\\n', '\n').replaceAll('\\n', '\n');
 }

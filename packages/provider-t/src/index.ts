@@ -23,9 +23,10 @@ export function createProviderT(config: ProviderTConfig): ProviderTAdapter {
 /**
  * Creates the adapter from the environment, read when called: `PROVIDER_T_CLIENT_ID`,
  * `PROVIDER_T_CLIENT_SECRET`, `PROVIDER_T_AGENT_PARTNER_ID`, `PROVIDER_T_OPERATOR_ID`, `PROVIDER_T_SANDBOX`
- * (`true` selects the sandbox) and optionally `PROVIDER_T_POS_ID`, `PROVIDER_T_WEBHOOK_HOST` and
- * `PROVIDER_T_BASE_URL` (another host, e.g. the simulator of `pay dev`). Explicit `overrides` win; every missing
- * variable is named in one `ConfigurationError`.
+ * (`true` selects the sandbox) and optionally `PROVIDER_T_POS_ID`, `PROVIDER_T_WEBHOOK_HOST`,
+ * `PROVIDER_T_BASE_URL` (another host, e.g. the simulator of `pay dev`) and `PROVIDER_T_WEBHOOK_PUBLIC_KEY` (the
+ * key webhooks are verified with instead of the environment's, e.g. the simulator's). Explicit `overrides` win;
+ * every missing variable is named in one `ConfigurationError`.
  */
 export function providerT(overrides: Partial<ProviderTConfig> = {}): ProviderTAdapter {
   return createProviderT(configFromEnvironment(overrides));

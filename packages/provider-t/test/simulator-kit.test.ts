@@ -173,6 +173,55 @@ describe('the Provider T simulator as a PaymentSimulator', () => {
     await expect(sim.trigger('payment.succeeded')).rejects.toThrow(/needs options\.to or a forwarding URL/);
   });
 
+  it('POST /_simulator/trigger (pay trigger) makes the running simulator send the event its status read confirms', async () => {
+    const to = await application();
+    const reply = await fetch(`${sim.url}/_simulator/trigger`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        event: 'payment.succeeded',
+        to,
+        options: { eventId: 'evt-control-1' },
+        provider: 'provider-t',
+      }),
+    });
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toMatchObject({
+      provider: 'provider-t',
+      event: 'payment.succeeded',
+      to,
+      status: 200,
+    });
+    const [made] = sim.books().transfers;
+    expect(made).toMatchObject({ status: 'SENT', committed: true });
+    // Verified with this simulator's key, then confirmed by the status read against this simulator's books.
+    expect(events.map((event) => [event.id, event.type])).toEqual([
+      ['evt-control-1:payment.succeeded', 'payment.succeeded'],
+    ]);
+    expect(events[0]?.data).toMatchObject({ id: made?.transactionId, status: 'succeeded' });
+    expect(
+      sim.requests.filter((request) => request.path.startsWith('/status/v1/transactions/')),
+    ).toHaveLength(1);
+  });
+
+  it('POST /_simulator/trigger refuses an option Provider T does not know, and a non-string one', async () => {
+    const post = (options: Record<string, unknown>) =>
+      fetch(`${sim.url}/_simulator/trigger`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ event: 'payment.succeeded', to: 'http://127.0.0.1:1/', options }),
+      }).then(async (reply) => [reply.status, await reply.json()]);
+    expect(await post({ transId: 'x' })).toEqual([
+      400,
+      { error: "Provider T's trigger takes the options to, transactionId, eventId; not transId." },
+    ]);
+    expect(await post({ transactionId: 7 })).toEqual([
+      400,
+      { error: 'The trigger option transactionId must be a string.' },
+    ]);
+    expect(sim.books().transfers).toEqual([]);
+  });
+
   it('advanceTime and expireTokens act on the kit clock and issuer: the next call logs in again', async () => {
     const pay = createPay(createProviderT(sim.adapterConfig({ retry: 0 })));
     const payment = await pay.payments.create(transfer);

@@ -11,6 +11,7 @@
  * the clock), `webhooks.ts` (signed deliveries), `replies.ts` (reply shapes), `types.ts` (the public shapes).
  */
 import {
+  addTriggerRoute,
   FaultInjector,
   RequestLog,
   simulatorListener,
@@ -86,6 +87,12 @@ export async function startProviderTSimulator(
   };
 
   const { routes, notFound } = createRoutes({ context, tokens, pages: { act, forwarder } });
+  // `pay trigger` asks the running simulator (`pay dev`) for the event: signed with THIS simulator's key, about a
+  // transfer in THESE books, so the app's signature check and its status read both agree (test-only route).
+  addTriggerRoute(routes, {
+    provider: 'provider-t',
+    trigger: (event, given) => simulator.trigger(event, triggerOptionsFrom(given)),
+  });
   const server = await startLoopbackServer(simulatorListener({ routes, requests, faults, notFound }), {
     port: options.port,
   });
@@ -108,7 +115,7 @@ export async function startProviderTSimulator(
     await forwarder.idle();
   };
 
-  return {
+  const simulator: ProviderTSimulator = {
     provider: 'provider-t',
     url: server.url,
     credentials,
@@ -194,4 +201,21 @@ export async function startProviderTSimulator(
       await server.close();
     },
   };
+  return simulator;
+}
+
+/** The trigger options of a control request (JSON from `pay trigger`): the known ones, each a string. */
+function triggerOptionsFrom(given: Record<string, unknown>): ProviderTTriggerOptions {
+  const known = ['to', 'transactionId', 'eventId'] as const;
+  const unknown = Object.keys(given).filter((name) => !(known as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`Provider T's trigger takes the options ${known.join(', ')}; not ${unknown.join(', ')}.`);
+  const options: ProviderTTriggerOptions = {};
+  for (const name of known) {
+    if (!Object.hasOwn(given, name) || given[name] === undefined) continue;
+    const value = given[name];
+    if (typeof value !== 'string') throw new Error(`The trigger option ${name} must be a string.`);
+    options[name] = value;
+  }
+  return options;
 }

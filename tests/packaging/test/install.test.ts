@@ -2,9 +2,9 @@
  * Release hygiene (issue 16): what we publish must install and work the way a user gets it. Every package is
  * packed with `pnpm pack` (which writes real versions for `workspace:` and `catalog:` ranges), the tarballs
  * are installed into a scratch app with plain `npm install` (no `--force`, no `--legacy-peer-deps`), and the
- * app then runs a script and a strict type check against the installed copies.
+ * app then runs a script, the `pay` command and a strict type check against the installed copies.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -35,6 +35,9 @@ const published = readdirSync(packagesDir)
   .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
   .filter(({ manifest }) => manifest.private !== true);
 
+/** Peer dependencies the app installs itself, as a user does (`@pay/otel` peers on the OpenTelemetry API). */
+const APP_PEERS = { '@opentelemetry/api': '^1.9.0' };
+
 let scratch: string;
 let app: string;
 const tarballs = new Map<string, string>();
@@ -59,7 +62,10 @@ beforeAll(() => {
       name: 'scratch-shop',
       private: true,
       type: 'module',
-      dependencies: Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`])),
+      dependencies: {
+        ...Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`])),
+        ...APP_PEERS,
+      },
     }),
   );
 });
@@ -69,6 +75,21 @@ afterAll(() => {
 });
 
 describe('the packed packages', () => {
+  it('include every published package, the CLI and the OpenTelemetry package too', () => {
+    expect([...tarballs.keys()].sort()).toEqual(
+      expect.arrayContaining([
+        '@pay/cli',
+        '@pay/core',
+        '@pay/otel',
+        '@pay/provider-n',
+        '@pay/provider-r',
+        '@pay/provider-t',
+        '@pay/store-postgres',
+        '@pay/store-redis',
+      ]),
+    );
+  });
+
   it('each ship a LICENSE, a README and their built entry points', () => {
     for (const [name, file] of tarballs) {
       const listing = run('tar', ['-tzf', file], scratch).output.split('\n');
@@ -89,18 +110,28 @@ describe('the packed packages', () => {
     writeFileSync(
       join(app, 'check.mjs'),
       `import { createPay, ProviderNotSupportedError, PayError } from '@pay/core';
+import { instrumentPay } from '@pay/otel';
 import { createProviderR } from '@pay/provider-r';
 import { startProviderRSimulator } from '@pay/provider-r/testing';
 
 const simulator = await startProviderRSimulator();
+const instrumentation = instrumentPay();
 try {
-  const pay = createPay(createProviderR({ ...simulator.credentials, baseUrl: simulator.url, isSandbox: true }));
+  const pay = createPay(createProviderR(simulator.adapterConfig()));
   const unsupported = await pay.customers.create({ email: 'a@example.com' }).catch((error) => error);
   const payment = await pay.payments.retrieve('0000-0000-0000');
+  const created = await pay.payments.create({
+    customer: { id: 'c-1' },
+    amount: 250.5,
+    currency: 'CZK',
+    provider_metadata: { email: 'payer@example.com' },
+  });
   console.log(JSON.stringify({
     supportsRefunds: pay.supports('refunds.create'),
     unsupported: ProviderNotSupportedError.isInstance(unsupported) && PayError.isInstance(unsupported),
     unknownPayment: payment,
+    created: { amount: created.amount, price: simulator.transaction(created.id)?.price },
+    instrumented: typeof instrumentation === 'object' && instrumentation !== null,
   }));
 } finally {
   await simulator.close();
@@ -113,8 +144,37 @@ try {
       supportsRefunds: true,
       unsupported: true,
       unknownPayment: null,
+      created: { amount: 250.5, price: 25050 },
+      instrumented: true,
     });
   });
+
+  it('run the pay command from the installed tarball: --help, then pay dev until Ctrl+C', async () => {
+    const bin = join(app, 'node_modules', '.bin', 'pay');
+    const help = run(bin, ['--help'], app);
+    expect(help.status, help.output).toBe(0);
+    expect(help.output).toContain('pay dev <provider>');
+    expect(help.output).toContain('Providers: provider-t, provider-r, provider-n');
+
+    // pay dev on a free port: it prints the variables that point the app at it and stops cleanly on SIGINT.
+    const child = spawn(bin, ['dev', 'provider-r', '--port', '0'], { cwd: app });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (!output.includes('Press Ctrl+C') && Date.now() < deadline && child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const baseUrl = /PROVIDER_R_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    const page = baseUrl ? await fetch(`${baseUrl}/client/instructions/index?id=unknown`) : undefined;
+    child.kill('SIGINT');
+    expect(await exited, output).toBe(0);
+    expect(output).toContain('Provider R simulator listening on http://127.0.0.1:');
+    expect(baseUrl, output).toBeDefined();
+    // The simulator answered on that port: its hosted page knows no such payment.
+    expect(page?.status).toBe(404);
+    expect(output).toContain('Stopped.');
+  }, 40_000);
 
   it('type-check a TypeScript app against the installed declarations', () => {
     writeFileSync(

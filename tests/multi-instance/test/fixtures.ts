@@ -35,8 +35,8 @@ export function providerNCheckoutInput(orderId: string, amount = 5000) {
   };
 }
 
-/** A Provider R `payments.create` input. */
-export function providerRPaymentInput(orderId: string, amount = 10000) {
+/** A Provider R `payments.create` input (`amount` in the currency's standard unit: 100 = 100.00 CZK). */
+export function providerRPaymentInput(orderId: string, amount = 100) {
   return {
     customer: { id: `customer-${orderId}` },
     amount,

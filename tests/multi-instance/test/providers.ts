@@ -50,7 +50,7 @@ export interface ProviderUnderTest {
   close(): Promise<void>;
 }
 
-/** Distinct amounts per call (major units), so each call's money is found in the books. */
+/** Distinct amounts per call (the currency's standard unit, every provider), so each call's money is found in the books. */
 const amountOf = (base: number, index: number) => base + index;
 
 /** Provider T: transfers (payments and checkouts) and whole-transfer refunds. */
@@ -76,7 +76,7 @@ export async function providerT(): Promise<
   return {
     sim,
     provider: 't',
-    adapter: { ...sim.adapterConfig, retry: 1 },
+    adapter: sim.adapterConfig({ retry: 1 }),
     requests: () => sim.requests,
     faults: sim.faults,
     cases: [
@@ -103,12 +103,11 @@ export async function providerT(): Promise<
 /** Provider N: checkouts (a transaction opened under a reference) and refunds. */
 export async function providerN(): Promise<ProviderUnderTest> {
   const sim = await startProviderNSimulator();
-  const { apiKey, secretKey, contractCode } = sim.credentials;
   const openedFor = (amount: number) =>
     sim.books.transactions.filter((transaction) => transaction.amount === amount);
   return {
     provider: 'n',
-    adapter: { apiKey, secretKey, contractCode, isSandbox: true, baseUrl: sim.url, retry: 1 },
+    adapter: sim.adapterConfig({ retry: 1 }),
     requests: () => sim.books.requests,
     faults: sim.faults,
     cases: [
@@ -149,14 +148,14 @@ export async function providerR(): Promise<ProviderUnderTest> {
     );
   return {
     provider: 'r',
-    adapter: { ...sim.credentials, isSandbox: true, baseUrl: sim.url, retry: 1 },
+    adapter: sim.adapterConfig({ retry: 1 }),
     requests: () => sim.requests,
     faults: sim.faults,
     cases: [
       {
         operation: 'payments.create',
         async prepare(index) {
-          return [providerRPaymentInput(`r-${index}`, amountOf(10000, index))];
+          return [providerRPaymentInput(`r-${index}`, amountOf(100, index))];
         },
         moved: (args) => paymentsFor(payerIdOfArgs(args)).length,
         expectedRecord: (args) => ({ id: paymentsFor(payerIdOfArgs(args))[0]?.transId }),
@@ -164,13 +163,10 @@ export async function providerR(): Promise<ProviderUnderTest> {
       {
         operation: 'refunds.create',
         async prepare(index, creator) {
-          const paid = await creator.call(
-            'payments.create',
-            providerRPaymentInput(`refund-r-${index}`, 20000),
-          );
+          const paid = await creator.call('payments.create', providerRPaymentInput(`refund-r-${index}`, 200));
           if (!paid.ok) throw new Error(`payments.create failed: ${JSON.stringify(paid.error)}`);
           sim.pay(paid.value.id);
-          return [{ payment_id: paid.value.id, amount: amountOf(1000, index) }];
+          return [{ payment_id: paid.value.id, amount: amountOf(10, index) }];
         },
         moved: (args) => sim.refunds.filter((refund) => refund.transId === paymentIdOf(args)).length,
         expectedRecord: (args) => ({ payment_id: paymentIdOf(args), amount: refundAmountOf(args) }),

@@ -41,7 +41,7 @@ async function providerT(): Promise<Scenario> {
   const sim = await startProviderTSimulator();
   return {
     provider: 't',
-    adapter: { ...sim.adapterConfig, retry: 1 },
+    adapter: sim.adapterConfig({ retry: 1 }),
     webhookSecret: null,
     eventsPerDelivery: 1,
     upstreamReads: () => sim.requests.filter((request) => request.path.startsWith('/status/')).length,
@@ -71,11 +71,10 @@ async function providerT(): Promise<Scenario> {
 
 async function providerN(): Promise<Scenario> {
   const sim = await startProviderNSimulator();
-  const { apiKey, secretKey, contractCode, webhookSecret } = sim.credentials;
   return {
     provider: 'n',
-    adapter: { apiKey, secretKey, contractCode, isSandbox: true, baseUrl: sim.url, retry: 1 },
-    webhookSecret,
+    adapter: sim.adapterConfig({ retry: 1 }),
+    webhookSecret: sim.credentials.webhookSecret,
     eventsPerDelivery: 1,
     upstreamReads: () => sim.books.requests.filter((request) => request.method === 'GET').length,
     async deliveries(creator, count, label) {
@@ -98,7 +97,7 @@ async function providerR(): Promise<Scenario> {
   const sim = await startProviderRSimulator();
   return {
     provider: 'r',
-    adapter: { ...sim.credentials, isSandbox: true, baseUrl: sim.url, retry: 1 },
+    adapter: sim.adapterConfig({ retry: 1 }),
     webhookSecret: sim.credentials.secret,
     eventsPerDelivery: 2,
     upstreamReads: () =>

@@ -7,6 +7,7 @@
  */
 import type * as v from 'valibot';
 import { callSettingsIssues, signalWithSettings } from './call-settings.js';
+import { traceOperation } from './diagnostics/tracing.js';
 import { type ErrorContext, ProviderNotSupportedError, redactError, ValidationError } from './errors.js';
 import {
   type IdempotencyContext,
@@ -239,16 +240,55 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
   }
   const adapter = {
     ...(Object.fromEntries(
-      Object.entries(methods).map(([method, run]) => [method, redactingErrors(run)]),
+      OPERATION_NAMES.map((operation) => {
+        const method = OPERATIONS[operation].method;
+        return [method, tracedOperation(definition.provider, operation, redactingErrors(methods[method]!))];
+      }),
     ) as unknown as AdapterOperations<T>),
     provider: definition.provider,
     capabilities: Object.freeze(capabilities),
     webhooks: redactingWebhooks(definition.webhooks),
-    ...(definition.resolve ? { resolve: redactingResolve(definition.resolve.bind(definition)) } : {}),
+    ...(definition.resolve
+      ? { resolve: tracedResolve(definition.provider, redactingResolve(definition.resolve.bind(definition))) }
+      : {}),
   };
   // Marks an adapter whose operations run core's ledger themselves (after validation, on validated input).
   Object.defineProperty(adapter, DEFINED_ADAPTER, { value: true, enumerable: false });
   return adapter;
+}
+
+/**
+ * One public operation on `pay:operation` (issue 15), around the redacting wrapper so the trace's `error` is the
+ * redacted one the caller gets. The idempotency key is read from the options argument only while someone listens.
+ */
+function tracedOperation(
+  provider: string,
+  operation: Operation,
+  run: (...args: unknown[]) => Promise<unknown>,
+): (...args: unknown[]) => Promise<unknown> {
+  const optionsAt = argumentsOf(operation).length;
+  return (...args) =>
+    traceOperation(
+      () => ({ provider, operation, idempotencyKey: idempotencyKeyOf(args[optionsAt]) }),
+      () => run(...args),
+    );
+}
+
+/** `resolve` on `pay:operation` as the operation `'resolve'`, with the key it looks up. */
+function tracedResolve(
+  provider: string,
+  resolve: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>,
+): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
+  return (lookup, options) =>
+    traceOperation(
+      () => ({ provider, operation: 'resolve', idempotencyKey: idempotencyKeyOf(lookup) }),
+      () => resolve(lookup, options),
+    );
+}
+
+function idempotencyKeyOf(options: unknown): string | undefined {
+  const key = (options as { idempotencyKey?: unknown } | null | undefined)?.idempotencyKey;
+  return typeof key === 'string' ? key : undefined;
 }
 
 /** Non-enumerable mark of adapters built by {@link defineAdapter}. */

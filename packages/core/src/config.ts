@@ -3,7 +3,9 @@
  * called (never on import) and names every missing variable, with the config member that replaces it, in one
  * `ConfigurationError`. Values are never copied into errors.
  */
+
 import * as v from 'valibot';
+import type { Logger } from './diagnostics/logger.js';
 import type { ValidationIssue } from './errors.js';
 import { ConfigurationError } from './errors.js';
 import type { TokenStore } from './stores.js';
@@ -174,6 +176,12 @@ export const transportConfigEntries = {
           (method) => typeof (value as Record<string, unknown>)[method] === 'function',
         ),
       'must be a TokenStore (get, set, delete)',
+    ),
+  ),
+  logger: v.optional(
+    v.custom<Logger>(
+      (value) => typeof value === 'object' && value !== null,
+      'must be a logger (an object with debug, info, warn and/or error methods, e.g. console)',
     ),
   ),
   hooks: v.optional(

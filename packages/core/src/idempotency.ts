@@ -6,7 +6,9 @@
  * attempt is told to come back. The store is fail-closed: when it cannot be asked before the operation, nothing
  * is sent. Runtime code: Web APIs only (Web Crypto for the fingerprint).
  */
+
 import { sha256Hex } from './crypto.js';
+import { type PayLogger, SILENT_LOGGER } from './diagnostics/logger.js';
 import {
   ConfigurationError,
   describeStoreFailure,
@@ -72,8 +74,10 @@ export interface IdempotencyOptions {
   /**
    * Receives a store failure that did not change the call's answer: recording the result after the provider
    * succeeded (the result is still returned; a retry with the key resumes and reconciles), or releasing /
-   * abandoning a key after the operation failed (its own error is still thrown). Default: one `console.warn`
-   * line. What this callback throws is ignored.
+   * abandoning a key after the operation failed (its own error is still thrown). What this callback throws is
+   * ignored. Such failures are also logged as `error` lines to `createPay`'s `logger`; with neither, one
+   * `console.warn` line.
+   * @deprecated Pass `logger` to `createPay` instead; still called when given.
    */
   onStoreError?: (error: StoreError, failure: StoreFailure) => void;
 }
@@ -107,6 +111,7 @@ export const ERROR_OPERATION = Symbol.for('@pay/core.error-operation');
 export function createIdempotencyLedger(
   store: IdempotencyStore,
   options: Omit<IdempotencyOptions, 'idempotency'> = {},
+  logger: PayLogger = SILENT_LOGGER,
 ): IdempotencyLedger {
   const missing = (['begin', 'checkpoint', 'complete', 'release', 'abandon', 'read'] as const).filter(
     (method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function',
@@ -144,8 +149,19 @@ export function createIdempotencyLedger(
     leaseSeconds,
     report(error, failure) {
       try {
+        const logging = logger.enabled('error');
+        if (logging)
+          logger.error(
+            `the idempotency store failed at ${failure.step} for a ${failure.operation} call; the call's answer stands (${error.message}).`,
+            () => ({
+              operation: failure.operation,
+              idempotencyKey: failure.idempotencyKey,
+              step: failure.step,
+              error,
+            }),
+          );
         if (onStoreError) onStoreError(error, failure);
-        else
+        else if (!logging)
           console.warn(
             `@pay/core: the idempotency store failed at ${failure.step} for a ${failure.operation} call (${error.message}). Pass onStoreError to createPay to handle store failures.`,
           );

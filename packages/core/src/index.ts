@@ -21,6 +21,7 @@ export type {
 export * from './adapter-toolkit.js';
 export { type CallSettings, MAX_CALL_RETRY, MAX_CALL_TIMEOUT_MS } from './call-settings.js';
 export * from './diagnostics/channels.js';
+export type { Logger, LogLevel } from './diagnostics/logger.js';
 export {
   ConfigurationError,
   type ErrorContext,

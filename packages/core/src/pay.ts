@@ -5,6 +5,8 @@
  * a call whose outcome is unknown; webhooks are set up per secret.
  */
 import { type Adapter, type AnyAdapter, type CallOptions, DEFINED_ADAPTER, type TypesOf } from './adapter.js';
+import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
+import { inProduction, isInMemory } from './diagnostics/production.js';
 import { PayError, StoreError, ValidationError } from './errors.js';
 import {
   createIdempotencyLedger,
@@ -34,7 +36,15 @@ import { createMemoryIdempotencyStore, type JsonValue } from './stores.js';
 import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js';
 
 /** Options of {@link createPay}. */
-export interface PayOptions extends IdempotencyOptions {}
+export interface PayOptions extends IdempotencyOptions {
+  /**
+   * Where the library reports what it cannot throw (console-compatible: `logger: console` works; silent by
+   * default): a store error swallowed after a success (`error`), an in-memory idempotency or deduplication store
+   * while `NODE_ENV` is `production` (`warn`, once), and, for calls made through this `Pay` whose adapter has no
+   * `logger` of its own, each retry (`debug`) and each failed hook (`warn`). Every line is redacted.
+   */
+  logger?: Logger;
+}
 
 /** What `pay.resolve` found out about a money-moving call. */
 export type ResolveResult =
@@ -83,6 +93,8 @@ export class Pay<A extends AnyAdapter = Adapter> {
 
   /** The idempotency ledger money-moving calls with a key run under. */
   readonly #ledger: IdempotencyLedger;
+  /** The application's logger (silent when none was given). */
+  readonly #logger: PayLogger;
 
   /**
    * Wraps a configured adapter, e.g. `new Pay(providerR(), { idempotency })`. Throws `ConfigurationError` for a
@@ -90,16 +102,26 @@ export class Pay<A extends AnyAdapter = Adapter> {
    */
   constructor(adapter: A, options: PayOptions = {}) {
     this.adapter = adapter;
-    const { idempotency, ...ledgerOptions } = options;
-    const ledger = createIdempotencyLedger(idempotency ?? createMemoryIdempotencyStore(), ledgerOptions);
+    const { idempotency, logger: given, ...ledgerOptions } = options;
+    const logger = createLogger(given);
+    this.#logger = logger;
+    const store = idempotency ?? createMemoryIdempotencyStore();
+    if (isInMemory(store) && inProduction())
+      logger.once(
+        'memory-idempotency-store',
+        'warn',
+        'createPay uses an in-memory idempotency store while NODE_ENV is production: its keys live in this process only, so another instance or a restart can send a money-moving call twice. Pass idempotency: a shared store (@pay/store-postgres, @pay/store-redis).',
+      );
+    const ledger = createIdempotencyLedger(store, ledgerOptions, logger);
     this.#ledger = ledger;
     const runsLedgerItself = (adapter as { [DEFINED_ADAPTER]?: unknown })[DEFINED_ADAPTER] === true;
     const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
     for (const operation of OPERATION_NAMES) {
       const [resource, verb] = operation.split('.') as [string, string];
       const method = OPERATIONS[operation].method;
+      // The adapter's calls report to this Pay's logger unless the adapter has its own (issue 15).
       const call = (...args: unknown[]) =>
-        (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+        withinLogger(logger, () => (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args));
       const arity = optionsIndexOf(operation);
       namespaces[resource] ??= {};
       namespaces[resource][verb] = !movesMoney(operation)
@@ -114,7 +136,7 @@ export class Pay<A extends AnyAdapter = Adapter> {
     this.refunds = namespaces.refunds as never;
     this.customers = namespaces.customers as never;
     this.subscriptions = namespaces.subscriptions as never;
-    this.webhooks = { setup: (options) => new WebhookHandler<TypesOf<A>>(adapter, options) };
+    this.webhooks = { setup: (options) => new WebhookHandler<TypesOf<A>>(adapter, options, logger) };
   }
 
   /** Whether the configured provider performs `operation` (no I/O). */
@@ -138,14 +160,16 @@ export class Pay<A extends AnyAdapter = Adapter> {
     const lookup = lookupOf(keyOrError, options);
     const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
     const ask = async (operation: Operation, extra: { recoveryPoint?: JsonValue | null }) => {
-      return this.adapter.resolve?.(
-        {
-          operation,
-          ...(lookup.key === undefined ? {} : { idempotencyKey: lookup.key }),
-          ...extra,
-          ...(lookup.context ? { context: lookup.context } : {}),
-        },
-        callOptions,
+      return withinLogger(this.#logger, () =>
+        this.adapter.resolve?.(
+          {
+            operation,
+            ...(lookup.key === undefined ? {} : { idempotencyKey: lookup.key }),
+            ...extra,
+            ...(lookup.context ? { context: lookup.context } : {}),
+          },
+          callOptions,
+        ),
       );
     };
     if (lookup.key === undefined) {

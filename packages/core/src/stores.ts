@@ -7,6 +7,7 @@
  * versions serve a single process.
  */
 
+import { markInMemory } from './diagnostics/production.js';
 import { StoreError, type StoreStep } from './errors.js';
 
 /** A JSON value, as the stores keep it. */
@@ -111,7 +112,7 @@ export function createMemoryIdempotencyStore(now: () => number = Date.now): Idem
     const row = live(key);
     return row?.state === 'in_progress' && row.lease === lease && row.leaseUntil > now() ? row : undefined;
   };
-  return {
+  return markInMemory({
     async begin(key, fingerprint, { leaseSeconds, retentionSeconds }) {
       const row = live(key);
       if (row && row.fingerprint !== fingerprint) return { state: 'mismatch' };
@@ -157,7 +158,7 @@ export function createMemoryIdempotencyStore(now: () => number = Date.now): Idem
       const { lease: _lease, leaseUntil: _until, ...entry } = row;
       return entry;
     },
-  };
+  });
 }
 
 /** An in-memory {@link TokenStore} for one process. `now` is the clock in epoch milliseconds. */

@@ -59,8 +59,8 @@ describe('a retried read through the provider client', () => {
     const lines: unknown[][] = [];
     const fetch = scripted([503, 200]);
     const client = createProviderClient({
-      provider: 'providerX',
-      baseUrl: 'https://api.provider-x.test',
+      provider: 'providerN',
+      baseUrl: 'https://api.provider-n.test',
       fetch,
       retry: 1,
       backoffBaseMs: 1,
@@ -81,11 +81,11 @@ describe('a retried read through the provider client', () => {
     const [callStart, ...attemptEvents] = events.slice(0, -1);
     const callEnd = events.at(-1)!;
     const http = {
-      provider: 'providerX',
+      provider: 'providerN',
       call: 'read-payment',
       method: 'GET',
       urlTemplate: '/v1/payments/{id}/status',
-      serverAddress: 'api.provider-x.test',
+      serverAddress: 'api.provider-n.test',
       serverPort: 443,
       requestId: expect.any(String),
     };
@@ -116,9 +116,9 @@ describe('a retried read through the provider client', () => {
     expect(lines).toEqual([
       [
         'debug',
-        `@pay: retrying providerX GET /v1/payments/pay_123/status after HTTP 503 (retry 1 of 1).`,
+        `@pay: retrying providerN GET /v1/payments/pay_123/status after HTTP 503 (retry 1 of 1).`,
         {
-          provider: 'providerX',
+          provider: 'providerN',
           call: 'read-payment',
           method: 'GET',
           requestId: callStart![2].requestId,
@@ -135,7 +135,7 @@ describe('the HTTP client on its own', () => {
   it('traces a call it sends itself, named by method and template when no call name is given', async () => {
     const events = record();
     const http = createHttpClient({
-      provider: 'providerX',
+      provider: 'providerN',
       baseUrl: 'http://127.0.0.1:9/',
       fetch: scripted([404]),
     });
@@ -159,8 +159,8 @@ describe('the HTTP client on its own', () => {
     const lines: unknown[][] = [];
     const failures: unknown[] = [];
     const http = createHttpClient({
-      provider: 'providerX',
-      baseUrl: 'https://api.provider-x.test',
+      provider: 'providerN',
+      baseUrl: 'https://api.provider-n.test',
       fetch: scripted([200]),
       secrets: [SECRET],
       hooks: {
@@ -177,8 +177,8 @@ describe('the HTTP client on its own', () => {
     expect(lines).toEqual([
       [
         'warn',
-        '@pay: the onRequest hook threw (cannot log [REDACTED]); the providerX GET call went on unaffected.',
-        { provider: 'providerX', hook: 'onRequest', requestId: expect.any(String), attempt: 1 },
+        '@pay: the onRequest hook threw (cannot log [REDACTED]); the providerN GET call went on unaffected.',
+        { provider: 'providerN', hook: 'onRequest', requestId: expect.any(String), attempt: 1 },
       ],
     ]);
   });

@@ -6,6 +6,8 @@
  * provider's next delivery runs it.
  */
 
+import { markInMemory } from '../diagnostics/production.js';
+
 /** What {@link DeduplicationStore.begin} found for a delivery key. */
 export type DeliveryLease =
   /** Nobody holds the key: it is leased to the caller, who must `complete` or `release` it with `lease`. */
@@ -61,7 +63,7 @@ export function createMemoryDeduplicationStore(now: () => number = Date.now): De
     const time = now();
     for (const [key, entry] of entries) if (entry.until <= time) entries.delete(key);
   }
-  return {
+  return markInMemory({
     async begin(key, { leaseSeconds }) {
       sweep();
       const entry = entries.get(key);
@@ -81,5 +83,5 @@ export function createMemoryDeduplicationStore(now: () => number = Date.now): De
       const entry = entries.get(key);
       if (entry?.state === 'leased' && entry.lease === lease) entries.delete(key);
     },
-  };
+  });
 }

@@ -3,6 +3,10 @@
  * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
  */
 
+import type { WebhookTrace } from '../diagnostics/channels.js';
+import { type PayLogger, SILENT_LOGGER, withinLogger } from '../diagnostics/logger.js';
+import { inProduction, isInMemory } from '../diagnostics/production.js';
+import { publishWebhook } from '../diagnostics/tracing.js';
 import { ConfigurationError, PayError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import type { ProviderName } from '../records.js';
@@ -129,6 +133,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #anyCallbacks: WebhookCallback<PayEvent>[] = [];
   readonly #errorCallbacks: WebhookErrorCallback[] = [];
   readonly #knownNames: ReadonlySet<string>;
+  readonly #logger: PayLogger;
 
   /**
    * Prefer `pay.webhooks.setup()`. Throws `ConfigurationError` when the provider needs a secret and none is
@@ -137,6 +142,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   constructor(
     adapter: { provider: ProviderName; webhooks: WebhookDefinition },
     options: WebhookSetupOptions,
+    logger: PayLogger = SILENT_LOGGER,
   ) {
     if (adapter.webhooks.secret === 'required' && !options.webhookSecret) {
       throw new ConfigurationError(
@@ -147,6 +153,13 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     this.#adapter = adapter;
     this.#options = options;
     this.#deduplication = deduplicationOf(options);
+    this.#logger = logger;
+    if (this.#deduplication && isInMemory(this.#deduplication.store) && inProduction())
+      logger.once(
+        'memory-deduplication-store',
+        'warn',
+        'webhooks.setup uses an in-memory deduplication store while NODE_ENV is production: another instance or a restart runs a redelivered webhook again. Pass deduplicate: a shared store (@pay/store-postgres, @pay/store-redis).',
+      );
     this.#knownNames = new Set<string>([...NORMALISED_EVENT_NAMES, ...adapter.webhooks.rawEventNames]);
   }
 
@@ -199,16 +212,52 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * only when every callback succeeded.
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
+    const startTime = Date.now();
     const progress: { deliveryKey: string | null; events: readonly PayEvent[] } = {
       deliveryKey: null,
       events: [],
     };
+    let outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined;
     try {
-      return await this.#handle(request, progress);
+      const result = await withinLogger(this.#logger, () => this.#handle(request, progress));
+      outcome = { ok: true, result };
+      return result;
     } catch (error) {
+      outcome = { ok: false, error };
       await this.#reportError(error, progress);
       throw error;
+    } finally {
+      // One `pay:webhook` message per delivery, once its answer is known (issue 15): ids and enums only.
+      const settled = outcome;
+      publishWebhook(() => this.#trace(settled, progress, startTime));
     }
+  }
+
+  /** The `pay:webhook` message of one delivery. */
+  #trace(
+    outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined,
+    progress: { deliveryKey: string | null; events: readonly PayEvent[] },
+    startTime: number,
+  ): WebhookTrace {
+    const error = outcome?.ok === false ? outcome.error : undefined;
+    const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
+    const status = outcome?.ok
+      ? 200
+      : WebhookVerificationError.isInstance(error) || WebhookHandlerError.isInstance(error)
+        ? error.status
+        : 500;
+    return {
+      provider: this.#adapter.provider,
+      verified: !refused && !(error !== undefined && !WebhookHandlerError.isInstance(error)),
+      reason: WebhookVerificationError.isInstance(error) ? error.reason : undefined,
+      deliveryKey: progress.deliveryKey ?? undefined,
+      eventTypes: progress.events.map((event) => event.type),
+      duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
+      callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
+      status,
+      startTime,
+      durationMs: Date.now() - startTime,
+    };
   }
 
   /** Runs the `onError` callbacks for a failure of `handle()`, ignoring whatever they throw. */

@@ -20,6 +20,8 @@ beforeEach(() => {
   upstream.mockClear();
 });
 
+// Hand-built configs on purpose (no simulator): every call must stop before the injected fetch, which fails the
+// test if it is ever reached.
 const transport = { baseUrl: 'http://127.0.0.1:9', fetch: fetchSpy, retry: 0 };
 const providerR = createProviderR({
   merchant: '100001',

@@ -125,6 +125,7 @@ describe('@pay/provider-r in an Edge VM', () => {
       fee: 'unknown',
     }).toString();
 
+  // Hand-built on purpose: the adapter runs inside the Edge VM with a VM fetch answering, no simulator.
   function adapterWith(answer: Parameters<typeof vmFetch>[1]) {
     const { fetch, seen } = vmFetch(env.vm, answer);
     const adapter = env.lib.createProviderR({

@@ -45,6 +45,7 @@ export {
   fingerprintOf,
   provesNothingMoved,
 } from './idempotency.js';
+export { idempotencyKeyOf, KEYED_REFERENCE_PREFIX, keyedReference } from './idempotency-keys.js';
 export * from './money.js';
 export {
   type ArgumentsOf,

@@ -8,6 +8,8 @@
 import {
   type CallOptions,
   defineAdapter,
+  idempotencyKeyOf,
+  keyedReference,
   type OperationOptions,
   type ProviderApiError,
   type ProviderCall,
@@ -41,11 +43,9 @@ import {
   withoutCredentials,
 } from './mapping.js';
 import {
-  idempotencyReference,
   initiateRefundCall,
   initTransactionCall,
   initTransactionRequest,
-  keyOf,
   type RefundRequest,
   referenceFor,
   refundRequest,
@@ -124,7 +124,8 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     const body = initTransactionRequest(params, config.contractCode, await referenceFor(options));
     const outcome = await client.send(initTransactionCall(body, options));
     if (!outcome.ok) {
-      if (keyOf(options) === undefined || !isDuplicateReference(outcome)) throw moneyMovingRefusal(outcome);
+      if (idempotencyKeyOf(options) === undefined || !isDuplicateReference(outcome))
+        throw moneyMovingRefusal(outcome);
       return existingCheckout(params, body, outcome, options);
     }
     const reply = parseReply(initTransactionBodySchema, outcome.body, {
@@ -195,7 +196,8 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     const request = refundRequest(params, await referenceFor(options));
     const outcome = await client.send(initiateRefundCall(request, options));
     if (!outcome.ok) {
-      if (keyOf(options) === undefined || !isDuplicateReference(outcome)) throw moneyMovingRefusal(outcome);
+      if (idempotencyKeyOf(options) === undefined || !isDuplicateReference(outcome))
+        throw moneyMovingRefusal(outcome);
       return existingRefund(request, outcome, options);
     }
     const refund = parseReply(refundBodySchema, outcome.body, {
@@ -247,7 +249,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   async function resolve(lookup: ResolveLookup, options: CallOptions): Promise<ResolvedRecord> {
     const key = lookup.idempotencyKey;
     const reference = async (member: string) =>
-      key === undefined ? contextString(lookup, member) : await idempotencyReference(key);
+      key === undefined ? contextString(lookup, member) : await keyedReference(key);
     if (lookup.operation === 'checkouts.create') {
       const paymentReference = await reference('paymentReference');
       const transactionReference = contextString(lookup, 'transactionReference');

@@ -6,6 +6,8 @@ import {
   amountIssues,
   assertNoIssues,
   type CallOptions,
+  idempotencyKeyOf,
+  keyedReference,
   normaliseCurrency,
   type OperationOptions,
   type ProviderCall,
@@ -280,32 +282,22 @@ export function uniqueReference(): string {
   return crypto.randomUUID();
 }
 
-/** Marks references derived from an idempotency key, so they are told apart from the random ones at a glance. */
-const KEYED_REFERENCE_PREFIX = 'idem-';
-
 /**
- * The `paymentReference` / `refundReference` for a caller's idempotency key (issue 14 §1): `idem-` followed by the
- * first 31 hex digits of SHA-256 of the key's UTF-8 bytes. Deterministic, so every attempt and every process
- * sends the same reference for the same key and the provider's refusal of a reused reference stops a second
- * checkout or refund. A digest rather than the key itself: any key core accepts (1–255 printable characters) is
- * representable, and the reference keeps the length (36) and charset (`[0-9a-z-]`) of the random references the
- * provider already takes (the wire contract states no limit). 124 bits leave no practical room for collisions.
+ * The `paymentReference` / `refundReference` for a caller's idempotency key (issue 14 §1): core's
+ * `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so every
+ * attempt and every process sends the same reference for the same key and the provider's refusal of a reused
+ * reference stops a second checkout or refund; it keeps the length (36) and charset (`[0-9a-z-]`) of the random
+ * references the provider already takes (the wire contract states no limit). Exported so support can compute the
+ * reference of a key.
  */
-export async function idempotencyReference(idempotencyKey: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(idempotencyKey));
-  const hex = Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${KEYED_REFERENCE_PREFIX}${hex.slice(0, 31)}`;
-}
-
-/** The caller's idempotency key: the ledger's (through `createPay`), else the option (the adapter used alone). */
-export function keyOf(options: OperationOptions): string | undefined {
-  return options.idempotency?.key ?? options.idempotencyKey;
+export function idempotencyReference(idempotencyKey: string): Promise<string> {
+  return keyedReference(idempotencyKey);
 }
 
 /** The reference of a money-moving call: derived from the idempotency key, else fresh (see above). */
 export function referenceFor(options: OperationOptions): Promise<string> {
-  const key = keyOf(options);
-  return key === undefined ? Promise.resolve(uniqueReference()) : idempotencyReference(key);
+  const key = idempotencyKeyOf(options);
+  return key === undefined ? Promise.resolve(uniqueReference()) : keyedReference(key);
 }
 
 function signalOf(options: CallOptions): { signal?: AbortSignal } {

@@ -8,6 +8,8 @@ import {
   type CallOptions,
   checkoutCreateSchema,
   defineAdapter,
+  idempotencyKeyOf,
+  keyedReference,
   type Operation,
   type OperationOptions,
   type Payment,
@@ -18,7 +20,7 @@ import {
 } from '@pay/core/adapter';
 import { createClient, type ProviderRClient } from './client.js';
 import type { ProviderRConfig } from './config.js';
-import { idempotencyKeyOf, idempotencyRefId, resumeCreation, sendCreation } from './flows/create-once.js';
+import { resumeCreation, sendCreation } from './flows/create-once.js';
 import { resolveCall } from './flows/resolve.js';
 import { settlementFlows } from './flows/settle.js';
 import { paymentFromCreate, paymentFromStatus, refundFromReply } from './mapping.js';
@@ -62,7 +64,7 @@ const UNSUPPORTED: { [K in Operation]?: string } = {
 /** The refId a keyed call derives from its key (`undefined` without a key). */
 async function keyedRefId(options: OperationOptions): Promise<string | undefined> {
   const key = idempotencyKeyOf(options);
-  return key === undefined ? undefined : idempotencyRefId(key);
+  return key === undefined ? undefined : keyedReference(key);
 }
 
 function operations(

@@ -9,34 +9,24 @@ import {
   type ErrorContext,
   type IdempotencyContext,
   type JsonValue,
+  keyedReference,
   NetworkError,
   type Operation,
-  type OperationOptions,
   type Payment,
   type Refund,
   StoreError,
 } from '@pay/core/adapter';
 import { isRecord } from '../wire.js';
 
-/** Marks refIds derived from an idempotency key, so they are told apart from the caller's at a glance. */
-const KEYED_REF_ID_PREFIX = 'idem-';
-
 /**
- * The `refId` of a creation made with `idempotencyKey` when the caller gave none in `provider_metadata`:
- * `idem-` followed by the first 31 hex digits of SHA-256 of the key's UTF-8 bytes. Deterministic, so every
- * attempt and every process sends the same refId for one key, and the merchant can compute it to search the
- * provider's portal. A digest rather than the key itself: any key core accepts (1–255 printable characters) fits
- * the 36 characters `[0-9a-z-]` of a UUID-like reference (the wire contract states no limit).
+ * The `refId` of a creation made with `idempotencyKey` when the caller gave none in `provider_metadata`: core's
+ * `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so every
+ * attempt and every process sends the same refId for one key, and the merchant can compute it (this export) to
+ * search the provider's portal; it fits the 36 characters `[0-9a-z-]` of a UUID-like reference (the wire
+ * contract states no limit).
  */
-export async function idempotencyRefId(idempotencyKey: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(idempotencyKey));
-  const hex = Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${KEYED_REF_ID_PREFIX}${hex.slice(0, 31)}`;
-}
-
-/** The caller's key of a call: the ledger's when called through `createPay`, else the option itself. */
-export function idempotencyKeyOf(options: OperationOptions): string | undefined {
-  return options.idempotency?.key ?? options.idempotencyKey;
+export function idempotencyRefId(idempotencyKey: string): Promise<string> {
+  return keyedReference(idempotencyKey);
 }
 
 /**

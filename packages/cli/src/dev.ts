@@ -4,11 +4,10 @@
  * request and delivery, and on SIGINT/SIGTERM waits for deliveries in flight and stops.
  */
 import { parseArgs } from 'node:util';
-import type { RecordedRequest } from '@pay/core/testing';
+import type { RecordedRequest, WebhookAttempt, WebhookDelivery } from '@pay/core/testing';
 import { printedConfiguration } from './env.js';
 import { type CliIo, providerNamed, UsageError, urlOption } from './main.js';
 import { type AnySimulator, asPaymentSimulator } from './providers.js';
-import { startWebhookRelay } from './relay.js';
 
 /** Default port of `pay dev` (any free port with `--port 0`). */
 export const DEFAULT_PORT = 4010;
@@ -34,18 +33,23 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
   const forward = values.forward === undefined ? null : urlOption('--forward', values.forward);
 
   const simulator = await asPaymentSimulator(await provider.start({ port }), provider, port);
-  const relay = forward ? await startWebhookRelay(forward, (line) => io.out(`${clock()} ${line}`)) : null;
-  simulator.forwardWebhooks(relay ? `${relay.url}/` : null);
+  // Straight to the app, never through a relay: Provider T signs the host each delivery is posted to, so only a
+  // delivery addressed to the app itself verifies there. The attempts are logged from the delivery log.
+  simulator.forwardWebhooks(forward);
   printBanner(io, provider.label, provider.env, simulator, forward);
 
-  const log = requestLog(simulator, io);
+  const logRequests = requestLog(simulator, io);
+  const logDeliveries = deliveryLog(simulator, io);
+  const log = () => {
+    logRequests();
+    logDeliveries();
+  };
   const timer = setInterval(log, LOG_INTERVAL_MS);
   await stopped(io.stop);
   clearInterval(timer);
   log();
   io.out('Stopping: waiting for webhook deliveries in flight…');
   await simulator.close();
-  await relay?.close();
   log();
   io.out('Stopped.');
   return 0;
@@ -101,6 +105,38 @@ function requestLog(simulator: AnySimulator, io: CliIo): () => void {
       if (request) io.out(requestLine(request));
     }
   };
+}
+
+/**
+ * A function that logs the webhook delivery attempts not logged yet (each attempt once, in order), and a
+ * delivery the simulator gave up on after its redeliveries.
+ */
+function deliveryLog(simulator: AnySimulator, io: CliIo): () => void {
+  const logged = new Map<WebhookDelivery, { attempts: number; final: boolean }>();
+  return () => {
+    for (const delivery of simulator.deliveries ?? []) {
+      const seen = logged.get(delivery) ?? { attempts: 0, final: false };
+      logged.set(delivery, seen);
+      for (; seen.attempts < delivery.attempts.length; seen.attempts += 1) {
+        const attempt = delivery.attempts[seen.attempts];
+        if (attempt) io.out(attemptLine(delivery, attempt));
+      }
+      if (delivery.state === 'failed' && !seen.final) {
+        seen.final = true;
+        io.out(
+          `${clock()} webhook  -> ${delivery.url}: ${delivery.event} not delivered after ${delivery.attempts.length} attempt(s); the simulator stopped redelivering it`,
+        );
+      }
+    }
+  };
+}
+
+function attemptLine(delivery: WebhookDelivery, attempt: WebhookAttempt): string {
+  const at = attempt.at.slice(11, 19);
+  if (attempt.status === undefined)
+    return `${at} webhook  -> ${delivery.url}: not delivered (${attempt.error ?? 'no answer'})`;
+  const ok = attempt.status >= 200 && attempt.status < 300;
+  return `${at} webhook  -> ${delivery.url}: HTTP ${attempt.status}${ok || !attempt.answer ? '' : ` ${attempt.answer}`}`;
 }
 
 function clock(): string {

@@ -3,3 +3,4 @@
 export { DEFAULT_PORT } from './dev.js';
 export { type CliIo, main, USAGE, UsageError } from './main.js';
 export { PROVIDERS, type SimulatedProvider } from './providers.js';
+export { DEFAULT_DEV_URL } from './trigger.js';

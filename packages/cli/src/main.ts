@@ -15,6 +15,8 @@ export interface CliIo {
   err(line: string): void;
   /** Aborted on SIGINT/SIGTERM: `pay dev` then closes its simulator and returns. Absent: it runs forever. */
   stop?: AbortSignal;
+  /** The environment `pay trigger` reads `PROVIDER_X_BASE_URL` from (default: the process environment). */
+  env?: Record<string, string | undefined>;
 }
 
 /** A mistake in the command line: printed with the usage hint, exit status 2. */
@@ -28,9 +30,10 @@ export const USAGE = `Usage:
       Runs the provider's simulator on 127.0.0.1, prints the configuration that points your app at it,
       forwards a signed webhook to --forward on every payment change, and logs requests and deliveries.
       Ctrl+C stops it.
-  pay trigger <provider> <event> --to <url> [--option name=value ...]
-      Sends one correctly signed <event>, built from the payloads the simulator emits, to <url> and prints
-      the HTTP status it got (exit status 1 unless 2xx).
+  pay trigger <provider> <event> --to <url> [--dev http://127.0.0.1:4010] [--option name=value ...]
+      Asks the running pay dev simulator (--dev, else PROVIDER_X_BASE_URL, else http://127.0.0.1:4010) to send
+      one correctly signed <event> about a payment in its books to <url>, and prints the HTTP status it got
+      (exit status 1 unless 2xx). Provider N falls back to a throwaway simulator when none runs.
 
 Providers: ${[...PROVIDERS.keys()].join(', ')}`;
 

@@ -28,6 +28,13 @@ export interface SimulatedProvider {
   packageName: string;
   /** The adapter's environment table (empty when the package does not export one). */
   env: readonly EnvVariable[];
+  /** Prefix of the adapter's variables (`PROVIDER_N`): `pay trigger` reads `<prefix>_BASE_URL`. */
+  envPrefix: string;
+  /**
+   * Why `pay trigger` needs the RUNNING simulator (`pay dev`) for this provider, or `null` when a throwaway
+   * simulator signs an event the app accepts just as well (then `pay trigger` falls back to one, saying so).
+   */
+  needsRunningSimulator: string | null;
   /** Starts the provider's simulator. */
   start(options: SimulatorStartOptions): Promise<unknown>;
 }
@@ -47,6 +54,16 @@ function envTable(exports: object, name: string): readonly EnvVariable[] {
   );
 }
 
+/**
+ * The table with `<prefix>_BASE_URL → baseUrl` last when it does not list it: core's `readProviderConfig` reads
+ * that variable for every adapter (an adapter's table may leave it out), and it is the line that points an app
+ * at the simulator.
+ */
+function withBaseUrl(table: readonly EnvVariable[], prefix: string): readonly EnvVariable[] {
+  if (table.length === 0 || table.some((row) => row.member === 'baseUrl')) return table;
+  return [...table, { env: `${prefix}_BASE_URL`, member: 'baseUrl' }];
+}
+
 /** Every provider `pay dev` and `pay trigger` accept, by the name on the command line. */
 export const PROVIDERS: ReadonlyMap<string, SimulatedProvider> = new Map([
   [
@@ -54,7 +71,12 @@ export const PROVIDERS: ReadonlyMap<string, SimulatedProvider> = new Map([
     {
       label: 'Provider T',
       packageName: '@pay/provider-t',
-      env: envTable(providerT, 'PROVIDER_T_ENV'),
+      env: withBaseUrl(envTable(providerT, 'PROVIDER_T_ENV'), 'PROVIDER_T'),
+      envPrefix: 'PROVIDER_T',
+      // Each simulator start makes a new RSA key (the app verifies with the one pay dev printed) and the app's
+      // status read goes to the running simulator, whose books must hold the transfer the event reports.
+      needsRunningSimulator:
+        "its webhooks are signed with the running simulator's key (PROVIDER_T_WEBHOOK_PUBLIC_KEY) and the app's status read looks the transfer up in the running simulator",
       start: (options: SimulatorStartOptions) => startProviderTSimulator(options),
     },
   ],
@@ -63,7 +85,11 @@ export const PROVIDERS: ReadonlyMap<string, SimulatedProvider> = new Map([
     {
       label: 'Provider R',
       packageName: '@pay/provider-r',
-      env: envTable(providerR, 'PROVIDER_R_ENV'),
+      env: withBaseUrl(envTable(providerR, 'PROVIDER_R_ENV'), 'PROVIDER_R'),
+      envPrefix: 'PROVIDER_R',
+      // The app confirms every push with a status read at PROVIDER_R_BASE_URL: the running simulator's books.
+      needsRunningSimulator:
+        "the app confirms every push with a status read that the running simulator's books must answer",
       start: (options: SimulatorStartOptions) => startProviderRSimulator(options),
     },
   ],
@@ -72,7 +98,10 @@ export const PROVIDERS: ReadonlyMap<string, SimulatedProvider> = new Map([
     {
       label: 'Provider N',
       packageName: '@pay/provider-n',
-      env: envTable(providerN, 'PROVIDER_N_ENV'),
+      env: withBaseUrl(envTable(providerN, 'PROVIDER_N_ENV'), 'PROVIDER_N'),
+      envPrefix: 'PROVIDER_N',
+      // Signed with the simulator's fixed secret and verified without a status read: any simulator will do.
+      needsRunningSimulator: null,
       // Typed loosely until the Provider N simulator takes the kit's start options; `asPaymentSimulator` checks
       // at run time that it honoured the port.
       start: (options: SimulatorStartOptions) =>

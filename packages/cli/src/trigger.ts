@@ -1,10 +1,19 @@
 /**
- * `pay trigger <provider> <event> --to <url>`: one correctly signed event, built by the provider's simulator
- * from the payloads it emits (`PaymentSimulator.trigger`), sent once to the URL; prints the status it got.
+ * `pay trigger <provider> <event> --to <url>`: one correctly signed event, sent once to the URL, printing the
+ * status it got. Like a provider's CLI talking to its test mode, it asks the RUNNING simulator (`pay dev`, at
+ * `--dev`, else `PROVIDER_X_BASE_URL`, else `http://127.0.0.1:4010`) through its control route, so the event is
+ * signed with that simulator's keys and reports on a payment in its books: the app configured from `pay dev`'s
+ * output verifies it and its status read confirms it. When no simulator answers, a provider whose events do not
+ * depend on the running simulator (Provider N: a fixed secret, no status read) falls back to a throwaway one.
  */
 import { parseArgs } from 'node:util';
+import { SimulatorTriggerError, triggerOnSimulator } from '@pay/core/testing';
+import { DEFAULT_PORT } from './dev.js';
 import { type CliIo, providerNamed, UsageError, urlOption } from './main.js';
-import { asPaymentSimulator } from './providers.js';
+import { asPaymentSimulator, type SimulatedProvider } from './providers.js';
+
+/** Where `pay trigger` looks for `pay dev` when neither `--dev` nor `PROVIDER_X_BASE_URL` says. */
+export const DEFAULT_DEV_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
 
 /** Runs `pay trigger`: exit status 0 when the endpoint answered 2xx, 1 otherwise. */
 export async function trigger(args: readonly string[], io: CliIo): Promise<number> {
@@ -14,6 +23,7 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
     strict: true,
     options: {
       to: { type: 'string' },
+      dev: { type: 'string' },
       option: { type: 'string', multiple: true },
     },
   });
@@ -26,20 +36,78 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
   if (extra.length > 0) throw new UsageError(`Unexpected argument(s): ${extra.join(' ')}.`);
   if (values.to === undefined) throw new UsageError('--to <url> is required: where to send the event.');
   const to = urlOption('--to', values.to);
-  const options: Record<string, unknown> = { to };
+  const options: Record<string, unknown> = {};
   for (const pair of values.option ?? []) {
     const separator = pair.indexOf('=');
     if (separator <= 0) throw new UsageError(`--option takes name=value, got "${pair}".`);
     options[pair.slice(0, separator)] = pair.slice(separator + 1);
   }
+  const dev = devUrl(provider, values.dev, io.env ?? process.env);
 
+  let result: { status: number; body: string };
+  try {
+    result = await triggerOnSimulator(dev, { event, to, options, provider: providerName as string });
+  } catch (error) {
+    if (!(error instanceof SimulatorTriggerError)) throw error;
+    if (error.reason === 'refused') throw new Error(error.message);
+    if (error.reason === 'not_simulator')
+      throw new Error(
+        `${error.message} Run an up-to-date pay dev ${providerName} there, or pass --dev <url>.`,
+      );
+    if (provider.needsRunningSimulator !== null)
+      throw new Error(
+        `No ${provider.label} simulator answers at ${dev} (${error.code}). Start it with pay dev ${providerName} ` +
+          '(and configure your app from what it prints), or pass --dev <url> where it runs. A throwaway ' +
+          `simulator cannot stand in for it: ${provider.needsRunningSimulator}.`,
+      );
+    io.err(
+      `pay: No ${provider.label} simulator answers at ${dev} (${error.code}): sending from a throwaway simulator ` +
+        `(${provider.label}'s events are signed with the simulators' fixed secret, so your app accepts it all the same).`,
+    );
+    result = await triggerFromThrowawaySimulator(provider, event, { ...options, to });
+  }
+  const ok = result.status >= 200 && result.status < 300;
+  io.out(`${provider.label} ${event} -> ${to}: HTTP ${result.status}`);
+  if (result.body !== '') io.out(result.body.length > 500 ? `${result.body.slice(0, 500)}…` : result.body);
+  return ok ? 0 : 1;
+}
+
+/**
+ * The URL of the running simulator: `--dev`, else `PROVIDER_X_BASE_URL` (what the app was pointed at), else
+ * {@link DEFAULT_DEV_URL}. Only a simulator on this machine: its control route answers nothing else.
+ */
+function devUrl(
+  provider: SimulatedProvider,
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): string {
+  const variable = `${provider.envPrefix}_BASE_URL`;
+  const fromEnv = env[variable] === '' ? undefined : env[variable];
+  const [source, value] =
+    flag !== undefined
+      ? ['--dev', flag]
+      : fromEnv !== undefined
+        ? [variable, fromEnv]
+        : ['', DEFAULT_DEV_URL];
+  const url = new URL(urlOption(source || '--dev', value));
+  const host = url.hostname.toLowerCase();
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]')
+    throw new UsageError(
+      `${source} is ${url.origin}, not a simulator on this machine: pay trigger talks to the simulator of pay dev ` +
+        '(127.0.0.1). Pass --dev http://127.0.0.1:<port>.',
+    );
+  return url.origin;
+}
+
+/** The event from a simulator started for this one event (only for providers that allow it). */
+async function triggerFromThrowawaySimulator(
+  provider: SimulatedProvider,
+  event: string,
+  options: Record<string, unknown>,
+): Promise<{ status: number; body: string }> {
   const simulator = await asPaymentSimulator(await provider.start({ port: 0 }), provider, 0);
   try {
-    const reply = await simulator.trigger(event, options);
-    const ok = reply.status >= 200 && reply.status < 300;
-    io.out(`${provider.label} ${event} -> ${to}: HTTP ${reply.status}`);
-    if (reply.body !== '') io.out(reply.body.length > 500 ? `${reply.body.slice(0, 500)}…` : reply.body);
-    return ok ? 0 : 1;
+    return await simulator.trigger(event, options);
   } finally {
     await simulator.close();
   }

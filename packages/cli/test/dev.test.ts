@@ -1,6 +1,8 @@
 import { createPay, type Payment, toNodeListener } from '@pay/core';
 import type { LoopbackServer } from '@pay/core/testing';
 import { providerR } from '@pay/provider-r';
+import { providerT } from '@pay/provider-t';
+import { sampleTransferMetadata } from '@pay/provider-t/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
 import { capturedIo, envFrom, eventually, lateBoundApp } from './support.js';
@@ -84,6 +86,92 @@ describe('pay dev', () => {
     expect(out).toContain('Stopping: waiting for webhook deliveries in flight…');
     expect(out.at(-1)).toBe('Stopped.');
     expect(err).toEqual([]);
+  });
+
+  it('provider-t: forwards each status change straight to the app, whose handler verifies it (signed for its host), logged', async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    const stop = new AbortController();
+    stops.push(stop);
+    const { io, out, err } = capturedIo(stop.signal);
+    const forward = `${app.server.url}/webhooks/provider-t`;
+    const running = main(['dev', 'provider-t', '--port', '0', '--forward', forward], io);
+    await eventually(() => (out.includes('Press Ctrl+C to stop.') ? true : undefined), 15_000, 'the banner');
+    const env = envFrom(out);
+    expect(env.PROVIDER_T_WEBHOOK_PUBLIC_KEY).toMatch(/^MII[A-Za-z0-9+/=]+$/);
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    const pay = createPay(providerT({ retry: 0 }));
+    const received: Payment[] = [];
+    app.use(
+      toNodeListener(
+        pay.webhooks
+          .setup({ webhookSecret: null })
+          .on('payment.succeeded', (event) => void received.push(event.data)),
+      ),
+    );
+    const payment = await pay.payments.create({
+      amount: 100,
+      currency: 'USD',
+      provider_metadata: { ...sampleTransferMetadata },
+    });
+    await eventually(() => (received.length > 0 ? true : undefined), 10_000, 'the forwarded webhook');
+    expect(received).toEqual([expect.objectContaining({ id: payment.id, status: 'succeeded' })]);
+    await eventually(
+      () => out.find((line) => line.endsWith(` webhook  -> ${forward}: HTTP 200`)),
+      5_000,
+      'the delivery log line',
+    );
+    expect(out.filter((line) => line.includes(' webhook  -> ') && !line.endsWith('HTTP 200'))).toEqual([]);
+    stop.abort();
+    expect(await running).toBe(0);
+    expect(err).toEqual([]);
+  });
+
+  it("logs a refused delivery with the app's answer, each redelivery, and when the simulator gives up", async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    app.use((_req, res) => {
+      res.statusCode = 400;
+      res.end('signature mismatch');
+    });
+    const stop = new AbortController();
+    stops.push(stop);
+    const { io, out } = capturedIo(stop.signal);
+    const forward = `${app.server.url}/webhooks`;
+    const running = main(['dev', 'provider-r', '--port', '0', '--forward', forward], io);
+    await eventually(() => (out.includes('Press Ctrl+C to stop.') ? true : undefined), 15_000, 'the banner');
+    for (const [name, value] of Object.entries(envFrom(out))) vi.stubEnv(name, value);
+    const { redirectUrl } = await createPay(providerR()).adapter.createCheckoutRedirect({
+      customer: { email: 'payer@shop.test' },
+      item_id: 'order-3',
+      amount: 10,
+      currency: 'CZK',
+      success_url: 'https://shop.test/paid',
+      cancel_url: 'https://shop.test/cancelled',
+    });
+    await fetch(redirectUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=pay',
+    });
+    const gaveUp = await eventually(
+      () => out.find((line) => line.includes('not delivered after')),
+      15_000,
+      'the give-up line',
+    );
+    expect(
+      gaveUp.endsWith(
+        ` webhook  -> ${forward}: providerR.PAID not delivered after 4 attempt(s); the simulator stopped redelivering it`,
+      ),
+    ).toBe(true);
+    const attempts = out.filter(
+      (line) => line.includes(' webhook  -> ') && !line.includes('not delivered after'),
+    );
+    expect(attempts).toHaveLength(4);
+    for (const line of attempts) expect(line.endsWith(`: HTTP 400 signature mismatch`)).toBe(true);
+    stop.abort();
+    expect(await running).toBe(0);
   });
 
   it('listens on the port asked for, and says so clearly when the port is taken', async () => {

@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { createPay, type Payment, toNodeListener } from '@pay/core';
 import type { LoopbackServer } from '@pay/core/testing';
 import { createProviderR } from '@pay/provider-r';
-import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envFrom, eventually, lateBoundApp } from './support.js';
+import { bundleCli, envFrom, eventually, lateBoundApp } from './support.js';
 
 let outDir = '';
 const servers: LoopbackServer[] = [];
@@ -16,21 +15,7 @@ const children: ChildProcess[] = [];
 // The command as a user runs it: `src/cli.ts` bundled into one file (the packages from source), started by Node.
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'pay-cli-'));
-  await build({
-    entry: { cli: 'src/cli.ts' },
-    outDir,
-    format: ['esm'],
-    platform: 'node',
-    target: 'node20',
-    noExternal: [/.*/],
-    splitting: false,
-    dts: false,
-    silent: true,
-    config: false,
-    esbuildOptions(options) {
-      options.conditions = ['@pay/source', 'node', 'import', 'default'];
-    },
-  });
+  await bundleCli(outDir);
 }, 60_000);
 
 afterAll(async () => {
@@ -59,8 +44,12 @@ describe('the pay executable', () => {
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout?.on('data', (chunk) => void (stdout += String(chunk)));
-    child.stderr?.on('data', (chunk) => void (stderr += String(chunk)));
+    child.stdout?.on('data', (chunk) => {
+      stdout += String(chunk);
+    });
+    child.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
     await eventually(
@@ -118,7 +107,9 @@ describe('the pay executable', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr?.on('data', (chunk) => void (stderr += String(chunk)));
+    child.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(2);
     expect(stderr).toBe(

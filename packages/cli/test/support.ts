@@ -49,5 +49,66 @@ export async function lateBoundApp(): Promise<{
     }
     current(req, res);
   });
-  return { server, use: (listener) => void (current = listener) };
+  return {
+    server,
+    use: (listener) => {
+      current = listener;
+    },
+  };
+}
+
+/** `src/cli.ts` bundled into one executable file in `outDir` (the packages from source), as a user runs it. */
+export async function bundleCli(outDir: string): Promise<string> {
+  const { build } = await import('tsup');
+  await build({
+    entry: { cli: 'src/cli.ts' },
+    outDir,
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    noExternal: [/.*/],
+    splitting: false,
+    dts: false,
+    silent: true,
+    config: false,
+    esbuildOptions(options) {
+      options.conditions = ['@pay/source', 'node', 'import', 'default'];
+    },
+  });
+  return `${outDir}/cli.js`;
+}
+
+/** `pay dev <provider> --port 0` in its own process; resolves once its banner is printed. */
+export async function payDevProcess(cli: string, provider: string) {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [cli, 'dev', provider, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await eventually(
+    () => (stdout.includes('Press Ctrl+C to stop.') ? true : stderr !== '' ? true : undefined),
+    30_000,
+    `the pay dev ${provider} banner`,
+  );
+  if (!stdout.includes('Press Ctrl+C to stop.')) throw new Error(`pay dev ${provider} failed: ${stderr}`);
+  return {
+    child,
+    /** The `NAME=value` lines it printed. */
+    env: envFrom(stdout.split('\n')),
+    stdout: () => stdout,
+    stderr: () => stderr,
+    /** SIGINT, then its exit status. */
+    async stop(): Promise<number | null> {
+      if (child.exitCode === null) child.kill('SIGINT');
+      return exited;
+    },
+  };
 }

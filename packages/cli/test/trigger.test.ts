@@ -1,8 +1,8 @@
 import { createPay, toNodeListener } from '@pay/core';
-import type { LoopbackServer } from '@pay/core/testing';
+import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { createProviderN } from '@pay/provider-n';
 import { PROVIDER_N_SIMULATOR_CREDENTIALS } from '@pay/provider-n/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
 import { capturedIo, lateBoundApp } from './support.js';
 
@@ -10,6 +10,16 @@ const servers: LoopbackServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
+
+/** A loopback URL nothing listens on: where no `pay dev` runs. */
+async function nothingRunning(): Promise<string> {
+  const server = await startLoopbackServer(() => undefined);
+  await server.close();
+  return server.url;
+}
+
+/** `main(argv)` with no `PROVIDER_X_BASE_URL` in the environment. */
+const run = (argv: string[], io: ReturnType<typeof capturedIo>['io']) => main(argv, { ...io, env: {} });
 
 /** An app with Provider N's webhook handler, verifying with `webhookSecret`. */
 async function providerNApp(webhookSecret: string) {
@@ -28,11 +38,37 @@ async function providerNApp(webhookSecret: string) {
 }
 
 describe('pay trigger', () => {
-  it('sends one correctly signed event that the real adapter handler verifies, and prints the status', async () => {
+  it('asks the running pay dev simulator for the event, which the real adapter handler verifies', async () => {
+    const stop = new AbortController();
+    const dev = capturedIo(stop.signal);
+    const devRun = main(['dev', 'provider-n', '--port', '0'], dev.io);
+    await vi.waitFor(() => expect(dev.out).toContain('Press Ctrl+C to stop.'), { timeout: 15_000 });
+    const devUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.out[0] ?? '')?.[1] ?? '';
     const app = await providerNApp(PROVIDER_N_SIMULATOR_CREDENTIALS.webhookSecret);
     const { io, out, err } = capturedIo();
-    expect(await main(['trigger', 'provider-n', 'SUCCESSFUL_TRANSACTION', '--to', app.url], io)).toBe(0);
+    const argv = ['trigger', 'provider-n', 'SUCCESSFUL_TRANSACTION', '--to', app.url];
+    expect(await main(argv, { ...io, env: { PROVIDER_N_BASE_URL: devUrl } })).toBe(0);
     expect(err).toEqual([]);
+    expect(out[0]).toBe(`Provider N SUCCESSFUL_TRANSACTION -> ${app.url}: HTTP 200`);
+    expect(app.types).toContain('providerN.SUCCESSFUL_TRANSACTION');
+    // The running simulator received the control request (pay dev logs it like any request).
+    await vi.waitFor(
+      () => expect(dev.out.some((line) => / request {2}POST \/_simulator\/trigger /.test(line))).toBe(true),
+      { timeout: 5_000 },
+    );
+    stop.abort();
+    expect(await devRun).toBe(0);
+  });
+
+  it('with no simulator running, Provider N falls back to a throwaway simulator and says so', async () => {
+    const app = await providerNApp(PROVIDER_N_SIMULATOR_CREDENTIALS.webhookSecret);
+    const devUrl = await nothingRunning();
+    const { io, out, err } = capturedIo();
+    const argv = ['trigger', 'provider-n', 'SUCCESSFUL_TRANSACTION', '--to', app.url, '--dev', devUrl];
+    expect(await run(argv, io)).toBe(0);
+    expect(err).toEqual([
+      `pay: No Provider N simulator answers at ${devUrl} (ECONNREFUSED): sending from a throwaway simulator (Provider N's events are signed with the simulators' fixed secret, so your app accepts it all the same).`,
+    ]);
     expect(out[0]).toBe(`Provider N SUCCESSFUL_TRANSACTION -> ${app.url}: HTTP 200`);
     // Verified by Provider N's real handler: the raw event is dispatched only after the signature check passed.
     expect(app.types).toContain('providerN.SUCCESSFUL_TRANSACTION');
@@ -41,7 +77,8 @@ describe('pay trigger', () => {
   it('exits 1 with the HTTP status when the app refuses the event (a handler with another secret)', async () => {
     const app = await providerNApp('not-the-simulator-secret');
     const { io, out } = capturedIo();
-    expect(await main(['trigger', 'provider-n', 'SUCCESSFUL_TRANSACTION', '--to', app.url], io)).toBe(1);
+    const argv = ['trigger', 'provider-n', 'SUCCESSFUL_TRANSACTION', '--to', app.url];
+    expect(await run([...argv, '--dev', await nothingRunning()], io)).toBe(1);
     expect(out[0]).toBe(`Provider N SUCCESSFUL_TRANSACTION -> ${app.url}: HTTP 400`);
     expect(app.types).toEqual([]);
   });
@@ -49,8 +86,9 @@ describe('pay trigger', () => {
   it("exits 1 with the simulator's message for an event the provider does not send", async () => {
     const app = await providerNApp(PROVIDER_N_SIMULATOR_CREDENTIALS.webhookSecret);
     const { io, err } = capturedIo();
-    expect(await main(['trigger', 'provider-n', 'PAYMENT_EXPLODED', '--to', app.url], io)).toBe(1);
-    expect(err[0]).toMatch(
+    const argv = ['trigger', 'provider-n', 'PAYMENT_EXPLODED', '--to', app.url];
+    expect(await run([...argv, '--dev', await nothingRunning()], io)).toBe(1);
+    expect(err.at(-1)).toMatch(
       /^pay: The Provider N simulator triggers SUCCESSFUL_TRANSACTION, .* not PAYMENT_EXPLODED\.$/,
     );
   });
@@ -75,7 +113,7 @@ describe('pay trigger', () => {
     [['trigger', 'provider-n', 'X', '--too', 'http://localhost:1/'], "pay: Unknown option '--too'"],
   ])('refuses %j with exit status 2', async (argv, message) => {
     const { io, err } = capturedIo();
-    expect(await main(argv, io)).toBe(2);
+    expect(await run(argv, io)).toBe(2);
     expect(err[0]?.startsWith(message)).toBe(true);
   });
 });

@@ -68,6 +68,18 @@ describe('the simulator kit webhook forwarder', () => {
     expect(second?.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
   });
 
+  it("keeps the start of the app's answer to a refused attempt (why it refused), not of a 2xx one", async () => {
+    const app = await endpoint([400]);
+    const forwarder = new WebhookForwarder({ sign, redeliveries: 1, backoffMs: [5] });
+    forwarder.forwardTo(app.url);
+    const delivery = forwarder.enqueue({ event: 'payment.paid', body: '{}' });
+    await forwarder.idle();
+    expect(delivery?.attempts).toEqual([
+      { at: expect.any(String), status: 400, answer: 'ok' },
+      { at: expect.any(String), status: 200 },
+    ]);
+  });
+
   it('records an unreachable endpoint by its network code and tells onDelivery when done', async () => {
     const gone = await startLoopbackServer(() => undefined);
     const url = `${gone.url}/webhooks`;

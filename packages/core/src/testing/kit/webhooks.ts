@@ -21,6 +21,8 @@ export interface WebhookAttempt {
   status?: number;
   /** Why there was no answer (connection refused, timeout), when it did not. */
   error?: string;
+  /** The start of the endpoint's answer (200 characters) when it was not 2xx: why the app refused it. */
+  answer?: string;
 }
 
 /** A webhook in the delivery log. */
@@ -158,11 +160,12 @@ export class WebhookForwarder {
         const at = new Date().toISOString();
         try {
           const reply = await this.#post(delivery.url, delivery.body, delivery.headers);
-          delivery.attempts.push({ at, status: reply.status });
           if (reply.status >= 200 && reply.status < 300) {
+            delivery.attempts.push({ at, status: reply.status });
             delivery.state = 'delivered';
             return;
           }
+          delivery.attempts.push({ at, status: reply.status, answer: reply.body.slice(0, 200) });
         } catch (error) {
           delivery.attempts.push({ at, error: describe(error) });
         }

@@ -47,6 +47,7 @@ export {
 } from './idempotency.js';
 export { idempotencyKeyOf, KEYED_REFERENCE_PREFIX, keyedReference } from './idempotency-keys.js';
 export * from './money.js';
+export { type MoneyMovingRefusalFacts, moneyMovingRefusal } from './money-moving-refusals.js';
 export {
   type ArgumentsOf,
   isOperation,

@@ -16,6 +16,7 @@ import {
   type ProviderOutcome,
   parseJson,
   parseReply,
+  moneyMovingRefusal as refuseMoneyMovingCall,
   requestIdOf,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
@@ -163,24 +164,14 @@ export function notFoundOrThrow(refusal: Refusal): null {
 }
 
 /**
- * The error of a refused money-moving call (issue 11 §1). A refusal proves that nothing happened only when it is
- * a 4xx, no earlier attempt of the call may have reached the provider, and it is not "duplicate reference" (which
- * says one did). Otherwise (including a 5xx or 408, which a gateway can send after the provider processed the
- * call) the error carries `outcome: 'unknown'` (not retryable, with reconcile advice) and the reference in its
- * context, so the caller reconciles instead of moving money twice. Core's `request` covers only the first case,
- * so the adapter reads refusals itself. A proven refusal carries the table's advice (core put it there).
+ * The error of a refused money-moving call (issue 11 §1), through core's `moneyMovingRefusal`: a proven refusal
+ * (a 4xx to the first attempt) is thrown as it came, with the table's advice core put there; a 5xx, a 408, an
+ * earlier attempt that may have landed, or "duplicate reference" (which says one did) gives `outcome: 'unknown'`
+ * with the reference in its context, so the caller reconciles instead of moving money twice. Core's `request`
+ * covers only the earlier attempt, so the adapter reads refusals itself.
  */
 export function moneyMovingRefusal(refusal: Refusal): ProviderApiError {
-  const { error, reply } = refusal;
-  const mayHaveLanded =
-    reply.earlierAttemptMayHaveReached ||
-    error.status >= 500 ||
-    error.status === 408 ||
-    isDuplicateReference(refusal);
-  if (!mayHaveLanded) return error;
-  const code = error.providerCode ? ` (code ${error.providerCode})` : '';
-  return error.withDetails({
-    message: `${PROVIDER} answered HTTP ${error.status}${code} to a call that moves money, and the call (or an earlier attempt of it) may have been processed.`,
-    outcome: 'unknown',
+  return refuseMoneyMovingCall(refusal.error, refusal.reply, {
+    mayHaveLanded: isDuplicateReference(refusal),
   });
 }

@@ -14,6 +14,7 @@ import {
   parseForm,
   parseJson,
   parseReply,
+  moneyMovingRefusal as refuseMoneyMovingCall,
   requestIdOf,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
@@ -86,12 +87,11 @@ function namedTransId(reply: HttpReply): string | undefined {
 }
 
 /**
- * The error of a refused call that can move money (create, capture, cancel, refund; issue 11 §1). A refusal
- * proves that nothing happened only when no earlier attempt of the call may have reached the provider, the
- * answer is not a 5xx or 408 (a gateway can send those after the provider processed the call), its code is not
- * one the provider uses for its own failures (1200, 1500), and it names no transaction. Otherwise the error
- * carries `outcome: 'unknown'` (not retryable, with the reconcile advice) and every id the provider returned,
- * so the caller looks the payment up instead of creating, capturing or refunding it twice.
+ * The error of a refused call that can move money (create, capture, cancel, refund; issue 11 §1), through core's
+ * `moneyMovingRefusal`: besides an earlier attempt that may have landed, a 5xx or a 408, a code the provider uses
+ * for its own failures (1200, 1500) or a reply that names a transaction means the call may have been processed:
+ * the error then carries `outcome: 'unknown'` and every id the provider returned, so the caller looks the payment
+ * up instead of creating, capturing or refunding it twice.
  */
 function moneyMovingRefusal(
   error: ProviderApiError,
@@ -99,21 +99,11 @@ function moneyMovingRefusal(
   retryableCode: boolean,
 ): ProviderApiError {
   const transId = namedTransId(reply);
-  const context = transId === undefined ? error.context : { ...error.context, transId };
-  const mayHaveLanded =
-    reply.earlierAttemptMayHaveReached ||
-    error.status >= 500 ||
-    error.status === 408 ||
-    retryableCode ||
-    transId !== undefined;
-  if (!mayHaveLanded) return transId === undefined ? error : error.withDetails({ context });
-  const code = error.providerCode ? ` (code ${error.providerCode})` : '';
-  return error.withDetails({
-    message: `providerR answered HTTP ${error.status}${code} to a call that moves money, and the call (or an earlier attempt of it) may have been processed${
-      transId === undefined ? '' : ` as transaction ${transId}`
-    }.`,
-    context,
-    outcome: 'unknown',
+  return refuseMoneyMovingCall(error, reply, {
+    mayHaveLanded: retryableCode || transId !== undefined,
+    ...(transId === undefined
+      ? {}
+      : { processedAs: `transaction ${transId}`, context: { ...error.context, transId } }),
   });
 }
 

@@ -1,0 +1,47 @@
+/**
+ * Refusals of calls that move money (issue 11 §1): a refusal proves that nothing happened only when no earlier
+ * attempt of the call may have reached the provider and the answer itself is not one a gateway can send after
+ * the provider processed the call (a 5xx or 408). Otherwise the caller must reconcile, never repeat. Core's
+ * provider client covers the earlier-attempt case for `request`; adapters that read refusals themselves (to
+ * resolve a duplicate reference, or to name the transaction an error reply still carries) use this.
+ */
+import type { ErrorContext, ProviderApiError } from './errors.js';
+import type { HttpReply } from './http/index.js';
+
+/** What the adapter knows about a refusal beyond its HTTP answer. */
+export interface MoneyMovingRefusalFacts {
+  /**
+   * A provider-specific sign that the call may have been processed: a "duplicate reference" refusal, a code the
+   * provider uses for its own failures, an error reply that names a transaction.
+   */
+  mayHaveLanded?: boolean;
+  /** What the call may have been processed as, for the message (e.g. `transaction 7Q2K`). */
+  processedAs?: string | undefined;
+  /** Replaces the error's context on an unknown outcome (e.g. to add the named transaction's id). */
+  context?: ErrorContext | undefined;
+}
+
+/**
+ * The error to throw for a refused call that moves money: `error` itself when the refusal proves that nothing
+ * happened; otherwise the same answer with `outcome: 'unknown'` (not retryable, with the reconcile advice core
+ * appends), saying the call may have been processed, so the caller looks it up instead of moving money twice.
+ */
+export function moneyMovingRefusal(
+  error: ProviderApiError,
+  reply: Pick<HttpReply, 'earlierAttemptMayHaveReached'>,
+  facts: MoneyMovingRefusalFacts = {},
+): ProviderApiError {
+  const mayHaveLanded =
+    reply.earlierAttemptMayHaveReached ||
+    error.status >= 500 ||
+    error.status === 408 ||
+    facts.mayHaveLanded === true;
+  if (!mayHaveLanded) return error;
+  const code = error.providerCode ? ` (code ${error.providerCode})` : '';
+  const as = facts.processedAs ? ` as ${facts.processedAs}` : '';
+  return error.withDetails({
+    message: `${error.provider} answered HTTP ${error.status}${code} to a call that moves money, and the call (or an earlier attempt of it) may have been processed${as}.`,
+    outcome: 'unknown',
+    ...(facts.context ? { context: facts.context } : {}),
+  });
+}

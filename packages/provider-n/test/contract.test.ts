@@ -1,7 +1,15 @@
+import type { AnyAdapter, Pay } from '@pay/core';
 import { runAdapterContract } from '@pay/core/testing/contract';
-import { createProviderN, providerN } from '../src/index.js';
-import { providerNWebhookRequest, signProviderNWebhook } from '../src/testing/index.js';
+import { createProviderN, type ProviderNAdapter, providerN } from '../src/index.js';
+import {
+  providerNWebhookRequest,
+  signProviderNWebhook,
+  startProviderNSimulator,
+} from '../src/testing/index.js';
 import { API_KEY, SECRET_KEY, transactionEventData, WEBHOOK_SECRET } from './fixtures.js';
+
+/** The contract hands the simulator members a `Pay` over the adapter `start` built: a Provider N one. */
+const providerNPay = (pay: Pay<AnyAdapter>) => pay as unknown as Pay<ProviderNAdapter>;
 
 runAdapterContract({
   name: '@pay/provider-n',
@@ -51,4 +59,22 @@ runAdapterContract({
       },
     },
   ],
+  simulator: {
+    async start() {
+      const simulator = await startProviderNSimulator();
+      return { adapter: createProviderN(simulator.adapterConfig()), close: () => simulator.close() };
+    },
+    async produceRecords(pay) {
+      const checkout = await providerNPay(pay).checkouts.create({
+        customer: { email: 'ada@example.com' },
+        item_id: 'blue-mug',
+        success_url: 'https://shop.example/thanks',
+        provider_metadata: { amount: 5000, currency: 'NGN' },
+      });
+      return [checkout, await providerNPay(pay).payments.retrieve(checkout.id)];
+    },
+    // The simulator answers a refund of a transaction it does not hold with the provider's refusal.
+    refusedCall: (pay) =>
+      providerNPay(pay).refunds.create({ payment_id: 'MNFY|00|NOT-A-TRANSACTION', amount: 10 }),
+  },
 });

@@ -1,6 +1,7 @@
+import type { AnyAdapter, Pay } from '@pay/core';
 import { runAdapterContract } from '@pay/core/testing/contract';
-import { createProviderR, providerR } from '../src/index.js';
-import { buildProviderRPush } from '../src/testing/index.js';
+import { createProviderR, type ProviderRAdapter, providerR } from '../src/index.js';
+import { buildProviderRPush, startProviderRSimulator } from '../src/testing/index.js';
 import { MERCHANT, pushFields, SECRET, statusReply, TRANS_ID } from './fixtures.js';
 
 /** Answers the status call the verification makes: PAID for TRANS_ID, 1104 for any other transaction. */
@@ -26,6 +27,9 @@ const withFields = (overrides: Record<string, string>) => () => ({
   ...genuine(),
   body: new URLSearchParams(pushFields(overrides)).toString(),
 });
+
+/** The contract hands the simulator members a `Pay` over the adapter `start` built: a Provider R one. */
+const providerRPay = (pay: Pay<AnyAdapter>) => pay as unknown as Pay<ProviderRAdapter>;
 
 runAdapterContract({
   name: '@pay/provider-r',
@@ -66,4 +70,28 @@ runAdapterContract({
       },
     },
   ],
+  simulator: {
+    async start() {
+      const simulator = await startProviderRSimulator();
+      return { adapter: createProviderR(simulator.adapterConfig()), close: () => simulator.close() };
+    },
+    async produceRecords(pay) {
+      const payment = await providerRPay(pay).payments.create({
+        customer: { id: 'cust_42' },
+        amount: 100,
+        provider_metadata: { email: 'payer@example.com' },
+      });
+      return [payment, await providerRPay(pay).payments.retrieve(payment.id)];
+    },
+    // The simulator refuses to refund a cancelled payment (code 1401), as the provider does.
+    async refusedCall(pay) {
+      const pending = await providerRPay(pay).payments.create({
+        customer: { id: 'cust_42' },
+        amount: 100,
+        provider_metadata: { email: 'payer@example.com' },
+      });
+      await providerRPay(pay).payments.cancel(pending.id);
+      return providerRPay(pay).refunds.create({ payment_id: pending.id, amount: 1 });
+    },
+  },
 });

@@ -76,6 +76,7 @@ export function createClient(config: ProviderNConfig): ProviderClient {
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     ...(config.retry === undefined ? {} : { retry: config.retry }),
     ...(config.hooks ? { hooks: config.hooks } : {}),
+    ...(config.logger ? { logger: config.logger } : {}),
     secrets: [config.apiKey, config.secretKey],
     // Not part of Provider N's contract, but one id per logical call (the same on its retries) lets its
     // support trace a call, as every adapter does.

@@ -120,6 +120,7 @@ export function createClient(config: ProviderRConfig) {
     timeoutMs: config.timeoutMs,
     retry: config.retry,
     hooks: config.hooks,
+    logger: config.logger,
     authorization: { header: async () => authorization },
     requestIdHeader: 'x-request-id',
     secrets: secretSpellings(config.secret),

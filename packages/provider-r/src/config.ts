@@ -31,10 +31,12 @@ export interface ProviderRConfig extends TransportOptions {
  * The environment variables the default factory reads, all required (no silent production switch). Core's
  * `readProviderConfig` adds the optional `PROVIDER_R_BASE_URL`, which points the adapter at another host.
  */
-export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox'>[] = [
+export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox' | 'baseUrl'>[] = [
   { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
   { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
   { env: 'PROVIDER_R_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },
+  // Listed so `pay dev` prints it: an app switches to the simulator with this line and no code change.
+  { env: 'PROVIDER_R_BASE_URL', member: 'baseUrl', required: false },
 ];
 
 const nonEmpty = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));

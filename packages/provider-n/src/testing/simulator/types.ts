@@ -2,7 +2,12 @@
  * The Provider N simulator's public types: its options, its books, and the running simulator (the kit's
  * `PaymentSimulator` interface plus Provider N's own controls, kept from before the kit).
  */
-import type { FaultInjector, PaymentSimulator, SimulatorStartOptions } from '@pay/core/testing';
+import type {
+  FaultInjector,
+  PaymentSimulator,
+  RecordedRequest,
+  SimulatorStartOptions,
+} from '@pay/core/testing';
 import type { ProviderNConfig } from '../../config.js';
 import type {
   ProviderNPaymentStatus,
@@ -74,14 +79,10 @@ export interface ProviderNSimulatorOptions extends SimulatorStartOptions {
   merchantBalance?: number;
 }
 
-/** One request the simulator received, as it arrived (headers lower-cased, a JSON body parsed). */
-export interface SimulatedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: Record<string, string>;
+/** One request the simulator received, as the kit records it (headers lower-cased) but with a JSON body parsed. */
+export type SimulatedRequest = Pick<RecordedRequest, 'method' | 'path' | 'query' | 'headers'> & {
   body: unknown;
-}
+};
 
 /** Read-only books, for assertions. */
 export interface ProviderNSimulatorBooks {

@@ -49,12 +49,16 @@ async function withProviderT<T>(body: (sim: ProviderTSimulator) => Promise<T>): 
 
 /** The tree as `name (kind) [children…]`, children in start order: what a trace viewer shows. */
 function tree(spans: readonly ReadableSpan[]): string[] {
-  const kinds = { [SpanKind.INTERNAL]: 'internal', [SpanKind.CLIENT]: 'client', [SpanKind.SERVER]: 'server' };
+  const kinds = new Map<SpanKind, string>([
+    [SpanKind.INTERNAL, 'internal'],
+    [SpanKind.CLIENT, 'client'],
+    [SpanKind.SERVER, 'server'],
+  ]);
   const ordered = [...spans].sort((a, b) => compareTime(a.startTime, b.startTime));
   const lines: string[] = [];
   const walk = (parentId: string | undefined, depth: number) => {
     for (const span of ordered.filter((s) => s.parentSpanContext?.spanId === parentId)) {
-      lines.push(`${'  '.repeat(depth)}${span.name} (${kinds[span.kind as 0 | 2 | 3] ?? span.kind})`);
+      lines.push(`${'  '.repeat(depth)}${span.name} (${kinds.get(span.kind) ?? span.kind})`);
       walk(span.spanContext().spanId, depth + 1);
     }
   };

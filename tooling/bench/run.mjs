@@ -6,6 +6,7 @@ import { bundleSizes, dispatch10k, importCold, importColdCore } from './core.mjs
 import { latency20ms } from './latency.mjs';
 import { providerBenchmarks } from './providers.mjs';
 import { storeBenchmarks } from './stores.mjs';
+import { tracingIdle, tracingOtel } from './tracing.mjs';
 
 const results = [];
 async function record(step) {
@@ -28,6 +29,8 @@ console.log(
 await record(latency20ms);
 for (const step of await providerBenchmarks()) await record(step);
 await record(storeBenchmarks);
+await record(tracingIdle);
+await record(tracingOtel);
 await record(dispatch10k);
 await record(importCold);
 await record(importColdCore);

@@ -87,6 +87,7 @@ export function createClient(config: ResolvedConfig): ProviderTClient {
     timeoutMs: config.timeoutMs,
     retry: config.retry,
     hooks: config.hooks,
+    logger: config.logger,
     requestIdHeader: 'X-Client-Request-Id',
     secrets: [config.clientSecret, config.clientId],
     authorization: {

@@ -157,6 +157,7 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
     timeoutMs: parsed.timeoutMs,
     retry: parsed.retry,
     hooks: config.hooks,
+    logger: config.logger,
     tokenStore: config.tokenStore,
   };
 }

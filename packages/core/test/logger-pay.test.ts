@@ -50,7 +50,11 @@ describe('createPay logger', () => {
       [
         'error',
         expect.stringMatching(/^@pay: the idempotency store failed at complete for a payments\.create call/),
-        expect.objectContaining({ operation: 'payments.create', idempotencyKey: 'order-7', step: 'complete' }),
+        expect.objectContaining({
+          operation: 'payments.create',
+          idempotencyKey: 'order-7',
+          step: 'complete',
+        }),
       ],
     ]);
   });
@@ -66,7 +70,12 @@ describe('createPay logger', () => {
     pay.webhooks.setup({ webhookSecret: 'whsec', deduplicate: createMemoryDeduplicationStore() });
     pay.webhooks.setup({ webhookSecret: 'whsec', deduplicate: createMemoryDeduplicationStore() });
     expect(lines).toEqual([
-      ['warn', expect.stringMatching(/^@pay: createPay uses an in-memory idempotency store while NODE_ENV is production/)],
+      [
+        'warn',
+        expect.stringMatching(
+          /^@pay: createPay uses an in-memory idempotency store while NODE_ENV is production/,
+        ),
+      ],
       ['warn', expect.stringMatching(/^@pay: webhooks.setup uses an in-memory deduplication store/)],
     ]);
   });

@@ -57,7 +57,7 @@ describe.skipIf(!chromiumPath)('hosted pages in headless Chromium', () => {
             expect(forPayment).toEqual([]);
           } else {
             expect(forPayment.length).toBeGreaterThan(0);
-            expect((forPayment.at(-1)?.data as Payment).status).toBe(status);
+            expect((forPayment.at(-1)?.data as Payment | undefined)?.status).toBe(status);
           }
           expect((await checkout.retrieve())?.status).toBe(status);
           if (checkout.landing[action] === checkout.pageUrl) {

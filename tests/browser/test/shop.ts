@@ -44,6 +44,8 @@ export async function startShop(): Promise<Shop> {
     returnedUrl: `${server.url}/returned`,
     webhookUrl: `${server.url}/webhooks`,
     events,
-    useWebhooks: (listener) => void (webhooks = listener),
+    useWebhooks: (listener) => {
+      webhooks = listener;
+    },
   };
 }

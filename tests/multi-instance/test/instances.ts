@@ -31,7 +31,7 @@ export type StoreConfig =
 export interface InstanceConfig {
   provider: 't' | 'n' | 'r';
   /** The adapter's configuration (credentials and `baseUrl` of the simulator, `retry`, …). */
-  adapter: Record<string, unknown>;
+  adapter: object;
   store: StoreConfig;
   /** `createPay`'s `idempotencyLeaseSeconds` (short, so a crashed instance's key is free again soon). */
   idempotencyLeaseSeconds?: number;

@@ -34,7 +34,7 @@ export interface MoneyCase {
 /** A running simulator and the money-moving operations tested against it. */
 export interface ProviderUnderTest {
   provider: InstanceConfig['provider'];
-  adapter: Record<string, unknown>;
+  adapter: object;
   /** Every request the simulator received so far (faulted ones included), in order. */
   requests(): readonly { method: string; path: string }[];
   /** The simulator's fault injection (core's `FaultInjector`). */

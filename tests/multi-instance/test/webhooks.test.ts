@@ -20,7 +20,7 @@ type Delivery = (url: string) => Promise<number>;
 /** A provider's simulator, how to make records it will push about, and how its pushes are sent. */
 interface Scenario {
   provider: 't' | 'n' | 'r';
-  adapter: Record<string, unknown>;
+  adapter: object;
   webhookSecret: string | null;
   /** Normalised events one push raises (Provider R: `payment.succeeded` then `invoice.generated` for PAID). */
   eventsPerDelivery: number;

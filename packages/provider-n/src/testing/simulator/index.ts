@@ -9,6 +9,7 @@
 import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import type { PayerAction } from '@pay/core/testing';
 import {
+  addTriggerRoute,
   FaultInjector,
   jsonBody,
   RequestLog,
@@ -36,7 +37,7 @@ import type {
   ProviderNSimulatorCredentials,
   ProviderNSimulatorOptions,
 } from './types.js';
-import { payerWebhook, triggerPayload } from './webhooks.js';
+import { payerWebhook, triggerOptionsOf, triggerPayload } from './webhooks.js';
 
 export { CHECKOUT_PAGE_PATH } from './pages.js';
 export type * from './types.js';
@@ -95,6 +96,11 @@ export async function startProviderNSimulator(
 
   let baseUrl = '';
   const routes = new Routes();
+  // `pay trigger` asks the running simulator (pay dev) through the kit's control route.
+  addTriggerRoute(routes, {
+    provider: 'provider-n',
+    trigger: (event, given) => simulator.trigger(event, triggerOptionsOf(given)),
+  });
   addApiRoutes(routes, { ledger, tokens, credentials, baseUrl: () => baseUrl });
   addCheckoutPage(routes, { ledger, forwarder, changed });
   const listener = simulatorListener({

@@ -109,3 +109,32 @@ function sampleRefund(ledger: ProviderNLedger): StoredRefund {
     received: {},
   };
 }
+
+/** The text members of {@link ProviderNTriggerOptions}. */
+const TRIGGER_TEXT_OPTIONS = ['to', 'transactionReference', 'refundReference', 'reason'] as const;
+
+/**
+ * Trigger options as they come through the kit's control route (`pay trigger --option name=value` sends every
+ * value as JSON text): the text members as given, `amountSent` as a number (`"2500.5"` → 2500.5). A value of the
+ * wrong kind throws, and the route answers 400 with the message.
+ */
+export function triggerOptionsOf(given: Record<string, unknown>): ProviderNTriggerOptions {
+  const options: ProviderNTriggerOptions = {};
+  for (const name of TRIGGER_TEXT_OPTIONS) {
+    const value = given[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new Error(`The trigger option ${name} must be text.`);
+    options[name] = value;
+  }
+  const amountSent = given.amountSent;
+  if (amountSent !== undefined) {
+    const amount =
+      typeof amountSent === 'string' && amountSent.trim() !== '' ? Number(amountSent) : amountSent;
+    if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
+      throw new Error(
+        `The trigger option amountSent must be a non-negative number (major units), not ${JSON.stringify(amountSent)}.`,
+      );
+    options.amountSent = amount;
+  }
+  return options;
+}

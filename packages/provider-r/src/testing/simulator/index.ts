@@ -6,6 +6,7 @@
  * `@pay/core/testing` kit and exposing its `PaymentSimulator` interface beside its own controls.
  */
 import {
+  addTriggerRoute,
   FaultInjector,
   type PayerAction,
   type PaymentSimulator,
@@ -149,6 +150,11 @@ export async function startProviderRSimulator(
     ledger.move(transId, PAYER_TRANSITIONS.get(action) ?? 'cancel');
 
   const routes = new Routes();
+  // `pay trigger` asks the running simulator (pay dev) through the kit's control route.
+  addTriggerRoute(routes, {
+    provider: 'provider-r',
+    trigger: (event, given) => simulator.trigger(event, given),
+  });
   addHostedPage(routes, ledger, payerAct, forwarder);
   const otherCall = addWireRoutes(routes, ledger, {
     credentials,
@@ -166,7 +172,7 @@ export async function startProviderRSimulator(
     await forwarder.idle();
   };
 
-  return {
+  const simulator: ProviderRSimulator = {
     provider: 'provider-r',
     url: server.url,
     credentials,
@@ -243,4 +249,5 @@ export async function startProviderRSimulator(
       await server.close();
     },
   };
+  return simulator;
 }

@@ -172,6 +172,36 @@ describe('the simulator kit hosted pages', () => {
     expect(deliveries).toEqual(['{"id":"n1","status":"PAID"}']);
   });
 
+  it('a page keeping the id in the query (idOf): the form posts back with the query, and the action gets the id', async () => {
+    const acted: [string, PayerAction][] = [];
+    const routes = new Routes();
+    addHostedPages(routes, {
+      provider: 'Provider Q',
+      path: '/pay',
+      idOf: (request) => request.query.id,
+      find: (id) =>
+        id === 't 1'
+          ? {
+              provider: 'Provider Q',
+              heading: 'Pay CZK 1.00',
+              details: [],
+              actions: ['pay', 'fail', 'cancel'],
+              successUrl: 'https://shop.test/paid',
+            }
+          : undefined,
+      act: (id, action) => void acted.push([id, action]),
+    });
+    const server = await startLoopbackServer(simulatorListener({ routes, requests: new RequestLog() }));
+    servers.push(server);
+    const html = await (await fetch(`${server.url}/pay?id=t%201`)).text();
+    const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
+    expect(action).toBe('/pay?id=t+1');
+    const paid = await post(`${server.url}${action}`, 'pay');
+    expect([paid.status, paid.headers.get('location')]).toEqual([303, 'https://shop.test/paid']);
+    expect(acted).toEqual([['t 1', 'pay']]);
+    expect((await fetch(`${server.url}/pay?id=other`)).status).toBe(404);
+  });
+
   it('escapes the five HTML-special characters', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   });

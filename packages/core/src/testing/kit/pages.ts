@@ -7,7 +7,7 @@
  */
 import type { SimulatorReply } from './faults.js';
 import { formBody } from './requests.js';
-import { htmlReply, type Routes, redirectReply } from './routes.js';
+import { htmlReply, type RouteRequest, type Routes, redirectReply } from './routes.js';
 import type { WebhookForwarder } from './webhooks.js';
 
 /** What a person can do on a hosted page. */
@@ -89,8 +89,13 @@ export function renderNotice(provider: string, heading: string, text: string): s
 export interface HostedPagesOptions {
   /** The provider's name on the pages (e.g. `Provider N`). */
   provider: string;
-  /** The page route, with one `:id` param, e.g. `/checkout/:id`; GET shows the page, POST takes the action. */
+  /** The page route, e.g. `/checkout/:id`; GET shows the page, POST takes the action. */
   path: string;
+  /**
+   * The payment id of a request to the page; default: the path's `:id` param. A page that keeps the id in the
+   * query string passes `(request) => request.query.id`.
+   */
+  idOf?(request: RouteRequest): string | undefined;
   /** The view of payment `id`, `undefined` when the simulator has no such payment. */
   find(id: string): HostedPageView | undefined;
   /** Applies the payer action (changes the books and queues the webhook). A thrown Error is shown as a 409. */
@@ -104,12 +109,14 @@ export interface HostedPagesOptions {
 /** Adds the GET page and the POST action of a provider's hosted page to `routes`. */
 export function addHostedPages(routes: Routes, options: HostedPagesOptions): void {
   const unknown = () => htmlReply(404, renderNotice(options.provider, 'Unknown payment', 'No such payment.'));
+  const idOf = options.idOf ?? ((request: RouteRequest) => request.params.id);
   routes.get(options.path, (request) => {
-    const view = options.find(request.params.id ?? '');
-    return view ? htmlReply(200, renderHostedPage(view, request.path)) : unknown();
+    const view = options.find(idOf(request) ?? '');
+    // The form posts back to the same URL, query included: a page keeping the id there must not lose it.
+    return view ? htmlReply(200, renderHostedPage(view, actionOf(request))) : unknown();
   });
   routes.post(options.path, async (request): Promise<SimulatorReply> => {
-    const id = request.params.id ?? '';
+    const id = idOf(request) ?? '';
     const view = options.find(id);
     if (!view) return unknown();
     const action = formBody(request).action as PayerAction;
@@ -129,6 +136,12 @@ export function addHostedPages(routes: Routes, options: HostedPagesOptions): voi
     const done = action === 'pay' ? 'Paid' : action === 'fail' ? 'Payment failed' : 'Payment cancelled';
     return htmlReply(200, renderNotice(options.provider, done, 'The merchant gave no return URL.'));
   });
+}
+
+/** The URL a page's forms post to: the request's path with its query string. */
+function actionOf(request: RouteRequest): string {
+  const query = new URLSearchParams(request.query).toString();
+  return query ? `${request.path}?${query}` : request.path;
 }
 
 /** The merchant URL the payer returns to after `action`, when it is a usable http(s) URL. */

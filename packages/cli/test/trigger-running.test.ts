@@ -132,7 +132,7 @@ describe('pay trigger talks to the running pay dev simulator', () => {
           dev
             .stdout()
             .split('\n')
-            .filter((line) => / request {2}POST \/v2\.0\/status\//.test(line)),
+            .filter((line) => / request {2}POST \/v1\.0\/status /.test(line)),
         ).toHaveLength(1),
       { timeout: 5_000 },
     );

@@ -1,7 +1,8 @@
 // Benchmarks that need no simulator: event dispatch, cold import, bundle size.
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
-import { createPay, defineAdapter, webhookEvent } from '@pay/core';
+import { createPay } from '@pay/core';
+import { defineAdapter, webhookEvent } from '@pay/core/adapter';
 import { build } from 'esbuild';
 import { median, medianMs } from './harness.mjs';
 

@@ -1,5 +1,6 @@
 // Provider N benchmarks: checkout overhead over plain fetch, webhook verification, logins on a cold adapter.
-import { createPay, timingSafeEqual } from '@pay/core';
+import { createPay } from '@pay/core';
+import { timingSafeEqual } from '@pay/core/adapter';
 import { createProviderN } from '@pay/provider-n';
 import { providerNWebhookRequest, startProviderNSimulator } from '@pay/provider-n/testing';
 import { compareMs, opsPerSecond } from './harness.mjs';

@@ -1,5 +1,6 @@
 // Provider R benchmarks: the payment call's overhead over plain fetch, and local webhook verification.
-import { createPay, timingSafeEqual } from '@pay/core';
+import { createPay } from '@pay/core';
+import { timingSafeEqual } from '@pay/core/adapter';
 import { createProviderR } from '@pay/provider-r';
 import { buildProviderRPush, startProviderRSimulator } from '@pay/provider-r/testing';
 import { compareMs, opsPerSecond } from './harness.mjs';

@@ -1,5 +1,6 @@
 // Provider T benchmarks: the three-step transfer's overhead over plain fetch, and webhook verification.
-import { createPay, fromBase64 } from '@pay/core';
+import { createPay } from '@pay/core';
+import { fromBase64 } from '@pay/core/adapter';
 import { createProviderT } from '@pay/provider-t';
 import {
   generateProviderTKeyPair,

@@ -69,6 +69,12 @@ export {
   type TokenManager,
   type TokenManagerOptions,
 } from './token.js';
-export { assertNoIssues, parseInput, reservedKeyIssues, toValidationIssues } from './validation.js';
+export {
+  assertNoIssues,
+  isRecord,
+  parseInput,
+  reservedKeyIssues,
+  toValidationIssues,
+} from './validation.js';
 export { lowerCaseHeaders } from './webhooks/handler.js';
 export * from './webhooks/types.js';

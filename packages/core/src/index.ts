@@ -4,8 +4,7 @@
  * handler and its HTTP bridges, the store contracts and the tracing channels.
  *
  * Adapter authors import `@pay/core/adapter` (the toolkit: `defineAdapter`, HTTP and provider clients, token
- * manager, crypto, money, schemas, validation, redaction). Until every adapter has moved there, this entry
- * re-exports the toolkit too (the last line); that re-export goes away at the end of the round.
+ * manager, crypto, money, schemas, validation, redaction); none of those names is exported here.
  */
 
 export type {
@@ -17,8 +16,6 @@ export type {
   Operation,
   TypesOf,
 } from './adapter.js';
-// Transitional (issue 13 item 5): the adapter toolkit, until every adapter imports `@pay/core/adapter`.
-export * from './adapter-toolkit.js';
 export { type CallSettings, MAX_CALL_RETRY, MAX_CALL_TIMEOUT_MS } from './call-settings.js';
 export * from './diagnostics/channels.js';
 export type { Logger, LogLevel } from './diagnostics/logger.js';

@@ -82,3 +82,11 @@ export function assertNoIssues(issues: ValidationIssue[], operation: string): vo
 export function mismatchedFields(issues: readonly v.BaseIssue<unknown>[]): string {
   return [...new Set(toValidationIssues(issues).map((issue) => issue.path || '(body)'))].join(', ');
 }
+
+/**
+ * A JSON object (not `null`, not an array): the check every adapter makes of a parsed reply, push or recovery
+ * point before reading its members.
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

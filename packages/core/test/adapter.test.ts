@@ -1,14 +1,12 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { createHttpClient, defineAdapter, toValidationIssues } from '../src/adapter-toolkit.js';
 import {
   ConfigurationError,
-  createHttpClient,
   createPay,
-  defineAdapter,
   Pay,
   ProviderApiError,
   ProviderNotSupportedError,
-  toValidationIssues,
   ValidationError,
 } from '../src/index.js';
 import { type TestTypes, testAdapter } from './fixtures.js';

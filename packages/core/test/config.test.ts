@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   booleanSetting,
-  ConfigurationError,
   parseConfig,
   readEnvironment,
   readProviderConfig,
   transportConfigEntries,
-} from '../src/index.js';
+} from '../src/adapter-toolkit.js';
+import { ConfigurationError } from '../src/index.js';
 import * as v from '../src/schema.js';
 
 const variables = [

@@ -10,7 +10,7 @@ import {
   toBase64,
   toHex,
   verifyRsaSha256,
-} from '../src/index.js';
+} from '../src/adapter-toolkit.js';
 
 describe('crypto helpers', () => {
   it('computes the same HMAC-SHA512 hex as Node does', async () => {
@@ -60,7 +60,7 @@ describe('crypto helpers', () => {
 describe('sha256Hex', () => {
   it('matches Node', async () => {
     const { createHash } = await import('node:crypto');
-    const { sha256Hex } = await import('../src/index.js');
+    const { sha256Hex } = await import('../src/adapter-toolkit.js');
     expect(await sha256Hex('payload')).toBe(createHash('sha256').update('payload').digest('hex'));
   });
 });

@@ -31,6 +31,52 @@ describe('the two entry points of @pay/core (issue 13 item 5)', () => {
     expect(error).toBeInstanceOf(application.ValidationError);
   });
 
+  it('@pay/core does not export the toolkit: adapter-author names come from @pay/core/adapter only', () => {
+    const toolkitOnly = [
+      'defineAdapter',
+      'DEFINED_ADAPTER',
+      'OPERATIONS',
+      'OPERATION_NAMES',
+      'OPERATION_METHODS',
+      'MONEY_MOVING_OPERATIONS',
+      'isOperation',
+      'createHttpClient',
+      'createProviderClient',
+      'createTokenManager',
+      'hmacSha512Hex',
+      'verifyRsaSha256',
+      'timingSafeEqual',
+      'sha256Hex',
+      'toMinorUnits',
+      'toMajorUnits',
+      'amountIssues',
+      'paymentCreateSchema',
+      'parseReply',
+      'parseJson',
+      'parseInput',
+      'path',
+      'redact',
+      'redactError',
+      'redactingErrors',
+      'readProviderConfig',
+      'readEnvironment',
+      'requestIdOf',
+      'webhookEvent',
+      'parseWebhookPayload',
+      'lowerCaseHeaders',
+      'isRecord',
+      'keyedReference',
+      'idempotencyKeyOf',
+      'moneyMovingRefusal',
+      'CREDENTIALS_HINT',
+      'RECONCILE_ADVICE',
+    ];
+    const onApplication = toolkitOnly.filter((name) => Object.hasOwn(application, name));
+    expect(onApplication).toEqual([]);
+    for (const name of toolkitOnly)
+      expect(typeof (toolkit as Record<string, unknown>)[name], name).not.toBe('undefined');
+  });
+
   it('@pay/core keeps the application API', () => {
     for (const name of [
       'createPay',
@@ -47,5 +93,14 @@ describe('the two entry points of @pay/core (issue 13 item 5)', () => {
       'ConfigurationError',
     ])
       expect(typeof (application as Record<string, unknown>)[name], name).not.toBe('undefined');
+  });
+});
+
+describe('isRecord (the JSON-object check adapters share)', () => {
+  it('accepts a plain object and refuses null, arrays and primitives', () => {
+    expect(toolkit.isRecord({ a: 1 })).toBe(true);
+    expect(toolkit.isRecord(Object.create(null))).toBe(true);
+    for (const value of [null, undefined, [], [1], 'text', 42, true])
+      expect(toolkit.isRecord(value)).toBe(false);
   });
 });

@@ -1,14 +1,8 @@
 // The one test adapter of core's own tests. It imports nothing but core's sources (no vitest, no `node:`), because
 // test/bridge-process.test.ts transpiles it with core and runs it in a plain Node child process.
-import {
-  type AdapterTypes,
-  defineAdapter,
-  hmacSha512Hex,
-  type Payment,
-  timingSafeEqual,
-  WebhookVerificationError,
-  webhookEvent,
-} from '../src/index.js';
+
+import { defineAdapter, hmacSha512Hex, timingSafeEqual, webhookEvent } from '../src/adapter-toolkit.js';
+import { type AdapterTypes, type Payment, WebhookVerificationError } from '../src/index.js';
 
 /**
  * A Provider N-style adapter: two payment operations, one declared unsupported operation, and a signed JSON

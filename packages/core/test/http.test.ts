@@ -1,16 +1,14 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createHttpClient, parseReply, path } from '../src/adapter-toolkit.js';
 import { backoff, retryAfterMs } from '../src/http.js';
 import {
-  createHttpClient,
   createPay,
   type HttpRequestInfo,
   type HttpResponseInfo,
   InvalidResponseError,
   NetworkError,
   ProviderApiError,
-  parseReply,
-  path,
   ValidationError,
 } from '../src/index.js';
 import * as v from '../src/schema.js';

@@ -1,15 +1,17 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import type {
+  AdapterDefinition,
+  IdempotencyContext,
+  OperationImplementations,
+  OperationOptions,
+  ResolveLookup,
+} from '../src/adapter-toolkit.js';
 import {
-  type AdapterDefinition,
   type CallOptions,
   createPay,
-  type IdempotencyContext,
   type IdempotencyStore,
   type JsonValue,
-  type OperationImplementations,
-  type OperationOptions,
   type PayOptions,
-  type ResolveLookup,
   type ResolveResult,
   type StoreError,
   type TokenStore,

@@ -1,15 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
-  ConfigurationError,
   canonicalJson,
-  createMemoryIdempotencyStore,
-  createPay,
   fingerprintOf,
   type IdempotencyContext,
+  type OperationOptions,
+} from '../src/adapter-toolkit.js';
+import {
+  ConfigurationError,
+  createMemoryIdempotencyStore,
+  createPay,
   IdempotencyInProgressError,
   IdempotencyKeyMismatchError,
   NetworkError,
-  type OperationOptions,
   type PayError,
   ProviderApiError,
   StoreError,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { OPERATION_METHODS } from '../src/adapter-toolkit.js';
 import {
   createMemoryDeduplicationStore,
   createPay,
-  OPERATION_METHODS,
   type Operation,
   type Payment,
   ProviderApiError,

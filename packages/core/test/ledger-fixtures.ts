@@ -2,16 +2,19 @@
  * A fake money-moving adapter for the ledger tests: each operation is injected, so a test decides what the
  * provider does (succeed, checkpoint then lose the reply, refuse) and counts what reached it.
  */
+
+import {
+  defineAdapter,
+  type OperationImplementations,
+  type ResolvedRecord,
+  type ResolveLookup,
+} from '../src/adapter-toolkit.js';
 import {
   type AdapterTypes,
   createMemoryIdempotencyStore,
-  defineAdapter,
   type IdempotencyStore,
   type Operation,
-  type OperationImplementations,
   type Payment,
-  type ResolvedRecord,
-  type ResolveLookup,
   WebhookVerificationError,
 } from '../src/index.js';
 

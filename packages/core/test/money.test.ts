@@ -8,7 +8,7 @@ import {
   parseDecimal,
   toMajorUnits,
   toMinorUnits,
-} from '../src/index.js';
+} from '../src/adapter-toolkit.js';
 
 describe('money helpers', () => {
   it('knows the minor digits of ISO 4217 currencies', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { ResolveLookup } from '../src/adapter-toolkit.js';
 import {
   createMemoryIdempotencyStore,
   createPay,
   NetworkError,
-  type ResolveLookup,
   StoreError,
   ValidationError,
 } from '../src/index.js';

@@ -1,5 +1,6 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseForm, parseJson } from '../src/adapter-toolkit.js';
 import {
   CREDENTIALS_HINT,
   createProviderClient,
@@ -7,7 +8,7 @@ import {
   type ProviderClientOptions,
   type ProviderErrorTable,
 } from '../src/http/index.js';
-import { InvalidResponseError, NetworkError, ProviderApiError, parseForm, parseJson } from '../src/index.js';
+import { InvalidResponseError, NetworkError, ProviderApiError } from '../src/index.js';
 import * as v from '../src/schema.js';
 
 const BASE = 'https://api.provider.example';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestIdOf } from '../src/index.js';
+import { requestIdOf } from '../src/adapter-toolkit.js';
 
 describe('request_id of a record', () => {
   const reply = (headers: Record<string, string>) => ({

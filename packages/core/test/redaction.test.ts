@@ -1,14 +1,7 @@
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CredentialSet,
-  createHttpClient,
-  NetworkError,
-  PayError,
-  ProviderApiError,
-  redact,
-  redactError,
-} from '../src/index.js';
+import { CredentialSet, createHttpClient, redact, redactError } from '../src/adapter-toolkit.js';
+import { NetworkError, PayError, ProviderApiError } from '../src/index.js';
 
 const SECRET = 'sk_live_DISTINCTIVE_0xC0FFEE';
 

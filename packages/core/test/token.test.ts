@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryTokenStore, createTokenManager, type TokenStore } from '../src/index.js';
+import { createTokenManager } from '../src/adapter-toolkit.js';
+import { createMemoryTokenStore, type TokenStore } from '../src/index.js';
 
 describe('the token manager', () => {
   it('makes exactly one login for 50 concurrent callers on a cold cache', async () => {

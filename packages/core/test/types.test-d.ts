@@ -1,10 +1,9 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import { defineAdapter, type HttpReply } from '../src/adapter-toolkit.js';
 import {
   type AdapterTypes,
   type CaptureParams,
   createPay,
-  defineAdapter,
-  type HttpReply,
   type Invoice,
   type NetworkError,
   type Operation,

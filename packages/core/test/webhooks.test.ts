@@ -428,7 +428,7 @@ describe('a body with a UTF-8 byte order mark (issue 10 §5)', () => {
 
 describe('parseWebhookPayload', () => {
   it('returns the parsed payload, or refuses a malformed one as malformed_payload naming the fields', async () => {
-    const { parseWebhookPayload } = await import('../src/index.js');
+    const { parseWebhookPayload } = await import('../src/adapter-toolkit.js');
     const v = await import('../src/schema.js');
     const schema = v.object({
       eventType: v.string(),

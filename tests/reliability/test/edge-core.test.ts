@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadInEdgeRuntime } from './edge.js';
+import { addToEdgeRuntime } from './support-webhooks.js';
 
 type Core = typeof import('@pay/core');
+type Toolkit = typeof import('@pay/core/adapter');
 
 describe('@pay/core on an edge runtime (no Node built-ins)', () => {
   it('loads in a context without Node globals', async () => {
@@ -11,8 +13,17 @@ describe('@pay/core on an edge runtime (no Node built-ins)', () => {
     expect(vm.evaluate('typeof process')).toBe('undefined');
   });
 
+  it('loads the adapter toolkit (@pay/core/adapter) in a context without Node globals', async () => {
+    const { vm } = await loadInEdgeRuntime<Toolkit>('@pay/core/adapter');
+    expect(vm.evaluate('[typeof Buffer, typeof require, typeof process]')).toEqual([
+      'undefined',
+      'undefined',
+      'undefined',
+    ]);
+  });
+
   it('signs and compares with Web Crypto only', async () => {
-    const { lib } = await loadInEdgeRuntime<Core>('@pay/core');
+    const { lib } = await loadInEdgeRuntime<Toolkit>('@pay/core/adapter');
     const signature = await lib.hmacSha512Hex('secret', 'body');
     expect(signature).toMatch(/^[0-9a-f]{128}$/);
     expect(lib.timingSafeEqual(signature, signature)).toBe(true);
@@ -20,7 +31,8 @@ describe('@pay/core on an edge runtime (no Node built-ins)', () => {
 
   it('runs the Web bridge with a streaming body limit: 413, the body cut off, never a rejection', async () => {
     const { lib, vm } = await loadInEdgeRuntime<Core>('@pay/core');
-    const adapter = lib.defineAdapter({
+    const toolkit = await addToEdgeRuntime<Toolkit>(vm, '@pay/core/adapter', '__payToolkit');
+    const adapter = toolkit.defineAdapter({
       provider: 'providerN',
       operations: {},
       webhooks: {

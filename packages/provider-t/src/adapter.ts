@@ -3,7 +3,8 @@
  * its flow or read through the client and maps the reply to a record (`mapping.ts`). Operations the provider
  * cannot perform throw `ProviderNotSupportedError` with the spec's reasons, before validation and before any I/O.
  */
-import { type CallOptions, defineAdapter, type ResolvedRecord, type ResolveLookup } from '@pay/core';
+import type { CallOptions } from '@pay/core/adapter';
+import { defineAdapter, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
 import { createClient, PROVIDER, type ProviderTClient } from './client.js';
 import type { ResolvedConfig } from './config.js';
 import { amendReceiverName } from './flows/amend.js';

@@ -2,14 +2,14 @@
  * Provider T configuration (wire contract "Hosts and configuration"): the explicit config, the environment the
  * default factory reads, and the resolved settings the adapter runs with.
  */
+import type { TransportOptions } from '@pay/core/adapter';
 import {
   booleanSetting,
   parseConfig,
   readEnvironment,
   spkiBytes,
-  type TransportOptions,
   transportConfigEntries,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
 /** Explicit configuration of `createProviderT`. */

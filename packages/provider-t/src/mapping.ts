@@ -2,14 +2,8 @@
  * Provider T replies → unified records (design §3). The status and event mappings are tables (wire contract
  * "Status" and "Webhooks"), so the whole mapping reads at once and tests can walk it.
  */
-import {
-  type Checkout,
-  decimalText,
-  type NormalisedEventName,
-  type Payment,
-  type PaymentStatus,
-  type Refund,
-} from '@pay/core';
+import type { Checkout, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core/adapter';
+import { decimalText } from '@pay/core/adapter';
 import { PROVIDER } from './client.js';
 import type { CommittedTransfer } from './flows/transfer.js';
 import type { TransferPlan } from './requests.js';

@@ -17,7 +17,7 @@ import {
   type UpdateParams,
   ValidationError,
   type ValidationIssue,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import type { ProviderCall } from './client.js';
 import type { ProviderTIdentity, ResolvedConfig } from './config.js';

@@ -2,7 +2,7 @@
  * Provider T's public types. What callers put in `provider_metadata` is inferred from the schemas that check it
  * (`requests.ts`), so the type and the run-time check cannot drift apart.
  */
-import type { Adapter, AdapterTypes, Checkout } from '@pay/core';
+import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type {
   addressSchema,

@@ -14,13 +14,14 @@ import {
   type AuthenticatedDelivery,
   fromBase64,
   type PayEvent,
+  parseJson,
   utf8,
   verifyRsaSha256,
   type WebhookDefinition,
   type WebhookDelivery,
   WebhookVerificationError,
   webhookEvent,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER, type ProviderTClient } from './client.js';
 import { findTransaction } from './flows/status.js';
@@ -173,7 +174,7 @@ async function authenticate(
       { reason: 'invalid_signature' },
     );
   }
-  const sent = parseJsonBody(delivery.body);
+  const sent = parseJson(delivery.body); // undefined for text that is not JSON: malformed_payload below
   const result = v.safeParse(webhookBodySchema, sent);
   if (!result.success) {
     throw new WebhookVerificationError('The verified webhook body is not a Provider T status event.', {
@@ -215,14 +216,6 @@ function hostOf(fullUrl: string): string {
         reason: 'malformed_payload',
       },
     );
-  }
-}
-
-function parseJsonBody(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 

@@ -2,7 +2,7 @@
  * Provider T's replies, as lenient valibot schemas (wire contract): only the fields the adapter reads are
  * required, amounts may come as numbers or decimal strings, and unknown fields are kept for `raw`.
  */
-import { parseDecimal } from '@pay/core';
+import { parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
 /** A decimal amount sent as a number or as text (`"100.00"`), read exactly. */

@@ -3,12 +3,12 @@ import {
   createMemoryDeduplicationStore,
   createPay,
   NetworkError,
-  OPERATION_METHODS,
   type Operation,
   ProviderApiError,
   ProviderNotSupportedError,
   toNodeListener,
 } from '@pay/core';
+import { OPERATION_METHODS } from '@pay/core/adapter';
 import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProviderT, type ProviderTConfig } from '../src/index.js';

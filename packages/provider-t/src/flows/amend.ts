@@ -3,7 +3,7 @@
  * the name with the part not given taken from the current receiver name, then re-read the status. With no
  * name given, only the re-read happens.
  */
-import { type CallOptions, ProviderApiError } from '@pay/core';
+import { type CallOptions, ProviderApiError } from '@pay/core/adapter';
 import { PROVIDER, type ProviderTClient, type Replied, readBody } from '../client.js';
 import { type AmendPlan, amendNameRequest, amendReadRequest } from '../requests.js';
 import { amendReadSchema, amendReplySchema, type StatusReply } from '../wire.js';

@@ -5,13 +5,15 @@
  * (`checkpoint`) record how far a transfer or refund got so that a retry with the same key resumes there
  * instead of quoting again.
  */
+
 import {
   type ErrorContext,
   InvalidResponseError,
+  isRecord,
   type JsonValue,
   type OperationOptions,
   StoreError,
-} from '@pay/core';
+} from '@pay/core/adapter';
 
 /** The upstream steps that carry a request id derived from the key (mutations only; reads stay fresh). */
 export type KeyedStep = 'quote' | 'update' | 'commit' | 'refund_commit';
@@ -42,11 +44,6 @@ export async function keyedRequestId(agentPartnerId: string, key: string, step: 
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The caller's key of a call: the ledger's when called through `createPay`, else the option itself. */
-export function idempotencyKeyOf(options: OperationOptions): string | undefined {
-  return options.idempotency?.key ?? options.idempotencyKey;
-}
-
 /** Where a transfer got to, as recorded in the ledger before each next step. */
 export interface TransferRecoveryPoint {
   transactionId: string;
@@ -66,10 +63,6 @@ export interface RefundRecoveryPoint {
 }
 
 const TRANSFER_STEPS = new Set(['quoted', 'updated', 'commit_sent']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const optionalText = (value: unknown) => value === undefined || typeof value === 'string';
 

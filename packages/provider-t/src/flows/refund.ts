@@ -11,12 +11,13 @@ import {
   type CallOptions,
   decimalText,
   type ErrorContext,
+  idempotencyKeyOf,
   NetworkError,
   type OperationOptions,
   ProviderApiError,
   type Refund,
   ValidationError,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import {
   ALREADY_COMMITTED_CODE,
   describeRefusal,
@@ -28,7 +29,7 @@ import {
 import { toRefund } from '../mapping.js';
 import { type RefundPlan, refundCommitRequest, refundReadRequest } from '../requests.js';
 import { refundCommitSchema, refundReadSchema } from '../wire.js';
-import { idempotencyKeyOf, keyedRequestId, recordProgress, refundRecoveryPoint } from './recovery.js';
+import { keyedRequestId, recordProgress, refundRecoveryPoint } from './recovery.js';
 import { errorText, findTransaction, unknownTransaction, unreadable } from './status.js';
 
 /**

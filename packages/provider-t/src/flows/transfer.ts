@@ -15,14 +15,16 @@
  *   recorded after the quote, after the update and before the commit, and a call that finds one continues from
  *   it through the same steps instead of quoting again.
  */
+
 import {
   type ErrorContext,
   InvalidResponseError,
+  idempotencyKeyOf,
   NetworkError,
   type OperationOptions,
   PayError,
   ProviderApiError,
-} from '@pay/core';
+} from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import {
   ALREADY_COMMITTED_CODE,
@@ -51,7 +53,6 @@ import {
   updateReplySchema,
 } from '../wire.js';
 import {
-  idempotencyKeyOf,
   keyedRequestId,
   recordProgress,
   type TransferRecoveryPoint,

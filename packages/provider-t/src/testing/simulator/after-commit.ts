@@ -3,7 +3,7 @@
  * contract "Receiver-name amendment") and the refund (wire contract "Refund"), each a read then a write that must
  * name what the read handed out.
  */
-import { toMajorUnits, toMinorUnits } from '@pay/core';
+import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import {
   amounts,
   digits,

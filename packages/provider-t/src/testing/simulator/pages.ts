@@ -7,7 +7,7 @@
  * URL, so the receipt itself is where the person lands.
  */
 
-import { minorDigits } from '@pay/core';
+import { minorDigits } from '@pay/core/adapter';
 import {
   addHostedPages,
   htmlReply,

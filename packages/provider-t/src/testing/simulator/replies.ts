@@ -3,7 +3,7 @@
  * envelope, money and date formats, required-field checks and the provider's fixed tables.
  */
 import { randomBytes } from 'node:crypto';
-import { toMajorUnits, toMinorUnits } from '@pay/core';
+import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import type { SimulatedTransfer } from './types.js';
 
 /** A reply computed before it is sent, so a fault can drop or corrupt it after the state changed. */

@@ -3,7 +3,7 @@
  * "Status"): each validates the wire request, asks the books for the change and shapes the reply.
  */
 import { randomUUID } from 'node:crypto';
-import { minorDigits, toMajorUnits, toMinorUnits } from '@pay/core';
+import { minorDigits, toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import {
   amounts,
   COMPLIANCE_FIELDS,

@@ -9,6 +9,7 @@ import {
   type EnvelopeReading,
   type HttpReply,
   InvalidResponseError,
+  isRecord,
   type ProviderApiError,
   type ProviderErrorTable,
   parseForm,
@@ -20,7 +21,7 @@ import {
 import * as v from '@pay/core/schema';
 import { PROVIDER_R_BASE_URL, type ProviderRConfig } from './config.js';
 import type { ProviderRCall } from './requests.js';
-import { envelopeSchema, isRecord, mediaType, withoutSecret } from './wire.js';
+import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
 
 /**
  * What each provider code means for a caller (wire contract, "Response codes"), as data. 1400 is "bad request

@@ -8,6 +8,7 @@
 import {
   type AdapterDefinition,
   type AuthenticatedDelivery,
+  isRecord,
   type PayEvent,
   parseForm,
   parseJson,
@@ -23,7 +24,7 @@ import type { ProviderRConfig } from './config.js';
 import { eventTypesOf, invoiceFromStatus, paymentFromStatus } from './mapping.js';
 import { statusRequest } from './requests.js';
 import type { ProviderRTypes } from './types.js';
-import { isRecord, mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
+import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
 
 /** The raw event names, one per status. */
 const RAW_EVENT_NAMES = PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const);

@@ -38,10 +38,6 @@ export function mediaType(contentType: string | null | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-/** A JSON object (not `null`, not an array): what every reply, push and recovery point must be. */
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Removes the `secret` the status reply echoes, so it never reaches a record, an event or an error. */
 export function withoutSecret(fields: Record<string, unknown>): Record<string, unknown> {
   const { secret: _secret, ...rest } = fields;

@@ -8,6 +8,7 @@
 import {
   type ErrorContext,
   type IdempotencyContext,
+  isRecord,
   type JsonValue,
   keyedReference,
   NetworkError,
@@ -16,7 +17,6 @@ import {
   type Refund,
   StoreError,
 } from '@pay/core/adapter';
-import { isRecord } from '../wire.js';
 
 /**
  * The `refId` of a creation made with `idempotencyKey` when the caller gave none in `provider_metadata`: core's

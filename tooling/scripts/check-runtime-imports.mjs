@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Design §1: runtime entry points use Web-standard APIs only, so the library also runs on edge runtimes.
+// docs/architecture.md#packages: runtime entry points use Web-standard APIs only, so the library also runs on edge runtimes.
 // Fails when a runtime source file (not a test, not a `./testing` entry) imports a `node:` built-in or uses Buffer.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -45,7 +45,9 @@ for (const pkg of readdirSync(packagesDir)) {
 }
 
 if (offences.length > 0) {
-  console.error(`Runtime sources must use Web-standard APIs only (design §1):\n  ${offences.join('\n  ')}`);
+  console.error(
+    `Runtime sources must use Web-standard APIs only (docs/architecture.md#packages):\n  ${offences.join('\n  ')}`,
+  );
   process.exit(1);
 }
 console.log('runtime sources use no node: built-in and no Buffer');

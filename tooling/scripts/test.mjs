@@ -33,6 +33,7 @@ for (const dir of testedPackages) rmSync(join(dir, 'reports'), { recursive: true
 const steps = [
   run('lint', 'pnpm', ['exec', 'biome', 'check', '.']),
   run('runtime imports', 'node', ['tooling/scripts/check-runtime-imports.mjs']),
+  run('docs references', 'node', ['tooling/scripts/repoint-comments.mjs', '--check']),
   run('build, typecheck, test, package checks', 'pnpm', [
     'exec',
     'turbo',

@@ -1,9 +1,9 @@
 /**
- * The adapter contract (design §2). An adapter exposes the flat operations; `defineAdapter` composes one from
+ * The adapter contract (docs/architecture.md#adapter-operations). An adapter exposes the flat operations; `defineAdapter` composes one from
  * the operations a provider implements, so that every other operation throws `ProviderNotSupportedError`
  * before validation and before any I/O, and every implemented one receives input already checked against
  * core's request contracts. Every error an operation or a webhook verification throws leaves through core's
- * redaction (design §4, issue 11 §2): no configured secret and no credential an HTTP client sent survives in it.
+ * redaction (docs/architecture.md#redaction, issue 11 §2): no configured secret and no credential an HTTP client sent survives in it.
  */
 import type * as v from 'valibot';
 import { callSettingsIssues, signalWithSettings } from './call-settings.js';

@@ -1,5 +1,5 @@
 /**
- * Configuration helpers for adapter factories (design §2): a default factory reads the environment when it is
+ * Configuration helpers for adapter factories (docs/architecture.md#configuration): a default factory reads the environment when it is
  * called (never on import) and names every missing variable, with the config member that replaces it, in one
  * `ConfigurationError`. Values are never copied into errors.
  */

@@ -1,5 +1,5 @@
 /**
- * Web Crypto helpers (design §1, §5): no `node:crypto`, no Buffer, so verification also runs on edge runtimes.
+ * Web Crypto helpers (docs/architecture.md#packages, docs/architecture.md#webhook-verification): no `node:crypto`, no Buffer, so verification also runs on edge runtimes.
  * Decoding is strict: malformed hex or base64 is refused instead of being decoded into something else.
  */
 

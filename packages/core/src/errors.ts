@@ -1,5 +1,5 @@
 /**
- * The one error tree of `@pay/core` (design §4). Every class carries a stable `code`, optional `context`, ES2022
+ * The one error tree of `@pay/core` (docs/architecture.md#errors). Every class carries a stable `code`, optional `context`, ES2022
  * `cause`, and a message that says what to do next. `isInstance` works across duplicated copies of the package
  * (an app that ends up with two copies of core still recognises its errors) and follows inheritance.
  *
@@ -278,7 +278,7 @@ export class NetworkError extends PayError {
   }
 }
 
-/** The provider's answer does not match its wire contract. */
+/** The provider's answer does not match its wire contract (docs/providers/). */
 export class InvalidResponseError extends PayError {
   static override readonly kind = 'InvalidResponseError';
   override readonly code = 'invalid_response';
@@ -439,7 +439,7 @@ function fromBase64(text: string): string | undefined {
 const SENT_CREDENTIALS_KEPT = 256;
 
 /**
- * What one HTTP client must never let out (design §4, issue 11 §2): its configured secrets and every credential
+ * What one HTTP client must never let out (docs/architecture.md#redaction, issue 11 §2): its configured secrets and every credential
  * it has sent — each Authorization value, its part after the scheme, and for Basic the decoded `user:secret`
  * and each half — plus every access token it has received. Every live set is known to core, so an error
  * thrown out of any adapter operation is redacted with all of them (see {@link redactError}).

@@ -1,5 +1,5 @@
 /**
- * Money helpers (design §3). Amounts are numbers in the unit a provider defines: major units (Providers T and
+ * Money helpers (docs/architecture.md#money). Amounts are numbers in the unit a provider defines: major units (Providers T and
  * N) or integer minor units (Provider R). Every check works on the decimal text of the number and never on
  * float arithmetic, so `0.1 + 0.2`-style drift can never reach the wire.
  */
@@ -41,7 +41,7 @@ export function minorDigits(currency: string): number {
   return Object.hasOwn(MINOR_DIGITS, code) ? (MINOR_DIGITS[code] as number) : 2;
 }
 
-/** Upper-cases a currency code; the wire and the records always carry upper case (design §2). */
+/** Upper-cases a currency code; the wire and the records always carry upper case (docs/architecture.md#money). */
 export function normaliseCurrency(currency: string): string {
   return currency.toUpperCase();
 }

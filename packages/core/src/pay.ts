@@ -1,5 +1,5 @@
 /**
- * `createPay(adapter, options)`: one API over the configured provider (design §2). The namespaces call the
+ * `createPay(adapter, options)`: one API over the configured provider (docs/architecture.md#createpay). The namespaces call the
  * adapter's flat operations, which validate their input before any I/O; money-moving operations called with an
  * `idempotencyKey` run under the idempotency ledger (issue 14 §1); `resolve` answers what the provider holds for
  * a call whose outcome is unknown; webhooks are set up per secret.

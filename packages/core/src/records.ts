@@ -1,5 +1,5 @@
 /**
- * The unified records of design §3 and the request contracts of spec §2, as valibot schemas with inferred
+ * The unified records of docs/architecture.md#records and the request contracts of docs/architecture.md#request-fields, as valibot schemas with inferred
  * types. Records are snake case; each carries `provider` and `raw` (the provider reply it was built from,
  * with credential fields removed).
  */
@@ -127,7 +127,7 @@ export function requestIdOf(reply: { headers: Headers; requestId: string }, head
 
 // ---------------------------------------------------------------------------------------------------------
 // Request contracts. What every provider shares lives here; fields whose presence depends on the provider are
-// optional here and required by the adapter that needs them (design §2). Unknown top-level fields are refused.
+// optional here and required by the adapter that needs them (docs/architecture.md#request-fields). Unknown top-level fields are refused.
 
 const nonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
 /** ISO 4217 code in any letter case, normalised to upper case. */

@@ -1,5 +1,5 @@
 /**
- * Access-token manager for providers with client-credential logins (Providers N and T, design §6 and §8):
+ * Access-token manager for providers with client-credential logins (Providers N and T, docs/architecture.md#access-tokens and docs/architecture.md#reading-provider-n-token):
  * a valid token is in hand before every API call; it is fetched when none is held or the held one expires
  * within the refresh margin, one in-flight login is shared by every concurrent caller, and a token the
  * provider rejected with 401 is dropped so the next call logs in again. A caller whose signal aborts stops

@@ -1,5 +1,5 @@
 /**
- * The Provider N adapter (spec §1 capability matrix, wire contract "Calls"): checkouts through
+ * The Provider N adapter (docs/architecture.md#capabilities capability matrix, docs/providers/provider-n.md#calls): checkouts through
  * init-transaction, payment and checkout reads through the v1 status query, refunds through initiate-refund.
  * Each operation builds its request (requests.ts), sends it (client.ts) and maps the reply (mapping.ts). A
  * caller's idempotency key becomes the call's paymentReference / refundReference (issue 14 §1): the provider
@@ -270,7 +270,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
       const refundReference = await reference('refundReference');
       if (!refundReference) return undefined;
       const read = await readRefund(refundReference, options);
-      // Neither the refund read nor its request carries a currency: the provider's home currency (wire contract).
+      // Neither the refund read nor its request carries a currency: the provider's home currency (docs/providers/provider-n.md#refunds).
       return read && refundRecord(read, DEFAULT_CURRENCY);
     }
     return undefined;

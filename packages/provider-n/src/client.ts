@@ -1,5 +1,5 @@
 /**
- * The Provider N client (wire contract "Envelope" and "Authentication"): core's provider client with a Bearer
+ * The Provider N client (docs/providers/provider-n.md#envelope and docs/providers/provider-n.md#authentication): core's provider client with a Bearer
  * token from core's token manager, the envelope reader (`requestSuccessful: false` or a non-`"0"` `responseCode`
  * is a refusal whatever the HTTP status), and Provider N's refusal codes as data.
  */
@@ -34,7 +34,7 @@ const DUPLICATE_REFERENCE_MESSAGE = /duplicate|already exists/i;
 /**
  * Provider code → rule (core reads it with own-property checks). `99` is the provider's catch-all (bad
  * credentials, unknown transaction, bad input): only its "Duplicate payment reference" (init-transaction, 422) has
- * a rule. The refund codes are the wire contract's R1–R5, plus the published refund read's R7 and R9.
+ * a rule. The refund codes are the wire contract's (docs/providers/provider-n.md#refunds) R1–R5, plus the published refund read's R7 and R9.
  */
 export const PROVIDER_N_ERRORS: ProviderErrorTable = {
   '99': [{ message: DUPLICATE_REFERENCE_MESSAGE, kind: 'conflict' }],

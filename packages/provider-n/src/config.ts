@@ -1,5 +1,5 @@
 /**
- * Provider N configuration (wire contract "Hosts and configuration"): the explicit config schema and the
+ * Provider N configuration (docs/providers/provider-n.md#hosts-and-configuration): the explicit config schema and the
  * environment the default factory reads when it is called, both loaded through core's one config helper.
  */
 import {
@@ -26,7 +26,7 @@ export interface ProviderNConfig extends TransportOptions {
 /** Overrides accepted by the default factory `providerN(overrides)`: each one wins over its variable. */
 export type ProviderNOverrides = Partial<ProviderNConfig>;
 
-/** Default base URLs; every path of the wire contract is relative to them. */
+/** Default base URLs; every path of the wire contract (docs/providers/provider-n.md#hosts-and-configuration) is relative to them. */
 export const PROVIDER_N_BASE_URLS = {
   sandbox: 'https://sandbox.provider-n.example/api',
   production: 'https://api.provider-n.example/api',

@@ -1,5 +1,5 @@
 /**
- * Provider N replies → unified records (design §3). Status tables are data read through `Map`s, so the whole
+ * Provider N replies → unified records (docs/architecture.md#records). Status tables are data read through `Map`s, so the whole
  * mapping reads at once, the tests walk every row, and a status named like an `Object.prototype` member
  * (`constructor`, `__proto__`) is simply unknown (issue 10 §5), never a crash.
  */
@@ -27,7 +27,7 @@ import {
   type TransactionFields,
 } from './wire.js';
 
-/** `paymentStatus` → unified payment status (wire contract, status table). */
+/** `paymentStatus` → unified payment status (docs/providers/provider-n.md#payment-statuses). */
 export const PAYMENT_STATUS = {
   PAID: 'succeeded',
   OVERPAID: 'succeeded',
@@ -163,7 +163,7 @@ export function toPayment(transaction: TransactionFields, context: PaymentContex
 }
 
 /**
- * A status read → Checkout (design §8: Provider N's retrieveCheckout reads the same transaction). The status
+ * A status read → Checkout (docs/architecture.md#reading-retrieve-checkout: Provider N's retrieveCheckout reads the same transaction). The status
  * read carries neither the checkout URL nor the items, so `payment_url` and `expires_at` are null and
  * `products` is empty; `metadata.paymentStatus` and `metadata.amountPaid` tell how far the payer got.
  */

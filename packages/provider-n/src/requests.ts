@@ -17,7 +17,7 @@ import {
 import * as v from '@pay/core/schema';
 import { DEFAULT_CURRENCY } from './wire.js';
 
-/** Payment methods the hosted checkout offers by default (wire contract). */
+/** Payment methods the hosted checkout offers by default (docs/providers/provider-n.md#create-checkout). */
 export const DEFAULT_PAYMENT_METHODS = ['CARD', 'ACCOUNT_TRANSFER'];
 
 /** What `checkouts.create` receives from core (already checked against core's request contract). */
@@ -46,7 +46,7 @@ const nonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, '
 const CURRENCY_CODE = 'must be a 3-letter ISO 4217 code';
 
 /**
- * `provider_metadata` of `checkouts.create` (spec §2: amount and currency go here for Provider N). The public
+ * `provider_metadata` of `checkouts.create` (docs/architecture.md#request-fields: amount and currency go here for Provider N). The public
  * type `ProviderNCheckoutMetadata` is inferred from it, so a missing amount is a compile error too.
  */
 export const checkoutMetadataSchema = v.strictObject({
@@ -76,7 +76,7 @@ export const checkoutMetadataSchema = v.strictObject({
 const setByTheAdapter = v.optional(v.never());
 
 /**
- * `provider_metadata` of `refunds.create`: loose (other members are forwarded to the refund endpoint, spec §2).
+ * `provider_metadata` of `refunds.create`: loose (other members are forwarded to the refund endpoint, docs/architecture.md#request-fields).
  * The public type `ProviderNRefundMetadata` is inferred from it.
  */
 export const refundMetadataSchema = v.looseObject({
@@ -122,7 +122,7 @@ export interface InitTransactionRequest {
 
 /**
  * Checks a checkout request and builds the init-transaction body. Amount and currency live in
- * `provider_metadata` for Provider N (spec §2), so top-level ones are refused rather than silently ignored.
+ * `provider_metadata` for Provider N (docs/architecture.md#request-fields), so top-level ones are refused rather than silently ignored.
  */
 export function initTransactionRequest(
   params: CheckoutInput,
@@ -287,7 +287,7 @@ export function uniqueReference(): string {
  * `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so every
  * attempt and every process sends the same reference for the same key and the provider's refusal of a reused
  * reference stops a second checkout or refund; it keeps the length (36) and charset (`[0-9a-z-]`) of the random
- * references the provider already takes (the wire contract states no limit). Exported so support can compute the
+ * references the provider already takes (the wire contract (docs/providers/provider-n.md#refunds) states no limit). Exported so support can compute the
  * reference of a key.
  */
 export function idempotencyReference(idempotencyKey: string): Promise<string> {
@@ -324,7 +324,7 @@ export function initTransactionCall(body: InitTransactionRequest, options: CallO
 export type TransactionLookup = { transactionReference: string } | { paymentReference: string };
 
 /**
- * `GET /v1/merchant/transactions/query?transactionReference=…` (design §8: v1, not the newer v2 read), or
+ * `GET /v1/merchant/transactions/query?transactionReference=…` (docs/architecture.md#reading-provider-n-versions: v1, not the newer v2 read), or
  * `?paymentReference=…`. Core encodes the query value (references contain `|`).
  */
 export function transactionQueryCall(lookup: TransactionLookup, options: CallOptions): ProviderCall {

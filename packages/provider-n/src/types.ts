@@ -18,19 +18,19 @@ import type {
 
 /**
  * `provider_metadata` of `checkouts.create`: `amount` (major units of `currency`, `5000.5` = NGN 5,000.50) and
- * `currency` are required (spec §2: Provider N takes them here, not at the top level); `customerName`,
+ * `currency` are required (docs/architecture.md#request-fields: Provider N takes them here, not at the top level); `customerName`,
  * `paymentDescription` and `paymentMethods` are optional.
  */
 export type ProviderNCheckoutMetadata = v.InferInput<typeof checkoutMetadataSchema>;
 
 /**
- * `provider_metadata` of `refunds.create`: any member is forwarded to the refund endpoint (spec §2), except the
+ * `provider_metadata` of `refunds.create`: any member is forwarded to the refund endpoint (docs/architecture.md#request-fields), except the
  * three the adapter sets itself (`transactionReference`, `refundReference`, `refundAmount`: typed `never`).
  * `currency` is not forwarded: it only labels the Refund record and bounds the amount's digits.
  */
 export type ProviderNRefundMetadata = v.InferInput<typeof refundMetadataSchema>;
 
-/** What `checkouts.create` resolves to: a Checkout plus `checkoutUrl` (spec §2). */
+/** What `checkouts.create` resolves to: a Checkout plus `checkoutUrl` (docs/architecture.md#operations). */
 export type ProviderNCheckout = Checkout & {
   /** The hosted checkout page to send the payer to (the same URL as `payment_url`). */
   checkoutUrl: string;

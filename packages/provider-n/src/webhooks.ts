@@ -1,5 +1,5 @@
 /**
- * Provider N webhooks (spec §5 and §6, wire contract "Webhooks"): verify the `providerN-signature` HMAC-SHA512
+ * Provider N webhooks (docs/architecture.md#authentication and docs/architecture.md#event-names, docs/providers/provider-n.md#webhooks): verify the `providerN-signature` HMAC-SHA512
  * of the raw body first, then normalise `{ eventType, eventData }` into unified events followed by the raw
  * `providerN.<eventType>` event.
  */
@@ -65,7 +65,7 @@ interface DeliveryFacts extends RecordFacts {
 }
 
 /**
- * Event table (spec §6 with the open rows decided in the wire contract), a `Map` so that an event type named like
+ * Event table (docs/architecture.md#event-names with the open rows decided in the wire contract (docs/providers/provider-n.md#events)), a `Map` so that an event type named like
  * an `Object.prototype` member (`constructor`, `__proto__`, `toString`) finds no row (issue 10 §5). Customer and
  * disbursement events have no row: they raise only their raw event, as does any event type the provider adds.
  */
@@ -81,7 +81,7 @@ const NORMALISERS = new Map<string, Normaliser>([
 
 type SubscriptionEventName = 'subscription.created' | 'subscription.canceled' | 'subscription.updated';
 
-/** Which subscription event a mandate status raises (wire contract); any status not listed → `subscription.updated`. */
+/** Which subscription event a mandate status raises (docs/providers/provider-n.md#events); any status not listed → `subscription.updated`. */
 export const MANDATE_EVENT = {
   PENDING: 'subscription.created',
   ACTIVE: 'subscription.created',
@@ -286,7 +286,7 @@ function settlementEvents(data: Record<string, unknown>, facts: DeliveryFacts): 
   );
 }
 
-/** SUCCESSFUL_REFUND / FAILED_REFUND → `refund.created`, told apart by `data.status` (wire contract). */
+/** SUCCESSFUL_REFUND / FAILED_REFUND → `refund.created`, told apart by `data.status` (docs/providers/provider-n.md#events). */
 function refundEvent(data: Record<string, unknown>, facts: DeliveryFacts, status: RefundStatus): PayEvent {
   const refund = read(refundBodySchema, data, 'refund');
   const currency =

@@ -1,5 +1,5 @@
 /**
- * Provider N's wire (wire contract "Envelope", "Calls", "Webhooks"): lenient valibot schemas of the replies
+ * Provider N's wire (docs/providers/provider-n.md#envelope, docs/providers/provider-n.md#calls, docs/providers/provider-n.md#webhooks): lenient valibot schemas of the replies
  * and webhook payloads the adapter reads. Only the fields mapped are required; amounts are accepted as numbers
  * or decimal strings (the status read sends `"5000.00"`, webhooks send numbers).
  */
@@ -9,7 +9,7 @@ import * as v from '@pay/core/schema';
 /** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */
 export const DEFAULT_CURRENCY = 'NGN';
 
-/** Checkout links from init-transaction stay valid for 40 minutes (wire contract). */
+/** Checkout links from init-transaction stay valid for 40 minutes (docs/providers/provider-n.md#create-checkout). */
 export const CHECKOUT_LIFETIME_MS = 40 * 60 * 1000;
 
 /** A decimal amount sent as a number or as text, read exactly into a number. */
@@ -51,7 +51,7 @@ export const initTransactionBodySchema = v.looseObject({
   checkoutUrl: v.pipe(v.string(), v.url()),
 });
 
-/** The values of `paymentStatus` (wire contract, status table). Others may appear: they are read as unknown. */
+/** The values of `paymentStatus` (docs/providers/provider-n.md#payment-statuses). Others may appear: they are read as unknown. */
 export const PAYMENT_STATUSES = [
   'PAID',
   'OVERPAID',
@@ -87,7 +87,7 @@ const customerSchema = v.optional(
 
 /**
  * Caller metadata as the provider stores it: an object whose values may come back as numbers, or (in
- * `REJECTED_PAYMENT`, wire contract "Webhooks") the same object serialised as a JSON string. A string that is
+ * `REJECTED_PAYMENT`, docs/providers/provider-n.md#webhooks) the same object serialised as a JSON string. A string that is
  * not a JSON object is kept whole under `metaData`, never dropped.
  */
 const metaDataSchema = v.optional(
@@ -111,8 +111,7 @@ function metaDataFromText(text: string): Record<string, unknown> {
 }
 
 /**
- * The fields every transaction reading shares, under every spelling seen in published data (wire contract
- * "retrievePayment" and "Webhooks"): `totalPayable` or `amount` for the amount asked, `currency` or
+ * The fields every transaction reading shares, under every spelling seen in published data (docs/providers/provider-n.md#transaction-query and docs/providers/provider-n.md#webhooks): `totalPayable` or `amount` for the amount asked, `currency` or
  * `currencyCode`, `customer.email` or a flat `customerEmail`. Only the reference is required here; which amount
  * must be present is checked by each reading.
  */
@@ -242,7 +241,7 @@ export const transactionEventSchema = v.pipe(
 const paymentSourceSchema = v.looseObject({ amountPaid: optionalDecimal });
 
 /**
- * `eventData` of `REJECTED_PAYMENT` (wire contract "Webhooks": thinner than the other transaction events): the
+ * `eventData` of `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks: thinner than the other transaction events): the
  * amount asked is `amount` (or `paymentRejectionInformation.expectedAmount`), what the payer sent is in
  * `paymentSourceInformation.amountPaid`, and there is no `currency`, `paymentStatus` or `totalPayable`.
  */
@@ -300,7 +299,7 @@ export const settlementEventSchema = v.looseObject({
   transactions: v.array(settledTransactionSchema),
 });
 
-/** The values of `mandateStatus` the wire contract names; others are read as unknown. */
+/** The values of `mandateStatus` the wire contract (docs/providers/provider-n.md#events) names; others are read as unknown. */
 export const MANDATE_STATUSES = ['PENDING', 'ACTIVE', 'ACTIVATED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
 
 /** A Provider N mandate status. */

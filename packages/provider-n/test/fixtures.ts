@@ -1,11 +1,11 @@
-/** Realistic Provider N payloads (wire contract) and test credentials shared by the tests. */
+/** Realistic Provider N payloads (docs/providers/provider-n.md) and test credentials shared by the tests. */
 import nock from 'nock';
 import { createProviderN, type ProviderNConfig } from '../src/index.js';
 
 export const API_KEY = 'PN_APIKEY_7d1f0c2e9b';
 export const SECRET_KEY = 'PN_SECRET_4a8b6c2d0e1f';
 export const CONTRACT_CODE = '7059707855';
-/** Provider N keys the webhook HMAC with the merchant's secret key (wire contract "Webhooks"). */
+/** Provider N keys the webhook HMAC with the merchant's secret key (docs/providers/provider-n.md#webhooks). */
 export const WEBHOOK_SECRET = SECRET_KEY;
 export const HOST = 'https://sandbox.provider-n.example';
 export const BASIC = `Basic ${Buffer.from(`${API_KEY}:${SECRET_KEY}`).toString('base64')}`;

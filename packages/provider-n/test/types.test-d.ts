@@ -50,7 +50,7 @@ describe('Provider N types', () => {
     void pay.checkouts.create({ customer: { email: 'a@example.com' }, provider_metadata: { amount: 100 } });
     void pay.checkouts.create({
       customer: { email: 'a@example.com' },
-      // @ts-expect-error: the amount is required, in provider_metadata (spec §2), not at the top level
+      // @ts-expect-error: the amount is required, in provider_metadata (docs/architecture.md#request-fields), not at the top level
       provider_metadata: { currency: 'NGN' },
     });
     void pay.checkouts.create({

@@ -1,6 +1,6 @@
 /**
  * The client of Provider R over core's provider client (Contract A): HTTP Basic on every call, the provider's
- * envelope where only `code == 0` is success whatever the HTTP status (wire contract, "Response codes"), its
+ * envelope where only `code == 0` is success whatever the HTTP status (docs/providers/provider-r.md#response-codes), its
  * codes as a table of data, and the rule for refusals of calls that can move money.
  */
 import {
@@ -24,7 +24,7 @@ import type { ProviderRCall } from './requests.js';
 import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
 
 /**
- * What each provider code means for a caller (wire contract, "Response codes"), as data. 1400 is "bad request
+ * What each provider code means for a caller (docs/providers/provider-r.md#response-codes), as data. 1400 is "bad request
  * or unauthorised access", and the status call also answers an unknown `transId` with it (published:
  * `error=1400&message=Payment not found (status), …`, test/fixtures/SOURCE.md): only the message tells the
  * cases apart, so an unauthorised caller still gets an error, never "no such payment".
@@ -144,7 +144,7 @@ export function createClient(config: ProviderRConfig) {
     const context = call.context ? { context: call.context } : {};
     return {
       body: parseReply(schema, outcome.body, { provider: 'providerR', call: call.call, ...context }),
-      // The wire contract names no request-id header of the provider's: the id `@pay` sent identifies the call.
+      // The wire contract (docs/providers/provider-r.md#calls) names no request-id header of the provider's: the id `@pay` sent identifies the call.
       requestId: requestIdOf(outcome.reply),
     };
   }

@@ -1,5 +1,5 @@
 /**
- * Provider R configuration (spec §5): the merchant identifier, the secret and the sandbox switch, from an
+ * Provider R configuration (docs/architecture.md#authentication): the merchant identifier, the secret and the sandbox switch, from an
  * explicit object or from `PROVIDER_R_*` environment variables read when the default factory is called.
  */
 import {
@@ -12,7 +12,7 @@ import {
 import * as v from '@pay/core/schema';
 
 /**
- * The production host (wire contract, "Host and configuration"); sandbox mode uses it too, with `test: true`.
+ * The production host (docs/providers/provider-r.md#host-and-configuration); sandbox mode uses it too, with `test: true`.
  * The environment variable of the same name (or `baseUrl`) replaces it, e.g. with `pay dev`'s simulator.
  */
 export const PROVIDER_R_BASE_URL = 'https://payments.provider-r.example';

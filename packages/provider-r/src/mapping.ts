@@ -1,5 +1,5 @@
 /**
- * Provider R replies → unified records (design §3), and the status and event tables of the wire contract as
+ * Provider R replies → unified records (docs/architecture.md#records), and the status and event tables of the wire contract (docs/providers/provider-r.md#events) as
  * data, so the whole mapping reads at once and tests can walk it. Records carry amounts in the currency's
  * standard unit (`25050` minor units on the wire → `250.5`), converted exactly by core's `toMajorUnits`, and the
  * `request_id` of the call that produced them. The tables are read through `Map`s: a status
@@ -17,22 +17,22 @@ import {
 import type { PaymentBody, RefundSent } from './requests.js';
 import type { CreateReply, ProviderRStatus, ProviderRStatusReply } from './wire.js';
 
-/** Provider R status → unified payment status (wire contract, "Status"). */
+/** Provider R status → unified payment status (docs/providers/provider-r.md#status). */
 export const PAYMENT_STATUS = {
   PENDING: 'pending',
   PAID: 'succeeded',
-  // Pre-authorised, awaiting capture (spec §3).
+  // Pre-authorised, awaiting capture (docs/architecture.md#provider-flows).
   AUTHORIZED: 'requires_capture',
   CANCELLED: 'canceled',
 } as const satisfies Record<ProviderRStatus, PaymentStatus>;
 
 /**
- * The unified status of a status the wire contract does not list (issue 12 rule): `processing` claims neither
+ * The unified status of a status the wire contract (docs/providers/provider-r.md#status) does not list (issue 12 rule): `processing` claims neither
  * success nor failure, and asks nothing of the payer; the raw `providerR.<STATUS>` event carries the value.
  */
 export const UNKNOWN_STATUS_PAYMENT_STATUS: PaymentStatus = 'processing';
 
-/** Confirmed status → normalised events, in dispatch order (spec §6). The raw `providerR.<STATUS>` follows. */
+/** Confirmed status → normalised events, in dispatch order (docs/architecture.md#event-names). The raw `providerR.<STATUS>` follows. */
 export const STATUS_EVENTS = {
   PAID: ['payment.succeeded', 'invoice.generated'],
   PENDING: ['payment.created'],
@@ -40,7 +40,7 @@ export const STATUS_EVENTS = {
   CANCELLED: ['payment.failed'],
 } as const satisfies Record<ProviderRStatus, readonly NormalisedEventName[]>;
 
-/** *(ours)* The events of a confirmed status the wire contract does not list: "something changed, read the status". */
+/** *(ours)* The events of a confirmed status the wire contract (docs/providers/provider-r.md#events) does not list: "something changed, read the status". */
 export const UNKNOWN_STATUS_EVENTS: readonly NormalisedEventName[] = ['payment.updated'];
 
 const paymentStatuses: ReadonlyMap<string, PaymentStatus> = new Map(Object.entries(PAYMENT_STATUS));
@@ -61,7 +61,7 @@ export function eventTypesOf(status: string): readonly NormalisedEventName[] {
 /**
  * What the payer has paid so far, in the standard unit: the whole price once the provider says `PAID`, nothing while
  * the payment is pending, pre-authorised (money reserved, not paid) or cancelled; `null` for a status the
- * wire contract does not define, since then the provider does not say.
+ * wire contract (docs/providers/provider-r.md#status) does not define, since then the provider does not say.
  */
 export function amountPaidOf(reply: ProviderRStatusReply): number | null {
   if (reply.status === 'PAID') return toMajorUnits(reply.price, reply.curr);
@@ -148,7 +148,7 @@ export function paymentFromCreate(
   };
 }
 
-/** *(ours)* The Invoice of `invoice.generated` for a confirmed PAID status (wire contract, "Webhooks"). */
+/** *(ours)* The Invoice of `invoice.generated` for a confirmed PAID status (docs/providers/provider-r.md#webhooks). */
 export function invoiceFromStatus(
   reply: ProviderRStatusReply,
   confirmedAt: number,

@@ -1,8 +1,8 @@
 /**
  * Unified requests → Provider R calls. Everything that can be checked without the provider is checked here,
- * before the first upstream call, and reported as one `ValidationError` listing every issue (design §4).
+ * before the first upstream call, and reported as one `ValidationError` listing every issue (docs/architecture.md#errors).
  * Amounts arrive in the currency's standard unit (`250.5` = 250.50 CZK, issue 16) and leave as the integer
- * minor units of the wire (`price: 25050`, wire contract "Amounts and currencies"), converted on the decimal
+ * minor units of the wire (`price: 25050`, docs/providers/provider-r.md#amounts-and-currencies), converted on the decimal
  * text by core's `toMinorUnits`, never with float arithmetic.
  */
 import {
@@ -25,9 +25,9 @@ import * as v from '@pay/core/schema';
 import type { ProviderRConfig } from './config.js';
 import { createReplySchema, PROVIDER_R_CURRENCIES, statusReplySchema } from './wire.js';
 
-/** The provider's default label (spec §2). */
+/** The provider's default label (docs/architecture.md#request-fields). */
 export const DEFAULT_LABEL = 'Order from Eshop';
-/** Currency of a payment created without one (spec §8). */
+/** Currency of a payment created without one (docs/architecture.md#limits). */
 export const DEFAULT_CURRENCY = 'CZK';
 
 const labelSchema = v.pipe(
@@ -49,7 +49,7 @@ export const checkoutMetadataSchema = v.strictObject({
 });
 /** `provider_metadata` of `payments.create`. */
 export const paymentMetadataSchema = v.strictObject({
-  /** The payer's e-mail (required, spec §2). */
+  /** The payer's e-mail (required, docs/architecture.md#request-fields). */
   email: emailSchema,
   /** Label shown to the payer, 1–16 characters. Default `Order from Eshop`. */
   paymentLabel: v.optional(labelSchema),
@@ -118,7 +118,7 @@ function wire<S extends v.GenericSchema>(
 }
 
 /**
- * A creation (`POST`, never repeated: design §6) of `body`; its `refId` names it in errors, so a lost creation is
+ * A creation (`POST`, never repeated: docs/architecture.md#http-client) of `body`; its `refId` names it in errors, so a lost creation is
  * found by it in the portal.
  */
 function creation<B extends { refId?: string | undefined }>(
@@ -149,7 +149,7 @@ export function checkoutRequest(
 ) {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(checkoutMetadataSchema, input.provider_metadata, issues);
-  // Amount and currency are top level for Provider R (spec §2), and this adapter needs both.
+  // Amount and currency are top level for Provider R (docs/architecture.md#request-fields), and this adapter needs both.
   if (input.currency === undefined)
     issues.push({ path: 'currency', message: 'is required for a Provider R checkout' });
   else issues.push(...currencyIssues(input.currency, 'currency'));
@@ -192,7 +192,7 @@ export function checkoutRequest(
   );
 }
 
-/** The body of `POST /v2.0/payment` (wire contract, "createPayment"). */
+/** The body of `POST /v2.0/payment` (docs/providers/provider-r.md#create-payment). */
 export type PaymentBody = ReturnType<typeof paymentRequest>['body'];
 
 /** Checks a payment request and builds the `POST /v2.0/payment` call (`keyedRefId` as for a checkout). */
@@ -232,14 +232,14 @@ export function paymentRequest(
   return creation('POST /v2.0/payment', '/v2.0/payment', body, options);
 }
 
-/** The v1.0 status call (wire contract, "Status"): the read behind retrieve, capture, cancel, refund and webhooks. */
+/** The v1.0 status call (docs/providers/provider-r.md#status): the read behind retrieve, capture, cancel, refund and webhooks. */
 export function statusRequest(transId: string, config: ProviderRConfig, options: CallOptions) {
   return wire('POST /v1.0/status', statusReplySchema, false, options, {
     method: 'POST',
     path: '/v1.0/status',
-    // The status call authenticates with these fields as well as with Basic (design §8).
+    // The status call authenticates with these fields as well as with Basic (docs/architecture.md#reading-provider-r-auth).
     form: { merchant: config.merchant, transId, secret: config.secret },
-    // A read: repeating it cannot move money (design §6).
+    // A read: repeating it cannot move money (docs/architecture.md#http-client).
     retrySafe: true,
   });
 }

@@ -45,20 +45,20 @@ export interface ProviderRTypes extends AdapterTypes {
     'refunds.create': ProviderRRefundMetadata;
   };
   rawEvents: ProviderRRawEvents;
-  /** `checkouts.create` resolves to `null`: the redirect is the provider's (spec §2). */
+  /** `checkouts.create` resolves to `null`: the redirect is the provider's (docs/architecture.md#operations). */
   checkout: null;
 }
 
 /**
  * `checkouts.create` params for Provider R: `amount` (standard unit) and `currency` are top level and required
- * (spec §2), and so are the two return URLs the hosted page sends the payer back to.
+ * (docs/architecture.md#request-fields), and so are the two return URLs the hosted page sends the payer back to.
  */
 export type ProviderRCheckoutParams = Omit<
   CheckoutCreateParams<ProviderRCheckoutMetadata>,
   'amount' | 'currency' | 'success_url' | 'cancel_url'
 > & { amount: number; currency: string; success_url: string; cancel_url: string };
 
-/** `payments.create` params for Provider R: `amount` (standard unit) top level and required (spec §2). */
+/** `payments.create` params for Provider R: `amount` (standard unit) top level and required (docs/architecture.md#request-fields). */
 export type ProviderRPaymentParams = Omit<PaymentCreateParams<ProviderRPaymentMetadata>, 'amount'> & {
   amount: number;
 };
@@ -71,7 +71,7 @@ export interface ProviderRCheckoutRedirect {
 
 /** The Provider R adapter: the unified operations (amounts typed where the spec puts them), plus `createCheckoutRedirect`. */
 export type ProviderRAdapter = Omit<Adapter<ProviderRTypes>, 'createCheckout' | 'createPayment'> & {
-  /** Opens a hosted-page checkout; resolves to `null` (spec §2). See `createCheckoutRedirect` for the URL. */
+  /** Opens a hosted-page checkout; resolves to `null` (docs/architecture.md#operations). See `createCheckoutRedirect` for the URL. */
   createCheckout(params: ProviderRCheckoutParams, options?: CallOptions): Promise<null>;
   /** Creates a payment the payer completes on the provider's page (`payment_url`). */
   createPayment(params: ProviderRPaymentParams, options?: CallOptions): Promise<Payment>;

@@ -1,5 +1,5 @@
 /**
- * Provider R push notifications (spec §5, wire contract "Webhooks"), in two phases (core's
+ * Provider R push notifications (docs/architecture.md#authentication, docs/providers/provider-r.md#webhooks), in two phases (core's
  * `AuthenticatedDelivery`): no signature, so `verify` checks the delivery field by field (secret, then merchant,
  * both in constant time), its payload and its test/live mode, with no upstream call; `events()` then confirms the
  * status with the status call, checks the confirmation (same transaction, same merchant, same mode) and builds
@@ -94,7 +94,7 @@ function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void
 
 /**
  * Phase 2 (`events()`): the status call, then every check of the confirmation, then the events of the CONFIRMED
- * status, which is the truth they report (wire contract, "Webhooks", step 3).
+ * status, which is the truth they report (docs/providers/provider-r.md#webhooks, step 3).
  */
 async function confirmedEvents(
   config: ProviderRConfig,

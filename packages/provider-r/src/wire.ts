@@ -1,16 +1,16 @@
 /**
- * Provider R's wire contract (`shared/providers/provider-r.md`): the provider's codes and lenient valibot
+ * Provider R's wire contract (`docs/providers/provider-r.md`): the provider's codes and lenient valibot
  * schemas of the replies the adapter reads. Only the fields the mapping reads are required; values that arrive
  * as text in the form-encoded status reply (or as numbers in a JSON push) are coerced.
  */
 import * as v from '@pay/core/schema';
 
-/** The transaction statuses of Provider R (spec §3). */
+/** The transaction statuses of Provider R (docs/architecture.md#provider-flows). */
 export const PROVIDER_R_STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'CANCELLED'] as const;
 /** A Provider R transaction status. */
 export type ProviderRStatus = (typeof PROVIDER_R_STATUSES)[number];
 
-/** Currencies the provider accepts (wire contract, "Amounts and currencies"); CZK is the default. */
+/** Currencies the provider accepts (docs/providers/provider-r.md#amounts-and-currencies); CZK is the default. */
 export const PROVIDER_R_CURRENCIES = ['CZK', 'EUR', 'PLN', 'HUF', 'USD', 'GBP', 'RON', 'NOK', 'SEK'] as const;
 
 /** The provider's reply codes and their meaning. Only `0` is success, whatever the HTTP status. */

@@ -1,4 +1,4 @@
-/** Realistic Provider R payloads (wire contract) and a configured adapter for the nock tests. */
+/** Realistic Provider R payloads (docs/providers/provider-r.md) and a configured adapter for the nock tests. */
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createProviderR, PROVIDER_R_BASE_URL, type ProviderRConfig } from '../src/index.js';

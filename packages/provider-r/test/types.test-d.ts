@@ -16,7 +16,7 @@ describe('Provider R types', () => {
     handler.on('providerR.PAID', (event) => {
       expectTypeOf(event.data).toEqualTypeOf<ProviderRStatusReply>();
       expectTypeOf(event.data.price).toEqualTypeOf<number>();
-      // The four statuses of the wire contract, and any the provider adds later (issue 12 rule).
+      // The four statuses of the wire contract (docs/providers/provider-r.md#status), and any the provider adds later (issue 12 rule).
       expectTypeOf(event.data.status).toEqualTypeOf<
         'PENDING' | 'AUTHORIZED' | 'PAID' | 'CANCELLED' | (string & {})
       >();

@@ -1,5 +1,5 @@
 /**
- * The Provider T adapter (spec §1–§7): each operation checks its input completely (`requests.ts`), then runs
+ * The Provider T adapter (docs/architecture.md#behaviour): each operation checks its input completely (`requests.ts`), then runs
  * its flow or read through the client and maps the reply to a record (`mapping.ts`). Operations the provider
  * cannot perform throw `ProviderNotSupportedError` with the spec's reasons, before validation and before any I/O.
  */
@@ -16,7 +16,7 @@ import { checkAmend, checkRefund, checkTransfer } from './requests.js';
 import type { ProviderTAdapter, ProviderTTypes } from './types.js';
 import { providerTWebhooks } from './webhooks.js';
 
-/** Why each operation Provider T cannot perform is unsupported (spec §7). */
+/** Why each operation Provider T cannot perform is unsupported (docs/architecture.md#unsupported-operations). */
 export const UNSUPPORTED_REASONS = {
   'checkouts.delete': 'a committed transfer cannot be deleted or voided',
   'payments.delete': 'a committed transfer cannot be deleted or voided',
@@ -97,8 +97,7 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
  * unknown. The transaction id comes from the error's context or the ledger's recovery point; the status read
  * answers: the Payment / Checkout (a refund: the Refund once the transfer is `REFUNDED`), `null` when Provider T
  * knows no committed transfer with the id (400/697 or 404, so nothing moved) or a refund lookup finds the transfer
- * not refunded, and `undefined` without a transaction id: Provider T offers no lookup by client request id (wire
- * contract), so a key whose quote never answered cannot be told.
+ * not refunded, and `undefined` without a transaction id: Provider T offers no lookup by client request id (docs/providers/provider-t.md#refunds), so a key whose quote never answered cannot be told.
  */
 async function resolveTransfer(
   client: ProviderTClient,

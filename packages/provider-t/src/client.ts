@@ -1,5 +1,5 @@
 /**
- * How the adapter talks to Provider T (wire contract "Authentication", "Errors"): core's provider client with
+ * How the adapter talks to Provider T (docs/providers/provider-t.md#authentication, docs/providers/provider-t.md#errors): core's provider client with
  * the OAuth token manager behind it, `X-Client-Request-Id` on every call (the same on each retry of it), the
  * error envelope read by `readEnvelope`, and Provider T's error codes as a table.
  */
@@ -27,11 +27,11 @@ export type { ProviderCall, ProviderOutcome } from '@pay/core/adapter';
 /** The provider name on records, errors and events. */
 export const PROVIDER = 'providerT';
 
-/** Provider T's code for a commit of a transaction that is committed already (wire contract, Transfer step 3). */
+/** Provider T's code for a commit of a transaction that is committed already (docs/providers/provider-t.md#commit). */
 export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
 
 /**
- * Provider T's error codes (wire contract "Errors"), read by core's provider client with own-property checks.
+ * Provider T's error codes (docs/providers/provider-t.md#errors), read by core's provider client with own-property checks.
  * The sandbox answers an unknown transaction with 400 code `697` ("Invalid Transaction ID", recorded in
  * test/fixtures/status-unknown-697.json): a read of it resolves to `null`. The flows tell "already committed"
  * apart by its code (an earlier attempt of ours went through).
@@ -102,7 +102,7 @@ export function createClient(config: ResolvedConfig): ProviderTClient {
 }
 
 /**
- * Reads one reply (wire contract "Errors"): a 2xx body as JSON; otherwise the first error's code, every error's
+ * Reads one reply (docs/providers/provider-t.md#errors): a 2xx body as JSON; otherwise the first error's code, every error's
  * message, and the offending fields (`sender.name.lastName`), which the error's context keeps. A reply that is
  * not the envelope still yields a refusal, with no code.
  */

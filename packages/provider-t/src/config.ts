@@ -1,5 +1,5 @@
 /**
- * Provider T configuration (wire contract "Hosts and configuration"): the explicit config, the environment the
+ * Provider T configuration (docs/providers/provider-t.md#hosts-and-configuration): the explicit config, the environment the
  * default factory reads, and the resolved settings the adapter runs with.
  */
 import type { TransportOptions } from '@pay/core/adapter';
@@ -46,7 +46,7 @@ export interface ProviderTConfig extends TransportOptions {
   webhookHost?: string;
 }
 
-/** Default base URLs per environment (wire contract). */
+/** Default base URLs per environment (docs/providers/provider-t.md#hosts-and-configuration). */
 export const PROVIDER_T_BASE_URLS = {
   sandbox: 'https://sandbox-api.provider-t.example',
   production: 'https://api.provider-t.example',
@@ -54,7 +54,7 @@ export const PROVIDER_T_BASE_URLS = {
 
 /**
  * Provider T's fixed webhook public keys, one per environment (SPKI DER, base64). There is no per-partner key
- * and no shared secret (spec §5).
+ * and no shared secret (docs/architecture.md#authentication).
  */
 export const PROVIDER_T_WEBHOOK_PUBLIC_KEYS = {
   sandbox:
@@ -105,13 +105,13 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
   // The simulator's signing key (`pay dev provider-t` prints it), so webhook verification switches to the simulator
   // without a code change, like PROVIDER_T_BASE_URL does for the API. PEM (real or `\n`-escaped line breaks) or
-  // base64 SPKI DER; unset, the environment's fixed key (wire contract "Webhooks (inbound)") is used.
+  // base64 SPKI DER; unset, the environment's fixed key (docs/providers/provider-t.md#webhooks) is used.
   { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false },
   // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change (issue 16).
   { env: 'PROVIDER_T_BASE_URL', member: 'baseUrl', required: false },
 ] as const;
 
-/** Identity fields every call carries (wire contract "Identity fields"). */
+/** Identity fields every call carries (docs/providers/provider-t.md#identity-fields). */
 export interface ProviderTIdentity {
   targetAudience: string;
   agentPartnerId: string;
@@ -133,7 +133,7 @@ export interface ResolvedConfig extends TransportOptions {
 }
 
 /**
- * Validates an explicit config and applies the wire contract's defaults; `baseUrl` (or `PROVIDER_T_BASE_URL`
+ * Validates an explicit config and applies the wire contract's (docs/providers/provider-t.md#hosts-and-configuration) defaults; `baseUrl` (or `PROVIDER_T_BASE_URL`
  * through the default factory) replaces the environment's host.
  */
 export function resolveConfig(config: ProviderTConfig): ResolvedConfig {

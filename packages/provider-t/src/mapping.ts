@@ -1,6 +1,5 @@
 /**
- * Provider T replies → unified records (design §3). The status and event mappings are tables (wire contract
- * "Status" and "Webhooks"), so the whole mapping reads at once and tests can walk it.
+ * Provider T replies → unified records (docs/architecture.md#records). The status and event mappings are tables (docs/providers/provider-t.md#status and docs/providers/provider-t.md#webhooks), so the whole mapping reads at once and tests can walk it.
  */
 import type { Checkout, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core/adapter';
 import { decimalText } from '@pay/core/adapter';
@@ -16,7 +15,7 @@ import {
   type WireMoney,
 } from './wire.js';
 
-/** Transaction state → unified payment status (wire contract "Status"). */
+/** Transaction state → unified payment status (docs/providers/provider-t.md#status). */
 export const PAYMENT_STATUS = {
   UNFUNDED: 'requires_action',
   PROCESSING: 'processing',
@@ -50,7 +49,7 @@ export const AMOUNT_PAID = {
 } as const satisfies Record<TransactionStatus, 'send_amount' | 'nothing' | 'unknown'>;
 
 /**
- * The unified status of a state, read from the table with an own-property check. A state the wire contract does
+ * The unified status of a state, read from the table with an own-property check. A state the wire contract (docs/providers/provider-t.md#status) does
  * not list (a new one, or a name like `constructor`) is `processing`: neither paid nor failed, so nobody ships
  * goods or gives up on it; the provider's word stays in `metadata.transactionStatus` (issue 12).
  */
@@ -71,7 +70,7 @@ function amountPaidOf(transactionStatus: string, amount: number): number | null 
   return paid === 'nothing' ? 0 : null;
 }
 
-/** Transaction state confirmed by the status read → the normalised event it raises (wire contract "Webhooks"). */
+/** Transaction state confirmed by the status read → the normalised event it raises (docs/providers/provider-t.md#webhooks). */
 export const STATUS_EVENTS = {
   UNFUNDED: 'payment.created',
   SENT: 'payment.succeeded',
@@ -85,7 +84,7 @@ export const STATUS_EVENTS = {
   REFUNDED: 'refund.created',
 } as const satisfies Record<TransactionStatus, NormalisedEventName>;
 
-/** How long a Checkout's receipt link works (spec §8). */
+/** How long a Checkout's receipt link works (docs/architecture.md#limits). */
 export const RECEIPT_LINK_LIFETIME_MS = 5 * 60 * 1000;
 
 type Breakdown = {
@@ -156,7 +155,7 @@ export type TransferSource = { status: StatusReply } | { transfer: CommittedTran
 
 /**
  * The Payment of a status read, or of a committed transfer: built from the update and commit replies with no
- * further call (wire contract, ours: committed means sent, so `succeeded`), or, when the commit was answered
+ * further call (docs/providers/provider-t.md#commit, ours: committed means sent, so `succeeded`), or, when the commit was answered
  * "already committed" (an earlier attempt went through), from the status read that confirmed it, with the
  * caller's customer and item (issue 11 §1).
  */
@@ -210,7 +209,7 @@ export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
 
 /**
  * The Checkout of a status read (no receipt link, which only the commit gives), or of a committed transfer:
- * `payment_url` is the receipt link, valid 5 minutes from `now` (spec §2, §8). The transfer is already
+ * `payment_url` is the receipt link, valid 5 minutes from `now` (docs/architecture.md#operations, docs/architecture.md#limits). The transfer is already
  * committed: it is a receipt, not a payment redirect. A transfer confirmed by a status read has no receipt link
  * (only the lost commit reply carried one).
  */
@@ -259,7 +258,7 @@ export function toCheckout(source: TransferSource, facts: RecordFacts, now = Dat
   };
 }
 
-/** A refund this call committed (wire contract "Refund", ours), or found committed by a status read. */
+/** A refund this call committed (docs/providers/provider-t.md#refunds, ours), or found committed by a status read. */
 export interface CommittedRefund {
   transactionId: string;
   refundId: string;

@@ -1,6 +1,6 @@
 /**
  * What callers put in `provider_metadata` for Provider T, the checks made before the first upstream call
- * (design §2, §3), and the wire request of every call (wire contract "Transfer", "Status", "Receiver-name
+ * (docs/architecture.md#adapter-operations, docs/architecture.md#records), and the wire request of every call (docs/providers/provider-t.md#transfer, docs/providers/provider-t.md#status, "Receiver-name
  * amendment", "Refund"). Every issue the adapter can find without provider data is reported in one
  * `ValidationError`, so nothing is quoted, let alone committed, for a request that cannot succeed.
  */
@@ -31,14 +31,14 @@ const alpha3 = v.pipe(
   v.toUpperCase(),
 );
 
-/** A person's name (wire contract `name`). */
+/** A person's name (docs/providers/provider-t.md#update). */
 export const nameSchema = v.looseObject({
   firstName: text,
   middleName: optionalText,
   lastName: text,
   secondLastName: optionalText,
 });
-/** A postal address (wire contract `address`). Country codes are ISO 3166 alpha-3 (`USA`, `MEX`). */
+/** A postal address (docs/providers/provider-t.md#update). Country codes are ISO 3166 alpha-3 (`USA`, `MEX`). */
 export const addressSchema = v.looseObject({
   line1: text,
   line2: optionalText,
@@ -50,7 +50,7 @@ export const addressSchema = v.looseObject({
 });
 const phoneSchema = v.looseObject({ number: text, countryDialCode: text });
 
-/** The sender: full KYC data on every transfer, since Provider T stores no customers (spec §2). */
+/** The sender: full KYC data on every transfer, since Provider T stores no customers (docs/architecture.md#request-fields). */
 export const senderSchema = v.looseObject({
   name: nameSchema,
   address: addressSchema,
@@ -75,7 +75,7 @@ export const receiverSchema = v.looseObject({
   mobilePhone: v.optional(phoneSchema),
 });
 
-/** Compliance data the update step enforces (design §8): forwarded when given. */
+/** Compliance data the update step enforces (docs/architecture.md#reading-provider-t-compliance): forwarded when given. */
 export const transactionInformationSchema = v.looseObject({
   purposeOfTransactionCode: optionalString,
   sourceOfFundsCode: optionalString,
@@ -83,7 +83,7 @@ export const transactionInformationSchema = v.looseObject({
   relationshipToReceiver: optionalString,
 });
 
-/** Identity fields a single call may override (wire contract "Identity fields"). */
+/** Identity fields a single call may override (docs/providers/provider-t.md#identity-fields). */
 export const identityEntries = {
   targetAudience: optionalText,
   agentPartnerId: optionalText,
@@ -122,7 +122,7 @@ const transferEntries = {
 export const transferMetadataSchema = v.strictObject(transferEntries);
 /**
  * `provider_metadata` of `checkouts.create`: a transfer plus its amount (major units, `100.5` = 100.50, at most the
- * currency's minor digits) and currency (spec §2). Both are required by the type; their values are checked with
+ * currency's minor digits) and currency (docs/architecture.md#request-fields). Both are required by the type; their values are checked with
  * the rest of the transfer (`checkTransfer`), exactly as a payment's top-level ones are.
  */
 export const checkoutMetadataSchema = v.strictObject({
@@ -130,7 +130,7 @@ export const checkoutMetadataSchema = v.strictObject({
   amount: v.custom<number>(() => true),
   currency: v.custom<string>(() => true),
 });
-/** `provider_metadata` of `payments.update` / `checkouts.update`: the receiver-name amendment (spec §4). */
+/** `provider_metadata` of `payments.update` / `checkouts.update`: the receiver-name amendment (docs/architecture.md#operations). */
 export const updateMetadataSchema = v.strictObject({
   ...identityEntries,
   receiverFirstName: optionalText,
@@ -191,7 +191,7 @@ function check<S extends v.GenericSchema>(
 // ---------------------------------------------------------------------------------------------------------
 // Checks before the first call.
 
-/** Identity fields of transfer calls (wire contract "Identity fields"): operator and point of sale too. */
+/** Identity fields of transfer calls (docs/providers/provider-t.md#identity-fields): operator and point of sale too. */
 export interface TransferIdentity extends ProviderTIdentity {
   operatorId: string;
   posId: string;
@@ -238,9 +238,9 @@ const TRANSFER_SHAPES = {
 } as const;
 
 /**
- * Checks a transfer request completely before the quote: sender and receiver (spec §2: required on every call),
+ * Checks a transfer request completely before the quote: sender and receiver (docs/architecture.md#request-fields: required on every call),
  * amount in major units with no more than the currency's minor digits, currency, a destination country. A
- * checkout takes amount and currency in `provider_metadata` (spec §2): top-level ones are refused rather than
+ * checkout takes amount and currency in `provider_metadata` (docs/architecture.md#request-fields): top-level ones are refused rather than
  * guessed between. One `ValidationError` lists every issue.
  */
 export function checkTransfer(
@@ -399,7 +399,7 @@ export interface RefundPlan {
 
 /**
  * Checks a refund before the refund read: metadata and the amount's digits. The whole-amount rule needs the
- * refundable amount and is checked after the read (design §8).
+ * refundable amount and is checked after the read (docs/architecture.md#reading-provider-t-refunds).
  */
 export function checkRefund(params: RefundCreateParams, config: ResolvedConfig): RefundPlan {
   const { output: metadata, issues } = check(
@@ -430,7 +430,7 @@ export interface AmendPlan {
   identity: ProviderTIdentity;
 }
 
-/** Checks `payments.update` / `checkouts.update`: only the receiver name can be amended (spec §4). */
+/** Checks `payments.update` / `checkouts.update`: only the receiver name can be amended (docs/architecture.md#operations). */
 export function checkAmend(
   operation: 'payments.update' | 'checkouts.update',
   params: UpdateParams,
@@ -544,7 +544,7 @@ export function commitRequest(plan: TransferPlan, transactionId: string, call: C
   };
 }
 
-/** The status read (wire contract "Status"): identity fields in the query. */
+/** The status read (docs/providers/provider-t.md#status): identity fields in the query. */
 export function statusRequest(
   transactionId: string,
   identity: ProviderTIdentity,

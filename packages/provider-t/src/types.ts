@@ -18,26 +18,26 @@ import type {
 } from './requests.js';
 import type { ProviderTStatusEvent } from './wire.js';
 
-/** A person's name (wire contract `name`). */
+/** A person's name (docs/providers/provider-t.md#update). */
 export type ProviderTName = v.InferInput<typeof nameSchema>;
-/** A postal address (wire contract `address`). Country codes are ISO 3166 alpha-3 (`USA`, `MEX`). */
+/** A postal address (docs/providers/provider-t.md#update). Country codes are ISO 3166 alpha-3 (`USA`, `MEX`). */
 export type ProviderTAddress = v.InferInput<typeof addressSchema>;
-/** The sender: full KYC data on every transfer, since Provider T stores no customers (spec §2). */
+/** The sender: full KYC data on every transfer, since Provider T stores no customers (docs/architecture.md#request-fields). */
 export type ProviderTSender = v.InferInput<typeof senderSchema>;
 /** The receiver. Its address country is the destination when `destinationCountryCode` is not given. */
 export type ProviderTReceiver = v.InferInput<typeof receiverSchema>;
-/** Compliance data the update step enforces (design §8): forwarded when given. */
+/** Compliance data the update step enforces (docs/architecture.md#reading-provider-t-compliance): forwarded when given. */
 export type ProviderTTransactionInformation = v.InferInput<typeof transactionInformationSchema>;
-/** Identity fields a single call may override (wire contract "Identity fields"). */
+/** Identity fields a single call may override (docs/providers/provider-t.md#identity-fields). */
 export type ProviderTIdentityOverrides = v.InferInput<v.ObjectSchema<typeof identityEntries, undefined>>;
 /** `provider_metadata` of `payments.create`: sender and receiver are required. */
 export type ProviderTTransferMetadata = v.InferInput<typeof transferMetadataSchema>;
 /**
  * `provider_metadata` of `checkouts.create`: a transfer, plus its `amount` (major units, `100.5` = 100.50, at most
- * the currency's minor digits) and `currency` (spec §2); leaving either out is a type error.
+ * the currency's minor digits) and `currency` (docs/architecture.md#request-fields); leaving either out is a type error.
  */
 export type ProviderTCheckoutMetadata = v.InferInput<typeof checkoutMetadataSchema>;
-/** `provider_metadata` of `payments.update` / `checkouts.update`: the receiver-name amendment (spec §4). */
+/** `provider_metadata` of `payments.update` / `checkouts.update`: the receiver-name amendment (docs/architecture.md#operations). */
 export type ProviderTUpdateMetadata = v.InferInput<typeof updateMetadataSchema>;
 /** `provider_metadata` of `refunds.create`. */
 export type ProviderTRefundMetadata = v.InferInput<typeof refundMetadataSchema>;
@@ -73,7 +73,7 @@ export interface ProviderTTypes extends AdapterTypes {
 /** A configured Provider T adapter. */
 export type ProviderTAdapter = Adapter<ProviderTTypes>;
 
-/** Where a transfer stood when it failed (design §4): `context.step` of every error it raises. */
+/** Where a transfer stood when it failed (docs/architecture.md#errors): `context.step` of every error it raises. */
 export type TransferStep = 'quote' | 'update' | 'commit';
 
 export type { ProviderTStatusEvent, TransactionStatus } from './wire.js';

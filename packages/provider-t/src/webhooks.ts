@@ -1,5 +1,5 @@
 /**
- * Provider T webhooks (wire contract "Webhooks"), in two phases (core's `AuthenticatedDelivery`):
+ * Provider T webhooks (docs/providers/provider-t.md#webhooks), in two phases (core's `AuthenticatedDelivery`):
  *
  * 1. `verify` — everything that needs no upstream call: signature header, freshness, RSA-SHA256 over
  *    `"<t>.<host>.<raw body>"` with the environment's fixed public key, where the host is the one this
@@ -38,9 +38,9 @@ import {
 /** The raw event names, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = ['providerT.TRANSACTION_STATUS_EVENT'] as const;
 
-/** A signature older than this is refused (wire contract). */
+/** A signature older than this is refused (docs/providers/provider-t.md#webhooks). */
 export const MAX_SIGNATURE_AGE_SECONDS = 65 * 60;
-/** A signature dated further ahead than this is refused (clock skew allowance, wire contract). */
+/** A signature dated further ahead than this is refused (clock skew allowance, docs/providers/provider-t.md#webhooks). */
 export const MAX_SIGNATURE_FUTURE_SECONDS = 5 * 60;
 
 /** The parts of the `Signature: t=<unix seconds>, s=<base64>` header. */
@@ -95,7 +95,7 @@ const PROGRESS = {
   CLOSED: 5,
 } as const satisfies Record<TransactionStatus, number>;
 
-/** The subscription whose deliveries raise events (the only one the wire contract documents). */
+/** The subscription whose deliveries raise events (the only one the wire contract (docs/providers/provider-t.md#webhooks) documents). */
 const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
 /** Provider T's webhook definition: no shared secret, a fixed public key per environment. */

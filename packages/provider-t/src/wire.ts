@@ -1,5 +1,5 @@
 /**
- * Provider T's replies, as lenient valibot schemas (wire contract): only the fields the adapter reads are
+ * Provider T's replies, as lenient valibot schemas (docs/providers/provider-t.md): only the fields the adapter reads are
  * required, amounts may come as numbers or decimal strings, and unknown fields are kept for `raw`.
  */
 import { parseDecimal } from '@pay/core/adapter';
@@ -99,7 +99,7 @@ export const commitReplySchema = v.looseObject({
 /** The commit reply, as read. */
 export type CommitReply = v.InferOutput<typeof commitReplySchema>;
 
-/** Transaction states (wire contract "Status"); `IN_TRANSIT` is accepted for `IN TRANSIT`. */
+/** Transaction states (docs/providers/provider-t.md#status); `IN_TRANSIT` is accepted for `IN TRANSIT`. */
 export const TRANSACTION_STATUSES = [
   'UNFUNDED',
   'PROCESSING',
@@ -181,7 +181,7 @@ export const refundCommitSchema = v.looseObject({
 });
 
 /**
- * The webhook body (wire contract "Webhooks"); it carries no personal data. Only what verification and the
+ * The webhook body (docs/providers/provider-t.md#webhooks); it carries no personal data. Only what verification and the
  * mapping read is required; ids may come as numbers. `agentPartnerId` is required: it binds the delivery to
  * this partner (issue 10 §2).
  */

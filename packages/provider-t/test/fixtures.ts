@@ -1,4 +1,4 @@
-/** Realistic Provider T payloads (wire contract) and helpers shared by the nock tests. */
+/** Realistic Provider T payloads (docs/providers/provider-t.md) and helpers shared by the nock tests. */
 import nock from 'nock';
 import { createProviderT, type ProviderTConfig } from '../src/index.js';
 import { sampleTransferMetadata } from '../src/testing/index.js';

@@ -78,7 +78,7 @@ export const SCENARIOS: readonly Scenario[] = [
     provider: 'provider-r',
     label: 'Provider R',
     heading: /^Pay CZK 250\.00$/,
-    // Provider R has no failed status: a failed payment is cancelled (wire contract, payment statuses).
+    // Provider R has no failed status: a failed payment is cancelled (docs/providers/provider-r.md#status, payment statuses).
     outcomes: { pay: 'succeeded', fail: 'canceled', cancel: 'canceled' },
     async open(shop) {
       const simulator = await startProviderRSimulator();
@@ -117,7 +117,7 @@ export const SCENARIOS: readonly Scenario[] = [
       const checkout = await pay.checkouts.create({
         provider_metadata: { ...sampleTransferMetadata, amount: 100, currency: 'USD' },
       });
-      // Provider T's wire contract carries no merchant return URL: the receipt page shows the outcome.
+      // Provider T's wire contract (docs/providers/provider-t.md) carries no merchant return URL: the receipt page shows the outcome.
       const receipt = checkout.payment_url ?? '';
       return {
         pageUrl: receipt,

@@ -1,5 +1,5 @@
 /**
- * Inputs for each provider that the instances send (complete, valid requests per the wire contracts), and the
+ * Inputs for each provider that the instances send (complete, valid requests per the wire contracts (docs/providers/)), and the
  * store configurations of the shared servers the global setup started.
  */
 import { sampleTransferMetadata } from '@pay/provider-t/testing';

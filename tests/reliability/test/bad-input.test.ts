@@ -1,5 +1,5 @@
 /**
- * Bad input (issue 7, design §3–§4): every supported operation of every adapter, called with missing,
+ * Bad input (issue 7, docs/architecture.md#records, docs/architecture.md#errors): every supported operation of every adapter, called with missing,
  * wrong-typed, negative, non-finite, over-precise, too-long and unknown fields, rejects with a
  * `ValidationError` whose `issues` name the field, and makes no upstream call: each adapter gets an injected
  * fetch that fails the test if it is ever called.

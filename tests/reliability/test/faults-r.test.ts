@@ -74,7 +74,7 @@ interface Site {
   path: RegExp;
   /** Which call of this method and path within the operation is faulted (0-based). */
   nth?: number;
-  /** Whether the adapter may repeat the call (design §6). */
+  /** Whether the adapter may repeat the call (docs/architecture.md#http-client). */
   safe: boolean;
   /** The call can move money (create, capture, cancel, refund): a refusal must prove nothing happened. */
   movesMoney?: true;

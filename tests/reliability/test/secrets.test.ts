@@ -1,5 +1,5 @@
 /**
- * Secrets (issue 7, design §4): every error path of every adapter is driven with distinctive secret values —
+ * Secrets (issue 7, docs/architecture.md#redaction): every error path of every adapter is driven with distinctive secret values —
  * bad configuration, wrong credentials at the simulator, provider error replies that echo a secret, network
  * failures, unreadable replies, webhook failures — and no secret (in any spelling: raw, URL- or form-encoded,
  * JSON-escaped, base64) may appear in an error's message, stack, JSON, properties or `cause` chain, nor in any

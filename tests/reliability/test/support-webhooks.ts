@@ -239,7 +239,7 @@ export function providerTKeys(): ProviderTKeyPair {
   return keyPair;
 }
 
-/** A Provider T status reply (wire contract "Status"). */
+/** A Provider T status reply (docs/providers/provider-t.md#status). */
 export function providerTStatusReply(transactionId: string, transactionStatus: string, value = 100) {
   const money = (amount: number, currencyCode: string) => ({ value: amount, currencyCode });
   return {

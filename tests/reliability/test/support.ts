@@ -59,7 +59,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const TIMEOUT_MS = 500;
 export const DELAY_MS = 900;
 
-/** A 200 JSON body that matches no provider's wire contract. */
+/** A 200 JSON body that matches no provider's wire contract (docs/providers/). */
 export const WRONG_SHAPE_BODY = JSON.stringify({ result: 'ok', items: [1, 2, 3] });
 
 /** The simulator fault for a kind. 502/503/429 carry `Retry-After: 0` (fast); 500 uses the default backoff. */

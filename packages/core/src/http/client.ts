@@ -1,5 +1,5 @@
 /**
- * The HTTP client every adapter uses (design §6), on ky: ky sends each attempt under its per-attempt timeout,
+ * The HTTP client every adapter uses (docs/architecture.md#http-client), on ky: ky sends each attempt under its per-attempt timeout,
  * applies the waits between attempts (`Retry-After` capped at 5 s, exponential backoff with jitter) and runs the
  * hooks where each attempt starts (`beforeRequest`: request id, authorisation, `onRequest`), ends
  * (`afterResponse`: the reply read, `onResponse`) and is repeated (`beforeRetry`: the one re-login after a 401).

@@ -1,5 +1,5 @@
 /**
- * When a call is sent again (design §6): only calls that cannot move money twice, only after 408/429/5xx or a
+ * When a call is sent again (docs/architecture.md#http-client): only calls that cannot move money twice, only after 408/429/5xx or a
  * failed exchange, waiting as `Retry-After` says (capped at 5 s) or an exponential backoff with jitter. ky applies
  * the waits (`retry.delay`, `jitter`, `backoffLimit`, `afterStatusCodes`, `maxRetryAfter`); the decision stays
  * with the client, which alone knows whether a call may move money and whether an attempt may have landed.

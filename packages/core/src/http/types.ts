@@ -1,4 +1,4 @@
-/** The types of the HTTP layer (design §6): requests, replies, hooks and the options every adapter accepts. */
+/** The types of the HTTP layer (docs/architecture.md#http-client): requests, replies, hooks and the options every adapter accepts. */
 import type { Logger } from '../diagnostics/logger.js';
 import type { ErrorContext } from '../errors.js';
 import type { ProviderName } from '../records.js';
@@ -46,7 +46,7 @@ export interface HttpHooks {
   onHookError?: (error: unknown, failure: HookFailure) => void;
 }
 
-/** Transport options every adapter config accepts (design §2). */
+/** Transport options every adapter config accepts (docs/architecture.md#configuration). */
 export interface TransportOptions {
   /** Overrides the provider's base URL (a simulator, a proxy). */
   baseUrl?: string;

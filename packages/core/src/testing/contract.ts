@@ -1,5 +1,5 @@
 /**
- * The adapter contract suite (design §7): every adapter package runs it from its own tests, so the promises
+ * The adapter contract suite (docs/architecture.md#testing): every adapter package runs it from its own tests, so the promises
  * `@pay/core` makes hold for every provider alike.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

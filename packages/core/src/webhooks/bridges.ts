@@ -1,5 +1,5 @@
 /**
- * Bridges from HTTP servers to a {@link WebhookHandler} (design §5, issue 10 §1 and §2). They read the raw body
+ * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges, issue 10 §1 and §2). They read the raw body
  * themselves and map outcomes to the statuses providers act on: 200 processed or nothing to do, 400 verification
  * failure or malformed request, 413 body over `maxBodyBytes`, 503 retryable (deliver again), 500 callback failure
  * (deliver again).

@@ -1,5 +1,5 @@
 /**
- * The webhook handler (design §5), shaped like Octokit's: verify completely, then dispatch. `.on()` chains;
+ * The webhook handler (docs/architecture.md#webhook-handler), shaped like Octokit's: verify completely, then dispatch. `.on()` chains;
  * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
  */
 

@@ -1,4 +1,4 @@
-/** Webhook types shared by the handler and the adapters (design §5). */
+/** Webhook types shared by the handler and the adapters (docs/architecture.md#webhook-handler). */
 import * as v from 'valibot';
 import { WebhookVerificationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';

@@ -1,6 +1,6 @@
 /**
  * Idempotency keys for Provider R (issue 14 §1). The provider has no idempotency key and no lookup by merchant
- * reference (wire contract, "Calls": only the status read by `transId`), so core's ledger is the mechanism: the
+ * reference (docs/providers/provider-r.md#calls: only the status read by `transId`), so core's ledger is the mechanism: the
  * adapter records a recovery point BEFORE each call that moves money and, when a later attempt with the same key
  * finds that an earlier one sent a creation whose answer never arrived, it never creates again. The key also
  * gives the creation a deterministic `refId`, so the merchant can find it in the provider's portal.
@@ -23,7 +23,7 @@ import {
  * `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so every
  * attempt and every process sends the same refId for one key, and the merchant can compute it (this export) to
  * search the provider's portal; it fits the 36 characters `[0-9a-z-]` of a UUID-like reference (the wire
- * contract states no limit).
+ * contract (docs/providers/provider-r.md#create-payment) states no limit).
  */
 export function idempotencyRefId(idempotencyKey: string): Promise<string> {
   return keyedReference(idempotencyKey);

@@ -19,7 +19,7 @@ function contextText(context: ErrorContext | undefined, member: string): string 
 /**
  * What a status read proves about each operation whose transaction is in a given status: `done` (the
  * operation visibly happened: the payment is the record), `not_done` (it visibly did not: safe to send again),
- * read through a `Map` so a status the wire contract does not list proves nothing (`undefined`).
+ * read through a `Map` so a status the wire contract (docs/providers/provider-r.md#status) does not list proves nothing (`undefined`).
  */
 type Proof = 'done' | 'not_done';
 const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, Proof>> = new Map(

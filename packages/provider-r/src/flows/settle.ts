@@ -23,7 +23,7 @@ type Cancellation = 'cancelPending' | 'cancelPreauthorisation' | 'already-cancel
 
 /**
  * How `payments.cancel` treats each current status: which call cancels it, or why none is made. Read through a
- * `Map`: a status the wire contract does not list cancels nothing.
+ * `Map`: a status the wire contract (docs/providers/provider-r.md#status) does not list cancels nothing.
  */
 const CANCELLATION: ReadonlyMap<string, Cancellation> = new Map(
   Object.entries({

@@ -1,5 +1,5 @@
 /**
- * Builds Provider R push notifications for tests (wire contract, "Webhooks"), the role signing plays for the
+ * Builds Provider R push notifications for tests (docs/providers/provider-r.md#webhooks), the role signing plays for the
  * other providers: Provider R signs nothing, so a genuine push is one that carries the merchant and its secret,
  * form-encoded by default or as JSON.
  */
@@ -11,7 +11,7 @@ export interface ProviderRPushFields {
   /** The merchant secret: what makes the push genuine. */
   secret: string;
   transId: string;
-  /** One of the four statuses; any other text too, for tests of statuses the wire contract does not list. */
+  /** One of the four statuses; any other text too, for tests of statuses the wire contract (docs/providers/provider-r.md#status) does not list. */
   status: ProviderRStatus | (string & {});
   /** Integer minor units, as on the wire (`10000` = 100.00 CZK). */
   price: number;

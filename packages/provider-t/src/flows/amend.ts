@@ -1,5 +1,5 @@
 /**
- * The receiver-name amendment (spec §4, wire contract "Receiver-name amendment"): read the amend id, patch
+ * The receiver-name amendment (docs/architecture.md#operations, docs/providers/provider-t.md#receiver-name-amendment): read the amend id, patch
  * the name with the part not given taken from the current receiver name, then re-read the status. With no
  * name given, only the re-read happens.
  */

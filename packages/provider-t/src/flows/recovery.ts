@@ -1,6 +1,6 @@
 /**
  * The caller's idempotency key on Provider T (issue 14): Provider T's own mechanism is the client request id
- * (wire contract "Authentication": `X-Client-Request-Id: <uuid>`, the same on every retry, processed once), so
+ * (docs/providers/provider-t.md#authentication: `X-Client-Request-Id: <uuid>`, the same on every retry, processed once), so
  * each money-moving step's request id is derived from the key and the step, and the ledger's recovery points
  * (`checkpoint`) record how far a transfer or refund got so that a retry with the same key resumes there
  * instead of quoting again.
@@ -27,7 +27,7 @@ const REQUEST_ID_NAMESPACE = new Uint8Array([
 ]);
 
 /**
- * The `X-Client-Request-Id` of one step of the call made with `key`: a UUID (the wire contract's format; a raw
+ * The `X-Client-Request-Id` of one step of the call made with `key`: a UUID (the wire contract's (docs/providers/provider-t.md#authentication) format; a raw
  * key could be any length or character) derived by SHA-1 name-based UUID (version 5) from the agent partner, the
  * key and the step. The same key and step give the same id in every process, so Provider T recognises a
  * retry after a crash as the same request; the partner scopes it, so two partners' equal keys never meet.
@@ -49,7 +49,7 @@ export interface TransferRecoveryPoint {
   transactionId: string;
   /** `quoted`: reserved; `updated`: ready for commit; `commit_sent`: the commit may have been sent. */
   step: 'quoted' | 'updated' | 'commit_sent';
-  /** The quote's service option, which the update must repeat (wire contract, Transfer step 2). */
+  /** The quote's service option, which the update must repeat (docs/providers/provider-t.md#update). */
   serviceOptionCode?: string;
   serviceOptionRoutingCode?: string;
 }

@@ -1,5 +1,5 @@
 /**
- * Refunds (wire contract "Refund", design §8): read the refund transaction, refuse unless
+ * Refunds (docs/providers/provider-t.md#refunds, docs/architecture.md#reading-provider-t-refunds): read the refund transaction, refuse unless
  * `availableForRefund`, check the caller's amount against the whole refundable amount, then commit. The
  * commit moves money back, so it is handled like the transfer's: retried with the same request id, an
  * unknown outcome says so (also when a retry is refused after an earlier attempt may have landed), and "already
@@ -137,7 +137,7 @@ async function readResumedRefund(
   });
 }
 
-/** A transfer is refunded whole (design §8): a different amount or currency is refused before the commit. */
+/** A transfer is refunded whole (docs/architecture.md#reading-provider-t-refunds): a different amount or currency is refused before the commit. */
 function checkWholeRefund(plan: RefundPlan, refundable: { value: number; currencyCode: string }): void {
   const issues = [];
   if (plan.amount !== undefined && plan.amount !== refundable.value) {

@@ -1,5 +1,5 @@
 /**
- * The status read every flow relies on (wire contract "Status"): retrievePayment, retrieveCheckout, the amend
+ * The status read every flow relies on (docs/providers/provider-t.md#status): retrievePayment, retrieveCheckout, the amend
  * re-read, the confirmations of "already committed" and of a resumed call, and webhook `data`.
  */
 import { type CallOptions, type ErrorContext, ProviderApiError } from '@pay/core/adapter';

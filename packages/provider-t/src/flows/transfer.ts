@@ -1,11 +1,11 @@
 /**
- * The transfer (spec §3): quote → update → commit, executed as one call by `createPayment` and
+ * The transfer (docs/architecture.md#provider-flows): quote → update → commit, executed as one call by `createPayment` and
  * `createCheckout`. Money moves only at the commit, so the failure handling is the point of this module:
  *
  * - the quote is never retried (a repeat would reserve a second transaction);
  * - the update and the commit are retried with the same `X-Client-Request-Id`: Provider T processes a
- *   repeated request once (wire contract "Authentication");
- * - every error after the quote carries `context: { transactionId, step, outcome? }` (design §4);
+ *   repeated request once (docs/providers/provider-t.md#authentication);
+ * - every error after the quote carries `context: { transactionId, step, outcome? }` (docs/architecture.md#errors);
  * - a commit whose outcome is unknown says `outcome: 'unknown'` and tells the caller to reconcile with
  *   `retrievePayment(transactionId)` instead of sending the money again; that includes a refusal (409 request
  *   in progress, 400 quote expired, …) of a retry after an earlier attempt may have landed (issue 11 §1);
@@ -237,7 +237,7 @@ async function updateTransfer(
       : `Transfer ${transactionId}, begun by an earlier attempt with this idempotency key, was not committed and no money moved; it was not quoted again. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`;
   const what = `the update of transfer ${transactionId}`;
   const reply = await stepCall(client, call, updateReplySchema, what, advice);
-  // Commit only on an explicit `readyForCommit: true` (wire contract): absent or false means not accepted.
+  // Commit only on an explicit `readyForCommit: true` (docs/providers/provider-t.md#commit): absent or false means not accepted.
   if (reply.readyForCommit !== true) {
     throw new ProviderApiError(
       {

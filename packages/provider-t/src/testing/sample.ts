@@ -11,7 +11,7 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * A valid sandbox transfer's `provider_metadata` (sender, receiver and the compliance data the update step
- * requires, wire contract: quote → update → commit), for your own tests against Provider T's sandbox or the
+ * requires, docs/providers/provider-t.md#transfer: quote → update → commit), for your own tests against Provider T's sandbox or the
  * simulator of `@pay/provider-t/testing`:
  *
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * Signing helpers for tests of Provider T webhooks (wire contract "Webhooks"): a key pair, the `Signature`
+ * Signing helpers for tests of Provider T webhooks (docs/providers/provider-t.md#webhooks): a key pair, the `Signature`
  * header over `"<t>.<host>.<raw body>"` with RSA-SHA256, status-event bodies, and a ready `handle()` request.
  * Test-only: uses `node:crypto`.
  */

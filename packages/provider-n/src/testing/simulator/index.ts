@@ -1,5 +1,5 @@
 /**
- * A Provider N simulator on 127.0.0.1, built on the `@pay/core/testing` kit: the wire contract's login,
+ * A Provider N simulator on 127.0.0.1, built on the `@pay/core/testing` kit: the wire contract's (docs/providers/provider-n.md#authentication) login,
  * init-transaction, status query, initiate-refund and refund status read with state (`state.ts`), the provider's
  * codes and checks (`routes.ts`), payloads in its published shapes (`payloads.ts`), the hosted checkout page where
  * a person pays, fails or cancels (`pages.ts`), tokens that expire on the simulator's clock, fault injection on

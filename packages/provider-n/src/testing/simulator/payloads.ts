@@ -1,5 +1,5 @@
 /**
- * What the simulator sends, in the shapes the provider publishes (wire contract "Calls" and "Webhooks"): the
+ * What the simulator sends, in the shapes the provider publishes (docs/providers/provider-n.md#calls and docs/providers/provider-n.md#webhooks): the
  * status read (two spellings), the refund body, and the `eventData` of transaction, refund, settlement and
  * rejected-payment webhooks. Pure functions of the books.
  */
@@ -20,7 +20,7 @@ export function decimalString(minor: number, currency: string): string {
 /**
  * The status read in the shapes the provider publishes: a transaction with money received carries
  * `totalPayable`, `currency` and `customer { email, name }`; one not paid yet carries `amount`, `currencyCode` and
- * a flat `customerEmail` / `customerName` (wire contract "retrievePayment").
+ * a flat `customerEmail` / `customerName` (docs/providers/provider-n.md#transaction-query).
  */
 export function statusReadBody(transaction: StoredTransaction): Record<string, unknown> {
   const { currency } = transaction;

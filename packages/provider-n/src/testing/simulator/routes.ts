@@ -1,5 +1,5 @@
 /**
- * The Provider N simulator's API routes (wire contract "Envelope", "Authentication", "Calls"): the login with
+ * The Provider N simulator's API routes (docs/providers/provider-n.md#envelope, docs/providers/provider-n.md#authentication, docs/providers/provider-n.md#calls): the login with
  * Basic credentials, then init-transaction, the v1 status query (by transaction or payment reference),
  * initiate-refund and the refund status read, each behind a Bearer token, each answering in the provider's
  * envelope with its published codes.

@@ -61,7 +61,7 @@ export interface ProviderNSimulatorCredentials {
   /** Required on init-transaction when set (as the live API does); `undefined` accepts any or none. */
   contractCode: string | undefined;
   /**
-   * The key webhooks are signed with: the secret key, as the provider does (wire contract "Webhooks"). Pass it
+   * The key webhooks are signed with: the secret key, as the provider does (docs/providers/provider-n.md#webhooks). Pass it
    * to `webhooks.setup({ webhookSecret })`. Defaults to `secretKey`.
    */
   webhookSecret: string;

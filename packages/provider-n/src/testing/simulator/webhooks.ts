@@ -1,5 +1,5 @@
 /**
- * The webhooks the simulator sends (wire contract "Webhooks"): the one a payer action on the checkout page
+ * The webhooks the simulator sends (docs/providers/provider-n.md#webhooks): the one a payer action on the checkout page
  * causes, and the ones `trigger(eventType)` builds from the books (or from a sample) for `pay trigger`.
  */
 import { toMajorUnits } from '@pay/core/adapter';
@@ -17,7 +17,7 @@ import type { ProviderNTriggerOptions } from './types.js';
 /**
  * The webhook Provider N sends when the payer acts on the checkout page, or `undefined` when it sends none: a
  * payment is `SUCCESSFUL_TRANSACTION` (PAID, the full amount paid); a failed one is `REJECTED_PAYMENT` with nothing
- * kept (reason `PAYMENT_FAILED`). A checkout the payer cancels sends nothing: the wire contract has no event for it
+ * kept (reason `PAYMENT_FAILED`). A checkout the payer cancels sends nothing: the wire contract (docs/providers/provider-n.md#events) has no event for it
  * (`REJECTED_PAYMENT` is a payment the provider refused, and its record says `failed`), so the application learns it
  * from the status read when the payer comes back to the redirect URL, which then says `canceled`.
  */

@@ -1,5 +1,5 @@
 /**
- * A Provider R simulator: a real HTTP server on 127.0.0.1 implementing every call of the wire contract with
+ * A Provider R simulator: a real HTTP server on 127.0.0.1 implementing every call of the wire contract (docs/providers/provider-r.md#calls) with
  * state (`state.ts`), the provider's codes and checks (`routes.ts`), the hosted page where a person pays, fails or
  * cancels (`pages.ts`), push notifications forwarded the way the provider sends them (form-encoded, carrying the
  * merchant and its secret: the provider signs nothing), and fault injection on every route. Built on the

@@ -17,7 +17,7 @@ import {
 } from '@pay/core/testing';
 import type { ProviderRLedger, SimulatedTransaction, Transition } from './state.js';
 
-/** The path of the hosted page (wire contract, "createCheckout": `redirect`). */
+/** The path of the hosted page (docs/providers/provider-r.md#create-checkout: `redirect`). */
 export const HOSTED_PAGE_PATH = '/client/instructions/index';
 const PROVIDER = 'Provider R';
 

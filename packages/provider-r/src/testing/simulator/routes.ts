@@ -1,5 +1,5 @@
 /**
- * The wire routes of the Provider R simulator (wire contract, "Calls"): HTTP Basic on every call, JSON bodies on
+ * The wire routes of the Provider R simulator (docs/providers/provider-r.md#calls): HTTP Basic on every call, JSON bodies on
  * the v2.0 calls, the form-encoded v1.0 status call answered form-encoded (or JSON), the published answers to an
  * unknown payment and to a caller outside the merchant's IP whitelist.
  */

@@ -1,6 +1,6 @@
 /**
  * The books of the Provider R simulator: transactions with their status, refunds and what remains refundable,
- * and every transition the wire contract allows, answered with the provider's codes. Amounts here are the
+ * and every transition the wire contract (docs/providers/provider-r.md#status) allows, answered with the provider's codes. Amounts here are the
  * provider's: integer minor units (`price: 25050` = 250.50 CZK).
  */
 import { randomBytes } from 'node:crypto';

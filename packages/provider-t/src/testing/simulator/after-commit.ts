@@ -1,6 +1,5 @@
 /**
- * The routes that act on a committed transfer in the Provider T simulator: the receiver-name amendment (wire
- * contract "Receiver-name amendment") and the refund (wire contract "Refund"), each a read then a write that must
+ * The routes that act on a committed transfer in the Provider T simulator: the receiver-name amendment (docs/providers/provider-t.md#receiver-name-amendment) and the refund (docs/providers/provider-t.md#refunds), each a read then a write that must
  * name what the read handed out.
  */
 import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
@@ -116,7 +115,7 @@ export function refundCommit(
       (refund) => refund.transactionId === transactionId && refund.refundId === body.refundId,
     )
   ) {
-    // A second commit of a committed refund with a new request id (wire contract, as for transfers).
+    // A second commit of a committed refund with a new request id (docs/providers/provider-t.md#refunds, as for transfers).
     return providerError(400, 'TRANSACTION_ALREADY_COMMITTED', 'The refund is already committed');
   }
   const read = books.refundReads.get(transactionId);

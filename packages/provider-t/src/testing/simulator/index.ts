@@ -1,5 +1,5 @@
 /**
- * A Provider T simulator: a real HTTP server on 127.0.0.1 implementing the wire contract with state — OAuth
+ * A Provider T simulator: a real HTTP server on 127.0.0.1 implementing the wire contract (docs/providers/provider-t.md) with state — OAuth
  * tokens that expire, quotes with fees, FX and the 30-minute lock, updates that enforce sender, receiver and
  * compliance data, commits replayed by `X-Client-Request-Id`, status, amendments, refunds — plus a hosted
  * receipt page, controls that move a transfer, a clock that can be advanced, signed webhook delivery and

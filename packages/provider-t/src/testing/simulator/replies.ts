@@ -1,5 +1,5 @@
 /**
- * How the Provider T simulator answers (wire contract "Errors", "Transfer", "Status"): reply values, the error
+ * How the Provider T simulator answers (docs/providers/provider-t.md#errors, docs/providers/provider-t.md#transfer, docs/providers/provider-t.md#status): reply values, the error
  * envelope, money and date formats, required-field checks and the provider's fixed tables.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,11 +11,11 @@ export type Reply = { status: number; body: string; headers?: Record<string, str
 /** A parsed JSON body. */
 export type Json = Record<string, unknown>;
 
-/** Fees and FX are locked for 30 minutes after a quote (wire contract "Transfer" step 1). */
+/** Fees and FX are locked for 30 minutes after a quote (docs/providers/provider-t.md#quote). */
 export const QUOTE_LOCK_MS = 30 * 60 * 1000;
-/** The commit receipt link is valid 5 minutes (wire contract "Transfer" step 3). */
+/** The commit receipt link is valid 5 minutes (docs/providers/provider-t.md#commit). */
 export const RECEIPT_LIFETIME_MS = 5 * 60 * 1000;
-/** Refunds are possible within 90 days of the send date (wire contract "Refund"). */
+/** Refunds are possible within 90 days of the send date (docs/providers/provider-t.md#refunds). */
 export const REFUND_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const REFUND_REASON_CODES = new Set([
@@ -62,7 +62,7 @@ export const COMPLIANCE_FIELDS = ['purposeOfTransactionCode', 'sourceOfFundsCode
 /** A JSON reply. */
 export const json = (status: number, body: unknown): Reply => ({ status, body: JSON.stringify(body) });
 
-/** The provider's error envelope (wire contract "Errors"). */
+/** The provider's error envelope (docs/providers/provider-t.md#errors). */
 export function providerError(
   status: number,
   code: string,
@@ -127,7 +127,7 @@ export function amounts(transfer: SimulatedTransfer) {
 }
 
 /**
- * The identity check of every transfer, refund and amend call (wire contract "Identity fields"): the fields are
+ * The identity check of every transfer, refund and amend call (docs/providers/provider-t.md#identity-fields): the fields are
  * present (`operatorId` on transfer calls too) and the agent partner is the simulator's.
  */
 export function identityError(

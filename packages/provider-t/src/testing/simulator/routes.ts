@@ -1,7 +1,7 @@
 /**
  * The HTTP routes of the Provider T simulator, as a kit route table: the token endpoint, the hosted receipt
  * pages, and the API routes behind the bearer check and the `X-Client-Request-Id` check, where a repeated request
- * id replays its first answer (wire contract "Authentication (outbound)").
+ * id replays its first answer (docs/providers/provider-t.md#authentication).
  */
 import { type RecordedRequest, type RouteHandler, type RouteRequest, Routes } from '@pay/core/testing';
 import { amendName, amendRead, refundCommit, refundRead } from './after-commit.js';
@@ -35,7 +35,7 @@ export function createRoutes(parts: RouteParts): {
       return providerError(401, 'UNAUTHORIZED', 'The access token is missing, invalid or expired');
     const requestId = request.headers['x-client-request-id'];
     if (!requestId) return providerError(400, 'MISSING_REQUEST_ID', 'X-Client-Request-Id is required');
-    // The wire contract's request id is a UUID ("Authentication"): anything else is refused, so an adapter that
+    // The wire contract's (docs/providers/provider-t.md#authentication) request id is a UUID ("Authentication"): anything else is refused, so an adapter that
     // sent a raw idempotency key would be caught here.
     if (!UUID.test(requestId))
       return providerError(400, 'INVALID_REQUEST_ID', 'X-Client-Request-Id must be a UUID', [
@@ -51,7 +51,7 @@ export function createRoutes(parts: RouteParts): {
       refusal(request) ?? handler(request, new URLSearchParams(request.query));
 
   /**
-   * A mutation: the checks, then a repeated request id is the same request (wire contract "Authentication"): its
+   * A mutation: the checks, then a repeated request id is the same request (docs/providers/provider-t.md#authentication): its
    * original answer again, never a second quote, commit or refund. Answers under 500 are kept for replays.
    */
   const mutation =

@@ -10,7 +10,7 @@ import { sampleTransferMetadata } from '../sample.js';
 import { digits, FINAL_STATUSES, RECEIPT_LIFETIME_MS, REFUND_WINDOW_MS } from './replies.js';
 import type { SimulatedMovement, SimulatedRefund, SimulatedTransfer } from './types.js';
 
-/** A refund read the next refund commit must name (wire contract "Refund" step 1). */
+/** A refund read the next refund commit must name (docs/providers/provider-t.md#refunds). */
 export interface RefundRead {
   refundId: string;
   refundReasonCode: string;

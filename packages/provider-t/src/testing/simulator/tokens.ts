@@ -1,5 +1,5 @@
 /**
- * OAuth for the Provider T simulator (wire contract "Authentication (outbound)"): client-credentials tokens from
+ * OAuth for the Provider T simulator (docs/providers/provider-t.md#authentication): client-credentials tokens from
  * the kit's token issuer, on the simulator's clock, answered in the sandbox's shape.
  */
 import { SimulatorClock, TokenIssuer } from '@pay/core/testing';

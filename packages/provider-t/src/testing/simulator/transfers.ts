@@ -1,6 +1,5 @@
 /**
- * The transfer routes of the Provider T simulator (wire contract "Transfer: quote → update → commit" and
- * "Status"): each validates the wire request, asks the books for the change and shapes the reply.
+ * The transfer routes of the Provider T simulator (docs/providers/provider-t.md#transfer, docs/providers/provider-t.md#status): each validates the wire request, asks the books for the change and shapes the reply.
  */
 import { randomUUID } from 'node:crypto';
 import { minorDigits, toMajorUnits, toMinorUnits } from '@pay/core/adapter';

@@ -1,5 +1,5 @@
 /**
- * Signed webhooks from the Provider T simulator (wire contract "Webhooks (inbound)"): a
+ * Signed webhooks from the Provider T simulator (docs/providers/provider-t.md#webhooks): a
  * `TRANSACTION_STATUS_EVENT` for a transfer, signed over `"<t>.<host>.<raw body>"` with the simulator's key, sent
  * once (`deliverWebhook`, `trigger`) or forwarded on every status change through the kit's forwarder.
  */
@@ -16,7 +16,7 @@ export interface DeliverySigner {
 }
 
 /**
- * The status a normalised event name stands for (wire contract "Webhooks", events table read backwards):
+ * The status a normalised event name stands for (docs/providers/provider-t.md#webhooks, events table read backwards):
  * `trigger('payment.failed')` pushes `REJECTED`. A Provider T status (`AVAILABLE`, `IN TRANSIT`…) stands for
  * itself.
  */

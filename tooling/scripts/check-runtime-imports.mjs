@@ -25,13 +25,8 @@ function* sourceFiles(dir) {
   }
 }
 
-// Packages that only ever run as a Node program, never inside an application: the `pay` command starts servers
-// and child processes on the developer's machine (like the `./testing` entries), so node: built-ins are its job.
-const nodePrograms = new Set(['cli']);
-
 const offences = [];
 for (const pkg of readdirSync(packagesDir)) {
-  if (nodePrograms.has(pkg)) continue;
   const src = join(packagesDir, pkg, 'src');
   try {
     statSync(src);

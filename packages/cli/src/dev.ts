@@ -3,10 +3,9 @@
  * machine. It prints the configuration to use, forwards a signed webhook on every payment change, logs each
  * request and delivery, and on SIGINT/SIGTERM waits for deliveries in flight and stops.
  */
-import { parseArgs } from 'node:util';
 import type { RecordedRequest, WebhookAttempt, WebhookDelivery } from '@pay/core/testing';
 import { printedConfiguration } from './env.js';
-import { type CliIo, providerNamed, UsageError, urlOption } from './main.js';
+import { type CliIo, parseCommandLine, providerNamed, UsageError, urlOption } from './main.js';
 import { type AnySimulator, asPaymentSimulator } from './providers.js';
 
 /** Default port of `pay dev` (any free port with `--port 0`). */
@@ -17,14 +16,9 @@ const LOG_INTERVAL_MS = 100;
 
 /** Runs `pay dev`; resolves with the exit status once `io.stop` aborts. */
 export async function dev(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      port: { type: 'string', short: 'p' },
-      forward: { type: 'string' },
-    },
+  const { values, positionals } = parseCommandLine(args, {
+    port: { type: 'string', short: 'p' },
+    forward: { type: 'string' },
   });
   if (positionals.length > 1)
     throw new UsageError(`pay dev takes one provider, got "${positionals.join(' ')}".`);

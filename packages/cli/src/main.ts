@@ -59,6 +59,33 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
+/** A command's options as `util.parseArgs` takes them: every `pay` option carries a text value. */
+type OptionTable = Readonly<Record<string, { type: 'string'; short?: string; multiple?: boolean }>>;
+
+/** The values `parseCommandLine` read for an option table. */
+type OptionValues<O extends OptionTable> = {
+  [K in keyof O]?: O[K]['multiple'] extends true ? string[] : string;
+};
+
+/**
+ * Reads one command's arguments with Node's `util.parseArgs` (strict: an unknown option or a missing value is a
+ * usage error). The module is asked of the runtime, as core asks for `diagnostics_channel`, so no file under `src`
+ * imports a `node:` built-in (docs/architecture.md#packages); `pay` runs on Node ≥ 20.19, which has both.
+ */
+export function parseCommandLine<O extends OptionTable>(
+  args: readonly string[],
+  options: O,
+): { values: OptionValues<O>; positionals: string[] } {
+  const { parseArgs } = process.getBuiltinModule('node:util');
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options,
+  });
+  return { values: values as OptionValues<O>, positionals };
+}
+
 /** Whether `error` is one of `parseArgs`' own refusals (unknown option, missing value, …). */
 function isParseArgsError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

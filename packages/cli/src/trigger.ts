@@ -6,10 +6,9 @@
  * output verifies it and its status read confirms it. When no simulator answers, a provider whose events do not
  * depend on the running simulator (Provider N: a fixed secret, no status read) falls back to a throwaway one.
  */
-import { parseArgs } from 'node:util';
 import { SimulatorTriggerError, triggerOnSimulator } from '@pay/core/testing';
 import { DEFAULT_PORT } from './dev.js';
-import { type CliIo, providerNamed, UsageError, urlOption } from './main.js';
+import { type CliIo, parseCommandLine, providerNamed, UsageError, urlOption } from './main.js';
 import { asPaymentSimulator, type SimulatedProvider } from './providers.js';
 
 /** Where `pay trigger` looks for `pay dev` when neither `--dev` nor `PROVIDER_X_BASE_URL` says. */
@@ -17,15 +16,10 @@ export const DEFAULT_DEV_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
 
 /** Runs `pay trigger`: exit status 0 when the endpoint answered 2xx, 1 otherwise. */
 export async function trigger(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      to: { type: 'string' },
-      dev: { type: 'string' },
-      option: { type: 'string', multiple: true },
-    },
+  const { values, positionals } = parseCommandLine(args, {
+    to: { type: 'string' },
+    dev: { type: 'string' },
+    option: { type: 'string', multiple: true },
   });
   const [providerName, event, ...extra] = positionals;
   const provider = providerNamed(providerName);

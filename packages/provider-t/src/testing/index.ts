@@ -14,6 +14,7 @@ export {
   signedProviderTWebhook,
   signProviderTWebhook,
 } from './signing.js';
+export { startProviderTSimulator } from './simulator/index.js';
 export {
   type DeliverWebhookOptions,
   PROVIDER_T_SIMULATOR_CREDENTIALS,
@@ -27,5 +28,4 @@ export {
   type SimulatedMovement,
   type SimulatedRefund,
   type SimulatedTransfer,
-  startProviderTSimulator,
-} from './simulator/index.js';
+} from './simulator/types.js';

@@ -32,21 +32,6 @@ import {
 } from './types.js';
 import { forwardStatus, sendStatusEvent, TRIGGER_STATUSES } from './webhooks.js';
 
-export {
-  type DeliverWebhookOptions,
-  PROVIDER_T_SIMULATOR_CREDENTIALS,
-  type ProviderTBooksSnapshot,
-  type ProviderTSimulator,
-  type ProviderTSimulatorConfig,
-  type ProviderTSimulatorCredentials,
-  type ProviderTSimulatorOptions,
-  type ProviderTTriggerOptions,
-  type RecordedRequest,
-  type SimulatedMovement,
-  type SimulatedRefund,
-  type SimulatedTransfer,
-} from './types.js';
-
 /** Starts a simulator on 127.0.0.1 (a free port unless `options.port` is given). */
 export async function startProviderTSimulator(
   options: ProviderTSimulatorOptions = {},

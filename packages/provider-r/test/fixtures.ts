@@ -43,6 +43,24 @@ export function statusReply(overrides: Record<string, string> = {}): string {
   return new URLSearchParams(statusFields(overrides)).toString();
 }
 
+/** A payment of 100.00 CZK (standard unit) for a customer by id: the nock tests' `payments.create` input. */
+export const paymentParams = {
+  customer: { id: 'cust_42' },
+  item_id: 'order-1001',
+  amount: 100,
+  provider_metadata: { email: 'payer@example.com' },
+};
+
+/** A checkout of 100.00 CZK with both return URLs: the nock tests' `checkouts.create` input. */
+export const checkoutParams = {
+  customer: { email: 'payer@example.com' },
+  item_id: 'order-1001',
+  amount: 100,
+  currency: 'CZK',
+  success_url: 'https://shop.example/paid',
+  cancel_url: 'https://shop.example/cancelled',
+};
+
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** The form fields of the status call for `transId`. */

@@ -15,8 +15,10 @@ import { describe, expect, it } from 'vitest';
 import { idempotencyRefId } from '../src/index.js';
 import {
   BASE_URL,
+  checkoutParams,
   FORM,
   MERCHANT,
+  paymentParams,
   REDIRECT,
   rejectionOf,
   statusReply,
@@ -26,21 +28,6 @@ import {
 } from './fixtures.js';
 
 useNock();
-
-const paymentParams = {
-  customer: { id: 'cust_42' },
-  item_id: 'order-1001',
-  amount: 100,
-  provider_metadata: { email: 'payer@example.com' },
-};
-const checkoutParams = {
-  customer: { email: 'payer@example.com' },
-  item_id: 'order-1001',
-  amount: 100,
-  currency: 'CZK',
-  success_url: 'https://shop.example/paid',
-  cancel_url: 'https://shop.example/cancelled',
-};
 
 /** The in-memory ledger, logging each checkpoint into `events` (shared with the nock replies). */
 function loggingStore(events: string[]): IdempotencyStore {

@@ -8,8 +8,10 @@ import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import {
   BASE_URL,
+  checkoutParams,
   FORM,
   MERCHANT,
+  paymentParams,
   REDIRECT,
   rejectionOf,
   statusReply,
@@ -19,21 +21,6 @@ import {
 } from './fixtures.js';
 
 useNock();
-
-const paymentParams = {
-  customer: { id: 'cust_42' },
-  item_id: 'order-1001',
-  amount: 100,
-  provider_metadata: { email: 'payer@example.com' },
-};
-const checkoutParams = {
-  customer: { email: 'payer@example.com' },
-  item_id: 'order-1001',
-  amount: 100,
-  currency: 'CZK',
-  success_url: 'https://shop.example/paid',
-  cancel_url: 'https://shop.example/cancelled',
-};
 
 function expectUnknownOutcome(error: unknown, context: Record<string, unknown>) {
   expect(ProviderApiError.isInstance(error), String(error)).toBe(true);

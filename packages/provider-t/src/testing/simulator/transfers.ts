@@ -100,15 +100,29 @@ export function quote({ books, agentPartnerId }: SimulatorContext, body: Json): 
   });
 }
 
-/** `PUT /transfer/v1/transactions/{id}`: sender, receiver and compliance data; `readyForCommit` when complete. */
-export function update(context: SimulatorContext, transactionId: string, body: Json): Reply {
-  const { books } = context;
-  const transfer = books.transfers.get(transactionId);
+/**
+ * The transfer an update or a commit acts on, or the provider's refusal in the order it checks: an unknown
+ * transaction (400/697), a caller who is not its partner, a transfer already committed.
+ */
+function uncommittedTransfer(
+  context: SimulatorContext,
+  transactionId: string,
+  body: Json,
+): SimulatedTransfer | Reply {
+  const transfer = context.books.transfers.get(transactionId);
   if (!transfer) return notFound();
   const invalid = identityError(body, true, context.agentPartnerId);
   if (invalid) return invalid;
   if (transfer.committed)
     return providerError(400, 'TRANSACTION_ALREADY_COMMITTED', 'The transaction is already committed');
+  return transfer;
+}
+
+/** `PUT /transfer/v1/transactions/{id}`: sender, receiver and compliance data; `readyForCommit` when complete. */
+export function update(context: SimulatorContext, transactionId: string, body: Json): Reply {
+  const { books } = context;
+  const transfer = uncommittedTransfer(context, transactionId, body);
+  if ('body' in transfer) return transfer; // a refusal
   if (transfer.lockExpiresAt <= books.now())
     return providerError(400, 'QUOTE_EXPIRED', 'The quote has expired; request a new quote');
   const sendAmount = body.sendAmount as { value?: unknown; currencyCode?: unknown } | undefined;
@@ -162,12 +176,8 @@ export function commit(
   requestId: string,
 ): Reply {
   const { books } = context;
-  const transfer = books.transfers.get(transactionId);
-  if (!transfer) return notFound();
-  const invalid = identityError(body, true, context.agentPartnerId);
-  if (invalid) return invalid;
-  if (transfer.committed)
-    return providerError(400, 'TRANSACTION_ALREADY_COMMITTED', 'The transaction is already committed');
+  const transfer = uncommittedTransfer(context, transactionId, body);
+  if ('body' in transfer) return transfer; // a refusal
   if (transfer.status !== 'READY')
     return providerError(400, 'TRANSACTION_NOT_READY', 'Update the transaction before committing it');
   if (transfer.lockExpiresAt <= books.now())

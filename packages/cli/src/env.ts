@@ -3,7 +3,7 @@
  * table filled from the simulator's `adapterConfig()`, and the members no variable carries (the webhook secret
  * goes to `webhooks.setup()`, a test key to the factory).
  */
-import type { EnvVariable } from './providers.js';
+import type { EnvVariable } from '@pay/core/adapter';
 
 /** The printed configuration: `NAME=value` lines and the members left over. */
 export interface PrintedConfiguration {

@@ -3,6 +3,7 @@
  * environment table its default factory reads (`PROVIDER_X_*`), so `pay dev` prints the variables that point an
  * app at the simulator without code changes.
  */
+import { type EnvVariable, providerVariables } from '@pay/core/adapter';
 import type { PaymentSimulator, SimulatorStartOptions } from '@pay/core/testing';
 import * as providerN from '@pay/provider-n';
 import { startProviderNSimulator } from '@pay/provider-n/testing';
@@ -13,12 +14,6 @@ import { startProviderTSimulator } from '@pay/provider-t/testing';
 
 /** A simulator as `pay` drives it: the kit's interface, whatever the provider's config and books. */
 export type AnySimulator = PaymentSimulator<Record<string, unknown>, unknown>;
-
-/** One row of an adapter's environment table (`PROVIDER_N_ENV`): variable name and config member. */
-export interface EnvVariable {
-  env: string;
-  member: string;
-}
 
 /** What `pay` knows about one provider. */
 export interface SimulatedProvider {
@@ -55,13 +50,11 @@ function envTable(exports: object, name: string): readonly EnvVariable[] {
 }
 
 /**
- * The table with `<prefix>_BASE_URL → baseUrl` last when it does not list it: core's `readProviderConfig` reads
- * that variable for every adapter (an adapter's table may leave it out), and it is the line that points an app
- * at the simulator.
+ * The variables an adapter's default factory reads (core's `providerVariables`: its table plus
+ * `<prefix>_BASE_URL`, the line that points an app at the simulator); none when the adapter exports no table.
  */
 function withBaseUrl(table: readonly EnvVariable[], prefix: string): readonly EnvVariable[] {
-  if (table.length === 0 || table.some((row) => row.member === 'baseUrl')) return table;
-  return [...table, { env: `${prefix}_BASE_URL`, member: 'baseUrl' }];
+  return table.length === 0 ? table : providerVariables(prefix, table);
 }
 
 /** Every provider `pay dev` and `pay trigger` accept, by the name on the command line. */

@@ -220,6 +220,18 @@ export interface ProviderConfigSource<S extends v.GenericSchema, Member extends 
 }
 
 /**
+ * Every variable an adapter's default factory reads: its own table, then `<prefix>_BASE_URL → baseUrl` unless the
+ * table lists it already. `readProviderConfig` reads these, and `pay dev` prints them, from this one list.
+ */
+export function providerVariables<Member extends string>(
+  envPrefix: string,
+  variables: readonly EnvVariable<Member>[],
+): readonly EnvVariable<Member | 'baseUrl'>[] {
+  if (variables.some((variable) => variable.member === 'baseUrl')) return variables;
+  return [...variables, { env: `${envPrefix}_BASE_URL`, member: 'baseUrl', required: false }];
+}
+
+/**
  * Loads an adapter's configuration in one step, the same way for every adapter: the environment (now, not on
  * import) plus the explicit options, each explicit member winning over its variable, `<prefix>_BASE_URL` as the
  * `baseUrl` override, boolean variables read strictly, then the whole validated against the config schema.
@@ -236,11 +248,7 @@ export function readProviderConfig<S extends v.GenericSchema, Member extends str
     });
   }
   const env = source.env ?? processEnv();
-  const baseUrlEnv = `${source.envPrefix}_BASE_URL`;
-  const variables: readonly EnvVariable<Member | 'baseUrl'>[] = [
-    ...source.variables,
-    { env: baseUrlEnv, member: 'baseUrl', required: false },
-  ];
+  const variables = providerVariables(source.envPrefix, source.variables);
   const given = Object.fromEntries(
     Object.entries(overrides).filter(([, value]) => value !== undefined),
   ) as Partial<Record<Member | 'baseUrl', unknown>>;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   booleanSetting,
   parseConfig,
+  providerVariables,
   readEnvironment,
   readProviderConfig,
   transportConfigEntries,
@@ -231,5 +232,24 @@ describe('readProviderConfig: one way to load an adapter configuration', () => {
     expect(url).toBeInstanceOf(ConfigurationError);
     expect(url?.message).toBe('providerR configuration is invalid: `baseUrl` must be an absolute URL.');
     expect(url?.message).not.toContain('sk_hidden_value');
+  });
+});
+
+describe('providerVariables: every variable a default factory reads', () => {
+  const table = [
+    { env: 'PROVIDER_X_KEY', member: 'key', required: true },
+    { env: 'PROVIDER_X_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' as const },
+  ];
+
+  it('is the table followed by <prefix>_BASE_URL for baseUrl, which is never required', () => {
+    expect(providerVariables('PROVIDER_X', table)).toEqual([
+      ...table,
+      { env: 'PROVIDER_X_BASE_URL', member: 'baseUrl', required: false },
+    ]);
+  });
+
+  it('is the table as it is when it already lists baseUrl (no second row)', () => {
+    const listed = [...table, { env: 'PROVIDER_X_BASE_URL', member: 'baseUrl', required: false }];
+    expect(providerVariables('PROVIDER_X', listed)).toBe(listed);
   });
 });

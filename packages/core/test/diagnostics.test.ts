@@ -119,7 +119,7 @@ describe('pay:operation and pay:call', () => {
     });
   });
 
-  it("ends a failed operation with the error's outcome and the error itself", async () => {
+  it("ends a failed operation with the error's outcome, its type and the error itself", async () => {
     recorder = record();
     const lost = new NetworkError('providerT POST /v1/transactions/{id}/commit timed out.', {
       outcome: 'unknown',
@@ -133,7 +133,7 @@ describe('pay:operation and pay:call', () => {
       ),
     ).rejects.toBe(lost);
     const end = recorder.events.find(([, event]) => event === 'asyncEnd')![2];
-    expect(end).toMatchObject({ outcome: 'unknown', error: lost });
+    expect(end).toMatchObject({ outcome: 'unknown', errorType: 'NetworkError', error: lost });
     expect(recorder.events.map(([, event]) => event)).toEqual([
       'start',
       'end',

@@ -185,7 +185,7 @@ function operationEnd(span: Span, trace: OperationTrace): void {
       'pay.request_id': trace.requestId ?? undefined,
     }),
   );
-  endStatus(span, trace.error, errorTypeOf(trace.error));
+  endStatus(span, trace.error, trace.errorType);
 }
 
 function httpAttributes(trace: CallTrace | AttemptTrace): Attributes {
@@ -217,7 +217,7 @@ function callEnd(span: Span, trace: CallTrace): void {
       'pay.outcome': trace.outcome,
     }),
   );
-  endStatus(span, trace.error ?? (trace.errorType ? trace.errorType : undefined), trace.errorType);
+  endStatus(span, trace.error, trace.errorType);
 }
 
 function attemptSpan(trace: AttemptTrace): SpanStart & { parentId: string | undefined } {
@@ -238,7 +238,9 @@ function attemptEnd(span: Span, trace: AttemptTrace): void {
   span.setAttributes(
     defined({ 'http.response.status_code': trace.status, 'pay.may_have_reached': trace.mayHaveReached }),
   );
-  endStatus(span, trace.errorType ?? trace.error, trace.errorType ?? errorTypeOf(trace.error));
+  // An attempt's failure is its error.type (`timeout`, `network`, the status); the call and the operation above it
+  // carry the error's message.
+  endStatus(span, undefined, trace.errorType);
 }
 
 /** A webhook delivery is published once, after the answer: its span is drawn with the recorded times. */
@@ -277,14 +279,6 @@ function endStatus(span: Span, error: unknown, errorType: string | undefined): v
     code: SpanStatusCode.ERROR,
     ...(error instanceof Error ? { message: error.message } : {}),
   });
-}
-
-/** `error.type`: a provider error's portable kind, else the error's class name. */
-function errorTypeOf(error: unknown): string | undefined {
-  if (error === undefined || error === null) return undefined;
-  const kind = (error as { kind?: unknown }).kind;
-  if (typeof kind === 'string') return kind;
-  return error instanceof Error ? error.name : 'error';
 }
 
 /** Drops undefined values: OpenTelemetry refuses them as attribute values. */

@@ -115,7 +115,8 @@ describe('span tree', () => {
     const refused = Object.assign(new Error('providerN answered HTTP 400'), { kind: 'invalid_request' });
     await expect(
       operation.tracePromise(async () => {
-        op.outcome = 'refused';
+        // As core fills it in: the outcome and the provider error's kind.
+        Object.assign(op, { outcome: 'refused', errorType: 'invalid_request' });
         throw refused;
       }, op),
     ).rejects.toBe(refused);

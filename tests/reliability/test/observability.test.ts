@@ -182,6 +182,7 @@ describe('a money-moving call whose reply is lost', () => {
         operation: 'payments.create',
         idempotencyKey: KEY,
         outcome: 'unknown',
+        errorType: 'NetworkError',
         error,
       });
       expect(channels.of(PAY_CHANNELS.operation, 'error')).toHaveLength(1);

@@ -32,6 +32,8 @@ export interface OperationTrace {
   /** The returned record's id and provider request id, when the operation succeeded. */
   recordId?: string | undefined;
   requestId?: string | null | undefined;
+  /** When it failed: the provider error's `kind`, else the error class name. */
+  errorType?: string | undefined;
   /** The (redacted) error the caller receives; also set by the channel itself on `error`. */
   error?: unknown;
 }

@@ -58,6 +58,7 @@ export function traceOperation<T>(describe: () => OperationDescription, fn: () =
         return value;
       } catch (error) {
         trace.outcome = outcomeOf(error);
+        trace.errorType = errorTypeOf(error);
         trace.error = error;
         throw error;
       }

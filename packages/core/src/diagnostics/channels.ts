@@ -161,35 +161,6 @@ export function payChannels(): PayChannels | undefined {
   return channels ?? undefined;
 }
 
-/**
- * Runs `fn` traced on `channel` when someone subscribes, building the context only then (`context()` is not called
- * otherwise, so an unobserved call pays one property read). `finish` fills in the end fields from the result or
- * error before the end events fire.
- */
-export function traced<C extends object, T>(
-  channel: TracingChannelLike<C> | undefined,
-  context: () => C,
-  fn: (trace: C | undefined) => Promise<T>,
-  finish?: (trace: C, outcome: { ok: true; value: T } | { ok: false; error: unknown }) => void,
-): Promise<T> {
-  if (!channel?.hasSubscribers) return fn(undefined);
-  const trace = context();
-  let result: T | undefined;
-  // The value is kept out of the context: Node would store it as `result`, and a record or a reply holds
-  // bodies, names and metadata a trace must not carry.
-  return channel
-    .tracePromise(async () => {
-      try {
-        result = await fn(trace);
-        finish?.(trace, { ok: true, value: result });
-      } catch (error) {
-        finish?.(trace, { ok: false, error });
-        throw error;
-      }
-    }, trace)
-    .then(() => result as T);
-}
-
 let sequence = 0;
 
 /** A process-unique id for a traced operation, call or attempt (not random: it only links parents to children). */

@@ -122,17 +122,26 @@ interface DiagnosticsChannelModule {
   channel(name: string): unknown;
 }
 
-/** The runtime's `diagnostics_channel`, or undefined on runtimes without one (edge, browsers). */
-export function findDiagnosticsChannel(): DiagnosticsChannelModule | undefined {
+/**
+ * A built-in module asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16) instead of imported, so runtime
+ * code loads everywhere; undefined where the runtime has no such module or refuses (edge runtimes, browsers).
+ */
+function builtinModule(id: string): Record<string, unknown> | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   try {
-    const found = runtime?.getBuiltinModule?.('node:diagnostics_channel') as
-      | DiagnosticsChannelModule
-      | undefined;
-    return typeof found?.tracingChannel === 'function' ? found : undefined;
+    const found = runtime?.getBuiltinModule?.(id);
+    return typeof found === 'object' && found !== null ? (found as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The runtime's `diagnostics_channel`, or undefined on runtimes without one (edge, browsers). */
+export function findDiagnosticsChannel(): DiagnosticsChannelModule | undefined {
+  const found = builtinModule('node:diagnostics_channel');
+  return typeof found?.tracingChannel === 'function'
+    ? (found as unknown as DiagnosticsChannelModule)
+    : undefined;
 }
 
 /** The four channels, or undefined when the runtime has none. Looked up once: channels are process-wide. */
@@ -180,15 +189,10 @@ export interface AsyncScope<T> {
  * runtime has none (then nothing is carried across awaits, and nothing fails).
  */
 export function createAsyncScope<T>(): AsyncScope<T> | undefined {
-  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  try {
-    const hooks = runtime?.getBuiltinModule?.('node:async_hooks') as
-      | { AsyncLocalStorage?: new () => AsyncScope<T> }
-      | undefined;
-    return typeof hooks?.AsyncLocalStorage === 'function' ? new hooks.AsyncLocalStorage() : undefined;
-  } catch {
-    return undefined;
-  }
+  const AsyncLocalStorage = builtinModule('node:async_hooks')?.AsyncLocalStorage;
+  return typeof AsyncLocalStorage === 'function'
+    ? new (AsyncLocalStorage as new () => AsyncScope<T>)()
+    : undefined;
 }
 
 let scope: AsyncScope<OperationTrace> | null | undefined;

@@ -142,6 +142,32 @@ describe('the HTTP client', () => {
     scope.done();
   });
 
+  it("sends the adapter's authorisation in place of a call's own Authorization header, once, with every other header", async () => {
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    nock(BASE)
+      .post('/v1/orders')
+      .reply(function () {
+        seen.push({ ...this.req.headers });
+        return [200, '{}'];
+      });
+    const http = client({ authorization: { header: async () => 'Bearer adapter-token' } });
+    await http.send({
+      method: 'POST',
+      path: '/v1/orders',
+      json: { amount: 1 },
+      headers: { Authorization: 'Bearer call-token', 'X-Partner': 'p-1' },
+      retrySafe: false,
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      authorization: 'Bearer adapter-token',
+      'x-partner': 'p-1',
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'x-client-request-id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+  });
+
   it('sends form bodies form-encoded and JSON bodies as JSON', async () => {
     const scope = nock(BASE, { reqheaders: { 'content-type': 'application/x-www-form-urlencoded' } })
       .post('/v1.0/status', 'merchant=m1&transId=T-1&secret=s')

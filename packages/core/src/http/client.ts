@@ -70,8 +70,6 @@ interface CallState extends RetryState {
   reply: HttpReply | undefined;
   /** The failure of the last attempt that got none, and the error it was made from. */
   failure: { error: unknown; networkError: NetworkError } | undefined;
-  /** The reply text of the attempt in flight, read by the exchange for `afterAttempt`. */
-  received: string;
   /** A retry was decided and ky is waiting before it (a caller's abort now lets the last outcome stand). */
   waiting: boolean;
 }
@@ -140,7 +138,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const { default: ky, HTTPError, TimeoutError } = await loadKy();
     const requestId = request.requestId ?? crypto.randomUUID();
     const url = buildUrl(baseUrl, request.path, request.query);
-    const label = callLabel(options.provider, request, credentials);
+    // Only errors and logs name the call: built on first use, not on every call.
+    let labelText: string | undefined;
+    const label = () => (labelText ??= callLabel(options.provider, request, credentials));
     // Per-call settings (issue 16): the request's own, else the caller's (carried on the signal), else ours.
     const perCall = settingsOf(request.signal);
     const asked = {
@@ -165,7 +165,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       info: undefined,
       reply: undefined,
       failure: undefined,
-      received: '',
       waiting: false,
     };
 
@@ -184,17 +183,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
 
     /** Where an attempt starts: the caller's abort, the login, the `onRequest` hook. */
-    const beforeAttempt: BeforeRequestHook = async (kyRequest) => {
+    const beforeAttempt: BeforeRequestHook = async () => {
       state.waiting = false;
       if (state.relogin) state.relogin = false;
       else state.attempt += 1;
       try {
         if (request.signal?.aborted)
-          throw abortedError(label, request, requestId, state.reachedBefore, 'before sending');
+          throw abortedError(label(), request, requestId, state.reachedBefore, 'before sending');
         state.authorization = undefined;
         if (request.authorize !== false && options.authorization) {
           state.authorization = await authorizationFor(request, requestId, label, state.reachedBefore);
-          kyRequest.headers.set('authorization', state.authorization);
           credentials.addAuthorization(state.authorization);
         }
         // Hook payloads are built (and redacted) only when someone listens: the hot path stays lean.
@@ -210,7 +208,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           );
         // Checked again after the hook and the login: an attempt aborted before fetch was never sent.
         if (request.signal?.aborted)
-          throw abortedError(label, request, requestId, state.reachedBefore, 'before sending');
+          throw abortedError(label(), request, requestId, state.reachedBefore, 'before sending');
       } catch (error) {
         throw new CallStopped(error);
       }
@@ -220,8 +218,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     /**
      * The exchange of one attempt, as ky's `fetch`: the body goes as the string it is (ky's Request would carry
      * it as a stream, teed for retries: a chunked upload and several times the cost of the call), and the reply
-     * is read here, under ky's timeout (which otherwise ends when the headers arrive). ky gets an empty response
-     * with the reply's status and headers; the text waits in `state.received` for `afterAttempt`.
+     * is read and recorded here, under ky's timeout (which otherwise ends when the headers arrive). ky gets the
+     * reply's status and headers; its body is already read.
      */
     const exchange = async (input: Request | URL | string) => {
       const sent = input as Request;
@@ -229,22 +227,18 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const span = tracing ? startAttempt(tracing.fields, tracing.call?.id, exchanges) : undefined;
       exchanges += 1;
       if (tracing?.call) tracing.call.attempts = exchanges;
+      let response: Response;
+      let text: string;
       try {
-        const response = await send(sent.url, {
+        response = await send(sent.url, {
           method: sent.method,
-          headers: sent.headers,
+          headers: withAuthorization(headers, state.authorization),
           ...(body === undefined ? {} : { body }),
           signal: sent.signal,
         });
-        state.received = await response.text();
-        if (tracing?.call) tracing.call.status = response.status;
-        // A 401 proves the attempt was not processed (see afterAttempt).
-        span?.finish({ status: response.status, mayHaveReached: response.status !== 401 });
-        return new Response(null, {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers,
-        });
+        text = await response.text();
+        // ky's timeout fired while the reply was read: the attempt failed, whatever arrived.
+        sent.signal.throwIfAborted();
       } catch (error) {
         if (span)
           span.finish({
@@ -255,29 +249,23 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           });
         throw error;
       }
+      if (tracing?.call) tracing.call.status = response.status;
+      // A 401 proves the attempt was not processed (see recordReply).
+      span?.finish({ status: response.status, mayHaveReached: response.status !== 401 });
+      recordReply(response, text);
+      // ky clones what it hands to `afterResponse` hooks, and a body already read cannot be cloned.
+      return listening
+        ? new Response(null, {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers,
+          })
+        : response;
     };
 
-    /** Where an attempt ends with an answer: the `onResponse` hook, the reply, what the answer proves. */
-    const afterAttempt = async (_request: Request, _options: unknown, response: Response) => {
-      const text = state.received;
-      state.received = '';
+    /** What an answered attempt leaves: the reply, and whether the call may now have reached the provider. */
+    function recordReply(response: Response, text: string): void {
       if (request.credentialsInReply) rememberIssuedTokens(text, credentials);
-      if (state.info) {
-        const replySecrets = credentials.values();
-        await observe(
-          observed,
-          'onResponse',
-          {
-            ...state.info,
-            headers: { ...state.info.headers },
-            status: response.status,
-            responseHeaders: redactHeaders([...response.headers], replySecrets),
-            responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, replySecrets),
-            durationMs: Date.now() - state.started,
-          },
-          state.info,
-        );
-      }
       state.reply = {
         status: response.status,
         headers: response.headers,
@@ -288,6 +276,27 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       state.failure = undefined;
       // A 401 proves this attempt was not processed; any other answer means it reached the provider.
       if (response.status !== 401) state.reachedBefore = true;
+    }
+
+    /** The `onResponse` hook of an answered attempt, as ky's `afterResponse` (only when a hook listens). */
+    const notifyResponse = async (_request: Request, _options: unknown, response: Response) => {
+      const info = state.info;
+      const reply = state.reply;
+      if (!info || !reply) return;
+      const replySecrets = credentials.values();
+      await observe(
+        observed,
+        'onResponse',
+        {
+          ...info,
+          headers: { ...info.headers },
+          status: response.status,
+          responseHeaders: redactHeaders([...response.headers], replySecrets),
+          responseBody: request.credentialsInReply ? '[REDACTED]' : redact(reply.text, replySecrets),
+          durationMs: Date.now() - state.started,
+        },
+        info,
+      );
     };
 
     /** Whether ky sends the call again: `false` stops, `true` re-sends at once (re-login), `undefined` waits. */
@@ -315,7 +324,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (decision !== undefined) return decision;
       const log = logger();
       if (log.enabled('debug'))
-        log.debug(`retrying ${label} after ${reason} (retry ${state.retries} of ${limit}).`, () => ({
+        log.debug(`retrying ${label()} after ${reason} (retry ${state.retries} of ${limit}).`, () => ({
           provider: options.provider,
           call: request.call,
           method: request.method,
@@ -367,7 +376,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const send = options.fetch ?? globalThis.fetch;
     const kyOptions: Options = {
       method: request.method,
-      headers,
+      // The headers and body go straight to fetch (see exchange): ky's Request only carries the call's method,
+      // URL and signal, so ky does not copy the headers into each of its Requests.
       fetch: exchange,
       ...(request.signal ? { signal: request.signal } : {}),
       timeout: attemptTimeoutMs,
@@ -375,7 +385,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       retry: kyRetryOptions(state, limit, backoffBase, shouldRetry),
       hooks: {
         beforeRequest: [beforeAttempt],
-        afterResponse: [afterAttempt],
+        afterResponse: listening ? [notifyResponse] : [],
         beforeRetry: [
           () => {
             // The one re-login: drop the refused credential; the next attempt's authorisation logs in again.
@@ -410,15 +420,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   async function authorizationFor(
     request: HttpRequest,
     requestId: string,
-    label: string,
+    label: () => string,
     reachedBefore: boolean,
   ): Promise<string> {
     try {
       return await untilAborted(options.authorization!.header(request.signal), request.signal);
     } catch (error) {
       if (error instanceof CallerAbort)
-        throw abortedError(label, request, requestId, reachedBefore, 'waiting for a login');
-      throw loginFailure(error, label, request, requestId, reachedBefore);
+        throw abortedError(label(), request, requestId, reachedBefore, 'waiting for a login');
+      throw loginFailure(error, label(), request, requestId, reachedBefore);
     }
   }
 
@@ -444,4 +454,18 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       attempt,
     };
   }
+}
+
+/** The headers of one attempt: the call's, with its Authorization value (whatever case the call's own used). */
+function withAuthorization(
+  headers: Record<string, string>,
+  authorization: string | undefined,
+): Record<string, string> {
+  if (authorization === undefined) return headers;
+  const sent: Record<string, string> = {};
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() !== 'authorization') sent[name] = headers[name]!;
+  }
+  sent.authorization = authorization;
+  return sent;
 }

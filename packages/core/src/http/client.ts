@@ -39,10 +39,11 @@ import type { HttpClient, HttpClientOptions, HttpReply, HttpRequest, HttpRequest
  * (tooling/bench `import.cold`). Cold starts that make no call no longer pay it; the first call does, as plain
  * `fetch` would.
  */
-let kyModule: Promise<typeof import('ky')> | undefined;
-function loadKy(): Promise<typeof import('ky')> {
-  kyModule ??= import('ky');
-  return kyModule;
+let kyLoading: Promise<typeof import('ky')> | undefined;
+let kyLoaded: typeof import('ky') | undefined;
+async function loadKy(): Promise<typeof import('ky')> {
+  kyLoading ??= import('ky').then((module) => (kyLoaded = module));
+  return kyLoading;
 }
 
 /** Stops ky from retrying: carries an error of ours (a login's, a caller's abort) out of a hook as it is. */
@@ -135,7 +136,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   /** One logical call: ky's attempts, then the reply of the last one or the error that ended the call. */
   async function sendCall(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
-    const { default: ky, HTTPError, TimeoutError } = await loadKy();
+    // Once loaded, ky is taken as it is: no wait on every call.
+    const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());
     const requestId = request.requestId ?? crypto.randomUUID();
     const url = buildUrl(baseUrl, request.path, request.query);
     // Only errors and logs name the call: built on first use, not on every call.

@@ -9,6 +9,7 @@ import type { RetryOptions } from 'ky';
 /** Statuses after which a retry-safe call is sent again (and whose `Retry-After` is honoured). */
 export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
 const RETRY_STATUS_SET = new Set(RETRY_STATUSES);
+const RETRY_STATUS_LIST = RETRY_STATUSES as number[];
 /** The longest wait between two attempts, whatever `Retry-After` asks for. */
 export const MAX_WAIT_MS = 5_000;
 
@@ -68,8 +69,9 @@ export function kyRetryOptions(
     limit: limit + 1,
     // Every method: whether a call may be repeated depends on the call (retrySafe), not on its method.
     methods: ['get', 'post', 'put', 'patch', 'delete'],
-    statusCodes: [...RETRY_STATUSES],
-    afterStatusCodes: [...RETRY_STATUSES],
+    // ky only reads these lists: the same ones serve every call.
+    statusCodes: RETRY_STATUS_LIST,
+    afterStatusCodes: RETRY_STATUS_LIST,
     maxRetryAfter: MAX_WAIT_MS,
     backoffLimit: MAX_WAIT_MS,
     delay: () => (state.relogin ? 0 : exponential(state.retries, backoffBaseMs)),

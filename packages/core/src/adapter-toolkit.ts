@@ -47,7 +47,11 @@ export {
 } from './idempotency.js';
 export { idempotencyKeyOf, KEYED_REFERENCE_PREFIX, keyedReference } from './idempotency-keys.js';
 export * from './money.js';
-export { type MoneyMovingRefusalFacts, moneyMovingRefusal } from './money-moving-refusals.js';
+export {
+  type MoneyMovingRefusalFacts,
+  moneyMovingRefusal,
+  refusalMayHaveLanded,
+} from './money-moving-refusals.js';
 export {
   type ArgumentsOf,
   isOperation,

@@ -22,6 +22,21 @@ export interface MoneyMovingRefusalFacts {
 }
 
 /**
+ * Whether a refused call that moves money may still have gone through (issue 11 §1): an earlier attempt of it
+ * may have reached the provider, or the answer is a 5xx or a 408 (a gateway can send those after the provider
+ * processed the call), or the provider gave its own sign (`providerSign`: a "duplicate reference" refusal, a code
+ * for its own failures, a resumed call whose request id an earlier process may have sent). When it is false the
+ * refusal proves that nothing happened; when true the caller must reconcile, never repeat. Adapters that word
+ * their own messages (Provider T's stage-aware ones) take the decision from here; `moneyMovingRefusal` uses it.
+ */
+export function refusalMayHaveLanded(
+  reply: Pick<HttpReply, 'status' | 'earlierAttemptMayHaveReached'>,
+  providerSign = false,
+): boolean {
+  return reply.earlierAttemptMayHaveReached || reply.status >= 500 || reply.status === 408 || providerSign;
+}
+
+/**
  * The error to throw for a refused call that moves money: `error` itself when the refusal proves that nothing
  * happened; otherwise the same answer with `outcome: 'unknown'` (not retryable, with the reconcile advice core
  * appends), saying the call may have been processed, so the caller looks it up instead of moving money twice.
@@ -31,12 +46,8 @@ export function moneyMovingRefusal(
   reply: Pick<HttpReply, 'earlierAttemptMayHaveReached'>,
   facts: MoneyMovingRefusalFacts = {},
 ): ProviderApiError {
-  const mayHaveLanded =
-    reply.earlierAttemptMayHaveReached ||
-    error.status >= 500 ||
-    error.status === 408 ||
-    facts.mayHaveLanded === true;
-  if (!mayHaveLanded) return error;
+  const answer = { status: error.status, earlierAttemptMayHaveReached: reply.earlierAttemptMayHaveReached };
+  if (!refusalMayHaveLanded(answer, facts.mayHaveLanded === true)) return error;
   const code = error.providerCode ? ` (code ${error.providerCode})` : '';
   const as = facts.processedAs ? ` as ${facts.processedAs}` : '';
   return error.withDetails({

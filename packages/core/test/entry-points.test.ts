@@ -68,6 +68,8 @@ describe('the two entry points of @pay/core (issue 13 item 5)', () => {
       'keyedReference',
       'idempotencyKeyOf',
       'moneyMovingRefusal',
+      'refusalMayHaveLanded',
+      'ANY_PROVIDER_CODE',
       'CREDENTIALS_HINT',
       'RECONCILE_ADVICE',
     ];

@@ -1,4 +1,4 @@
-import { moneyMovingRefusal, ProviderApiError } from '@pay/core/adapter';
+import { moneyMovingRefusal, ProviderApiError, refusalMayHaveLanded } from '@pay/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 function refusal(status: number, providerCode?: string): ProviderApiError {
@@ -66,5 +66,21 @@ describe('moneyMovingRefusal: what a refused call that moves money proves', () =
   it('keeps the provider answer as the cause', () => {
     const error = refusal(502);
     expect(moneyMovingRefusal(error, first).cause).toBe(error);
+  });
+});
+
+describe('refusalMayHaveLanded: the one rule adapters with their own messages share', () => {
+  it('a 4xx to the first attempt, without a provider sign, proves nothing moved', () => {
+    expect(refusalMayHaveLanded({ status: 400, earlierAttemptMayHaveReached: false })).toBe(false);
+    expect(refusalMayHaveLanded({ status: 409, earlierAttemptMayHaveReached: false }, false)).toBe(false);
+  });
+
+  it.each([500, 502, 503, 504, 408])('HTTP %i may have landed', (status) => {
+    expect(refusalMayHaveLanded({ status, earlierAttemptMayHaveReached: false })).toBe(true);
+  });
+
+  it('a 4xx after an earlier attempt may have reached the provider, or with a provider sign, may have landed', () => {
+    expect(refusalMayHaveLanded({ status: 400, earlierAttemptMayHaveReached: true })).toBe(true);
+    expect(refusalMayHaveLanded({ status: 400, earlierAttemptMayHaveReached: false }, true)).toBe(true);
   });
 });

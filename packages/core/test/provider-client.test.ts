@@ -2,6 +2,7 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseForm, parseJson } from '../src/adapter-toolkit.js';
 import {
+  ANY_PROVIDER_CODE,
   CREDENTIALS_HINT,
   createProviderClient,
   type EnvelopeReading,
@@ -358,9 +359,116 @@ describe('the provider client', () => {
       await expect(client().find(v.unknown(), call)).resolves.toBeNull();
     });
 
-    it('resolves to null on an HTTP 404 whose code has no rule', async () => {
-      nock(BASE).get('/v1/transactions/MNFY-9').reply(404, 'Not Found');
-      await expect(client().find(v.unknown(), call)).resolves.toBeNull();
+    it('throws a 404 no rule calls notFound (a proxy\'s HTML error page is not "the payment does not exist")', async () => {
+      nock(BASE).get('/v1/transactions/MNFY-9').reply(404, '<html><body>Not Found</body></html>', {
+        'content-type': 'text/html',
+      });
+      const error = await client()
+        .find(v.unknown(), call)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProviderApiError);
+      expect(error).toMatchObject({
+        status: 404,
+        providerCode: undefined,
+        kind: 'not_found',
+        retryable: false,
+      });
+    });
+
+    it('throws a refusal whose rule says notFound when the status is 5xx (a gateway failure proves no absence)', async () => {
+      nock(BASE).get('/v1/transactions/MNFY-9').reply(503, {
+        requestSuccessful: false,
+        responseCode: 'TXN404',
+        responseMessage: 'No such transaction',
+      });
+      const error = await client({ retry: 0 })
+        .find(v.unknown(), call)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProviderApiError);
+      expect(error).toMatchObject({ status: 503, providerCode: 'TXN404' });
+    });
+
+    it('applies a rule that names a status only to that status (Provider N: 404 + catch-all 99 is not found)', async () => {
+      const errors: ProviderErrorTable = {
+        '99': [{ status: 404, kind: 'not_found', notFound: true }],
+      };
+      const refusal = { requestSuccessful: false, responseCode: '99', responseMessage: 'Unexpected' };
+      nock(BASE)
+        .get('/v1/transactions/MNFY-9')
+        .reply(404, refusal)
+        .get('/v1/transactions/MNFY-9')
+        .reply(400, refusal);
+      await expect(client({ errors }).find(v.unknown(), call)).resolves.toBeNull();
+      const error = await client({ errors })
+        .find(v.unknown(), call)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProviderApiError);
+      expect(error).toMatchObject({ status: 400, providerCode: '99', kind: 'invalid_request' });
+    });
+
+    it('applies ANY_PROVIDER_CODE rules to any code no rule of its own matched, never to a reply without a code', async () => {
+      const errors: ProviderErrorTable = {
+        R3: { kind: 'invalid_request' },
+        [ANY_PROVIDER_CODE]: [{ status: 404, kind: 'not_found', notFound: true }],
+      };
+      nock(BASE)
+        .get('/v1/transactions/MNFY-9')
+        .reply(404, { requestSuccessful: false, responseCode: 'TRANSACTION_NOT_FOUND' })
+        .get('/v1/transactions/MNFY-9')
+        .reply(404, { requestSuccessful: false, responseCode: 'R3' })
+        .get('/v1/transactions/MNFY-9')
+        .reply(404, 'Not Found');
+      await expect(client({ errors }).find(v.unknown(), call)).resolves.toBeNull();
+      await expect(client({ errors }).find(v.unknown(), call)).rejects.toMatchObject({
+        status: 404,
+        providerCode: 'R3',
+        kind: 'invalid_request',
+      });
+      await expect(client({ errors }).find(v.unknown(), call)).rejects.toMatchObject({
+        status: 404,
+        providerCode: undefined,
+      });
+    });
+
+    it('findReplied returns the parsed and raw body, the reply and the request id sent with the call', async () => {
+      let sent: string | undefined;
+      nock(BASE)
+        .get('/v1/transactions/MNFY-9')
+        .reply(function () {
+          sent = String(this.req.headers['x-request-id']);
+          return [
+            200,
+            {
+              requestSuccessful: true,
+              responseCode: '0',
+              responseBody: { transactionReference: 'MNFY-9', amountPaid: 0, extra: 'kept' },
+            },
+          ];
+        });
+      const found = await client().findReplied(v.object({ transactionReference: v.string() }), call);
+      expect(sent).toMatch(/^[0-9a-f-]{36}$/);
+      expect(found).toMatchObject({
+        body: { transactionReference: 'MNFY-9' },
+        raw: { transactionReference: 'MNFY-9', amountPaid: 0, extra: 'kept' },
+        reply: { status: 200, requestId: sent },
+        requestId: sent,
+      });
+    });
+
+    it("findReplied's request id is the provider's own when providerRequestIdHeader names a header the reply carries", async () => {
+      const body = { requestSuccessful: true, responseCode: '0', responseBody: {} };
+      nock(BASE)
+        .get('/v1/transactions/MNFY-9')
+        .reply(200, body, { 'x-provider-request-id': 'prov-77' })
+        .get('/v1/transactions/MNFY-9')
+        .reply(200, body);
+      const withHeader = client({ providerRequestIdHeader: 'X-Provider-Request-Id' });
+      expect((await withHeader.findReplied(v.unknown(), { ...call, requestId: 'ours-1' }))?.requestId).toBe(
+        'prov-77',
+      );
+      expect((await withHeader.findReplied(v.unknown(), { ...call, requestId: 'ours-2' }))?.requestId).toBe(
+        'ours-2',
+      );
     });
 
     it('throws a 404 whose rule is not notFound (the route, not the resource, is missing)', async () => {

@@ -17,6 +17,7 @@ import {
   redact,
   redactError,
 } from '../errors.js';
+import { requestIdOf } from '../records.js';
 import { createHttpClient } from './client.js';
 import { CREDENTIALS_HINT } from './failures.js';
 import { parseReply } from './replies.js';
@@ -28,8 +29,17 @@ export interface ProviderErrorRule {
   kind?: ProviderErrorKind;
   /** Whether the same call may succeed later; default: 429 and 5xx are. */
   retryable?: boolean;
-  /** The resource does not exist: `find` resolves to `null` instead of throwing. */
+  /**
+   * The resource does not exist: `find` resolves to `null` instead of throwing (only for a status below 500: a
+   * gateway failure never proves that something is absent). Nothing else makes a read `null`: an HTTP 404 that no
+   * rule calls `notFound` (a proxy's error page, a missing route) throws.
+   */
   notFound?: boolean;
+  /**
+   * Only for this HTTP status (a catch-all code such as Provider N's `99` means "not found" only with a 404).
+   * Default: any status.
+   */
+  status?: number;
   /** What to do about this refusal, in the message: `<provider> answered HTTP <status> (code <code>): <advice>`. */
   advice?: string;
   /**
@@ -40,8 +50,17 @@ export interface ProviderErrorRule {
 }
 
 /**
+ * The key of a table's rules for any code: they apply to a refusal that carries a provider code (whatever it is)
+ * when none of that code's own rules does; never to a reply without a code (an error page). Provider T, whose
+ * wire contract reads "any code with HTTP 404" as "no such transaction", lists `{ status: 404, notFound: true }`
+ * there.
+ */
+export const ANY_PROVIDER_CODE = '*';
+
+/**
  * Provider code → rule, read with own-property checks (a code `constructor` is no rule). A code may list several
- * rules told apart by their `message`; the first that matches applies.
+ * rules told apart by their `message` and `status`; the first that matches applies. Rules under
+ * {@link ANY_PROVIDER_CODE} apply to any code no rule of its own matched.
  */
 export type ProviderErrorTable = Readonly<Record<string, ProviderErrorRule | readonly ProviderErrorRule[]>>;
 
@@ -73,6 +92,11 @@ export interface ProviderClientOptions extends HttpClientOptions {
    * (e.g. `Check PROVIDER_N_API_KEY and PROVIDER_N_SECRET_KEY.`).
    */
   credentialsHint?: string;
+  /**
+   * The reply header in which the provider names its own id for a call (any case). `findReplied` then gives that
+   * id as `requestId` when the reply carries it (see `requestIdOf`). Default: none, the id `@pay` sent.
+   */
+  providerRequestIdHeader?: string;
 }
 
 /** One call through the provider client. */
@@ -102,6 +126,21 @@ export type ProviderOutcome =
       reply: HttpReply;
     };
 
+/** What a read found: the parsed body, the unparsed one, the reply and the request id a record carries. */
+export interface Replied<T> {
+  /** The envelope's body, parsed with the read's schema. */
+  body: T;
+  /** The envelope's body as the reader returned it, before parsing (for a record's `raw`). */
+  raw: unknown;
+  /** The reply itself (status, headers, `earlierAttemptMayHaveReached`). */
+  reply: HttpReply;
+  /**
+   * The record's `request_id`: the provider's own id when `providerRequestIdHeader` names a header the reply
+   * carries, else the id `@pay` sent with the call.
+   */
+  requestId: string;
+}
+
 /** The client an adapter's operations send through. */
 export interface ProviderClient {
   /** Sends and reads the envelope. Refusals come back as `{ ok: false }` (never thrown); transport failures throw. */
@@ -112,13 +151,25 @@ export interface ProviderClient {
    * naming the mismatched fields).
    */
   request<S extends v.GenericSchema>(schema: S, call: ProviderCall): Promise<v.InferOutput<S>>;
-  /** A read: a refusal whose rule says `notFound` (or an HTTP 404 with no rule) resolves to `null`. */
+  /**
+   * A read: `null` only when the error table's rule for the refusal says `notFound` and the status is below
+   * 500; any other refusal throws (as `request` does), so an error page without the provider's code (a proxy's
+   * HTML 404) is never taken for "does not exist". Resolves to the parsed body.
+   */
   find<S extends v.GenericSchema>(schema: S, call: ProviderCall): Promise<v.InferOutput<S> | null>;
+  /**
+   * `find`, resolving to what a record is built from: the parsed body, the raw body, the reply and its request
+   * id (see {@link Replied}).
+   */
+  findReplied<S extends v.GenericSchema>(
+    schema: S,
+    call: ProviderCall,
+  ): Promise<Replied<v.InferOutput<S>> | null>;
 }
 
 /** Creates an adapter's provider client. No I/O happens until the first call. */
 export function createProviderClient(options: ProviderClientOptions): ProviderClient {
-  const { readEnvelope, errors, credentialsHint, ...httpOptions } = options;
+  const { readEnvelope, errors, credentialsHint, providerRequestIdHeader, ...httpOptions } = options;
   const http = createHttpClient(httpOptions);
   const secrets = options.secrets ?? [];
 
@@ -130,7 +181,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
   ): Extract<ProviderOutcome, { ok: false }> {
     const code = reading.code === undefined ? undefined : redact(reading.code, secrets);
     const providerMessage = reading.message === undefined ? undefined : redact(reading.message, secrets);
-    const rule = ruleFor(errors, code, providerMessage);
+    const rule = ruleFor(errors, code, providerMessage, reply.status);
     // A 401 reaching here was already answered to the one re-login the HTTP client makes (or to a login): the
     // credentials themselves are refused, so the message says which configuration to check (issue 16).
     const credentialsRefused = reply.status === 401 || (call.authorize === false && reply.status === 403);
@@ -215,6 +266,25 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     });
   }
 
+  async function findReplied<S extends v.GenericSchema>(
+    schema: S,
+    call: ProviderCall,
+  ): Promise<Replied<v.InferOutput<S>> | null> {
+    const outcome = await send(call);
+    if (!outcome.ok) {
+      // Not-found comes from the table only, and never from a gateway failure.
+      if (outcome.rule?.notFound === true && outcome.reply.status < 500) return null;
+      throw thrown(outcome, call);
+    }
+    const { body, reply } = outcome;
+    return {
+      body: parsed(schema, body, call),
+      raw: body,
+      reply,
+      requestId: requestIdOf(reply, providerRequestIdHeader),
+    };
+  }
+
   return {
     send,
     async request(schema, call) {
@@ -222,12 +292,10 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       if (!outcome.ok) throw thrown(outcome, call);
       return parsed(schema, outcome.body, call);
     },
+    findReplied,
     async find(schema, call) {
-      const outcome = await send(call);
-      if (outcome.ok) return parsed(schema, outcome.body, call);
-      const notFound = outcome.rule ? outcome.rule.notFound === true : outcome.reply.status === 404;
-      if (notFound) return null;
-      throw thrown(outcome, call);
+      const found = await findReplied(schema, call);
+      return found === null ? null : found.body;
     },
   };
 }
@@ -237,16 +305,28 @@ function movesMoneyOf(call: ProviderCall): boolean {
   return call.movesMoney ?? !call.retrySafe;
 }
 
-/** The rule for a provider code: own properties only; among several, the first whose `message` matches. */
+/**
+ * The rule for a refusal: the code's own rules (own properties only), then those for {@link ANY_PROVIDER_CODE};
+ * among several, the first whose `status` and `message` both match. A reply without a code has no rule.
+ */
 function ruleFor(
   table: ProviderErrorTable,
   code: string | undefined,
   message: string | undefined,
+  status: number,
 ): ProviderErrorRule | undefined {
-  if (code === undefined || !Object.hasOwn(table, code)) return undefined;
-  const entry = table[code];
-  const rules: readonly ProviderErrorRule[] = Array.isArray(entry) ? entry : [entry as ProviderErrorRule];
-  return rules.find((rule) => rule.message === undefined || rule.message.test(message ?? ''));
+  if (code === undefined) return undefined;
+  const applies = (rule: ProviderErrorRule) =>
+    (rule.status === undefined || rule.status === status) &&
+    (rule.message === undefined || rule.message.test(message ?? ''));
+  return rulesOf(table, code).find(applies) ?? rulesOf(table, ANY_PROVIDER_CODE).find(applies);
+}
+
+/** The rules a table lists under one key (own properties only; none for a key it does not list). */
+function rulesOf(table: ProviderErrorTable, key: string): readonly ProviderErrorRule[] {
+  if (!Object.hasOwn(table, key)) return [];
+  const entry = table[key];
+  return Array.isArray(entry) ? entry : [entry as ProviderErrorRule];
 }
 
 function contextOf(

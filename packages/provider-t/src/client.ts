@@ -4,6 +4,7 @@
  * error envelope read by `readEnvelope`, and Provider T's error codes as a table.
  */
 import {
+  ANY_PROVIDER_CODE,
   basicAuthorization,
   createProviderClient,
   createTokenManager,
@@ -16,7 +17,6 @@ import {
   type ProviderOutcome,
   parseJson,
   parseReply,
-  requestIdOf,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import type { ResolvedConfig } from './config.js';
@@ -33,8 +33,10 @@ export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
 /**
  * Provider T's error codes (docs/providers/provider-t.md#errors), read by core's provider client with own-property checks.
  * The sandbox answers an unknown transaction with 400 code `697` ("Invalid Transaction ID", recorded in
- * test/fixtures/status-unknown-697.json): a read of it resolves to `null`. The flows tell "already committed"
- * apart by its code (an earlier attempt of ours went through).
+ * test/fixtures/status-unknown-697.json), and the wire contract reads any code with HTTP 404 the same way: a read
+ * of either resolves to `null`. A 404 without Provider T's envelope (a proxy's error page) has no code, so no
+ * rule: it throws, never "no such transaction". The flows tell "already committed" apart by its code (an earlier
+ * attempt of ours went through).
  */
 export const PROVIDER_T_ERRORS = {
   '697': {
@@ -44,6 +46,7 @@ export const PROVIDER_T_ERRORS = {
       'Provider T does not know this transaction (Invalid Transaction ID). Check the id: it is the transactionId of createPayment/createCheckout.',
   },
   [ALREADY_COMMITTED_CODE]: { kind: 'conflict' },
+  [ANY_PROVIDER_CODE]: [{ status: 404, kind: 'not_found', notFound: true }],
 } as const satisfies ProviderErrorTable;
 
 /** The adapter's connection to Provider T: core's provider client and the settings it runs with. */
@@ -126,20 +129,6 @@ export function readEnvelope(reply: HttpReply): EnvelopeReading {
     message: messages.length > 0 ? messages.join('; ') : undefined,
     details: offendingFields.length > 0 ? { offendingFields } : undefined,
   };
-}
-
-/** A read with its request id: `null` when the provider does not know the resource (404, or code 697). */
-export async function findReplied<S extends v.GenericSchema>(
-  client: ProviderTClient,
-  schema: S,
-  call: ProviderCall,
-): Promise<Replied<v.InferOutput<S>> | null> {
-  const outcome = await client.send(call);
-  if (!outcome.ok) {
-    if (outcome.rule ? outcome.rule.notFound : outcome.reply.status === 404) return null;
-    throw outcome.error;
-  }
-  return { body: readBody(schema, outcome.body, call), requestId: requestIdOf(outcome.reply) };
 }
 
 /** Parses a 2xx body with `schema` (`InvalidResponseError` carrying the call's context on mismatch). */

@@ -81,6 +81,29 @@ describe('payments.retrieve / checkouts.retrieve', () => {
     expect(await testAdapter().retrievePayment('nope')).toBeNull();
   });
 
+  it("throws a 404 without Provider T's envelope (a proxy's error page), never reading it as an unknown transaction", async () => {
+    nockLogin();
+    nock(HOST)
+      .get(STATUS_PATH)
+      .query(true)
+      .reply(404, '<html><body><h1>404 Not Found</h1></body></html>', { 'content-type': 'text/html' });
+    const error = await testAdapter()
+      .retrievePayment(TRANSACTION_ID)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({ status: 404, providerCode: undefined, kind: 'not_found' });
+  });
+
+  it('throws a gateway failure that carries the unknown-transaction code (a 5xx proves no absence)', async () => {
+    nockLogin();
+    nock(HOST).get(STATUS_PATH).query(true).times(2).reply(503, errorBody('697', 'Invalid Transaction ID'));
+    const error = await testAdapter()
+      .retrievePayment(TRANSACTION_ID)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({ status: 503, providerCode: '697' });
+  });
+
   it('maps retrieveCheckout onto a Checkout of the same transaction', async () => {
     nockLogin();
     nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('SENT'));

@@ -2,7 +2,7 @@ import { ConfigurationError } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createProviderT, PROVIDER_T_BASE_URLS, providerT } from '../src/index.js';
-import { statusReply, TRANSACTION_ID } from './fixtures.js';
+import { errorBody, statusReply, TRANSACTION_ID } from './fixtures.js';
 
 beforeAll(() => {
   nock.disableNetConnect();
@@ -64,7 +64,7 @@ describe('providerT() (environment)', () => {
     nock(PROVIDER_T_BASE_URLS.production)
       .get(`/status/v1/transactions/${TRANSACTION_ID}`)
       .query(true)
-      .reply(404, {});
+      .reply(404, errorBody('TRANSACTION_NOT_FOUND', 'Unknown transaction'));
     expect(await providerT().retrievePayment(TRANSACTION_ID)).toBeNull();
   });
 

@@ -16,6 +16,7 @@ import {
   type OperationOptions,
   ProviderApiError,
   type Refund,
+  refusalMayHaveLanded,
   ValidationError,
 } from '@pay/core/adapter';
 import {
@@ -222,9 +223,9 @@ async function commitRefund(
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not refunded: nothing was refunded under this idempotency key.`,
     });
   }
-  // After an attempt that may have landed, a refusal of the retry proves nothing about it (issue 11 §1).
-  const unknown =
-    reply.status === 408 || reply.status >= 500 || reply.earlierAttemptMayHaveReached || attempt.resumed;
+  // After an attempt that may have landed, a refusal of the retry proves nothing about it (issue 11 §1): core's
+  // one rule, with a resumed call (its request id an earlier process may have sent) as Provider T's own sign.
+  const unknown = refusalMayHaveLanded(reply, attempt.resumed);
   if (!unknown) {
     throw outcome.error.withDetails({
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}); nothing was refunded.`,

@@ -5,7 +5,6 @@
 import { type CallOptions, type ErrorContext, ProviderApiError } from '@pay/core/adapter';
 import {
   describeRefusal,
-  findReplied,
   PROVIDER,
   type ProviderOutcome,
   type ProviderTClient,
@@ -15,7 +14,10 @@ import type { ProviderTIdentity } from '../config.js';
 import { statusRequest } from '../requests.js';
 import { type StatusReply, statusReplySchema } from '../wire.js';
 
-/** Reads a transaction's status; `null` when Provider T does not know it (400 code 697, or 404). */
+/**
+ * Reads a transaction's status through core's `findReplied`; `null` when Provider T does not know it (400 code
+ * 697, or its envelope with HTTP 404: `PROVIDER_T_ERRORS`).
+ */
 export function findTransaction(
   client: ProviderTClient,
   transactionId: string,
@@ -23,8 +25,7 @@ export function findTransaction(
 ): Promise<Replied<StatusReply> | null> {
   const identity = options.identity ?? client.config.identity;
   const context = options.context ?? { transactionId, step: 'status' };
-  return findReplied(
-    client,
+  return client.findReplied(
     statusReplySchema,
     statusRequest(transactionId, identity, { signal: options.signal, context }),
   );
@@ -36,7 +37,7 @@ export function unreadable(
   what: string,
   refusal: Extract<ProviderOutcome, { ok: false }>,
 ): string {
-  return refusal.rule?.notFound || refusal.reply.status === 404
+  return refusal.rule?.notFound && refusal.reply.status < 500
     ? `Provider T does not know transfer ${transactionId} (${describeRefusal(refusal)}); nothing was changed. Check the id (the transactionId of createPayment/createCheckout).`
     : `Provider T refused the ${what} read of transfer ${transactionId} (${describeRefusal(refusal)}); nothing was changed.`;
 }

@@ -24,6 +24,7 @@ import {
   type OperationOptions,
   PayError,
   ProviderApiError,
+  refusalMayHaveLanded,
 } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import {
@@ -355,7 +356,9 @@ async function commitTransfer(
       message: `Provider T refused to commit transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not committed: no money moved under this idempotency key. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`,
     });
   }
-  if (reply.status === 408 || reply.status >= 500 || reply.earlierAttemptMayHaveReached || attempt.resumed) {
+  // Core's one rule (a 5xx or 408, an earlier attempt that may have landed), with Provider T's own sign: a
+  // resumed call whose request id an earlier process may have sent.
+  if (refusalMayHaveLanded(reply, attempt.resumed)) {
     // The provider may have committed before failing, or an earlier attempt may have landed before this
     // refusal of the retry (409 in progress, 400 quote expired prove nothing about it): only a status read
     // can tell.

@@ -130,30 +130,34 @@ export function createClient(config: ProviderRConfig) {
     credentialsHint: 'Check PROVIDER_R_MERCHANT and PROVIDER_R_SECRET (merchant / secret).',
   });
 
-  async function exchange<S extends v.GenericSchema>(
-    call: ProviderRCall<S>,
-    notFound: 'null' | 'throw',
-  ): Promise<ProviderRAnswer<v.InferOutput<S>> | null> {
-    const { schema, movesMoney, ...request } = call;
-    const outcome = await provider.send(request);
-    if (!outcome.ok) {
-      if (notFound === 'null' && outcome.rule?.notFound) return null;
-      if (!movesMoney) throw outcome.error;
-      throw moneyMovingRefusal(outcome.error, outcome.reply, outcome.rule?.retryable === true);
-    }
-    const context = call.context ? { context: call.context } : {};
-    return {
-      body: parseReply(schema, outcome.body, { provider: 'providerR', call: call.call, ...context }),
-      // The wire contract (docs/providers/provider-r.md#calls) names no request-id header of the provider's: the id `@pay` sent identifies the call.
-      requestId: requestIdOf(outcome.reply),
-    };
-  }
-
   return {
     /** Sends one call; its refusal is thrown (see {@link moneyMovingRefusal} for the calls that move money). */
-    send: async <S extends v.GenericSchema>(call: ProviderRCall<S>) =>
-      (await exchange(call, 'throw')) as ProviderRAnswer<v.InferOutput<S>>,
-    /** A read whose "no such transaction" answer (1104, or 1400 "Payment not found") resolves to `null`. */
-    find: <S extends v.GenericSchema>(call: ProviderRCall<S>) => exchange(call, 'null'),
+    async send<S extends v.GenericSchema>(
+      call: ProviderRCall<S>,
+    ): Promise<ProviderRAnswer<v.InferOutput<S>>> {
+      const { schema, movesMoney, ...request } = call;
+      const outcome = await provider.send(request);
+      if (!outcome.ok) {
+        if (!movesMoney) throw outcome.error;
+        throw moneyMovingRefusal(outcome.error, outcome.reply, outcome.rule?.retryable === true);
+      }
+      const context = call.context ? { context: call.context } : {};
+      return {
+        body: parseReply(schema, outcome.body, { provider: 'providerR', call: call.call, ...context }),
+        // The wire contract (docs/providers/provider-r.md#calls) names no request-id header of the provider's: the id `@pay` sent identifies the call.
+        requestId: requestIdOf(outcome.reply),
+      };
+    },
+    /**
+     * A read through core's `findReplied`: `null` only for what `PROVIDER_R_ERRORS` calls not found (1104, or
+     * 1400 "Payment not found") below HTTP 500; any other refusal throws. Reads never move money.
+     */
+    async find<S extends v.GenericSchema>(
+      call: ProviderRCall<S>,
+    ): Promise<ProviderRAnswer<v.InferOutput<S>> | null> {
+      const { schema, movesMoney: _read, ...request } = call;
+      const found = await provider.findReplied(schema, request);
+      return found && { body: found.body, requestId: found.requestId };
+    },
   };
 }

@@ -367,6 +367,26 @@ describe('payments.retrieve', () => {
     await expect(testAdapter().retrievePayment('NOPE-0000-0000')).resolves.toBeNull();
   });
 
+  it('throws a gateway failure that carries the unknown-transaction code (a 5xx proves no absence)', async () => {
+    nock(BASE_URL).post('/v1.0/status').reply(502, 'code=1104&message=Transaction+not+found', FORM);
+    const error = await rejectionOf(testAdapter({ retry: 0 }).retrievePayment(TRANS_ID));
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({ status: 502, providerCode: '1104' });
+  });
+
+  it('records the request id of the status read it was built from', async () => {
+    let sent = '';
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .reply(function () {
+        sent = String(this.req.headers['x-request-id']);
+        return [200, statusReply(), { ...FORM, 'x-request-id': 'echoed-by-a-proxy' }];
+      });
+    const payment = await testAdapter().retrievePayment(TRANS_ID);
+    expect(sent).not.toBe('');
+    expect(payment?.request_id).toBe(sent);
+  });
+
   it('throws other provider codes, with the message redacted of the secret', async () => {
     nock(BASE_URL)
       .post('/v1.0/status')

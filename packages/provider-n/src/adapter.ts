@@ -23,7 +23,6 @@ import {
   createClient,
   isDuplicateReference,
   moneyMovingRefusal,
-  notFoundOrThrow,
   type Refusal,
   requestIdOfReply,
 } from './client.js';
@@ -87,17 +86,16 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   /** What every record carries besides the payload: `livemode` and the request id of its call (issue 16). */
   const facts = (requestId: string): RecordFacts => ({ livemode, requestId });
 
-  /** A read: `null` for the provider's documented not-found answer, any other refusal throws. */
-  async function read<S extends v.GenericSchema>(schema: S, call: ProviderCall) {
-    const outcome = await client.send(call);
-    if (!outcome.ok) return notFoundOrThrow(outcome);
-    const body: v.InferOutput<S> = parseReply(schema, outcome.body, { provider: PROVIDER, call: call.call });
-    const result: Read<v.InferOutput<S>> = {
-      body,
-      raw: withoutCredentials(outcome.body),
-      requestId: requestIdOfReply(outcome.reply),
-    };
-    return result;
+  /**
+   * A read through core's `findReplied`: `null` only for what `PROVIDER_N_ERRORS` calls not found (the status
+   * query's 404 / `99`, the refund read's `R7`) below HTTP 500; any other refusal throws, a proxy's 404 page included.
+   */
+  async function read<S extends v.GenericSchema>(
+    schema: S,
+    call: ProviderCall,
+  ): Promise<Read<v.InferOutput<S>> | null> {
+    const found = await client.findReplied(schema, call);
+    return found && { body: found.body, raw: withoutCredentials(found.raw), requestId: found.requestId };
   }
 
   /** The status query by either reference (404 / `99` is `null`). */

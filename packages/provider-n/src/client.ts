@@ -33,11 +33,17 @@ const DUPLICATE_REFERENCE_MESSAGE = /duplicate|already exists/i;
 
 /**
  * Provider code → rule (core reads it with own-property checks). `99` is the provider's catch-all (bad
- * credentials, unknown transaction, bad input): only its "Duplicate payment reference" (init-transaction, 422) has
- * a rule. The refund codes are the wire contract's (docs/providers/provider-n.md#refunds) R1–R5, plus the published refund read's R7 and R9.
+ * credentials, unknown transaction, bad input): it means "no such transaction" only with HTTP 404 (the status
+ * query's answer, docs/providers/provider-n.md#transaction-query), and its "Duplicate payment reference" (init-transaction,
+ * 422) is a conflict. A 404 without the envelope (a proxy's page) has no code, so no rule: a read throws it. The
+ * refund codes are the wire contract's (docs/providers/provider-n.md#refunds) R1–R5, plus the published refund
+ * read's R7 and R9.
  */
 export const PROVIDER_N_ERRORS: ProviderErrorTable = {
-  '99': [{ message: DUPLICATE_REFERENCE_MESSAGE, kind: 'conflict' }],
+  '99': [
+    { status: 404, kind: 'not_found', notFound: true },
+    { message: DUPLICATE_REFERENCE_MESSAGE, kind: 'conflict' },
+  ],
   R1: {
     kind: 'not_found',
     advice: 'the transaction to refund was not found; check payment_id (the transactionReference).',
@@ -81,6 +87,7 @@ export function createClient(config: ProviderNConfig): ProviderClient {
     // Not part of Provider N's contract, but one id per logical call (the same on its retries) lets its
     // support trace a call, as every adapter does.
     requestIdHeader: REQUEST_ID_HEADER,
+    providerRequestIdHeader: REQUEST_ID_HEADER,
     authorization: {
       header: async () => `Bearer ${await tokens.get()}`,
       // A 401 drops the rejected token; core sends the call once more, which logs in again.
@@ -151,17 +158,6 @@ export function readEnvelope(
  */
 export function isDuplicateReference(refusal: Refusal): boolean {
   return refusal.code === 'R9' || DUPLICATE_REFERENCE_MESSAGE.test(refusal.error.providerMessage ?? '');
-}
-
-/**
- * A read's refusal: `null` only for the provider's documented "not found" answers, the status query's 404 / `99`
- * and the refund read's `R7` (a 404 page from a proxy proves nothing, unlike core's `find`); anything else throws.
- */
-export function notFoundOrThrow(refusal: Refusal): null {
-  const { status } = refusal.reply;
-  const notFound = refusal.rule?.notFound === true || (status === 404 && refusal.code === '99');
-  if (notFound && status < 500) return null;
-  throw refusal.error;
 }
 
 /**

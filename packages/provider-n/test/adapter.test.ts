@@ -326,6 +326,32 @@ describe('payments.retrieve and checkouts.retrieve', () => {
     expect(await testAdapter().retrievePayment('PN|nope')).toBeNull();
   });
 
+  it("throws a proxy's HTML 404 on the status read: it does not prove the transaction is unknown", async () => {
+    nockLogin();
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(404, '<html><body>404 Not Found</body></html>', { 'content-type': 'text/html' });
+    const error = await testAdapter()
+      .retrievePayment(TRANSACTION_REFERENCE)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({ status: 404, providerCode: undefined, kind: 'not_found' });
+  });
+
+  it('throws the catch-all code 99 with any status but 404 on the status read (only 404 + 99 is unknown)', async () => {
+    nockLogin();
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(400, refused('99', 'Transaction not found'));
+    const error = await testAdapter()
+      .retrievePayment(TRANSACTION_REFERENCE)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderApiError);
+    expect(error).toMatchObject({ status: 400, providerCode: '99', kind: 'invalid_request' });
+  });
+
   it('throws for any other refusal of the status read', async () => {
     nockLogin();
     nock(HOST)

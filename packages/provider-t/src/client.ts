@@ -33,7 +33,7 @@ export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
 /**
  * Provider T's error codes (docs/providers/provider-t.md#errors), read by core's provider client with own-property checks.
  * The sandbox answers an unknown transaction with 400 code `697` ("Invalid Transaction ID", recorded in
- * test/fixtures/status-unknown-697.json), and the wire contract reads any code with HTTP 404 the same way: a read
+ * test/fixtures/status-unknown-697.json), and docs/providers/provider-t.md#errors reads any code with HTTP 404 the same way: a read
  * of either resolves to `null`. A 404 without Provider T's envelope (a proxy's error page) has no code, so no
  * rule: it throws, never "no such transaction". The flows tell "already committed" apart by its code (an earlier
  * attempt of ours went through).

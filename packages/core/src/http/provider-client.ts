@@ -52,7 +52,7 @@ export interface ProviderErrorRule {
 /**
  * The key of a table's rules for any code: they apply to a refusal that carries a provider code (whatever it is)
  * when none of that code's own rules does; never to a reply without a code (an error page). Provider T, whose
- * wire contract reads "any code with HTTP 404" as "no such transaction", lists `{ status: 404, notFound: true }`
+ * docs/providers/provider-t.md#errors reads "any code with HTTP 404" as "no such transaction", lists `{ status: 404, notFound: true }`
  * there.
  */
 export const ANY_PROVIDER_CODE = '*';

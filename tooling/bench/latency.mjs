@@ -79,11 +79,10 @@ export async function latency20ms() {
       if (!envelope.requestSuccessful) throw new Error('refused');
       return envelope.responseBody;
     };
-    const { ours: oursMs, baseline } = await compareMs(ours, plain, {
-      warmup: 20,
-      iterations: 300,
-      rounds: 6,
-    });
+    // 600 calls a side: the median of a 20 ms call moves by about 0.1 ms from run to run at 300, half the 2 %
+    // the figure is judged against.
+    const sampling = { warmup: 20, iterations: 600, rounds: 12 };
+    const { ours: oursMs, baseline } = await compareMs(ours, plain, sampling);
     // The same POST through bare ky (no @pay code): the floor the HTTP client the design chose sets on the figure.
     const bareKy = () =>
       ky
@@ -93,7 +92,7 @@ export async function latency20ms() {
           headers: { authorization: 'Bearer bench-token', 'x-request-id': crypto.randomUUID() },
         })
         .json();
-    const kyFloor = await compareMs(bareKy, plain, { warmup: 20, iterations: 300, rounds: 6 });
+    const kyFloor = await compareMs(bareKy, plain, sampling);
     return [
       { name: 'overhead.latency20ms', ours: oursMs, baseline, unit: 'ms', target: 'ratio ≤ 1.02' },
       {

@@ -1,8 +1,9 @@
 /**
  * The HTTP client every adapter uses (docs/architecture.md#http-client), on ky: ky sends each attempt under its per-attempt timeout,
  * applies the waits between attempts (`Retry-After` capped at 5 s, exponential backoff with jitter) and runs the
- * hooks where each attempt starts (`beforeRequest`: request id, authorisation, `onRequest`), ends
- * (`afterResponse`: the reply read, `onResponse`) and is repeated (`beforeRetry`: the one re-login after a 401).
+ * hooks where each attempt starts (`beforeRequest`: authorisation, `onRequest`), ends (`afterResponse`, only
+ * while an `onResponse`/`onRequest` hook listens) and is repeated (`beforeRetry`: the one re-login after a 401).
+ * Its `fetch` is the exchange below, which sends the headers and body and reads and records the reply.
  * The client keeps what ky cannot know: which calls may be repeated (never one that could move money twice),
  * whether an earlier attempt may have reached the provider (issue 11 §1), what a failure proves (`not_sent` or
  * `unknown`), and the call's overall deadline. Hooks only ever see redacted values and cannot change an outcome.

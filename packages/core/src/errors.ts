@@ -236,26 +236,37 @@ export class ProviderApiError extends PayError {
    * it happened in (e.g. the step of a multi-step operation), and/or `outcome: 'unknown'` when an earlier
    * attempt may have landed; this error becomes the `cause`.
    */
-  withDetails(details: {
-    message?: string;
-    context?: ErrorContext;
-    outcome?: 'unknown' | undefined;
-  }): ProviderApiError {
-    const outcome = details.outcome ?? this.outcome;
-    return new ProviderApiError(
-      {
-        provider: this.provider,
-        status: this.status,
-        providerCode: this.providerCode,
-        providerMessage: this.providerMessage,
-        requestId: this.requestId,
-        retryable: this.retryable,
-        kind: this.kind,
-        message: details.message ?? this.message,
-      },
-      { cause: this, context: details.context ?? this.context, ...(outcome ? { outcome } : {}) },
-    );
+  withDetails(details: ProviderApiErrorDetails): ProviderApiError {
+    return withProviderApiDetails(this, details);
   }
+}
+
+/** What {@link ProviderApiError.withDetails} may change. */
+export interface ProviderApiErrorDetails {
+  message?: string;
+  context?: ErrorContext;
+  outcome?: 'unknown' | undefined;
+}
+
+/**
+ * `withDetails`, outside the class body: a class that names itself inside its body is renamed by the bundler
+ * (`class _ProviderApiError`), and `console.log(error)` would print that name.
+ */
+function withProviderApiDetails(error: ProviderApiError, details: ProviderApiErrorDetails): ProviderApiError {
+  const outcome = details.outcome ?? error.outcome;
+  return new ProviderApiError(
+    {
+      provider: error.provider,
+      status: error.status,
+      providerCode: error.providerCode,
+      providerMessage: error.providerMessage,
+      requestId: error.requestId,
+      retryable: error.retryable,
+      kind: error.kind,
+      message: details.message ?? error.message,
+    },
+    { cause: error, context: details.context ?? error.context, ...(outcome ? { outcome } : {}) },
+  );
 }
 
 /** Appends the reconcile advice to a message, once. */

@@ -149,6 +149,39 @@ try {
     });
   });
 
+  it('name every exported class as it is exported, so logs print ProviderApiError and not a bundler rename', () => {
+    // A class that names itself inside its body is renamed by the bundler (`class _ProviderApiError`) when the
+    // build does not keep names; `console.log(error)` prints the class name.
+    const entries = [...tarballs.keys()]
+      .filter((name) => name !== '@pay/cli')
+      .flatMap((name) => (name === '@pay/core' ? [name, '@pay/core/adapter'] : [name]));
+    writeFileSync(
+      join(app, 'names.mjs'),
+      `const renamed = [];
+const core = await import('@pay/core');
+for (const entry of ${JSON.stringify(entries)}) {
+  const module = await import(entry);
+  for (const [exported, value] of Object.entries(module)) {
+    // An alias (a store's StoreUnavailableError for core's StoreError) is fine when its class is exported under
+    // its own name too, there or by core.
+    const named = value?.name === exported || module[value?.name] === value || core[value?.name] === value;
+    if (typeof value === 'function' && /^[A-Z]/.test(exported) && value.prototype && !named)
+      renamed.push(entry + ' ' + exported + ' is named ' + value.name);
+  }
+}
+const { ProviderApiError } = core;
+const refusal = new ProviderApiError({ provider: 'providerN', status: 400 }).withDetails({ outcome: 'unknown' });
+const printed = (await import('node:util')).inspect(refusal).split('\\n')[0];
+console.log(JSON.stringify({ renamed, printed }));
+`,
+    );
+    const result = run('node', ['names.mjs'], app);
+    expect(result.status, result.output).toBe(0);
+    const { renamed, printed } = JSON.parse(result.output.trim().split('\n')[0] ?? '');
+    expect(renamed).toEqual([]);
+    expect(printed).toMatch(/^ProviderApiError: providerN answered HTTP 400\./);
+  });
+
   it('run the pay command from the installed tarball: --help, then pay dev until Ctrl+C', async () => {
     const bin = join(app, 'node_modules', '.bin', 'pay');
     const help = run(bin, ['--help'], app);

@@ -150,7 +150,11 @@ describe('the HTTP client', () => {
         seen.push({ ...this.req.headers });
         return [200, '{}'];
       });
-    const http = client({ authorization: { header: async () => 'Bearer adapter-token' } });
+    const requests: HttpRequestInfo[] = [];
+    const http = client({
+      authorization: { header: async () => 'Bearer adapter-token' },
+      hooks: { onRequest: (info) => void requests.push(info) },
+    });
     await http.send({
       method: 'POST',
       path: '/v1/orders',
@@ -165,6 +169,12 @@ describe('the HTTP client', () => {
       accept: 'application/json',
       'content-type': 'application/json',
       'x-client-request-id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    // The hook sees the headers that were sent: one Authorization header, redacted.
+    const names = Object.keys(requests[0]?.headers ?? {}).map((name) => name.toLowerCase());
+    expect(names.filter((name) => name === 'authorization')).toHaveLength(1);
+    expect(requests[0]?.headers).toMatchObject({
+      authorization: expect.not.stringContaining('adapter-token'),
     });
   });
 

@@ -446,7 +446,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     attempt: number,
   ): HttpRequestInfo {
     const secrets = credentials.values();
-    const sent = authorization === undefined ? headers : { ...headers, authorization };
+    // Exactly the headers the exchange sends.
+    const sent = withAuthorization(headers, authorization);
     return {
       provider: options.provider,
       method: request.method,

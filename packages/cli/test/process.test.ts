@@ -6,7 +6,7 @@ import { createPay, type Payment, toNodeListener } from '@pay/core';
 import type { LoopbackServer } from '@pay/core/testing';
 import { createProviderR } from '@pay/provider-r';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleCli, envFrom, eventually, lateBoundApp } from './support.js';
+import { bundleCli, eventually, lateBoundApp, payDevProcess } from './support.js';
 
 let outDir = '';
 const servers: LoopbackServer[] = [];
@@ -34,30 +34,9 @@ describe('the pay executable', () => {
     const app = await lateBoundApp();
     servers.push(app.server);
     const forward = `${app.server.url}/webhooks`;
-    const child = spawn(
-      process.execPath,
-      [join(outDir, 'cli.js'), 'dev', 'provider-r', '--port', '0', '--forward', forward],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk) => {
-      stdout += String(chunk);
-    });
-    child.stderr?.on('data', (chunk) => {
-      stderr += String(chunk);
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-
-    await eventually(
-      () => (stdout.includes('Press Ctrl+C to stop.') ? true : undefined),
-      30_000,
-      'the banner',
-    );
-    const env = envFrom(stdout.split('\n'));
+    const dev = await payDevProcess(join(outDir, 'cli.js'), 'provider-r', ['--forward', forward]);
+    children.push(dev.child);
+    const env = dev.env;
     const pay = createPay(
       createProviderR({
         merchant: env.PROVIDER_R_MERCHANT ?? '',
@@ -91,15 +70,14 @@ describe('the pay executable', () => {
     expect([paid.status, paid.headers.get('location')]).toEqual([303, 'https://shop.test/paid']);
     expect(received).toEqual([expect.objectContaining({ id: transId, status: 'succeeded', amount: 99.9 })]);
     await eventually(
-      () => (/ webhook {2}-> .*: HTTP 200/.test(stdout) ? true : undefined),
+      () => (/ webhook {2}-> .*: HTTP 200/.test(dev.stdout()) ? true : undefined),
       5_000,
       'the delivery log',
     );
 
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(stdout.trimEnd().endsWith('Stopped.')).toBe(true);
-    expect(stderr).toBe('');
+    expect(await dev.stop()).toBe(0);
+    expect(dev.stdout().trimEnd().endsWith('Stopped.')).toBe(true);
+    expect(dev.stderr()).toBe('');
   });
 
   it('exits 2 with a clear message for an unknown provider', async () => {

@@ -78,10 +78,10 @@ export async function bundleCli(outDir: string): Promise<string> {
   return `${outDir}/cli.js`;
 }
 
-/** `pay dev <provider> --port 0` in its own process; resolves once its banner is printed. */
-export async function payDevProcess(cli: string, provider: string) {
+/** `pay dev <provider> --port 0 [...options]` in its own process; resolves once its banner is printed. */
+export async function payDevProcess(cli: string, provider: string, options: readonly string[] = []) {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [cli, 'dev', provider, '--port', '0'], {
+  const child = spawn(process.execPath, [cli, 'dev', provider, '--port', '0', ...options], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

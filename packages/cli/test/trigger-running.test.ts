@@ -42,6 +42,29 @@ async function payDev(provider: string) {
   return dev;
 }
 
+/**
+ * An app configured only from the environment `pay dev` printed: `adapter()` runs the provider's default factory
+ * with those variables set; the app records every `payment.succeeded` it verifies.
+ */
+async function appConfiguredFrom(
+  env: Record<string, string>,
+  adapter: () => Parameters<typeof createPay>[0],
+  webhookSecret: string | null,
+) {
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  const app = await lateBoundApp();
+  servers.push(app.server);
+  const received: Payment[] = [];
+  app.use(
+    toNodeListener(
+      createPay(adapter())
+        .webhooks.setup({ webhookSecret })
+        .on('payment.succeeded', (event) => void received.push(event.data)),
+    ),
+  );
+  return { url: app.server.url, received };
+}
+
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = await startLoopbackServer(() => undefined);
@@ -69,18 +92,8 @@ describe('pay trigger talks to the running pay dev simulator', () => {
       'PROVIDER_T_BASE_URL',
     ]);
     // The app: Provider T's default factory reads only the environment pay dev printed.
-    for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
-    const app = await lateBoundApp();
-    servers.push(app.server);
-    const received: Payment[] = [];
-    app.use(
-      toNodeListener(
-        createPay(providerT({ retry: 0 }))
-          .webhooks.setup({ webhookSecret: null })
-          .on('payment.succeeded', (event) => void received.push(event.data)),
-      ),
-    );
-    const to = `${app.server.url}/webhooks/provider-t`;
+    const { url, received } = await appConfiguredFrom(dev.env, () => providerT({ retry: 0 }), null);
+    const to = `${url}/webhooks/provider-t`;
 
     // No --dev: pay trigger finds the simulator through PROVIDER_T_BASE_URL, as the app did.
     const { io, out, err } = capturedIo();
@@ -104,18 +117,12 @@ describe('pay trigger talks to the running pay dev simulator', () => {
 
   it('provider-r: the app configured from pay dev verifies the push (200) and its status read confirms it', async () => {
     const dev = await payDev('provider-r');
-    for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
-    const app = await lateBoundApp();
-    servers.push(app.server);
-    const received: Payment[] = [];
-    app.use(
-      toNodeListener(
-        createPay(providerR({ retry: 0 }))
-          .webhooks.setup({ webhookSecret: dev.env.PROVIDER_R_SECRET ?? '' })
-          .on('payment.succeeded', (event) => void received.push(event.data)),
-      ),
+    const { url, received } = await appConfiguredFrom(
+      dev.env,
+      () => providerR({ retry: 0 }),
+      dev.env.PROVIDER_R_SECRET ?? '',
     );
-    const to = `${app.server.url}/webhooks`;
+    const to = `${url}/webhooks`;
     const { io, out, err } = capturedIo();
     const status = await main(
       ['trigger', 'provider-r', 'PAID', '--to', to, '--dev', dev.env.PROVIDER_R_BASE_URL ?? ''],

@@ -2,7 +2,7 @@ import { ConfigurationError } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createProviderT, PROVIDER_T_BASE_URLS, providerT } from '../src/index.js';
-import { errorBody, statusReply, TRANSACTION_ID } from './fixtures.js';
+import { errorBody, statusReply, TRANSACTION_ID, thrownBy } from './fixtures.js';
 
 beforeAll(() => {
   nock.disableNetConnect();
@@ -28,13 +28,7 @@ function stubEnv(values: Record<string, string>) {
 describe('providerT() (environment)', () => {
   it('names every missing variable and the member that replaces it', () => {
     stubEnv(Object.fromEntries(Object.keys(ENV).map((name) => [name, ''])));
-    const error = (() => {
-      try {
-        providerT();
-      } catch (thrown) {
-        return thrown;
-      }
-    })();
+    const error = thrownBy(() => providerT());
     expect(ConfigurationError.isInstance(error)).toBe(true);
     expect((error as ConfigurationError).missing).toEqual(Object.keys(ENV));
     expect((error as Error).message).toContain('PROVIDER_T_OPERATOR_ID (or the config member `operatorId`)');

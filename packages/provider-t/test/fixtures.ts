@@ -137,3 +137,13 @@ export function errorBody(code: string, message: string, offendingFields: string
     ],
   };
 }
+
+/** What `action` throws synchronously; fails the test when it returns. */
+export function thrownBy(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw, but it returned');
+}

@@ -9,6 +9,7 @@ import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { providerT } from '../src/index.js';
 import { type ProviderTSimulator, startProviderTSimulator } from '../src/testing/index.js';
+import { thrownBy } from './fixtures.js';
 
 let sim: ProviderTSimulator;
 let app: LoopbackServer | undefined;
@@ -90,13 +91,7 @@ describe('PROVIDER_T_WEBHOOK_PUBLIC_KEY', () => {
 
   it('a value that is not a public key is a ConfigurationError naming the member, never quoting the value', () => {
     stubSimulatorEnv('-----BEGIN PUBLIC KEY-----\\nnot-base64!\\n-----END PUBLIC KEY-----');
-    const error = (() => {
-      try {
-        providerT();
-      } catch (thrown) {
-        return thrown;
-      }
-    })();
+    const error = thrownBy(() => providerT());
     expect(ConfigurationError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain(
       '`webhookPublicKey` must be an SPKI public key as base64 DER or PEM',

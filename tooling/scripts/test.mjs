@@ -34,6 +34,7 @@ const steps = [
   run('lint', 'pnpm', ['exec', 'biome', 'check', '.']),
   run('runtime imports', 'node', ['tooling/scripts/check-runtime-imports.mjs']),
   run('docs references', 'node', ['tooling/scripts/repoint-comments.mjs', '--check']),
+  run('public surface', 'node', ['tooling/scripts/api-report.mjs', '--check']),
   run('build, typecheck, test, package checks', 'pnpm', [
     'exec',
     'turbo',

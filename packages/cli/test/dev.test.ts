@@ -5,7 +5,7 @@ import { providerT } from '@pay/provider-t';
 import { sampleTransferMetadata } from '@pay/provider-t/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
-import { capturedIo, envFrom, eventually, lateBoundApp } from './support.js';
+import { capturedIo, devStateDirectory, envFrom, eventually, lateBoundApp } from './support.js';
 
 const servers: LoopbackServer[] = [];
 const stops: AbortController[] = [];
@@ -95,7 +95,8 @@ describe('pay dev', () => {
     stops.push(stop);
     const { io, out, err } = capturedIo(stop.signal);
     const forward = `${app.server.url}/webhooks/provider-t`;
-    const running = main(['dev', 'provider-t', '--port', '0', '--forward', forward], io);
+    const state = await devStateDirectory();
+    const running = main(['dev', 'provider-t', '--port', '0', '--forward', forward, '--state', state], io);
     await eventually(() => (out.includes('Press Ctrl+C to stop.') ? true : undefined), 15_000, 'the banner');
     const env = envFrom(out);
     expect(env.PROVIDER_T_WEBHOOK_PUBLIC_KEY).toMatch(/^MII[A-Za-z0-9+/=]+$/);
@@ -199,6 +200,10 @@ describe('pay dev', () => {
     [
       ['dev', 'provider-n', '--forward', '/webhooks'],
       'pay: --forward must be an absolute http(s) URL, got "/webhooks".',
+    ],
+    [
+      ['dev', 'provider-r', '--state', '.pay'],
+      "pay: --state keeps Provider T's signing key; Provider R keeps no state.",
     ],
     [['deploy'], 'pay: Unknown command "deploy": use pay dev or pay trigger.'],
   ])('refuses %j with exit status 2: %s', async (argv, message) => {

@@ -13,7 +13,7 @@ import { providerR } from '@pay/provider-r';
 import { providerT } from '@pay/provider-t';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
-import { bundleCli, capturedIo, lateBoundApp, payDevProcess } from './support.js';
+import { bundleCli, capturedIo, devStateDirectory, lateBoundApp, payDevProcess } from './support.js';
 
 let outDir = '';
 let cli = '';
@@ -37,7 +37,8 @@ afterAll(async () => {
 
 /** `pay dev <provider>` in a child process. */
 async function payDev(provider: string) {
-  const dev = await payDevProcess(cli, provider);
+  const state = provider === 'provider-t' ? ['--state', await devStateDirectory()] : [];
+  const dev = await payDevProcess(cli, provider, state);
   running.push(dev);
   return dev;
 }
@@ -165,7 +166,7 @@ describe('pay trigger talks to the running pay dev simulator', () => {
   it("refuses to trigger through another provider's simulator (exit 1, names both)", async () => {
     const stop = new AbortController();
     const dev = capturedIo(stop.signal);
-    const devRun = main(['dev', 'provider-t', '--port', '0'], dev.io);
+    const devRun = main(['dev', 'provider-t', '--port', '0', '--state', await devStateDirectory()], dev.io);
     await vi.waitFor(() => expect(dev.out).toContain('Press Ctrl+C to stop.'), { timeout: 15_000 });
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.out[0] ?? '')?.[1] ?? '';
     const { io, err } = capturedIo();

@@ -21,7 +21,9 @@ afterEach(async () => {
 /** A simulator with one route counting the bytes it got, logging every request. */
 async function simulator() {
   const requests = new RequestLog();
-  const routes = new Routes().post('/v1/payments', (request) => jsonReply(201, { bytes: request.body.length }));
+  const routes = new Routes().post('/v1/payments', (request) =>
+    jsonReply(201, { bytes: request.body.length }),
+  );
   const server = await startLoopbackServer(simulatorListener({ routes, requests }));
   servers.push(server);
   return { server, requests };
@@ -84,7 +86,9 @@ describe('the simulator kit server bounds request bodies', () => {
     expect(exchange.reply).toContain(`over ${MAX_REQUEST_BODY_BYTES} bytes`);
     // The server closed the connection long before the 64 MiB went out (socket buffers hold a few MiB at most).
     expect(exchange.sent).toBeLessThan(declared / 4);
-    expect(requests.entries).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/payments', body: '' })]);
+    expect(requests.entries).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/v1/payments', body: '' }),
+    ]);
   });
 
   it('cuts an endless chunked body at the limit with 413, and the log keeps no more than the limit', async () => {

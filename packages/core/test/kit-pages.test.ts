@@ -214,7 +214,10 @@ describe('the simulator kit hosted pages', () => {
       [{ origin: 'http://127.0.0.1:5173', 'sec-fetch-site': 'same-site' }, 'Sec-Fetch-Site: same-site'],
       [{ origin: 'http://127.0.0.1:5173' }, 'came from http://127.0.0.1:5173'],
       [{ origin: 'null' }, 'came from null'],
-      [{ host: `rebound.example:${server.port}`, origin: `http://rebound.example:${server.port}` }, 'rebound.example'],
+      [
+        { host: `rebound.example:${server.port}`, origin: `http://rebound.example:${server.port}` },
+        'rebound.example',
+      ],
     ];
     for (const [headers, reason] of refusals) {
       const answer = await rawFormPost(server.port, '/pay/p1', 'action=pay', { host: own, ...headers });
@@ -223,7 +226,9 @@ describe('the simulator kit hosted pages', () => {
       expect(answer.body).toContain(reason);
     }
     // Refused the same for a payment that does not exist: a foreign page learns nothing about references.
-    expect((await rawFormPost(server.port, '/pay/none', 'action=pay', { host: own, origin: 'null' })).status).toBe(403);
+    expect(
+      (await rawFormPost(server.port, '/pay/none', 'action=pay', { host: own, origin: 'null' })).status,
+    ).toBe(403);
     expect(book.get('p1')?.status).toBe('PENDING');
     expect(deliveries).toEqual([]);
 

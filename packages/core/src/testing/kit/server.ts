@@ -126,7 +126,8 @@ export async function startLoopbackServer(
  * read, and a chunked body stops being read at the limit. Either throws {@link RequestBodyTooLargeError}.
  */
 export function readRequestBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<string> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(new RequestBodyTooLargeError(limit));
+  if (Number(req.headers['content-length'] ?? 0) > limit)
+    return Promise.reject(new RequestBodyTooLargeError(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

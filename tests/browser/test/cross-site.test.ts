@@ -5,9 +5,8 @@
  */
 import type { Payment } from '@pay/core';
 import { escapeHtml, type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { chromiumPath, launchChromium } from './browser.js';
+import { describe, expect, it, vi } from 'vitest';
+import { chromiumForTests, chromiumPath } from './browser.js';
 import { type OpenCheckout, SCENARIOS } from './scenarios.js';
 import { type Shop, startShop } from './shop.js';
 
@@ -47,20 +46,14 @@ const autoSubmit = (target: string) =>
   '<input type="hidden" name="action" value="pay"></form><script>document.getElementById("f").submit()</script>';
 
 describe.skipIf(!chromiumPath)('hosted pages refuse other pages in headless Chromium', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForTests();
 
   describe.each(SCENARIOS)('$provider', (scenario) => {
     it("a page on another loopback origin auto-submits Pay: 403, the simulator's books unchanged, no webhook; the payer's own click then pays", async () => {
       const shop = await startShop();
       const checkout = await scenario.open(shop);
       const other = await startOtherPage(autoSubmit(checkout.pageUrl));
-      const page = await browser.newPage();
+      const page = await browser().newPage();
       try {
         await deliveriesSettled(checkout);
         const before = {
@@ -102,7 +95,7 @@ describe.skipIf(!chromiumPath)('hosted pages refuse other pages in headless Chro
       const other = await startOtherPage(
         `<!doctype html><title>Framed</title><iframe name="checkout" src="${escapeHtml(checkout.pageUrl)}"></iframe>`,
       );
-      const page = await browser.newPage();
+      const page = await browser().newPage();
       try {
         const direct = await page.goto(checkout.pageUrl);
         expect(direct?.headers()['x-frame-options']).toBe('DENY');

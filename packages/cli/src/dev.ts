@@ -4,6 +4,7 @@
  * request and delivery, and on SIGINT/SIGTERM waits for deliveries in flight and stops.
  */
 import type { RecordedRequest, WebhookAttempt, WebhookDelivery } from '@pay/core/testing';
+import { defaultStateDirectory, type KeptSigningKey, keptSigningKey } from './dev-key.js';
 import { printedConfiguration } from './env.js';
 import { type CliIo, parseCommandLine, providerNamed, UsageError, urlOption } from './main.js';
 import { type AnySimulator, asPaymentSimulator } from './providers.js';
@@ -19,18 +20,29 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(args, {
     port: { type: 'string', short: 'p' },
     forward: { type: 'string' },
+    state: { type: 'string' },
   });
   if (positionals.length > 1)
     throw new UsageError(`pay dev takes one provider, got "${positionals.join(' ')}".`);
   const provider = providerNamed(positionals[0]);
   const port = portOption(values.port);
   const forward = values.forward === undefined ? null : urlOption('--forward', values.forward);
+  if (values.state !== undefined && provider.signingKeyFile === undefined)
+    throw new UsageError(`--state keeps Provider T's signing key; ${provider.label} keeps no state.`);
+  const signingKey =
+    provider.signingKeyFile === undefined
+      ? undefined
+      : keptSigningKey(values.state ?? defaultStateDirectory(io.env ?? process.env), provider.signingKeyFile);
 
-  const simulator = await asPaymentSimulator(await provider.start({ port }), provider, port);
+  const simulator = await asPaymentSimulator(
+    await provider.start({ port }, signingKey?.keyPair),
+    provider,
+    port,
+  );
   // Straight to the app, never through a relay: Provider T signs the host each delivery is posted to, so only a
   // delivery addressed to the app itself verifies there. The attempts are logged from the delivery log.
   simulator.forwardWebhooks(forward);
-  printBanner(io, provider.label, provider.env, simulator, forward);
+  printBanner(io, provider.label, provider.env, simulator, forward, signingKey);
 
   const logRequests = requestLog(simulator, io);
   const logDeliveries = deliveryLog(simulator, io);
@@ -64,6 +76,7 @@ function printBanner(
   env: Parameters<typeof printedConfiguration>[1],
   simulator: AnySimulator,
   forward: string | null,
+  signingKey: KeptSigningKey | undefined,
 ): void {
   const { envLines, otherLines } = printedConfiguration(simulator.adapterConfig(), env);
   io.out(`${label} simulator listening on ${simulator.url} (test mode: no real money moves)`);
@@ -86,7 +99,15 @@ function printBanner(
       ? `Forwarding a signed webhook to ${forward} on every payment change.`
       : 'Not forwarding webhooks (add --forward http://localhost:3000/webhooks).',
   );
+  if (signingKey) io.out(signingKeyLine(signingKey));
   io.out('Press Ctrl+C to stop.');
+}
+
+/** Where the signing key is kept, and whether the app must be given its public half now. */
+function signingKeyLine(kept: KeptSigningKey): string {
+  return kept.made
+    ? `Made a webhook signing key, kept in ${kept.file} (mode 0600): the next runs sign with it too.`
+    : `Signing webhooks with the key kept in ${kept.file}: the same public key as the earlier runs.`;
 }
 
 /** A function that logs the requests not logged yet, in order. */

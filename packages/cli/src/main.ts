@@ -15,7 +15,10 @@ export interface CliIo {
   err(line: string): void;
   /** Aborted on SIGINT/SIGTERM: `pay dev` then closes its simulator and returns. Absent: it runs forever. */
   stop?: AbortSignal;
-  /** The environment `pay trigger` reads `PROVIDER_X_BASE_URL` from (default: the process environment). */
+  /**
+   * The environment `pay trigger` reads `PROVIDER_X_BASE_URL` from and `pay dev` the user's cache directory
+   * (`XDG_CACHE_HOME`, `HOME`, `LOCALAPPDATA`) (default: the process environment).
+   */
   env?: Record<string, string | undefined>;
 }
 
@@ -26,9 +29,10 @@ export class UsageError extends Error {
 
 /** The help text. */
 export const USAGE = `Usage:
-  pay dev <provider> [--port 4010] [--forward http://localhost:3000/webhooks]
+  pay dev <provider> [--port 4010] [--forward http://localhost:3000/webhooks] [--state <dir>]
       Runs the provider's simulator on 127.0.0.1, prints the configuration that points your app at it,
       forwards a signed webhook to --forward on every payment change, and logs requests and deliveries.
+      Provider T keeps its webhook signing key in --state (default: <user cache directory>/pay).
       Ctrl+C stops it.
   pay trigger <provider> <event> --to <url> [--dev http://127.0.0.1:4010] [--option name=value ...]
       Asks the running pay dev simulator (--dev, else PROVIDER_X_BASE_URL, else http://127.0.0.1:4010) to send

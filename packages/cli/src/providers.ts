@@ -10,7 +10,7 @@ import { startProviderNSimulator } from '@pay/provider-n/testing';
 import * as providerR from '@pay/provider-r';
 import { startProviderRSimulator } from '@pay/provider-r/testing';
 import * as providerT from '@pay/provider-t';
-import { startProviderTSimulator } from '@pay/provider-t/testing';
+import { type ProviderTKeyPair, startProviderTSimulator } from '@pay/provider-t/testing';
 
 /** A simulator as `pay` drives it: the kit's interface, whatever the provider's config and books. */
 export type AnySimulator = PaymentSimulator<Record<string, unknown>, unknown>;
@@ -30,8 +30,13 @@ export interface SimulatedProvider {
    * simulator signs an event the app accepts just as well (then `pay trigger` falls back to one, saying so).
    */
   needsRunningSimulator: string | null;
-  /** Starts the provider's simulator. */
-  start(options: SimulatorStartOptions): Promise<unknown>;
+  /**
+   * The file in `pay dev`'s state directory keeping the simulator's webhook signing key across runs (a provider
+   * whose app verifies with the public half the simulator prints); absent when its signing needs no kept key.
+   */
+  signingKeyFile?: string;
+  /** Starts the provider's simulator; one with a `signingKeyFile` signs with `signingKey` (else a key of its own). */
+  start(options: SimulatorStartOptions, signingKey?: ProviderTKeyPair): Promise<unknown>;
 }
 
 /** The adapter package's `PROVIDER_X_ENV` table, read defensively: rows with a string `env` and `member`. */
@@ -66,11 +71,14 @@ export const PROVIDERS: ReadonlyMap<string, SimulatedProvider> = new Map([
       packageName: '@pay/provider-t',
       env: withBaseUrl(envTable(providerT, 'PROVIDER_T_ENV'), 'PROVIDER_T'),
       envPrefix: 'PROVIDER_T',
-      // Each simulator start makes a new RSA key (the app verifies with the one pay dev printed) and the app's
-      // status read goes to the running simulator, whose books must hold the transfer the event reports.
+      // The app's status read goes to the running simulator, whose books must hold the transfer the event reports.
       needsRunningSimulator:
         "its webhooks are signed with the running simulator's key (PROVIDER_T_WEBHOOK_PUBLIC_KEY) and the app's status read looks the transfer up in the running simulator",
-      start: (options: SimulatorStartOptions) => startProviderTSimulator(options),
+      // The app verifies with the public key pay dev printed: a key made at each start would fail every delivery
+      // to an app configured from an earlier run (src/dev-key.ts).
+      signingKeyFile: 'provider-t-webhook-key.pem',
+      start: (options: SimulatorStartOptions, signingKey?: ProviderTKeyPair) =>
+        startProviderTSimulator(signingKey ? { ...options, keyPair: signingKey } : options),
     },
   ],
   [

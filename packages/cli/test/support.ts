@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
+import { onTestFinished } from 'vitest';
 import type { CliIo } from '../src/main.js';
 
 /** What the command printed, and a way to wait for a line. */
@@ -12,6 +13,26 @@ export function capturedIo(stop?: AbortSignal) {
     ...(stop ? { stop } : {}),
   };
   return { io, out, err };
+}
+
+/**
+ * A new empty directory for `pay dev --state` (Provider T's signing key), so no test writes to the user's cache;
+ * removed when the test finishes.
+ */
+export async function devStateDirectory(): Promise<string> {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'pay-dev-state-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A loopback port nothing listens on now (a second `pay dev` can take it again, as `--port 4010` does). */
+export async function freeLoopbackPort(): Promise<number> {
+  const server = await startLoopbackServer(() => undefined);
+  await server.close();
+  return server.port;
 }
 
 /** Resolves when `check()` returns a value (polled every 20 ms), or rejects after `ms`. */

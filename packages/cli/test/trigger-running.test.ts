@@ -8,12 +8,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPay, type Payment, toNodeListener } from '@pay/core';
-import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
+import type { LoopbackServer } from '@pay/core/testing';
 import { providerR } from '@pay/provider-r';
 import { providerT } from '@pay/provider-t';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
-import { bundleCli, capturedIo, lateBoundApp, payDevProcess } from './support.js';
+import {
+  bundleCli,
+  capturedIo,
+  devStateDirectory,
+  freeLoopbackPort,
+  lateBoundApp,
+  payDevProcess,
+} from './support.js';
 
 let outDir = '';
 let cli = '';
@@ -37,7 +44,8 @@ afterAll(async () => {
 
 /** `pay dev <provider>` in a child process. */
 async function payDev(provider: string) {
-  const dev = await payDevProcess(cli, provider);
+  const state = provider === 'provider-t' ? ['--state', await devStateDirectory()] : [];
+  const dev = await payDevProcess(cli, provider, state);
   running.push(dev);
   return dev;
 }
@@ -63,13 +71,6 @@ async function appConfiguredFrom(
     ),
   );
   return { url: app.server.url, received };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = await startLoopbackServer(() => undefined);
-  await server.close();
-  return server.port;
 }
 
 /** The request lines `pay dev` logged for the status reads of `id` (`GET <path containing id>`). */
@@ -149,7 +150,7 @@ describe('pay trigger talks to the running pay dev simulator', () => {
   it('provider-t with no simulator running: exit 1, says none answers and why a throwaway one cannot stand in', async () => {
     const app = await lateBoundApp();
     servers.push(app.server);
-    const dev = `http://127.0.0.1:${await closedPort()}`;
+    const dev = `http://127.0.0.1:${await freeLoopbackPort()}`;
     const { io, out, err } = capturedIo();
     const status = await main(
       ['trigger', 'provider-t', 'payment.succeeded', '--to', `${app.server.url}/webhooks`, '--dev', dev],
@@ -165,7 +166,7 @@ describe('pay trigger talks to the running pay dev simulator', () => {
   it("refuses to trigger through another provider's simulator (exit 1, names both)", async () => {
     const stop = new AbortController();
     const dev = capturedIo(stop.signal);
-    const devRun = main(['dev', 'provider-t', '--port', '0'], dev.io);
+    const devRun = main(['dev', 'provider-t', '--port', '0', '--state', await devStateDirectory()], dev.io);
     await vi.waitFor(() => expect(dev.out).toContain('Press Ctrl+C to stop.'), { timeout: 15_000 });
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.out[0] ?? '')?.[1] ?? '';
     const { io, err } = capturedIo();

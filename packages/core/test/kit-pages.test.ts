@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   addHostedPages,
@@ -202,7 +203,85 @@ describe('the simulator kit hosted pages', () => {
     expect((await fetch(`${server.url}/pay?id=other`)).status).toBe(404);
   });
 
+  it('refuses a form POST from another site, another loopback origin, a null origin or a rebound host name: 403, nothing paid, no webhook', async () => {
+    const book = new Map<string, Book>([
+      ['p1', { status: 'PENDING', description: 'Order 7', successUrl: 'http://shop.test/ok' }],
+    ]);
+    const { server, deliveries } = await hostedPageSimulator(book);
+    const own = `127.0.0.1:${server.port}`;
+    const refusals: [Record<string, string>, string][] = [
+      [{ origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, 'Sec-Fetch-Site: cross-site'],
+      [{ origin: 'http://127.0.0.1:5173', 'sec-fetch-site': 'same-site' }, 'Sec-Fetch-Site: same-site'],
+      [{ origin: 'http://127.0.0.1:5173' }, 'came from http://127.0.0.1:5173'],
+      [{ origin: 'null' }, 'came from null'],
+      [
+        { host: `rebound.example:${server.port}`, origin: `http://rebound.example:${server.port}` },
+        'rebound.example',
+      ],
+    ];
+    for (const [headers, reason] of refusals) {
+      const answer = await rawFormPost(server.port, '/pay/p1', 'action=pay', { host: own, ...headers });
+      expect([answer.status, answer.headers['x-frame-options']]).toEqual([403, 'DENY']);
+      expect(answer.body).toContain('<h1>Action refused</h1>');
+      expect(answer.body).toContain(reason);
+    }
+    // Refused the same for a payment that does not exist: a foreign page learns nothing about references.
+    expect(
+      (await rawFormPost(server.port, '/pay/none', 'action=pay', { host: own, origin: 'null' })).status,
+    ).toBe(403);
+    expect(book.get('p1')?.status).toBe('PENDING');
+    expect(deliveries).toEqual([]);
+
+    const ownPage = await rawFormPost(server.port, '/pay/p1', 'action=pay', {
+      host: own,
+      origin: `http://${own}`,
+      'sec-fetch-site': 'same-origin',
+    });
+    expect([ownPage.status, ownPage.headers.location]).toEqual([303, 'http://shop.test/ok']);
+    expect(book.get('p1')?.status).toBe('PAID');
+    expect(deliveries).toEqual(['{"id":"p1","status":"PAID"}']);
+  });
+
+  it('forbids framing of every page it serves (X-Frame-Options and CSP frame-ancestors)', async () => {
+    const book = new Map<string, Book>([['p1', { status: 'PENDING', description: 'x' }]]);
+    const { server } = await hostedPageSimulator(book);
+    for (const page of [await fetch(`${server.url}/pay/p1`), await fetch(`${server.url}/pay/none`)]) {
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    }
+  });
+
   it('escapes the five HTML-special characters', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   });
 });
+
+/** A form POST with exactly `headers` (Host and Origin included, which fetch does not let a test choose). */
+function rawFormPost(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

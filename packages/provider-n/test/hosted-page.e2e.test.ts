@@ -170,6 +170,25 @@ describe('the hosted checkout page', () => {
     expect(delivery?.attempts[0]?.status).toBe(400);
   });
 
+  it("gives each checkout a random transaction reference in the provider's shape: a page elsewhere cannot count its way to the next one", async () => {
+    const pay = createPay(createProviderN(simulator.adapterConfig()));
+    const ids: string[] = [];
+    for (let order = 0; order < 3; order += 1) {
+      const checkout = await pay.checkouts.create({
+        customer: { email: 'ada@example.com' },
+        success_url: SUCCESS_URL,
+        provider_metadata: { amount: 100, currency: 'NGN' },
+      });
+      ids.push(checkout.id);
+    }
+    for (const id of ids) expect(id).toMatch(/^PN\|\d{14}\|\d{18}$/);
+    const serials = ids.map((id) => BigInt(id.split('|')[2] ?? '0'));
+    // In sequence they would be n, n+1, n+2; random 18-digit numbers are (all but never) neither equal nor adjacent.
+    expect(new Set(serials).size).toBe(3);
+    for (const [index, serial] of serials.slice(1).entries())
+      expect(serial - (serials[index] ?? 0n)).not.toBe(1n);
+  });
+
   it('an unknown checkout is a 404 page', async () => {
     const page = await fetch(`${simulator.url}/checkout/${encodeURIComponent('PN|nope')}`);
     expect(page.status).toBe(404);

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/lib/chromium/chromium'];
 
@@ -25,6 +26,21 @@ export function launchChromium(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
   });
+}
+
+/** One headless Chromium for the tests of the calling `describe`: started before them, closed after them. */
+export function chromiumForTests(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('Chromium did not start.');
+    return browser;
+  };
 }
 
 /** Width and height from a PNG's IHDR chunk, after checking the PNG signature. */

@@ -1,9 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Payment } from '@pay/core';
 import type { PayerAction } from '@pay/core/testing';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, launchChromium, pngSize, skipReason } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { chromiumForTests, chromiumPath, pngSize, skipReason } from './browser.js';
 import { SCENARIOS } from './scenarios.js';
 import { startShop } from './shop.js';
 
@@ -13,13 +12,7 @@ const BUTTONS: Readonly<Record<PayerAction, string>> = { pay: 'Pay', fail: 'Fail
 if (skipReason) console.warn(`tests/browser skipped: ${skipReason}`);
 
 describe.skipIf(!chromiumPath)('hosted pages in headless Chromium', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = chromiumForTests();
 
   describe.each(SCENARIOS)('$provider', (scenario) => {
     it.each(['pay', 'fail', 'cancel'] as const)(
@@ -27,7 +20,7 @@ describe.skipIf(!chromiumPath)('hosted pages in headless Chromium', () => {
       async (action) => {
         const shop = await startShop();
         const checkout = await scenario.open(shop);
-        const page = await browser.newPage({ viewport: VIEWPORT });
+        const page = await browser().newPage({ viewport: VIEWPORT });
         try {
           await page.goto(checkout.pageUrl);
           expect(await page.title()).toContain(`${scenario.label} (simulator)`);

@@ -3,7 +3,7 @@
  * endpoint to the adapter's real handler, and open a checkout through `createPay` + the adapter, as an app does.
  */
 import { createPay, type PayEvent, type Payment, toNodeListener } from '@pay/core';
-import type { PayerAction } from '@pay/core/testing';
+import type { PayerAction, WebhookDelivery } from '@pay/core/testing';
 import { createProviderN } from '@pay/provider-n';
 import { startProviderNSimulator } from '@pay/provider-n/testing';
 import { createProviderR } from '@pay/provider-r';
@@ -22,6 +22,10 @@ export interface OpenCheckout {
   landing: Readonly<Record<PayerAction, string>>;
   /** The payment as the adapter reads it now. */
   retrieve(): Promise<Payment | null>;
+  /** The simulator's books now (`PaymentSimulator.books()`). */
+  books(): unknown;
+  /** The webhooks the simulator forwarded so far (`PaymentSimulator.deliveries`). */
+  deliveries(): readonly WebhookDelivery[];
   close(): Promise<void>;
 }
 
@@ -70,6 +74,9 @@ export const SCENARIOS: readonly Scenario[] = [
         paymentId: checkout.id,
         landing: { pay: back, fail: back, cancel: back },
         retrieve: () => pay.payments.retrieve(checkout.id),
+        books: () => simulator.books(),
+        // Typed optional by the kit's interface; this simulator always has it (the test would see no delivery grow).
+        deliveries: () => simulator.deliveries ?? [],
         close: () => simulator.close(),
       };
     },
@@ -99,6 +106,8 @@ export const SCENARIOS: readonly Scenario[] = [
         paymentId: transId,
         landing: { pay: shop.paidUrl, fail: shop.cancelledUrl, cancel: shop.cancelledUrl },
         retrieve: () => pay.payments.retrieve(transId),
+        books: () => simulator.books(),
+        deliveries: () => simulator.deliveries,
         close: () => simulator.close(),
       };
     },
@@ -124,6 +133,8 @@ export const SCENARIOS: readonly Scenario[] = [
         paymentId: checkout.id,
         landing: { pay: receipt, fail: receipt, cancel: receipt },
         retrieve: () => pay.payments.retrieve(checkout.id),
+        books: () => simulator.books(),
+        deliveries: () => simulator.deliveries,
         close: () => simulator.close(),
       };
     },

@@ -12,7 +12,7 @@
  */
 import { jsonBody, type RecordedRequest } from './requests.js';
 import { jsonReply, type Routes } from './routes.js';
-import { SIMULATOR_CONTROL_PREFIX } from './server.js';
+import { isLoopbackHost, SIMULATOR_CONTROL_PREFIX } from './server.js';
 
 /** Path of the trigger control route. */
 export const SIMULATOR_TRIGGER_PATH = `${SIMULATOR_CONTROL_PREFIX}trigger`;
@@ -52,13 +52,6 @@ export interface TriggerRouteOptions {
   provider: string;
   /** The simulator's `trigger` (called late, so the simulator object may be built after its routes). */
   trigger: TriggerFunction;
-}
-
-/** Whether a `Host` header names this machine (`127.0.0.1:4010`, `localhost:4010`, `[::1]:4010`). */
-function isLoopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const name = host.replace(/:\d+$/, '').toLowerCase();
-  return name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
 /** A JSON error reply of the control route. */

@@ -41,6 +41,8 @@ export {
   isLoopbackAddress,
   type LoopbackServer,
   type LoopbackServerOptions,
+  MAX_REQUEST_BODY_BYTES,
+  RequestBodyTooLargeError,
   type RequestListener,
   readRequestBody,
   SIMULATOR_CONTROL_PREFIX,

@@ -4,10 +4,19 @@
  * books and queues the signed webhook), waits briefly for the webhook to be delivered, then answers 303 to the
  * merchant's success or cancel URL, as a provider's hosted page sends the payer back. Every value on the page is
  * HTML-escaped: merchant text (descriptions, names, URLs) comes from the API call.
+ *
+ * Under `pay dev` the page is on this machine while the developer browses the web, and its POST makes the
+ * simulator send a signed webhook the app trusts (docs/architecture.md#pay-dev). So the POST is taken only from
+ * the page itself: a browser's cross-site or cross-origin form POST (another site, another loopback port, a
+ * sandboxed frame's `null` origin) and a POST addressed to a host that is not this machine (DNS rebinding) are
+ * refused 403 before the books move. Clients that send neither `Origin` nor `Sec-Fetch-Site` (tests, curl) are
+ * no browser page and are served. Every HTML reply forbids framing (`htmlReply`), so the page cannot be
+ * overlaid to trick a click.
  */
 import type { SimulatorReply } from './faults.js';
 import { formBody } from './requests.js';
 import { htmlReply, type RouteRequest, type Routes, redirectReply } from './routes.js';
+import { isLoopbackHost } from './server.js';
 import type { WebhookForwarder } from './webhooks.js';
 
 /** What a person can do on a hosted page. */
@@ -117,6 +126,11 @@ export function addHostedPages(routes: Routes, options: HostedPagesOptions): voi
   });
   routes.post(options.path, async (request): Promise<SimulatorReply> => {
     const id = idOf(request) ?? '';
+    const foreign = foreignSender(request);
+    if (foreign !== undefined) {
+      const text = `This page takes only its own Pay, Fail and Cancel buttons; this request ${foreign}. Nothing changed.`;
+      return htmlReply(403, renderNotice(options.provider, 'Action refused', text));
+    }
     const view = options.find(id);
     if (!view) return unknown();
     const action = formBody(request).action as PayerAction;
@@ -136,6 +150,20 @@ export function addHostedPages(routes: Routes, options: HostedPagesOptions): voi
     const done = action === 'pay' ? 'Paid' : action === 'fail' ? 'Payment failed' : 'Payment cancelled';
     return htmlReply(200, renderNotice(options.provider, done, 'The merchant gave no return URL.'));
   });
+}
+
+/**
+ * How a POST to a hosted page shows it was not sent by the page itself (a phrase for the refusal), or
+ * `undefined` when it was, or came from a client that is not a browser page (neither header sent).
+ */
+function foreignSender(request: RouteRequest): string | undefined {
+  const { host, origin } = request.headers;
+  const site = request.headers['sec-fetch-site'];
+  if (!isLoopbackHost(host)) return `was addressed to ${host ?? 'no host'}, not to this machine`;
+  // `same-site` is refused too: every loopback port is one site, and another port is another app.
+  if (site !== undefined && site !== 'same-origin') return `came from another page (Sec-Fetch-Site: ${site})`;
+  if (origin !== undefined && origin !== `http://${host}`) return `came from ${origin}`;
+  return undefined;
 }
 
 /** The URL a page's forms post to: the request's path with its query string. */

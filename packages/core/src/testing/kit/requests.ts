@@ -3,7 +3,7 @@
  * lower-cased, the body as raw text), so tests can assert the exact upstream call an adapter made.
  */
 import type { IncomingMessage } from 'node:http';
-import { readRequestBody } from './server.js';
+import { MAX_REQUEST_BODY_BYTES, RequestBodyTooLargeError, readRequestBody } from './server.js';
 
 /** One request a simulator received. */
 export interface RecordedRequest {
@@ -13,7 +13,10 @@ export interface RecordedRequest {
   query: Record<string, string>;
   /** Header names lower-cased; repeated headers joined with `, `. */
   headers: Record<string, string>;
-  /** The body as received (empty string when none). */
+  /**
+   * The body as received (empty string when none). Empty too for a body over the log's limit, which is refused
+   * 413 unread: the log never holds more than the limit per request.
+   */
   body: string;
   /** The request id the client sent in the simulator's request-id header, else one the simulator made up. */
   requestId: string;
@@ -25,6 +28,8 @@ export interface RequestLogOptions {
   requestIdHeader?: string;
   /** Called for each request as it is recorded (the `pay dev` console log). */
   onRequest?: (request: RecordedRequest) => void;
+  /** Largest body read, in bytes (default {@link MAX_REQUEST_BODY_BYTES}); a larger one is answered 413. */
+  maxBodyBytes?: number;
 }
 
 /** Every request a simulator received, in order, including refused and faulted ones. */
@@ -43,14 +48,24 @@ export class RequestLog {
     return this.#entries;
   }
 
-  /** Reads `req`'s body and records it; returns the record (routes get the same object). */
+  /**
+   * Reads `req`'s body and records it; returns the record (routes get the same object). A body over the limit
+   * is recorded empty and {@link RequestBodyTooLargeError} thrown, which the loopback server answers 413.
+   */
   async receive(req: IncomingMessage): Promise<RecordedRequest> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
-    const body = await readRequestBody(req);
+    let body = '';
+    let tooLarge: RequestBodyTooLargeError | undefined;
+    try {
+      body = await readRequestBody(req, this.#options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES);
+    } catch (error) {
+      if (!(error instanceof RequestBodyTooLargeError)) throw error;
+      tooLarge = error;
+    }
     this.#sequence += 1;
     const header = this.#options.requestIdHeader?.toLowerCase();
     const sent = header !== undefined && Object.hasOwn(headers, header) ? headers[header] : undefined;
@@ -64,6 +79,7 @@ export class RequestLog {
     };
     this.#entries.push(request);
     this.#options.onRequest?.(request);
+    if (tooLarge) throw tooLarge;
     return request;
   }
 

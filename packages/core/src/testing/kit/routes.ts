@@ -31,9 +31,21 @@ export function jsonReply(
   return { status, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } };
 }
 
-/** An HTML reply (UTF-8). */
+/**
+ * An HTML reply (UTF-8) that no other page may frame (`X-Frame-Options` for older browsers, CSP
+ * `frame-ancestors` for current ones): a hosted page's buttons move money in the simulator's books, and a
+ * framed page could be hidden under another site's button (docs/architecture.md#pay-dev).
+ */
 export function htmlReply(status: number, html: string): SimulatorReply {
-  return { status, body: html, headers: { 'content-type': 'text/html; charset=utf-8' } };
+  return {
+    status,
+    body: html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'x-frame-options': 'DENY',
+      'content-security-policy': "frame-ancestors 'none'",
+    },
+  };
 }
 
 /** A plain-text reply (UTF-8). */

@@ -1,6 +1,10 @@
 /**
  * The loopback HTTP server every simulator and test webhook endpoint runs on: a real server on 127.0.0.1, on an
- * OS-chosen port or a fixed one (`pay dev --port 4010`), with body reading and JSON replies.
+ * OS-chosen port or a fixed one (`pay dev --port 4010`), with bounded body reading and JSON replies.
+ *
+ * A simulator may run for hours under `pay dev`, reachable by every page the developer's browser opens: a body
+ * is read up to {@link MAX_REQUEST_BODY_BYTES} and no further (docs/architecture.md#pay-dev), so neither a huge
+ * `Content-Length` nor an endless chunked body can grow the process.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +17,35 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
   const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === '::1';
+}
+
+/**
+ * Whether a `Host` header names this machine (`127.0.0.1:4010`, `localhost:4010`, `[::1]:4010`). A page reached
+ * through DNS rebinding runs in the browser as its own origin and sends its own host name here.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  return name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+/** Largest request body a simulator or test endpoint reads (1 MiB): a provider call or a form is a few KiB. */
+export const MAX_REQUEST_BODY_BYTES = 1_048_576;
+
+/**
+ * A request whose body is over the limit. {@link startLoopbackServer} answers it 413 and closes the connection
+ * without reading the rest.
+ */
+export class RequestBodyTooLargeError extends Error {
+  override readonly name = 'RequestBodyTooLargeError';
+  /** The limit in bytes. */
+  readonly limit: number;
+
+  /** The error for a body over `limit` bytes. */
+  constructor(limit: number) {
+    super(`The request body is over ${limit} bytes: the simulator reads no more.`);
+    this.limit = limit;
+  }
 }
 
 /** A running loopback server. */
@@ -37,8 +70,9 @@ export interface LoopbackServerOptions {
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 /**
- * Starts `listener` on 127.0.0.1 (a free port unless `options.port` is set). A listener that throws answers 500.
- * Rejects with a plain error naming the port when it is taken.
+ * Starts `listener` on 127.0.0.1 (a free port unless `options.port` is set). A listener that throws answers 500;
+ * one that throws {@link RequestBodyTooLargeError} answers 413 and the connection is closed, so the rest of the
+ * body is never read. Rejects with a plain error naming the port when it is taken.
  */
 export async function startLoopbackServer(
   listener: RequestListener,
@@ -49,10 +83,15 @@ export async function startLoopbackServer(
     Promise.resolve()
       .then(() => listener(req, res))
       .catch((error: unknown) => {
-        if (!res.headersSent) {
+        if (res.headersSent) res.destroy();
+        else if (error instanceof RequestBodyTooLargeError) {
+          // `connection: close`: Node ends the socket once the reply is written instead of draining the body.
+          res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+          res.end(JSON.stringify({ error: error.message }));
+        } else {
           res.statusCode = 500;
           res.end(JSON.stringify({ error: String(error) }));
-        } else res.destroy();
+        }
       });
   });
   server.keepAliveTimeout = 1_000;
@@ -82,11 +121,30 @@ export async function startLoopbackServer(
   };
 }
 
-/** Reads a request body as text. */
-export async function readRequestBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Reads a request body as text, at most `limit` bytes: a larger `Content-Length` is refused before a byte is
+ * read, and a chunked body stops being read at the limit. Either throws {@link RequestBodyTooLargeError}.
+ */
+export function readRequestBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<string> {
+  if (Number(req.headers['content-length'] ?? 0) > limit)
+    return Promise.reject(new RequestBodyTooLargeError(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (error: Error) => {
+      req.off('data', take).off('end', done).off('error', stop);
+      // Paused, not destroyed: the 413 still goes out on this socket before the server closes it.
+      req.pause();
+      reject(error);
+    };
+    const take = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) stop(new RequestBodyTooLargeError(limit));
+      else chunks.push(chunk);
+    };
+    const done = () => resolve(Buffer.concat(chunks).toString('utf8'));
+    req.on('data', take).on('end', done).on('error', stop);
+  });
 }
 
 /** Sends a JSON reply. */

@@ -3,10 +3,14 @@
  * merchant balance, with the provider's checks and refusals. Amounts are kept in integer minor units inside, so
  * the books never drift; what leaves the books (views, payloads) is in major units as the provider sends them.
  */
+import { randomInt } from 'node:crypto';
 import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import type { SimulatorClock } from '@pay/core/testing';
 import type { ProviderNPaymentStatus } from '../../wire.js';
 import type { SimulatedRefund, SimulatedTransaction } from './types.js';
+
+/** Random digits at the end of a transaction reference: 18 digits, about 60 bits, not worth guessing. */
+const REFERENCE_DIGITS = 18;
 
 /** A transaction as stored: amounts in minor units. */
 export interface StoredTransaction
@@ -85,7 +89,6 @@ export class ProviderNLedger {
   readonly clock: SimulatorClock;
   balanceMinor: number;
   readonly #minimumRefundMinor: number;
-  #sequence = 0;
   #settlements = 0;
 
   /** Empty books with the merchant's balance. */
@@ -114,11 +117,15 @@ export class ProviderNLedger {
     return this.transactions.get(reference);
   }
 
-  /** The next transaction reference, `PN|<yyyymmddhhmmss>|<sequence>` as the provider numbers them. */
+  /**
+   * A new transaction reference, `PN|<yyyymmddhhmmss>|<digits>` in the provider's shape, its last part
+   * {@link REFERENCE_DIGITS} random digits: the reference is the hosted page's address, and under `pay dev` a
+   * page elsewhere that could count references could pay them (docs/providers/provider-n.md#create-checkout).
+   */
   nextTransactionReference(): string {
-    this.#sequence += 1;
     const stamp = this.clock.date().toISOString().replace(/\D/g, '').slice(0, 14);
-    return `PN|${stamp}|${String(this.#sequence).padStart(6, '0')}`;
+    const digits = Array.from({ length: REFERENCE_DIGITS }, () => randomInt(10)).join('');
+    return `PN|${stamp}|${digits}`;
   }
 
   /** Opens a transaction (the route refused a reused paymentReference before). */

@@ -448,6 +448,63 @@ describe('the HTTP client', () => {
   });
 });
 
+describe("a failure the runtime explains only in its own words (Deno's fetch errors carry no code)", () => {
+  /** What Deno 2's fetch throws when the process was started without --allow-net. */
+  function denoWithoutNetAccess(host: string): Error {
+    const error = new Error(`Requires net access to "${host}", run again with the --allow-net flag`);
+    error.name = 'NotCapable';
+    return error;
+  }
+
+  it('a call whose login was denied network access says why, not just that no token could be obtained', async () => {
+    const refuse = async () => Promise.reject(denoWithoutNetAccess('127.0.0.1:45999'));
+    const loginClient = createHttpClient({
+      provider: 'providerN',
+      baseUrl: 'http://127.0.0.1:45999',
+      retry: 0,
+      fetch: refuse,
+    });
+    const http = createHttpClient({
+      provider: 'providerN',
+      baseUrl: 'http://127.0.0.1:45999',
+      retry: 0,
+      fetch: refuse,
+      authorization: {
+        header: async () => {
+          await loginClient.send({ method: 'POST', path: '/v1/auth/login', retrySafe: true, authorize: false });
+          return 'Bearer never';
+        },
+      },
+    });
+    const error = (await http
+      .send({ method: 'POST', path: '/api/v1/merchant/transactions/init-transaction', json: {}, retrySafe: false })
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error.message).toBe(
+      'providerN POST /api/v1/merchant/transactions/init-transaction was not sent: no access token could be obtained ' +
+        '(login: providerN POST /v1/auth/login to 127.0.0.1:45999 failed (Requires net access to "127.0.0.1:45999", ' +
+        'run again with the --allow-net flag)). It is safe to send again.',
+    );
+  });
+
+  it("names the innermost cause's words with each URL cut to its host, so a query's credential stays out", async () => {
+    const denoRefused = new TypeError('fetch failed', {
+      cause: new Error(
+        'error sending request for url (https://api.provider.example/pay?api_key=sk_query_SECRET_1): client error (Connect): tcp connect error: Connection refused (os error 111)',
+      ),
+    });
+    const http = client({ fetch: async () => Promise.reject(denoRefused) });
+    const error = (await http
+      .send({ method: 'GET', path: '/pay', query: { api_key: 'sk_query_SECRET_1' }, retrySafe: false })
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(error.message).toBe(
+      'providerT GET /pay to api.provider.example failed (error sending request for url (api.provider.example): ' +
+        'client error (Connect): tcp connect error: Connection refused (os error 111)). The provider may have ' +
+        'processed it: look the resource up before sending it again.',
+    );
+  });
+});
+
 describe('earlier attempts of the same call (issue 11 §1)', () => {
   it('tells the adapter a reply follows an attempt that may have reached the provider', async () => {
     nock(BASE).put('/commit').reply(503, '{}').put('/commit').reply(409, '{"error":"in progress"}');

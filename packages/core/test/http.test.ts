@@ -471,17 +471,27 @@ describe("a failure the runtime explains only in its own words (Deno's fetch err
       fetch: refuse,
       authorization: {
         header: async () => {
-          await loginClient.send({ method: 'POST', path: '/v1/auth/login', retrySafe: true, authorize: false });
+          await loginClient.send({
+            method: 'POST',
+            path: '/v1/auth/login',
+            retrySafe: true,
+            authorize: false,
+          });
           return 'Bearer never';
         },
       },
     });
     const error = (await http
-      .send({ method: 'POST', path: '/api/v1/merchant/transactions/init-transaction', json: {}, retrySafe: false })
+      .send({
+        method: 'POST',
+        path: '/v1/merchant/transactions/init-transaction',
+        json: {},
+        retrySafe: false,
+      })
       .catch((e: unknown) => e)) as NetworkError;
     expect(NetworkError.isInstance(error)).toBe(true);
     expect(error.message).toBe(
-      'providerN POST /api/v1/merchant/transactions/init-transaction was not sent: no access token could be obtained ' +
+      'providerN POST /v1/merchant/transactions/init-transaction was not sent: no access token could be obtained ' +
         '(login: providerN POST /v1/auth/login to 127.0.0.1:45999 failed (Requires net access to "127.0.0.1:45999", ' +
         'run again with the --allow-net flag)). It is safe to send again.',
     );

@@ -88,7 +88,12 @@ describe('a tracer whose startSpan throws', () => {
       const forged = await providerNWebhookRequest(
         {
           eventType: 'SUCCESSFUL_TRANSACTION',
-          eventData: { transactionReference: 'PN|1', paymentStatus: 'PAID', amountPaid: 10, totalPayable: 10 },
+          eventData: {
+            transactionReference: 'PN|1',
+            paymentStatus: 'PAID',
+            amountPaid: 10,
+            totalPayable: 10,
+          },
         },
         { webhookSecret: 'not-the-webhook-secret' },
       );

@@ -38,6 +38,25 @@ function client(extra: Partial<Parameters<typeof createHttpClient>[0]> = {}) {
   });
 }
 
+/**
+ * A Provider N client whose authorisation first logs in (`POST /v1/auth/login`) through a second client with the
+ * same `baseUrl` and `fetch`, as the token manager does; no attempt here ever gets a token that works.
+ */
+function clientLoggingIn(options: { baseUrl: string; fetch?: typeof fetch }) {
+  const loginClient = createHttpClient({ provider: 'providerN', retry: 0, ...options });
+  return createHttpClient({
+    provider: 'providerN',
+    retry: 0,
+    ...options,
+    authorization: {
+      header: async () => {
+        await loginClient.send({ method: 'POST', path: '/v1/auth/login', retrySafe: true, authorize: false });
+        return 'Bearer never';
+      },
+    },
+  });
+}
+
 describe('the HTTP client', () => {
   it('retries a retry-safe PUT on 503 with the same request id on every attempt', async () => {
     const ids: string[] = [];
@@ -222,23 +241,7 @@ describe('the HTTP client', () => {
     const server = await startLoopbackServer(() => {});
     await server.close();
     const host = new URL(server.url).host;
-    const loginClient = createHttpClient({ provider: 'providerN', baseUrl: server.url, retry: 0 });
-    const http = createHttpClient({
-      provider: 'providerN',
-      baseUrl: server.url,
-      retry: 0,
-      authorization: {
-        header: async () => {
-          await loginClient.send({
-            method: 'POST',
-            path: '/v1/auth/login',
-            retrySafe: true,
-            authorize: false,
-          });
-          return 'Bearer never';
-        },
-      },
-    });
+    const http = clientLoggingIn({ baseUrl: server.url });
     const error = (await http
       .send({ method: 'GET', path: '/v1/payments/1', retrySafe: true })
       .catch((e: unknown) => e)) as NetworkError;
@@ -457,29 +460,9 @@ describe("a failure the runtime explains only in its own words (Deno's fetch err
   }
 
   it('a call whose login was denied network access says why, not just that no token could be obtained', async () => {
-    const refuse = async () => Promise.reject(denoWithoutNetAccess('127.0.0.1:45999'));
-    const loginClient = createHttpClient({
-      provider: 'providerN',
+    const http = clientLoggingIn({
       baseUrl: 'http://127.0.0.1:45999',
-      retry: 0,
-      fetch: refuse,
-    });
-    const http = createHttpClient({
-      provider: 'providerN',
-      baseUrl: 'http://127.0.0.1:45999',
-      retry: 0,
-      fetch: refuse,
-      authorization: {
-        header: async () => {
-          await loginClient.send({
-            method: 'POST',
-            path: '/v1/auth/login',
-            retrySafe: true,
-            authorize: false,
-          });
-          return 'Bearer never';
-        },
-      },
+      fetch: async () => Promise.reject(denoWithoutNetAccess('127.0.0.1:45999')),
     });
     const error = (await http
       .send({

@@ -23,7 +23,7 @@ describe.each([
 ])('workerd at compatibility date $date', ({ date, weakRef }) => {
   const checks = runtimeChecks((config) => startWorkerd(config, date));
 
-  it(`has WeakRef: ${weakRef}`, async () => {
+  it(`runs the worker where typeof WeakRef is '${weakRef}'`, async () => {
     const reply = await fetch(`${checks.runtime().url}/globals`);
     expect(await reply.json()).toEqual({ WeakRef: weakRef });
   });

@@ -461,7 +461,7 @@ export class CredentialSet {
 
   constructor(configured: readonly string[] = []) {
     this.#configured = configured.filter((secret) => typeof secret === 'string' && secret.length > 0);
-    LIVE_SETS.add(new WeakRef(this));
+    LIVE_SETS.add(referenceTo(this));
   }
 
   /** Remembers a value sent (or received) as a credential. */
@@ -502,7 +502,25 @@ export class CredentialSet {
 }
 
 /** Every credential set still in use; a set that is garbage-collected drops out by itself. */
-const LIVE_SETS = new Set<WeakRef<CredentialSet>>();
+const LIVE_SETS = new Set<{ deref(): CredentialSet | undefined }>();
+
+/** How many credential sets are held where the runtime has no `WeakRef` (see {@link referenceTo}). */
+const SETS_HELD_WITHOUT_WEAKREF = 64;
+
+/**
+ * A weak reference to `set` where the runtime has `WeakRef`. Cloudflare Workers with a compatibility date before
+ * 2025-05-05 have none (docs/architecture.md#redaction): there the set is held strongly and only the most recent
+ * ones are kept, so an application that builds an adapter per request does not grow without bound; an older
+ * client's errors are still redacted with its own set by its HTTP client.
+ */
+function referenceTo(set: CredentialSet): { deref(): CredentialSet | undefined } {
+  if (typeof WeakRef === 'function') return new WeakRef(set);
+  if (LIVE_SETS.size >= SETS_HELD_WITHOUT_WEAKREF) {
+    const oldest = LIVE_SETS.values().next().value;
+    if (oldest !== undefined) LIVE_SETS.delete(oldest);
+  }
+  return { deref: () => set };
+}
 
 /** Every configured secret and sent credential of every live HTTP client in this process. */
 export function knownCredentials(): string[] {

@@ -38,6 +38,25 @@ function client(extra: Partial<Parameters<typeof createHttpClient>[0]> = {}) {
   });
 }
 
+/**
+ * A Provider N client whose authorisation first logs in (`POST /v1/auth/login`) through a second client with the
+ * same `baseUrl` and `fetch`, as the token manager does; no attempt here ever gets a token that works.
+ */
+function clientLoggingIn(options: { baseUrl: string; fetch?: typeof fetch }) {
+  const loginClient = createHttpClient({ provider: 'providerN', retry: 0, ...options });
+  return createHttpClient({
+    provider: 'providerN',
+    retry: 0,
+    ...options,
+    authorization: {
+      header: async () => {
+        await loginClient.send({ method: 'POST', path: '/v1/auth/login', retrySafe: true, authorize: false });
+        return 'Bearer never';
+      },
+    },
+  });
+}
+
 describe('the HTTP client', () => {
   it('retries a retry-safe PUT on 503 with the same request id on every attempt', async () => {
     const ids: string[] = [];
@@ -222,23 +241,7 @@ describe('the HTTP client', () => {
     const server = await startLoopbackServer(() => {});
     await server.close();
     const host = new URL(server.url).host;
-    const loginClient = createHttpClient({ provider: 'providerN', baseUrl: server.url, retry: 0 });
-    const http = createHttpClient({
-      provider: 'providerN',
-      baseUrl: server.url,
-      retry: 0,
-      authorization: {
-        header: async () => {
-          await loginClient.send({
-            method: 'POST',
-            path: '/v1/auth/login',
-            retrySafe: true,
-            authorize: false,
-          });
-          return 'Bearer never';
-        },
-      },
-    });
+    const http = clientLoggingIn({ baseUrl: server.url });
     const error = (await http
       .send({ method: 'GET', path: '/v1/payments/1', retrySafe: true })
       .catch((e: unknown) => e)) as NetworkError;
@@ -445,6 +448,53 @@ describe('the HTTP client', () => {
     const loginFailure = new Error('login refused');
     const http = client({ authorization: { header: async () => Promise.reject(loginFailure) } });
     await expect(http.send({ method: 'GET', path: '/x', retrySafe: true })).rejects.toBe(loginFailure);
+  });
+});
+
+describe("a failure the runtime explains only in its own words (Deno's fetch errors carry no code)", () => {
+  /** What Deno 2's fetch throws when the process was started without --allow-net. */
+  function denoWithoutNetAccess(host: string): Error {
+    const error = new Error(`Requires net access to "${host}", run again with the --allow-net flag`);
+    error.name = 'NotCapable';
+    return error;
+  }
+
+  it('a call whose login was denied network access says why, not just that no token could be obtained', async () => {
+    const http = clientLoggingIn({
+      baseUrl: 'http://127.0.0.1:45999',
+      fetch: async () => Promise.reject(denoWithoutNetAccess('127.0.0.1:45999')),
+    });
+    const error = (await http
+      .send({
+        method: 'POST',
+        path: '/v1/merchant/transactions/init-transaction',
+        json: {},
+        retrySafe: false,
+      })
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(error.message).toBe(
+      'providerN POST /v1/merchant/transactions/init-transaction was not sent: no access token could be obtained ' +
+        '(login: providerN POST /v1/auth/login to 127.0.0.1:45999 failed (Requires net access to "127.0.0.1:45999", ' +
+        'run again with the --allow-net flag)). It is safe to send again.',
+    );
+  });
+
+  it("names the innermost cause's words with each URL cut to its host, so a query's credential stays out", async () => {
+    const denoRefused = new TypeError('fetch failed', {
+      cause: new Error(
+        'error sending request for url (https://api.provider.example/pay?api_key=sk_query_SECRET_1): client error (Connect): tcp connect error: Connection refused (os error 111)',
+      ),
+    });
+    const http = client({ fetch: async () => Promise.reject(denoRefused) });
+    const error = (await http
+      .send({ method: 'GET', path: '/pay', query: { api_key: 'sk_query_SECRET_1' }, retrySafe: false })
+      .catch((e: unknown) => e)) as NetworkError;
+    expect(error.message).toBe(
+      'providerT GET /pay to api.provider.example failed (error sending request for url (api.provider.example): ' +
+        'client error (Connect): tcp connect error: Connection refused (os error 111)). The provider may have ' +
+        'processed it: look the resource up before sending it again.',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import nock from 'nock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CredentialSet, createHttpClient, redact, redactError } from '../src/adapter-toolkit.js';
+import { knownCredentials } from '../src/errors.js';
 import { NetworkError, PayError, ProviderApiError } from '../src/index.js';
 
 const SECRET = 'sk_live_DISTINCTIVE_0xC0FFEE';
@@ -145,5 +146,26 @@ describe('redaction of credentials of any length (issue 11 §2)', () => {
     expect(root.message).toBe('socket said [REDACTED]');
     // The caller's own objects inside the context are replaced, never changed.
     expect(context).toEqual({ sent: { token: secret }, list: [secret] });
+  });
+});
+
+describe('a runtime without WeakRef (Cloudflare Workers before compatibility date 2025-05-05)', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('builds a credential set, and an error is still redacted with its secret', () => {
+    vi.stubGlobal('WeakRef', undefined);
+    const secret = 'sk_live_NO_WEAKREF_4711';
+    const set = new CredentialSet([secret]);
+    set.addAuthorization('Bearer tok-no-weakref-4711');
+    const error = redactError(new Error(`upstream echoed ${secret} and tok-no-weakref-4711`));
+    expect(error.message).toBe('upstream echoed [REDACTED] and [REDACTED]');
+  });
+
+  it('holds only the most recent 64 sets, so an adapter built per request does not grow without bound', () => {
+    vi.stubGlobal('WeakRef', undefined);
+    const secrets = Array.from({ length: 200 }, (_, index) => `sk_per_request_${index}_0xBEEF`);
+    for (const secret of secrets) new CredentialSet([secret]);
+    const known = knownCredentials();
+    expect(secrets.filter((secret) => known.includes(secret))).toEqual(secrets.slice(-64));
   });
 });

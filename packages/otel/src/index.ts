@@ -12,6 +12,10 @@
  * Only `@opentelemetry/api` is needed: the application brings the SDK and exporter it already uses. Like core, this
  * package asks the runtime for `diagnostics_channel` instead of importing it, so it loads (and does nothing) where
  * there is none.
+ *
+ * Tracing never changes what the application does: a tracer that throws (a broken exporter, an SDK bug) costs the
+ * span, never the operation, and the failure goes to the `logger` option instead of reaching the process as an
+ * uncaught exception (`diagnostics_channel` rethrows a subscriber's error on the next tick).
  */
 import {
   type Attributes,
@@ -28,6 +32,7 @@ import {
   type AttemptTrace,
   type CallTrace,
   findDiagnosticsChannel,
+  type Logger,
   type OperationTrace,
   PAY_CHANNELS,
   type WebhookTrace,
@@ -37,6 +42,11 @@ import {
 export interface PayInstrumentationOptions {
   /** Where spans come from; default: the global tracer provider (`trace.getTracerProvider()`). */
   tracerProvider?: TracerProvider;
+  /**
+   * Where a failing tracer is reported (console-compatible: `logger: console` works; silent by default): each
+   * span that could not be started or ended is one `warn` line with the error. The application carries on.
+   */
+  logger?: Logger;
 }
 
 /** What {@link instrumentPay} returns: `disable()` unsubscribes (spans already started are ended). */
@@ -74,6 +84,7 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
   if (!dc) return { disable() {} };
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
   const spans = new SpanBook(tracer);
+  const guard = spanGuard(options.logger);
 
   const subscriptions: Array<() => void> = [];
   const traced = (name: string, handlers: Handlers) => {
@@ -81,18 +92,19 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
     channel.subscribe(handlers);
     subscriptions.push(() => channel.unsubscribe(handlers));
   };
-  traced(PAY_CHANNELS.operation, spanHandlers(spans, operationSpan, operationEnd));
-  traced(PAY_CHANNELS.call, spanHandlers(spans, callSpan, callEnd));
-  traced(PAY_CHANNELS.attempt, spanHandlers(spans, attemptSpan, attemptEnd));
+  traced(PAY_CHANNELS.operation, spanHandlers(spans, guard, operationSpan, operationEnd));
+  traced(PAY_CHANNELS.call, spanHandlers(spans, guard, callSpan, callEnd));
+  traced(PAY_CHANNELS.attempt, spanHandlers(spans, guard, attemptSpan, attemptEnd));
   const webhook = dc.channel(PAY_CHANNELS.webhook) as Channel;
-  const onWebhook = (message: unknown) => webhookSpan(tracer, message as WebhookTrace);
+  const onWebhook = (message: unknown) =>
+    guard('record the webhook span', () => webhookSpan(tracer, message as WebhookTrace));
   webhook.subscribe(onWebhook);
   subscriptions.push(() => webhook.unsubscribe(onWebhook));
 
   return {
     disable() {
       for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
-      spans.endAll();
+      spans.endAll(guard);
     },
   };
 }
@@ -128,15 +140,38 @@ class SpanBook {
     return span;
   }
 
-  endAll(): void {
-    for (const span of this.#open.values()) span.end();
+  endAll(guard: SpanGuard): void {
+    for (const span of this.#open.values()) guard('end an open span', () => span.end());
     this.#open.clear();
   }
+}
+
+/** Runs one tracer step (`what`, for the log line); what it throws is logged, never rethrown. */
+type SpanGuard = (what: string, step: () => void) => void;
+
+/**
+ * A subscriber that throws does not fail the publisher: Node's `diagnostics_channel` rethrows the error on the next
+ * tick, as an uncaught exception that ends a process without a handler, after the payment already went through.
+ * So every tracer call runs here, and its failure is a `warn` line on the application's logger.
+ */
+function spanGuard(logger: Logger | undefined): SpanGuard {
+  return (what, step) => {
+    try {
+      step();
+    } catch (error) {
+      try {
+        logger?.warn?.(`@pay/otel: could not ${what}; the operation is not affected.`, { error });
+      } catch {
+        // A logger that throws must not reach the application either.
+      }
+    }
+  };
 }
 
 /** The five handlers of one tracing channel: start opens the span, asyncEnd (or a synchronous throw) ends it. */
 function spanHandlers<C extends { id: string }>(
   spans: SpanBook,
+  guard: SpanGuard,
   starting: (trace: C) => SpanStart & { parentId: string | undefined },
   ending: (span: Span, trace: C) => void,
 ): Handlers {
@@ -144,14 +179,14 @@ function spanHandlers<C extends { id: string }>(
     const trace = message as C;
     const span = spans.take(trace.id);
     if (!span) return;
-    ending(span, trace);
-    span.end();
+    guard('record the outcome on a span', () => ending(span, trace));
+    guard('end a span', () => span.end());
   };
   return {
     start(message) {
       const trace = message as C;
       const { parentId, ...start } = starting(trace);
-      spans.start(trace.id, parentId, start);
+      guard(`start span "${start.name}"`, () => spans.start(trace.id, parentId, start));
     },
     end(message) {
       // `tracePromise` publishes end right after the function returned its promise; the span ends at asyncEnd.

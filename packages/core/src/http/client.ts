@@ -47,6 +47,9 @@ async function loadKy(): Promise<typeof import('ky')> {
   return kyLoading;
 }
 
+/** Decodes reply bodies (see the exchange in {@link createHttpClient}). */
+const UTF8 = new TextDecoder();
+
 /** Stops ky from retrying: carries an error of ours (a login's, a caller's abort) out of a hook as it is. */
 class CallStopped extends Error {
   constructor(readonly stoppedBy: unknown) {
@@ -239,7 +242,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ...(body === undefined ? {} : { body }),
           signal: sent.signal,
         });
-        text = await response.text();
+        // Bytes decoded as UTF-8, which is what `.text()` does, without its warning: workerd logs one on every
+        // `.text()` of a body whose content type is not text, as Provider R's form-encoded status replies are
+        // (docs/providers/provider-r.md#status).
+        text = UTF8.decode(await response.arrayBuffer());
         // ky's timeout fired while the reply was read: the attempt failed, whatever arrived.
         sent.signal.throwIfAborted();
       } catch (error) {

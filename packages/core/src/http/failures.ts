@@ -147,7 +147,7 @@ export function toNetworkError(
         ? `to ${host} timed out`
         : code
           ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
-          : `to ${host} failed`;
+          : `to ${host} failed${causeWords(error, secrets)}`;
   const outcome = notSent ? 'not_sent' : 'unknown';
   const advice = notSent
     ? `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`
@@ -160,6 +160,33 @@ export function toNetworkError(
       context: { ...request.context, requestId },
     },
   );
+}
+
+/** The longest a runtime's own words about a failure may run in a message. */
+const CAUSE_WORDS_KEPT = 200;
+
+/**
+ * `" (<what the runtime said>)"` for a failure without a connection code: the innermost message of the cause chain,
+ * which is where runtimes put the real reason (Deno: `Requires net access to "host:port", run again with the
+ * --allow-net flag`, or `error sending request for url (…): … Connection refused`) under a generic "fetch failed".
+ * Every URL in it is cut to its host (a query could carry a credential), secrets are redacted, and it is shortened.
+ */
+function causeWords(error: unknown, secrets: readonly string[]): string {
+  let words: string | undefined;
+  for (let current = error as Error | undefined, depth = 0; current && depth < 5; depth++) {
+    if (typeof current.message === 'string' && current.message.trim()) words = current.message;
+    current = current.cause as Error | undefined;
+  }
+  if (words === undefined) return '';
+  const hostsOnly = words.replace(/\bhttps?:\/\/[^\s)"'<>]+/gi, (url) => {
+    try {
+      return new URL(url).host;
+    } catch {
+      return '[url]';
+    }
+  });
+  const oneLine = redact(hostsOnly, secrets).replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+  return ` (${oneLine.length > CAUSE_WORDS_KEPT ? `${oneLine.slice(0, CAUSE_WORDS_KEPT)}…` : oneLine})`;
 }
 
 /** True when a failed exchange provably never left this process (its connection never opened). */

@@ -1199,6 +1199,10 @@ function main(argv) {
   console.log(
     `repoint-comments: ${references} reference(s) in ${changedFiles} file(s) ${mode === '--write' ? 'rewritten' : 'would be rewritten'}.`,
   );
+  if (mode === '--write' && changedFiles > 0)
+    console.log(
+      'repoint-comments: a longer test title can change how a call is laid out: run `pnpm exec biome format --write .`.',
+    );
   if (unmappedAll.length > 0) {
     console.error(`repoint-comments: no mapping for:\n  ${unmappedAll.join('\n  ')}`);
     return 1;

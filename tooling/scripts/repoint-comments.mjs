@@ -29,8 +29,14 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const SELF = relative(ROOT, fileURLToPath(import.meta.url));
+// REPOINT_ROOT: another tree to work on (the script's own tests run it on a scratch copy).
+const ROOT = resolve(process.env.REPOINT_ROOT ?? fileURLToPath(new URL('../..', import.meta.url)));
+/** This script and its tests: they quote old-style citations on purpose. */
+const SELF = new Set(
+  ['./repoint-comments.mjs', './repoint-comments.test.mjs'].map((name) =>
+    relative(ROOT, fileURLToPath(new URL(name, import.meta.url))),
+  ),
+);
 const ARCHITECTURE = 'docs/architecture.md';
 const providerDoc = (provider) => `docs/providers/${provider}.md`;
 
@@ -446,7 +452,7 @@ function* sourceFiles(folder) {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) {
       if (!SKIPPED_DIRECTORIES.has(entry.name)) yield* sourceFiles(path);
-    } else if (EXTENSIONS.test(entry.name) && path !== SELF) yield path;
+    } else if (EXTENSIONS.test(entry.name) && !SELF.has(path)) yield path;
   }
 }
 

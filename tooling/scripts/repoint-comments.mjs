@@ -1028,22 +1028,11 @@ function filesEndingWith(ending) {
   return found;
 }
 
-/** Problems of one JSON file: issue citations, and `docs/….md#anchor` mentions of missing headings. */
-function jsonProblems(file) {
-  const problems = [];
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  const lineAt = (index) => text.slice(0, index).split('\n').length;
-  for (const match of text.matchAll(ISSUE_LEFTOVER))
-    problems.push(`${file}:${lineAt(match.index)}: cites ${match[0].replace(/\s+/g, ' ')}`);
-  for (const match of text.matchAll(ROOT_LINK)) {
-    const why = match[1].startsWith('docs/') ? deadLink(match[1], match[2]) : undefined;
-    if (why) problems.push(`${file}:${lineAt(match.index)}: ${match[0]}: ${why}`);
-  }
-  return problems;
-}
-
-/** Problems of one Markdown file: issue citations, and links (relative or from the root) to missing headings. */
-function markdownProblems(file) {
+/**
+ * Problems of one Markdown or JSON file: issue citations, and links (relative Markdown links, or `docs/….md#…`
+ * from the root) to headings that do not exist.
+ */
+function fileProblems(file) {
   const problems = [];
   const text = readFileSync(join(ROOT, file), 'utf8');
   const lineAt = (index) => text.slice(0, index).split('\n').length;
@@ -1179,8 +1168,8 @@ function main(argv) {
     }
   if (mode === '--check') {
     const markdown = [
-      ...filesEndingWith('.md').flatMap(markdownProblems),
-      ...filesEndingWith('.json').flatMap(jsonProblems),
+      ...filesEndingWith('.md').flatMap(fileProblems),
+      ...filesEndingWith('.json').flatMap(fileProblems),
     ];
     if (leftovers.length === 0 && deadLinks.length === 0 && markdown.length === 0) {
       console.log(

@@ -40,6 +40,13 @@ function tree(files) {
   return root;
 }
 
+/** The file `packages/core/src/a.ts` holding `source`, after --write: the run and the text. */
+function rewritten(source) {
+  const root = tree({ 'packages/core/src/a.ts': source });
+  const run = repoint(root, '--write');
+  return { root, run, text: readFileSync(join(root, 'packages/core/src/a.ts'), 'utf8') };
+}
+
 function repoint(root, mode) {
   const run = spawnSync(process.execPath, [SCRIPT, mode], {
     env: { ...process.env, REPOINT_ROOT: root },
@@ -60,11 +67,10 @@ test('--write turns each kind of issue citation into a docs link that reads well
     "describe('amount bounds and wire text (issue 11 §3)', () => {});",
     '',
   ].join('\n');
-  const root = tree({ 'packages/core/src/a.ts': source });
-  const written = repoint(root, '--write');
-  assert.equal(written.status, 0, written.output);
+  const { root, run, text } = rewritten(source);
+  assert.equal(run.status, 0, run.output);
   assert.equal(
-    readFileSync(join(root, 'packages/core/src/a.ts'), 'utf8'),
+    text,
     [
       '/** Refusals of calls that move money (docs/architecture.md#outcomes): a refusal proves nothing. */',
       '/** Bridges to a handler (docs/architecture.md#webhook-bridges). */',
@@ -82,13 +88,12 @@ test('--write turns each kind of issue citation into a docs link that reads well
 });
 
 test('--write wraps a comment line the link made too long', () => {
-  const root = tree({
-    'packages/core/src/a.ts':
-      '/** What each connection failure code means, in words, for the error message of it (issue 16). */\n',
-  });
-  assert.equal(repoint(root, '--write').status, 0);
+  const { run, text } = rewritten(
+    '/** What each connection failure code means, in words, for the error message of it (issue 16). */\n',
+  );
+  assert.equal(run.status, 0, run.output);
   assert.equal(
-    readFileSync(join(root, 'packages/core/src/a.ts'), 'utf8'),
+    text,
     [
       '/**',
       ' * What each connection failure code means, in words, for the error message of it',
@@ -128,9 +133,8 @@ test('--check refuses an issue citation, a link to a missing heading and a dead 
 
 test('--write leaves a citation it has no mapping for, and says so', () => {
   const source = '// Rounded half-even (issue 9).\n';
-  const root = tree({ 'packages/core/src/a.ts': source });
-  const { status, output } = repoint(root, '--write');
-  assert.equal(status, 1);
-  assert.match(output, /no mapping for:\n {2}packages\/core\/src\/a\.ts:1: issue 9/);
-  assert.equal(readFileSync(join(root, 'packages/core/src/a.ts'), 'utf8'), source);
+  const { run, text } = rewritten(source);
+  assert.equal(run.status, 1);
+  assert.match(run.output, /no mapping for:\n {2}packages\/core\/src\/a\.ts:1: issue 9/);
+  assert.equal(text, source);
 });

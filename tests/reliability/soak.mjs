@@ -137,7 +137,8 @@ for (const [provider, { adapter, secret }] of Object.entries(adapters)) {
 }
 
 // Provider T: committed transfers, one genuine status event each. Provider T deduplicates on transfer + pushed
-// state (issue 10 §3), so once every transfer was pushed, further Provider T deliveries are redeliveries.
+// state (docs/architecture.md#webhook-deduplication), so once every transfer was pushed, further Provider T
+// deliveries are redeliveries.
 const tPayer = createProviderT(tSim.adapterConfig({ retry: 1 }));
 const transferIds = [];
 for (let i = 0; i < T_TRANSFERS; i += 1) {

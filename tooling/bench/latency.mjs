@@ -1,5 +1,5 @@
 // overhead.latency20ms: what one call through core's provider client adds over plain `fetch` when the provider
-// is 20 ms away (issue 13, "How it is judged"; target: within 2 %). A loopback server answers every request
+// is 20 ms away (target: within 2 %). A loopback server answers every request
 // after 20 ms; both sides send the same JSON POST and read the same JSON envelope.
 import { createServer } from 'node:http';
 import { createProviderClient } from '@pay/core/adapter';

@@ -1,6 +1,6 @@
-// Shared stores (issue 14 §4): what a money-moving call and a webhook delivery cost with each store, next to the
-// in-memory one. Each store runs on a real throwaway server on loopback; the baseline of every figure is the same
-// work with no store at all (no idempotency key, no deduplication).
+// Shared stores (docs/architecture.md#stores): what a money-moving call and a webhook delivery cost with each
+// store, next to the in-memory one. Each store runs on a real throwaway server on loopback; the baseline of every
+// figure is the same work with no store at all (no idempotency key, no deduplication).
 import { createMemoryDeduplicationStore, createMemoryIdempotencyStore, createPay } from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
 import { providerNWebhookRequest, startProviderNSimulator } from '@pay/provider-n/testing';

@@ -1,7 +1,7 @@
-// tracing.idle and tracing.otel (issue 15): what the tracing channels cost a call. `idle`: the check core makes
-// while nobody subscribes (it builds nothing then), over the bare function. `otel`: a provider call
-// through core's provider client to a loopback provider with @pay/otel subscribed and exporting every span to
-// memory, over the same call with nobody subscribed.
+// tracing.idle and tracing.otel (docs/architecture.md#tracing-channels): what the tracing channels cost a call.
+// `idle`: the check core makes while nobody subscribes (it builds nothing then), over the bare function. `otel`: a
+// provider call through core's provider client to a loopback provider with @pay/otel subscribed and exporting
+// every span to memory, over the same call with nobody subscribed.
 import { createServer } from 'node:http';
 import { trace } from '@opentelemetry/api';
 import {

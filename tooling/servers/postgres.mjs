@@ -1,7 +1,8 @@
-// A throwaway PostgreSQL 15 server for tests (issue 14 §3: real servers, never a mock): its own data directory in a
-// temporary folder, trust authentication, a free loopback port, a Unix socket in the same folder, no durability
-// (fsync off: the data dies with the test), and no trace left afterwards, even when the test runner is killed.
-// PostgreSQL refuses to run as root, so as root every server command runs as the `postgres` user.
+// A throwaway PostgreSQL 15 server for tests (docs/architecture.md#test-suites: real servers, never a mock): its
+// own data directory in a temporary folder, trust authentication, a free loopback port, a Unix socket in the same
+// folder, no durability (fsync off: the data dies with the test), and no trace left afterwards, even when the test
+// runner is killed. PostgreSQL refuses to run as root, so as root every server command runs as the `postgres`
+// user.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

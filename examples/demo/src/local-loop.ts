@@ -1,7 +1,8 @@
 /**
- * The newcomer's local loop (issue 16), as the demo drives it: each provider's simulator started the way
- * `pay dev <provider>` starts it (the `@pay/cli` provider table), the app's webhook endpoint receiving the
- * simulator's forwarded signed webhooks, and the payer acting on the hosted page over HTTP as a browser does.
+ * The newcomer's local loop (docs/architecture.md#local-loop), as the demo drives it: each provider's simulator
+ * started the way `pay dev <provider>` starts it (the `@pay/cli` provider table), the app's webhook endpoint
+ * receiving the simulator's forwarded signed webhooks, and the payer acting on the hosted page over HTTP as a
+ * browser does.
  */
 import { PROVIDERS } from '@pay/cli';
 import type { WebhookHandler } from '@pay/core';

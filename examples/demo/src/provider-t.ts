@@ -144,10 +144,10 @@ export async function providerTDemo(): Promise<void> {
 }
 
 /**
- * Issue 14: a transfer whose commit landed but whose reply never came back (the process died waiting), retried by
+ * A transfer whose commit landed but whose reply never came back (the process died waiting), retried by
  * another instance with the same idempotency key over the same ledger (here one in-memory store stands for the
- * shared PostgreSQL or Redis one): the retry reads the transfer instead of quoting again, and money moves once.
- * Resolves with the transfer's id.
+ * shared PostgreSQL or Redis one): the retry reads the transfer instead of quoting again, and money moves once
+ * (docs/architecture.md#idempotency). Resolves with the transfer's id.
  */
 async function idempotentRetryAfterCrash(simulator: ProviderTSimulator): Promise<string> {
   const ledger = createMemoryIdempotencyStore();

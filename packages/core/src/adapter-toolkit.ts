@@ -1,9 +1,9 @@
 /**
- * `@pay/core/adapter`: the toolkit for adapter authors (issue 13 item 5). Everything an adapter package builds
- * on: `defineAdapter` and the adapter types, the operation table, the HTTP and provider clients, the token
- * manager, crypto and money helpers, request schemas, reply parsing, validation and configuration helpers,
- * redaction, webhook building blocks, plus the records and errors an adapter produces and throws. An application
- * imports `@pay/core` instead.
+ * `@pay/core/adapter`: the toolkit for adapter authors (docs/architecture.md#packages). Everything an adapter
+ * package builds on: `defineAdapter` and the adapter types, the operation table, the HTTP and provider clients,
+ * the token manager, crypto and money helpers, request schemas, reply parsing, validation and configuration
+ * helpers, redaction, webhook building blocks, plus the records and errors an adapter produces and throws. An
+ * application imports `@pay/core` instead.
  */
 
 export {

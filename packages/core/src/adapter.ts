@@ -3,7 +3,8 @@
  * the operations a provider implements, so that every other operation throws `ProviderNotSupportedError`
  * before validation and before any I/O, and every implemented one receives input already checked against
  * core's request contracts. Every error an operation or a webhook verification throws leaves through core's
- * redaction (docs/architecture.md#redaction, issue 11 §2): no configured secret and no credential an HTTP client sent survives in it.
+ * redaction (docs/architecture.md#redaction): no configured secret and no credential an HTTP client sent survives
+ * in it.
  */
 import type * as v from 'valibot';
 import { callSettingsIssues, signalWithSettings } from './call-settings.js';
@@ -258,8 +259,9 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
 }
 
 /**
- * One public operation on `pay:operation` (issue 15), around the redacting wrapper so the trace's `error` is the
- * redacted one the caller gets. The idempotency key is read from the options argument only while someone listens.
+ * One public operation on `pay:operation` (docs/architecture.md#tracing-channels), around the redacting wrapper so
+ * the trace's `error` is the redacted one the caller gets. The idempotency key is read from the options argument
+ * only while someone listens.
  */
 function tracedOperation(
   provider: string,
@@ -323,8 +325,8 @@ const IDENTIFIER_FIELDS = ['payment_id'] as const;
 
 /**
  * Refuses identifiers `.` and `..`: as a URL path segment they collapse the path (`retrievePayment('..')`
- * would read `/status/v1/`), so they can never be what the caller meant (issue 11 §3). Core's `path` helper
- * refuses them too; this check names the argument.
+ * would read `/status/v1/`), so they can never be what the caller meant (docs/architecture.md#http-client). Core's
+ * `path` helper refuses them too; this check names the argument.
  */
 function refuseDotIdentifiers(
   shape: readonly ('id' | v.GenericSchema)[],
@@ -347,8 +349,8 @@ function refuseDotIdentifiers(
 /**
  * Wraps an async function so that whatever it throws passes through core's redaction first: every configured
  * secret and every credential sent by a live HTTP client is removed from the error, its context and its cause
- * chain (issue 11 §2). Adapters use it for provider-specific methods outside the flat operations (e.g.
- * Provider R's `createCheckoutRedirect`).
+ * chain (docs/architecture.md#redaction). Adapters use it for provider-specific methods outside the flat
+ * operations (e.g. Provider R's `createCheckoutRedirect`).
  */
 export function redactingErrors<A extends unknown[], R>(
   run: (...args: A) => Promise<R>,

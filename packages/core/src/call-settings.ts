@@ -1,5 +1,5 @@
 /**
- * Per-call transport settings (issue 16: "timeout and retry count per call"). `defineAdapter` checks a call's
+ * Per-call transport settings (docs/architecture.md#createpay). `defineAdapter` checks a call's
  * `timeoutMs` / `retry` and hands them to core's HTTP client on the signal every adapter already passes to its
  * requests, so they apply to every upstream call of the operation without each adapter copying them. The
  * signal it passes follows the caller's own signal (same abort, same reason).

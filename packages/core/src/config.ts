@@ -83,9 +83,9 @@ export function parseConfig<S extends v.GenericSchema>(
 }
 
 /**
- * What a value of each schema type must be, in the words of a configuration error (issue 16: the validation
- * library's own text, "Invalid type: Expected string but received undefined", names neither the member nor
- * what to write, and can quote the value).
+ * What a value of each schema type must be, in the words of a configuration error
+ * (docs/architecture.md#configuration: the validation library's own text, "Invalid type: Expected string but
+ * received undefined", names neither the member nor what to write, and can quote the value).
  */
 const EXPECTED_TYPES = new Map([
   ['string', 'must be a non-empty string'],

@@ -125,14 +125,14 @@ export class ProviderNotSupportedError extends PayError {
 
 /**
  * What a caller is told when a money-moving call was refused after an earlier attempt of it may have been
- * processed (issue 11 §1): a later refusal proves nothing about the earlier attempt.
+ * processed (docs/architecture.md#outcomes): a later refusal proves nothing about the earlier attempt.
  */
 export const RECONCILE_ADVICE =
   'the provider may have processed an earlier attempt: look it up with retrievePayment before sending again';
 
 /**
  * What kind of refusal a {@link ProviderApiError} is, whatever the provider's own codes: applications branch on it
- * without knowing provider codes (issue 13 item 1).
+ * without knowing provider codes (docs/architecture.md#provider-client).
  */
 export type ProviderErrorKind =
   | 'authentication'
@@ -450,10 +450,10 @@ function fromBase64(text: string): string | undefined {
 const SENT_CREDENTIALS_KEPT = 256;
 
 /**
- * What one HTTP client must never let out (docs/architecture.md#redaction, issue 11 §2): its configured secrets and every credential
- * it has sent — each Authorization value, its part after the scheme, and for Basic the decoded `user:secret`
- * and each half — plus every access token it has received. Every live set is known to core, so an error
- * thrown out of any adapter operation is redacted with all of them (see {@link redactError}).
+ * What one HTTP client must never let out (docs/architecture.md#redaction): its configured secrets and every
+ * credential it has sent — each Authorization value, its part after the scheme, and for Basic the decoded
+ * `user:secret` and each half — plus every access token it has received. Every live set is known to core, so an
+ * error thrown out of any adapter operation is redacted with all of them (see {@link redactError}).
  */
 export class CredentialSet {
   readonly #configured: string[];
@@ -477,7 +477,7 @@ export class CredentialSet {
   /**
    * Remembers an Authorization header value: the value, its credential after the scheme (`Bearer <token>`),
    * and for a Basic credential the decoded `user:secret` and both halves, since base64 decodes straight to
-   * the secret (issue 11 §2).
+   * the secret (docs/architecture.md#redaction).
    */
   addAuthorization(headerValue: string): void {
     const value = headerValue.trim();
@@ -601,9 +601,9 @@ export type StoreStep = 'begin' | 'checkpoint' | 'complete' | 'release' | 'aband
 /**
  * A shared store (the idempotency ledger, `@pay/store-postgres`, `@pay/store-redis`, or your own) failed or
  * could not be reached, or an attempt lost its lease on a key. Core wraps whatever the store throws in this
- * error (issue 14 §3): before a money-moving call it means nothing was sent (fail closed, safe to call again once
- * the store is back); the message says which. No connection string, password or credential is ever in it: they
- * are redacted from the message and the whole `cause` chain.
+ * error (docs/architecture.md#idempotency): before a money-moving call it means nothing was sent (fail closed,
+ * safe to call again once the store is back); the message says which. No connection string, password or credential
+ * is ever in it: they are redacted from the message and the whole `cause` chain.
  */
 export class StoreError extends PayError {
   static override readonly kind = 'StoreError';

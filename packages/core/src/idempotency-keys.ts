@@ -1,8 +1,8 @@
 /**
- * Provider references derived from a caller's idempotency key (issue 14 §1), for adapters whose provider has no
- * idempotency header but refuses (or lets the merchant find) a repeated merchant reference: Provider N's
- * `paymentReference` / `refundReference`, Provider R's `refId`. Web Crypto only (no `node:` import), so it runs on
- * every runtime core supports.
+ * Provider references derived from a caller's idempotency key (docs/architecture.md#idempotency), for adapters
+ * whose provider has no idempotency header but refuses (or lets the merchant find) a repeated merchant reference:
+ * Provider N's `paymentReference` / `refundReference`, Provider R's `refId`. Web Crypto only (no `node:` import),
+ * so it runs on every runtime core supports.
  */
 import type { OperationOptions } from './adapter.js';
 import { sha256Hex } from './crypto.js';

@@ -1,10 +1,10 @@
 /**
- * The idempotency ledger around money-moving operations (issue 14 §1). A caller's key maps to one ledger entry
- * holding a fingerprint of the request, the recovery point a multi-step call reached and its final result, so
- * that the same key with the same request returns the recorded result (no second call to the provider) or
- * resumes where an earlier attempt stopped, the same key with another request is refused, and a concurrent
- * attempt is told to come back. The store is fail-closed: when it cannot be asked before the operation, nothing
- * is sent. Runtime code: Web APIs only (Web Crypto for the fingerprint).
+ * The idempotency ledger around money-moving operations (docs/architecture.md#idempotency). A caller's key maps to
+ * one ledger entry holding a fingerprint of the request, the recovery point a multi-step call reached and its
+ * final result, so that the same key with the same request returns the recorded result (no second call to the
+ * provider) or resumes where an earlier attempt stopped, the same key with another request is refused, and a
+ * concurrent attempt is told to come back. The store is fail-closed: when it cannot be asked before the operation,
+ * nothing is sent. Runtime code: Web APIs only (Web Crypto for the fingerprint).
  */
 
 import { sha256Hex } from './crypto.js';
@@ -25,7 +25,7 @@ import {
 import { isOperation, type MoneyMovingOperation, type Operation } from './operations.js';
 import type { IdempotencyStore, JsonValue } from './stores.js';
 
-/** How long a key is remembered by default, and at least: 24 hours (issue 14 §1). */
+/** How long a key is remembered by default, and at least: 24 hours (docs/architecture.md#idempotency). */
 export const MIN_IDEMPOTENCY_RETENTION_SECONDS = 86_400;
 /**
  * How long one attempt holds its key by default: 5 minutes. It must outlast the slowest money-moving operation
@@ -335,7 +335,10 @@ export function idempotencyKeyIssue(key: unknown): string | undefined {
   return undefined;
 }
 
-/** Adds the caller's key to a `PayError`'s context (every error of a keyed call carries it, issue 14 §1). */
+/**
+ * Adds the caller's key to a `PayError`'s context (every error of a keyed call carries it,
+ * docs/architecture.md#idempotency).
+ */
 export function withIdempotencyKey(error: unknown, key: string): unknown {
   if (!PayError.isInstance(error)) return error;
   if (error.context?.idempotencyKey === key) return error;

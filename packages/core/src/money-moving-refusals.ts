@@ -1,8 +1,8 @@
 /**
- * Refusals of calls that move money (issue 11 §1): a refusal proves that nothing happened only when no earlier
- * attempt of the call may have reached the provider and the answer itself is not one a gateway can send after
- * the provider processed the call (a 5xx or 408). Otherwise the caller must reconcile, never repeat. Core's
- * provider client covers the earlier-attempt case for `request`; adapters that read refusals themselves (to
+ * Refusals of calls that move money (docs/architecture.md#outcomes): a refusal proves that nothing happened only
+ * when no earlier attempt of the call may have reached the provider and the answer itself is not one a gateway can
+ * send after the provider processed the call (a 5xx or 408). Otherwise the caller must reconcile, never repeat.
+ * Core's provider client covers the earlier-attempt case for `request`; adapters that read refusals themselves (to
  * resolve a duplicate reference, or to name the transaction an error reply still carries) use this.
  */
 import type { ErrorContext, ProviderApiError } from './errors.js';
@@ -22,12 +22,13 @@ export interface MoneyMovingRefusalFacts {
 }
 
 /**
- * Whether a refused call that moves money may still have gone through (issue 11 §1): an earlier attempt of it
- * may have reached the provider, or the answer is a 5xx or a 408 (a gateway can send those after the provider
- * processed the call), or the provider gave its own sign (`providerSign`: a "duplicate reference" refusal, a code
- * for its own failures, a resumed call whose request id an earlier process may have sent). When it is false the
- * refusal proves that nothing happened; when true the caller must reconcile, never repeat. Adapters that word
- * their own messages (Provider T's stage-aware ones) take the decision from here; `moneyMovingRefusal` uses it.
+ * Whether a refused call that moves money may still have gone through (docs/architecture.md#outcomes): an earlier
+ * attempt of it may have reached the provider, or the answer is a 5xx or a 408 (a gateway can send those after the
+ * provider processed the call), or the provider gave its own sign (`providerSign`: a "duplicate reference"
+ * refusal, a code for its own failures, a resumed call whose request id an earlier process may have sent). When it
+ * is false the refusal proves that nothing happened; when true the caller must reconcile, never repeat. Adapters
+ * that word their own messages (Provider T's stage-aware ones) take the decision from here; `moneyMovingRefusal`
+ * uses it.
  */
 export function refusalMayHaveLanded(
   reply: Pick<HttpReply, 'status' | 'earlierAttemptMayHaveReached'>,

@@ -91,8 +91,8 @@ const MAX_EXACT_MINOR_OF_MAJOR = 999_999_999_999_999;
 
 /**
  * The largest amount core lets through, in the rule's unit, so that an amount is always counted exactly and
- * written as plain digits, never in exponent notation (issue 11 §3): `Number.MAX_SAFE_INTEGER` for integer
- * minor units; for major units, 15 significant digits including the currency's minor digits (USD
+ * written as plain digits, never in exponent notation (docs/architecture.md#money): `Number.MAX_SAFE_INTEGER` for
+ * integer minor units; for major units, 15 significant digits including the currency's minor digits (USD
  * 9 999 999 999 999.99), because a float with more digits may not read back as the number the caller wrote.
  */
 export function maxAmount(rule: Pick<AmountRule, 'unit' | 'currency'>): number {

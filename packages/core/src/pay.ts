@@ -1,8 +1,8 @@
 /**
  * `createPay(adapter, options)`: one API over the configured provider (docs/architecture.md#createpay). The namespaces call the
  * adapter's flat operations, which validate their input before any I/O; money-moving operations called with an
- * `idempotencyKey` run under the idempotency ledger (issue 14 §1); `resolve` answers what the provider holds for
- * a call whose outcome is unknown; webhooks are set up per secret.
+ * `idempotencyKey` run under the idempotency ledger (docs/architecture.md#idempotency); `resolve` answers what the
+ * provider holds for a call whose outcome is unknown; webhooks are set up per secret.
  */
 import { type Adapter, type AnyAdapter, type CallOptions, DEFINED_ADAPTER, type TypesOf } from './adapter.js';
 import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
@@ -119,7 +119,8 @@ export class Pay<A extends AnyAdapter = Adapter> {
     for (const operation of OPERATION_NAMES) {
       const [resource, verb] = operation.split('.') as [string, string];
       const method = OPERATIONS[operation].method;
-      // The adapter's calls report to this Pay's logger unless the adapter has its own (issue 15).
+      // The adapter's calls report to this Pay's logger unless the adapter has its own
+      // (docs/architecture.md#logger).
       const call = (...args: unknown[]) =>
         withinLogger(logger, () => (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args));
       const arity = optionsIndexOf(operation);

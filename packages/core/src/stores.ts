@@ -1,10 +1,10 @@
 /**
- * Shared state for applications that run more than one instance (issue 14): the idempotency ledger that makes a
- * retried money-moving call safe across processes and crashes, and the token cache that lets instances share one
- * provider login. The deduplication store of webhooks is in `webhooks/dedupe.ts`. Each contract maps onto one
- * atomic statement per call on PostgreSQL (`INSERT … ON CONFLICT`, row locks) and on Redis (`SET NX PX`, a
- * compare-and-set script); `@pay/store-postgres` and `@pay/store-redis` implement all three, and the in-memory
- * versions serve a single process.
+ * Shared state for applications that run more than one instance (docs/architecture.md#stores): the idempotency
+ * ledger that makes a retried money-moving call safe across processes and crashes, and the token cache that lets
+ * instances share one provider login. The deduplication store of webhooks is in `webhooks/dedupe.ts`. Each
+ * contract maps onto one atomic statement per call on PostgreSQL (`INSERT … ON CONFLICT`, row locks) and on Redis
+ * (`SET NX PX`, a compare-and-set script); `@pay/store-postgres` and `@pay/store-redis` implement all three, and
+ * the in-memory versions serve a single process.
  */
 
 import { markInMemory } from './diagnostics/production.js';

@@ -3,13 +3,14 @@
  * a valid token is in hand before every API call; it is fetched when none is held or the held one expires
  * within the refresh margin, one in-flight login is shared by every concurrent caller, and a token the
  * provider rejected with 401 is dropped so the next call logs in again. A caller whose signal aborts stops
- * waiting for a shared login at once; the login itself goes on for the others (issue 11 §1).
+ * waiting for a shared login at once; the login itself goes on for the others
+ * (docs/architecture.md#access-tokens).
  *
- * With a shared {@link TokenStore} (issue 14 §2) instances reuse one login until it is due for refresh: the token
- * is cached under the provider and a SHA-256 digest of the client id (never the credential itself), and a 401
- * drops the cached token only while it is still the one that was rejected, so an instance holding a stale token
- * cannot evict the fresh one another instance just stored. A failing token store never fails a call: the
- * manager logs in itself and reports the failure.
+ * With a shared {@link TokenStore} (docs/architecture.md#access-tokens) instances reuse one login until it is due
+ * for refresh: the token is cached under the provider and a SHA-256 digest of the client id (never the credential
+ * itself), and a 401 drops the cached token only while it is still the one that was rejected, so an instance
+ * holding a stale token cannot evict the fresh one another instance just stored. A failing token store never fails
+ * a call: the manager logs in itself and reports the failure.
  */
 import { sha256Hex } from './crypto.js';
 import { describeStoreFailure } from './errors.js';
@@ -21,13 +22,16 @@ export interface AccessToken {
   /**
    * Lifetime in seconds, as the provider reports it. A lifetime that is not positive (0, negative, not a
    * number) is read as {@link MIN_TOKEN_LIFETIME_SECONDS}, so a provider reporting nonsense cannot make every
-   * call log in again (issue 11 §3); if the token really is expired, its 401 drops it and the call is sent
-   * once more with a fresh one. A positive lifetime, however short, is honoured.
+   * call log in again (docs/architecture.md#access-tokens); if the token really is expired, its 401 drops it and
+   * the call is sent once more with a fresh one. A positive lifetime, however short, is honoured.
    */
   expiresInSeconds: number;
 }
 
-/** The lifetime a token is held for when the login reports none that is positive (issue 11 §3). */
+/**
+ * The lifetime a token is held for when the login reports none that is positive
+ * (docs/architecture.md#access-tokens).
+ */
 export const MIN_TOKEN_LIFETIME_SECONDS = 30;
 
 /** Options of {@link createTokenManager}. */

@@ -27,7 +27,7 @@ export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[], pref
 /**
  * Key names that JavaScript objects treat specially. A schema drops them silently (a `metadata` entry named
  * `constructor` would vanish between the caller and the provider), so request input that uses one is refused
- * by name instead (issue 11 §3).
+ * by name instead (docs/architecture.md#adapter-operations).
  */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -87,7 +87,7 @@ describe('createPay and the adapter contract', () => {
   });
 });
 
-describe('core redacts every error an adapter operation throws (issue 11 §2)', () => {
+describe('core redacts every error an adapter operation throws (docs/architecture.md#redaction)', () => {
   it('removes the sent Basic credential, its decoded secret and a configured 3-character secret, even from a careless adapter', async () => {
     const authorization = `Basic ${btoa('merchant-5:Zq9-long-secret')}`;
     // A gateway that echoes what it was sent, in the body and in a header.
@@ -140,7 +140,7 @@ describe('core redacts every error an adapter operation throws (issue 11 §2)', 
   });
 });
 
-describe('metadata keys with reserved names (issue 11 §3)', () => {
+describe('metadata keys with reserved names (docs/architecture.md#adapter-operations)', () => {
   it.each(['constructor', 'prototype', '__proto__'])(
     'refuses metadata key %s by name, before the adapter runs',
     async (key) => {
@@ -165,7 +165,7 @@ describe('metadata keys with reserved names (issue 11 §3)', () => {
   });
 });
 
-describe('identifiers that would change a URL path (issue 11 §3)', () => {
+describe('identifiers that would change a URL path (docs/architecture.md#http-client)', () => {
   it.each(['.', '..'])('refuses id %j naming the argument, before the adapter runs', async (id) => {
     const calls: unknown[] = [];
     const error = await createPay(testAdapter(calls))

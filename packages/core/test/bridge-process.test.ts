@@ -1,8 +1,8 @@
 /**
- * Issue 10 §1: the README's server, `createServer(toNodeListener(handler))`, runs in a child process and is sent
+ * The README's server, `createServer(toNodeListener(handler))`, runs in a child process and is sent
  * every hostile request over a raw socket; after each one the child must still be alive and answering a genuine
- * delivery with 200. An unhandled rejection (the bug this guards) ends a Node process, so a crash shows here as
- * an exit code, not as a swallowed error inside the test runner.
+ * delivery with 200 (docs/architecture.md#webhook-bridges). An unhandled rejection (the bug this guards) ends a
+ * Node process, so a crash shows here as an exit code, not as a swallowed error inside the test runner.
  *
  * The child is plain Node: core's sources are transpiled once (TypeScript's `transpileModule`, no type check)
  * into a cache folder under `node_modules`, where `ky` and `valibot` resolve, so this works from a clean clone

@@ -93,7 +93,7 @@ describe('configuration helpers', () => {
   });
 });
 
-describe('configuration errors in plain words (issue 16)', () => {
+describe('configuration errors in plain words (docs/architecture.md#configuration)', () => {
   function configError(schema: v.GenericSchema, config: unknown): ConfigurationError {
     try {
       parseConfig('providerN', schema, config);
@@ -128,7 +128,7 @@ describe('configuration errors in plain words (issue 16)', () => {
   });
 });
 
-describe('transport config: the hook error channel (issue 11 §1)', () => {
+describe('transport config: the hook error channel (docs/architecture.md#http-client)', () => {
   const schema = v.object({ ...transportConfigEntries });
 
   it('accepts hooks.onHookError as a function and refuses anything else, naming the member', () => {
@@ -145,7 +145,7 @@ describe('transport config: the hook error channel (issue 11 §1)', () => {
   });
 });
 
-describe('the root README quick start (issue 16)', () => {
+describe('the root README quick start (docs/architecture.md#configuration)', () => {
   it('lists every variable the live Provider N API needs, in the README and in its tested mirror', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     const quickStart = readme.slice(

@@ -1,7 +1,8 @@
 /**
- * Core's HTTP client and provider client on the tracing channels and the logger (issue 15): one `pay:call` per
- * logical call with its attempts counted, one `pay:attempt` per exchange, the URL template from `path`, a retry
- * reported at `debug`, a failed hook at `warn`, every line redacted.
+ * Core's HTTP client and provider client on the tracing channels and the logger
+ * (docs/architecture.md#diagnostics): one `pay:call` per logical call with its attempts counted, one `pay:attempt`
+ * per exchange, the URL template from `path`, a retry reported at `debug`, a failed hook at `warn`, every line
+ * redacted.
  */
 import dc from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * Tracing channels (issue 15, Contract C): what core publishes on `pay:operation`, `pay:call`, `pay:attempt` and
- * `pay:webhook`, that nothing is built while nobody subscribes, and that a runtime without `diagnostics_channel`
- * (no `process.getBuiltinModule`, or one that throws) publishes nothing and fails nothing.
+ * Tracing channels (docs/architecture.md#tracing-channels): what core publishes on `pay:operation`, `pay:call`,
+ * `pay:attempt` and `pay:webhook`, that nothing is built while nobody subscribes, and that a runtime without
+ * `diagnostics_channel` (no `process.getBuiltinModule`, or one that throws) publishes nothing and fails nothing.
  */
 import dc from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';

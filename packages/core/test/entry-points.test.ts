@@ -2,7 +2,7 @@ import * as application from '@pay/core';
 import * as toolkit from '@pay/core/adapter';
 import { describe, expect, it } from 'vitest';
 
-describe('the two entry points of @pay/core (issue 13 item 5)', () => {
+describe('the two entry points of @pay/core (docs/architecture.md#packages)', () => {
   it('@pay/core/adapter holds the adapter-author toolkit', () => {
     for (const name of [
       'defineAdapter',

@@ -99,7 +99,7 @@ describe('ProviderApiError.withDetails', () => {
   });
 });
 
-describe('ProviderApiError after an earlier attempt may have landed (issue 11 §1)', () => {
+describe('ProviderApiError after an earlier attempt may have landed (docs/architecture.md#outcomes)', () => {
   it("with outcome: 'unknown' tells the caller to reconcile, is not retryable and shows the outcome in JSON", () => {
     const error = new ProviderApiError(
       { provider: 'providerT', status: 400, providerCode: 'QUOTE_EXPIRED', retryable: true },
@@ -136,7 +136,7 @@ describe('ProviderApiError after an earlier attempt may have landed (issue 11 §
   });
 });
 
-describe('ProviderApiError.kind (issue 13 item 1)', () => {
+describe('ProviderApiError.kind (docs/architecture.md#provider-client)', () => {
   it('takes the kind from the status when none is given, and keeps a given kind through withDetails and JSON', () => {
     expect(new ProviderApiError({ provider: 'providerT', status: 401 }).kind).toBe('authentication');
     expect(new ProviderApiError({ provider: 'providerT', status: 404 }).kind).toBe('not_found');

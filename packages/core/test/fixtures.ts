@@ -6,7 +6,7 @@ import { type AdapterTypes, type Payment, WebhookVerificationError } from '../sr
 
 /**
  * A Provider N-style adapter: two payment operations, one declared unsupported operation, and a signed JSON
- * webhook with the two-phase `verify` of issue 10 §3.
+ * webhook with the two-phase `verify` (docs/architecture.md#webhook-verification).
  */
 export interface TestTypes extends AdapterTypes {
   provider: 'providerN';

@@ -498,7 +498,7 @@ describe("a failure the runtime explains only in its own words (Deno's fetch err
   });
 });
 
-describe('earlier attempts of the same call (issue 11 §1)', () => {
+describe('earlier attempts of the same call (docs/architecture.md#outcomes)', () => {
   it('tells the adapter a reply follows an attempt that may have reached the provider', async () => {
     nock(BASE).put('/commit').reply(503, '{}').put('/commit').reply(409, '{"error":"in progress"}');
     const reply = await client({ retry: 1 }).send({
@@ -568,7 +568,7 @@ describe('earlier attempts of the same call (issue 11 §1)', () => {
   });
 });
 
-describe('observation hooks never change an outcome (issue 11 §1)', () => {
+describe('observation hooks never change an outcome (docs/architecture.md#http-client)', () => {
   it('returns the refund reply when onResponse throws, and reports the hook error to onHookError', async () => {
     nock(BASE).post('/v1/refunds/initiate-refund').reply(200, '{"refundStatus":"COMPLETED"}');
     const boom = new Error('metrics backend down');
@@ -628,7 +628,7 @@ describe('observation hooks never change an outcome (issue 11 §1)', () => {
   });
 });
 
-describe("the caller's signal (issue 11 §1)", () => {
+describe("the caller's signal (docs/architecture.md#http-client)", () => {
   it('reports a call aborted before anything was sent as not sent, and never calls fetch', async () => {
     const fetchSpy = vi.fn<typeof fetch>();
     const controller = new AbortController();
@@ -685,7 +685,7 @@ describe("the caller's signal (issue 11 §1)", () => {
   });
 });
 
-describe('paths refuse segments that would change the URL (issue 11 §3)', () => {
+describe('paths refuse segments that would change the URL (docs/architecture.md#http-client)', () => {
   it.each(['..', '.', '', ' '])('refuses %j with a ValidationError', (id) => {
     expect(() => path`/status/v1/${id}`).toThrow(ValidationError);
   });
@@ -695,7 +695,7 @@ describe('paths refuse segments that would change the URL (issue 11 §3)', () =>
   });
 });
 
-describe('credentials the client sends never reach a hook (issue 11 §2)', () => {
+describe('credentials the client sends never reach a hook (docs/architecture.md#redaction)', () => {
   it('redacts an echoed Basic credential, its decoded secret and a bearer token from reply headers and bodies', async () => {
     const basic = `Basic ${btoa('merchant-1:k9')}`;
     nock(BASE)
@@ -814,7 +814,7 @@ describe('parseReply', () => {
   });
 });
 
-describe('per-call timeout and retry (issue 16)', () => {
+describe('per-call timeout and retry (docs/architecture.md#createpay)', () => {
   /** An adapter whose reads and payments go through one client, passing the call's signal as adapters do. */
   function adapterOver(http: ReturnType<typeof createHttpClient>) {
     return ledgerAdapter({
@@ -915,7 +915,7 @@ describe('per-call timeout and retry (issue 16)', () => {
   });
 });
 
-describe('ky does the attempts (issue 13 item 4)', () => {
+describe('ky does the attempts (docs/architecture.md#http-client)', () => {
   it("keeps the Authorization header out of a timed-out call's error, cause included", async () => {
     nock(BASE).get('/transfer/v1/transactions/t9').delay(300).reply(200, '{}');
     const error = await client({

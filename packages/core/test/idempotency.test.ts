@@ -39,7 +39,7 @@ function recordingAdapter(
   return { adapter, seen };
 }
 
-describe('idempotency keys on money-moving calls (issue 14 §1)', () => {
+describe('idempotency keys on money-moving calls (docs/architecture.md#idempotency)', () => {
   it('the same key with the same request returns the recorded result without a second provider call', async () => {
     const { adapter, seen } = recordingAdapter(async (call) => transfer(`t${call}`));
     const pay = createPay(adapter);

@@ -1,7 +1,7 @@
 /**
- * `createPay(adapter, { logger })` (issue 15): a store error swallowed after a success is an `error` line, an
- * in-memory idempotency or deduplication store under NODE_ENV=production is one `warn` line, `onStoreError` still
- * receives what it did (deprecated alias), and nothing is logged without a logger.
+ * `createPay(adapter, { logger })` (docs/architecture.md#logger): a store error swallowed after a success is an
+ * `error` line, an in-memory idempotency or deduplication store under NODE_ENV=production is one `warn` line,
+ * `onStoreError` still receives what it did (deprecated alias), and nothing is logged without a logger.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {

@@ -1,6 +1,7 @@
 /**
- * The `logger` option (issue 15): silent by default, console-compatible, every line redacted (configured
- * secrets in every spelling, credentials a live HTTP client sent), and a logger that throws changes nothing.
+ * The `logger` option (docs/architecture.md#logger): silent by default, console-compatible, every line redacted
+ * (configured secrets in every spelling, credentials a live HTTP client sent), and a logger that throws changes
+ * nothing.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { ambientLogger, createLogger, SILENT_LOGGER, withinLogger } from '../src/diagnostics/logger.js';

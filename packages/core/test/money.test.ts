@@ -80,7 +80,7 @@ describe('money helpers', () => {
   });
 });
 
-describe('amount bounds and wire text (issue 11 §3)', () => {
+describe('amount bounds and wire text (docs/architecture.md#money)', () => {
   it('refuses amounts beyond exact minor units, such as 1e21 and Number.MAX_VALUE, in either unit', () => {
     for (const amount of [1e21, Number.MAX_VALUE, Number.MAX_SAFE_INTEGER + 2]) {
       expect(amountIssues(amount, 'amount', { unit: 'minor' })).toEqual([

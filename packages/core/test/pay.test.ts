@@ -39,7 +39,7 @@ function lostReplyAdapter(
   return { adapter, lookups, sent: () => sent };
 }
 
-describe('pay.resolve (issue 14 §1)', () => {
+describe('pay.resolve (docs/architecture.md#createpay)', () => {
   it('answers found from the ledger for a completed key, without asking the provider', async () => {
     const { adapter, lookups } = lostReplyAdapter(async () => undefined);
     const pay = createPay(adapter);

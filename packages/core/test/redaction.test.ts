@@ -87,7 +87,7 @@ describe('secrets never leak', () => {
   });
 });
 
-describe('redaction of credentials of any length (issue 11 §2)', () => {
+describe('redaction of credentials of any length (docs/architecture.md#redaction)', () => {
   it('redacts a secret shorter than 4 characters where it stands as a word, without breaking other words', () => {
     expect(redact('secret=k9&note=k9x kk9 "k9" user:k9', ['k9'])).toBe(
       'secret=[REDACTED]&note=k9x kk9 "[REDACTED]" user:[REDACTED]',

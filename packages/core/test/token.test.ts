@@ -113,7 +113,7 @@ describe('the token manager', () => {
   });
 });
 
-describe('the token manager with a shared token store (issue 14 §2)', () => {
+describe('the token manager with a shared token store (docs/architecture.md#access-tokens)', () => {
   const cacheKey = { provider: 'providerN', clientId: 'client-1', baseUrl: 'https://api.example.test' };
 
   it('two instances over one token store share one login until it is due for refresh', async () => {

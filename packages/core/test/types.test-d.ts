@@ -62,7 +62,7 @@ describe('types follow the adapter', () => {
   });
 });
 
-describe('outcome types for reconciling (issue 11 §1)', () => {
+describe('outcome types for reconciling (docs/architecture.md#outcomes)', () => {
   it('puts the earlier-attempt fact on every reply and an optional unknown outcome on provider errors', () => {
     expectTypeOf<HttpReply['earlierAttemptMayHaveReached']>().toEqualTypeOf<boolean>();
     expectTypeOf<ProviderApiError['outcome']>().toEqualTypeOf<'unknown' | undefined>();

@@ -195,7 +195,7 @@ describe('the webhook handler', () => {
   });
 });
 
-describe('deduplication with a lease (issue 10 §3)', () => {
+describe('deduplication with a lease (docs/architecture.md#webhook-deduplication)', () => {
   function deduplicated(
     options: TestAdapterOptions = {},
     setup: Partial<Parameters<ReturnType<typeof createPay>['webhooks']['setup']>[0]> = {},
@@ -395,7 +395,7 @@ describe('deduplication with a lease (issue 10 §3)', () => {
   });
 });
 
-describe('a body with a UTF-8 byte order mark (issue 10 §5)', () => {
+describe('a body with a UTF-8 byte order mark (docs/architecture.md#webhook-verification)', () => {
   it('is verified over its exact bytes and read alike whether passed as a string or as bytes', async () => {
     const text = '\uFEFF{"ref":"BOM","items":1}';
     const bytes = new TextEncoder().encode(text);

@@ -1,7 +1,8 @@
 /**
  * The span trees @pay/otel draws for real adapter calls against the simulators over loopback, exported with the
- * OpenTelemetry SDK's in-memory exporter (issue 15): a Provider T transfer whose commit is answered 503 once and
- * retried, a webhook refused for its signature, and a transfer whose commit reply is lost (outcome unknown).
+ * OpenTelemetry SDK's in-memory exporter (docs/architecture.md#tracing-channels): a Provider T transfer whose
+ * commit is answered 503 once and retried, a webhook refused for its signature, and a transfer whose commit reply
+ * is lost (outcome unknown).
  */
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import {

@@ -2,8 +2,9 @@
  * The Provider N adapter (docs/architecture.md#capabilities capability matrix, docs/providers/provider-n.md#calls): checkouts through
  * init-transaction, payment and checkout reads through the v1 status query, refunds through initiate-refund.
  * Each operation builds its request (requests.ts), sends it (client.ts) and maps the reply (mapping.ts). A
- * caller's idempotency key becomes the call's paymentReference / refundReference (issue 14 §1): the provider
- * refuses a reused reference, and that refusal is then resolved to the checkout or refund the key already opened.
+ * caller's idempotency key becomes the call's paymentReference / refundReference
+ * (docs/architecture.md#idempotency): the provider refuses a reused reference, and that refusal is then resolved
+ * to the checkout or refund the key already opened.
  */
 import {
   type CallOptions,
@@ -83,7 +84,10 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   const client = createClient(config);
   // Provider N payloads carry no test flag: a sandbox adapter's records are test records (contract 3).
   const livemode = !config.isSandbox;
-  /** What every record carries besides the payload: `livemode` and the request id of its call (issue 16). */
+  /**
+   * What every record carries besides the payload: `livemode` and the request id of its call
+   * (docs/architecture.md#records).
+   */
   const facts = (requestId: string): RecordFacts => ({ livemode, requestId });
 
   /**
@@ -239,10 +243,10 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   }
 
   /**
-   * `pay.resolve` (issue 14 §1): reads what the provider holds for a checkout or refund whose outcome the caller
-   * does not know, by the reference its idempotency key maps to, else by the reference an error with outcome
-   * `'unknown'` names. `null` only on the provider's documented not-found answers; `undefined` when there is
-   * nothing to look up by, or for an operation Provider N does not perform. A failed read throws.
+   * `pay.resolve` (docs/architecture.md#createpay): reads what the provider holds for a checkout or refund whose
+   * outcome the caller does not know, by the reference its idempotency key maps to, else by the reference an error
+   * with outcome `'unknown'` names. `null` only on the provider's documented not-found answers; `undefined` when
+   * there is nothing to look up by, or for an operation Provider N does not perform. A failed read throws.
    */
   async function resolve(lookup: ResolveLookup, options: CallOptions): Promise<ResolvedRecord> {
     const key = lookup.idempotencyKey;
@@ -309,7 +313,8 @@ async function readBack<T>(duplicate: Refusal, why: string, read: () => Promise<
 
 /**
  * The refusal of a keyed call as a duplicate, when what the provider holds under the reference cannot be read
- * back: the earlier attempt with this key may have landed, so the outcome stays unknown (issue 11 §1).
+ * back: the earlier attempt with this key may have landed, so the outcome stays unknown
+ * (docs/architecture.md#outcomes).
  */
 function unknownAfterDuplicate(duplicate: Refusal, why: string, readError?: unknown): ProviderApiError {
   const error = moneyMovingRefusal(duplicate);

@@ -61,7 +61,10 @@ export const PROVIDER_N_ERRORS: ProviderErrorTable = {
 /** The request id header sent with every call; a reply header of the same name, if any, is the provider's id. */
 const REQUEST_ID_HEADER = 'X-Request-Id';
 
-/** The request id a record carries (issue 16): the provider's own when its reply names one, else the id sent. */
+/**
+ * The request id a record carries (docs/architecture.md#records): the provider's own when its reply names one,
+ * else the id sent.
+ */
 export function requestIdOfReply(reply: HttpReply): string {
   return requestIdOf(reply, REQUEST_ID_HEADER);
 }
@@ -161,11 +164,11 @@ export function isDuplicateReference(refusal: Refusal): boolean {
 }
 
 /**
- * The error of a refused money-moving call (issue 11 §1), through core's `moneyMovingRefusal`: a proven refusal
- * (a 4xx to the first attempt) is thrown as it came, with the table's advice core put there; a 5xx, a 408, an
- * earlier attempt that may have landed, or "duplicate reference" (which says one did) gives `outcome: 'unknown'`
- * with the reference in its context, so the caller reconciles instead of moving money twice. Core's `request`
- * covers only the earlier attempt, so the adapter reads refusals itself.
+ * The error of a refused money-moving call (docs/architecture.md#outcomes), through core's `moneyMovingRefusal`: a
+ * proven refusal (a 4xx to the first attempt) is thrown as it came, with the table's advice core put there; a 5xx,
+ * a 408, an earlier attempt that may have landed, or "duplicate reference" (which says one did) gives
+ * `outcome: 'unknown'` with the reference in its context, so the caller reconciles instead of moving money twice.
+ * Core's `request` covers only the earlier attempt, so the adapter reads refusals itself.
  */
 export function moneyMovingRefusal(refusal: Refusal): ProviderApiError {
   return refuseMoneyMovingCall(refusal.error, refusal.reply, {

@@ -1,7 +1,7 @@
 /**
  * Provider N replies → unified records (docs/architecture.md#records). Status tables are data read through `Map`s, so the whole
  * mapping reads at once, the tests walk every row, and a status named like an `Object.prototype` member
- * (`constructor`, `__proto__`) is simply unknown (issue 10 §5), never a crash.
+ * (`constructor`, `__proto__`) is simply unknown (docs/architecture.md#events), never a crash.
  */
 import type {
   Checkout,
@@ -69,8 +69,9 @@ export function knownPaymentStatus(paymentStatus: string | null | undefined): Pa
 
 /**
  * A transaction's unified status. A status the table knows decides. Otherwise (a status the provider added, or
- * none) the amounts decide, and never optimistically (issue 12 rule: an unknown status is a safe value, not a
- * refusal): paid in full → `succeeded`, paid in part → `processing`, nothing known to be paid → `pending`.
+ * none) the amounts decide, and never optimistically (docs/architecture.md#lenient-reading: an unknown status is a
+ * safe value, not a refusal): paid in full → `succeeded`, paid in part → `processing`, nothing known to be paid →
+ * `pending`.
  */
 export function transactionStatus(transaction: TransactionFields): PaymentStatus {
   const known = knownPaymentStatus(transaction.paymentStatus);
@@ -125,7 +126,10 @@ function transactionMetadata(
 export interface RecordFacts {
   /** `false` for sandbox records (the adapter's `isSandbox`): Provider N payloads carry no test flag. */
   livemode: boolean;
-  /** The request id of the call that produced the record (issue 16); `null` for a webhook payload. */
+  /**
+   * The request id of the call that produced the record (docs/architecture.md#records); `null` for a webhook
+   * payload.
+   */
   requestId: string | null;
 }
 
@@ -139,9 +143,9 @@ export interface PaymentContext extends RecordFacts {
 }
 
 /**
- * A transaction → Payment (issue 10 §4: amounts truthful). `amount` is the amount asked (`totalPayable`),
- * `amount_paid` what the payer has paid so far (`amountPaid`; `null` when the payload does not say), so a
- * partial payment (1 of 5,000) and an over-payment are both visible next to the status.
+ * A transaction → Payment (docs/architecture.md#records: amounts truthful). `amount` is the amount asked
+ * (`totalPayable`), `amount_paid` what the payer has paid so far (`amountPaid`; `null` when the payload does not
+ * say), so a partial payment (1 of 5,000) and an over-payment are both visible next to the status.
  */
 export function toPayment(transaction: TransactionFields, context: PaymentContext, raw: unknown): Payment {
   return {

@@ -176,8 +176,9 @@ export function initTransactionRequest(
 
 /**
  * Members of `provider_metadata` the adapter sets itself, by lower-cased name: forwarding them would replace the
- * adapter's values, and a different letter case (`TransactionReference`) is refused too (issue 11 §3), since a
- * provider that reads names case-insensitively would see two conflicting values.
+ * adapter's values, and a different letter case (`TransactionReference`) is refused too
+ * (docs/providers/provider-n.md#refunds), since a provider that reads names case-insensitively would see two
+ * conflicting values.
  */
 const RESERVED_REFUND_MEMBERS = new Map<string, { member: string; reason: string }>([
   ['transactionreference', { member: 'transactionReference', reason: 'is set from payment_id' }],
@@ -283,9 +284,9 @@ export function uniqueReference(): string {
 }
 
 /**
- * The `paymentReference` / `refundReference` for a caller's idempotency key (issue 14 §1): core's
- * `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so every
- * attempt and every process sends the same reference for the same key and the provider's refusal of a reused
+ * The `paymentReference` / `refundReference` for a caller's idempotency key (docs/architecture.md#idempotency):
+ * core's `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so
+ * every attempt and every process sends the same reference for the same key and the provider's refusal of a reused
  * reference stops a second checkout or refund; it keeps the length (36) and charset (`[0-9a-z-]`) of the random
  * references the provider already takes (the wire contract (docs/providers/provider-n.md#refunds) states no limit). Exported so support can compute the
  * reference of a key.

@@ -66,8 +66,9 @@ interface DeliveryFacts extends RecordFacts {
 
 /**
  * Event table (docs/architecture.md#event-names with the open rows decided in the wire contract (docs/providers/provider-n.md#events)), a `Map` so that an event type named like
- * an `Object.prototype` member (`constructor`, `__proto__`, `toString`) finds no row (issue 10 §5). Customer and
- * disbursement events have no row: they raise only their raw event, as does any event type the provider adds.
+ * an `Object.prototype` member (`constructor`, `__proto__`, `toString`) finds no row
+ * (docs/architecture.md#events). Customer and disbursement events have no row: they raise only their raw event, as
+ * does any event type the provider adds.
  */
 const NORMALISERS = new Map<string, Normaliser>([
   ['SUCCESSFUL_TRANSACTION', (data, facts) => [successfulTransactionEvent(data, facts)]],
@@ -230,7 +231,7 @@ function statusOf(data: Record<string, unknown>): string | undefined {
 /**
  * SUCCESSFUL_TRANSACTION(_OFFLINE) → `payment.created` (the spec's name). The record says what the provider
  * reports: `status` from `paymentStatus` (a partial payment is `processing`, not `succeeded`), `amount` the amount
- * asked, `amount_paid` what was paid (issue 10 §4).
+ * asked, `amount_paid` what was paid (docs/architecture.md#records).
  */
 function successfulTransactionEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
   const transaction = read(transactionEventSchema, data, 'transaction');

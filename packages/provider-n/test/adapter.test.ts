@@ -221,7 +221,7 @@ describe('checkouts.create', () => {
     const error = await testAdapter({ retry: 2 })
       .createCheckout(checkoutParams)
       .catch((thrown: unknown) => thrown);
-    // A 5xx to a call that opens a checkout does not prove nothing was opened (issue 11 §1).
+    // A 5xx to a call that opens a checkout does not prove nothing was opened (docs/architecture.md#outcomes).
     expect(error).toMatchObject({
       code: 'provider_api_error',
       status: 503,
@@ -558,14 +558,17 @@ describe('refunds.create', () => {
     ],
     ['a refusal the table does not list, by its HTTP status', 409, 'R8', 'Refund locked', 'conflict'],
     ['a rate limit', 429, '99', 'Too many requests', 'rate_limited'],
-  ])('gives %s a portable kind (issue 13)', async (_what, status, code, message, kind) => {
-    nockLogin();
-    nock(HOST).post('/api/v1/refunds/initiate-refund').reply(status, refused(code, message));
-    const error = await testAdapter()
-      .createRefund({ payment_id: TRANSACTION_REFERENCE, amount: 1000 })
-      .catch((thrown: unknown) => thrown);
-    expect(error).toMatchObject({ providerCode: code, kind });
-  });
+  ])(
+    'gives %s a portable kind (docs/architecture.md#provider-client)',
+    async (_what, status, code, message, kind) => {
+      nockLogin();
+      nock(HOST).post('/api/v1/refunds/initiate-refund').reply(status, refused(code, message));
+      const error = await testAdapter()
+        .createRefund({ payment_id: TRANSACTION_REFERENCE, amount: 1000 })
+        .catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({ providerCode: code, kind });
+    },
+  );
 
   it('never retries the refund POST', async () => {
     nockLogin();

@@ -1,7 +1,7 @@
 /**
- * Amounts in the currency's standard unit (issue 16; spec: Provider N takes major units): sent exactly as the
- * caller wrote them, and anything finer than the currency's minor unit refused before any call (no login
- * either), so float drift or a misplaced unit can never reach the provider.
+ * Amounts in the currency's standard unit (docs/architecture.md#money; spec: Provider N takes major units): sent
+ * exactly as the caller wrote them, and anything finer than the currency's minor unit refused before any call (no
+ * login either), so float drift or a misplaced unit can never reach the provider.
  */
 import { ValidationError } from '@pay/core';
 import nock from 'nock';

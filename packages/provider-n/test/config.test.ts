@@ -96,7 +96,7 @@ describe('providerN() (default factory)', () => {
   });
 });
 
-describe('PROVIDER_N_BASE_URL (issue 16: an app switches to `pay dev` without code changes)', () => {
+describe('PROVIDER_N_BASE_URL (docs/architecture.md#local-loop: an app switches to `pay dev` without code changes)', () => {
   it('sends every call of the default factory to PROVIDER_N_BASE_URL, e.g. a running simulator', async () => {
     const simulator = await startProviderNSimulator();
     try {

@@ -1,7 +1,8 @@
 /**
- * Issues 10 and 11 for Provider N: money-moving calls never say "safe to send again" when the money may have
+ * Provider N: money-moving calls never say "safe to send again" when the money may have
  * moved, credentials echoed by the provider never reach an error, reserved refund members are refused in any
- * letter case, and event types or statuses named like `Object.prototype` members are unknown values.
+ * letter case, and event types or statuses named like `Object.prototype` members are unknown values
+ * (docs/architecture.md#webhooks, docs/architecture.md#outcomes).
  */
 import { createPay, NetworkError, ProviderApiError, ValidationError } from '@pay/core';
 import type { ProviderErrorRule } from '@pay/core/adapter';
@@ -60,7 +61,7 @@ const MONEY_CALLS = [
   },
 ] as const;
 
-describe.each(MONEY_CALLS)('money-moving call $call (issue 11 §1)', (site) => {
+describe.each(MONEY_CALLS)('money-moving call $call (docs/architecture.md#outcomes)', (site) => {
   it('a lost reply is sent once even with retries enabled, and says the outcome is unknown', async () => {
     nockLogin();
     let attempts = 0;
@@ -140,7 +141,7 @@ describe.each(MONEY_CALLS)('money-moving call $call (issue 11 §1)', (site) => {
   });
 });
 
-describe('credentials echoed by the provider (issue 11 §2)', () => {
+describe('credentials echoed by the provider (docs/architecture.md#redaction)', () => {
   it('never appear in providerCode, providerMessage, message or toJSON of the error', async () => {
     nockLogin('tok-echoed-9f2c71d4e8');
     nock(HOST)
@@ -163,7 +164,7 @@ describe('credentials echoed by the provider (issue 11 §2)', () => {
   });
 });
 
-describe('reserved refund members in any letter case (issue 11 §3)', () => {
+describe('reserved refund members in any letter case (docs/providers/provider-n.md#refunds)', () => {
   it.each(['TransactionReference', 'REFUNDAMOUNT', 'refundreference'])(
     'refuses provider_metadata.%s before any call',
     async (member) => {
@@ -179,7 +180,7 @@ describe('reserved refund members in any letter case (issue 11 §3)', () => {
   );
 });
 
-describe('names like Object.prototype members (issue 10 §5)', () => {
+describe('names like Object.prototype members (docs/architecture.md#events)', () => {
   const handler = () => createPay(testAdapter()).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
   const signed = (eventType: string, eventData: Record<string, unknown>) =>
     providerNWebhookRequest({ eventType, eventData }, { webhookSecret: WEBHOOK_SECRET });

@@ -1,7 +1,8 @@
 /**
- * The simulator's hosted checkout page (issue 16) and its kit interface (Contract B), over loopback HTTP: a
- * person opens `checkoutUrl`, pays, fails or cancels; the transaction changes, the signed webhook reaches the
- * application's real webhook handler (which verifies it), and the browser is sent back with a 303.
+ * The simulator's hosted checkout page (docs/architecture.md#local-loop) and its kit interface
+ * (docs/architecture.md#testing), over loopback HTTP: a person opens `checkoutUrl`, pays, fails or cancels; the
+ * transaction changes, the signed webhook reaches the application's real webhook handler (which verifies it), and
+ * the browser is sent back with a 303.
  */
 import { createPay, type Payment, toNodeListener } from '@pay/core';
 import { type LoopbackServer, type PaymentSimulator, startLoopbackServer } from '@pay/core/testing';

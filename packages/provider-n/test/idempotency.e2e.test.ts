@@ -1,8 +1,8 @@
 /**
- * Issue 14, Provider N: idempotency keys end to end against the simulator. The key becomes the paymentReference /
- * refundReference; a call repeated with the same key after its reply was lost resolves to what the provider
- * already holds, and money moves once. Also: the simulator refuses a reused reference as the provider documents
- * and answers the reads by reference that `resolve` uses.
+ * Provider N: idempotency keys end to end against the simulator (docs/architecture.md#idempotency). The key
+ * becomes the paymentReference / refundReference; a call repeated with the same key after its reply was lost
+ * resolves to what the provider already holds, and money moves once. Also: the simulator refuses a reused
+ * reference as the provider documents and answers the reads by reference that `resolve` uses.
  */
 import { createHash } from 'node:crypto';
 import {

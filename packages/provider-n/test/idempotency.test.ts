@@ -1,8 +1,8 @@
 /**
- * Issue 14, Provider N, exact requests (nock): an idempotency key becomes the paymentReference / refundReference
+ * Provider N, exact requests (nock): an idempotency key becomes the paymentReference / refundReference
  * on every attempt; a "duplicate reference" answer to a keyed call is read back by reference and resolved to the
  * record the key already opened; `resolve` reads by the key's reference and says `null` only on the provider's
- * documented not-found answers.
+ * documented not-found answers (docs/architecture.md#idempotency).
  */
 import { createHash } from 'node:crypto';
 import { NetworkError, ProviderApiError } from '@pay/core';

@@ -1,7 +1,7 @@
 /**
- * Issue 12: the adapter reads what Provider N actually publishes. Every reply and webhook in
- * `test/fixtures/*.json` (each with its source) is replayed through nock or the webhook handler, and the records
- * are asserted field by field.
+ * The adapter reads what Provider N actually publishes (docs/architecture.md#lenient-reading). Every reply and
+ * webhook in `test/fixtures/*.json` (each with its source) is replayed through nock or the webhook handler, and
+ * the records are asserted field by field.
  */
 import { readFileSync } from 'node:fs';
 import { createPay, ProviderApiError, WebhookVerificationError } from '@pay/core';
@@ -203,7 +203,7 @@ describe('published replies through nock', () => {
     });
   });
 
-  it('the v1 query reply with amount, currencyCode and a flat customerEmail is read (issue 12 defect 7)', async () => {
+  it('the v1 query reply with amount, currencyCode and a flat customerEmail is read (docs/providers/provider-n.md#transaction-query)', async () => {
     const v1 = reply('transaction-query-v1');
     nockLogin();
     nock(HOST).get('/api/v1/merchant/transactions/query').query(true).reply(v1.status, v1.reply);
@@ -217,7 +217,7 @@ describe('published replies through nock', () => {
     });
   });
 
-  it('an unpaid transaction read with amount and currencyCode is a pending Payment (issue 12 defect 4)', async () => {
+  it('an unpaid transaction read with amount and currencyCode is a pending Payment (docs/providers/provider-n.md#transaction-query)', async () => {
     const pending = reply('transaction-query-pending');
     nockLogin();
     nock(HOST).get('/api/v1/merchant/transactions/query').query(true).reply(pending.status, pending.reply);

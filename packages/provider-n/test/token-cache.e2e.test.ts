@@ -1,6 +1,6 @@
 /**
- * A shared token cache (issue 14 §2): instances configured with one `tokenStore` reuse one provider login until
- * it expires, instead of logging in once each.
+ * A shared token cache (docs/architecture.md#access-tokens): instances configured with one `tokenStore` reuse one
+ * provider login until it expires, instead of logging in once each.
  */
 import { createMemoryTokenStore } from '@pay/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 /**
- * The client of Provider R over core's provider client (Contract A): HTTP Basic on every call, the provider's
- * envelope where only `code == 0` is success whatever the HTTP status (docs/providers/provider-r.md#response-codes), its
- * codes as a table of data, and the rule for refusals of calls that can move money.
+ * The client of Provider R over core's provider client (docs/architecture.md#provider-client): HTTP Basic on every
+ * call, the provider's envelope where only `code == 0` is success whatever the HTTP status
+ * (docs/providers/provider-r.md#response-codes), its codes as a table of data, and the rule for refusals of calls
+ * that can move money.
  */
 import {
   basicAuthorization,
@@ -80,7 +81,7 @@ function readEnvelope(reply: HttpReply, call: { call: string; context?: object }
   return { ok: false, code: String(envelope.code), message: envelope.message };
 }
 
-/** The `transId` an error reply still carries, when it does (issue 12 item 8). */
+/** The `transId` an error reply still carries, when it does (docs/providers/provider-r.md#response-codes). */
 function namedTransId(reply: HttpReply): string | undefined {
   const transId = parseBody(reply)?.transId;
   const named = typeof transId === 'string' || typeof transId === 'number' ? String(transId) : '';
@@ -88,11 +89,11 @@ function namedTransId(reply: HttpReply): string | undefined {
 }
 
 /**
- * The error of a refused call that can move money (create, capture, cancel, refund; issue 11 §1), through core's
- * `moneyMovingRefusal`: besides an earlier attempt that may have landed, a 5xx or a 408, a code the provider uses
- * for its own failures (1200, 1500) or a reply that names a transaction means the call may have been processed:
- * the error then carries `outcome: 'unknown'` and every id the provider returned, so the caller looks the payment
- * up instead of creating, capturing or refunding it twice.
+ * The error of a refused call that can move money (create, capture, cancel, refund;
+ * docs/architecture.md#outcomes), through core's `moneyMovingRefusal`: besides an earlier attempt that may have
+ * landed, a 5xx or a 408, a code the provider uses for its own failures (1200, 1500) or a reply that names a
+ * transaction means the call may have been processed: the error then carries `outcome: 'unknown'` and every id the
+ * provider returned, so the caller looks the payment up instead of creating, capturing or refunding it twice.
  */
 function moneyMovingRefusal(
   error: ProviderApiError,

@@ -27,8 +27,9 @@ export const PAYMENT_STATUS = {
 } as const satisfies Record<ProviderRStatus, PaymentStatus>;
 
 /**
- * The unified status of a status the wire contract (docs/providers/provider-r.md#status) does not list (issue 12 rule): `processing` claims neither
- * success nor failure, and asks nothing of the payer; the raw `providerR.<STATUS>` event carries the value.
+ * The unified status of a status the wire contract (docs/providers/provider-r.md#status) does not list
+ * (docs/architecture.md#lenient-reading): `processing` claims neither success nor failure, and asks nothing of the
+ * payer; the raw `providerR.<STATUS>` event carries the value.
  */
 export const UNKNOWN_STATUS_PAYMENT_STATUS: PaymentStatus = 'processing';
 

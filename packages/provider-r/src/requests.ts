@@ -1,9 +1,9 @@
 /**
  * Unified requests → Provider R calls. Everything that can be checked without the provider is checked here,
  * before the first upstream call, and reported as one `ValidationError` listing every issue (docs/architecture.md#errors).
- * Amounts arrive in the currency's standard unit (`250.5` = 250.50 CZK, issue 16) and leave as the integer
- * minor units of the wire (`price: 25050`, docs/providers/provider-r.md#amounts-and-currencies), converted on the decimal
- * text by core's `toMinorUnits`, never with float arithmetic.
+ * Amounts arrive in the currency's standard unit (`250.5` = 250.50 CZK, docs/architecture.md#money) and leave as
+ * the integer minor units of the wire (`price: 25050`, docs/providers/provider-r.md#amounts-and-currencies),
+ * converted on the decimal text by core's `toMinorUnits`, never with float arithmetic.
  */
 import {
   amountIssues,

@@ -80,9 +80,10 @@ function refuse(reason: WebhookFailureReason, message: string, retryable?: true)
 const modeName = (test: boolean) => (test ? 'test (sandbox)' : 'live (production)');
 
 /**
- * A handler serves one mode (issue 10 §2): a production handler (`isSandbox: false`) refuses a push for a test
- * payment, whose money is not real, and a sandbox handler refuses a push for a live payment, which belongs to the
- * production endpoint. Refused (`mode_mismatch`, 400): it is not this deployment's to process.
+ * A handler serves one mode (docs/providers/provider-r.md#webhooks): a production handler (`isSandbox: false`)
+ * refuses a push for a test payment, whose money is not real, and a sandbox handler refuses a push for a live
+ * payment, which belongs to the production endpoint. Refused (`mode_mismatch`, 400): it is not this deployment's
+ * to process.
  */
 function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void {
   if (test === isSandbox) return;
@@ -140,9 +141,9 @@ export function createWebhookDefinition(
     rawEventNames: RAW_EVENT_NAMES,
     secret: 'required',
     /**
-     * Phase 1, no upstream call (issue 10 §3): the secret, the merchant, the payload and the mode. Resolves to the
-     * delivery key `<transId>:<pushed status>`, so the handler deduplicates a replayed push before its status
-     * read, and to `events()`, which reads the status.
+     * Phase 1, no upstream call (docs/architecture.md#webhook-verification): the secret, the merchant, the payload
+     * and the mode. Resolves to the delivery key `<transId>:<pushed status>`, so the handler deduplicates a
+     * replayed push before its status read, and to `events()`, which reads the status.
      */
     async verify(delivery, webhookSecret): Promise<AuthenticatedDelivery> {
       if (!webhookSecret)

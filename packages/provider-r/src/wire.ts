@@ -79,7 +79,8 @@ const flag = v.pipe(
 );
 /**
  * A status in any letter case, normalised to the provider's upper case. Any non-empty value is accepted: a status
- * the provider adds later maps to a safe value (issue 12 rule), it never makes a reply or a push unreadable.
+ * the provider adds later maps to a safe value (docs/architecture.md#lenient-reading), it never makes a reply or a
+ * push unreadable.
  */
 const status = v.pipe(
   v.string(),

@@ -164,7 +164,7 @@ describe('provider codes', () => {
     );
     expect(ProviderApiError.isInstance(error)).toBe(true);
     // A creating call is never "retry with the same input": the provider's own failures (1200, 1500) may come
-    // after the payment was created, so their outcome is unknown (issue 12 item 8).
+    // after the payment was created, so their outcome is unknown (docs/providers/provider-r.md#response-codes).
     const ownFailure = ['1200', '1500'].includes(code);
     expect(error).toMatchObject({
       status: 400,

@@ -1,8 +1,8 @@
 /**
- * Issue 16: one money model. The public API takes and returns amounts in the currency's standard unit
- * (`250.5` = 250.50 CZK); the wire carries integer minor units (`price: 25050`), converted exactly (decimal text,
- * never float arithmetic); an amount finer than the currency's minor unit is a ValidationError before any call.
- * Every record an operation returns carries the request id of the call that produced it.
+ * One money model (docs/architecture.md#money). The public API takes and returns amounts in the currency's
+ * standard unit (`250.5` = 250.50 CZK); the wire carries integer minor units (`price: 25050`), converted exactly
+ * (decimal text, never float arithmetic); an amount finer than the currency's minor unit is a ValidationError
+ * before any call. Every record an operation returns carries the request id of the call that produced it.
  */
 import { createPay, ValidationError } from '@pay/core';
 import nock from 'nock';
@@ -39,7 +39,7 @@ function requestIds(scope: nock.Scope): string[] {
   return ids;
 }
 
-describe('amounts in the standard currency unit (issue 16)', () => {
+describe('amounts in the standard currency unit (docs/architecture.md#money)', () => {
   it('sends 250.5 CZK as price 25050 and returns the payment with amount 250.5', async () => {
     const scope = nock(BASE_URL)
       .post('/v2.0/payment', (body) => body.price === 25050 && body.curr === 'CZK')
@@ -140,7 +140,7 @@ describe('amounts in the standard currency unit (issue 16)', () => {
   });
 });
 
-describe('request_id on every returned record (issue 16)', () => {
+describe('request_id on every returned record (docs/architecture.md#records)', () => {
   it('a created payment carries the id of the creation call', async () => {
     const scope = nock(BASE_URL).post('/v2.0/payment').reply(200, created);
     const ids = requestIds(scope);

@@ -1,8 +1,9 @@
 /**
- * Issue 16, "a local loop like a provider's test mode": the redirect URL Provider R's creations return is a real
- * page on the simulator, where a person pays, fails or cancels. The action changes the payment, the push is
- * forwarded the way the provider sends it (form-encoded, with the merchant and its secret), and the browser is
- * sent back (303) to the merchant's URL. Over loopback HTTP, verified by the real adapter's webhook handler.
+ * The redirect URL Provider R's creations return is a real
+ * page on the simulator, where a person pays, fails or cancels (docs/architecture.md#local-loop). The action
+ * changes the payment, the push is forwarded the way the provider sends it (form-encoded, with the merchant and
+ * its secret), and the browser is sent back (303) to the merchant's URL. Over loopback HTTP, verified by the real
+ * adapter's webhook handler.
  */
 import { createMemoryDeduplicationStore, createPay, type PayEvent, toNodeListener } from '@pay/core';
 import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';

@@ -1,7 +1,8 @@
 /**
  * Idempotency keys for Provider R, end to end through `createPay` and the in-memory ledger against the simulator
- * (issue 14 §1): Provider R has no idempotency of its own and no lookup by merchant reference, so the ledger is
- * the mechanism. The books of the simulator are the proof: a key never creates or refunds twice.
+ * (docs/architecture.md#idempotency): Provider R has no idempotency of its own and no lookup by merchant
+ * reference, so the ledger is the mechanism. The books of the simulator are the proof: a key never creates or
+ * refunds twice.
  */
 import {
   createMemoryIdempotencyStore,

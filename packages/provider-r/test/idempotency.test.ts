@@ -1,6 +1,7 @@
 /**
- * Idempotency keys for Provider R through nock (issue 14 §1): the `refId` a key derives, the ledger checkpoint
- * recorded before each call that moves money (and nothing sent when it fails), and `resolve` by `transId`.
+ * Idempotency keys for Provider R through nock (docs/architecture.md#idempotency): the `refId` a key derives, the
+ * ledger checkpoint recorded before each call that moves money (and nothing sent when it fails), and `resolve` by
+ * `transId`.
  */
 import { createHash } from 'node:crypto';
 import {

@@ -1,7 +1,7 @@
 /**
- * "Nothing happened" only when proven (issue 11 §1) on every call that moves money, through nock: a refusal
- * that may follow a processed attempt says `outcome: 'unknown'` and is not retryable, creations are never
- * repeated, and a capture found already done is a success only for the amount asked for.
+ * "Nothing happened" only when proven (docs/architecture.md#outcomes) on every call that moves money, through
+ * nock: a refusal that may follow a processed attempt says `outcome: 'unknown'` and is not retryable, creations
+ * are never repeated, and a capture found already done is a success only for the amount asked for.
  */
 import { NetworkError, ProviderApiError, ValidationError } from '@pay/core';
 import nock from 'nock';
@@ -108,7 +108,7 @@ describe('creations and refunds are sent once, and a 5xx or 1500 answer is an un
   });
 });
 
-describe('payments.capture returns success only for the amount asked for (issue 11 §1)', () => {
+describe('payments.capture returns success only for the amount asked for (docs/providers/provider-r.md#capture-and-cancel)', () => {
   const PREAUTH = `/v2.0/preauth/transId/${TRANS_ID}.json`;
 
   it('refuses when a retried capture was refused and the payment is captured for another amount', async () => {

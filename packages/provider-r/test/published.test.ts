@@ -1,6 +1,6 @@
 /**
  * Replays of Provider R's published replies and pushes (test/fixtures, sources in test/fixtures/SOURCE.md)
- * through nock (issue 12): every reply the adapter reads and every push it normalises.
+ * through nock (docs/architecture.md#lenient-reading): every reply the adapter reads and every push it normalises.
  */
 import { readFileSync } from 'node:fs';
 import { createPay, ProviderApiError, type WebhookRequest } from '@pay/core';
@@ -183,7 +183,8 @@ describe('published status replies', () => {
     replay(name);
     const error = await rejectionOf(adapterFor('123456').retrievePayment('AB12-CD34-EF56'));
     expect(ProviderApiError.isInstance(error)).toBe(true);
-    // The portable kind (issue 13): an unauthorised caller, whatever the HTTP status (200 here).
+    // The portable kind (docs/architecture.md#provider-client): an unauthorised caller, whatever the HTTP status
+    // (200 here).
     expect(error).toMatchObject({ providerCode: '1400', providerMessage: message, kind: 'authentication' });
   });
 

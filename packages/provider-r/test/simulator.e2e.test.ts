@@ -82,7 +82,8 @@ describe('Provider R against its simulator over loopback', () => {
     expect(invoiced).toHaveBeenCalledTimes(1);
     expect(raw).toHaveBeenCalledWith('PAID', 25000);
     expect(raw).toHaveBeenCalledTimes(1);
-    // The redelivery is recognised before its status read (issue 10 §3): one status call for both.
+    // The redelivery is recognised before its status read (docs/architecture.md#webhook-deduplication): one status
+    // call for both.
     const statusCalls = simulator.requests.filter((request) => request.path === '/v1.0/status');
     expect(statusCalls).toHaveLength(1);
     expect(await pay.checkouts.create(checkoutParams)).toBeNull();
@@ -270,7 +271,7 @@ describe('Provider R against its simulator over loopback', () => {
     simulator.faults.inject({ path: '/v2.0/refund.json', fault: { kind: 'status', status: 500 } });
     const error = await rejectionOf(adapter.createRefund({ payment_id: payment.id, amount: 1 }));
     expect(ProviderApiError.isInstance(error)).toBe(true);
-    // A 500 to a refund does not prove that nothing was refunded (issue 11 §1).
+    // A 500 to a refund does not prove that nothing was refunded (docs/architecture.md#outcomes).
     expect(error).toMatchObject({ status: 500, retryable: false, outcome: 'unknown' });
     expect(simulator.refunds).toHaveLength(0);
   });

@@ -16,7 +16,8 @@ describe('Provider R types', () => {
     handler.on('providerR.PAID', (event) => {
       expectTypeOf(event.data).toEqualTypeOf<ProviderRStatusReply>();
       expectTypeOf(event.data.price).toEqualTypeOf<number>();
-      // The four statuses of the wire contract (docs/providers/provider-r.md#status), and any the provider adds later (issue 12 rule).
+      // The four statuses of the wire contract (docs/providers/provider-r.md#status), and any the provider adds
+      // later (docs/architecture.md#lenient-reading).
       expectTypeOf(event.data.status).toEqualTypeOf<
         'PENDING' | 'AUTHORIZED' | 'PAID' | 'CANCELLED' | (string & {})
       >();
@@ -56,7 +57,7 @@ describe('Provider R types', () => {
     void pay.checkouts.create({ ...urls, amount: 100, currency: 'CZK', provider_metadata: { label: 5 } });
   });
 
-  it('puts the amount at top level and requires it where the spec does (issue 16)', () => {
+  it('puts the amount at top level and requires it where the spec does (docs/architecture.md#money)', () => {
     // The standard currency unit: 250.50 CZK.
     void pay.checkouts.create({ ...urls, amount: 250.5, currency: 'CZK', customer: { email: 'a@b.c' } });
     // @ts-expect-error a checkout without an amount

@@ -225,7 +225,7 @@ describe('Provider R push notifications', () => {
   });
 });
 
-describe('a delivery is bound to this merchant and this mode (issue 10 §2)', () => {
+describe('a delivery is bound to this merchant and this mode (docs/providers/provider-r.md#webhooks)', () => {
   function productionHandler() {
     return createPay(testAdapter({ isSandbox: false })).webhooks.setup({ webhookSecret: SECRET });
   }
@@ -286,7 +286,7 @@ describe('a delivery is bound to this merchant and this mode (issue 10 §2)', ()
   });
 });
 
-describe('deduplication before any upstream work (issue 10 §3)', () => {
+describe('deduplication before any upstream work (docs/architecture.md#webhook-deduplication)', () => {
   it('makes one status read for a delivery replayed ten times through a handler with a store', async () => {
     const scope = nock(BASE_URL)
       .post('/v1.0/status', statusRequest())
@@ -318,7 +318,7 @@ describe('deduplication before any upstream work (issue 10 §3)', () => {
   });
 });
 
-describe('odd but authentic input never crashes the normaliser (issue 10 §5, issue 12 rule)', () => {
+describe('odd but authentic input never crashes the normaliser (docs/architecture.md#events, docs/architecture.md#lenient-reading)', () => {
   it('maps a confirmed status the wire contract does not list to processing, plus its raw event', async () => {
     confirmWith('REFUNDED');
     const { events } = await handlerFor().handle(formPush({ status: 'REFUNDED' }));

@@ -93,11 +93,12 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
 }
 
 /**
- * `pay.resolve` for Provider T (issue 14): what the provider holds for a transfer or refund whose outcome is
- * unknown. The transaction id comes from the error's context or the ledger's recovery point; the status read
- * answers: the Payment / Checkout (a refund: the Refund once the transfer is `REFUNDED`), `null` when Provider T
- * knows no committed transfer with the id (400/697 or 404, so nothing moved) or a refund lookup finds the transfer
- * not refunded, and `undefined` without a transaction id: Provider T offers no lookup by client request id (docs/providers/provider-t.md#refunds), so a key whose quote never answered cannot be told.
+ * `pay.resolve` for Provider T (docs/architecture.md#createpay): what the provider holds for a transfer or refund
+ * whose outcome is unknown. The transaction id comes from the error's context or the ledger's recovery point; the
+ * status read answers: the Payment / Checkout (a refund: the Refund once the transfer is `REFUNDED`), `null` when
+ * Provider T knows no committed transfer with the id (400/697 or 404, so nothing moved) or a refund lookup finds
+ * the transfer not refunded, and `undefined` without a transaction id: Provider T offers no lookup by client
+ * request id (docs/providers/provider-t.md#refunds), so a key whose quote never answered cannot be told.
  */
 async function resolveTransfer(
   client: ProviderTClient,

@@ -107,7 +107,8 @@ export const PROVIDER_T_ENV = [
   // without a code change, like PROVIDER_T_BASE_URL does for the API. PEM (real or `\n`-escaped line breaks) or
   // base64 SPKI DER; unset, the environment's fixed key (docs/providers/provider-t.md#webhooks) is used.
   { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false },
-  // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change (issue 16).
+  // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change
+  // (docs/architecture.md#local-loop).
   { env: 'PROVIDER_T_BASE_URL', member: 'baseUrl', required: false },
 ] as const;
 

@@ -51,7 +51,8 @@ export const AMOUNT_PAID = {
 /**
  * The unified status of a state, read from the table with an own-property check. A state the wire contract (docs/providers/provider-t.md#status) does
  * not list (a new one, or a name like `constructor`) is `processing`: neither paid nor failed, so nobody ships
- * goods or gives up on it; the provider's word stays in `metadata.transactionStatus` (issue 12).
+ * goods or gives up on it; the provider's word stays in `metadata.transactionStatus`
+ * (docs/architecture.md#lenient-reading).
  */
 export function paymentStatusOf(transactionStatus: string): PaymentStatus {
   return isKnownStatus(transactionStatus) ? PAYMENT_STATUS[transactionStatus] : 'processing';
@@ -157,7 +158,7 @@ export type TransferSource = { status: StatusReply } | { transfer: CommittedTran
  * The Payment of a status read, or of a committed transfer: built from the update and commit replies with no
  * further call (docs/providers/provider-t.md#commit, ours: committed means sent, so `succeeded`), or, when the commit was answered
  * "already committed" (an earlier attempt went through), from the status read that confirmed it, with the
- * caller's customer and item (issue 11 §1).
+ * caller's customer and item (docs/architecture.md#outcomes).
  */
 export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
   const base = { provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId } as const;

@@ -153,7 +153,7 @@ export type TransferMetadata = v.InferOutput<typeof transferMetadataSchema>;
 /**
  * Metadata keys the records fill with the provider's facts about a transfer (`mapping.ts`). A caller's `metadata`
  * or `additionalDetails` key of the same name would be overwritten in the record while the provider stores the
- * caller's value, so such keys are refused before the quote (issue 11 §3).
+ * caller's value, so such keys are refused before the quote (docs/providers/provider-t.md#update).
  */
 export const METADATA_FACT_KEYS = [
   'transactionStatus',
@@ -339,7 +339,7 @@ function destinationOf(metadata: TransferMetadata, issues: ValidationIssue[]): s
  * The `additionalDetails` a transfer sends: the caller's `metadata` and `provider_metadata.additionalDetails`
  * together. A key given in both with different values, or named like a fact the record fills itself
  * (`referenceNumber`, `fees`, …), is an issue: otherwise the provider would store one value and the returned
- * record show another (issue 11 §3).
+ * record show another (docs/providers/provider-t.md#update).
  */
 function mergedDetails(
   callerMetadata: Record<string, string>,

@@ -5,10 +5,12 @@
  *    `"<t>.<host>.<raw body>"` with the environment's fixed public key, where the host is the one this
  *    application configured (Provider T signs every partner's deliveries with the same key, so the signed host is
  *    what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
- *    delivery's deduplication key, so a replayed delivery is stopped before any upstream work (issue 10 §2, §3).
+ *    delivery's deduplication key, so a replayed delivery is stopped before any upstream work
+ *    (docs/providers/provider-t.md#webhooks, docs/architecture.md#webhook-deduplication).
  * 2. `events()` — the status read, and the events derived from the CONFIRMED status, not from the push
- *    (issue 10 §4): a late `SENT` push for a transfer that is now `REJECTED` raises `payment.failed`; a push
- *    that claims a state the read does not show yet is answered retryably so Provider T delivers it again.
+ *    (docs/providers/provider-t.md#events): a late `SENT` push for a transfer that is now `REJECTED` raises
+ *    `payment.failed`; a push that claims a state the read does not show yet is answered retryably so Provider T
+ *    delivers it again.
  */
 import {
   type AuthenticatedDelivery,
@@ -80,7 +82,8 @@ export interface WebhookSettings {
 
 /**
  * How far a transfer has got, per state: a push whose state is further along than the status read shows is
- * ahead of the read (eventual consistency at the provider), and is answered retryably (issue 10 §4).
+ * ahead of the read (eventual consistency at the provider), and is answered retryably
+ * (docs/providers/provider-t.md#events).
  */
 const PROGRESS = {
   UNFUNDED: 0,

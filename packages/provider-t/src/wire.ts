@@ -117,7 +117,8 @@ export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /**
  * A transaction state as sent: the `IN_TRANSIT` spelling folded into `IN TRANSIT`, any other text kept as is.
- * A state this adapter does not know is not an error (issue 12): the mapping gives it a safe unified status.
+ * A state this adapter does not know is not an error (docs/architecture.md#lenient-reading): the mapping gives it
+ * a safe unified status.
  */
 export const transactionStatusSchema = v.pipe(
   v.string(),
@@ -183,7 +184,7 @@ export const refundCommitSchema = v.looseObject({
 /**
  * The webhook body (docs/providers/provider-t.md#webhooks); it carries no personal data. Only what verification and the
  * mapping read is required; ids may come as numbers. `agentPartnerId` is required: it binds the delivery to
- * this partner (issue 10 §2).
+ * this partner (docs/providers/provider-t.md#webhooks).
  */
 export const webhookBodySchema = v.looseObject({
   eventId: idText,

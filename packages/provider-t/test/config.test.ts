@@ -94,7 +94,7 @@ describe('createProviderT() (explicit)', () => {
   });
 });
 
-describe('webhook host (issue 10 §2)', () => {
+describe('webhook host (docs/providers/provider-t.md#webhooks)', () => {
   it('reads PROVIDER_T_WEBHOOK_HOST and verifies production webhooks against it', async () => {
     const { generateProviderTKeyPair, providerTStatusEvent, signedProviderTWebhook } = await import(
       '../src/testing/index.js'

@@ -1,4 +1,7 @@
-/** Provider T's error table (issue 13): a refusal carries a portable `kind`, read from the provider code. */
+/**
+ * Provider T's error table (docs/architecture.md#provider-client): a refusal carries a portable `kind`, read from
+ * the provider code.
+ */
 import { ProviderApiError } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

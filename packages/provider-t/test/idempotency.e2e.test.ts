@@ -1,7 +1,8 @@
 /**
- * Idempotency keys end to end (issue 14): `createPay` with the in-memory ledger over the simulator. Each test
- * breaks one call at one step (a lost reply, a dropped connection, a failing store: what a crashed process
- * leaves behind), calls again with the same key, and checks the simulator's books: money moved once.
+ * Idempotency keys end to end (docs/architecture.md#idempotency): `createPay` with the in-memory ledger over the
+ * simulator. Each test breaks one call at one step (a lost reply, a dropped connection, a failing store: what a
+ * crashed process leaves behind), calls again with the same key, and checks the simulator's books: money moved
+ * once.
  */
 import {
   createMemoryIdempotencyStore,

@@ -1,6 +1,7 @@
 /**
- * Idempotency keys on Provider T (issue 14): request ids derived from the caller's key, recovery points written
- * before each step, resumption from them, and `resolve`. nock: exact requests and request ids at the boundary.
+ * Idempotency keys on Provider T (docs/architecture.md#idempotency): request ids derived from the caller's key,
+ * recovery points written before each step, resumption from them, and `resolve`. nock: exact requests and request
+ * ids at the boundary.
  */
 import { createHash } from 'node:crypto';
 import {

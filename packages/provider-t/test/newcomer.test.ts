@@ -1,7 +1,7 @@
 /**
- * Issue 16 for Provider T: every record carries the request id of the call that produced it, amounts are in the
+ * Provider T: every record carries the request id of the call that produced it, amounts are in the
  * currency's standard unit and refused before any call when finer than its minor unit, and the default factory
- * reads `PROVIDER_T_BASE_URL`.
+ * reads `PROVIDER_T_BASE_URL` (docs/architecture.md#records).
  */
 import { createPay, ValidationError } from '@pay/core';
 import nock from 'nock';
@@ -51,7 +51,7 @@ function answer(ids: Map<string, string>, name: string, body: unknown) {
   };
 }
 
-describe('request_id on every record (issue 16)', () => {
+describe('request_id on every record (docs/architecture.md#records)', () => {
   it('a created payment and checkout carry the request id of the commit', async () => {
     const ids = new Map<string, string>();
     nockLogin();
@@ -184,7 +184,7 @@ describe('request_id on every record (issue 16)', () => {
   });
 });
 
-describe('amounts in the standard currency unit (issue 16)', () => {
+describe('amounts in the standard currency unit (docs/architecture.md#money)', () => {
   async function refusedBeforeAnyCall(call: Promise<unknown>) {
     const error = await call.catch((thrown: unknown) => thrown);
     expect(ValidationError.isInstance(error)).toBe(true);
@@ -254,7 +254,7 @@ describe('amounts in the standard currency unit (issue 16)', () => {
   });
 });
 
-describe('PROVIDER_T_BASE_URL (issue 16)', () => {
+describe('PROVIDER_T_BASE_URL (docs/architecture.md#local-loop)', () => {
   function stubEnvironment() {
     vi.stubEnv('PROVIDER_T_CLIENT_ID', CLIENT_ID);
     vi.stubEnv('PROVIDER_T_CLIENT_SECRET', CLIENT_SECRET);

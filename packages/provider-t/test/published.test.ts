@@ -1,6 +1,6 @@
 /**
  * Replays of Provider T's published payloads (test/fixtures, sources in test/fixtures/SOURCE.md) through nock,
- * and the real signed sandbox deliveries against the built-in sandbox key (issue 12).
+ * and the real signed sandbox deliveries against the built-in sandbox key (docs/architecture.md#lenient-reading).
  */
 import { readFileSync } from 'node:fs';
 import { createPay, ProviderApiError } from '@pay/core';

@@ -1,7 +1,8 @@
 /**
- * The Provider T simulator as a kit `PaymentSimulator` (Contract B, issue 13 item 3 and issue 16's local loop):
- * adapter config, books, payer actions, webhook forwarding, trigger, time, tokens, a fixed port and close.
- * Over real loopback HTTP, with the adapter's own webhook handler verifying every delivery.
+ * The Provider T simulator as a kit `PaymentSimulator` (docs/architecture.md#testing,
+ * docs/architecture.md#local-loop): adapter config, books, payer actions, webhook forwarding, trigger, time,
+ * tokens, a fixed port and close. Over real loopback HTTP, with the adapter's own webhook handler verifying every
+ * delivery.
  */
 import { createServer } from 'node:net';
 import { createPay, type PayEvent, toNodeListener } from '@pay/core';

@@ -1,5 +1,5 @@
 /**
- * The simulator's hosted receipt page (issue 16 "the simulators' hosted pages are real"): Provider T's receipt
+ * The simulator's hosted receipt page (docs/architecture.md#local-loop): Provider T's receipt
  * link (`checkout.payment_url`, the commit's `consumerHyperLink`) opens a page where a person confirms the payout,
  * fails or cancels the transfer; the action moves the transfer, delivers the signed status webhook to the
  * forwarding URL and answers 303. Everything over real loopback HTTP, verified by the adapter's own handler.

@@ -495,7 +495,7 @@ function publishedBody(name: string): unknown {
   ).body;
 }
 
-describe('deduplication before any upstream work (issue 10 §3)', () => {
+describe('deduplication before any upstream work (docs/architecture.md#webhook-deduplication)', () => {
   it('replaying one captured delivery 200 times makes one status read at the provider', async () => {
     const payment = await adapter().createPayment(paymentParams);
     const before = statusReads().length;
@@ -529,7 +529,7 @@ describe('deduplication before any upstream work (issue 10 §3)', () => {
   });
 });
 
-describe('events from the confirmed status, against the simulator (issue 10 §4)', () => {
+describe('events from the confirmed status, against the simulator (docs/providers/provider-t.md#events)', () => {
   it('a late SENT push for a transfer the provider has since REJECTED raises payment.failed', async () => {
     const payment = await adapter().createPayment(paymentParams);
     sim.setStatus(payment.id, 'REJECTED');
@@ -560,7 +560,7 @@ describe('events from the confirmed status, against the simulator (issue 10 §4)
   });
 });
 
-describe('a lost reply, then a refusal of the retry (issue 11 §1)', () => {
+describe('a lost reply, then a refusal of the retry (docs/architecture.md#outcomes)', () => {
   const COMMIT = /^\/transfer\/v1\/transactions\/[^/]+\/commit$/;
   const REFUND_COMMIT = /^\/refund\/v2\/transactions\/[^/]+\/commit$/;
   const refusal = (status: number, code: string) => ({
@@ -689,7 +689,7 @@ describe('a lost reply, then a refusal of the retry (issue 11 §1)', () => {
   });
 });
 
-describe('the simulator speaks the published shapes (issue 12)', () => {
+describe('the simulator speaks the published shapes (docs/architecture.md#lenient-reading)', () => {
   it('answers an unknown transaction id with 400 and code 697, as recorded from the sandbox', async () => {
     const token = (await (
       await fetch(`${sim.url}/oauth/accesstoken?grant_type=client_credentials`, {

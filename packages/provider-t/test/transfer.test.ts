@@ -128,7 +128,8 @@ describe('payments.create: quote → update → commit', () => {
       },
       requires_action: false,
       payment_url: null,
-      // The request id of the commit, the call whose reply the record is built from (issue 16).
+      // The request id of the commit, the call whose reply the record is built from
+      // (docs/architecture.md#records).
       request_id: ids[2],
       raw: { update: updateReply(), commit: commitReply },
     });

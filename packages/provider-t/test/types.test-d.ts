@@ -44,7 +44,7 @@ describe('Provider T types', () => {
     });
   });
 
-  it('makes a missing checkout amount or currency in provider_metadata a type error (issue 16)', () => {
+  it('makes a missing checkout amount or currency in provider_metadata a type error (docs/architecture.md#request-fields)', () => {
     const transfer = { sender: {} as never, receiver: { name: { firstName: 'J', lastName: 'L' } } };
     void pay.checkouts.create({ provider_metadata: { ...transfer, amount: 250.5, currency: 'CZK' } });
     // @ts-expect-error: amount is missing

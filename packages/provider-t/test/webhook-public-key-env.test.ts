@@ -1,7 +1,8 @@
 /**
- * `PROVIDER_T_WEBHOOK_PUBLIC_KEY` (issue 16's local loop): the default factory verifies webhooks with the key in
- * the environment, so an app switches its webhook verification to the simulator of `pay dev` without a code change.
- * End to end over loopback: the simulator signs, the handler of `providerT()` verifies and reads the status back.
+ * `PROVIDER_T_WEBHOOK_PUBLIC_KEY` (docs/architecture.md#local-loop): the default factory verifies webhooks with
+ * the key in the environment, so an app switches its webhook verification to the simulator of `pay dev` without a
+ * code change. End to end over loopback: the simulator signs, the handler of `providerT()` verifies and reads the
+ * status back.
  */
 import { createPublicKey } from 'node:crypto';
 import { ConfigurationError, createPay, type Payment, toNodeListener } from '@pay/core';

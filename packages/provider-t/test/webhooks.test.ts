@@ -207,7 +207,7 @@ describe('signing helpers', () => {
   });
 });
 
-describe('binding to this merchant (issue 10 §2)', () => {
+describe('binding to this merchant (docs/providers/provider-t.md#webhooks)', () => {
   it('refuses every delivery in production until webhookHost is configured, retryably and before any status read', async () => {
     const handler = handlerFor({ isSandbox: false, baseUrl: HOST });
     const error = await refusal(handler.handle(delivery('SENT')));
@@ -263,7 +263,7 @@ describe('binding to this merchant (issue 10 §2)', () => {
   });
 });
 
-describe('events say what the provider confirmed (issue 10 §4)', () => {
+describe('events say what the provider confirmed (docs/providers/provider-t.md#events)', () => {
   it('raises payment.failed, not payment.succeeded, for a late SENT push of a transfer that is now REJECTED', async () => {
     nockLogin();
     nock(HOST).get(STATUS_PATH).query(true).reply(200, statusReply('REJECTED'));
@@ -292,7 +292,7 @@ describe('events say what the provider confirmed (issue 10 §4)', () => {
   });
 });
 
-describe('odd but signed input (issue 10 §5)', () => {
+describe('odd but signed input (docs/architecture.md#events)', () => {
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
     'a pushed status named %s raises only the raw event, without a status read and without a crash',
     async (odd) => {

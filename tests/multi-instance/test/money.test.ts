@@ -1,10 +1,10 @@
 /**
- * Issue 14 §3, money on many instances: four Node processes, each with its own `createPay` over the same provider
+ * Money on many instances: four Node processes, each with its own `createPay` over the same provider
  * simulator and the same idempotency ledger (PostgreSQL, then Redis), make the same money-moving calls with the
- * same idempotency keys at the same time. From the simulator's books, every key moved money at most once (here:
- * exactly once, since one call won); every other call got the typed "in progress" error or the recorded result;
- * a repeat after the fact returns the recorded result without reaching the provider; the same key with another
- * request is refused.
+ * same idempotency keys at the same time (docs/architecture.md#test-suites). From the simulator's books, every key
+ * moved money at most once (here: exactly once, since one call won); every other call got the typed "in progress"
+ * error or the recorded result; a repeat after the fact returns the recorded result without reaching the provider;
+ * the same key with another request is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedStore } from './fixtures.js';

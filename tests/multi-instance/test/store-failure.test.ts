@@ -1,9 +1,9 @@
 /**
- * Issue 14 §3, the store itself fails: its server is stopped (or, for Redis, hangs) before or during a
- * money-moving call. The call fails closed with a typed error (`StoreError`, code `store_unavailable`, saying
- * nothing was sent) and the simulator's books show that no money moved, nor was any request sent after the
- * failure. Each test runs its own server (started here, on a free port in a temporary folder), so stopping it
- * touches no other test.
+ * The store itself fails: its server is stopped (or, for Redis, hangs) before or during a
+ * money-moving call (docs/architecture.md#idempotency). The call fails closed with a typed error (`StoreError`,
+ * code `store_unavailable`, saying nothing was sent) and the simulator's books show that no money moved, nor was
+ * any request sent after the failure. Each test runs its own server (started here, on a free port in a temporary
+ * folder), so stopping it touches no other test.
  */
 import { type PostgresServer, startPostgres } from '@pay/tooling/servers/postgres';
 import { type RedisServer, startRedis } from '@pay/tooling/servers/redis';

@@ -1,9 +1,10 @@
 /**
- * Issue 14 §3, webhooks on many instances: four Node processes, each serving core's webhook handler
+ * Webhooks on many instances: four Node processes, each serving core's webhook handler
  * (`toNodeListener`) with the shared deduplication store (PostgreSQL, then Redis), receive the SAME deliveries at
- * the same time from the provider's simulator. From what their callbacks report, every event is processed exactly
- * once across the instances, a redelivery of a processed delivery is skipped before any upstream read, and an
- * instance whose callback fails lets the next delivery run it (nothing lost).
+ * the same time from the provider's simulator (docs/architecture.md#test-suites). From what their callbacks
+ * report, every event is processed exactly once across the instances, a redelivery of a processed delivery is
+ * skipped before any upstream read, and an instance whose callback fails lets the next delivery run it (nothing
+ * lost).
  */
 import { startProviderNSimulator } from '@pay/provider-n/testing';
 import { startProviderRSimulator } from '@pay/provider-r/testing';

@@ -1,8 +1,9 @@
 /**
- * Release hygiene (issue 16): what we publish must install and work the way a user gets it. Every package is
- * packed with `pnpm pack` (which writes real versions for `workspace:` and `catalog:` ranges), the tarballs
- * are installed into a scratch app with plain `npm install` (no `--force`, no `--legacy-peer-deps`), and the
- * app then runs a script, the `pay` command and a strict type check against the installed copies.
+ * Release hygiene (docs/architecture.md#test-suites): what we publish must install and work the way a user gets
+ * it. Every package is packed with `pnpm pack` (which writes real versions for `workspace:` and `catalog:`
+ * ranges), the tarballs are installed into a scratch app with plain `npm install` (no `--force`, no
+ * `--legacy-peer-deps`), and the app then runs a script, the `pay` command and a strict type check against the
+ * installed copies.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {

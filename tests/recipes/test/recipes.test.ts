@@ -1,5 +1,5 @@
 /**
- * The root README's webhook-mounting recipes, run as written (issue 16, "Recipes that are safe to copy"): real
+ * The root README's webhook-mounting recipes, run as written (docs/architecture.md#test-suites): real
  * Express 4 and 5, a Next.js-style `Request` route handler, and plain Node, each on a loopback port, with
  * Provider N's HMAC-signed deliveries. For each recipe: a genuine delivery is answered 200 and its callback ran; a
  * forged one is answered 400 with a JSON body (never an HTML page) and the process keeps serving; behind a global
@@ -44,7 +44,7 @@ afterEach(async () => {
 /** The README's handler, with a callback that records what it saw. */
 function readmeHandler() {
   const paid: string[] = [];
-  // Hand-built on purpose (issue 13 keeps these where a test needs them): no simulator runs here, the handler only
+  // Hand-built on purpose: no simulator runs here, the handler only
   // verifies deliveries signed with WEBHOOK_SECRET, configured as the README's recipe configures it.
   const pay = createPay(
     createProviderN({ apiKey: 'recipes-api-key', secretKey: WEBHOOK_SECRET, isSandbox: true }),

@@ -1,8 +1,8 @@
 /**
- * Bad input (issue 7, docs/architecture.md#records, docs/architecture.md#errors): every supported operation of every adapter, called with missing,
- * wrong-typed, negative, non-finite, over-precise, too-long and unknown fields, rejects with a
- * `ValidationError` whose `issues` name the field, and makes no upstream call: each adapter gets an injected
- * fetch that fails the test if it is ever called.
+ * Bad input (docs/architecture.md#test-suites, docs/architecture.md#records, docs/architecture.md#errors): every
+ * supported operation of every adapter, called with missing, wrong-typed, negative, non-finite, over-precise,
+ * too-long and unknown fields, rejects with a `ValidationError` whose `issues` name the field, and makes no
+ * upstream call: each adapter gets an injected fetch that fails the test if it is ever called.
  */
 import { type Operation, ValidationError } from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
@@ -68,7 +68,7 @@ function badAmounts(options: { overPrecise: number; zeroIsBad?: boolean }): [str
     ['non-finite (NaN)', Number.NaN],
     ['non-finite (Infinity)', Number.POSITIVE_INFINITY],
     ['over-precise', options.overPrecise],
-    // Issue 11 §3: no upper bound let these reach the wire in exponent notation.
+    // No upper bound let these reach the wire in exponent notation (docs/architecture.md#money).
     ['too large (1e21)', 1e21],
     ['too large (Number.MAX_VALUE)', Number.MAX_VALUE],
     ...(options.zeroIsBad ? ([['zero', 0]] as [string, unknown][]) : []),
@@ -110,7 +110,8 @@ function idCases(provider: Case['provider'], op: Operation, call: (id: unknown) 
       ['missing', undefined],
       ['wrong type', 42],
       ['empty', ''],
-      // Issue 11 §3: as a path segment these collapse the URL (`retrievePayment('..')` read `/status/v1/`).
+      // As a path segment these collapse the URL (`retrievePayment('..')` read `/status/v1/`)
+      // (docs/architecture.md#http-client).
       ['dot', '.'],
       ['dot-dot', '..'],
     ] as [string, unknown][]
@@ -132,8 +133,9 @@ const unknownField = (
 });
 
 /**
- * Issue 11 §3: metadata keys that JavaScript treats specially were silently dropped; they are refused by name.
- * The key is set with JSON.parse, the way it arrives from a request body.
+ * Metadata keys that JavaScript treats specially were silently dropped; they are refused by name
+ * (docs/architecture.md#adapter-operations). The key is set with JSON.parse, the way it arrives from a request
+ * body.
  */
 function reservedKeyCases(
   provider: Case['provider'],
@@ -172,8 +174,8 @@ const rRedirectCall = (params: Json) => providerR.createCheckoutRedirect(params 
 const rPaymentCall = (params: Json) => providerR.createPayment(params as never);
 const rRefundCall = (params: Json) => providerR.createRefund(params as never);
 const rCaptureCall = (params: Json) => providerR.capturePayment('AB12-CD34-EF56', params as never);
-// Provider R takes amounts in the currency's standard unit (issue 16): CZK has two decimals, so a third one is
-// finer than the minor unit the wire carries.
+// Provider R takes amounts in the currency's standard unit (docs/architecture.md#money): CZK has two decimals, so
+// a third one is finer than the minor unit the wire carries.
 const rAmounts = badAmounts({ overPrecise: 100.005, zeroIsBad: true });
 const badCurrencies: [string, unknown][] = [
   ['wrong type', 203],

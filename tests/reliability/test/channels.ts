@@ -1,8 +1,8 @@
 /**
- * A recorder of @pay's tracing channels (issue 15) for the observability tests: every event of `pay:operation`,
- * `pay:call`, `pay:attempt` and every `pay:webhook` message, with a copy of the context as it was when the event
- * fired and every text reachable from it at that moment (for the secret scan: errors are redacted in place, so
- * scanning later could miss what a subscriber saw).
+ * A recorder of @pay's tracing channels (docs/architecture.md#tracing-channels) for the observability tests: every
+ * event of `pay:operation`, `pay:call`, `pay:attempt` and every `pay:webhook` message, with a copy of the context
+ * as it was when the event fired and every text reachable from it at that moment (for the secret scan: errors are
+ * redacted in place, so scanning later could miss what a subscriber saw).
  */
 import dc from 'node:diagnostics_channel';
 import { PAY_CHANNELS } from '@pay/core';

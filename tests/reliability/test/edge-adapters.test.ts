@@ -1,8 +1,8 @@
 /**
- * Edge runtimes (issue 7): every adapter's main entry, bundled for the browser platform (a `node:` import fails
- * the build) and evaluated in an Edge Runtime VM (Web APIs only: no `require`, `process` or `Buffer`), verifies
- * webhooks and runs an operation with an injected `fetch`. Core's handler and its Web `Request → Response`
- * bridge run in the same VM.
+ * Edge runtimes (docs/architecture.md#test-suites): every adapter's main entry, bundled for the browser platform
+ * (a `node:` import fails the build) and evaluated in an Edge Runtime VM (Web APIs only: no `require`, `process`
+ * or `Buffer`), verifies webhooks and runs an operation with an injected `fetch`. Core's handler and its Web
+ * `Request → Response` bridge run in the same VM.
  */
 import type { EdgeVM } from '@edge-runtime/vm';
 import type * as Core from '@pay/core';

@@ -1,9 +1,9 @@
 /**
- * Fault matrix for Provider N (issue 7), through its simulator over loopback: the login, init-transaction, the
- * status query and initiate-refund, each under 500/502/503, 429 with Retry-After, a timeout, a dropped
- * connection, a reply lost after processing, a truncated body and a body of the wrong shape. Each case asserts
- * the typed error and its context, the attempts the simulator received (only the login and reads are retried,
- * with one request id per logical call) and, from the simulator's books, that no checkout or refund was
+ * Fault matrix for Provider N (docs/architecture.md#test-suites), through its simulator over loopback: the login,
+ * init-transaction, the status query and initiate-refund, each under 500/502/503, 429 with Retry-After, a timeout,
+ * a dropped connection, a reply lost after processing, a truncated body and a body of the wrong shape. Each case
+ * asserts the typed error and its context, the attempts the simulator received (only the login and reads are
+ * retried, with one request id per logical call) and, from the simulator's books, that no checkout or refund was
  * created twice.
  */
 import { createProviderN, type ProviderNAdapter, type ProviderNConfig } from '@pay/provider-n';
@@ -243,7 +243,8 @@ describe.concurrent('Provider N fault matrix: a persistent fault on each upstrea
 
       expect(outcome.ok, 'the operation must fail').toBe(false);
       const error = outcome.ok ? undefined : outcome.error;
-      // A 5xx to a money-moving call does not prove nothing moved (issue 11 §1): not retryable, outcome unknown.
+      // A 5xx to a money-moving call does not prove nothing moved (docs/architecture.md#outcomes): not retryable,
+      // outcome unknown.
       const moneyMay = !site.safe && /^5\d\d$/.test(kind);
       expectFaultError(error, kind, {
         networkOutcome: site.networkOutcome,

@@ -1,9 +1,9 @@
 /**
- * Fault matrix for Provider R (issue 7), through its simulator over loopback: every upstream call of every
- * operation under 500/502/503, 429 with Retry-After, a timeout, a dropped connection, a reply lost after
- * processing, a truncated body and a body of the wrong shape. Each case asserts the typed error, how many
- * attempts reached the simulator (retries only on calls that cannot move money twice, all with one request id)
- * and, from the simulator's books, that nothing was created, captured, cancelled or refunded twice.
+ * Fault matrix for Provider R (docs/architecture.md#test-suites), through its simulator over loopback: every
+ * upstream call of every operation under 500/502/503, 429 with Retry-After, a timeout, a dropped connection, a
+ * reply lost after processing, a truncated body and a body of the wrong shape. Each case asserts the typed error,
+ * how many attempts reached the simulator (retries only on calls that cannot move money twice, all with one
+ * request id) and, from the simulator's books, that nothing was created, captured, cancelled or refunded twice.
  */
 import { ProviderApiError } from '@pay/core';
 import { createProviderR, type ProviderRAdapter, type ProviderRConfig } from '@pay/provider-r';
@@ -38,8 +38,8 @@ function adapterFor(sim: ProviderRSimulator, overrides: Partial<ProviderRConfig>
   return createProviderR(sim.adapterConfig({ retry: RETRY, timeoutMs: 5_000, ...overrides }));
 }
 
-// Amounts in the currency's standard unit (issue 16): 100 CZK is `price: 10000` in the simulator's books, which
-// keep the provider's minor units.
+// Amounts in the currency's standard unit (docs/architecture.md#money): 100 CZK is `price: 10000` in the
+// simulator's books, which keep the provider's minor units.
 const checkoutParams = {
   customer: { email: 'payer@example.com' },
   item_id: 'order-1001',
@@ -329,8 +329,8 @@ describe.concurrent('Provider R fault matrix: a persistent fault on each upstrea
       expect(outcome.ok, 'the operation must fail').toBe(false);
       const error = outcome.ok ? undefined : outcome.error;
       // A refusal of a money-moving call proves nothing when it is a 5xx, or follows an earlier attempt that got
-      // a retryable answer (issue 11 §1): not retryable, outcome unknown. A single 429 to a creation is a plain
-      // "not now": nothing was processed.
+      // a retryable answer (docs/architecture.md#outcomes): not retryable, outcome unknown. A single 429 to a
+      // creation is a plain "not now": nothing was processed.
       const moneyMay = site.movesMoney === true && (/^5\d\d$/.test(kind) || (kind === '429' && site.safe));
       expectFaultError(error, kind, moneyMay ? { retryable: false } : {});
       if (moneyMay) expect(error).toMatchObject({ outcome: 'unknown' });

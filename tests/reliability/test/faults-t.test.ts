@@ -1,8 +1,8 @@
 /**
- * Fault matrix for Provider T (issue 7), through its simulator over loopback: the login and every step of
- * quote → update → commit, the status read, the receiver-name amendment and the refund read and commit, each
- * under 500/502/503, 429 with Retry-After, a timeout, a dropped connection, a reply lost after processing, a
- * truncated body and a body of the wrong shape. Each case asserts the typed error and its `context`
+ * Fault matrix for Provider T (docs/architecture.md#test-suites), through its simulator over loopback: the login
+ * and every step of quote → update → commit, the status read, the receiver-name amendment and the refund read and
+ * commit, each under 500/502/503, 429 with Retry-After, a timeout, a dropped connection, a reply lost after
+ * processing, a truncated body and a body of the wrong shape. Each case asserts the typed error and its `context`
  * (`transactionId`, `step`, `outcome`), the attempts the simulator received (the quote is never repeated; the
  * update and commit are, with one `X-Client-Request-Id`, which the provider processes once) and, from the
  * simulator's books, that no transfer was committed twice and nothing was refunded twice.
@@ -103,8 +103,8 @@ function transferBooks(sim: ProviderTSimulator, quotes: number, committed: numbe
 
 /**
  * Context of a commit failure: the outcome is always unknown here. Even a 429 on the last attempt proves nothing
- * about the earlier attempt, which was retried (issue 11 §1: after an attempt that may have landed, a 4xx proves
- * nothing), so the caller reconciles instead of sending again.
+ * about the earlier attempt, which was retried (docs/architecture.md#outcomes: after an attempt that may have
+ * landed, a 4xx proves nothing), so the caller reconciles instead of sending again.
  */
 function commitContext(_kind: FaultKind, transactionId: string, extra: Record<string, unknown> = {}) {
   return { transactionId, ...extra, outcome: 'unknown' };

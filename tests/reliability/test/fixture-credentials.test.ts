@@ -1,7 +1,7 @@
 /**
- * Recorded provider fixtures (issue 12) ship in every clone and every package tarball: none may hold
- * something that looks like a live credential. The detector is checked on planted values first, so a scan
- * that finds nothing means the fixtures are clean, not that the detector is blind.
+ * Recorded provider fixtures (docs/architecture.md#test-suites) ship in every clone and every package tarball:
+ * none may hold something that looks like a live credential. The detector is checked on planted values first, so a
+ * scan that finds nothing means the fixtures are clean, not that the detector is blind.
  */
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module of the tooling scripts, without type declarations

@@ -1,8 +1,9 @@
 /**
- * Webhook forgery, property-based (issue 7): for Providers N, T and R, a genuine delivery is accepted; any
- * mutation of what authenticates it is refused with `WebhookVerificationError` and runs no callback; junk of any
- * shape (bytes, ~1 MB bodies, deep JSON, wrong types, non-UTF-8) never ends in anything but a `PayError`, never
- * hangs, and never puts a malformed record in front of a callback; a redelivered event is dispatched once.
+ * Webhook forgery, property-based (docs/architecture.md#test-suites): for Providers N, T and R, a genuine delivery
+ * is accepted; any mutation of what authenticates it is refused with `WebhookVerificationError` and runs no
+ * callback; junk of any shape (bytes, ~1 MB bodies, deep JSON, wrong types, non-UTF-8) never ends in anything but
+ * a `PayError`, never hangs, and never puts a malformed record in front of a callback; a redelivered event is
+ * dispatched once.
  */
 import { sign } from 'node:crypto';
 import {
@@ -537,7 +538,8 @@ describe('Provider N webhook forgery', () => {
 // Provider T: RSA-SHA256 over "<t>.<host>.<raw body>" in `Signature: t=…, s=…`
 
 describe('Provider T webhook forgery', () => {
-  // The status read confirms what a genuine push said (events come from the confirmed status, issue 10 §4).
+  // The status read confirms what a genuine push said (events come from the confirmed status,
+  // docs/architecture.md#events).
   const pushedStatus = new Map<string, string>();
   const upstream = fakeProviderTUpstream((id) =>
     id.startsWith('unknown-') ? undefined : (pushedStatus.get(id) ?? 'SENT'),

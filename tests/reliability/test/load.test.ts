@@ -1,11 +1,11 @@
 /**
- * Load (issue 7). Counts only, never timings:
+ * Load (docs/architecture.md#test-suites). Counts only, never timings:
  * - 10,000 webhook deliveries over loopback HTTP through core's Node bridge (`toNodeListener`), 50 in flight,
  *   one endpoint per provider (N, T, R), 10% redeliveries and 5% forgeries: every genuine event is dispatched
  *   exactly once (dedupe store), every forgery is refused with 400, nothing is left unhandled. A redelivery that
  *   arrives while its original is still being processed is answered 503 and posted again, as a provider does.
  *   Providers T and R confirm each new delivery through their simulators; redeliveries are skipped before that
- *   upstream read (issue 10 §3) and forgeries never reach it.
+ *   upstream read (docs/architecture.md#webhook-deduplication) and forgeries never reach it.
  * - 1,000 concurrent operations against Provider N's simulator while its tokens expire (short lifetime and
  *   forced expiries): all succeed, no checkout is created twice, logins stay bounded.
  */

@@ -1,12 +1,13 @@
 /**
- * Issue 15: no configured secret, credential or token reaches a channel message or a log line, in any error path
- * of any adapter. This file runs the whole secrets suite again (secrets.test.ts drives every error path of every
- * adapter with distinctive secrets: bad configuration, wrong credentials, provider errors echoing a secret or the
- * Authorization header, network failures, unreadable replies, webhook failures) with every channel subscribed,
- * and scans every message, as it was when published, for each secret in every spelling (raw, URL- and
- * form-encoded, JSON-escaped, base64) and for every Authorization value and access token seen on the wire. Then
- * each adapter runs the paths that log (a hook that throws with the secret in its message, retries after replies
- * that echo it, a failed confirmation) through `createPay(adapter, { logger })`, and every line is scanned too.
+ * No configured secret, credential or token reaches a channel message or a log line, in any error path
+ * of any adapter (docs/architecture.md#diagnostics). This file runs the whole secrets suite again (secrets.test.ts
+ * drives every error path of every adapter with distinctive secrets: bad configuration, wrong credentials,
+ * provider errors echoing a secret or the Authorization header, network failures, unreadable replies, webhook
+ * failures) with every channel subscribed, and scans every message, as it was when published, for each secret in
+ * every spelling (raw, URL- and form-encoded, JSON-escaped, base64) and for every Authorization value and access
+ * token seen on the wire. Then each adapter runs the paths that log (a hook that throws with the secret in its
+ * message, retries after replies that echo it, a failed confirmation) through `createPay(adapter, { logger })`,
+ * and every line is scanned too.
  */
 import { readFileSync } from 'node:fs';
 import { createPay, PAY_CHANNELS } from '@pay/core';

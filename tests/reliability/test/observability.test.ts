@@ -1,7 +1,8 @@
 /**
- * What core publishes on its tracing channels (issue 15) for real adapter calls against the simulators: the exact
- * start and end fields of a Provider T transfer whose commit is answered 503 once and retried, of a webhook
- * refused for its signature, and of a money-moving call whose reply was lost (outcome `unknown`).
+ * What core publishes on its tracing channels (docs/architecture.md#tracing-channels) for real adapter calls
+ * against the simulators: the exact start and end fields of a Provider T transfer whose commit is answered 503
+ * once and retried, of a webhook refused for its signature, and of a money-moving call whose reply was lost
+ * (outcome `unknown`).
  */
 import { createPay, PAY_CHANNELS } from '@pay/core';
 import { createProviderN } from '@pay/provider-n';

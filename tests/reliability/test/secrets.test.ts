@@ -1,10 +1,10 @@
 /**
- * Secrets (issue 7, docs/architecture.md#redaction): every error path of every adapter is driven with distinctive secret values —
- * bad configuration, wrong credentials at the simulator, provider error replies that echo a secret, network
- * failures, unreadable replies, webhook failures — and no secret (in any spelling: raw, URL- or form-encoded,
- * JSON-escaped, base64) may appear in an error's message, stack, JSON, properties or `cause` chain, nor in any
- * `onRequest`/`onResponse` hook payload. Access tokens and Authorization header values count as secrets: they
- * are captured from the wire by an injected fetch.
+ * Secrets (docs/architecture.md#test-suites, docs/architecture.md#redaction): every error path of every adapter is
+ * driven with distinctive secret values — bad configuration, wrong credentials at the simulator, provider error
+ * replies that echo a secret, network failures, unreadable replies, webhook failures — and no secret (in any
+ * spelling: raw, URL- or form-encoded, JSON-escaped, base64) may appear in an error's message, stack, JSON,
+ * properties or `cause` chain, nor in any `onRequest`/`onResponse` hook payload. Access tokens and Authorization
+ * header values count as secrets: they are captured from the wire by an injected fetch.
  */
 import { ConfigurationError, createPay, PayError, WebhookVerificationError } from '@pay/core';
 import { createProviderN, providerN } from '@pay/provider-n';
@@ -572,11 +572,12 @@ describe('Provider T: no secret in errors or hook payloads', () => {
 });
 
 /**
- * Issue 11 §2: a provider (or a gateway in front of it) that ECHOES the Authorization header — the Basic
- * credential decodes straight to the secret — and the access tokens, in error bodies and reply headers. Nothing
- * of it may reach an error (any field, the cause chain, toJSON) or a hook payload, in any adapter.
+ * A provider (or a gateway in front of it) that ECHOES the Authorization header — the Basic
+ * credential decodes straight to the secret — and the access tokens, in error bodies and reply headers
+ * (docs/architecture.md#redaction). Nothing of it may reach an error (any field, the cause chain, toJSON) or a
+ * hook payload, in any adapter.
  */
-describe('echoed credentials never reach an error or a hook payload (issue 11 §2)', () => {
+describe('echoed credentials never reach an error or a hook payload (docs/architecture.md#redaction)', () => {
   const statuses = [400, 401, 500] as const;
 
   /** Runs every echo case of one provider. */

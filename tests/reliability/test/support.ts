@@ -37,7 +37,10 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The faults of the matrix (issue 7): status faults, a timeout, a dropped connection, a lost reply, bad bodies. */
+/**
+ * The faults of the matrix (docs/architecture.md#test-suites): status faults, a timeout, a dropped connection, a
+ * lost reply, bad bodies.
+ */
 export const FAULT_KINDS = [
   '500',
   '502',
@@ -349,8 +352,8 @@ export function expectNoSecrets(value: unknown, secrets: readonly string[], labe
 }
 
 /**
- * Every value an Authorization header exposes (issue 11 §2): the header value, its credential after the
- * scheme, and for Basic the decoded `user:secret` and both halves.
+ * Every value an Authorization header exposes (docs/architecture.md#redaction): the header value, its credential
+ * after the scheme, and for Basic the decoded `user:secret` and both halves.
  */
 export function credentialValues(authorization: string): string[] {
   const values = [authorization];

@@ -1,7 +1,7 @@
 /**
- * Tracing channels (issue 15): every public operation, every logical provider call and every HTTP attempt is
- * published on a `diagnostics_channel` tracing channel, and every webhook delivery on a plain channel, so an
- * application (or `@pay/otel`) can follow a payment without @pay knowing who listens.
+ * Tracing channels (docs/architecture.md#tracing-channels): every public operation, every logical provider call
+ * and every HTTP attempt is published on a `diagnostics_channel` tracing channel, and every webhook delivery on a
+ * plain channel, so an application (or `@pay/otel`) can follow a payment without @pay knowing who listens.
  *
  * Core never imports `node:diagnostics_channel`: runtime code must load on edge runtimes too, so the module is
  * asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16). Where there is none, nothing is published and

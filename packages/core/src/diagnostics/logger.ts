@@ -1,8 +1,9 @@
 /**
- * The `logger` option (issue 15): where the library reports what it cannot throw — a hook that failed, an
- * in-memory store used in production, a retry, a store error swallowed after a success. Console-compatible
- * (`logger: console` works), silent by default, and every line goes through core's redaction first: the
- * configured secrets and every credential a live HTTP client has sent or received never reach a log line.
+ * The `logger` option (docs/architecture.md#logger): where the library reports what it cannot throw — a hook that
+ * failed, an in-memory store used in production, a retry, a store error swallowed after a success.
+ * Console-compatible (`logger: console` works), silent by default, and every line goes through core's redaction
+ * first: the configured secrets and every credential a live HTTP client has sent or received never reach a log
+ * line.
  */
 import { knownCredentials, redact, redactError } from '../errors.js';
 import { type AsyncScope, createAsyncScope } from './channels.js';

@@ -1,8 +1,8 @@
 /**
- * Publishing on the tracing channels (issue 15, Contract C): one helper per channel, each of which builds nothing
- * and publishes nothing while the channel has no subscriber (one property read per call), and never lets a
- * payload carry more than ids and enums. Where the runtime has no `diagnostics_channel` every helper just runs
- * the work it wraps.
+ * Publishing on the tracing channels (docs/architecture.md#tracing-channels): one helper per channel, each of
+ * which builds nothing and publishes nothing while the channel has no subscriber (one property read per call), and
+ * never lets a payload carry more than ids and enums. Where the runtime has no `diagnostics_channel` every helper
+ * just runs the work it wraps.
  */
 import {
   InvalidResponseError,

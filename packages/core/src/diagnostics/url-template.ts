@@ -1,8 +1,8 @@
 /**
- * URL templates for traces (issue 15): the path of a call with its ids replaced by `{id}`, so a trace never
- * carries an id in a place where it would split one route into a span name per payment. Core's `path` template
- * helper knows which segments are values: it reports each path it builds here (only while someone subscribes),
- * and the HTTP client reads the template back by the built path.
+ * URL templates for traces (docs/architecture.md#tracing-channels): the path of a call with its ids replaced by
+ * `{id}`, so a trace never carries an id in a place where it would split one route into a span name per payment.
+ * Core's `path` template helper knows which segments are values: it reports each path it builds here (only while
+ * someone subscribes), and the HTTP client reads the template back by the built path.
  */
 import { payChannels } from './channels.js';
 

@@ -5,8 +5,9 @@
  * while an `onResponse`/`onRequest` hook listens) and is repeated (`beforeRetry`: the one re-login after a 401).
  * Its `fetch` is the exchange below, which sends the headers and body and reads and records the reply.
  * The client keeps what ky cannot know: which calls may be repeated (never one that could move money twice),
- * whether an earlier attempt may have reached the provider (issue 11 §1), what a failure proves (`not_sent` or
- * `unknown`), and the call's overall deadline. Hooks only ever see redacted values and cannot change an outcome.
+ * whether an earlier attempt may have reached the provider (docs/architecture.md#http-client), what a failure
+ * proves (`not_sent` or `unknown`), and the call's overall deadline. Hooks only ever see redacted values and
+ * cannot change an outcome.
  */
 import type { BeforeRequestHook, Options } from 'ky';
 import { assertCallSettings, settingsOf } from '../call-settings.js';
@@ -92,10 +93,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     throw new RangeError('retry must be a whole number of retries (0 for none)');
   const timeoutMs = options.timeoutMs ?? 30_000;
   const backoffBase = options.backoffBaseMs ?? 300;
-  // Configured secrets plus every credential this client sends or receives (issue 11 §2).
+  // Configured secrets plus every credential this client sends or receives (docs/architecture.md#redaction).
   const credentials = new CredentialSet(options.secrets ?? []);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  // The adapter's own logger, else the one of the `createPay` call this runs in (issue 15); redacted lines.
+  // The adapter's own logger, else the one of the `createPay` call this runs in (docs/architecture.md#logger);
+  // redacted lines.
   const ownLogger =
     options.logger === undefined ? undefined : createLogger(options.logger, () => credentials.values());
   const logger = (): PayLogger => ownLogger ?? ambientLogger();
@@ -104,7 +106,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   return {
     send(request) {
-      // Tracing (issue 15) costs one property read per channel while nobody subscribes.
+      // Tracing (docs/architecture.md#tracing-channels) costs one property read per channel while nobody
+      // subscribes.
       const tracing = httpTracing();
       if (!tracing) return sendRedacted(request, undefined);
       // The request id is fixed now, so the trace names the id every attempt sends.
@@ -147,7 +150,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     // Only errors and logs name the call: built on first use, not on every call.
     let labelText: string | undefined;
     const label = () => (labelText ??= callLabel(options.provider, request, credentials));
-    // Per-call settings (issue 16): the request's own, else the caller's (carried on the signal), else ours.
+    // Per-call settings (docs/architecture.md#createpay): the request's own, else the caller's (carried on the
+    // signal), else ours.
     const perCall = settingsOf(request.signal);
     const asked = {
       timeoutMs: request.timeoutMs ?? perCall?.timeoutMs,
@@ -229,7 +233,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
      */
     const exchange = async (input: Request | URL | string) => {
       const sent = input as Request;
-      // One `pay:attempt` per exchange, from the handover to fetch to the reply read (issue 15).
+      // One `pay:attempt` per exchange, from the handover to fetch to the reply read
+      // (docs/architecture.md#tracing-channels).
       const span = tracing ? startAttempt(tracing.fields, tracing.call?.id, exchanges) : undefined;
       exchanges += 1;
       if (tracing?.call) tracing.call.attempts = exchanges;

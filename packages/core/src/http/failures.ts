@@ -1,7 +1,7 @@
 /**
- * What a failed call says (issue 11 §1, issue 16): `not_sent` only when the connection provably never opened or
- * the caller aborted before anything was sent, `unknown` otherwise; the host and connection code named, never a
- * whole URL; a refused login pointing at the credentials.
+ * What a failed call says (docs/architecture.md#http-client): `not_sent` only when the connection provably never
+ * opened or the caller aborted before anything was sent, `unknown` otherwise; the host and connection code named,
+ * never a whole URL; a refused login pointing at the credentials.
  */
 import { type CredentialSet, NetworkError, ProviderApiError, redact } from '../errors.js';
 import type { ProviderName } from '../records.js';
@@ -15,7 +15,7 @@ export const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
   'EHOSTUNREACH',
 ]);
-/** What each connection failure code means, in words, for the error message (issue 16). */
+/** What each connection failure code means, in words, for the error message (docs/architecture.md#http-client). */
 const CONNECTION_FAILURES = new Map([
   ['ECONNREFUSED', 'connection refused'],
   ['ENOTFOUND', 'host name not found'],
@@ -27,13 +27,16 @@ const CONNECTION_FAILURES = new Map([
   ['EPIPE', 'connection closed while sending'],
   ['UND_ERR_SOCKET', 'connection closed'],
 ]);
-/** Advice of a `not_sent` network error: the only advice a `not_sent` message may carry (issue 16). */
+/**
+ * Advice of a `not_sent` network error: the only advice a `not_sent` message may carry
+ * (docs/architecture.md#http-client).
+ */
 const NOT_SENT_ADVICE = 'The request never reached the provider; it is safe to send again.';
 /** Advice of an `unknown` network error. */
 const UNKNOWN_ADVICE = 'The provider may have processed it: look the resource up before sending it again.';
 /**
  * Appended when the provider refused the credentials (a refused login): which configuration to check, named
- * generically and never with a value (issue 16).
+ * generically and never with a value (docs/architecture.md#provider-client).
  */
 export const CREDENTIALS_HINT =
   "The provider refused the credentials: check the adapter's credentials (API key / secret) and that they belong to the configured environment (sandbox or live).";
@@ -80,7 +83,7 @@ export function loginFailure(
 ): unknown {
   if (!NetworkError.isInstance(error) && !reachedBefore) return withCredentialsHint(error);
   // Why the login failed (its host and code), without its own advice: the login's outcome is not this
-  // call's, and a `not_sent` message must not say "may have processed" (issue 16).
+  // call's, and a `not_sent` message must not say "may have processed" (docs/architecture.md#http-client).
   const why = loginFailureReason(error);
   return new NetworkError(
     reachedBefore
@@ -137,7 +140,7 @@ export function toNetworkError(
   const code = findCode(error);
   const notSent = !reachedBefore && code !== undefined && NOT_SENT_CODES.has(code);
   // Name the host (never the whole URL: a query could carry a credential) and the code, so an unreachable
-  // `baseUrl` is recognisable from the message alone (issue 16).
+  // `baseUrl` is recognisable from the message alone (docs/architecture.md#http-client).
   const host = redact(new URL(url).host, secrets);
   const meaning = code === undefined ? undefined : CONNECTION_FAILURES.get(code);
   const what =

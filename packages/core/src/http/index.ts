@@ -1,6 +1,7 @@
 /**
  * The HTTP layer of `@pay/core` (docs/architecture.md#http-client): the HTTP client every adapter sends through, the provider client
- * built on it (Contract A, issue 13 item 1), and the reply helpers. Core's entry points re-export this barrel.
+ * built on it (docs/architecture.md#provider-client), and the reply helpers. Core's entry points re-export this
+ * barrel.
  */
 export { createHttpClient } from './client.js';
 export { CREDENTIALS_HINT } from './failures.js';

@@ -1,7 +1,7 @@
 /**
  * What observation hooks (`onRequest`/`onResponse`) see, and the guarantee that they cannot change a call
- * (issue 11 §1): payloads are redacted (Authorization, every configured secret, every credential sent or issued),
- * and what a hook throws goes to `onHookError` (default: one `console.warn` line).
+ * (docs/architecture.md#http-client): payloads are redacted (Authorization, every configured secret, every
+ * credential sent or issued), and what a hook throws goes to `onHookError` (default: one `console.warn` line).
  */
 import type { PayLogger } from '../diagnostics/logger.js';
 import { type CredentialSet, redact } from '../errors.js';

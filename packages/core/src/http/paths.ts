@@ -7,7 +7,7 @@ import type { HttpRequest } from './types.js';
 /**
  * Builds a path from a template, encoding every interpolated value as one path segment. A value that would
  * not be one segment of its own — empty, `.` or `..`, which URL resolution collapses (`/status/..` becomes
- * `/`) — is a `ValidationError` before any I/O (issue 11 §3).
+ * `/`) — is a `ValidationError` before any I/O (docs/architecture.md#http-client).
  */
 export function path(strings: TemplateStringsArray, ...segments: (string | number)[]): string {
   const issues = segments.flatMap((segment, index) => {

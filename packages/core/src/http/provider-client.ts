@@ -1,10 +1,10 @@
 /**
- * The provider client (Contract A, issue 13 item 1): the one layer between core's HTTP client and an adapter's
- * operations. An adapter supplies its authorisation, a reader of its reply envelope and its error table as data
- * (provider code → kind, retryable, not found, advice); the client sends, reads the envelope, and turns a
+ * The provider client (docs/architecture.md#provider-client): the one layer between core's HTTP client and an
+ * adapter's operations. An adapter supplies its authorisation, a reader of its reply envelope and its error table
+ * as data (provider code → kind, retryable, not found, advice); the client sends, reads the envelope, and turns a
  * refusal into a `ProviderApiError` with a portable `kind`, the provider's words redacted, and — when a call that
  * moves money is refused after an earlier attempt may have reached the provider — `outcome: 'unknown'`
- * (issue 11 §1), so nobody is told "nothing happened" without proof.
+ * (docs/architecture.md#outcomes), so nobody is told "nothing happened" without proof.
  */
 import type * as v from 'valibot';
 import { enclosingOperation } from '../diagnostics/channels.js';
@@ -183,7 +183,8 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     const providerMessage = reading.message === undefined ? undefined : redact(reading.message, secrets);
     const rule = ruleFor(errors, code, providerMessage, reply.status);
     // A 401 reaching here was already answered to the one re-login the HTTP client makes (or to a login): the
-    // credentials themselves are refused, so the message says which configuration to check (issue 16).
+    // credentials themselves are refused, so the message says which configuration to check
+    // (docs/architecture.md#provider-client).
     const credentialsRefused = reply.status === 401 || (call.authorize === false && reply.status === 403);
     const kind = rule?.kind ?? providerErrorKindOf(reply.status);
     const fields = {
@@ -211,7 +212,8 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
 
   async function send(call: ProviderCall): Promise<ProviderOutcome> {
     const { movesMoney: _movesMoney, ...request } = call;
-    // One `pay:call` per logical call (issue 15), ended with what the envelope said, not only the status.
+    // One `pay:call` per logical call (docs/architecture.md#tracing-channels), ended with what the envelope said,
+    // not only the status.
     return traceCall(
       () => {
         // Fixed here so the trace names the request id every attempt sends.
@@ -235,7 +237,8 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       },
       (trace, outcome) => {
         settleCall(trace, outcome);
-        // A refusal after an earlier attempt may have landed proves nothing about that attempt (issue 11 §1).
+        // A refusal after an earlier attempt may have landed proves nothing about that attempt
+        // (docs/architecture.md#outcomes).
         if (
           outcome.ok &&
           !outcome.value.ok &&

@@ -34,7 +34,8 @@ export interface HookFailure {
 /**
  * Observation hooks (logging, metrics). They never see a secret, token or Authorization header, and they can
  * never change what a call does: a hook that throws or rejects is reported to the `logger` (`warn`) and to
- * `onHookError`, and the call goes on as if it had returned (issue 11 §1). With neither, one `console.warn` line.
+ * `onHookError`, and the call goes on as if it had returned (docs/architecture.md#http-client). With neither, one
+ * `console.warn` line.
  */
 export interface HttpHooks {
   onRequest?: (request: HttpRequestInfo) => void | Promise<void>;
@@ -135,7 +136,7 @@ export interface HttpReply {
    * True when an earlier attempt of this same logical call may have reached the provider (it timed out, lost
    * its reply, or got a retryable status). After such an attempt this answer proves nothing about the earlier
    * one: a refusal (4xx) of a money-moving call must not be reported as "nothing happened" — reconcile with a
-   * status read, or throw with `outcome: 'unknown'` (issue 11 §1).
+   * status read, or throw with `outcome: 'unknown'` (docs/architecture.md#outcomes).
    */
   earlierAttemptMayHaveReached: boolean;
 }

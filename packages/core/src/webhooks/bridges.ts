@@ -1,8 +1,8 @@
 /**
- * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges, issue 10 §1 and §2). They read the raw body
- * themselves and map outcomes to the statuses providers act on: 200 processed or nothing to do, 400 verification
- * failure or malformed request, 413 body over `maxBodyBytes`, 503 retryable (deliver again), 500 callback failure
- * (deliver again).
+ * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges). They read the raw
+ * body themselves and map outcomes to the statuses providers act on: 200 processed or nothing to do, 400
+ * verification failure or malformed request, 413 body over `maxBodyBytes`, 503 retryable (deliver again), 500
+ * callback failure (deliver again).
  *
  * The webhook URL faces the internet without authentication, so everything a bridge does (building the URL,
  * reading the body, verifying, dispatching, writing the reply) runs inside one error boundary: no request, however
@@ -202,7 +202,8 @@ async function nodeReply<T extends AdapterTypes>(
   if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
   if (body.byteLength === 0 && bodyWasConsumed(req, declared, endedBeforeReading)) {
     // A global body parser (express.json(), express.urlencoded()) read the stream before the bridge: the bytes the
-    // signature covers are gone. Answered 503 with the fix, since the delivery may well be genuine (issue 16).
+    // signature covers are gone. Answered 503 with the fix, since the delivery may well be genuine
+    // (docs/architecture.md#webhook-handler).
     return replyFor(Promise.reject(bodyAlreadyParsedError()));
   }
   return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));

@@ -1,9 +1,9 @@
 /**
- * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication, issue 10 §3). Providers deliver at least once and in no
- * guaranteed order: a store lets a delivery that was already processed be skipped when it comes again, without
- * ever losing one. A delivery is taken with a short **lease** while it is processed and becomes **done** only when
- * every callback succeeded; a failed attempt releases its lease, and a crashed one lets its lease expire, so the
- * provider's next delivery runs it.
+ * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication). Providers deliver at least
+ * once and in no guaranteed order: a store lets a delivery that was already processed be skipped when it comes
+ * again, without ever losing one. A delivery is taken with a short **lease** while it is processed and becomes
+ * **done** only when every callback succeeded; a failed attempt releases its lease, and a crashed one lets its
+ * lease expire, so the provider's next delivery runs it.
  */
 
 import { markInMemory } from '../diagnostics/production.js';

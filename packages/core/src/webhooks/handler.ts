@@ -227,7 +227,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       await this.#reportError(error, progress);
       throw error;
     } finally {
-      // One `pay:webhook` message per delivery, once its answer is known (issue 15): ids and enums only.
+      // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels):
+      // ids and enums only.
       const settled = outcome;
       publishWebhook(() => this.#trace(settled, progress, startTime));
     }
@@ -453,7 +454,8 @@ function toDelivery(request: WebhookRequest): WebhookDelivery {
   }
   const { body } = request;
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    // An object is what a body parser leaves behind (issue 16): say so, with the fix, and answer retryably.
+    // An object is what a body parser leaves behind (docs/architecture.md#webhook-handler): say so, with the fix,
+    // and answer retryably.
     if (typeof body === 'object' && body !== null) throw bodyAlreadyParsedError();
     // No body at all (no express.raw on the route) is the application's wiring too, never the sender's doing:
     // retryable, so genuine deliveries are not lost while the route is fixed.

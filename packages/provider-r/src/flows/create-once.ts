@@ -1,9 +1,10 @@
 /**
- * Idempotency keys for Provider R (issue 14 §1). The provider has no idempotency key and no lookup by merchant
- * reference (docs/providers/provider-r.md#calls: only the status read by `transId`), so core's ledger is the mechanism: the
- * adapter records a recovery point BEFORE each call that moves money and, when a later attempt with the same key
- * finds that an earlier one sent a creation whose answer never arrived, it never creates again. The key also
- * gives the creation a deterministic `refId`, so the merchant can find it in the provider's portal.
+ * Idempotency keys for Provider R (docs/architecture.md#idempotency). The provider has no idempotency key and no
+ * lookup by merchant reference (docs/providers/provider-r.md#calls: only the status read by `transId`), so core's
+ * ledger is the mechanism: the adapter records a recovery point BEFORE each call that moves money and, when a
+ * later attempt with the same key finds that an earlier one sent a creation whose answer never arrived, it never
+ * creates again. The key also gives the creation a deterministic `refId`, so the merchant can find it in the
+ * provider's portal.
  */
 import {
   type ErrorContext,

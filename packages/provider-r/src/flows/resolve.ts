@@ -1,6 +1,7 @@
 /**
- * `pay.resolve` for Provider R (issue 14 §1): what the provider holds for a money-moving call whose outcome is
- * unknown, read with the status call (the only lookup the provider has). Only reads: it never moves money.
+ * `pay.resolve` for Provider R (docs/architecture.md#createpay): what the provider holds for a money-moving call
+ * whose outcome is unknown, read with the status call (the only lookup the provider has). Only reads: it never
+ * moves money.
  */
 import type { CallOptions, ErrorContext, Payment, ResolvedRecord, ResolveLookup } from '@pay/core/adapter';
 import type { ProviderRClient } from '../client.js';
@@ -37,8 +38,8 @@ const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, Proof>> = new Map(
 );
 
 /**
- * `pay.resolve` for Provider R (issue 14 §1): what the provider holds for a money-moving call whose outcome is
- * unknown. Only the status read by `transId` exists, so:
+ * `pay.resolve` for Provider R (docs/architecture.md#createpay): what the provider holds for a money-moving call
+ * whose outcome is unknown. Only the status read by `transId` exists, so:
  * - a payment or checkout creation: by the `transId` an error names or the recovery point recorded ⇒ the
  *   Payment (for `created`, the recorded result of `payments.create` refreshed by the read), `null` when the
  *   provider answers that it holds no such payment (code 1104 or the published 1400 "Payment not found"); with

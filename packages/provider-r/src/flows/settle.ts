@@ -1,8 +1,8 @@
 /**
  * Capture and cancel of a Provider R payment: a status read first (what is authorised, whether it is already
  * done), the call, and a second read that tells the truth when a retried call is refused because its first
- * attempt landed with its reply lost (issue 11 §1). Amounts on the wire are minor units; the caller's are in the
- * currency's standard unit.
+ * attempt landed with its reply lost (docs/architecture.md#outcomes). Amounts on the wire are minor units; the
+ * caller's are in the currency's standard unit.
  */
 import {
   type CallOptions,
@@ -43,9 +43,10 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
   const money = (price: number, currency: string) => `${toMajorUnits(price, currency)} ${currency}`;
 
   /**
-   * A payment found captured when a capture was asked for (issue 11 §1): it is the answer only when the captured
-   * price is the one asked for (`asked`, wire minor units). Any other amount means this capture did not make it,
-   * so the caller is told, never handed a success for money it did not capture.
+   * A payment found captured when a capture was asked for (docs/providers/provider-r.md#capture-and-cancel): it is
+   * the answer only when the captured price is the one asked for (`asked`, wire minor units). Any other amount
+   * means this capture did not make it, so the caller is told, never handed a success for money it did not
+   * capture.
    */
   function alreadyCaptured(
     current: ProviderRStatusReply,

@@ -1,9 +1,9 @@
 /**
- * The caller's idempotency key on Provider T (issue 14): Provider T's own mechanism is the client request id
- * (docs/providers/provider-t.md#authentication: `X-Client-Request-Id: <uuid>`, the same on every retry, processed once), so
- * each money-moving step's request id is derived from the key and the step, and the ledger's recovery points
- * (`checkpoint`) record how far a transfer or refund got so that a retry with the same key resumes there
- * instead of quoting again.
+ * The caller's idempotency key on Provider T (docs/architecture.md#idempotency): Provider T's own mechanism is the
+ * client request id (docs/providers/provider-t.md#authentication: `X-Client-Request-Id: <uuid>`, the same on every
+ * retry, processed once), so each money-moving step's request id is derived from the key and the step, and the
+ * ledger's recovery points (`checkpoint`) record how far a transfer or refund got so that a retry with the same
+ * key resumes there instead of quoting again.
  */
 
 import {

@@ -3,9 +3,10 @@
  * `availableForRefund`, check the caller's amount against the whole refundable amount, then commit. The
  * commit moves money back, so it is handled like the transfer's: retried with the same request id, an
  * unknown outcome says so (also when a retry is refused after an earlier attempt may have landed), and "already
- * committed" is confirmed with a status read and returned as the Refund (issue 11 §1). With an idempotency key
- * (issue 14) the commit's request id is derived from the key, the ledger records the refund id before the commit,
- * and a call that finds that record reads the status instead of reading and committing again.
+ * committed" is confirmed with a status read and returned as the Refund (docs/architecture.md#outcomes). With an
+ * idempotency key (docs/architecture.md#idempotency) the commit's request id is derived from the key, the ledger
+ * records the refund id before the commit, and a call that finds that record reads the status instead of reading
+ * and committing again.
  */
 import {
   type CallOptions,
@@ -35,9 +36,9 @@ import { errorText, findTransaction, unknownTransaction, unreadable } from './st
 
 /**
  * Reads, checks and commits a whole-transfer refund. A recovery point from an earlier attempt with the same key
- * (issue 14) enters the same sequence at the commit: the status is read first; `REFUNDED` ⇒ the Refund (no second
- * commit); otherwise the recorded refund id is committed with the same request id, which Provider T processes
- * once. Nothing is read or refunded anew under the key.
+ * (docs/architecture.md#idempotency) enters the same sequence at the commit: the status is read first; `REFUNDED`
+ * ⇒ the Refund (no second commit); otherwise the recorded refund id is committed with the same request id, which
+ * Provider T processes once. Nothing is read or refunded anew under the key.
  */
 export async function refundTransfer(
   client: ProviderTClient,
@@ -214,7 +215,7 @@ async function commitRefund(
   const inDoubt = reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500;
   if (attempt.resumed && !inDoubt) {
     // A refusal of the request id an earlier process may have sent: a landed commit would have been replayed,
-    // and the status read settles it (issue 14).
+    // and the status read settles it (docs/architecture.md#idempotency).
     const status = await readResumedRefund(client, plan, context, options);
     if (status?.body.transactionStatus === 'REFUNDED') {
       return { facts: { referenceNumber: status.body.referenceNumber }, requestId: status.requestId };
@@ -223,8 +224,9 @@ async function commitRefund(
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not refunded: nothing was refunded under this idempotency key.`,
     });
   }
-  // After an attempt that may have landed, a refusal of the retry proves nothing about it (issue 11 §1): core's
-  // one rule, with a resumed call (its request id an earlier process may have sent) as Provider T's own sign.
+  // After an attempt that may have landed, a refusal of the retry proves nothing about it
+  // (docs/architecture.md#outcomes): core's one rule, with a resumed call (its request id an earlier process may
+  // have sent) as Provider T's own sign.
   const unknown = refusalMayHaveLanded(reply, attempt.resumed);
   if (!unknown) {
     throw outcome.error.withDetails({

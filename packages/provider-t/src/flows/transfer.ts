@@ -8,12 +8,13 @@
  * - every error after the quote carries `context: { transactionId, step, outcome? }` (docs/architecture.md#errors);
  * - a commit whose outcome is unknown says `outcome: 'unknown'` and tells the caller to reconcile with
  *   `retrievePayment(transactionId)` instead of sending the money again; that includes a refusal (409 request
- *   in progress, 400 quote expired, …) of a retry after an earlier attempt may have landed (issue 11 §1);
+ *   in progress, 400 quote expired, …) of a retry after an earlier attempt may have landed
+ *   (docs/architecture.md#outcomes);
  * - "already committed" for the transaction this call quoted means the money moved: the status is read and
  *   the transfer is returned as the provider holds it;
- * - with an idempotency key (issue 14) every step's request id is derived from the key, a recovery point is
- *   recorded after the quote, after the update and before the commit, and a call that finds one continues from
- *   it through the same steps instead of quoting again.
+ * - with an idempotency key (docs/architecture.md#idempotency) every step's request id is derived from the key, a
+ *   recovery point is recorded after the quote, after the update and before the commit, and a call that finds one
+ *   continues from it through the same steps instead of quoting again.
  */
 
 import {
@@ -75,7 +76,8 @@ export type CommittedTransfer = { transactionId: string; requestId: string } & (
 /**
  * Runs quote → update → commit. With an idempotency key, each step's request id is derived from it and the
  * ledger records where the transfer got to before each next step. A recovery point from an earlier attempt
- * enters the same sequence where that attempt stopped (issue 14), never quoting again under the key:
+ * enters the same sequence where that attempt stopped (docs/architecture.md#idempotency), never quoting again
+ * under the key:
  *
  * - `quoted` / `updated`: no commit was sent under the key (`commit_sent` is recorded before the commit), so the
  *   transfer continues with the update (a repeat of an accepted update, with its request id, is answered with the
@@ -342,14 +344,14 @@ async function commitTransfer(
   const { reply } = outcome;
   if (outcome.code === ALREADY_COMMITTED_CODE) {
     // This call quoted the transaction, so "already committed" means an earlier attempt of ours moved the
-    // money (issue 11 §1): read what the provider holds and return it.
+    // money (docs/architecture.md#outcomes): read what the provider holds and return it.
     const status = await confirmCommitted(client, plan, transactionId, options);
     return { requestId: status.requestId, confirmed: status.body };
   }
   const inDoubt = reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500;
   if (attempt.resumed && !inDoubt) {
     // A refusal of the same request id an earlier process may have sent: Provider T would have answered a
-    // landed commit with its original reply, and a status read settles it (issue 14).
+    // landed commit with its original reply, and a status read settles it (docs/architecture.md#idempotency).
     const status = await readResumedTransfer(client, plan, transactionId, options);
     if (status) return { requestId: status.requestId, confirmed: status.body };
     throw outcome.error.withDetails({

@@ -1,4 +1,4 @@
-/** The simulator kit: what every provider simulator is built from (Contract B). */
+/** The simulator kit: what every provider simulator is built from (docs/architecture.md#testing). */
 export {
   addTriggerRoute,
   SIMULATOR_TRIGGER_PATH,

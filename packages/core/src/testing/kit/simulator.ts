@@ -1,7 +1,8 @@
 /**
- * The one interface every provider simulator exposes (Contract B), so tests, the demo and `pay dev` drive any
- * provider the same way: its adapter configuration, its books, the payer's actions, webhook forwarding, time and
- * tokens. Each simulator keeps its own extra methods (settlements, refund completion, …) beside it.
+ * The one interface every provider simulator exposes (docs/architecture.md#testing), so tests, the demo and
+ * `pay dev` drive any provider the same way: its adapter configuration, its books, the payer's actions, webhook
+ * forwarding, time and tokens. Each simulator keeps its own extra methods (settlements, refund completion, …)
+ * beside it.
  */
 import type { FaultInjector } from './faults.js';
 import type { PayerAction } from './pages.js';

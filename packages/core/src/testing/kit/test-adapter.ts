@@ -1,8 +1,8 @@
 /**
- * An in-memory adapter for unit tests that need no server (issue 16, "one testing kit"): every operation of the
- * adapter contract over in-memory books, the payer's actions (pay, fail, cancel), and a signed webhook for every
- * status change that a `createPay(...).webhooks` handler verifies. Amounts are in the currency's standard unit,
- * as for every provider; refunds are counted in integer minor units so the books never drift.
+ * An in-memory adapter for unit tests that need no server (docs/architecture.md#local-loop): every operation of
+ * the adapter contract over in-memory books, the payer's actions (pay, fail, cancel), and a signed webhook for
+ * every status change that a `createPay(...).webhooks` handler verifies. Amounts are in the currency's standard
+ * unit, as for every provider; refunds are counted in integer minor units so the books never drift.
  *
  *   const test = createTestAdapter();
  *   const pay = createPay(test.adapter);

@@ -1,10 +1,11 @@
 /**
- * The hosted receipt page of the Provider T simulator (issue 16, docs/providers/provider-t.md#commit): the commit's
- * `commitReceipt.consumerHyperLink` (the Checkout's `payment_url`, the Payment's `metadata.receiptUrl`) opens a
- * page, valid 5 minutes, where a person confirms the payout, fails or cancels the transfer. The action moves the
- * transfer (state.ts), the status webhook goes out signed to the forwarding URL, and the browser is sent back
- * (303) to the receipt page, which then shows the outcome: Provider T's wire contract (docs/providers/provider-t.md#webhooks) carries no merchant return
- * URL, so the receipt itself is where the person lands.
+ * The hosted receipt page of the Provider T simulator (docs/architecture.md#local-loop,
+ * docs/providers/provider-t.md#commit): the commit's `commitReceipt.consumerHyperLink` (the Checkout's
+ * `payment_url`, the Payment's `metadata.receiptUrl`) opens a page, valid 5 minutes, where a person confirms the
+ * payout, fails or cancels the transfer. The action moves the transfer (state.ts), the status webhook goes out
+ * signed to the forwarding URL, and the browser is sent back (303) to the receipt page, which then shows the
+ * outcome: Provider T's wire contract (docs/providers/provider-t.md#webhooks) carries no merchant return URL, so
+ * the receipt itself is where the person lands.
  */
 
 import { minorDigits } from '@pay/core/adapter';

@@ -3,6 +3,7 @@ import {
   ConfigurationError,
   createPay,
   type NodeRequestLike,
+  replyFor,
   type NodeResponseLike,
   toFetchHandler,
   toNodeListener,
@@ -218,15 +219,36 @@ describe('the Node listener’s error boundary', () => {
       { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
       async function* () {},
     );
-    Object.assign(req, { readableEnded: true, body: JSON.parse(delivery.body) });
+    // Express gives every request its application as req.app: the message names Express's fix.
+    Object.assign(req, { readableEnded: true, body: JSON.parse(delivery.body), app: () => undefined });
     await expect(listener(req, res)).resolves.toBeUndefined();
     expect(res.statusCode).toBe(503);
     const body = JSON.parse(res.body ?? '{}');
     expect(body.error).toBe('webhook_verification_failed');
     expect(body.message).toContain('already parsed');
     expect(body.message).toContain('before any body parser');
-    expect(body.message).toContain("express.raw({ type: '*/*' })");
+    expect(body.message).toContain('express.raw({ type: () => true, limit: 1024 * 1024 })');
+    expect(body.message).not.toContain('Fastify');
     expect(counters.fullUrls).toEqual([]);
+  });
+
+  it('names the fix for a framework other than Express (Fastify) when its parser consumed the stream', async () => {
+    const { handler } = setup();
+    const delivery = await signedDelivery('{"ref":"P4","items":1}');
+    const res = response();
+    // What Fastify's JSON parser leaves on request.raw: an ended stream, no req.app.
+    const { req } = request(
+      '/hooks',
+      { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
+      async function* () {},
+    );
+    Object.assign(req, { readableEnded: true });
+    await toNodeListener(handler, { publicOrigin: 'https://shop.example' })(req, res);
+    expect(res.statusCode).toBe(503);
+    const body = JSON.parse(res.body ?? '{}');
+    expect(body.message).toContain('already parsed');
+    expect(body.message).toContain("addContentTypeParser('*', (request, payload, done) => done(null))");
+    expect(body.message).not.toContain('express');
   });
 
   it('answers 503 when a chunked body was consumed before the bridge, but 400 for a request with no body', async () => {
@@ -354,6 +376,8 @@ describe('the Web Request → Response bridge', () => {
     const body = await reply.json();
     expect(body.error).toBe('webhook_verification_failed');
     expect(body.message).toContain('already parsed or read');
+    expect(body.message).toContain('c.req.raw');
+    expect(body.message).not.toContain('express');
     expect(counters.fullUrls).toEqual([]);
   });
 
@@ -372,5 +396,72 @@ describe('the Web Request → Response bridge', () => {
       } as RequestInit),
     );
     expect(reply.status).toBe(400);
+  });
+});
+
+describe('the answer to a failed delivery, whatever onError does', () => {
+  /** Every way a bridge or replyFor answers one delivery through `handler`. */
+  async function answers(handler: ReturnType<typeof setup>['handler'], ref: string) {
+    const delivery = await signedDelivery(`{"ref":"${ref}","items":1}`);
+    const viaReplyFor = await replyFor(handler.handle(delivery));
+    const web = await toFetchHandler(handler)(
+      new Request('https://shop.example/hooks', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headersAsObject,
+      }),
+    );
+    server = await startLoopbackServer(toNodeListener(handler));
+    const node = await post(`${server.url}/hooks`, delivery.body, delivery.headersAsObject);
+    return [viaReplyFor.status, web.status, node.status];
+  }
+
+  it.each([200, 400])(
+    'answers 500 after a callback threw, even when onError sets err.status = %i (as http-errors-style normalisers do)',
+    async (status) => {
+      const handler = setup().handler.onError((error) => {
+        Object.assign(error, { status, statusCode: status, expose: true });
+      });
+      expect(await answers(handler, 'FAIL-STATUS')).toEqual([500, 500, 500]);
+    },
+  );
+
+  it('answers a retryable refusal 503 and a forgery 400, whatever onError sets on the error', async () => {
+    const rewrite = (error: object) => void Object.assign(error, { status: 200, retryable: false });
+    const { handler: late } = setup({
+      upstreamRead: async () => {
+        throw new WebhookVerificationError('status not final yet', {
+          reason: 'unconfirmed_status',
+          retryable: true,
+        });
+      },
+    });
+    expect(await answers(late.onError(rewrite), 'LATE')).toEqual([503, 503, 503]);
+    const handler = setup().handler.onError(
+      (error) => void Object.assign(error, { status: 200, retryable: true }),
+    );
+    const forged = await replyFor(
+      handler.handle({
+        body: '{"ref":"F","items":1}',
+        headersAsObject: { 'x-signature': 'forged' },
+        fullUrl: 'https://shop.example/hooks',
+      }),
+    );
+    expect(forged).toEqual({
+      status: 400,
+      body: { error: 'webhook_verification_failed', message: 'bad signature' },
+    });
+  });
+
+  it('answers without waiting for an onError that never settles', async () => {
+    const onError = vi.fn(() => new Promise<never>(() => {}));
+    const handler = setup().handler.onError(onError);
+    // Each answer must come well within the test's timeout although the observer never settles.
+    expect(await answers(handler, 'FAIL-HANG')).toEqual([500, 500, 500]);
+    expect(onError).toHaveBeenCalledTimes(3);
+    await expect(
+      handler.handle({ body: '{}', headersAsObject: {}, fullUrl: 'https://shop.example/' }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(onError).toHaveBeenCalledTimes(4);
   });
 });

@@ -1,4 +1,6 @@
+import dc from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
 import {
   ConfigurationError,
   createPay,
@@ -425,6 +427,19 @@ describe('the answer to a failed delivery, whatever onError does', () => {
       expect(await answers(handler, 'FAIL-STATUS')).toEqual([500, 500, 500]);
     },
   );
+
+  it('reports the answer it gave in the pay:webhook message, not the status onError set', async () => {
+    const published: Array<{ status: number }> = [];
+    const listen = (message: unknown) => void published.push(message as { status: number });
+    dc.subscribe(PAY_CHANNELS.webhook, listen);
+    try {
+      const handler = setup().handler.onError((error) => void Object.assign(error, { status: 200 }));
+      await replyFor(handler.handle(await signedDelivery('{"ref":"FAIL-TRACE","items":1}')));
+    } finally {
+      dc.unsubscribe(PAY_CHANNELS.webhook, listen);
+    }
+    expect(published.map((message) => message.status)).toEqual([500]);
+  });
 
   it('answers a retryable refusal 503 and a forgery 400, whatever onError sets on the error', async () => {
     const rewrite = (error: object) => void Object.assign(error, { status: 200, retryable: false });

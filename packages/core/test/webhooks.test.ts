@@ -577,10 +577,25 @@ describe('onAny and onError (as Octokit’s webhooks)', () => {
     const reading = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let reached!: () => void;
+    const readingStarted = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
     const deduplicate = createMemoryDeduplicationStore();
-    const first = handler({ deduplicate }, { upstreamRead: () => reading }).onError(onError);
+    const first = handler(
+      { deduplicate },
+      {
+        upstreamRead: () => {
+          reached();
+          return reading;
+        },
+      },
+    ).onError(onError);
     const delivery = await signedDelivery('{"ref":"A6","items":1}');
     const running = first.handle(delivery);
+    // The redelivery starts once the first attempt holds the lease (both verify concurrently otherwise, and either
+    // could take it first).
+    await readingStarted;
     await expect(first.handle(delivery)).rejects.toMatchObject({ reason: 'delivery_in_progress' });
     expect(onError.mock.calls[0]?.[1]).toEqual({
       provider: 'providerN',

@@ -210,48 +210,43 @@ describe('the Node listener’s error boundary', () => {
     expect(counters.fullUrls).toEqual([]);
   });
 
-  it('answers 503 saying the body was already parsed when a body parser consumed the stream first', async () => {
-    const { handler, counters } = setup();
-    const listener = toNodeListener(handler, { publicOrigin: 'https://shop.example' });
-    const delivery = await signedDelivery('{"ref":"P1","items":1}');
-    const res = response();
-    // What express.json() leaves: the stream has ended (nothing left to read), Content-Length still announces a body.
-    const { req } = request(
-      '/hooks',
-      { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
-      async function* () {},
-    );
-    // Express gives every request its application as req.app: the message names Express's fix.
-    Object.assign(req, { readableEnded: true, body: JSON.parse(delivery.body), app: () => undefined });
-    await expect(listener(req, res)).resolves.toBeUndefined();
-    expect(res.statusCode).toBe(503);
-    const body = JSON.parse(res.body ?? '{}');
-    expect(body.error).toBe('webhook_verification_failed');
-    expect(body.message).toContain('already parsed');
-    expect(body.message).toContain('before any body parser');
-    expect(body.message).toContain('express.raw({ type: () => true, limit: 1024 * 1024 })');
-    expect(body.message).not.toContain('Fastify');
-    expect(counters.fullUrls).toEqual([]);
-  });
-
-  it('names the fix for a framework other than Express (Fastify) when its parser consumed the stream', async () => {
-    const { handler } = setup();
-    const delivery = await signedDelivery('{"ref":"P4","items":1}');
-    const res = response();
-    // What Fastify's JSON parser leaves on request.raw: an ended stream, no req.app.
-    const { req } = request(
-      '/hooks',
-      { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
-      async function* () {},
-    );
-    Object.assign(req, { readableEnded: true });
-    await toNodeListener(handler, { publicOrigin: 'https://shop.example' })(req, res);
-    expect(res.statusCode).toBe(503);
-    const body = JSON.parse(res.body ?? '{}');
-    expect(body.message).toContain('already parsed');
-    expect(body.message).toContain("addContentTypeParser('*', (request, payload, done) => done(null))");
-    expect(body.message).not.toContain('express');
-  });
+  it.each([
+    {
+      framework: 'Express (req.app set: a global express.json() ran first)',
+      extra: { app: () => undefined },
+      fix: ['before any body parser', 'express.raw({ type: () => true, limit: 1024 * 1024 })'],
+      notFix: 'Fastify',
+    },
+    {
+      framework: 'another Node framework (Fastify’s JSON parser, on request.raw)',
+      extra: {},
+      fix: ["addContentTypeParser('*', (request, payload, done) => done(null))"],
+      notFix: 'express',
+    },
+  ])(
+    'answers 503 saying the body was already parsed, naming the fix for $framework',
+    async ({ extra, fix, notFix }) => {
+      const { handler, counters } = setup();
+      const listener = toNodeListener(handler, { publicOrigin: 'https://shop.example' });
+      const delivery = await signedDelivery('{"ref":"P1","items":1}');
+      const res = response();
+      // What a body parser leaves: the stream has ended (nothing left to read), Content-Length still announces a body.
+      const { req } = request(
+        '/hooks',
+        { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
+        async function* () {},
+      );
+      Object.assign(req, { readableEnded: true, ...extra });
+      await expect(listener(req, res)).resolves.toBeUndefined();
+      expect(res.statusCode).toBe(503);
+      const body = JSON.parse(res.body ?? '{}');
+      expect(body.error).toBe('webhook_verification_failed');
+      expect(body.message).toContain('already parsed');
+      for (const text of fix) expect(body.message).toContain(text);
+      expect(body.message).not.toContain(notFix);
+      expect(counters.fullUrls).toEqual([]);
+    },
+  );
 
   it('answers 503 when a chunked body was consumed before the bridge, but 400 for a request with no body', async () => {
     const listener = toNodeListener(setup().handler, { publicOrigin: 'https://shop.example' });

@@ -541,6 +541,7 @@ function rawBodyOf(request: WebhookRequest): string | Uint8Array {
   );
 }
 
+/** `{}` (or `Object.create(null)` with nothing in it): what Express 4 leaves in `req.body` when nothing parsed it. */
 function isEmptyPlainObject(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const prototype = Object.getPrototypeOf(value);

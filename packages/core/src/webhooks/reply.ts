@@ -22,8 +22,7 @@ const decidedReplies = new WeakMap<object, WebhookReply>();
  * the application itself) is decided here, on first sight.
  */
 export function failureReply(error: unknown): WebhookReply {
-  const decided = typeof error === 'object' && error !== null ? decidedReplies.get(error) : undefined;
-  return copyOf(decided ?? decideFailureReply(error));
+  return copyOf(decideFailureReply(error));
 }
 
 /**

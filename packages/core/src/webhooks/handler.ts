@@ -548,7 +548,11 @@ function isEmptyPlainObject(value: unknown): boolean {
   return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0;
 }
 
-/** Whether request headers announce a body (RFC 9112 §6.3): chunked, or a `Content-Length` other than 0. */
+/**
+ * Whether request headers announce a body (RFC 9112 §6.3): chunked, or a `Content-Length` other than 0. Over
+ * HTTP/2 (Node gives its pseudo-headers, `:method`, with the others) a body needs no `Content-Length`, so there
+ * its absence proves nothing and the body counts as announced.
+ */
 function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
   let names: Record<string, string>;
   try {
@@ -556,7 +560,7 @@ function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
   } catch {
     return true; // unreadable headers prove nothing: keep the answer for the wiring
   }
-  if (names['transfer-encoding'] !== undefined) return true;
+  if (names['transfer-encoding'] !== undefined || names[':method'] !== undefined) return true;
   const length = names['content-length'];
   return length !== undefined && !/^0+$/.test(length.trim());
 }

@@ -1,6 +1,7 @@
 import { packageTests } from '@pay/tooling/vitest';
 
-// Each recipe runs on a real server over loopback: a few seconds at most, even on a loaded two-core machine.
+// Each recipe runs on a real server over loopback: a few seconds at most, even on a loaded two-core machine (the
+// Next.js build and start in next.test.ts have their own, longer, hook timeout).
 const config = packageTests({ testTimeout: 30_000 });
 // Vitest passes `ssr.resolve.conditions` to the test workers as Node `--conditions` flags. The preset's list
 // includes `import`, which makes Express 5's router `require('is-promise')` load that package's ES module build (a

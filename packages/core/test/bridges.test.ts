@@ -1,9 +1,12 @@
+import dc from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
 import {
   ConfigurationError,
   createPay,
   type NodeRequestLike,
   type NodeResponseLike,
+  replyFor,
   toFetchHandler,
   toNodeListener,
   WebhookVerificationError,
@@ -207,27 +210,43 @@ describe('the Node listener’s error boundary', () => {
     expect(counters.fullUrls).toEqual([]);
   });
 
-  it('answers 503 saying the body was already parsed when a body parser consumed the stream first', async () => {
-    const { handler, counters } = setup();
-    const listener = toNodeListener(handler, { publicOrigin: 'https://shop.example' });
-    const delivery = await signedDelivery('{"ref":"P1","items":1}');
-    const res = response();
-    // What express.json() leaves: the stream has ended (nothing left to read), Content-Length still announces a body.
-    const { req } = request(
-      '/hooks',
-      { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
-      async function* () {},
-    );
-    Object.assign(req, { readableEnded: true, body: JSON.parse(delivery.body) });
-    await expect(listener(req, res)).resolves.toBeUndefined();
-    expect(res.statusCode).toBe(503);
-    const body = JSON.parse(res.body ?? '{}');
-    expect(body.error).toBe('webhook_verification_failed');
-    expect(body.message).toContain('already parsed');
-    expect(body.message).toContain('before any body parser');
-    expect(body.message).toContain("express.raw({ type: '*/*' })");
-    expect(counters.fullUrls).toEqual([]);
-  });
+  it.each([
+    {
+      framework: 'Express (req.app set: a global express.json() ran first)',
+      extra: { app: () => undefined },
+      fix: ['before any body parser', 'express.raw({ type: () => true, limit: 1024 * 1024 })'],
+      notFix: 'Fastify',
+    },
+    {
+      framework: 'another Node framework (Fastify’s JSON parser, on request.raw)',
+      extra: {},
+      fix: ["addContentTypeParser('*', (request, payload, done) => done(null))"],
+      notFix: 'express',
+    },
+  ])(
+    'answers 503 saying the body was already parsed, naming the fix for $framework',
+    async ({ extra, fix, notFix }) => {
+      const { handler, counters } = setup();
+      const listener = toNodeListener(handler, { publicOrigin: 'https://shop.example' });
+      const delivery = await signedDelivery('{"ref":"P1","items":1}');
+      const res = response();
+      // What a body parser leaves: the stream has ended (nothing left to read), Content-Length still announces a body.
+      const { req } = request(
+        '/hooks',
+        { ...delivery.headersAsObject, 'content-length': String(delivery.body.length) },
+        async function* () {},
+      );
+      Object.assign(req, { readableEnded: true, ...extra });
+      await expect(listener(req, res)).resolves.toBeUndefined();
+      expect(res.statusCode).toBe(503);
+      const body = JSON.parse(res.body ?? '{}');
+      expect(body.error).toBe('webhook_verification_failed');
+      expect(body.message).toContain('already parsed');
+      for (const text of fix) expect(body.message).toContain(text);
+      expect(body.message).not.toContain(notFix);
+      expect(counters.fullUrls).toEqual([]);
+    },
+  );
 
   it('answers 503 when a chunked body was consumed before the bridge, but 400 for a request with no body', async () => {
     const listener = toNodeListener(setup().handler, { publicOrigin: 'https://shop.example' });
@@ -354,6 +373,8 @@ describe('the Web Request → Response bridge', () => {
     const body = await reply.json();
     expect(body.error).toBe('webhook_verification_failed');
     expect(body.message).toContain('already parsed or read');
+    expect(body.message).toContain('c.req.raw');
+    expect(body.message).not.toContain('express');
     expect(counters.fullUrls).toEqual([]);
   });
 
@@ -372,5 +393,85 @@ describe('the Web Request → Response bridge', () => {
       } as RequestInit),
     );
     expect(reply.status).toBe(400);
+  });
+});
+
+describe('the answer to a failed delivery, whatever onError does', () => {
+  /** Every way a bridge or replyFor answers one delivery through `handler`. */
+  async function answers(handler: ReturnType<typeof setup>['handler'], ref: string) {
+    const delivery = await signedDelivery(`{"ref":"${ref}","items":1}`);
+    const viaReplyFor = await replyFor(handler.handle(delivery));
+    const web = await toFetchHandler(handler)(
+      new Request('https://shop.example/hooks', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headersAsObject,
+      }),
+    );
+    server = await startLoopbackServer(toNodeListener(handler));
+    const node = await post(`${server.url}/hooks`, delivery.body, delivery.headersAsObject);
+    return [viaReplyFor.status, web.status, node.status];
+  }
+
+  it.each([200, 400])(
+    'answers 500 after a callback threw, even when onError sets err.status = %i (as http-errors-style normalisers do)',
+    async (status) => {
+      const handler = setup().handler.onError((error) => {
+        Object.assign(error, { status, statusCode: status, expose: true });
+      });
+      expect(await answers(handler, 'FAIL-STATUS')).toEqual([500, 500, 500]);
+    },
+  );
+
+  it('reports the answer it gave in the pay:webhook message, not the status onError set', async () => {
+    const published: Array<{ status: number }> = [];
+    const listen = (message: unknown) => void published.push(message as { status: number });
+    dc.subscribe(PAY_CHANNELS.webhook, listen);
+    try {
+      const handler = setup().handler.onError((error) => void Object.assign(error, { status: 200 }));
+      await replyFor(handler.handle(await signedDelivery('{"ref":"FAIL-TRACE","items":1}')));
+    } finally {
+      dc.unsubscribe(PAY_CHANNELS.webhook, listen);
+    }
+    expect(published.map((message) => message.status)).toEqual([500]);
+  });
+
+  it('answers a retryable refusal 503 and a forgery 400, whatever onError sets on the error', async () => {
+    const rewrite = (error: object) => void Object.assign(error, { status: 200, retryable: false });
+    const { handler: late } = setup({
+      upstreamRead: async () => {
+        throw new WebhookVerificationError('status not final yet', {
+          reason: 'unconfirmed_status',
+          retryable: true,
+        });
+      },
+    });
+    expect(await answers(late.onError(rewrite), 'LATE')).toEqual([503, 503, 503]);
+    const handler = setup().handler.onError(
+      (error) => void Object.assign(error, { status: 200, retryable: true }),
+    );
+    const forged = await replyFor(
+      handler.handle({
+        body: '{"ref":"F","items":1}',
+        headersAsObject: { 'x-signature': 'forged' },
+        fullUrl: 'https://shop.example/hooks',
+      }),
+    );
+    expect(forged).toEqual({
+      status: 400,
+      body: { error: 'webhook_verification_failed', message: 'bad signature' },
+    });
+  });
+
+  it('answers without waiting for an onError that never settles', async () => {
+    const onError = vi.fn(() => new Promise<never>(() => {}));
+    const handler = setup().handler.onError(onError);
+    // Each answer must come well within the test's timeout although the observer never settles.
+    expect(await answers(handler, 'FAIL-HANG')).toEqual([500, 500, 500]);
+    expect(onError).toHaveBeenCalledTimes(3);
+    await expect(
+      handler.handle({ body: '{}', headersAsObject: {}, fullUrl: 'https://shop.example/' }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(onError).toHaveBeenCalledTimes(4);
   });
 });

@@ -116,19 +116,54 @@ describe('the webhook handler', () => {
     // A configuration error, not a forgery: the provider must deliver it again once the route is fixed.
     expect(error).toMatchObject({ reason: 'raw_body_required', retryable: true, status: 503 });
     expect(error.message).toContain('already parsed');
-    expect(error.message).toContain('before any body parser');
-    expect(error.message).toContain("express.raw({ type: '*/*' })");
+    expect(error.message).toContain('before any global body parser');
+    expect(error.message).toContain('express.raw({ type: () => true, limit: 1024 * 1024 })');
     expect(error.message).toContain('request.text()');
     expect(callback).not.toHaveBeenCalled();
   });
 
-  it('refuses a missing body retryably, showing how to keep the raw body', async () => {
-    const error = (await handler()
-      .handle({ body: undefined as never, headersAsObject: {}, fullUrl: 'https://shop.example/' })
-      .catch((e: unknown) => e)) as WebhookVerificationError;
-    expect(error).toMatchObject({ reason: 'raw_body_required', retryable: true, status: 503 });
-    expect(error.message).toContain('The webhook body is undefined.');
-    expect(error.message).toContain('express.raw');
+  it('refuses a missing body retryably when the request announced one, showing how to keep the raw body', async () => {
+    // What a route without a raw body parser passes on: undefined (Express 5) or {} (Express 4).
+    for (const body of [undefined, {}]) {
+      // HTTP/2 (pseudo-headers) needs no Content-Length for a body: its absence there proves nothing.
+      for (const announced of [
+        { 'content-length': '512' },
+        { 'Transfer-Encoding': 'chunked' },
+        { ':method': 'POST', ':path': '/' },
+      ]) {
+        const error = (await handler()
+          .handle({ body: body as never, headersAsObject: announced, fullUrl: 'https://shop.example/' })
+          .catch((e: unknown) => e)) as WebhookVerificationError;
+        expect(error).toMatchObject({ reason: 'raw_body_required', retryable: true, status: 503 });
+        expect(error.message).toMatch(
+          /^The webhook body is (undefined|an empty object), though the request announced one\./,
+        );
+        expect(error.message).toContain('express.raw');
+      }
+    }
+  });
+
+  it('checks a request that announced no body as the empty body it is: 400, never "a body parser ran first"', async () => {
+    // An empty POST without Content-Type: express.raw leaves req.body undefined (Express 5) or {} (Express 4).
+    for (const body of [undefined, {}, null]) {
+      for (const headersAsObject of [{}, { 'content-length': '0' }, { 'x-signature': 'ab' }]) {
+        const error = (await handler()
+          .handle({ body: body as never, headersAsObject, fullUrl: 'https://shop.example/' })
+          .catch((e: unknown) => e)) as WebhookVerificationError;
+        expect(error).toBeInstanceOf(WebhookVerificationError);
+        expect(error.status).toBe(400);
+        expect(error.retryable).toBe(false);
+        expect(error.reason).not.toBe('raw_body_required');
+        // The same refusal as the empty body itself gets.
+        const direct = await handler()
+          .handle({ body: '', headersAsObject, fullUrl: 'https://shop.example/' })
+          .catch((e: unknown) => e);
+        expect(error).toMatchObject({
+          reason: (direct as WebhookVerificationError).reason,
+          message: (direct as Error).message,
+        });
+      }
+    }
   });
 
   it('refuses header values that cannot come from HTTP, and a request that is not an object, as malformed', async () => {
@@ -547,10 +582,25 @@ describe('onAny and onError (as Octokit’s webhooks)', () => {
     const reading = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let reached!: () => void;
+    const readingStarted = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
     const deduplicate = createMemoryDeduplicationStore();
-    const first = handler({ deduplicate }, { upstreamRead: () => reading }).onError(onError);
+    const first = handler(
+      { deduplicate },
+      {
+        upstreamRead: () => {
+          reached();
+          return reading;
+        },
+      },
+    ).onError(onError);
     const delivery = await signedDelivery('{"ref":"A6","items":1}');
     const running = first.handle(delivery);
+    // The redelivery starts once the first attempt holds the lease (both verify concurrently otherwise, and either
+    // could take it first).
+    await readingStarted;
     await expect(first.handle(delivery)).rejects.toMatchObject({ reason: 'delivery_in_progress' });
     expect(onError.mock.calls[0]?.[1]).toEqual({
       provider: 'providerN',

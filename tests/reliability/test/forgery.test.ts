@@ -1162,7 +1162,20 @@ describe('handle() with requests of the wrong type', () => {
 
   it('refuses a parsed body, a missing body and a non-string URL with WebhookVerificationError', async () => {
     const recorder = recording(adapter, N_WEBHOOK_SECRET);
-    const genuine = await signedProviderN(JSON.stringify(providerNTransactionPayload('PN|x|1')));
+    const signed = await signedProviderN(JSON.stringify(providerNTransactionPayload('PN|x|1')));
+    // The headers a real request with this body carries: its length announces a body.
+    const genuine = {
+      ...signed,
+      headersAsObject: {
+        ...signed.headersAsObject,
+        'content-length': String((signed.body as string).length),
+      },
+    };
+    // A request that announced no body had nothing to parse: refused as the empty body, never as a parser's doing.
+    for (const body of [{}, null, undefined]) {
+      const refused = await expectRefused(recorder, { ...signed, body: body as never });
+      expect([refused.reason, refused.status]).not.toEqual(['raw_body_required', 503]);
+    }
     for (const body of [
       {},
       JSON.parse(genuine.body as string),

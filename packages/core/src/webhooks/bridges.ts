@@ -10,15 +10,12 @@
  * Neither bridge imports a Node built-in: the Node listener works on the request's async iterator.
  */
 
-import { ConfigurationError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import { bodyAlreadyParsedError, type WebhookHandler, type WebhookResult } from './handler.js';
+import { failureReply, internalError, type WebhookReply } from './reply.js';
 
-/** The reply a bridge sends: status and a small JSON body with no secret in it. */
-export interface WebhookReply {
-  status: 200 | 400 | 413 | 500 | 503;
-  body: { received: true; events: number; duplicates: number } | { error: string; message: string };
-}
+export type { WebhookReply } from './reply.js';
 
 /** Options of {@link toNodeListener} and {@link toFetchHandler}. */
 export interface WebhookBridgeOptions {
@@ -45,7 +42,10 @@ export type NodeListenerOptions = WebhookBridgeOptions;
 /** Default `maxBodyBytes`: provider webhooks are a few KiB; 1 MiB leaves room without inviting memory abuse. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** Maps the outcome of `handle()` to the reply a provider expects. Never rejects. */
+/**
+ * Maps the outcome of `handle()` to the reply a provider expects. Never rejects. A failure gets the answer the
+ * handler decided before its `.onError` callbacks ran, so nothing they change on the error changes it.
+ */
 export async function replyFor(outcome: Promise<WebhookResult>): Promise<WebhookReply> {
   try {
     const result = await outcome;
@@ -54,10 +54,7 @@ export async function replyFor(outcome: Promise<WebhookResult>): Promise<Webhook
       body: { received: true, events: result.events.length, duplicates: result.duplicates.length },
     };
   } catch (error) {
-    if (WebhookVerificationError.isInstance(error) || WebhookHandlerError.isInstance(error)) {
-      return { status: error.status, body: { error: error.code, message: error.message } };
-    }
-    return internalError();
+    return failureReply(error);
   }
 }
 
@@ -94,7 +91,7 @@ async function fetchReply<T extends AdapterTypes>(
   if (fullUrl === undefined) return badRequest('The request URL cannot be parsed.');
   // A middleware or framework that read the body first (`await request.json()`) leaves a used stream: the raw
   // bytes are gone, which is a configuration error, not a forgery (answered 503 with the fix).
-  if (request.bodyUsed) return replyFor(Promise.reject(bodyAlreadyParsedError()));
+  if (request.bodyUsed) return failureReply(bodyAlreadyParsedError('fetch'));
   const declared = declaredLength(request.headers.get('content-length'));
   if (declared !== undefined && declared > settings.maxBodyBytes) {
     await request.body?.cancel().catch(() => undefined);
@@ -201,12 +198,20 @@ async function nodeReply<T extends AdapterTypes>(
   if (body === 'unreadable') return 'unanswerable';
   if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
   if (body.byteLength === 0 && bodyWasConsumed(req, declared, endedBeforeReading)) {
-    // A global body parser (express.json(), express.urlencoded()) read the stream before the bridge: the bytes the
-    // signature covers are gone. Answered 503 with the fix, since the delivery may well be genuine
-    // (docs/architecture.md#webhook-handler).
-    return replyFor(Promise.reject(bodyAlreadyParsedError()));
+    // A body parser (a global express.json(), Fastify's) read the stream before the bridge: the bytes the
+    // signature covers are gone. Answered 503 with the fix for the framework at hand, since the delivery may well
+    // be genuine (docs/architecture.md#webhook-handler).
+    return failureReply(bodyAlreadyParsedError(isExpressRequest(req) ? 'express' : 'node'));
   }
   return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
+}
+
+/**
+ * Whether Express routed the request: Express gives every request its application as `req.app` (4 and 5). Any
+ * other Node framework (Fastify, Koa, a plain server) does not.
+ */
+function isExpressRequest(req: NodeRequestLike): boolean {
+  return typeof (req as { app?: unknown }).app === 'function';
 }
 
 /**
@@ -372,8 +377,4 @@ function tooLarge(maxBodyBytes: number): WebhookReply {
     status: 413,
     body: { error: 'payload_too_large', message: `The webhook body is larger than ${maxBodyBytes} bytes.` },
   };
-}
-
-function internalError(): WebhookReply {
-  return { status: 500, body: { error: 'internal_error', message: 'The webhook could not be processed.' } };
 }

@@ -11,6 +11,7 @@ import { ConfigurationError, PayError, WebhookHandlerError, WebhookVerificationE
 import type { AdapterTypes } from '../operations.js';
 import type { ProviderName } from '../records.js';
 import type { DeduplicationStore, DeliveryLease } from './dedupe.js';
+import { decideFailureReply } from './reply.js';
 import {
   type AuthenticatedDelivery,
   type EventMap,
@@ -95,7 +96,8 @@ export interface WebhookErrorContext {
 
 /**
  * A callback registered with `.onError()`: it observes a failed delivery (for logging or alerting). What it
- * returns or throws is ignored: the rejection of `handle()`, and so the HTTP answer, stays the same.
+ * returns or throws is ignored and a promise it returns is not awaited: the rejection of `handle()`, its timing
+ * and the HTTP answer stay the same, whatever it does to the error.
  */
 export type WebhookErrorCallback = (
   error: WebhookVerificationError | WebhookHandlerError,
@@ -104,22 +106,49 @@ export type WebhookErrorCallback = (
 
 const RAW_BODY_HELP =
   'Pass the raw request body (string or bytes), not a parsed object: signatures are computed on the exact bytes. ' +
-  "Express: app.post(path, express.raw({ type: '*/*' }), …) and pass req.body; " +
+  'Express: app.post(path, express.raw({ type: () => true, limit: 1024 * 1024 }), …) and pass req.body; ' +
   'Next.js route handler: await request.text(); or use the core bridges toFetchHandler / toNodeListener.';
 
 /**
- * The refusal of a body that a parser already consumed (a global `express.json()` or `express.urlencoded()` in
- * front of the webhook route, or a framework that read the Web request). The delivery itself may be genuine: this
- * is the application's configuration, not a forgery, so it is retryable (503) and the provider delivers it again
- * once the route is fixed, instead of a final 400 that blames the secret and loses the delivery.
+ * Where the consumed body was found, so the message names the fix that applies there: `express` (an Express
+ * request reached the Node bridge), `node` (another Node framework, such as Fastify), `fetch` (a used `Request`),
+ * `handle` (a parsed object passed to `handle()`).
  */
-export function bodyAlreadyParsedError(): WebhookVerificationError {
+export type ParsedBodySite = 'express' | 'node' | 'fetch' | 'handle';
+
+/** The fix for each {@link ParsedBodySite}, as the root README's recipes mount the route. */
+const PARSED_BODY_FIX: Record<ParsedBodySite, string> = {
+  express:
+    'a body parser such as express.json() or express.urlencoded() ran first. Fix: mount the webhook route ' +
+    "before any body parser (app.post('/webhooks', toNodeListener(handler)) above app.use(express.json())), or " +
+    'use express.raw({ type: () => true, limit: 1024 * 1024 }) on that route and pass req.body to handle().',
+  node:
+    "the framework's body parser read it first (Fastify parses every JSON body before the route runs). Fix: " +
+    'give the webhook route a parser that leaves the body unread; Fastify: register the route in its own plugin ' +
+    "that calls removeAllContentTypeParsers() and addContentTypeParser('*', (request, payload, done) => done(null)), " +
+    'then reply.hijack() and pass request.raw and reply.raw to toNodeListener.',
+  fetch:
+    'something read the Request body first (await request.json() or request.text(), or a middleware). Fix: pass ' +
+    "the untouched Request to the bridge; Next.js: export it as POST; Hono: app.post('/webhooks', (c) => " +
+    'webhook(c.req.raw)) with no body-reading middleware on that route.',
+  handle:
+    'a body parser turned it into an object. Fix: pass the raw bytes; Express: mount ' +
+    'express.raw({ type: () => true, limit: 1024 * 1024 }) on the webhook route before any global body parser ' +
+    'and pass req.body; Fastify: a content-type parser with parseAs: buffer on that route; Next.js: ' +
+    'await request.text().',
+};
+
+/**
+ * The refusal of a body that a parser already consumed (a global `express.json()` in front of the webhook route,
+ * Fastify's JSON parser, a framework that read the Web request). The delivery itself may be genuine: this is the
+ * application's configuration, not a forgery, so it is retryable (503) and the provider delivers it again once
+ * the route is fixed, instead of a final 400 that blames the secret and loses the delivery. The message names the
+ * fix for `site` (docs/architecture.md#webhook-handler).
+ */
+export function bodyAlreadyParsedError(site: ParsedBodySite): WebhookVerificationError {
   return new WebhookVerificationError(
-    'The webhook body was already parsed or read before it reached the webhook handler (a body parser such as ' +
-      'express.json() or express.urlencoded() ran first), so the raw bytes the signature covers are gone; answered ' +
-      '503 so the provider delivers it again. Fix: mount the webhook route before any body parser ' +
-      "(app.post('/webhooks', toNodeListener(handler)) above app.use(express.json())), or use " +
-      "express.raw({ type: '*/*' }) on that route and pass req.body to handle(); Next.js: await request.text().",
+    'The webhook body was already parsed or read before it reached the webhook handler, so the raw bytes the ' +
+      `signature covers are gone; answered 503 so the provider delivers it again. Cause: ${PARSED_BODY_FIX[site]}`,
     { reason: 'raw_body_required', retryable: true },
   );
 }
@@ -196,8 +225,9 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   /**
    * Registers `callback` for every failed delivery: verification refused or could not finish
    * (`WebhookVerificationError`, no callback ran) or callbacks threw (`WebhookHandlerError`), with the delivery
-   * context. It runs before `handle()` rejects; whatever it throws is ignored and never changes the answer (as
-   * Octokit's `onError`). Returns this handler.
+   * context. It is called before `handle()` rejects, after the answer was decided: whatever it throws, returns
+   * (a promise is not awaited) or changes on the error never changes or holds the answer (as Octokit's `onError`).
+   * Returns this handler.
    */
   onError(callback: WebhookErrorCallback): this {
     this.#errorCallbacks.push(callback);
@@ -224,7 +254,10 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       return result;
     } catch (error) {
       outcome = { ok: false, error };
-      await this.#reportError(error, progress);
+      // The answer is fixed before any onError callback gets the error object it could change
+      // (docs/architecture.md#callbacks).
+      decideFailureReply(error);
+      this.#reportError(error, progress);
       throw error;
     } finally {
       // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels):
@@ -242,11 +275,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   ): WebhookTrace {
     const error = outcome?.ok === false ? outcome.error : undefined;
     const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
-    const status = outcome?.ok
-      ? 200
-      : WebhookVerificationError.isInstance(error) || WebhookHandlerError.isInstance(error)
-        ? error.status
-        : 500;
+    const status = outcome?.ok ? 200 : decideFailureReply(error).status;
     return {
       provider: this.#adapter.provider,
       verified: !refused && !(error !== undefined && !WebhookHandlerError.isInstance(error)),
@@ -261,11 +290,11 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     };
   }
 
-  /** Runs the `onError` callbacks for a failure of `handle()`, ignoring whatever they throw. */
-  async #reportError(
-    error: unknown,
-    progress: { deliveryKey: string | null; events: readonly PayEvent[] },
-  ): Promise<void> {
+  /**
+   * Calls the `onError` callbacks for a failure of `handle()`, one after the other, without awaiting what they
+   * return: an observer that never settles must not hold the reply, nor one that throws or rejects change it.
+   */
+  #reportError(error: unknown, progress: { deliveryKey: string | null; events: readonly PayEvent[] }): void {
     if (this.#errorCallbacks.length === 0) return;
     const dispatch = WebhookHandlerError.isInstance(error);
     const context: WebhookErrorContext = {
@@ -276,7 +305,9 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     };
     for (const callback of this.#errorCallbacks) {
       try {
-        await callback(error as WebhookVerificationError | WebhookHandlerError, context);
+        const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
+        // A rejection nobody handles would end the process; an observer's failure changes nothing here.
+        if (isThenable(returned)) Promise.resolve(returned).catch(() => undefined);
       } catch {
         // An observer's failure must not change the answer to the provider.
       }
@@ -353,6 +384,15 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
     return failures;
   }
+}
+
+/** Whether `value` is a promise or another thenable (what an async callback returns). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** The checked deduplication settings of one handler. */
@@ -452,18 +492,7 @@ function toDelivery(request: WebhookRequest): WebhookDelivery {
       reason: 'malformed_payload',
     });
   }
-  const { body } = request;
-  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    // An object is what a body parser leaves behind (docs/architecture.md#webhook-handler): say so, with the fix,
-    // and answer retryably.
-    if (typeof body === 'object' && body !== null) throw bodyAlreadyParsedError();
-    // No body at all (no express.raw on the route) is the application's wiring too, never the sender's doing:
-    // retryable, so genuine deliveries are not lost while the route is fixed.
-    throw new WebhookVerificationError(
-      `The webhook body is ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`,
-      { reason: 'raw_body_required', retryable: true },
-    );
-  }
+  const body = rawBodyOf(request);
   const rawBody = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   let text: string;
   try {
@@ -490,6 +519,51 @@ function toDelivery(request: WebhookRequest): WebhookDelivery {
     headers: lowerCaseHeaders(request.headersAsObject ?? {}),
     fullUrl: request.fullUrl,
   };
+}
+
+/**
+ * The raw body of `request`. An object with content is what a body parser made of the bytes: refused retryably
+ * with the fix. Nothing (`undefined`, or the `{}` Express 4 leaves) is what a route without a raw body parser
+ * leaves, for a request with a body or without one. Which one matters: a request whose headers announce no body
+ * (no `Transfer-Encoding`, no `Content-Length` or 0) had nothing to parse, so it is checked as the empty body it
+ * is and refused 400 as the bridges refuse it, never reported as a parser that ran first (a retryable 503 to
+ * garbage). One that announced a body is the application's wiring: retryable, so genuine deliveries are not lost
+ * while the route is fixed (docs/architecture.md#webhook-handler).
+ */
+function rawBodyOf(request: WebhookRequest): string | Uint8Array {
+  const { body } = request;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  const nothing = body === undefined || body === null || isEmptyPlainObject(body);
+  if (!nothing && typeof body === 'object') throw bodyAlreadyParsedError('handle');
+  if (nothing && !announcesBody(request.headersAsObject)) return new Uint8Array(0);
+  throw new WebhookVerificationError(
+    `The webhook body is ${body === null ? 'null' : typeof body === 'object' ? 'an empty object' : typeof body}, though the request announced one. ${RAW_BODY_HELP}`,
+    { reason: 'raw_body_required', retryable: true },
+  );
+}
+
+/** `{}` (or `Object.create(null)` with nothing in it): what Express 4 leaves in `req.body` when nothing parsed it. */
+function isEmptyPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0;
+}
+
+/**
+ * Whether request headers announce a body (RFC 9112 §6.3): chunked, or a `Content-Length` other than 0. Over
+ * HTTP/2 (Node gives its pseudo-headers, `:method`, with the others) a body needs no `Content-Length`, so there
+ * its absence proves nothing and the body counts as announced.
+ */
+function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
+  let names: Record<string, string>;
+  try {
+    names = lowerCaseHeaders(headers ?? {});
+  } catch {
+    return true; // unreadable headers prove nothing: keep the answer for the wiring
+  }
+  if (names['transfer-encoding'] !== undefined || names[':method'] !== undefined) return true;
+  const length = names['content-length'];
+  return length !== undefined && !/^0+$/.test(length.trim());
 }
 
 /**

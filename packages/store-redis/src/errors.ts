@@ -19,8 +19,8 @@ export type RedisStoreOperation =
 /**
  * What a store call Redis did not answer rejects with (server down, connection lost, command timed out,
  * authentication or ACL refused, an answer the store cannot read): core's `StoreError` (`code:
- * 'store_unavailable'`), under the name this package has always exported. Issue 14 §3: a store failure fails
- * closed — whatever the call was about to do (dispatch a webhook, move money) must not happen until the store
+ * 'store_unavailable'`), under the name this package has always exported. A store failure fails closed
+ * (docs/architecture.md#stores) — whatever the call was about to do (dispatch a webhook, move money) must not happen until the store
  * answers again, since the store can no longer prove that it did not already happen elsewhere.
  */
 export const StoreUnavailableError = StoreError;

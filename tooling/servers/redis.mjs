@@ -1,4 +1,4 @@
-// A throwaway `redis-server` for tests (issue 14 §3: real servers, never a mock): on a free loopback port, with no
+// A throwaway `redis-server` for tests (real servers, never a mock): on a free loopback port, with no
 // persistence, in its own temporary directory; stopped and its directory deleted by `stop()`, by an exit handler,
 // and by a watchdog when the test runner is killed outright. Fails with the install line when it is missing.
 import { spawn } from 'node:child_process';

@@ -88,7 +88,10 @@ export type RunStatement = (
  * each statement for its `operation` under that deadline, turning any driver failure, or no answer in time,
  * into core's `StoreError`.
  */
-export function statementRunner({ client, queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS }: ClientOptions): RunStatement {
+export function statementRunner({
+  client,
+  queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
+}: ClientOptions): RunStatement {
   if (typeof queryTimeoutMs !== 'number' || !Number.isFinite(queryTimeoutMs) || queryTimeoutMs <= 0) {
     throw new RangeError(
       `queryTimeoutMs must be a positive number of milliseconds, got ${String(queryTimeoutMs)}.`,

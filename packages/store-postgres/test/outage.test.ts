@@ -152,13 +152,17 @@ describe('a database that hangs (SIGSTOP), with the pool configured as the READM
       'deduplication.begin': stores.deduplication.begin('provider-t:T-2002:SETTLED', { leaseSeconds: 60 }),
       'deduplication.complete': stores.deduplication.complete('provider-t:T-2001:SETTLED', lease.lease, 60),
       'idempotency.begin': stores.idempotency.begin('order-2002', 'fingerprint-b', LONG),
-      'idempotency.checkpoint': stores.idempotency.checkpoint('order-2001', payment.lease, { step: 'quoted' }),
+      'idempotency.checkpoint': stores.idempotency.checkpoint('order-2001', payment.lease, {
+        step: 'quoted',
+      }),
       'idempotency.read': stores.idempotency.read('order-2001'),
       'tokens.get': stores.tokens.get('provider-n'),
       sweep: stores.sweep(),
     };
     const failures = await Promise.all(
-      Object.entries(calls).map(async ([operation, call]) => [operation, await call.catch((e) => e)] as const),
+      Object.entries(calls).map(
+        async ([operation, call]) => [operation, await call.catch((e) => e)] as const,
+      ),
     );
     const waited = Date.now() - started;
 

@@ -1,6 +1,6 @@
 /**
  * `@pay/store-redis`: the shared stores of `@pay` (webhook deduplication, the idempotency ledger, the token cache)
- * on Redis or Valkey, over a client the application already manages (issue 14 §2).
+ * on Redis or Valkey, over a client the application already manages (docs/architecture.md#stores).
  */
 
 export {

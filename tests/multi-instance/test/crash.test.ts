@@ -1,5 +1,5 @@
 /**
- * Issue 14 §3, crashes: an instance is killed (SIGKILL: no handler runs, its ledger lease is left behind) at each
+ * Crashes: an instance is killed (SIGKILL: no handler runs, its ledger lease is left behind) at each
  * step of a money-moving call, then a NEW instance retries with the same idempotency key, against the same
  * simulator and the same PostgreSQL ledger. From the simulator's books, money moved exactly once, and the retry
  * returns the record of the money that moved.

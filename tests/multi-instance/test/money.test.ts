@@ -1,5 +1,5 @@
 /**
- * Issue 14 §3, money on many instances: four Node processes, each with its own `createPay` over the same provider
+ * Money on many instances: four Node processes, each with its own `createPay` over the same provider
  * simulator and the same idempotency ledger (PostgreSQL, then Redis), make the same money-moving calls with the
  * same idempotency keys at the same time. From the simulator's books, every key moved money at most once (here:
  * exactly once, since one call won); every other call got the typed "in progress" error or the recorded result;

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §3, webhooks on many instances: four Node processes, each serving core's webhook handler
+ * Webhooks on many instances: four Node processes, each serving core's webhook handler
  * (`toNodeListener`) with the shared deduplication store (PostgreSQL, then Redis), receive the SAME deliveries at
  * the same time from the provider's simulator. From what their callbacks report, every event is processed exactly
  * once across the instances, a redelivery of a processed delivery is skipped before any upstream read, and an

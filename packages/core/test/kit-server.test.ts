@@ -105,6 +105,9 @@ describe('the simulator kit server', () => {
         `This fault rule can never match: path ${JSON.stringify(path)} ${reason}`,
       );
     }
+    expect(() => faults.inject({ path: '/v1/refunds/:id', fault: { kind: 'drop' } })).toThrow(
+      'use a RegExp such as /^\\/v1\\/refunds\\/[^/]+$/.',
+    );
     expect(() => faults.inject({ path: '/v1/payments', times: 0, fault: { kind: 'drop' } })).toThrow(
       'This fault rule can never match: times must be a whole number of calls, at least 1 (got 0).',
     );

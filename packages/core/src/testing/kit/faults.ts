@@ -45,7 +45,7 @@ function unmatchable({ method, path, times }: FaultRule): string | undefined {
   if (typeof path !== 'string') return 'path must be a string or a RegExp';
   const pattern = path.split('/').some((segment) => segment.startsWith(':')) || path.includes('*');
   if (pattern)
-    return `path ${JSON.stringify(path)} is a route pattern, but a string path is compared exactly with the request's path; use a RegExp such as /^/v1/refunds/[^/]+$/`;
+    return `path ${JSON.stringify(path)} is a route pattern, but a string path is compared exactly with the request's path; use a RegExp such as /^\\/v1\\/refunds\\/[^/]+$/`;
   const arrives = new URL(path.startsWith('/') ? path : `/${path}`, 'http://127.0.0.1').pathname;
   if (arrives !== path)
     return `path ${JSON.stringify(path)} is not a request path as it arrives (a leading "/", no query, percent-encoded: ${JSON.stringify(arrives)})`;

@@ -17,7 +17,7 @@ import {
   stopAllInstances,
   uniqueName,
 } from './instances.js';
-import { type ProviderUnderTest, providerN, providerR, providerT } from './providers.js';
+import { type MoneyCase, type ProviderUnderTest, providerN, providerR, providerT } from './providers.js';
 
 /** The shortest lease core accepts. */
 const LEASE_SECONDS = 5;
@@ -79,6 +79,21 @@ function expectFailedClosed(outcome: unknown, key: string) {
     },
   });
   expect((outcome as { error: { message: string } }).error.message).toMatch(/Nothing was sent/);
+}
+
+/**
+ * Retries `key` while the attempt that gave up on the hung store still holds its lease, as a caller retrying a
+ * retryable error does: the call then returns its record and money moved exactly once.
+ */
+async function expectMovesOnceOnRetry(
+  instance: Instance,
+  moneyCase: MoneyCase,
+  args: unknown[],
+  key: string,
+) {
+  const { outcome } = await retryWhileInProgress(instance, moneyCase.operation, args, key, LEASE_SECONDS);
+  expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, value: moneyCase.expectedRecord(args) });
+  expect(moneyCase.moved(args)).toBe(1);
 }
 
 const PROVIDERS = [
@@ -145,18 +160,7 @@ describe('a Redis store that hangs (no answer) before a money-moving call', () =
     // The begin that timed out was still in Redis's socket buffer: when Redis wakes it runs and leases the key
     // to an attempt that already gave up, so the retry is told "in progress" until that lease runs out.
     server.thaw();
-    const { outcome: retried } = await retryWhileInProgress(
-      instance,
-      moneyCase!.operation,
-      args,
-      key,
-      LEASE_SECONDS,
-    );
-    expect(retried, JSON.stringify(retried)).toMatchObject({
-      ok: true,
-      value: moneyCase!.expectedRecord(args),
-    });
-    expect(moneyCase!.moved(args)).toBe(1);
+    await expectMovesOnceOnRetry(instance, moneyCase!, args, key);
   });
 });
 
@@ -207,18 +211,7 @@ describe('a PostgreSQL store that hangs (SIGSTOP), its pool configured as the RE
     // Once PostgreSQL runs again, the statements it had in its buffers run too (their callers gave up): a lease
     // each, which runs out after LEASE_SECONDS. The same key then moves money once, the delivery is processed once.
     server.thaw();
-    const { outcome: retried } = await retryWhileInProgress(
-      instance,
-      moneyCase!.operation,
-      args,
-      key,
-      LEASE_SECONDS,
-    );
-    expect(retried, JSON.stringify(retried)).toMatchObject({
-      ok: true,
-      value: moneyCase!.expectedRecord(args),
-    });
-    expect(moneyCase!.moved(args)).toBe(1);
+    await expectMovesOnceOnRetry(instance, moneyCase!, args, key);
     await waitUntilDelivered(() =>
       provider.sim.deliverWebhook(instance.webhookUrl, { transactionId: paid.value.id, eventId: 'hang-1' }),
     );

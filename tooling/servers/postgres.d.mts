@@ -10,6 +10,13 @@ export interface PostgresServer {
   /** A connection string to the test database; `credentials` adds a user and password (ignored by trust auth). */
   url(credentials?: { user: string; password: string }): string;
   /**
+   * Suspends every process of the server (SIGSTOP: the postmaster, then each backend and helper): connections stay
+   * open but nothing answers, like a hung server; its own `statement_timeout` cannot fire. No-op when stopped.
+   */
+  freeze(): void;
+  /** Resumes a frozen server (SIGCONT). `stop()` thaws it first. */
+  thaw(): void;
+  /**
    * Stops the server (`immediate` by default; `fast` ends open sessions first) and deletes its folder. Safe to
    * call twice.
    */

@@ -4,7 +4,7 @@
 // runner is killed. PostgreSQL refuses to run as root, so as root every server command runs as the `postgres`
 // user.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanUpAfterDeathOf, freePort } from './process.mjs';
@@ -45,6 +45,49 @@ function run(bin, name, args, asServer = true) {
 }
 
 /**
+ * The server's processes: the postmaster (first line of `postmaster.pid`) and every process it forked (backends,
+ * checkpointer, WAL writer, …), read from /proc. Empty when the server is not running.
+ * @param {string} dataDir
+ * @returns {number[]}
+ */
+function serverProcesses(dataDir) {
+  let postmaster;
+  try {
+    postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return [];
+  }
+  const children = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so read after its closing parenthesis.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmaster) children.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return [postmaster, ...children];
+}
+
+/**
+ * Sends `signal` to every process of the server; one that ended meanwhile is skipped.
+ * @param {number[]} pids
+ * @param {NodeJS.Signals} signal
+ */
+function signalAll(pids, signal) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/**
  * Starts a PostgreSQL 15 server with an empty database `database` (default `pay_test`). Fails (never skips) with
  * the install line when the binaries are missing. `stop()` stops it and deletes its folder; so does an exit handler
  * when the process ends first, and a watchdog when the process is killed outright.
@@ -63,8 +106,17 @@ export async function startPostgres(options = {}) {
   const folder = mkdtempSync(join(tmpdir(), 'pay-postgres-'));
   const dataDir = join(folder, 'data');
   let running = false;
+  let frozen = false;
+  // SIGCONT to every process of the server (it forked nothing while frozen, so the list is the frozen one).
+  const thaw = () => {
+    if (!frozen) return;
+    frozen = false;
+    signalAll(serverProcesses(dataDir), 'SIGCONT');
+  };
   /** @param {'immediate' | 'fast'} mode */
   const stopNow = (mode) => {
+    // A stopped process handles no signal: pg_ctl's shutdown request would wait for nothing.
+    thaw();
     if (running) {
       running = false;
       try {
@@ -80,7 +132,9 @@ export async function startPostgres(options = {}) {
   const pgCtl = join(bin, 'pg_ctl');
   cleanUpAfterDeathOf(
     process.pid,
-    `[ -d "$2" ] && ${asRoot ? 'runuser -u postgres -- ' : ''}"$1" -D "$2" -m immediate stop; rm -rf "$3"`,
+    // A server frozen by freeze() must run again to handle pg_ctl's shutdown request.
+    `pid=$(head -n 1 "$2/postmaster.pid" 2>/dev/null); [ -n "$pid" ] && kill -CONT "$pid" $(pgrep -P "$pid") 2>/dev/null; ` +
+      `[ -d "$2" ] && ${asRoot ? 'runuser -u postgres -- ' : ''}"$1" -D "$2" -m immediate stop; rm -rf "$3"`,
     [pgCtl, dataDir, folder],
   );
   try {
@@ -135,6 +189,17 @@ export async function startPostgres(options = {}) {
       get running() {
         return running;
       },
+      freeze() {
+        if (!running || frozen) return;
+        const [postmaster] = serverProcesses(dataDir);
+        if (postmaster === undefined) return;
+        frozen = true;
+        // The postmaster first: once it is stopped it forks no new backend, so the children listed next are all
+        // of them, and no connection, open or new, gets an answer.
+        signalAll([postmaster], 'SIGSTOP');
+        signalAll(serverProcesses(dataDir).slice(1), 'SIGSTOP');
+      },
+      thaw,
       async stop(mode = 'immediate') {
         process.removeListener('exit', onExit);
         stopNow(mode);

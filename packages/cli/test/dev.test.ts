@@ -1,5 +1,6 @@
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createPay, type Payment, toNodeListener } from '@pay/core';
 import type { LoopbackServer } from '@pay/core/testing';
 import { providerR } from '@pay/provider-r';
@@ -44,6 +45,15 @@ async function payDev(args: string[], env?: Record<string, string | undefined>) 
       return running;
     },
   };
+/** The README's sample output of `pay dev provider-r` (its first `text` block), line by line. */
+function readmeSample(): string[] {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  return (/```text\n([\s\S]*?)\n```/.exec(readme)?.[1] ?? '').split('\n');
+}
+
+/** A log line without what differs on every run: the time and the request id. */
+function comparable(line: string): string {
+  return line.replace(/^\d\d:\d\d:\d\d /, 'HH:MM:SS ').replace(/ \([^)]+\)$/, ' (<request id>)');
 }
 
 describe('pay dev', () => {
@@ -111,6 +121,16 @@ describe('pay dev', () => {
       'the delivery log line',
     );
     expect(out.some((line) => / request {2}POST \/v2\.0\/paymentRedirect\//.test(line))).toBe(true);
+    // The README's sample log is this run as printed, on port 4010, for an app on localhost:3000.
+    const sample = readmeSample();
+    const sampleId = /[?&]id=([^&\s)]+)/.exec(sample.join('\n'))?.[1] ?? '-';
+    const printed = out.slice(0, sample.length).map((line) =>
+      line
+        .replaceAll(env.PROVIDER_R_BASE_URL ?? '-', 'http://127.0.0.1:4010')
+        .replaceAll(forward, 'http://localhost:3000/webhooks')
+        .replaceAll(transId, sampleId),
+    );
+    expect(printed.map(comparable)).toEqual(sample.map(comparable));
 
     stop.abort();
     expect(await running).toBe(0);

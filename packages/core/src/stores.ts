@@ -198,3 +198,26 @@ export function storeUnavailable(message: string, context: StoreFailureContext):
   const step = context.operation.slice(context.operation.lastIndexOf('.') + 1);
   return new StoreError(message, { step: step as StoreStep, context });
 }
+
+/**
+ * Runs one store call under a deadline kept by the application, not the server: it settles as `call` does, or
+ * rejects with `Error: no answer within <timeoutMs> ms (is the server up and reachable?)` when no answer came in
+ * time. Every store package bounds each call with it (docs/architecture.md#stores): a server-side limit such as
+ * PostgreSQL's `statement_timeout` cannot fire on a hung server, and clients queue calls while they reconnect,
+ * so without it a frozen store would hold a payment or a webhook forever instead of failing closed. An answer
+ * that comes later is ignored (a late rejection too).
+ */
+export async function withinStoreDeadline<T>(timeoutMs: number, call: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${timeoutMs} ms (is the server up and reachable?)`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([call(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -89,6 +89,40 @@ describe('the simulator kit server', () => {
     expect(requests.entries).toHaveLength(2);
   });
 
+  it('refuses a fault rule that could never match when it is injected, and still arms an exact path or a RegExp', async () => {
+    const { server, faults } = await start(echoRoutes());
+    const never = {
+      '/v1/refunds/:refundReference': 'is a route pattern',
+      '/v1/refunds/*': 'is a route pattern',
+      '/v1/refunds/{id}': 'is not a request path as it arrives',
+      'v1/payments': 'is not a request path as it arrives',
+      '/v1/payments?expand=all': 'is not a request path as it arrives',
+      '/v1/refunds/ref 1': 'is not a request path as it arrives',
+    };
+    for (const [path, reason] of Object.entries(never)) {
+      expect(() => faults.inject({ path, fault: { kind: 'drop' } }), path).toThrow(RangeError);
+      expect(() => faults.inject({ path, fault: { kind: 'drop' } }), path).toThrow(
+        `This fault rule can never match: path ${JSON.stringify(path)} ${reason}`,
+      );
+    }
+    expect(() => faults.inject({ path: '/v1/refunds/:id', fault: { kind: 'drop' } })).toThrow(
+      'use a RegExp such as /^\\/v1\\/refunds\\/[^/]+$/.',
+    );
+    expect(() => faults.inject({ path: '/v1/payments', times: 0, fault: { kind: 'drop' } })).toThrow(
+      'This fault rule can never match: times must be a whole number of calls, at least 1 (got 0).',
+    );
+    expect(() =>
+      faults.inject({ method: 'POST /v1', path: '/v1/payments', fault: { kind: 'drop' } }),
+    ).toThrow('This fault rule can never match: method "POST /v1" is no HTTP method.');
+    expect(faults.pending).toBe(0);
+
+    faults.inject({ method: 'get', path: /^\/v1\/refunds\/[^/]+$/, fault: { kind: 'status', status: 502 } });
+    faults.inject({ path: '/v1/refunds/ref%201', fault: { kind: 'status', status: 504 } });
+    expect((await fetch(`${server.url}/v1/refunds/ref-7`)).status).toBe(502);
+    expect((await fetch(`${server.url}/v1/refunds/ref%201`)).status).toBe(504);
+    expect(faults.pending).toBe(0);
+  });
+
   it('loses the reply but keeps the state change on a drop-after fault', async () => {
     let handled = 0;
     const routes = new Routes().post('/v1/payments', () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../src/errors.js';
-import { createMemoryIdempotencyStore, createMemoryTokenStore, storeUnavailable } from '../src/stores.js';
+import {
+  createMemoryIdempotencyStore,
+  createMemoryTokenStore,
+  storeUnavailable,
+  withinStoreDeadline,
+} from '../src/stores.js';
 
 function clock(start = 1_700_000_000_000) {
   let time = start;
@@ -117,5 +122,30 @@ describe('storeUnavailable: the one error every store package throws', () => {
     });
     expect(error.message).not.toContain('pw-9931');
     expect(storeUnavailable('sweep failed', { store: 'postgres', operation: 'sweep' }).step).toBe('sweep');
+  });
+});
+
+describe('withinStoreDeadline: the client-side deadline of every store call', () => {
+  it('rejects a call that never answers once the deadline passes, saying how long it waited', async () => {
+    const started = Date.now();
+    const failure = await withinStoreDeadline(50, () => new Promise<never>(() => {})).catch((e) => e);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure.message).toBe('no answer within 50 ms (is the server up and reachable?)');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+  });
+
+  it('settles as the call does when it answers in time, and ignores a late rejection', async () => {
+    expect(await withinStoreDeadline(1_000, async () => 'row')).toBe('row');
+    await expect(withinStoreDeadline(1_000, () => Promise.reject(new Error('ECONNREFUSED')))).rejects.toThrow(
+      'ECONNREFUSED',
+    );
+    let rejectLate: (error: Error) => void = () => {};
+    const late = new Promise<never>((_, reject) => {
+      rejectLate = reject;
+    });
+    await expect(withinStoreDeadline(20, () => late)).rejects.toThrow('no answer within 20 ms');
+    // A rejection after the deadline is already handled: no unhandled rejection reaches the process.
+    rejectLate(new Error('connection terminated'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   });
 });

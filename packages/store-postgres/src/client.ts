@@ -1,4 +1,9 @@
-import { type StoreFailureContext as CoreStoreFailureContext, StoreError, storeUnavailable } from '@pay/core';
+import {
+  type StoreFailureContext as CoreStoreFailureContext,
+  StoreError,
+  storeUnavailable,
+  withinStoreDeadline,
+} from '@pay/core';
 
 /**
  * What the stores need from a PostgreSQL client: one method that runs a statement. A `pg` `Pool` (or `Client`)
@@ -55,18 +60,52 @@ export function storeFailure(operation: string, failure: unknown): StoreError {
   );
 }
 
-/** Runs one statement for `operation`, turning any driver failure into core's `StoreError`. */
-export async function runStatement(
-  client: PostgresClient,
+/** The client and how long one of its calls may take: what every statement of the stores runs on. */
+export interface ClientOptions {
+  /** The client the application already manages: a `pg` `Pool`, or any {@link PostgresClient}. */
+  client: PostgresClient;
+  /**
+   * How long one store call may take, in milliseconds, before it fails with core's `StoreError`
+   * (`store_unavailable`). Default 5000. The deadline is kept here, on the client: a frozen server answers
+   * nothing, so its own `statement_timeout` never fires and the call would otherwise wait forever with a payment
+   * or a webhook on hold (docs/architecture.md#stores).
+   */
+  queryTimeoutMs?: number;
+}
+
+/** The default {@link ClientOptions.queryTimeoutMs}. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
+
+/** A statement runner bound to one client and its deadline (see {@link statementRunner}). */
+export type RunStatement = (
   operation: string,
   text: string,
   values?: unknown[],
-): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }> {
-  try {
-    return values === undefined ? await client.query(text) : await client.query(text, values);
-  } catch (failure) {
-    throw storeFailure(operation, failure);
+) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+
+/**
+ * The statement runner of one store: checks `queryTimeoutMs` once, when the store is created (no I/O), then runs
+ * each statement for its `operation` under that deadline, turning any driver failure, or no answer in time,
+ * into core's `StoreError`.
+ */
+export function statementRunner({
+  client,
+  queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
+}: ClientOptions): RunStatement {
+  if (typeof queryTimeoutMs !== 'number' || !Number.isFinite(queryTimeoutMs) || queryTimeoutMs <= 0) {
+    throw new RangeError(
+      `queryTimeoutMs must be a positive number of milliseconds, got ${String(queryTimeoutMs)}.`,
+    );
   }
+  return async (operation, text, values) => {
+    try {
+      return await withinStoreDeadline(queryTimeoutMs, () =>
+        values === undefined ? client.query(text) : client.query(text, values),
+      );
+    } catch (failure) {
+      throw storeFailure(operation, failure);
+    }
+  };
 }
 
 /** A lifetime in seconds, checked before it reaches SQL: a store call with a zero or negative lease is a bug. */

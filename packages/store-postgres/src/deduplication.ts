@@ -1,16 +1,14 @@
 import type { DeduplicationStore } from '@pay/core';
-import { runStatement, seconds } from './client.js';
+import { seconds, statementRunner } from './client.js';
 import { type PostgresStoreOptions, storeTables } from './schema.js';
 
 /**
  * The {@link DeduplicationStore} on `<prefix>webhook_deliveries`. Each call is one statement, and the database's
  * clock alone decides when a lease or a done mark expires, so instances with drifting clocks still agree.
  */
-export function createPostgresDeduplicationStore({
-  client,
-  ...tableOptions
-}: PostgresStoreOptions): DeduplicationStore {
-  const tables = storeTables(tableOptions);
+export function createPostgresDeduplicationStore(options: PostgresStoreOptions): DeduplicationStore {
+  const tables = storeTables(options);
+  const runStatement = statementRunner(options);
   // `begin` always lands on the key's row: a new key is inserted; an existing one is locked and taken over only
   // when it expired (every column keeps its value otherwise). RETURNING shows the row as this statement left it,
   // so the answer and the write are one atomic step, and of any number of concurrent calls exactly one gets
@@ -30,7 +28,7 @@ WHERE key = $1 AND state = 'leased' AND lease = $2`;
   return {
     async begin(key, { leaseSeconds }) {
       const lease = crypto.randomUUID();
-      const { rows } = await runStatement(client, 'deduplication.begin', beginSql, [
+      const { rows } = await runStatement('deduplication.begin', beginSql, [
         key,
         lease,
         seconds('leaseSeconds', leaseSeconds),
@@ -40,14 +38,14 @@ WHERE key = $1 AND state = 'leased' AND lease = $2`;
       return row?.state === 'done' ? { state: 'done' } : { state: 'in_progress' };
     },
     async complete(key, lease, ttlSeconds) {
-      await runStatement(client, 'deduplication.complete', completeSql, [
+      await runStatement('deduplication.complete', completeSql, [
         key,
         lease,
         seconds('ttlSeconds', ttlSeconds),
       ]);
     },
     async release(key, lease) {
-      await runStatement(client, 'deduplication.release', releaseSql, [key, lease]);
+      await runStatement('deduplication.release', releaseSql, [key, lease]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { IdempotencyEntry, IdempotencyStore, JsonValue } from '@pay/core';
-import { runStatement, seconds } from './client.js';
+import { seconds, statementRunner } from './client.js';
 import { type PostgresStoreOptions, storeTables } from './schema.js';
 
 /** A jsonb column read as text (so any client returns the same thing), back to its JSON value. */
@@ -13,11 +13,9 @@ function jsonColumn(value: unknown): JsonValue | null {
  * still held under `lease` and the lease has not run out, so it resolves `false` (and changes nothing) for an
  * attempt that lost its lease.
  */
-export function createPostgresIdempotencyStore({
-  client,
-  ...tableOptions
-}: PostgresStoreOptions): IdempotencyStore {
-  const tables = storeTables(tableOptions);
+export function createPostgresIdempotencyStore(options: PostgresStoreOptions): IdempotencyStore {
+  const tables = storeTables(options);
+  const runStatement = statementRunner(options);
   const table = tables.idempotencyKeys;
   // An entry past its retention is forgotten: the key starts afresh with the new request.
   const forgotten = 'entry.expires_at <= now()';
@@ -50,14 +48,14 @@ FROM ${table} WHERE key = $1 AND expires_at > now()`;
 
   /** Runs a lease-guarded write; true when it matched the held row. */
   async function write(operation: string, sql: string, values: unknown[]): Promise<boolean> {
-    const { rowCount } = await runStatement(client, operation, sql, values);
+    const { rowCount } = await runStatement(operation, sql, values);
     return rowCount === 1;
   }
 
   return {
     async begin(key, fingerprint, { leaseSeconds, retentionSeconds }) {
       const lease = crypto.randomUUID();
-      const { rows } = await runStatement(client, 'idempotency.begin', beginSql, [
+      const { rows } = await runStatement('idempotency.begin', beginSql, [
         key,
         fingerprint,
         lease,
@@ -85,7 +83,7 @@ FROM ${table} WHERE key = $1 AND expires_at > now()`;
       return write('idempotency.abandon', abandonSql, [key, lease]);
     },
     async read(key) {
-      const { rows } = await runStatement(client, 'idempotency.read', readSql, [key]);
+      const { rows } = await runStatement('idempotency.read', readSql, [key]);
       const row = rows[0];
       if (row === undefined) return null;
       const entry: IdempotencyEntry = {

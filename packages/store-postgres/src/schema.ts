@@ -1,4 +1,4 @@
-import { type PostgresClient, runStatement } from './client.js';
+import { type ClientOptions, type PostgresClient, statementRunner } from './client.js';
 
 /** Where the tables live: a name prefix and, optionally, a PostgreSQL schema. */
 export interface TableOptions {
@@ -14,11 +14,8 @@ export interface TableOptions {
   schema?: string;
 }
 
-/** Options of every store factory: the client and where the tables live. */
-export interface PostgresStoreOptions extends TableOptions {
-  /** The client the application already manages: a `pg` `Pool`, or any {@link PostgresClient}. */
-  client: PostgresClient;
-}
+/** Options of every store factory: the client, the deadline of each call, and where the tables live. */
+export interface PostgresStoreOptions extends TableOptions, ClientOptions {}
 
 /** The qualified names of the store tables, for SQL text. Built only from checked identifiers. */
 export interface StoreTables {
@@ -121,8 +118,12 @@ INSERT INTO ${tables.schemaVersion} (version) VALUES (${SCHEMA_VERSION}) ON CONF
 /**
  * Applies {@link postgresSchema} through `client` as one simple query, which PostgreSQL runs in one implicit
  * transaction: either every table exists afterwards or nothing changed. Safe to call on every start of every
- * instance; concurrent calls wait for each other on the advisory lock.
+ * instance; concurrent calls wait for each other on the advisory lock. Bounded by `queryTimeoutMs` like every
+ * store call: a hung server fails start-up with `StoreError` instead of hanging it.
  */
-export async function migrate(client: PostgresClient, options: TableOptions = {}): Promise<void> {
-  await runStatement(client, 'migrate', postgresSchema(options));
+export async function migrate(
+  client: PostgresClient,
+  options: TableOptions & Pick<ClientOptions, 'queryTimeoutMs'> = {},
+): Promise<void> {
+  await statementRunner({ ...options, client })('migrate', postgresSchema(options));
 }

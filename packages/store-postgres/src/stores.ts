@@ -1,5 +1,5 @@
 import type { DeduplicationStore, IdempotencyStore, TokenStore } from '@pay/core';
-import { runStatement } from './client.js';
+import { statementRunner } from './client.js';
 import { createPostgresDeduplicationStore } from './deduplication.js';
 import { createPostgresIdempotencyStore } from './idempotency.js';
 import { migrate, type PostgresStoreOptions, storeTables } from './schema.js';
@@ -36,22 +36,18 @@ export interface PostgresStores {
  * `sql/schema.sql` with your migration tool) before the first store call.
  */
 export function createPostgresStores(options: PostgresStoreOptions): PostgresStores {
-  const { client } = options;
   const tables = storeTables(options);
+  const runStatement = statementRunner(options);
   /** Deletes the expired rows of one table in one statement and counts them. */
   async function sweepTable(table: string): Promise<number> {
-    const { rowCount } = await runStatement(
-      client,
-      'sweep',
-      `DELETE FROM ${table} WHERE expires_at <= now()`,
-    );
+    const { rowCount } = await runStatement('sweep', `DELETE FROM ${table} WHERE expires_at <= now()`);
     return rowCount ?? 0;
   }
   return {
     deduplication: createPostgresDeduplicationStore(options),
     idempotency: createPostgresIdempotencyStore(options),
     tokens: createPostgresTokenStore(options),
-    migrate: () => migrate(client, options),
+    migrate: () => migrate(options.client, options),
     async sweep() {
       return {
         deliveries: await sweepTable(tables.deliveries),

@@ -1,5 +1,5 @@
 import type { TokenStore } from '@pay/core';
-import { runStatement } from './client.js';
+import { statementRunner } from './client.js';
 import { type PostgresStoreOptions, storeTables } from './schema.js';
 
 /**
@@ -7,8 +7,9 @@ import { type PostgresStoreOptions, storeTables } from './schema.js';
  * Tokens are stored as they are (a login's access token is only useful for its short lifetime, and every
  * instance needs it back in clear): grant the table to the application's role only.
  */
-export function createPostgresTokenStore({ client, ...tableOptions }: PostgresStoreOptions): TokenStore {
-  const tables = storeTables(tableOptions);
+export function createPostgresTokenStore(options: PostgresStoreOptions): TokenStore {
+  const tables = storeTables(options);
+  const runStatement = statementRunner(options);
   const table = tables.tokens;
   const getSql = `SELECT token, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at_ms
 FROM ${table} WHERE name = $1 AND expires_at > now()`;
@@ -19,17 +20,17 @@ ON CONFLICT (name) DO UPDATE SET token = excluded.token, expires_at = excluded.e
 
   return {
     async get(name) {
-      const { rows } = await runStatement(client, 'tokens.get', getSql, [name]);
+      const { rows } = await runStatement('tokens.get', getSql, [name]);
       const row = rows[0];
       if (row === undefined) return null;
       return { token: String(row.token), expiresAt: Math.round(Number(row.expires_at_ms)) };
     },
     async set(name, { token, expiresAt }) {
       if (!Number.isFinite(expiresAt)) throw new RangeError('expiresAt must be epoch milliseconds.');
-      await runStatement(client, 'tokens.set', setSql, [name, token, expiresAt]);
+      await runStatement('tokens.set', setSql, [name, token, expiresAt]);
     },
     async delete(name, token) {
-      await runStatement(client, 'tokens.delete', deleteSql, [name, token]);
+      await runStatement('tokens.delete', deleteSql, [name, token]);
     },
   };
 }

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { PayError, StoreError } from '@pay/core';
 import { type PostgresServer, startPostgres } from '@pay/tooling/servers/postgres';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStores, type PostgresClient, StoreUnavailableError } from '../src/index.js';
 
 const PASSWORD = 'S3cret-Db-Passw0rd';
@@ -117,5 +117,101 @@ describe('a client adapter whose driver puts the connection string in its error'
     expect(failure.context).toEqual({ store: 'postgres', operation: 'tokens.get', driverCode: 'ECONNRESET' });
     expect(failure.message).toContain('could not connect to postgres://[REDACTED]@db.internal:5432/payments');
     expectNoCredentials(failure, connectionString);
+  });
+});
+
+describe('a database that hangs (SIGSTOP), with the pool configured as the README says', () => {
+  let server: PostgresServer;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    server = await startPostgres({ database: 'pay_store_hang' });
+    // Exactly the README's setup: the server-side statement_timeout cannot fire on a frozen server.
+    pool = new pg.Pool({
+      connectionString: server.url(),
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 5_000,
+    });
+    pool.on('error', () => {});
+  }, 60_000);
+  afterEach(() => server?.thaw());
+  afterAll(async () => {
+    await pool?.end();
+    await server?.stop();
+  });
+
+  it('fails every store call with StoreError within the default 5 s deadline, and works again once it answers', async () => {
+    const stores = createPostgresStores({ client: pool });
+    await stores.migrate();
+    const lease = await stores.deduplication.begin('provider-t:T-2001:SETTLED', { leaseSeconds: 60 });
+    const payment = await stores.idempotency.begin('order-2001', 'fingerprint-a', LONG);
+    if (lease.state !== 'acquired' || payment.state !== 'acquired') throw new Error('expected the leases');
+
+    server.freeze();
+    const started = Date.now();
+    const calls = {
+      'deduplication.begin': stores.deduplication.begin('provider-t:T-2002:SETTLED', { leaseSeconds: 60 }),
+      'deduplication.complete': stores.deduplication.complete('provider-t:T-2001:SETTLED', lease.lease, 60),
+      'idempotency.begin': stores.idempotency.begin('order-2002', 'fingerprint-b', LONG),
+      'idempotency.checkpoint': stores.idempotency.checkpoint('order-2001', payment.lease, {
+        step: 'quoted',
+      }),
+      'idempotency.read': stores.idempotency.read('order-2001'),
+      'tokens.get': stores.tokens.get('provider-n'),
+      sweep: stores.sweep(),
+    };
+    const failures = await Promise.all(
+      Object.entries(calls).map(
+        async ([operation, call]) => [operation, await call.catch((e) => e)] as const,
+      ),
+    );
+    const waited = Date.now() - started;
+
+    for (const [operation, failure] of failures) {
+      expect(failure, operation).toBeInstanceOf(StoreError);
+      expect(failure, operation).toMatchObject({
+        name: 'StoreError',
+        code: 'store_unavailable',
+        context: { store: 'postgres', operation, driverCode: undefined },
+      });
+      expect(failure.message, operation).toContain('no answer within 5000 ms');
+      expect(failure.message, operation).toContain('do not move money');
+    }
+    expect(waited).toBeGreaterThanOrEqual(4_900);
+    expect(waited).toBeLessThan(8_000);
+
+    server.thaw();
+    expect(await stores.idempotency.begin('order-2003', 'fingerprint-c', LONG)).toMatchObject({
+      state: 'acquired',
+    });
+  }, 30_000);
+});
+
+describe('queryTimeoutMs: the deadline of every store call', () => {
+  const silent: PostgresClient = { query: () => new Promise(() => {}) };
+
+  it('fails a call the client never answers with StoreError after queryTimeoutMs, migrate() included', async () => {
+    const stores = createPostgresStores({ client: silent, queryTimeoutMs: 50 });
+    const failures = [
+      ['tokens.set', await stores.tokens.set('provider-n', { token: 't', expiresAt: 1 }).catch((e) => e)],
+      ['migrate', await stores.migrate().catch((e) => e)],
+    ] as const;
+    for (const [operation, failure] of failures) {
+      expect(failure, operation).toBeInstanceOf(StoreError);
+      expect(failure.context, operation).toEqual({ store: 'postgres', operation, driverCode: undefined });
+      expect(failure.message, operation).toContain(
+        `could not complete ${operation} (no code: no answer within 50 ms (is the server up and reachable?))`,
+      );
+    }
+  });
+
+  it('refuses a deadline that is not a positive number of milliseconds when the store is created', () => {
+    for (const queryTimeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '5000' as unknown as number]) {
+      expect(() => createPostgresStores({ client: silent, queryTimeoutMs }), String(queryTimeoutMs)).toThrow(
+        RangeError,
+      );
+    }
+    expect(() => createPostgresStores({ client: silent, queryTimeoutMs: 0 })).toThrow(
+      'queryTimeoutMs must be a positive number of milliseconds, got 0.',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import type { StoreError } from '@pay/core';
+import { type StoreError, withinStoreDeadline } from '@pay/core';
 import { failureReason, type RedisStoreOperation, storeFailure } from './errors.js';
 
 /**
@@ -42,28 +42,21 @@ export interface ScriptCall {
 
 /**
  * Runs one store script and turns every failure into core's `StoreError` (`store_unavailable`). The call is bounded by
- * `timeoutMs`: clients queue commands while they reconnect (node-redis's offline queue, ioredis's retries), so a
- * stopped server would otherwise leave the caller waiting with money or a webhook on hold.
+ * `timeoutMs` on the client (core's `withinStoreDeadline`): clients queue commands while they reconnect
+ * (node-redis's offline queue, ioredis's retries) and a hung server answers nothing, so a stopped server would
+ * otherwise leave the caller waiting with money or a webhook on hold.
  */
 export async function runScript(
   client: RedisScriptClient,
   timeoutMs: number,
   call: ScriptCall,
 ): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${timeoutMs} ms (is the server up and reachable?)`)),
-      timeoutMs,
-    );
-  });
   try {
-    const reply = client.eval(call.script, { keys: call.keys, arguments: call.arguments });
-    return await Promise.race([reply, timeout]);
+    return await withinStoreDeadline(timeoutMs, () =>
+      client.eval(call.script, { keys: call.keys, arguments: call.arguments }),
+    );
   } catch (error) {
     throw storeFailure(call.operation, failureReason(error, call.secrets));
-  } finally {
-    clearTimeout(timer);
   }
 }
 

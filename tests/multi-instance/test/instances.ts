@@ -16,8 +16,6 @@ export type StoreConfig =
       /** Table prefix of this test's tables (each test uses its own, so tests never see each other's rows). */
       tablePrefix: string;
       migrate?: boolean;
-      connectionTimeoutMillis?: number;
-      queryTimeoutMillis?: number;
     }
   | {
       kind: 'redis';

@@ -1,9 +1,9 @@
 /**
- * The store itself fails: its server is stopped (or, for Redis, hangs) before or during a
- * money-moving call (docs/architecture.md#idempotency). The call fails closed with a typed error (`StoreError`,
- * code `store_unavailable`, saying nothing was sent) and the simulator's books show that no money moved, nor was
- * any request sent after the failure. Each test runs its own server (started here, on a free port in a temporary
- * folder), so stopping it touches no other test.
+ * The store itself fails: its server is stopped (or hangs: SIGSTOP) before or during a money-moving call or a
+ * webhook delivery. The call fails closed with a typed error (`StoreError`, code `store_unavailable`, saying
+ * nothing was sent), a webhook is answered 503, and the simulator's books show that no money moved, nor was any
+ * request sent after the failure. Each test runs its own server (started here, on a free port in a temporary folder), so stopping it
+ * touches no other test.
  */
 import { type PostgresServer, startPostgres } from '@pay/tooling/servers/postgres';
 import { type RedisServer, startRedis } from '@pay/tooling/servers/redis';
@@ -17,7 +17,7 @@ import {
   stopAllInstances,
   uniqueName,
 } from './instances.js';
-import { type ProviderUnderTest, providerN, providerR, providerT } from './providers.js';
+import { type MoneyCase, type ProviderUnderTest, providerN, providerR, providerT } from './providers.js';
 
 /** The shortest lease core accepts. */
 const LEASE_SECONDS = 5;
@@ -42,8 +42,6 @@ function storeOn(kind: 'postgres' | 'redis', server: PostgresServer | RedisServe
         kind,
         url: (server as PostgresServer).url(),
         tablePrefix: uniqueName('outage').slice(0, 36),
-        connectionTimeoutMillis: 2000,
-        queryTimeoutMillis: 2000,
       }
     : {
         kind,
@@ -81,6 +79,21 @@ function expectFailedClosed(outcome: unknown, key: string) {
     },
   });
   expect((outcome as { error: { message: string } }).error.message).toMatch(/Nothing was sent/);
+}
+
+/**
+ * Retries `key` while the attempt that gave up on the hung store still holds its lease, as a caller retrying a
+ * retryable error does: the call then returns its record and money moved exactly once.
+ */
+async function expectMovesOnceOnRetry(
+  instance: Instance,
+  moneyCase: MoneyCase,
+  args: unknown[],
+  key: string,
+) {
+  const { outcome } = await retryWhileInProgress(instance, moneyCase.operation, args, key, LEASE_SECONDS);
+  expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, value: moneyCase.expectedRecord(args) });
+  expect(moneyCase.moved(args)).toBe(1);
 }
 
 const PROVIDERS = [
@@ -147,20 +160,73 @@ describe('a Redis store that hangs (no answer) before a money-moving call', () =
     // The begin that timed out was still in Redis's socket buffer: when Redis wakes it runs and leases the key
     // to an attempt that already gave up, so the retry is told "in progress" until that lease runs out.
     server.thaw();
-    const { outcome: retried } = await retryWhileInProgress(
-      instance,
-      moneyCase!.operation,
-      args,
-      key,
-      LEASE_SECONDS,
-    );
-    expect(retried, JSON.stringify(retried)).toMatchObject({
-      ok: true,
-      value: moneyCase!.expectedRecord(args),
-    });
-    expect(moneyCase!.moved(args)).toBe(1);
+    await expectMovesOnceOnRetry(instance, moneyCase!, args, key);
   });
 });
+
+describe('a PostgreSQL store that hangs (SIGSTOP), its pool configured as the README says', () => {
+  afterEach(async () => {
+    await stopAllInstances();
+    await runCleanups();
+  });
+
+  it('fails a keyed payment closed and answers a webhook 503 within the store deadline; both succeed once it answers', async () => {
+    const server = (await startOwnServer('postgres')) as PostgresServer;
+    const provider = await providerT();
+    cleanups.push(() => provider.close());
+    const instance = await startInstance('hang-postgres', {
+      provider: 't',
+      adapter: provider.adapter,
+      store: storeOn('postgres', server),
+      idempotencyLeaseSeconds: LEASE_SECONDS,
+      webhooks: { webhookSecret: null, leaseSeconds: LEASE_SECONDS },
+    });
+    const [moneyCase] = provider.cases;
+    const args = await moneyCase!.prepare(73, instance);
+    const paid = await instance.call('payments.create', transferInput('hang-webhook', 173));
+    if (!paid.ok) throw new Error(`payments.create failed: ${JSON.stringify(paid.error)}`);
+    const requestsBefore = provider.requests().length;
+    const key = `hang-postgres-${Date.now()}`;
+    server.freeze();
+    cleanups.unshift(async () => server.thaw());
+
+    const started = Date.now();
+    const [outcome, webhookStatus] = await Promise.all([
+      instance.call(moneyCase!.operation, ...args, { idempotencyKey: key }),
+      provider.sim.deliverWebhook(instance.webhookUrl, { transactionId: paid.value.id, eventId: 'hang-1' }),
+    ]);
+    const waited = Date.now() - started;
+
+    // The default deadline of @pay/store-postgres (5 s), not the test's patience, ended both.
+    expect(waited).toBeLessThan(9_000);
+    expectFailedClosed(outcome, key);
+    expect((outcome as { ok: false; error: { message: string } }).error.message).toContain(
+      'no answer within 5000 ms',
+    );
+    expect(webhookStatus).toBe(503);
+    expect(provider.requests().slice(requestsBefore)).toEqual([]);
+    expect(moneyCase!.moved(args)).toBe(0);
+    expect(await instance.processed()).toEqual([]);
+
+    // Once PostgreSQL runs again, the statements it had in its buffers run too (their callers gave up): a lease
+    // each, which runs out after LEASE_SECONDS. The same key then moves money once, the delivery is processed once.
+    server.thaw();
+    await expectMovesOnceOnRetry(instance, moneyCase!, args, key);
+    await waitUntilDelivered(() =>
+      provider.sim.deliverWebhook(instance.webhookUrl, { transactionId: paid.value.id, eventId: 'hang-1' }),
+    );
+    expect((await instance.processed()).map((event) => event.dataId)).toEqual([paid.value.id]);
+  });
+});
+
+/** Delivers again while the answer is 503 (a lease left by the frozen attempt), as a provider does; bounded. */
+async function waitUntilDelivered(deliver: () => Promise<number>): Promise<void> {
+  const deadline = Date.now() + (LEASE_SECONDS + 15) * 1000;
+  for (let status = await deliver(); status !== 200; status = await deliver()) {
+    if (status !== 503 || Date.now() > deadline) throw new Error(`delivery answered ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
 
 describe.each(['postgres', 'redis'] as const)(
   'the %s store stopped in the middle of a Provider T transfer',

@@ -1,21 +1,13 @@
 /**
- * Release hygiene (docs/architecture.md#test-suites): what we publish must install and work the way a user gets
- * it. Every package is packed with `pnpm pack` (which writes real versions for `workspace:` and `catalog:`
- * ranges), the tarballs are installed into a scratch app with plain `npm install` (no `--force`, no
- * `--legacy-peer-deps`), and the app then runs a script, the `pay` command and a strict type check against the
- * installed copies.
+ * Release hygiene: what we publish must install and work the way a user gets it. The tarballs are those of the
+ * release dry run (`tooling/scripts/release-dry-run.mjs`: `changeset version` on a scratch copy of the repository,
+ * then `pnpm pack`, which writes real versions for `workspace:` and `catalog:` ranges), so they carry the versions,
+ * changelogs and metadata the next release would publish. They are installed into a scratch app with plain
+ * `npm install` (no `--force`, no `--legacy-peer-deps`), and the app then runs a script, the `pay` command and a
+ * strict type check against the installed copies.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,21 +31,37 @@ const published = readdirSync(packagesDir)
 /** Peer dependencies the app installs itself, as a user does (`@pay/otel` peers on the OpenTelemetry API). */
 const APP_PEERS = { '@opentelemetry/api': '^1.9.0' };
 
+/** One tarball of the release dry run, as its `--json` summary describes it. */
+interface Packed {
+  name: string;
+  version: string;
+  tarball: string;
+  files: string[];
+  changelog: string | null;
+  manifest: Record<string, unknown> & {
+    peerDependencies?: Record<string, string>;
+    repository?: unknown;
+    homepage?: unknown;
+    bugs?: unknown;
+  };
+}
+
 let scratch: string;
 let app: string;
 const tarballs = new Map<string, string>();
+const release = new Map<string, Packed>();
 
 beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'pay-packaging-'));
-  const packed = join(scratch, 'tarballs');
-  for (const { dir, manifest } of published) {
-    const result = run('pnpm', ['pack', '--pack-destination', packed], dir);
-    if (result.status !== 0) throw new Error(`pnpm pack failed in ${dir}:\n${result.output}`);
-    const file = readdirSync(packed).find(
-      (name) => name.startsWith(manifest.name.replace('@', '').replace('/', '-')) && !tarballs.has(name),
-    );
-    if (!file) throw new Error(`no tarball for ${manifest.name}`);
-    tarballs.set(manifest.name, join(packed, file));
+  const dryRun = run(
+    'node',
+    [join(root, 'tooling/scripts/release-dry-run.mjs'), '--json', '--out', join(scratch, 'tarballs')],
+    root,
+  );
+  if (dryRun.status !== 0) throw new Error(`the release dry run failed:\n${dryRun.output}`);
+  for (const packed of JSON.parse(dryRun.output.trim().split('\n')[0] ?? '') as Packed[]) {
+    release.set(packed.name, packed);
+    tarballs.set(packed.name, packed.tarball);
   }
   app = join(scratch, 'app');
   run('mkdir', ['-p', app], scratch);
@@ -252,42 +260,78 @@ pay.webhooks.setup({ webhookSecret: 's' }).on('providerN.SUCCESSFUL_TRANSACTION'
   });
 });
 
-describe('the next release (changeset version)', () => {
-  it('keeps every package below 1.0 and every adapter peering on the core version released with it', () => {
-    // The release tool runs on a copy of what it reads: the workspace list, the manifests and the changesets.
-    const copy = mkdtempSync(join(tmpdir(), 'pay-release-'));
-    try {
-      for (const file of ['package.json', 'pnpm-workspace.yaml']) cpSync(join(root, file), join(copy, file));
-      cpSync(join(root, '.changeset'), join(copy, '.changeset'), { recursive: true });
-      for (const group of ['packages', 'tests', 'examples', 'tooling']) {
-        const base = join(root, group);
-        const dirs = group === 'tooling' ? ['.', 'bench'] : readdirSync(base);
-        for (const dir of dirs) {
-          const manifest = join(base, dir, 'package.json');
-          if (!existsSync(manifest)) continue;
-          mkdirSync(join(copy, group, dir), { recursive: true });
-          cpSync(manifest, join(copy, group, dir, 'package.json'));
-        }
-      }
-      run('git', ['init', '-q'], copy);
-      const changeset = createRequire(import.meta.url).resolve('@changesets/cli/bin.js');
-      const result = run('node', [changeset, 'version'], copy);
-      expect(result.status, result.output).toBe(0);
-      const next = (dir: string) =>
-        JSON.parse(readFileSync(join(copy, 'packages', dir, 'package.json'), 'utf8'));
-      const core = next('core').version as string;
-      for (const { dir } of published) {
-        const manifest = next(dir.slice(packagesDir.length + 1));
-        expect(manifest.version, manifest.name).toMatch(/^0\./);
-        const peer = manifest.peerDependencies?.['@pay/core'] as string | undefined;
-        if (peer)
-          expect(
-            peer.split('||').map((range) => range.trim()),
-            manifest.name,
-          ).toContain(`^${core}`);
-      }
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
+/** The packages each changeset names in its frontmatter (`"@pay/core": minor`). */
+function packagesNamedByChangesets(): Set<string> {
+  const folder = join(root, '.changeset');
+  const named = new Set<string>();
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
+    const frontmatter = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(folder, file), 'utf8'))?.[1] ?? '';
+    for (const match of frontmatter.matchAll(/^\s*["']?(@[^"':\s]+)["']?\s*:/gm)) named.add(match[1]!);
+  }
+  return named;
+}
+
+const REPOSITORY = 'git+https://github.com/pay-sdk/pay.git';
+
+describe('the next release, as the release dry run packs it', () => {
+  it('packs every published package of the workspace', () => {
+    expect([...release.keys()].sort()).toEqual(published.map(({ manifest }) => manifest.name).sort());
+  });
+
+  it('versions every package a changeset names above 0.0.0, every package below 1.0, adapters peering on the core released with them', () => {
+    const named = packagesNamedByChangesets();
+    const core = release.get('@pay/core')!.version;
+    for (const { name, version, manifest } of release.values()) {
+      expect(version, name).toMatch(/^0\.\d+\.\d+$/);
+      if (named.has(name)) expect(version, name).not.toBe('0.0.0');
+      const peer = manifest.peerDependencies?.['@pay/core'];
+      if (peer)
+        expect(
+          peer.split('||').map((range) => range.trim()),
+          name,
+        ).toContain(`^${core}`);
+    }
+  });
+
+  it('ship each package’s CHANGELOG.md with the section of the version packed', () => {
+    for (const { name, version, files, changelog } of release.values()) {
+      expect(files, name).toContain('CHANGELOG.md');
+      expect(changelog?.split('\n')[0], name).toBe(`# ${name}`);
+      expect(changelog, name).toContain(`\n## ${version}\n`);
+    }
+  });
+
+  it('ship the Provider R migration note the root README points to in @pay/provider-r’s changelog', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('its changelog has\nthe migration note');
+    const changelog = release.get('@pay/provider-r')!.changelog ?? '';
+    expect(changelog).toContain("**Breaking: amounts are in the currency's standard unit**");
+    expect(changelog).toMatch(/Migration: multiply nothing: pass `250\.5` instead of\s+`25050`/);
+  });
+
+  it('tell npm users where the source, the documentation and the issue tracker are', () => {
+    for (const { name, manifest } of release.values()) {
+      const dir = published.find((candidate) => candidate.manifest.name === name)!.dir;
+      const directory = dir.slice(root.length).replace(/^\/+/, '');
+      expect(manifest.repository, name).toEqual({ type: 'git', url: REPOSITORY, directory });
+      expect(manifest.homepage, name).toBe(`https://github.com/pay-sdk/pay/tree/main/${directory}#readme`);
+      expect(manifest.bugs, name).toEqual({ url: 'https://github.com/pay-sdk/pay/issues' });
+    }
+  });
+
+  it('name the repository, its folder, homepage and issue tracker in every package.json of the workspace', () => {
+    const folders = ['packages', 'tests', 'examples']
+      .flatMap((group) => readdirSync(join(root, group)).map((dir) => `${group}/${dir}`))
+      .concat(['tooling', 'tooling/bench'])
+      .filter((folder) => existsSync(join(root, folder, 'package.json')));
+    expect(folders.length).toBeGreaterThan(10);
+    for (const directory of folders) {
+      const manifest = JSON.parse(readFileSync(join(root, directory, 'package.json'), 'utf8'));
+      expect(manifest.repository, directory).toEqual({ type: 'git', url: REPOSITORY, directory });
+      expect(manifest.homepage, directory).toBe(
+        `https://github.com/pay-sdk/pay/tree/main/${directory}#readme`,
+      );
+      expect(manifest.bugs, directory).toEqual({ url: 'https://github.com/pay-sdk/pay/issues' });
     }
   });
 });

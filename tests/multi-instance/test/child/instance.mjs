@@ -77,11 +77,12 @@ async function instanceFetch(input, init) {
 const closers = [];
 let stores;
 if (config.store.kind === 'postgres') {
+  // Exactly the pool of @pay/store-postgres's README (no stricter client-side timeout of pg's own): what the
+  // stores promise must hold with the configuration users copy.
   const pool = new pg.Pool({
     connectionString: config.store.url,
-    max: 4,
-    connectionTimeoutMillis: config.store.connectionTimeoutMillis ?? 3000,
-    query_timeout: config.store.queryTimeoutMillis ?? 5000,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 5_000,
   });
   // A server that goes away makes idle clients emit 'error'; the stores report it on their next call.
   pool.on('error', () => {});

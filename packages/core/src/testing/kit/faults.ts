@@ -20,10 +20,36 @@ export type Fault =
 /** A fault armed for the next `times` calls matching `method` and `path`. */
 export interface FaultRule {
   method?: string;
-  /** Exact path (no query) or a pattern tested against it. */
+  /**
+   * The request's path exactly as it arrives (percent-encoded, no query), or a RegExp tested against it. A string
+   * is never a route pattern: `/v1/refunds/:id` matches only that literal path, so it is refused (use a RegExp).
+   */
   path: string | RegExp;
+  /** How many matching calls the fault hits: a whole number, at least 1 (default 1). */
   times?: number;
   fault: Fault;
+}
+
+/**
+ * Why `rule` can never match a request, or `undefined` when it can. The kit compares a string path with the
+ * request's URL pathname, so a string that is not such a pathname (a route pattern's `:param`, `*` or `{id}`, a
+ * query, a missing leading `/`, characters a URL would encode) would arm a fault that silently never fires and
+ * leave a test believing it exercised a failure.
+ */
+function unmatchable({ method, path, times }: FaultRule): string | undefined {
+  if (method !== undefined && !/^[A-Za-z]+$/.test(method))
+    return `method ${JSON.stringify(method)} is no HTTP method`;
+  if (times !== undefined && !(Number.isInteger(times) && times >= 1))
+    return `times must be a whole number of calls, at least 1 (got ${String(times)})`;
+  if (path instanceof RegExp) return undefined;
+  if (typeof path !== 'string') return 'path must be a string or a RegExp';
+  const pattern = path.split('/').some((segment) => segment.startsWith(':')) || path.includes('*');
+  if (pattern)
+    return `path ${JSON.stringify(path)} is a route pattern, but a string path is compared exactly with the request's path; use a RegExp such as /^\\/v1\\/refunds\\/[^/]+$/`;
+  const arrives = new URL(path.startsWith('/') ? path : `/${path}`, 'http://127.0.0.1').pathname;
+  if (arrives !== path)
+    return `path ${JSON.stringify(path)} is not a request path as it arrives (a leading "/", no query, percent-encoded: ${JSON.stringify(arrives)})`;
+  return undefined;
 }
 
 /** A reply computed by a simulator, not yet sent (so a fault can still drop or corrupt it). */
@@ -40,8 +66,13 @@ export interface SimulatorReply {
 export class FaultInjector {
   readonly #rules: (FaultRule & { remaining: number })[] = [];
 
-  /** Arms `rule` for its next `times` (default 1) matching calls. */
+  /**
+   * Arms `rule` for its next `times` (default 1) matching calls. Throws a `RangeError` for a rule that could never
+   * match (see {@link FaultRule.path}), so a fault a test relies on cannot be silently ignored.
+   */
   inject(rule: FaultRule): void {
+    const reason = unmatchable(rule);
+    if (reason !== undefined) throw new RangeError(`This fault rule can never match: ${reason}.`);
     this.#rules.push({ ...rule, remaining: rule.times ?? 1 });
   }
 

@@ -45,6 +45,8 @@ async function payDev(args: string[], env?: Record<string, string | undefined>) 
       return running;
     },
   };
+}
+
 /** The README's sample output of `pay dev provider-r` (its first `text` block), line by line. */
 function readmeSample(): string[] {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

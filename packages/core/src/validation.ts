@@ -73,15 +73,16 @@ export function unserialisableIssues(input: unknown, prefix = ''): ValidationIss
 
 /**
  * Validates `input` against `schema` and returns the parsed output, or throws one {@link ValidationError}
- * listing every issue, including keys with a reserved name ({@link reservedKeyIssues}). `prefix` names where
- * `input` sits in the request (`provider_metadata`).
+ * listing every issue, including keys with a reserved name ({@link reservedKeyIssues}) and values JSON cannot
+ * carry ({@link unserialisableIssues}), which a schema with free members would otherwise let through to a
+ * `TypeError` when the request is sent. `prefix` names where `input` sits in the request (`provider_metadata`).
  */
 export function parseInput<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
   where: { operation: string; prefix?: string },
 ): v.InferOutput<S> {
-  const reserved = reservedKeyIssues(input, where.prefix);
+  const reserved = [...reservedKeyIssues(input, where.prefix), ...unserialisableIssues(input, where.prefix)];
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success && reserved.length === 0) return result.output;
   const reservedPaths = new Set(reserved.map((issue) => issue.path));

@@ -212,6 +212,31 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
       });
     });
 
+    it('renews a held lease from now, so an attempt still working keeps its key past the first lease', async () => {
+      const key = freshKey('transfer');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: 86_400,
+      });
+      expect(await stores.idempotency.renew?.(key, lease, 60)).toBe(true);
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'in_progress' });
+      expect(await stores.idempotency.checkpoint(key, lease, { step: 'commit_sent' })).toBe(true);
+    });
+
+    it('refuses to renew a lease that ran out or was taken over', async () => {
+      const key = freshKey('transfer');
+      const late = await acquire(stores.idempotency, key, 'fingerprint-a', {
+        leaseSeconds: SHORT_LEASE_SECONDS,
+        retentionSeconds: 86_400,
+      });
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.idempotency.renew?.(key, late, 60)).toBe(false);
+      const current = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      expect(await stores.idempotency.renew?.(key, late, 60)).toBe(false);
+      expect(await stores.idempotency.renew?.(key, current, 60)).toBe(true);
+    });
+
     it('lets the next call resume at once after an attempt abandoned its lease (unknown outcome)', async () => {
       const key = freshKey('transfer');
       const lease = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);

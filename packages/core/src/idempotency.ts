@@ -354,7 +354,14 @@ async function requestFingerprint(operation: Operation, input: readonly unknown[
     // The last argument is the parameters object; an id before it is a validated string.
     const issues = unserialisableIssues(input[input.length - 1]);
     throw new ValidationError(
-      issues.length > 0 ? issues : [{ path: '', message: `cannot be read as JSON (${error instanceof Error ? error.message : String(error)})` }],
+      issues.length > 0
+        ? issues
+        : [
+            {
+              path: '',
+              message: `cannot be read as JSON (${error instanceof Error ? error.message : String(error)})`,
+            },
+          ],
       { operation },
     );
   }

@@ -203,7 +203,9 @@ export class Pay<A extends AnyAdapter = Adapter> {
         const operation = operationOfFingerprint(entry.fingerprint);
         if (entry.result !== null || !operation || !this.adapter.resolve) return foundInLedger(entry.result);
         const answer = await ask(operation, { recoveryPoint: entry.recoveryPoint });
-        return isRecordAnswer(answer) ? { status: 'found', record: answer, source: 'ledger' } : foundInLedger(null);
+        return isRecordAnswer(answer)
+          ? { status: 'found', record: answer, source: 'ledger' }
+          : foundInLedger(null);
       }
       if (!entry) {
         if (!lookup.operation)

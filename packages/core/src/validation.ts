@@ -61,7 +61,10 @@ export function unserialisableIssues(input: unknown, prefix = ''): ValidationIss
       issues.push({ path: at, message: 'is a BigInt, which JSON cannot carry: pass a number or a string' });
     if (value === null || typeof value !== 'object') return;
     if (ancestors.includes(value)) {
-      issues.push({ path: at, message: 'refers back to an object that contains it (JSON cannot carry a cycle)' });
+      issues.push({
+        path: at,
+        message: 'refers back to an object that contains it (JSON cannot carry a cycle)',
+      });
       return;
     }
     for (const [key, item] of Object.entries(value))

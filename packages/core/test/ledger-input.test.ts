@@ -36,7 +36,7 @@ function checkingAdapter() {
 }
 
 describe('the ledger sees only requests that can succeed', () => {
-  it("refuses input only the adapter checks with its ValidationError before the ledger, even while the store is down", async () => {
+  it('refuses input only the adapter checks with its ValidationError before the ledger, even while the store is down', async () => {
     const store = downStore();
     const { adapter, sent } = checkingAdapter();
     const pay = createPay(adapter, { idempotency: store });
@@ -133,6 +133,8 @@ describe('idempotency keys are well-formed text', () => {
     const { adapter } = checkingAdapter();
     const pay = createPay(adapter, { idempotency: countingStore() });
     for (const key of ['order-😀', 'commande-é', 'заказ-1'])
-      expect((await pay.payments.create({ amount: 25, currency: 'EUR' }, { idempotencyKey: key })).id).toMatch(/^t/);
+      expect(
+        (await pay.payments.create({ amount: 25, currency: 'EUR' }, { idempotencyKey: key })).id,
+      ).toMatch(/^t/);
   });
 });

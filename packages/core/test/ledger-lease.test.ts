@@ -75,7 +75,10 @@ describe('a lease while its holder is still working', () => {
     expect(vi.getTimerCount()).toBe(0);
     const entry = await store.read('order-gone');
     expect(
-      await store.begin('order-gone', entry?.fingerprint ?? '', { leaseSeconds: 5, retentionSeconds: 86_400 }),
+      await store.begin('order-gone', entry?.fingerprint ?? '', {
+        leaseSeconds: 5,
+        retentionSeconds: 86_400,
+      }),
     ).toMatchObject({ state: 'acquired', recoveryPoint: { step: 'commit_sent' } });
   });
 });
@@ -134,7 +137,10 @@ describe('pay.resolve of a keyed call that resolved to null', () => {
     const adapter = ledgerAdapter(
       {
         async createCheckout(_params, options) {
-          await options.idempotency?.checkpoint({ step: 'created', checkout: opened as unknown as JsonValue });
+          await options.idempotency?.checkpoint({
+            step: 'created',
+            checkout: opened as unknown as JsonValue,
+          });
           return null;
         },
       },
@@ -145,10 +151,14 @@ describe('pay.resolve of a keyed call that resolved to null', () => {
       },
     );
     const pay = createPay(adapter, { idempotency: store });
-    expect(await pay.checkouts.create({ amount: 25, currency: 'EUR' }, { idempotencyKey: 'co-1' })).toBeNull();
+    expect(
+      await pay.checkouts.create({ amount: 25, currency: 'EUR' }, { idempotencyKey: 'co-1' }),
+    ).toBeNull();
     expect(await pay.resolve('co-1')).toEqual({ status: 'found', record: opened, source: 'ledger' });
     expect(points).toEqual([{ step: 'created', checkout: opened }]);
     // The replay still resolves to null, as the call itself does.
-    expect(await pay.checkouts.create({ amount: 25, currency: 'EUR' }, { idempotencyKey: 'co-1' })).toBeNull();
+    expect(
+      await pay.checkouts.create({ amount: 25, currency: 'EUR' }, { idempotencyKey: 'co-1' }),
+    ).toBeNull();
   });
 });

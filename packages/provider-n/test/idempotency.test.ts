@@ -309,8 +309,13 @@ describe('through createPay’s ledger', () => {
 
     nock(HOST).post(INIT).reply(422, DUPLICATE_PAYMENT);
     const held = { ...transactionStatusBody, paymentReference: referenceFor(key), paymentStatus: 'PENDING' };
-    nock(HOST).get(QUERY).query({ paymentReference: referenceFor(key) }).reply(200, ok(held));
-    const retry = await pay.checkouts.create(checkoutParams, { idempotencyKey: key }).catch((e: unknown) => e);
+    nock(HOST)
+      .get(QUERY)
+      .query({ paymentReference: referenceFor(key) })
+      .reply(200, ok(held));
+    const retry = await pay.checkouts
+      .create(checkoutParams, { idempotencyKey: key })
+      .catch((e: unknown) => e);
     expect(retry).toMatchObject({
       providerCode: '99',
       outcome: 'unknown',
@@ -318,7 +323,10 @@ describe('through createPay’s ledger', () => {
     });
     expect(await store.read(key)).toMatchObject({ state: 'in_progress' });
 
-    nock(HOST).get(QUERY).query({ paymentReference: referenceFor(key) }).reply(200, ok(held));
+    nock(HOST)
+      .get(QUERY)
+      .query({ paymentReference: referenceFor(key) })
+      .reply(200, ok(held));
     expect(await pay.resolve(key)).toMatchObject({
       status: 'found',
       source: 'provider',
@@ -356,7 +364,10 @@ describe('a BigInt in a refund’s forwarded provider_metadata', () => {
     const store = createMemoryIdempotencyStore();
     const pay = createPay(testAdapter(), { idempotency: store });
     const error = await pay.refunds
-      .create({ payment_id: TRANSACTION_REFERENCE, amount: 10, provider_metadata: { customerRef: 10n } }, options)
+      .create(
+        { payment_id: TRANSACTION_REFERENCE, amount: 10, provider_metadata: { customerRef: 10n } },
+        options,
+      )
       .catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'validation_error',

@@ -156,7 +156,11 @@ export function paymentFromCreate(
  */
 export function checkoutFromCreate(
   body: CheckoutBody,
-  params: { item_id?: string | undefined; quantity?: number | undefined; metadata?: Record<string, string> | undefined },
+  params: {
+    item_id?: string | undefined;
+    quantity?: number | undefined;
+    metadata?: Record<string, string> | undefined;
+  },
   reply: CreateReply,
   requestId: string,
 ): Checkout {
@@ -169,7 +173,7 @@ export function checkoutFromCreate(
     customer: { email: body.email },
     session_type: 'one_time',
     products: params.item_id === undefined ? [] : [{ id: params.item_id, quantity: params.quantity ?? 1 }],
-    // The wire contract states no lifetime for the redirect.
+    // docs/providers/provider-r.md#create-checkout states no lifetime for the redirect.
     expires_at: null,
     metadata: params.metadata ?? {},
     livemode: !body.test,

@@ -297,7 +297,10 @@ describe('input only Provider R checks is refused before the ledger is touched',
     const pay = createPay(testAdapter(), { idempotency: store, onStoreError: () => {} });
     const error = await rejectionOf(
       pay.payments.create(
-        { ...paymentParams, provider_metadata: { ...paymentParams.provider_metadata, paymentLabel: 'x'.repeat(17) } },
+        {
+          ...paymentParams,
+          provider_metadata: { ...paymentParams.provider_metadata, paymentLabel: 'x'.repeat(17) },
+        },
         { idempotencyKey: 'label-key-1' },
       ),
     );

@@ -4,12 +4,7 @@
  * cannot perform throw `ProviderNotSupportedError` with the spec's reasons, before validation and before any I/O.
  */
 import type { CallOptions } from '@pay/core/adapter';
-import {
-  defineAdapter,
-  type MayStillLand,
-  type ResolvedRecord,
-  type ResolveLookup,
-} from '@pay/core/adapter';
+import { defineAdapter, type MayStillLand, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
 import { createClient, PROVIDER, type ProviderTClient } from './client.js';
 import type { ResolvedConfig } from './config.js';
 import { amendReceiverName } from './flows/amend.js';

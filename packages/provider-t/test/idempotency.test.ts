@@ -578,31 +578,34 @@ describe('Provider T resolve', () => {
       { step: 'commit', outcome: 'unknown' },
       { mayStillLand: true, askAgainAt: null },
     ],
-  ] as const)('for a transaction Provider T does not know (400/697) after %s', async (_, point, context, expected) => {
-    nockLogin();
-    nock(HOST).get(STATUS_PATH).query(true).reply(400, errorBody('697', 'Invalid Transaction ID'));
-    const now = Date.now();
-    const answer = await testAdapter().resolve?.({
-      operation: 'payments.create',
-      ...(point
-        ? {
-            recoveryPoint: {
-              transactionId: TRANSACTION_ID,
-              ...point,
-              ...('commitSentAt' in point ? { commitSentAt: now + point.commitSentAt } : {}),
-            },
-          }
-        : {}),
-      context: { transactionId: TRANSACTION_ID, ...context },
-    });
-    if (expected === null) expect(answer).toBeNull();
-    else
-      expect(answer).toEqual({
-        mayStillLand: true,
-        reason: expect.stringContaining('Do not send it with a new key'),
-        askAgainAt: expected.askAgainAt === null ? null : now + expected.askAgainAt,
+  ] as const)(
+    'for a transaction Provider T does not know (400/697) after %s',
+    async (_, point, context, expected) => {
+      nockLogin();
+      nock(HOST).get(STATUS_PATH).query(true).reply(400, errorBody('697', 'Invalid Transaction ID'));
+      const now = Date.now();
+      const answer = await testAdapter().resolve?.({
+        operation: 'payments.create',
+        ...(point
+          ? {
+              recoveryPoint: {
+                transactionId: TRANSACTION_ID,
+                ...point,
+                ...('commitSentAt' in point ? { commitSentAt: now + point.commitSentAt } : {}),
+              },
+            }
+          : {}),
+        context: { transactionId: TRANSACTION_ID, ...context },
       });
-  });
+      if (expected === null) expect(answer).toBeNull();
+      else
+        expect(answer).toEqual({
+          mayStillLand: true,
+          reason: expect.stringContaining('Do not send it with a new key'),
+          askAgainAt: expected.askAgainAt === null ? null : now + expected.askAgainAt,
+        });
+    },
+  );
 
   it('resolve(key) after a commit whose reply was lost and that Provider T does not show yet: unknown until the commit window closes, key kept', async () => {
     const store = createMemoryIdempotencyStore();

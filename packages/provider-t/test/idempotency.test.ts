@@ -669,3 +669,49 @@ describe('Provider T resolve', () => {
     await expect(adapter.resolve?.(lookup)).resolves.toBeNull();
   });
 });
+
+describe('Provider T checks before the ledger', () => {
+  it('fingerprints a checkout’s provider_metadata.currency as sent: usd then USD under one key is one transfer', async () => {
+    const pay = createPay(testAdapter(), { idempotency: createMemoryIdempotencyStore() });
+    nockLogin();
+    const quote = nock(HOST).post('/transfer/v1/transactions/quote').once().reply(200, quoteReply());
+    nock(HOST).put(TRANSFER_PATH).reply(200, updateReply());
+    nock(HOST).put(`${TRANSFER_PATH}/commit`).reply(200, commitReply);
+    const checkout = (currency: string) => ({
+      provider_metadata: { ...transferMetadata, amount: 100, currency },
+    });
+    const first = await pay.checkouts.create(checkout('usd'), { idempotencyKey: 'checkout-case' });
+    const again = await pay.checkouts.create(checkout('USD'), { idempotencyKey: 'checkout-case' });
+    expect(again).toEqual(first);
+    expect(quote.isDone()).toBe(true);
+  });
+
+  it('refuses what only the adapter checks with its ValidationError while the store is down, touching nothing', async () => {
+    const touched: string[] = [];
+    const down = (name: string) => async () => {
+      touched.push(name);
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    };
+    const store: IdempotencyStore = {
+      begin: down('begin'),
+      checkpoint: down('checkpoint'),
+      complete: down('complete'),
+      release: down('release'),
+      abandon: down('abandon'),
+      read: down('read'),
+    };
+    const pay = createPay(testAdapter(), { idempotency: store, onStoreError: () => {} });
+    const error = await pay.payments
+      .create(
+        { ...paymentParams, provider_metadata: { ...transferMetadata, sender: undefined } },
+        { idempotencyKey: 'no-sender' },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      issues: [expect.objectContaining({ path: 'provider_metadata.sender' })],
+      context: { idempotencyKey: 'no-sender' },
+    });
+    expect(touched).toEqual([]);
+  });
+});

@@ -703,7 +703,8 @@ describe('Provider T checks before the ledger', () => {
     const pay = createPay(testAdapter(), { idempotency: store, onStoreError: () => {} });
     const error = await pay.payments
       .create(
-        { ...paymentParams, provider_metadata: { ...transferMetadata, sender: undefined } },
+        // A caller without types can leave the sender out.
+        { ...paymentParams, provider_metadata: { ...transferMetadata, sender: undefined } as never },
         { idempotencyKey: 'no-sender' },
       )
       .catch((e: unknown) => e);

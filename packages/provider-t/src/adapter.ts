@@ -112,7 +112,7 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
  * Provider T commits a transfer only within 30 minutes of its `readyForCommit` (docs/providers/provider-t.md#commit),
  * so 30 minutes after the last commit was sent, a commit the status read does not show can no longer land.
  */
-export const COMMIT_WINDOW_MS = 30 * 60 * 1000;
+const COMMIT_WINDOW_MS = 30 * 60 * 1000;
 
 /**
  * A transfer the status read does not show as committed: `null` (nothing moved, nothing can) only when no commit

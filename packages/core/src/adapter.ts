@@ -31,6 +31,7 @@ import {
   type ResultOf,
   type RowOf,
   type ValidatedArgumentsOf,
+  type ValidatedParamsOf,
 } from './operations.js';
 import { type Checkout, idSchema, type Payment, type ProviderName, type Refund } from './records.js';
 import type { JsonValue } from './stores.js';
@@ -88,10 +89,23 @@ export interface ResolveLookup {
 }
 
 /**
- * An adapter's answer to a {@link ResolveLookup}: the record the provider holds, `null` when the provider proves
- * it holds nothing (safe to send again), or `undefined` when it cannot tell.
+ * An adapter's answer when the provider holds nothing yet but the money-moving step may still land (a commit it
+ * may still be processing): `pay.resolve` answers `unknown` and keeps the key. `askAgainAt` (epoch milliseconds)
+ * is when the provider will have proved it can no longer land, `null` when nothing says when.
  */
-export type ResolvedRecord = Payment | Refund | Checkout | null | undefined;
+export interface MayStillLand {
+  mayStillLand: true;
+  /** Why, for `pay.resolve`'s `reason`. */
+  reason: string;
+  askAgainAt: number | null;
+}
+
+/**
+ * An adapter's answer to a {@link ResolveLookup}: the record the provider holds, `null` only when the provider
+ * proves it holds nothing and the step can no longer land (safe to send again), {@link MayStillLand} when it holds
+ * nothing yet but the step may still land, or `undefined` when it cannot tell.
+ */
+export type ResolvedRecord = Payment | Refund | Checkout | MayStillLand | null | undefined;
 
 /** The flat operations every adapter exposes (unsupported ones throw `ProviderNotSupportedError`). */
 export type AdapterOperations<T extends AdapterTypes = AdapterTypes> = {
@@ -144,6 +158,17 @@ export type OperationImplementations<T extends AdapterTypes> = {
   ) => Promise<ResultOf<T, K>>;
 };
 
+/**
+ * The adapter's own checks of an operation's input, per method: for operations that take parameters, a function
+ * of the validated arguments that throws `ValidationError` for what the adapter refuses and returns the
+ * parameters as the adapter reads them (`undefined`: as given).
+ */
+export type OperationChecks = {
+  [K in Operation as RowOf<K>['params'] extends null ? never : RowOf<K>['method']]?: (
+    ...args: ValidatedArgumentsOf<K>
+  ) => ValidatedParamsOf<K> | undefined;
+};
+
 /** The adapter method behind each of the operations `O`. */
 type MethodsOf<O extends Operation> = RowOf<O>['method'];
 
@@ -172,6 +197,15 @@ export interface AdapterDefinition<T extends AdapterTypes> {
   unsupported?: { [K in Operation]?: string };
   /** Reason for unsupported operations not named in `unsupported`. */
   fallbackReason?: string;
+  /**
+   * Everything the adapter checks about an operation's input without the provider (its `provider_metadata`, the
+   * fields it requires), run after core's request contract and BEFORE the idempotency ledger is touched: a request
+   * that can never succeed is refused with its `ValidationError` even while the store is down
+   * (docs/architecture.md#idempotency). Each returns the parameters as the adapter reads them (a currency
+   * upper-cased): the ledger fingerprints those, so two requests the adapter sends alike are one request under a
+   * key, and the implementation receives them.
+   */
+  checks?: OperationChecks;
   /** Webhook verification; `rawEventNames` must list exactly the adapter's raw event names. */
   webhooks: WebhookDefinition & { rawEventNames: readonly (keyof T['rawEvents'] & string)[] };
   /**
@@ -207,6 +241,9 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     capabilities.push(operation);
     const shape = argumentsOf(operation);
     const moneyMoving = movesMoney(operation);
+    const check = (definition.checks as Record<string, ((...args: unknown[]) => unknown) | undefined>)?.[
+      method
+    ];
     methods[method] = async (...args: unknown[]) => {
       const given = (args[shape.length] ?? {}) as CallOptions & { [LEDGER]?: IdempotencyLedger };
       const key = typeof given.idempotencyKey === 'string' ? given.idempotencyKey : undefined;
@@ -218,6 +255,8 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
         );
         refuseDotIdentifiers(shape, parsed, operation);
         const options = callOptionsOf(given, operation);
+        const normalised = check?.(...parsed);
+        if (normalised !== undefined) parsed[parsed.length - 1] = normalised;
         const ledger = given[LEDGER];
         const settings = options.timeoutMs !== undefined || options.retry !== undefined;
         const carried = settings

@@ -596,7 +596,7 @@ function redactErrorFields(
 }
 
 /** What a store was doing when it failed. */
-export type StoreStep = 'begin' | 'checkpoint' | 'complete' | 'release' | 'abandon' | 'read';
+export type StoreStep = 'begin' | 'checkpoint' | 'renew' | 'complete' | 'release' | 'abandon' | 'read';
 
 /**
  * A shared store (the idempotency ledger, `@pay/store-postgres`, `@pay/store-redis`, or your own) failed or

@@ -24,16 +24,17 @@ import {
 } from './errors.js';
 import { isOperation, type MoneyMovingOperation, type Operation } from './operations.js';
 import type { IdempotencyStore, JsonValue } from './stores.js';
+import { unserialisableIssues } from './validation.js';
 
 /** How long a key is remembered by default, and at least: 24 hours (docs/architecture.md#idempotency). */
 export const MIN_IDEMPOTENCY_RETENTION_SECONDS = 86_400;
 /**
- * How long one attempt holds its key by default: 5 minutes. It must outlast the slowest money-moving operation
- * (Provider T makes up to four sequential calls, each with a 30 s attempt timeout, plus a login); an attempt
- * that outlives its lease loses the key to the next attempt. A crashed process holds the key this long.
+ * How long one attempt holds its key by default: 5 minutes. The ledger renews the lease every third of it while
+ * the attempt works (with a store that can renew: the in-memory, PostgreSQL and Redis stores all can), so a slow
+ * call keeps its key; a crashed process stops renewing and holds the key at most this long.
  */
 export const DEFAULT_IDEMPOTENCY_LEASE_SECONDS = 300;
-/** The shortest lease accepted: shorter ones would expire during an ordinary call. */
+/** The shortest lease accepted: renewed every third of it, a shorter one would leave too little slack. */
 export const MIN_IDEMPOTENCY_LEASE_SECONDS = 5;
 /** The longest idempotency key accepted. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -69,7 +70,10 @@ export interface IdempotencyOptions {
   idempotency?: IdempotencyStore;
   /** How long keys are remembered, in seconds (default and minimum 86 400 = 24 h). */
   idempotencyRetentionSeconds?: number;
-  /** How long one attempt holds its key, in seconds (default 300, minimum 5). */
+  /**
+   * How long one attempt holds its key without renewing it, in seconds (default 300, minimum 5): the ledger renews
+   * the lease every third of it while the attempt works, so this is how long a crashed process keeps the key.
+   */
   idempotencyLeaseSeconds?: number;
   /**
    * Receives a store failure that did not change the call's answer: recording the result after the provider
@@ -134,7 +138,7 @@ export function createIdempotencyLedger(
     leaseSeconds >= retentionSeconds
   )
     throw new ConfigurationError(
-      `createPay: idempotencyLeaseSeconds must be a whole number of seconds, at least ${MIN_IDEMPOTENCY_LEASE_SECONDS} and below the retention; it must outlast your slowest money-moving call.`,
+      `createPay: idempotencyLeaseSeconds must be a whole number of seconds, at least ${MIN_IDEMPOTENCY_LEASE_SECONDS} and below the retention (it is renewed while a call works; a crashed process holds the key this long).`,
       { missing: ['idempotencyLeaseSeconds'] },
     );
   const onStoreError = options.onStoreError;
@@ -170,7 +174,7 @@ export function createIdempotencyLedger(
       }
     },
     async run(operation, input, key, invoke) {
-      const fingerprint = await fingerprintOf(operation, input);
+      const fingerprint = await requestFingerprint(operation, input);
       const context = { idempotencyKey: key };
       let begun: Awaited<ReturnType<IdempotencyStore['begin']>>;
       try {
@@ -218,7 +222,7 @@ export function createIdempotencyLedger(
       };
       let result: unknown;
       try {
-        result = await invoke(idempotency);
+        result = await whileHeld(store, key, lease, leaseSeconds, () => invoke(idempotency));
       } catch (error) {
         const release = provesNothingMoved(error) && !progressed;
         await settle(release ? 'release' : 'abandon', () =>
@@ -274,6 +278,46 @@ export function createIdempotencyLedger(
 }
 
 /**
+ * Runs `work` while renewing `lease` on `key` every third of the lease (when the store can renew), so an attempt
+ * that is still working never loses its key to another one: another process's `pay.resolve(key)` then answers
+ * `unknown` (in progress) instead of asking the provider about a step that may still land, and a retry is told
+ * to come back (docs/architecture.md#idempotency). A crashed process stops renewing, so its key is free again one
+ * lease later. A renewal the store refuses (the lease was lost) ends the renewals; one that fails is tried again at
+ * the next tick, and when the lease runs out meanwhile, the next `checkpoint` stops the operation before its next
+ * step.
+ */
+export async function whileHeld<T>(
+  store: IdempotencyStore,
+  key: string,
+  lease: string,
+  leaseSeconds: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (typeof store.renew !== 'function') return work();
+  let held = true;
+  const timer = setInterval(
+    () => {
+      if (!held) return;
+      store.renew?.(key, lease, leaseSeconds).then(
+        (kept) => {
+          if (!kept) held = false;
+        },
+        () => undefined,
+      );
+    },
+    (leaseSeconds * 1000) / 3,
+  );
+  // A pending renewal must not keep a process alive that has nothing else to do.
+  (timer as { unref?: () => void }).unref?.();
+  try {
+    return await work();
+  } finally {
+    held = false;
+    clearInterval(timer);
+  }
+}
+
+/**
  * True when `error` proves the provider did nothing: refused before anything was sent (validation, not
  * supported, configuration, `not_sent`), or a provider refusal that says nothing about an earlier attempt
  * (no `outcome`). Anything else (a lost reply, an unreadable answer, a bug) may have moved money.
@@ -297,6 +341,30 @@ export function provesNothingMoved(error: unknown): boolean {
  */
 export async function fingerprintOf(operation: Operation, input: readonly unknown[]): Promise<string> {
   return `v1:${operation}:${await sha256Hex(canonicalJson([operation, input]))}`;
+}
+
+/**
+ * {@link fingerprintOf} for the ledger: a request JSON cannot hold (a `BigInt` in `provider_metadata`, a cycle)
+ * is the `ValidationError` it is without a key, never the `TypeError` of the canonical JSON.
+ */
+async function requestFingerprint(operation: Operation, input: readonly unknown[]): Promise<string> {
+  try {
+    return await fingerprintOf(operation, input);
+  } catch (error) {
+    // The last argument is the parameters object; an id before it is a validated string.
+    const issues = unserialisableIssues(input[input.length - 1]);
+    throw new ValidationError(
+      issues.length > 0
+        ? issues
+        : [
+            {
+              path: '',
+              message: `cannot be read as JSON (${error instanceof Error ? error.message : String(error)})`,
+            },
+          ],
+      { operation },
+    );
+  }
 }
 
 /** The operation a fingerprint made by {@link fingerprintOf} names, if it names one. */
@@ -324,14 +392,19 @@ function toJson(value: unknown): JsonValue {
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }
 
-/** Checks a caller's idempotency key: 1–255 characters, no control characters. */
+/**
+ * Checks a caller's idempotency key: 1–255 characters of well-formed text, no control characters. A lone
+ * surrogate (`'a\uD800'`) has no UTF-8 form: hashed, it becomes U+FFFD, so two different keys would derive the
+ * same provider reference (`keyedReference`); control characters are C0, DEL and C1 (`\p{Cc}`).
+ */
 export function idempotencyKeyIssue(key: unknown): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== 'string') return 'must be a string';
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)
     return `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long`;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
-  if (/[\u0000-\u001f\u007f]/.test(key)) return 'must not contain control characters';
+  if (/\p{Surrogate}/u.test(key))
+    return 'must be well-formed text (it holds a lone UTF-16 surrogate, which has no UTF-8 form)';
+  if (/\p{Cc}/u.test(key)) return 'must not contain control characters';
   return undefined;
 }
 

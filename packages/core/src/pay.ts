@@ -4,7 +4,14 @@
  * `idempotencyKey` run under the idempotency ledger (docs/architecture.md#idempotency); `resolve` answers what the
  * provider holds for a call whose outcome is unknown; webhooks are set up per secret.
  */
-import { type Adapter, type AnyAdapter, type CallOptions, DEFINED_ADAPTER, type TypesOf } from './adapter.js';
+import {
+  type Adapter,
+  type AnyAdapter,
+  type CallOptions,
+  DEFINED_ADAPTER,
+  type ResolvedRecord,
+  type TypesOf,
+} from './adapter.js';
 import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
 import { inProduction, isInMemory } from './diagnostics/production.js';
 import { PayError, StoreError, ValidationError } from './errors.js';
@@ -17,6 +24,7 @@ import {
   LEDGER,
   markOperation,
   operationOfFingerprint,
+  whileHeld,
   withIdempotencyKey,
 } from './idempotency.js';
 import {
@@ -52,8 +60,12 @@ export type ResolveResult =
   | { status: 'found'; record: Payment | Refund | Checkout; source: 'ledger' | 'provider' }
   /** The provider proved it holds nothing for this call: it is safe to send again (with the same key). */
   | { status: 'not_found' }
-  /** Nothing proves either way (yet): do not send again; ask later. `reason` says why. */
-  | { status: 'unknown'; reason: string };
+  /**
+   * Nothing proves either way (yet): do not send with a new key; ask later (a retry with the same key is safe: it
+   * resumes). `reason` says why; `askAgainAt` (ISO 8601), when known, is when asking again can tell more: an
+   * attempt's lease ends, or the provider will have proved that a step it may still be processing cannot land.
+   */
+  | { status: 'unknown'; reason: string; askAgainAt?: string };
 
 /** Options of `pay.resolve`. */
 export interface ResolveOptions {
@@ -148,11 +160,15 @@ export class Pay<A extends AnyAdapter = Adapter> {
   /**
    * What the provider holds for a money-moving call whose outcome is unknown, given its idempotency key or the
    * error it threw (a `NetworkError` / `ProviderApiError` with `outcome: 'unknown'`):
-   * - `found` with the record: from the ledger when the call completed, otherwise from the provider (the ledger
-   *   then records it as the key's result, so a retry with the key returns it);
-   * - `not_found`: the provider proved it holds nothing, so sending again is safe (the ledger frees the key);
-   * - `unknown`: nothing proves either way — an attempt still holds the key, the adapter cannot look the call up,
-   *   or there is no ledger entry and no `operation` to ask the provider about. Never send again on `unknown`.
+   * - `found` with the record: from the ledger when the call completed (for Provider R's redirect checkout, which
+   *   resolves to `null`, the Checkout its key opened, `payment_url` being the redirect), otherwise from the
+   *   provider (the ledger then records it as the key's result, so a retry with the key returns it);
+   * - `not_found`: the provider proved it holds nothing and the step can no longer land, so sending again is safe
+   *   (the ledger frees the key);
+   * - `unknown`: nothing proves either way — an attempt still holds the key (it renews its lease while it works),
+   *   the provider may still be processing the step that moves money, the adapter cannot look the call up, or
+   *   there is no ledger entry and no `operation` to ask the provider about. `askAgainAt` says when asking again
+   *   can tell more, when known. Never send with a new key on `unknown`.
    *
    * An absent ledger entry never means "not found": the key may have been released, expired or be kept by
    * another store. Store failures throw `StoreError`; provider failures throw the adapter's error.
@@ -182,7 +198,16 @@ export class Pay<A extends AnyAdapter = Adapter> {
     try {
       const store = this.#ledger.store;
       const entry = await storeCall('read', key, () => store.read(key));
-      if (entry?.state === 'completed') return foundInLedger(entry.result);
+      if (entry?.state === 'completed') {
+        // A call that resolves to nothing (Provider R's redirect checkout) recorded `null`: the adapter reads
+        // what the key made from the recovery point (its redirect), and nothing can move money any more.
+        const operation = operationOfFingerprint(entry.fingerprint);
+        if (entry.result !== null || !operation || !this.adapter.resolve) return foundInLedger(entry.result);
+        const answer = await ask(operation, { recoveryPoint: entry.recoveryPoint });
+        return isRecordAnswer(answer)
+          ? { status: 'found', record: answer, source: 'ledger' }
+          : foundInLedger(null);
+      }
       if (!entry) {
         if (!lookup.operation)
           return {
@@ -204,17 +229,24 @@ export class Pay<A extends AnyAdapter = Adapter> {
       );
       if (begun.state === 'completed') return foundInLedger(begun.result);
       if (begun.state !== 'acquired')
-        return { status: 'unknown', reason: 'an attempt with this key is in progress; ask again later' };
+        return {
+          status: 'unknown',
+          reason:
+            'an attempt with this key is in progress (it renews its lease while it works); ask again later',
+          askAgainAt: new Date(Date.now() + this.#ledger.leaseSeconds * 1000).toISOString(),
+        };
       const { lease } = begun;
       let answer: Awaited<ReturnType<typeof ask>>;
       try {
-        answer = await ask(operation, { recoveryPoint: begun.recoveryPoint });
+        answer = await whileHeld(store, key, lease, this.#ledger.leaseSeconds, () =>
+          ask(operation, { recoveryPoint: begun.recoveryPoint }),
+        );
       } catch (error) {
         await this.#settle(operation, key, 'abandon', () => store.abandon(key, lease));
         throw error;
       }
       if (answer === null) await this.#settle(operation, key, 'release', () => store.release(key, lease));
-      else if (answer === undefined || !readBackStandsForResult(operation))
+      else if (!isRecordAnswer(answer) || !readBackStandsForResult(operation))
         await this.#settle(operation, key, 'abandon', () => store.abandon(key, lease));
       else
         await this.#settle(operation, key, 'complete', () =>
@@ -337,12 +369,20 @@ function foundInLedger(result: unknown): ResolveResult {
   return { status: 'found', record: result as Payment, source: 'ledger' };
 }
 
-function answerOf(
-  answer: Payment | Refund | Checkout | null | undefined,
-  reasonWhenUnknown: string,
-): ResolveResult {
+/** Whether an adapter's answer is a record (not `null`, `undefined` or {@link MayStillLand}). */
+function isRecordAnswer(answer: ResolvedRecord): answer is Payment | Refund | Checkout {
+  return answer !== null && answer !== undefined && !('mayStillLand' in answer);
+}
+
+function answerOf(answer: ResolvedRecord, reasonWhenUnknown: string): ResolveResult {
   if (answer === null) return { status: 'not_found' };
   if (answer === undefined) return { status: 'unknown', reason: reasonWhenUnknown };
+  if ('mayStillLand' in answer)
+    return {
+      status: 'unknown',
+      reason: answer.reason,
+      ...(answer.askAgainAt === null ? {} : { askAgainAt: new Date(answer.askAgainAt).toISOString() }),
+    };
   return { status: 'found', record: answer, source: 'provider' };
 }
 

@@ -58,6 +58,13 @@ export interface IdempotencyStore {
   ): Promise<IdempotencyBegin>;
   /** Records how far the call got (for example Provider T's transaction id after the quote). */
   checkpoint(key: string, lease: string, recoveryPoint: JsonValue): Promise<boolean>;
+  /**
+   * Extends a held lease to `leaseSeconds` from now; `false` (and nothing changed) when the lease was lost. The
+   * ledger renews every third of the lease while the attempt works, so a call slower than the lease keeps its key
+   * while a crashed process frees it within one lease (docs/architecture.md#idempotency). Optional: without it
+   * the lease is never renewed and must outlast the slowest money-moving call.
+   */
+  renew?(key: string, lease: string, leaseSeconds: number): Promise<boolean>;
   /** Records the final result; later calls with the key get it back without calling the provider. */
   complete(key: string, lease: string, result: JsonValue): Promise<boolean>;
   /**
@@ -135,6 +142,11 @@ export function createMemoryIdempotencyStore(now: () => number = Date.now): Idem
     async checkpoint(key, lease, recoveryPoint) {
       const row = held(key, lease);
       if (row) row.recoveryPoint = recoveryPoint;
+      return row !== undefined;
+    },
+    async renew(key, lease, leaseSeconds) {
+      const row = held(key, lease);
+      if (row) row.leaseUntil = now() + leaseSeconds * 1000;
       return row !== undefined;
     },
     async complete(key, lease, result) {

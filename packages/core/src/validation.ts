@@ -51,16 +51,41 @@ export function reservedKeyIssues(input: unknown, prefix = ''): ValidationIssue[
 }
 
 /**
+ * Issues for what a request cannot carry as JSON, at any depth of `input`: a `BigInt` and a cycle (JSON has
+ * neither, so such a request can be neither sent nor fingerprinted). `prefix` names where `input` sits.
+ */
+export function unserialisableIssues(input: unknown, prefix = ''): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const visit = (value: unknown, at: string, ancestors: readonly object[]) => {
+    if (typeof value === 'bigint')
+      issues.push({ path: at, message: 'is a BigInt, which JSON cannot carry: pass a number or a string' });
+    if (value === null || typeof value !== 'object') return;
+    if (ancestors.includes(value)) {
+      issues.push({
+        path: at,
+        message: 'refers back to an object that contains it (JSON cannot carry a cycle)',
+      });
+      return;
+    }
+    for (const [key, item] of Object.entries(value))
+      visit(item, at ? `${at}.${key}` : key, [...ancestors, value]);
+  };
+  visit(input, prefix, []);
+  return issues;
+}
+
+/**
  * Validates `input` against `schema` and returns the parsed output, or throws one {@link ValidationError}
- * listing every issue, including keys with a reserved name ({@link reservedKeyIssues}). `prefix` names where
- * `input` sits in the request (`provider_metadata`).
+ * listing every issue, including keys with a reserved name ({@link reservedKeyIssues}) and values JSON cannot
+ * carry ({@link unserialisableIssues}), which a schema with free members would otherwise let through to a
+ * `TypeError` when the request is sent. `prefix` names where `input` sits in the request (`provider_metadata`).
  */
 export function parseInput<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
   where: { operation: string; prefix?: string },
 ): v.InferOutput<S> {
-  const reserved = reservedKeyIssues(input, where.prefix);
+  const reserved = [...reservedKeyIssues(input, where.prefix), ...unserialisableIssues(input, where.prefix)];
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success && reserved.length === 0) return result.output;
   const reservedPaths = new Set(reserved.map((issue) => issue.path));

@@ -5,6 +5,7 @@
 
 import {
   defineAdapter,
+  type OperationChecks,
   type OperationImplementations,
   type ResolvedRecord,
   type ResolveLookup,
@@ -49,11 +50,13 @@ export function transfer(id: string, amount = 25): Payment {
 export function ledgerAdapter(
   operations: Partial<OperationImplementations<LedgerTypes>>,
   resolve?: (lookup: ResolveLookup) => Promise<ResolvedRecord>,
+  checks?: OperationChecks,
 ) {
   return defineAdapter<LedgerTypes>({
     provider: 'providerT',
     operations,
     ...(resolve ? { resolve } : {}),
+    ...(checks ? { checks } : {}),
     webhooks: {
       rawEventNames: [],
       secret: 'unused',

@@ -153,7 +153,8 @@ describe('pay.resolve (docs/architecture.md#createpay)', () => {
     await vi.waitFor(() => expect(store.read('k6')).resolves.not.toBeNull());
     expect(await pay.resolve('k6')).toEqual({
       status: 'unknown',
-      reason: 'an attempt with this key is in progress; ask again later',
+      reason: 'an attempt with this key is in progress (it renews its lease while it works); ask again later',
+      askAgainAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(lookups).toEqual([]);
     hold.resolve();

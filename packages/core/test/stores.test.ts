@@ -22,6 +22,19 @@ describe('the in-memory idempotency ledger', () => {
     expect(await store.begin('order-1', 'fp-a', options)).toEqual({ state: 'in_progress' });
   });
 
+  it('renews a held lease from now, and refuses to renew one that ran out', async () => {
+    const time = clock();
+    const store = createMemoryIdempotencyStore(time.now);
+    const begun = await store.begin('order-r', 'fp-a', options);
+    if (begun.state !== 'acquired') throw new Error('expected the lease');
+    time.advance(20_000);
+    expect(await store.renew?.('order-r', begun.lease, 30)).toBe(true);
+    time.advance(20_000); // 40 s after begin: past the first lease, within the renewed one
+    expect(await store.begin('order-r', 'fp-a', options)).toEqual({ state: 'in_progress' });
+    time.advance(11_000);
+    expect(await store.renew?.('order-r', begun.lease, 30)).toBe(false);
+  });
+
   it('refuses the same key with a different request', async () => {
     const store = createMemoryIdempotencyStore(clock().now);
     await store.begin('order-1', 'fp-a', options);

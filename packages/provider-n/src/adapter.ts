@@ -184,7 +184,10 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     }
     // The reply of the attempt that opened it was lost, and Provider N has no call that returns a checkout URL:
     // inventing one could send the payer to a wrong page, and opening a second checkout could take the money twice.
+    // The checkout exists under the key, so this refusal proves nothing about it (`outcome: 'unknown'`): the
+    // ledger keeps the key, and pay.resolve(key) answers the checkout (docs/architecture.md#outcomes).
     throw duplicate.error.withDetails({
+      outcome: 'unknown',
       message: `providerN already holds transaction ${reference} (${transaction.paymentStatus ?? 'status not given'}) for this idempotency key, opened by an earlier attempt whose reply was lost; Provider N has no call that returns its checkoutUrl. pay.resolve(key) or checkouts.retrieve('${reference}') read it; if it is still unpaid and you need a payment page, open a new checkout with a new idempotency key (the unseen one expires unpaid after 40 minutes).`,
       context,
     });
@@ -280,6 +283,21 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
 
   return defineAdapter<ProviderNTypes>({
     provider: PROVIDER,
+    // Every check before the idempotency ledger is touched; the currency as sent (`ngn` → `NGN`) is fingerprinted
+    // (docs/architecture.md#idempotency).
+    checks: {
+      createCheckout(params) {
+        const { currencyCode } = initTransactionRequest(params, config.contractCode);
+        return { ...params, provider_metadata: { ...params.provider_metadata, currency: currencyCode } };
+      },
+      createRefund(params) {
+        const { currency } = refundRequest(params);
+        const given = params.provider_metadata;
+        return given?.currency === undefined
+          ? undefined
+          : { ...params, provider_metadata: { ...given, currency } };
+      },
+    },
     operations: {
       createCheckout,
       retrieveCheckout: async (id, options) => {

@@ -212,9 +212,10 @@ describe('checkouts.create with an idempotency key', () => {
     expect(simulator.books.transactions).toHaveLength(1);
     const existing = simulator.books.transactions[0];
     // The checkout URL went down with the lost reply and Provider N has no call that returns it: the repeat says
-    // which transaction holds the key instead of inventing a URL or opening a second checkout.
+    // which transaction holds the key instead of inventing a URL or opening a second checkout. The checkout
+    // exists under the key, so the refusal does not prove that nothing moved: outcome unknown keeps the key.
     expect(ProviderApiError.isInstance(again)).toBe(true);
-    expect((again as ProviderApiError).outcome).toBeUndefined();
+    expect((again as ProviderApiError).outcome).toBe('unknown');
     expect(again).toMatchObject({
       context: {
         paymentReference: referenceFor('order-1001'),

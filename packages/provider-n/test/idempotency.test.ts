@@ -5,7 +5,7 @@
  * documented not-found answers (docs/architecture.md#idempotency).
  */
 import { createHash } from 'node:crypto';
-import { NetworkError, ProviderApiError } from '@pay/core';
+import { createMemoryIdempotencyStore, createPay, NetworkError, ProviderApiError } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyReference } from '../src/index.js';
@@ -293,5 +293,91 @@ describe('resolve', () => {
       .resolve?.({ operation: 'refunds.create', context: { refundReference: 'r-2' } })
       .catch((thrown: unknown) => thrown);
     expect(ProviderApiError.isInstance(error)).toBe(true);
+  });
+});
+
+describe('through createPay’s ledger', () => {
+  it('a lost init-transaction reply, then the retry’s "already holds" refusal: the key is kept and resolve(key) answers that checkout', async () => {
+    const store = createMemoryIdempotencyStore();
+    const pay = createPay(testAdapter(), { idempotency: store });
+    const key = 'order-lost-reply';
+    nockLogin();
+    nock(HOST).post(INIT).replyWithError({ code: 'ECONNRESET' });
+    await expect(pay.checkouts.create(checkoutParams, { idempotencyKey: key })).rejects.toMatchObject({
+      outcome: 'unknown',
+    });
+
+    nock(HOST).post(INIT).reply(422, DUPLICATE_PAYMENT);
+    const held = { ...transactionStatusBody, paymentReference: referenceFor(key), paymentStatus: 'PENDING' };
+    nock(HOST)
+      .get(QUERY)
+      .query({ paymentReference: referenceFor(key) })
+      .reply(200, ok(held));
+    const retry = await pay.checkouts
+      .create(checkoutParams, { idempotencyKey: key })
+      .catch((e: unknown) => e);
+    expect(retry).toMatchObject({
+      providerCode: '99',
+      outcome: 'unknown',
+      context: { transactionReference: TRANSACTION_REFERENCE, idempotencyKey: key },
+    });
+    expect(await store.read(key)).toMatchObject({ state: 'in_progress' });
+
+    nock(HOST)
+      .get(QUERY)
+      .query({ paymentReference: referenceFor(key) })
+      .reply(200, ok(held));
+    expect(await pay.resolve(key)).toMatchObject({
+      status: 'found',
+      source: 'provider',
+      record: { id: TRANSACTION_REFERENCE, amount: 5000, currency: 'NGN' },
+    });
+  });
+
+  it('provider_metadata.currency ngn and NGN under one key are one request: the retry gets the recorded checkout', async () => {
+    const pay = createPay(testAdapter(), { idempotency: createMemoryIdempotencyStore() });
+    const key = 'order-currency-case';
+    const bodies: Record<string, unknown>[] = [];
+    nockLogin();
+    recordInit(bodies).reply(
+      200,
+      ok({
+        transactionReference: TRANSACTION_REFERENCE,
+        paymentReference: referenceFor(key),
+        checkoutUrl: 'https://sandbox.provider-n.example/checkout/x',
+      }),
+    );
+    const lower = { ...checkoutParams, provider_metadata: { amount: 5000, currency: 'ngn' } };
+    const first = await pay.checkouts.create(lower, { idempotencyKey: key });
+    const again = await pay.checkouts.create(checkoutParams, { idempotencyKey: key });
+    expect(again).toEqual(first);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toMatchObject({ currencyCode: 'NGN', paymentReference: referenceFor(key) });
+  });
+});
+
+describe('a BigInt in a refund’s forwarded provider_metadata', () => {
+  it.each([
+    ['without a key', {}],
+    ['with a key', { idempotencyKey: 'refund-bigint' }],
+  ])('%s is a ValidationError naming it, before any call', async (_, options) => {
+    const store = createMemoryIdempotencyStore();
+    const pay = createPay(testAdapter(), { idempotency: store });
+    const error = await pay.refunds
+      .create(
+        { payment_id: TRANSACTION_REFERENCE, amount: 10, provider_metadata: { customerRef: 10n } },
+        options,
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      issues: [
+        {
+          path: 'provider_metadata.customerRef',
+          message: 'is a BigInt, which JSON cannot carry: pass a number or a string',
+        },
+      ],
+    });
+    expect(await store.read('refund-bigint')).toBeNull();
   });
 });

@@ -23,7 +23,7 @@ import type { ProviderRConfig } from './config.js';
 import { resumeCreation, sendCreation } from './flows/create-once.js';
 import { resolveCall } from './flows/resolve.js';
 import { settlementFlows } from './flows/settle.js';
-import { paymentFromCreate, paymentFromStatus, refundFromReply } from './mapping.js';
+import { checkoutFromCreate, paymentFromCreate, paymentFromStatus, refundFromReply } from './mapping.js';
 import {
   captureAmount,
   checkoutRequest,
@@ -76,16 +76,18 @@ function operations(
     async createCheckout(params, options) {
       const request = checkoutRequest(params, config, options, await keyedRefId(options));
       if (resumeCreation('checkouts.create', options.idempotency)) return null;
-      // With a ledger there is a key, so the refId is the caller's or the key's (never absent).
-      return sendCreation(
+      // With a ledger there is a key, so the refId is the caller's or the key's (never absent). The call resolves
+      // to null (the spec); the Checkout with its redirect is recorded for `pay.resolve(key)`.
+      await sendCreation(
         'checkouts.create',
         options.idempotency,
         { refId: request.refId as string },
-        async () => ({
-          transId: (await client.send(request)).body.transId,
-          result: null,
-        }),
+        async () => {
+          const { body, requestId } = await client.send(request);
+          return { transId: body.transId, result: checkoutFromCreate(request.body, params, body, requestId) };
+        },
       );
+      return null;
     },
 
     async createPayment(params, options) {
@@ -139,12 +141,38 @@ function operations(
   };
 }
 
+/**
+ * What the adapter checks before core's idempotency ledger is touched (docs/architecture.md#idempotency): the
+ * same checks the operations make, without a call.
+ */
+function checks(config: ProviderRConfig): AdapterDefinition<ProviderRTypes>['checks'] {
+  return {
+    createCheckout(params) {
+      checkoutRequest(params, config, {});
+      return undefined;
+    },
+    createPayment(params) {
+      paymentRequest(params, config, {});
+      return undefined;
+    },
+    capturePayment(_id, params) {
+      captureAmount(params);
+      return undefined;
+    },
+    createRefund(params) {
+      refundRequest(params);
+      return undefined;
+    },
+  };
+}
+
 /** Builds the adapter from a checked configuration. */
 export function buildProviderRAdapter(config: ProviderRConfig): ProviderRAdapter {
   const client = createClient(config);
   const adapter = defineAdapter<ProviderRTypes>({
     provider: 'providerR',
     operations: operations(config, client),
+    checks: checks(config),
     unsupported: UNSUPPORTED,
     webhooks: createWebhookDefinition(config, client),
     resolve: (lookup, options) => resolveCall(lookup, options, client, config),
@@ -160,11 +188,12 @@ export function buildProviderRAdapter(config: ProviderRConfig): ProviderRAdapter
         const input = parseInput(checkoutCreateSchema, params ?? {}, { operation: 'checkouts.create' });
         if (options?.idempotencyKey !== undefined) {
           // This method is not one of core's operations, so createPay's ledger never sees it: a key here would
-          // protect nothing, and a retry would open a second checkout. Refused before any call.
+          // protect nothing, and a retry would open a second checkout. Refused before any call; the keyed path
+          // to the redirect is pay.checkouts.create, then pay.resolve(key) (docs/providers/provider-r.md#create-checkout).
           throw invalid(
             'checkouts.create',
             'options.idempotencyKey',
-            "is not supported by createCheckoutRedirect (createPay's idempotency ledger does not cover it); use pay.checkouts.create with the key, or send it without a key and never repeat it blindly",
+            "is not supported by createCheckoutRedirect (createPay's idempotency ledger does not cover it); with a key, call pay.checkouts.create(params, { idempotencyKey }) and then pay.resolve(key): its record is the Checkout, id the transId and payment_url the redirect. Without a key, never repeat this call blindly",
           );
         }
         const { body } = await client.send(checkoutRequest(input, config, options));

@@ -6,6 +6,7 @@
  * named like an `Object.prototype` member (`constructor`, `__proto__`) is an unknown status, never a crash.
  */
 import {
+  type Checkout,
   type CustomerRef,
   type Invoice,
   type NormalisedEventName,
@@ -14,7 +15,7 @@ import {
   type Refund,
   toMajorUnits,
 } from '@pay/core/adapter';
-import type { PaymentBody, RefundSent } from './requests.js';
+import type { CheckoutBody, PaymentBody, RefundSent } from './requests.js';
 import type { CreateReply, ProviderRStatus, ProviderRStatusReply } from './wire.js';
 
 /** Provider R status → unified payment status (docs/providers/provider-r.md#status). */
@@ -143,6 +144,39 @@ export function paymentFromCreate(
     metadata: params.metadata ?? {},
     requires_action: true,
     payment_url: reply.redirect,
+    livemode: !body.test,
+    request_id: requestId,
+    raw: reply,
+  };
+}
+
+/**
+ * *(ours)* The Checkout a keyed `checkouts.create` opened (docs/providers/provider-r.md#create-checkout): the call
+ * itself resolves to `null` (the spec), so this record is what `pay.resolve(key)` answers: `id` is the `transId`,
+ * `payment_url` the redirect to send the payer to.
+ */
+export function checkoutFromCreate(
+  body: CheckoutBody,
+  params: {
+    item_id?: string | undefined;
+    quantity?: number | undefined;
+    metadata?: Record<string, string> | undefined;
+  },
+  reply: CreateReply,
+  requestId: string,
+): Checkout {
+  return {
+    provider: 'providerR',
+    id: reply.transId,
+    payment_url: reply.redirect,
+    amount: toMajorUnits(body.price, body.curr),
+    currency: body.curr,
+    customer: { email: body.email },
+    session_type: 'one_time',
+    products: params.item_id === undefined ? [] : [{ id: params.item_id, quantity: params.quantity ?? 1 }],
+    // docs/providers/provider-r.md#create-checkout states no lifetime for the redirect.
+    expires_at: null,
+    metadata: params.metadata ?? {},
     livemode: !body.test,
     request_id: requestId,
     raw: reply,

@@ -192,6 +192,9 @@ export function checkoutRequest(
   );
 }
 
+/** The body of `POST /v2.0/paymentRedirect` (docs/providers/provider-r.md#create-checkout). */
+export type CheckoutBody = ReturnType<typeof checkoutRequest>['body'];
+
 /** The body of `POST /v2.0/payment` (docs/providers/provider-r.md#create-payment). */
 export type PaymentBody = ReturnType<typeof paymentRequest>['body'];
 

@@ -244,3 +244,64 @@ describe('createCheckoutRedirect, which createPay’s ledger does not cover', ()
     expect(scope.isDone()).toBe(false);
   });
 });
+
+describe('a keyed checkout has a way to the payer', () => {
+  it('checkouts.create resolves null, and pay.resolve(key) answers the Checkout: id the transId, payment_url the redirect', async () => {
+    const scope = nock(BASE_URL)
+      .post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`)
+      .once()
+      .reply(200, { code: 0, message: 'OK', transId: TRANS_ID, redirect: REDIRECT });
+    const pay = createPay(testAdapter());
+    expect(await pay.checkouts.create(checkoutParams, { idempotencyKey: 'co-key-9' })).toBeNull();
+    const answer = await pay.resolve('co-key-9');
+    expect(answer).toEqual({
+      status: 'found',
+      source: 'ledger',
+      record: {
+        provider: 'providerR',
+        id: TRANS_ID,
+        payment_url: REDIRECT,
+        amount: 100,
+        currency: 'CZK',
+        customer: { email: 'payer@example.com' },
+        session_type: 'one_time',
+        products: [{ id: 'order-1001', quantity: 1 }],
+        expires_at: null,
+        metadata: {},
+        livemode: false,
+        request_id: expect.any(String),
+        raw: { code: 0, message: 'OK', transId: TRANS_ID, redirect: REDIRECT },
+      },
+    });
+    // The retry replays null without a second checkout; resolve asked the provider nothing.
+    expect(await pay.checkouts.create(checkoutParams, { idempotencyKey: 'co-key-9' })).toBeNull();
+    expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('input only Provider R checks is refused before the ledger is touched', () => {
+  it('a 17-character paymentLabel with the store down is its ValidationError, not a retryable StoreError', async () => {
+    const scope = nock(BASE_URL).post('/v2.0/payment').reply(200, {});
+    // The ledger's first call is begin: with the store down it fails, so a ValidationError proves it was not made.
+    const store: IdempotencyStore = {
+      ...createMemoryIdempotencyStore(),
+      begin: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379')),
+    };
+    const pay = createPay(testAdapter(), { idempotency: store, onStoreError: () => {} });
+    const error = await rejectionOf(
+      pay.payments.create(
+        {
+          ...paymentParams,
+          provider_metadata: { ...paymentParams.provider_metadata, paymentLabel: 'x'.repeat(17) },
+        },
+        { idempotencyKey: 'label-key-1' },
+      ),
+    );
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      issues: [expect.objectContaining({ path: 'provider_metadata.paymentLabel' })],
+      context: { idempotencyKey: 'label-key-1' },
+    });
+    expect(scope.isDone()).toBe(false);
+  });
+});

@@ -4,7 +4,7 @@
  * cannot perform throw `ProviderNotSupportedError` with the spec's reasons, before validation and before any I/O.
  */
 import type { CallOptions } from '@pay/core/adapter';
-import { defineAdapter, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
+import { defineAdapter, type MayStillLand, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
 import { createClient, PROVIDER, type ProviderTClient } from './client.js';
 import type { ResolvedConfig } from './config.js';
 import { amendReceiverName } from './flows/amend.js';
@@ -81,6 +81,22 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
         return refundTransfer(client, checkRefund(params, config), options);
       },
     },
+    // Every check before the idempotency ledger is touched; a checkout's currency as sent (`eur` → `EUR`) is
+    // fingerprinted (docs/architecture.md#idempotency).
+    checks: {
+      createPayment(params) {
+        checkTransfer('payments.create', params, config);
+        return undefined;
+      },
+      createCheckout(params) {
+        const { currency } = checkTransfer('checkouts.create', params, config);
+        return { ...params, provider_metadata: { ...params.provider_metadata, currency } };
+      },
+      createRefund(params) {
+        checkRefund(params, config);
+        return undefined;
+      },
+    },
     unsupported: UNSUPPORTED_REASONS,
     resolve: (lookup, options) => resolveTransfer(client, lookup, options),
     webhooks: providerTWebhooks(client, {
@@ -93,12 +109,39 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
 }
 
 /**
+ * Provider T commits a transfer only within 30 minutes of its `readyForCommit` (docs/providers/provider-t.md#commit),
+ * so 30 minutes after the last commit was sent, a commit the status read does not show can no longer land.
+ */
+const COMMIT_WINDOW_MS = 30 * 60 * 1000;
+
+/**
+ * A transfer the status read does not show as committed: `null` (nothing moved, nothing can) only when no commit
+ * was sent under the key (`quoted` / `updated`, or an error from the quote or update) or the last one was sent
+ * more than {@link COMMIT_WINDOW_MS} ago. Otherwise the commit may still be processed by Provider T (a commit it
+ * holds longer than the read takes): {@link MayStillLand}, until the window closes when the recovery point says
+ * when the commit was sent. A new key in between could send the money twice; a retry with the same key resumes
+ * with the same request ids, which Provider T processes once.
+ */
+function commitNotShown(lookup: ResolveLookup, fromPoint: (name: string) => unknown): MayStillLand | null {
+  const step = fromPoint('step') ?? lookup.context?.step;
+  if (step === 'quoted' || step === 'updated' || step === 'quote' || step === 'update') return null;
+  const sentAt = fromPoint('commitSentAt');
+  const closesAt = typeof sentAt === 'number' ? sentAt + COMMIT_WINDOW_MS : null;
+  if (closesAt !== null && Date.now() >= closesAt) return null;
+  return {
+    mayStillLand: true,
+    reason: `Provider T does not show the transfer as committed (yet), but its commit may still be processed: Provider T commits within 30 minutes of readyForCommit${closesAt === null ? '' : `, so it can land until ${new Date(closesAt).toISOString()}`}. Do not send it with a new key; a retry with the same idempotency key resumes it safely.`,
+    askAgainAt: closesAt,
+  };
+}
+
+/**
  * `pay.resolve` for Provider T (docs/architecture.md#createpay): what the provider holds for a transfer or refund
  * whose outcome is unknown. The transaction id comes from the error's context or the ledger's recovery point; the
- * status read answers: the Payment / Checkout (a refund: the Refund once the transfer is `REFUNDED`), `null` when
- * Provider T knows no committed transfer with the id (400/697 or 404, so nothing moved) or a refund lookup finds
- * the transfer not refunded, and `undefined` without a transaction id: Provider T offers no lookup by client
- * request id (docs/providers/provider-t.md#refunds), so a key whose quote never answered cannot be told.
+ * status read answers: the Payment / Checkout (a refund: the Refund once the transfer is `REFUNDED`; `null` while
+ * it is not), and `undefined` without a transaction id: Provider T offers no lookup by client request id
+ * (docs/providers/provider-t.md#refunds), so a key whose quote never answered cannot be told. A transfer the read
+ * does not show (400/697 or 404) is {@link commitNotShown}.
  */
 async function resolveTransfer(
   client: ProviderTClient,
@@ -128,7 +171,7 @@ async function resolveTransfer(
     const refundId = text(fromPoint('refundId')) ?? text(lookup.context?.refundId);
     return refundId ? { ...refund, id: refundId } : refund;
   }
-  if (!read) return null;
+  if (!read) return commitNotShown(lookup, fromPoint);
   return operation === 'checkouts.create'
     ? toCheckout({ status: read.body }, facts)
     : toPayment({ status: read.body }, facts);

@@ -249,9 +249,10 @@ describe('pay.resolve on Provider T', () => {
       status: 'found',
       record: { id: lost.context?.transactionId, status: 'succeeded' },
     });
+    // An error of the update: no commit was sent, so an unknown transaction proves nothing moved.
     const quotedOnly = await adapter().resolve?.({
       operation: 'payments.create',
-      context: { transactionId: '00000000-0000-4000-8000-000000000000' },
+      context: { transactionId: '00000000-0000-4000-8000-000000000000', step: 'update' },
     });
     expect(quotedOnly).toBeNull();
   });

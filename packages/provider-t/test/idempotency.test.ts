@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  createMemoryIdempotencyStore,
   createPay,
   type IdempotencyStore,
   InvalidResponseError,
@@ -196,7 +197,12 @@ describe('Provider T recovery points', () => {
     expect(points).toEqual([
       { transactionId: TRANSACTION_ID, step: 'quoted', serviceOptionCode: 'WILL_CALL' },
       { transactionId: TRANSACTION_ID, step: 'updated', serviceOptionCode: 'WILL_CALL' },
-      { transactionId: TRANSACTION_ID, step: 'commit_sent', serviceOptionCode: 'WILL_CALL' },
+      {
+        transactionId: TRANSACTION_ID,
+        step: 'commit_sent',
+        serviceOptionCode: 'WILL_CALL',
+        commitSentAt: expect.any(Number),
+      },
     ]);
   });
 
@@ -301,9 +307,18 @@ describe('Provider T resumes from a recovery point instead of quoting again', ()
 
     expect(log.slice(1)).toEqual([
       `PUT ${TRANSFER_PATH} ${expectedRequestId(KEY, 'update')}`,
+      'checkpoint commit_sent',
       `PUT ${TRANSFER_PATH}/commit ${expectedRequestId(KEY, 'commit')}`,
     ]);
-    expect(points).toEqual([]);
+    // commit_sent again, with the time of this commit: until when it may land (docs/providers/provider-t.md#commit).
+    expect(points).toEqual([
+      {
+        transactionId: TRANSACTION_ID,
+        step: 'commit_sent',
+        serviceOptionCode: 'WILL_CALL',
+        commitSentAt: expect.any(Number),
+      },
+    ]);
     expect(payment).toMatchObject({
       id: TRANSACTION_ID,
       status: 'succeeded',
@@ -547,13 +562,79 @@ describe('Provider T resolve', () => {
     expect(checkout).toMatchObject({ id: TRANSACTION_ID, session_type: 'one_time', amount: 100 });
   });
 
-  it('answers null when Provider T does not know the transaction (400/697)', async () => {
+  const MINUTE = 60_000;
+  it.each([
+    ['the update (no commit sent)', { step: 'updated' }, undefined, null],
+    ['an error of the update', undefined, { step: 'update' }, null],
+    ['a commit sent 31 minutes ago', { step: 'commit_sent', commitSentAt: -31 * MINUTE }, undefined, null],
+    [
+      'a commit sent a minute ago',
+      { step: 'commit_sent', commitSentAt: -MINUTE },
+      undefined,
+      { mayStillLand: true, askAgainAt: 29 * MINUTE },
+    ],
+    [
+      'an error of the commit, with no recovery point',
+      undefined,
+      { step: 'commit', outcome: 'unknown' },
+      { mayStillLand: true, askAgainAt: null },
+    ],
+  ] as const)(
+    'for a transaction Provider T does not know (400/697) after %s',
+    async (_, point, context, expected) => {
+      nockLogin();
+      nock(HOST).get(STATUS_PATH).query(true).reply(400, errorBody('697', 'Invalid Transaction ID'));
+      const now = Date.now();
+      const answer = await testAdapter().resolve?.({
+        operation: 'payments.create',
+        ...(point
+          ? {
+              recoveryPoint: {
+                transactionId: TRANSACTION_ID,
+                ...point,
+                ...('commitSentAt' in point ? { commitSentAt: now + point.commitSentAt } : {}),
+              },
+            }
+          : {}),
+        context: { transactionId: TRANSACTION_ID, ...context },
+      });
+      if (expected === null) expect(answer).toBeNull();
+      else
+        expect(answer).toEqual({
+          mayStillLand: true,
+          reason: expect.stringContaining('Do not send it with a new key'),
+          askAgainAt: expected.askAgainAt === null ? null : now + expected.askAgainAt,
+        });
+    },
+  );
+
+  it('resolve(key) after a commit whose reply was lost and that Provider T does not show yet: unknown until the commit window closes, key kept', async () => {
+    const store = createMemoryIdempotencyStore();
+    const pay = createPay(testAdapter(), { idempotency: store });
     nockLogin();
+    nock(HOST).post('/transfer/v1/transactions/quote').reply(200, quoteReply());
+    nock(HOST).put(TRANSFER_PATH).reply(200, updateReply());
+    nock(HOST).put(`${TRANSFER_PATH}/commit`).replyWithError({ code: 'ECONNRESET' });
+    const before = Date.now();
+    await expect(pay.payments.create(paymentParams, { idempotencyKey: KEY })).rejects.toMatchObject({
+      outcome: 'unknown',
+    });
     nock(HOST).get(STATUS_PATH).query(true).reply(400, errorBody('697', 'Invalid Transaction ID'));
 
-    await expect(
-      testAdapter().resolve?.({ operation: 'payments.create', context: { transactionId: TRANSACTION_ID } }),
-    ).resolves.toBeNull();
+    const answer = await pay.resolve(KEY);
+
+    expect(answer).toEqual({
+      status: 'unknown',
+      reason: expect.stringContaining('its commit may still be processed'),
+      askAgainAt: expect.any(String),
+    });
+    const askAgainAt = Date.parse((answer as { askAgainAt: string }).askAgainAt);
+    expect(askAgainAt).toBeGreaterThanOrEqual(before + 30 * MINUTE);
+    expect(askAgainAt).toBeLessThanOrEqual(Date.now() + 30 * MINUTE);
+    expect(await store.read(KEY)).toMatchObject({
+      state: 'in_progress',
+      recoveryPoint: { transactionId: TRANSACTION_ID, step: 'commit_sent' },
+    });
   });
 
   it('answers undefined with only a key: Provider T offers no lookup by request id', async () => {
@@ -587,5 +668,43 @@ describe('Provider T resolve', () => {
       status: 'succeeded',
     });
     await expect(adapter.resolve?.(lookup)).resolves.toBeNull();
+  });
+});
+
+describe('Provider T checks before the ledger', () => {
+  it('fingerprints a checkout’s provider_metadata.currency as sent: usd then USD under one key is one transfer', async () => {
+    const pay = createPay(testAdapter(), { idempotency: createMemoryIdempotencyStore() });
+    nockLogin();
+    const quote = nock(HOST).post('/transfer/v1/transactions/quote').once().reply(200, quoteReply());
+    nock(HOST).put(TRANSFER_PATH).reply(200, updateReply());
+    nock(HOST).put(`${TRANSFER_PATH}/commit`).reply(200, commitReply);
+    const checkout = (currency: string) => ({
+      provider_metadata: { ...transferMetadata, amount: 100, currency },
+    });
+    const first = await pay.checkouts.create(checkout('usd'), { idempotencyKey: 'checkout-case' });
+    const again = await pay.checkouts.create(checkout('USD'), { idempotencyKey: 'checkout-case' });
+    expect(again).toEqual(first);
+    expect(quote.isDone()).toBe(true);
+  });
+
+  it('refuses what only the adapter checks with its ValidationError while the store is down, touching nothing', async () => {
+    // The ledger's first call is begin: with the store down it fails, so a ValidationError proves it was not made.
+    const store: IdempotencyStore = {
+      ...createMemoryIdempotencyStore(),
+      begin: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')),
+    };
+    const pay = createPay(testAdapter(), { idempotency: store, onStoreError: () => {} });
+    const error = await pay.payments
+      .create(
+        // A caller without types can leave the sender out.
+        { ...paymentParams, provider_metadata: { ...transferMetadata, sender: undefined } as never },
+        { idempotencyKey: 'no-sender' },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      issues: [expect.objectContaining({ path: 'provider_metadata.sender' })],
+      context: { idempotencyKey: 'no-sender' },
+    });
   });
 });

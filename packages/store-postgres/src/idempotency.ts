@@ -37,6 +37,7 @@ ON CONFLICT (key) DO UPDATE SET
 RETURNING fingerprint, state, lease, recovery_point::text AS recovery_point, result::text AS result`;
   const held = `key = $1 AND state = 'in_progress' AND lease = $2 AND lease_expires_at > now() AND expires_at > now()`;
   const checkpointSql = `UPDATE ${table} SET recovery_point = $3::jsonb WHERE ${held}`;
+  const renewSql = `UPDATE ${table} SET lease_expires_at = now() + make_interval(secs => $3) WHERE ${held}`;
   const completeSql = `UPDATE ${table}
 SET state = 'completed', result = $3::jsonb, lease = NULL, lease_expires_at = NULL WHERE ${held}`;
   const releaseSql = `DELETE FROM ${table} WHERE ${held}`;
@@ -72,6 +73,9 @@ FROM ${table} WHERE key = $1 AND expires_at > now()`;
     },
     checkpoint(key, lease, recoveryPoint) {
       return write('idempotency.checkpoint', checkpointSql, [key, lease, JSON.stringify(recoveryPoint)]);
+    },
+    renew(key, lease, leaseSeconds) {
+      return write('idempotency.renew', renewSql, [key, lease, seconds('leaseSeconds', leaseSeconds)]);
     },
     complete(key, lease, result) {
       return write('idempotency.complete', completeSql, [key, lease, JSON.stringify(result)]);

@@ -19,6 +19,7 @@ export interface ContractStores {
 const SHORT_LEASE_SECONDS = 1;
 const WAIT_OUT_SHORT_LEASE_MS = 1_400;
 const LONG = { leaseSeconds: 60, retentionSeconds: 86_400 };
+const SHORT = { leaseSeconds: SHORT_LEASE_SECONDS, retentionSeconds: 86_400 };
 const CONCURRENT_ATTEMPTS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -210,6 +211,25 @@ export function runStoreContract(makeStores: () => ContractStores | Promise<Cont
         state: 'in_progress',
         recoveryPoint: { transactionId: 'T-1001', step: 'committed' },
       });
+    });
+
+    it('renews a held lease from now, so an attempt still working keeps its key past the first lease', async () => {
+      const key = freshKey('transfer');
+      const lease = await acquire(stores.idempotency, key, 'fingerprint-a', SHORT);
+      expect(await stores.idempotency.renew?.(key, lease, 60)).toBe(true);
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.idempotency.begin(key, 'fingerprint-a', LONG)).toEqual({ state: 'in_progress' });
+      expect(await stores.idempotency.checkpoint(key, lease, { step: 'commit_sent' })).toBe(true);
+    });
+
+    it('refuses to renew a lease that ran out or was taken over', async () => {
+      const key = freshKey('transfer');
+      const late = await acquire(stores.idempotency, key, 'fingerprint-a', SHORT);
+      await sleep(WAIT_OUT_SHORT_LEASE_MS);
+      expect(await stores.idempotency.renew?.(key, late, 60)).toBe(false);
+      const current = await acquire(stores.idempotency, key, 'fingerprint-a', LONG);
+      expect(await stores.idempotency.renew?.(key, late, 60)).toBe(false);
+      expect(await stores.idempotency.renew?.(key, current, 60)).toBe(true);
     });
 
     it('lets the next call resume at once after an attempt abandoned its lease (unknown outcome)', async () => {

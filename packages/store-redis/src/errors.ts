@@ -8,6 +8,7 @@ export type RedisStoreOperation =
   | 'deduplication.release'
   | 'idempotency.begin'
   | 'idempotency.checkpoint'
+  | 'idempotency.renew'
   | 'idempotency.complete'
   | 'idempotency.release'
   | 'idempotency.abandon'

@@ -9,6 +9,7 @@ import {
   IDEMPOTENCY_COMPLETE,
   IDEMPOTENCY_READ,
   IDEMPOTENCY_RELEASE,
+  IDEMPOTENCY_RENEW,
 } from './scripts.js';
 import { storeScripts } from './store-calls.js';
 
@@ -55,6 +56,10 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
     checkpoint: (key, lease, recoveryPoint) =>
       leasedWrite('idempotency.checkpoint', IDEMPOTENCY_CHECKPOINT, key, lease, [
         JSON.stringify(recoveryPoint),
+      ]),
+    renew: (key, lease, leaseSeconds) =>
+      leasedWrite('idempotency.renew', IDEMPOTENCY_RENEW, key, lease, [
+        String(milliseconds(leaseSeconds, 'leaseSeconds', 'idempotency.renew')),
       ]),
     complete: (key, lease, result) =>
       leasedWrite('idempotency.complete', IDEMPOTENCY_COMPLETE, key, lease, [JSON.stringify(result)]),

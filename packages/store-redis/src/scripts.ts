@@ -88,6 +88,12 @@ redis.call('HSET', KEYS[1], 'recoveryPoint', ARGV[2])
 return 1
 `;
 
+/** Idempotency `renew`: extends the held lease from now (server clock). ARGV: lease, lease milliseconds. */
+export const IDEMPOTENCY_RENEW = `${HELD}
+redis.call('HSET', KEYS[1], 'leaseUntil', string.format('%d', now + tonumber(ARGV[2])))
+return 1
+`;
+
 /** Idempotency `complete`: records the result and ends the lease; the entry keeps its expiry. ARGV: lease, JSON. */
 export const IDEMPOTENCY_COMPLETE = `${HELD}
 redis.call('HSET', KEYS[1], 'state', 'completed', 'result', ARGV[2], 'leaseUntil', '0')

@@ -140,6 +140,22 @@ describe.each(CLIENT_KINDS)('idempotency ledger over %s', (kind) => {
     expect(await store.read(key)).toMatchObject({ state: 'in_progress', recoveryPoint: null, result: null });
   });
 
+  it('renews a held lease from the server clock, and refuses to renew one that ran out', async () => {
+    const store = await ledger();
+    const key = fresh();
+    const held = leaseOf(await store.begin(key, request, { leaseSeconds: 0.2, retentionSeconds: DAY }));
+    expect(await store.renew?.(key, held, 30)).toBe(true);
+    await sleep(300);
+    expect(await store.begin(key, request, { leaseSeconds: 30, retentionSeconds: DAY })).toEqual({
+      state: 'in_progress',
+    });
+    expect(await store.checkpoint(key, held, quoted)).toBe(true);
+    const other = fresh();
+    const late = leaseOf(await store.begin(other, request, { leaseSeconds: 0.2, retentionSeconds: DAY }));
+    await sleep(300);
+    expect(await store.renew?.(other, late, 30)).toBe(false);
+  });
+
   it('keeps the first expiry when a key is leased again, so retention counts from the first use', async () => {
     const client = await open();
     const store = createRedisIdempotencyStore({ client: client.store });

@@ -7,6 +7,7 @@
  * provider's portal.
  */
 import {
+  type Checkout,
   type ErrorContext,
   type IdempotencyContext,
   isRecord,
@@ -35,13 +36,14 @@ export function idempotencyRefId(idempotencyKey: string): Promise<string> {
  * - `create_sent`: a creation (payment, checkout, refund) is about to be sent with `refId` (a refund also names
  *   the payment `transId`): from here on, it may exist at the provider;
  * - `created`: the creation answered; `result` is what the call returns (recorded in case the process stops
- *   before core records the result);
+ *   before core records the result), for a checkout the Checkout it opened (the call returns `null`; this record,
+ *   with the redirect, is what `pay.resolve(key)` answers);
  * - `capture_sent` / `cancel_sent`: the capture (of `amount`, when given: wire minor units, as sent) or the
  *   cancel of `transId` is about to be sent.
  */
 export type ProviderRRecoveryPoint =
   | { step: 'create_sent'; refId: string; transId?: string }
-  | { step: 'created'; refId: string; transId: string; result: Payment | Refund | null }
+  | { step: 'created'; refId: string; transId: string; result: Payment | Refund | Checkout | null }
   | { step: 'capture_sent'; transId: string; amount?: number }
   | { step: 'cancel_sent'; transId: string };
 
@@ -95,7 +97,7 @@ export async function checkpointBeforeSending(
  * Sends a creation under the ledger: `create_sent` is recorded before the call (fail closed), the answer after
  * it, so a retry with the key either returns that answer or refuses to create again ({@link resumeCreation}).
  */
-export async function sendCreation<R extends Payment | Refund | null>(
+export async function sendCreation<R extends Payment | Refund | Checkout | null>(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
   idempotency: IdempotencyContext | undefined,
   sent: { refId: string; transId?: string },
@@ -119,7 +121,7 @@ export async function sendCreation<R extends Payment | Refund | null>(
 export function resumeCreation(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
   idempotency: IdempotencyContext | undefined,
-): { result: Payment | Refund | null } | undefined {
+): { result: Payment | Refund | Checkout | null } | undefined {
   if (!idempotency || idempotency.recoveryPoint === null) return undefined;
   const point = readRecoveryPoint(idempotency.recoveryPoint);
   if (point?.step === 'created') return { result: point.result };

@@ -46,7 +46,9 @@ const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, Proof>> = new Map(
  *   only a key or a refId ⇒ `undefined` (the provider has no lookup by refId: the portal is the only way);
  * - a capture / cancel: by the `transId` ⇒ the Payment when the operation is visibly done (a capture: PAID for
  *   the amount asked), `null` when it visibly is not, `undefined` for any other status;
- * - a refund: the recorded result once the refund answered, else `undefined` (the provider reports no refunds).
+ * - a refund: the recorded result once the refund answered, else `undefined` (the provider reports no refunds);
+ * - a checkout whose creation answered: the Checkout it opened (`id` the transId, `payment_url` the redirect),
+ *   as recorded, without a call (a checkout recorded before this record was kept: the Payment of a status read).
  * Only reads: it never moves money. A refused read throws its error (nothing is known).
  */
 export async function resolveCall(
@@ -58,6 +60,9 @@ export async function resolveCall(
   const point = readRecoveryPoint(lookup.recoveryPoint) ?? undefined;
   if (lookup.operation === 'refunds.create')
     return point?.step === 'created' ? (point.result ?? undefined) : undefined;
+  // A keyed checkout that answered: the Checkout it opened, with the redirect no read returns.
+  if (lookup.operation === 'checkouts.create' && point?.step === 'created' && point.result !== null)
+    return point.result;
   const kind =
     lookup.operation === 'payments.create' || lookup.operation === 'checkouts.create'
       ? 'create'

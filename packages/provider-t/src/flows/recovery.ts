@@ -52,6 +52,12 @@ export interface TransferRecoveryPoint {
   /** The quote's service option, which the update must repeat (docs/providers/provider-t.md#update). */
   serviceOptionCode?: string;
   serviceOptionRoutingCode?: string;
+  /**
+   * With `commit_sent`: when the last commit was about to be sent (epoch milliseconds). Provider T commits only
+   * within 30 minutes of `readyForCommit` (docs/providers/provider-t.md#commit), which came before: 30 minutes
+   * after this, a commit it does not show can no longer land.
+   */
+  commitSentAt?: number;
 }
 
 /** Where a refund got to: read, about to commit `refundId` for `amount`. */
@@ -76,7 +82,8 @@ export function transferRecoveryPoint(point: JsonValue | null | undefined): Tran
     typeof point.step === 'string' &&
     TRANSFER_STEPS.has(point.step) &&
     optionalText(point.serviceOptionCode) &&
-    optionalText(point.serviceOptionRoutingCode)
+    optionalText(point.serviceOptionRoutingCode) &&
+    (point.commitSentAt === undefined || Number.isFinite(point.commitSentAt))
   ) {
     return point as unknown as TransferRecoveryPoint;
   }

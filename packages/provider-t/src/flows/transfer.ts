@@ -117,6 +117,7 @@ export async function sendTransfer(
     step,
     serviceOptionCode: quote.serviceOptionCode,
     serviceOptionRoutingCode: quote.serviceOptionRoutingCode,
+    ...(step === 'commit_sent' ? { commitSentAt: Date.now() } : {}),
   });
   if (!point) {
     await recordProgress(options, reached('quoted'), {
@@ -130,8 +131,9 @@ export async function sendTransfer(
     context: { transactionId, step: 'commit', ...resumed },
   };
   if (!point || point.step === 'quoted') await recordProgress(options, reached('updated'), updated);
-  // The last record before money can move: a crash from here on resumes with a status read.
-  if (point?.step !== 'commit_sent') await recordProgress(options, reached('commit_sent'), updated);
+  // The last record before money can move: a crash from here on resumes with a status read. Recorded before
+  // every commit, a resumed one too, so `pay.resolve` knows until when the last one may still land.
+  await recordProgress(options, reached('commit_sent'), updated);
   const committed = await commitTransfer(client, plan, transactionId, options, {
     requestId: await idOf('commit'),
     resumed: point?.step === 'commit_sent',

@@ -281,8 +281,8 @@ describe.each(SINGLE_CALL_CRASHES)(
             },
           });
         }
-        // What the provider holds for the key, asked the way an application settles an unknown outcome (naming
-        // the operation, for a key the ledger released: see the Provider N README).
+        // What the provider holds for the key, asked the way an application settles an unknown outcome (the
+        // ledger keeps the key of a refusal whose outcome is unknown: see the Provider N README).
         expect(resolved, JSON.stringify(resolved)).toMatchObject({
           ok: true,
           value: { status: 'found', record: expected },

@@ -62,6 +62,7 @@ export {
   type ParamsOf,
   type ResultOf,
   type RowOf,
+  type SupportedEvents,
   type SupportedOperations,
 } from './operations.js';
 export * from './records.js';

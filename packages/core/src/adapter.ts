@@ -180,7 +180,9 @@ export interface AdapterDefinition<T extends AdapterTypes> {
    * Webhook verification; `rawEventNames` must list exactly the adapter's raw event names, and `eventNames` the
    * normalised events it raises when its types declare `events`.
    */
-  webhooks: WebhookDefinition & { rawEventNames: readonly (keyof T['rawEvents'] & string)[] } & EventNamesOf<T>;
+  webhooks: WebhookDefinition & {
+    rawEventNames: readonly (keyof T['rawEvents'] & string)[];
+  } & EventNamesOf<T>;
   /**
    * What the provider holds for a money-moving call whose outcome is unknown (used by `pay.resolve`): the
    * record, `null` when the provider proves it holds nothing (safe to send again), `undefined` when it cannot

@@ -192,7 +192,10 @@ describe('the webhook handler', () => {
 
   it('refuses at registration a normalised event the adapter says it never raises (its eventNames)', () => {
     const { adapter } = createTestAdapter();
-    const narrowed = { ...adapter, webhooks: { ...adapter.webhooks, eventNames: ['payment.updated'] as const } };
+    const narrowed = {
+      ...adapter,
+      webhooks: { ...adapter.webhooks, eventNames: ['payment.updated'] as const },
+    };
     const handler = createPay(narrowed).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
     expect(() => handler.on('payment.succeeded', () => {})).toThrow(
       "'payment.succeeded' is not an event providerN raises. Known names: payment.updated, providerN.SUCCESSFUL_TRANSACTION.",
@@ -579,7 +582,8 @@ describe('rotating the webhook secret (docs/architecture.md#credential-rotation)
   /** The `secretIndex` of every `pay:webhook` message published while `run` runs. */
   async function tracedSecretIndexes(run: () => Promise<unknown>): Promise<unknown[]> {
     const seen: unknown[] = [];
-    const onWebhook = (message: unknown) => void seen.push((message as { secretIndex?: unknown }).secretIndex);
+    const onWebhook = (message: unknown) =>
+      void seen.push((message as { secretIndex?: unknown }).secretIndex);
     dc.subscribe(PAY_CHANNELS.webhook, onWebhook);
     try {
       await run();
@@ -592,7 +596,10 @@ describe('rotating the webhook secret (docs/architecture.md#credential-rotation)
   it('accepts a delivery signed with the old or the new secret and says which one verified it', async () => {
     const delivery = await signedDelivery('{"ref":"K1","items":1}');
     const callback = vi.fn();
-    const rotating = handler({ webhookSecret: ['whsec_new', WEBHOOK_SECRET] }).on('payment.updated', callback);
+    const rotating = handler({ webhookSecret: ['whsec_new', WEBHOOK_SECRET] }).on(
+      'payment.updated',
+      callback,
+    );
     expect(await tracedSecretIndexes(() => rotating.handle(delivery))).toEqual([1]);
     expect(callback).toHaveBeenCalledTimes(1);
     const retiring = handler({ webhookSecret: [WEBHOOK_SECRET, 'whsec_new'] });

@@ -43,6 +43,7 @@ export type {
   ProviderNAdapter,
   ProviderNCheckout,
   ProviderNCheckoutMetadata,
+  ProviderNEventName,
   ProviderNEventType,
   ProviderNRawEvents,
   ProviderNRefundMetadata,

@@ -53,12 +53,33 @@ export type ProviderNRawEvents = {
   'providerN.REVERSED_DISBURSEMENT': ProviderNOtherEventData;
 };
 
+/** A normalised event Provider N's webhooks raise. */
+export type ProviderNEventName =
+  | 'payment.created'
+  | 'payment.updated'
+  | 'payment.failed'
+  | 'refund.created'
+  | 'subscription.created'
+  | 'subscription.canceled'
+  | 'subscription.updated';
+
 /** A Provider N event type (`SUCCESSFUL_TRANSACTION`, …). */
 export type ProviderNEventType = keyof ProviderNRawEvents extends `providerN.${infer T}` ? T : never;
 
-/** Provider N's declared types: typed `provider_metadata`, raw events and the checkout result. */
+/**
+ * Provider N's declared types: the operations it performs and the normalised events it raises, typed
+ * `provider_metadata`, raw events and the checkout result.
+ */
 export interface ProviderNTypes extends AdapterTypes {
   provider: 'providerN';
+  /** The operations Provider N performs; `pay.<resource>.<verb>` exists only for these (the rest are unsupported). */
+  operations: 'checkouts.create' | 'checkouts.retrieve' | 'payments.retrieve' | 'refunds.create';
+  /**
+   * The normalised events its webhooks raise (docs/architecture.md#event-names): a received payment is
+   * `payment.created` (its `data.status` says whether it is paid in full), never `payment.succeeded`, and no
+   * invoice is raised, so `.on()` refuses those two names.
+   */
+  events: ProviderNEventName;
   metadata: {
     'checkouts.create': ProviderNCheckoutMetadata;
     'refunds.create': ProviderNRefundMetadata;

@@ -17,6 +17,7 @@ export type {
   ProviderRCheckoutMetadata,
   ProviderRCheckoutParams,
   ProviderRCheckoutRedirect,
+  ProviderREventName,
   ProviderRPaymentMetadata,
   ProviderRPaymentParams,
   ProviderRRawEvents,

@@ -12,6 +12,7 @@ import type {
   PaymentCreateParams,
 } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { STATUS_EVENTS, UNKNOWN_STATUS_EVENTS } from './mapping.js';
 import type { checkoutMetadataSchema, paymentMetadataSchema, refundMetadataSchema } from './requests.js';
 import type { ProviderRStatus, ProviderRStatusReply } from './wire.js';
 
@@ -27,6 +28,11 @@ export type ProviderRCaptureMetadata = Record<string, never>;
 /** Raw webhook events: `providerR.<STATUS>`, each carrying the verified status reply (`price` in minor units). */
 export type ProviderRRawEvents = { [S in ProviderRStatus as `providerR.${S}`]: ProviderRStatusReply };
 
+/** A normalised event Provider R's pushes raise: those of its status table (docs/providers/provider-r.md#events). */
+export type ProviderREventName =
+  | (typeof STATUS_EVENTS)[keyof typeof STATUS_EVENTS][number]
+  | (typeof UNKNOWN_STATUS_EVENTS)[number];
+
 /** The declared types of the Provider R adapter: metadata per operation, raw events, checkout result. */
 export interface ProviderRTypes extends AdapterTypes {
   provider: 'providerR';
@@ -38,6 +44,11 @@ export interface ProviderRTypes extends AdapterTypes {
     | 'payments.capture'
     | 'payments.cancel'
     | 'refunds.create';
+  /**
+   * The normalised events its pushes raise (docs/providers/provider-r.md#events): no refund and no subscription
+   * events, so `.on()` refuses those names.
+   */
+  events: ProviderREventName;
   metadata: {
     'checkouts.create': ProviderRCheckoutMetadata;
     'payments.create': ProviderRPaymentMetadata;

@@ -84,7 +84,7 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
     unsupported: UNSUPPORTED_REASONS,
     resolve: (lookup, options) => resolveTransfer(client, lookup, options),
     webhooks: providerTWebhooks(client, {
-      publicKey: config.webhookPublicKey,
+      publicKeys: config.webhookPublicKeys,
       host: config.webhookHost,
       isSandbox: !livemode,
       agentPartnerId: config.identity.agentPartnerId,

@@ -31,11 +31,14 @@ export interface ProviderTConfig extends TransportOptions {
   /** Audience of provider texts (default `"AGENT_FACING"`). */
   targetAudience?: string;
   /**
-   * Public key (base64 SPKI DER or PEM) that webhooks are verified with, instead of the environment's fixed
+   * Public key (base64 SPKI DER or PEM) that webhooks are verified with, instead of the environment's built-in
    * key: for tests and the simulator (`simulator.publicKey`, the key `pay dev provider-t` prints), also
-   * `PROVIDER_T_WEBHOOK_PUBLIC_KEY`.
+   * `PROVIDER_T_WEBHOOK_PUBLIC_KEY` (several separated by commas). A list while Provider T rotates its key:
+   * `[newKey, PROVIDER_T_WEBHOOK_PUBLIC_KEYS.production]` accepts deliveries signed with either, with no library
+   * release, and the `pay:webhook` diagnostics message says which one verified each (`secretIndex`, its position
+   * in the list): docs/providers/provider-t.md#webhooks.
    */
-  webhookPublicKey?: string;
+  webhookPublicKey?: string | readonly string[];
   /**
    * The host of your webhook endpoint as registered with Provider T (`pay.shop.example`, with `:port` when it is
    * not the default), `PROVIDER_T_WEBHOOK_HOST`. Provider T signs every partner's deliveries with one key, and
@@ -66,6 +69,12 @@ export const PROVIDER_T_WEBHOOK_PUBLIC_KEYS = {
 const PROVIDER = 'Provider T';
 const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
 
+const PUBLIC_KEY = 'must be an SPKI public key as base64 DER or PEM (or a non-empty list of them)';
+const publicKey = v.pipe(
+  text,
+  v.check((key) => spkiBytes(key) !== undefined, PUBLIC_KEY),
+);
+
 const configSchema = v.object({
   clientId: text,
   clientSecret: text,
@@ -75,12 +84,7 @@ const configSchema = v.object({
   posId: v.optional(text),
   userLanguage: v.optional(text),
   targetAudience: v.optional(text),
-  webhookPublicKey: v.optional(
-    v.pipe(
-      text,
-      v.check((key) => spkiBytes(key) !== undefined, 'must be an SPKI public key as base64 DER or PEM'),
-    ),
-  ),
+  webhookPublicKey: v.optional(v.union([publicKey, v.pipe(v.array(publicKey), v.minLength(1))], PUBLIC_KEY)),
   webhookHost: v.optional(
     v.pipe(
       text,
@@ -126,7 +130,8 @@ export interface ResolvedConfig extends TransportOptions {
   identity: ProviderTIdentity;
   operatorId: string;
   posId: string;
-  webhookPublicKey: string;
+  /** The keys webhooks are verified with, in the order configured (one, or several during a rotation). */
+  webhookPublicKeys: readonly string[];
   webhookHost: string | undefined;
   /** False in the sandbox: records carry it as `livemode`. */
   livemode: boolean;
@@ -150,7 +155,7 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
     },
     operatorId: parsed.operatorId,
     posId: parsed.posId ?? '01',
-    webhookPublicKey: parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment],
+    webhookPublicKeys: publicKeysOf(parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment]),
     webhookHost: parsed.webhookHost,
     livemode: !parsed.isSandbox,
     fetch: config.fetch,
@@ -174,9 +179,23 @@ export function configFromEnvironment(overrides: Partial<ProviderTConfig> = {}):
     ...values,
     isSandbox: booleanSetting('PROVIDER_T_SANDBOX', values.isSandbox),
     ...(overrides.webhookPublicKey === undefined && typeof publicKey === 'string'
-      ? { webhookPublicKey: pemLineBreaks(publicKey) }
+      ? { webhookPublicKey: publicKeysOfVariable(publicKey) }
       : {}),
   } as ProviderTConfig;
+}
+
+/** The configured key or keys as a list, in the order given. */
+function publicKeysOf(given: string | readonly string[]): readonly string[] {
+  return Object.freeze(typeof given === 'string' ? [given] : [...given]);
+}
+
+/**
+ * `PROVIDER_T_WEBHOOK_PUBLIC_KEY`: one key, or several separated by commas while Provider T rotates its key (a PEM
+ * or base64 key contains no comma), each with its line breaks back.
+ */
+function publicKeysOfVariable(value: string): string | string[] {
+  const keys = value.split(',').map((key) => pemLineBreaks(key.trim()));
+  return keys.length === 1 ? keys[0]! : keys;
 }
 
 /**

@@ -45,6 +45,7 @@ export type {
   ProviderTAdapter,
   ProviderTAddress,
   ProviderTCheckoutMetadata,
+  ProviderTEventName,
   ProviderTIdentityOverrides,
   ProviderTName,
   ProviderTRawEvents,

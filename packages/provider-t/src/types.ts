@@ -4,6 +4,7 @@
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { STATUS_EVENTS } from './mapping.js';
 import type {
   addressSchema,
   checkoutMetadataSchema,
@@ -47,6 +48,9 @@ export type ProviderTRawEvents = {
   'providerT.TRANSACTION_STATUS_EVENT': ProviderTStatusEvent;
 };
 
+/** A normalised event Provider T's webhooks raise: those of its status table, and `payment.updated`. */
+export type ProviderTEventName = (typeof STATUS_EVENTS)[keyof typeof STATUS_EVENTS] | 'payment.updated';
+
 /** Provider T's declared types: `provider_metadata` per operation, raw events, and what checkouts resolve to. */
 export interface ProviderTTypes extends AdapterTypes {
   provider: 'providerT';
@@ -67,6 +71,8 @@ export interface ProviderTTypes extends AdapterTypes {
     'refunds.create': ProviderTRefundMetadata;
   };
   rawEvents: ProviderTRawEvents;
+  /** The normalised events its webhooks raise (docs/providers/provider-t.md#webhooks): no invoice, no subscription. */
+  events: ProviderTEventName;
   checkout: Checkout;
 }
 

@@ -111,6 +111,14 @@ function secretsOf(contract: AdapterContract): string[] {
   return contract.webhookSecret === null ? [] : [contract.webhookSecret];
 }
 
+/** Every event name the adapter raises, normalised (its `eventNames`, else all of them) and raw. */
+function everyEventOf(adapter: AnyAdapter): never {
+  return [
+    ...(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES),
+    ...adapter.webhooks.rawEventNames,
+  ] as never;
+}
+
 /** Registers the contract suite with vitest. */
 export function runAdapterContract(contract: AdapterContract): void {
   describe(`${contract.name} honours the adapter contract`, () => {
@@ -229,7 +237,7 @@ export function runAdapterContract(contract: AdapterContract): void {
           webhookSecret: contract.webhookSecret,
           deduplicate: createMemoryDeduplicationStore(),
         })
-        .on((adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES) as never, callback);
+        .on(everyEventOf(adapter), callback);
       const first = await handler.handle(await contract.genuineWebhook());
       expect(first.duplicates).toEqual([]);
       const callsAfterFirst = upstream.calls();
@@ -266,15 +274,7 @@ export function runAdapterContract(contract: AdapterContract): void {
         const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
         const callback = vi.fn();
         const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
-        for (const name of [
-          'payment.created',
-          'payment.updated',
-          'payment.succeeded',
-          'payment.failed',
-          'refund.created',
-        ] as const) {
-          handler.on(name, callback);
-        }
+        handler.on(everyEventOf(adapter), callback);
         const error = await handler.handle(await variant.tamper(await contract.genuineWebhook())).then(
           () => undefined,
           (thrown: unknown) => thrown,

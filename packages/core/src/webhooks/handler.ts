@@ -262,10 +262,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /** Runs the `onError` callbacks for a failure of `handle()`, ignoring whatever they throw. */
-  async #reportError(
-    error: unknown,
-    progress: Progress,
-  ): Promise<void> {
+  async #reportError(error: unknown, progress: Progress): Promise<void> {
     if (this.#errorCallbacks.length === 0) return;
     const dispatch = WebhookHandlerError.isInstance(error);
     const context: WebhookErrorContext = {
@@ -283,10 +280,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
   }
 
-  async #handle(
-    request: WebhookRequest,
-    progress: Progress,
-  ): Promise<WebhookResult> {
+  async #handle(request: WebhookRequest, progress: Progress): Promise<WebhookResult> {
     const delivery = await this.#authenticate(request);
     progress.deliveryKey = delivery.key;
     progress.secretIndex = delivery.secretIndex;

@@ -69,8 +69,12 @@ export * from './records.js';
 export type { CachedToken, JsonValue, TokenStore } from './stores.js';
 export {
   type AccessToken,
+  createRotatingLogin,
   createTokenManager,
   MIN_TOKEN_LIFETIME_SECONDS,
+  type RotatingLogin,
+  type RotatingLoginOptions,
+  type TokenCacheKey,
   type TokenManager,
   type TokenManagerOptions,
 } from './token.js';

@@ -6,6 +6,7 @@
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { ProviderNCredentials } from './config.js';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './requests.js';
 import type {
   ProviderNMandateEventData,
@@ -89,4 +90,12 @@ export interface ProviderNTypes extends AdapterTypes {
 }
 
 /** A configured Provider N adapter. */
-export type ProviderNAdapter = Adapter<ProviderNTypes>;
+export type ProviderNAdapter = Adapter<ProviderNTypes> & {
+  /**
+   * Replaces the API key and secret key while the process runs (docs/providers/provider-n.md#authentication): the
+   * next call logs in with them, the access token of the old ones is dropped, and a call already sent that the
+   * provider then refuses (401) logs in again with the new pair, never with one old and one new key. Reachable as
+   * `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing nothing.
+   */
+  updateCredentials(credentials: ProviderNCredentials): void;
+};

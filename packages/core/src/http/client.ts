@@ -100,6 +100,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const listening = Boolean(options.hooks?.onRequest || options.hooks?.onResponse);
 
   return {
+    rememberSecrets(secrets) {
+      for (const secret of secrets) if (typeof secret === 'string') credentials.add(secret);
+    },
     send(request) {
       // Tracing (issue 15) costs one property read per channel while nobody subscribes.
       const tracing = httpTracing();

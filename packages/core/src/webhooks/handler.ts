@@ -130,7 +130,6 @@ export function bodyAlreadyParsedError(): WebhookVerificationError {
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
-  readonly #options: WebhookSetupOptions;
   /** The webhook secrets, in the caller's order (empty when the provider uses none). */
   readonly #secrets: readonly string[];
   readonly #deduplication: Deduplication | undefined;
@@ -151,7 +150,6 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   ) {
     this.#secrets = webhookSecretsOf(adapter, options.webhookSecret);
     this.#adapter = adapter;
-    this.#options = options;
     this.#deduplication = deduplicationOf(options);
     this.#logger = logger;
     if (this.#deduplication && isInMemory(this.#deduplication.store) && inProduction())

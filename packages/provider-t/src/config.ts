@@ -49,6 +49,9 @@ export interface ProviderTConfig extends TransportOptions {
   webhookHost?: string;
 }
 
+/** The OAuth client credentials the adapter logs in with, as `updateCredentials` replaces them. */
+export type ProviderTCredentials = Pick<ProviderTConfig, 'clientId' | 'clientSecret'>;
+
 /** Default base URLs per environment (docs/providers/provider-t.md#hosts-and-configuration). */
 export const PROVIDER_T_BASE_URLS = {
   sandbox: 'https://sandbox-api.provider-t.example',
@@ -97,6 +100,16 @@ const configSchema = v.object({
   ),
   ...transportConfigEntries,
 });
+
+const credentialsSchema = v.strictObject({ clientId: text, clientSecret: text });
+
+/**
+ * Checks the credentials `updateCredentials` was given: both members, non-empty (trimmed as the config's are); a
+ * `ConfigurationError` names each bad member, never a value.
+ */
+export function checkCredentials(credentials: ProviderTCredentials): ProviderTCredentials {
+  return parseConfig(PROVIDER, credentialsSchema, credentials);
+}
 
 /** The environment variables `providerT()` reads, and the config member each one stands for. */
 export const PROVIDER_T_ENV = [

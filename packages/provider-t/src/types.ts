@@ -4,6 +4,7 @@
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { ProviderTCredentials } from './config.js';
 import type { STATUS_EVENTS } from './mapping.js';
 import type {
   addressSchema,
@@ -77,7 +78,15 @@ export interface ProviderTTypes extends AdapterTypes {
 }
 
 /** A configured Provider T adapter. */
-export type ProviderTAdapter = Adapter<ProviderTTypes>;
+export type ProviderTAdapter = Adapter<ProviderTTypes> & {
+  /**
+   * Replaces the OAuth client id and secret while the process runs (docs/providers/provider-t.md#authentication):
+   * the next call logs in with them, the access token of the old ones is dropped, and a call already sent that
+   * the provider then refuses (401) logs in again with the new pair, never with one old and one new member.
+   * Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing nothing.
+   */
+  updateCredentials(credentials: ProviderTCredentials): void;
+};
 
 /** Where a transfer stood when it failed (docs/architecture.md#errors): `context.step` of every error it raises. */
 export type TransferStep = 'quote' | 'update' | 'commit';

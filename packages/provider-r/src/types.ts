@@ -12,6 +12,7 @@ import type {
   PaymentCreateParams,
 } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { ProviderRCredentials } from './config.js';
 import type { STATUS_EVENTS, UNKNOWN_STATUS_EVENTS } from './mapping.js';
 import type { checkoutMetadataSchema, paymentMetadataSchema, refundMetadataSchema } from './requests.js';
 import type { ProviderRStatus, ProviderRStatusReply } from './wire.js';
@@ -94,4 +95,11 @@ export type ProviderRAdapter = Omit<Adapter<ProviderRTypes>, 'createCheckout' | 
     params: ProviderRCheckoutParams,
     options?: CallOptions,
   ): Promise<ProviderRCheckoutRedirect>;
+  /**
+   * Replaces the merchant secret while the process runs (docs/providers/provider-r.md#authentication): the next
+   * call authenticates with it (Basic and the status call's `secret` field alike); a call under way finishes with
+   * the secret it started with, on every retry. Reachable as `pay.adapter.updateCredentials`. Throws
+   * `ConfigurationError` for an empty secret, changing nothing.
+   */
+  updateCredentials(credentials: ProviderRCredentials): void;
 };

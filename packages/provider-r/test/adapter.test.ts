@@ -682,3 +682,67 @@ describe('unsupported operations', () => {
     expect(createPay(testAdapter()).supports('customers.create')).toBe(false);
   });
 });
+
+describe('rotating the merchant secret (docs/providers/provider-r.md#authentication)', () => {
+  const ROTATED = 'r0tated-Secret+Value/2';
+  const basicOf = (secret: string) => `Basic ${Buffer.from(`${MERCHANT}:${secret}`).toString('base64')}`;
+
+  /** Status reads answered PAID, each recording the Basic header and the form's `secret` it carried. */
+  function recordStatusReads(times: number, first?: () => Promise<void>) {
+    const sent: { authorization: string; secret: string | null }[] = [];
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .times(times)
+      .reply(function (_uri, body, reply) {
+        sent.push({
+          authorization: String(this.req.headers.authorization),
+          secret: new URLSearchParams(String(body)).get('secret'),
+        });
+        const answer = sent.length === 1 && first ? first() : Promise.resolve();
+        void answer.then(() =>
+          sent.length === 1 && first
+            ? reply(null, [503, 'busy'])
+            : reply(null, [200, statusReply({ secret: ROTATED }), FORM]),
+        );
+      });
+    return sent;
+  }
+
+  it('authenticates the next call with the new secret, in the Basic header and the status form alike', async () => {
+    const sent = recordStatusReads(1);
+    const adapter = testAdapter();
+    adapter.updateCredentials({ secret: ROTATED });
+    expect(await adapter.retrievePayment(TRANS_ID)).toMatchObject({ id: TRANS_ID, status: 'succeeded' });
+    expect(sent).toEqual([{ authorization: basicOf(ROTATED), secret: ROTATED }]);
+  });
+
+  it('retries a read held while the secret changes with the secret it started with, never a mix', async () => {
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const sent = recordStatusReads(2, async () => {
+      arrived();
+      await held;
+    });
+    const adapter = testAdapter({ retry: 1 });
+    const reading = adapter.retrievePayment(TRANS_ID);
+    await arrival;
+    adapter.updateCredentials({ secret: ROTATED });
+    answer();
+    await reading;
+    expect(sent).toEqual([
+      { authorization: BASIC, secret: SECRET },
+      { authorization: BASIC, secret: SECRET },
+    ]);
+  });
+
+  it('refuses an empty secret with a ConfigurationError naming it, and keeps the old one', () => {
+    const adapter = testAdapter();
+    expect(() => adapter.updateCredentials({ secret: '' })).toThrow(/secret/);
+  });
+});

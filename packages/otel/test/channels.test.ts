@@ -152,6 +152,24 @@ describe('span tree', () => {
     expect(span?.duration).toEqual([0, 3_000_000]);
   });
 
+  it('says which webhook secret verified a delivery, by position, so an old one can be retired', () => {
+    const delivery: WebhookTrace = {
+      provider: 'providerR',
+      verified: true,
+      deliveryKey: 'AB12:PAID',
+      secretIndex: 1,
+      eventTypes: ['payment.succeeded'],
+      duplicate: false,
+      callbackFailures: 0,
+      status: 200,
+      startTime: 1_700_000_000_000,
+      durationMs: 3,
+    };
+    dc.channel(PAY_CHANNELS.webhook).publish(delivery);
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.attributes).toMatchObject({ 'pay.webhook.secret_index': 1, 'pay.webhook.verified': true });
+  });
+
   it('stops drawing after disable()', async () => {
     instrumentation.disable();
     const op: OperationTrace = {

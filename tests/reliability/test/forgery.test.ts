@@ -69,7 +69,7 @@ interface Recording {
 
 /** A handler with one recording callback on every event name the adapter can raise. */
 function recording(
-  adapter: { webhooks: { rawEventNames: readonly string[] } },
+  adapter: { webhooks: { rawEventNames: readonly string[]; eventNames?: readonly string[] } },
   webhookSecret: string | null,
   deduplicate?: DeduplicationStore,
 ): Recording {
@@ -79,7 +79,8 @@ function recording(
     webhookSecret,
     ...(deduplicate ? { deduplicate } : {}),
   }) as AnyHandler;
-  handler.on([...NORMALISED_EVENT_NAMES, ...adapter.webhooks.rawEventNames] as never, (event: PayEvent) => {
+  const normalised = adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES;
+  handler.on([...normalised, ...adapter.webhooks.rawEventNames] as never, (event: PayEvent) => {
     seen.push(event);
   });
   return { handler, seen };

@@ -205,8 +205,6 @@ export interface RotatingLoginOptions<C extends object> {
 export interface RotatingLogin<C extends object> {
   /** The `authorization` of core's HTTP client: `Bearer <token>`, and the one re-login after a 401. */
   readonly authorization: { header(): Promise<string>; rejected(headerValue: string): void };
-  /** The credentials in use (frozen): what the next login sends. */
-  current(): C;
   /**
    * Replaces the credentials (docs/architecture.md#credential-rotation): the token obtained with the old ones is
    * dropped and the next call that needs a token logs in with the new ones, as does the re-login of a call sent
@@ -223,6 +221,7 @@ export interface RotatingLogin<C extends object> {
  */
 export function createRotatingLogin<C extends object>(options: RotatingLoginOptions<C>): RotatingLogin<C> {
   const generationOf = (given: C) => {
+    // A copy, so a caller changing its object later cannot change the set a login sends member by member.
     const credentials = Object.freeze({ ...given });
     const tokens = createTokenManager({
       // The caller's signal never aborts a login other callers share; the HTTP client's own timeout bounds it.
@@ -230,7 +229,7 @@ export function createRotatingLogin<C extends object>(options: RotatingLoginOpti
       store: options.store,
       cacheKey: options.cacheKey(credentials),
     });
-    return { credentials, tokens };
+    return { tokens };
   };
   let generation = generationOf(options.credentials);
   return {
@@ -239,7 +238,6 @@ export function createRotatingLogin<C extends object>(options: RotatingLoginOpti
       // A 401 drops the refused token; core sends the call once more, which logs in with the current credentials.
       rejected: (value) => generation.tokens.invalidate(value.replace(/^Bearer /, '')),
     },
-    current: () => generation.credentials,
     update(credentials) {
       generation = generationOf(credentials);
     },

@@ -293,29 +293,21 @@ describe('rotating the API key and secret key (docs/providers/provider-n.md#auth
 
   it('re-logs in with the new pair only when a call held while the keys changed is then refused (401)', async () => {
     const logins = nockLogins(2);
-    let arrived!: () => void;
-    const arrival = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
-    let answer!: () => void;
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
+    const adapter = testAdapter();
     nock(HOST)
       .get(QUERY)
       .query(true)
       .matchHeader('authorization', 'Bearer token-old')
-      .reply((_uri, _body, reply) => {
-        arrived();
-        void held.then(() => reply(null, [401, refused('99', 'Invalid or expired access token')]));
+      .reply(() => {
+        // The call is at the provider when the keys change; the provider then refuses its token.
+        adapter.updateCredentials(ROTATED);
+        return [401, refused('99', 'Invalid or expired access token')];
       });
     const resent = nockQuery('token-new');
-    const adapter = testAdapter();
-    const reading = adapter.retrievePayment(TRANSACTION_REFERENCE);
-    await arrival;
-    adapter.updateCredentials(ROTATED);
-    answer();
-    expect(await reading).toMatchObject({ id: TRANSACTION_REFERENCE, status: 'succeeded' });
+    expect(await adapter.retrievePayment(TRANSACTION_REFERENCE)).toMatchObject({
+      id: TRANSACTION_REFERENCE,
+      status: 'succeeded',
+    });
     expect(logins).toEqual([BASIC, ROTATED_BASIC]);
     expect(resent.isDone()).toBe(true);
   });

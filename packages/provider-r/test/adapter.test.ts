@@ -687,23 +687,21 @@ describe('rotating the merchant secret (docs/providers/provider-r.md#authenticat
   const ROTATED = 'r0tated-Secret+Value/2';
   const basicOf = (secret: string) => `Basic ${Buffer.from(`${MERCHANT}:${secret}`).toString('base64')}`;
 
-  /** Status reads answered PAID, each recording the Basic header and the form's `secret` it carried. */
-  function recordStatusReads(times: number, first?: () => Promise<void>) {
+  /**
+   * Status reads, each recording the Basic header and the form's `secret` it carried; `first` answers the first
+   * one instead of the PAID reply.
+   */
+  function recordStatusReads(times: number, first?: () => [number, string]) {
     const sent: { authorization: string; secret: string | null }[] = [];
     nock(BASE_URL)
       .post('/v1.0/status')
       .times(times)
-      .reply(function (_uri, body, reply) {
+      .reply(function (_uri, body) {
         sent.push({
           authorization: String(this.req.headers.authorization),
           secret: new URLSearchParams(String(body)).get('secret'),
         });
-        const answer = sent.length === 1 && first ? first() : Promise.resolve();
-        void answer.then(() =>
-          sent.length === 1 && first
-            ? reply(null, [503, 'busy'])
-            : reply(null, [200, statusReply({ secret: ROTATED }), FORM]),
-        );
+        return sent.length === 1 && first ? first() : [200, statusReply({ secret: ROTATED }), FORM];
       });
     return sent;
   }
@@ -717,24 +715,13 @@ describe('rotating the merchant secret (docs/providers/provider-r.md#authenticat
   });
 
   it('retries a read held while the secret changes with the secret it started with, never a mix', async () => {
-    let arrived!: () => void;
-    const arrival = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
-    let answer!: () => void;
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    const sent = recordStatusReads(2, async () => {
-      arrived();
-      await held;
-    });
     const adapter = testAdapter({ retry: 1 });
-    const reading = adapter.retrievePayment(TRANS_ID);
-    await arrival;
-    adapter.updateCredentials({ secret: ROTATED });
-    answer();
-    await reading;
+    const sent = recordStatusReads(2, () => {
+      // The read is at the provider when the secret changes; the provider then answers retryably.
+      adapter.updateCredentials({ secret: ROTATED });
+      return [503, 'busy'];
+    });
+    await adapter.retrievePayment(TRANS_ID);
     expect(sent).toEqual([
       { authorization: BASIC, secret: SECRET },
       { authorization: BASIC, secret: SECRET },

@@ -142,29 +142,21 @@ describe('rotating the client credentials (docs/providers/provider-t.md#authenti
 
   it('re-logs in with the new pair only when a call held while the credentials changed is then refused (401)', async () => {
     const logins = nockLogins(2);
-    let arrived!: () => void;
-    const arrival = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
-    let answer!: () => void;
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
+    const adapter = testAdapter({ retry: 0 });
     nock(HOST)
       .get(STATUS_PATH)
       .query(true)
       .matchHeader('authorization', 'Bearer tok-old')
-      .reply((_uri, _body, reply) => {
-        arrived();
-        void held.then(() => reply(null, [401, errorBody('INVALID_TOKEN', 'Access token expired')]));
+      .reply(() => {
+        // The call is at the provider when the credentials change; the provider then refuses its token.
+        adapter.updateCredentials(ROTATED);
+        return [401, errorBody('INVALID_TOKEN', 'Access token expired')];
       });
     const resent = nockStatus('tok-new');
-    const adapter = testAdapter({ retry: 0 });
-    const reading = adapter.retrievePayment(TRANSACTION_ID);
-    await arrival;
-    adapter.updateCredentials(ROTATED);
-    answer();
-    expect(await reading).toMatchObject({ id: TRANSACTION_ID, status: 'succeeded' });
+    expect(await adapter.retrievePayment(TRANSACTION_ID)).toMatchObject({
+      id: TRANSACTION_ID,
+      status: 'succeeded',
+    });
     expect(logins).toEqual([basic(CLIENT_ID, CLIENT_SECRET), basic(ROTATED.clientId, ROTATED.clientSecret)]);
     expect(resent.isDone()).toBe(true);
   });

@@ -122,7 +122,8 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
   // The simulator's signing key (`pay dev provider-t` prints it), so webhook verification switches to the simulator
   // without a code change, like PROVIDER_T_BASE_URL does for the API. PEM (real or `\n`-escaped line breaks) or
-  // base64 SPKI DER; unset, the environment's fixed key (docs/providers/provider-t.md#webhooks) is used.
+  // base64 SPKI DER, several separated by commas while Provider T rotates its key; unset, the environment's built-in
+  // key (docs/providers/provider-t.md#webhooks) is used.
   { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false },
   // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change (issue 16).
   { env: 'PROVIDER_T_BASE_URL', member: 'baseUrl', required: false },

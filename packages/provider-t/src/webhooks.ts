@@ -2,9 +2,9 @@
  * Provider T webhooks (docs/providers/provider-t.md#webhooks), in two phases (core's `AuthenticatedDelivery`):
  *
  * 1. `verify` — everything that needs no upstream call: signature header, freshness, RSA-SHA256 over
- *    `"<t>.<host>.<raw body>"` with Provider T's public key (the environment's, or the configured ones), where the host is the one this
- *    application configured (Provider T signs every partner's deliveries with the same key, so the signed host is
- *    what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
+ *    `"<t>.<host>.<raw body>"` with Provider T's public key (the environment's, or the configured ones), where
+ *    the host is the one this application configured (Provider T signs every partner's deliveries with the same
+ *    key, so the signed host is what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
  *    delivery's deduplication key, so a replayed delivery is stopped before any upstream work (issue 10 §2, §3).
  * 2. `events()` — the status read, and the events derived from the CONFIRMED status, not from the push
  *    (issue 10 §4): a late `SENT` push for a transfer that is now `REJECTED` raises `payment.failed`; a push

@@ -127,9 +127,12 @@ for (const [provider, { adapter, secret }] of Object.entries(adapters)) {
     webhookSecret: secret,
     deduplicate: createMemoryDeduplicationStore(),
   });
-  handler.on([...NORMALISED_EVENT_NAMES, ...adapter.webhooks.rawEventNames], (event) => {
-    counts.set(event.id, (counts.get(event.id) ?? 0) + 1);
-  });
+  handler.on(
+    [...(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES), ...adapter.webhooks.rawEventNames],
+    (event) => {
+      counts.set(event.id, (counts.get(event.id) ?? 0) + 1);
+    },
+  );
   handlers.push(handler);
   const endpoint = await startLoopbackServer(toNodeListener(handler));
   endpoints.push(endpoint);

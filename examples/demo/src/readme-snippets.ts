@@ -7,8 +7,10 @@ import {
   createMemoryDeduplicationStore,
   createPay,
   NetworkError,
+  type Payment,
   type PaymentCreateParams,
   ProviderApiError,
+  type Refund,
   ValidationError,
 } from '@pay/core';
 import { createTestAdapter } from '@pay/core/testing';
@@ -72,4 +74,39 @@ export function testAdapterSetup() {
     deduplicate: createMemoryDeduplicationStore(),
   });
   return { pay, handler };
+}
+
+/** README "Webhooks": Provider N's events, counting test payments outside production only. */
+export function webhooksExample(shop: {
+  markPaid(id: string, amountPaid: number | null): Promise<void>;
+  releaseOrder(id: string): Promise<void>;
+  recordRefund(refund: Refund): Promise<void>;
+}) {
+  const pay = createPay(providerN());
+  // Real money only in production. `pay dev` and every sandbox configuration produce test records
+  // (`livemode: false`), so in development they count too; a production deployment never takes one for a payment.
+  const countsAsPaid = (payment: Payment) =>
+    payment.status === 'succeeded' && (payment.livemode || process.env.NODE_ENV !== 'production');
+
+  return pay.webhooks
+    .setup({
+      webhookSecret: process.env.PROVIDER_N_SECRET_KEY,
+      deduplicate: createMemoryDeduplicationStore(),
+    })
+    .on(['payment.created', 'payment.updated'], async (event) => {
+      if (countsAsPaid(event.data)) await shop.markPaid(event.data.id, event.data.amount_paid);
+    })
+    .on('payment.failed', async (event) => {
+      if (event.data.status === 'failed') await shop.releaseOrder(event.data.id);
+    })
+    .on('refund.created', async (event) => {
+      if (event.data.status === 'succeeded') await shop.recordRefund(event.data);
+    });
+}
+
+/** README "Webhooks" and the Provider N README "Rotating credentials": both keys for the overlap. */
+export function rotatingCredentials(apiKey: string, newSecretKey: string, oldSecretKey: string) {
+  const pay = createPay(providerN());
+  pay.adapter.updateCredentials({ apiKey, secretKey: newSecretKey });
+  return pay.webhooks.setup({ webhookSecret: [newSecretKey, oldSecretKey] });
 }

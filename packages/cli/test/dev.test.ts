@@ -1,6 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { createPay, type Payment, toNodeListener } from '@pay/core';
 import type { LoopbackServer } from '@pay/core/testing';
 import { providerR } from '@pay/provider-r';

@@ -64,14 +64,19 @@ export {
   type ParamsOf,
   type ResultOf,
   type RowOf,
+  type SupportedEvents,
   type SupportedOperations,
 } from './operations.js';
 export * from './records.js';
 export type { CachedToken, JsonValue, TokenStore } from './stores.js';
 export {
   type AccessToken,
+  createRotatingLogin,
   createTokenManager,
   MIN_TOKEN_LIFETIME_SECONDS,
+  type RotatingLogin,
+  type RotatingLoginOptions,
+  type TokenCacheKey,
   type TokenManager,
   type TokenManagerOptions,
 } from './token.js';

@@ -36,7 +36,7 @@ import {
 import { type Checkout, idSchema, type Payment, type ProviderName, type Refund } from './records.js';
 import type { JsonValue } from './stores.js';
 import { parseInput } from './validation.js';
-import type { WebhookDefinition } from './webhooks/types.js';
+import type { NormalisedEventName, WebhookDefinition } from './webhooks/types.js';
 
 export type { IdempotencyContext } from './idempotency.js';
 export {
@@ -182,6 +182,11 @@ export type ImplementationsOf<T extends AdapterTypes> = T extends { operations: 
     }
   : Partial<OperationImplementations<T>>;
 
+/** The `eventNames` a webhook definition must list: the declared `events`, when the types declare them. */
+type EventNamesOf<T extends AdapterTypes> = T extends { events: infer E extends NormalisedEventName }
+  ? { eventNames: readonly E[] }
+  : { eventNames?: readonly NormalisedEventName[] };
+
 /** What `defineAdapter` composes an adapter from. */
 export interface AdapterDefinition<T extends AdapterTypes> {
   provider: T['provider'];
@@ -206,8 +211,13 @@ export interface AdapterDefinition<T extends AdapterTypes> {
    * key, and the implementation receives them.
    */
   checks?: OperationChecks;
-  /** Webhook verification; `rawEventNames` must list exactly the adapter's raw event names. */
-  webhooks: WebhookDefinition & { rawEventNames: readonly (keyof T['rawEvents'] & string)[] };
+  /**
+   * Webhook verification; `rawEventNames` must list exactly the adapter's raw event names, and `eventNames` the
+   * normalised events it raises when its types declare `events`.
+   */
+  webhooks: WebhookDefinition & {
+    rawEventNames: readonly (keyof T['rawEvents'] & string)[];
+  } & EventNamesOf<T>;
   /**
    * What the provider holds for a money-moving call whose outcome is unknown (used by `pay.resolve`): the
    * record, `null` when the provider proves it holds nothing (safe to send again), `undefined` when it cannot

@@ -62,6 +62,24 @@ export function timingSafeEqual(a: string | Uint8Array, b: string | Uint8Array):
 }
 
 /**
+ * The index of the first of `candidates` equal to `value`, or -1 when none is: how a webhook checked against
+ * several secrets (old and new, while one is rotated) tells which one verified it. Every candidate is compared,
+ * each with {@link timingSafeEqual}, whether or not an earlier one matched, so the time taken does not depend on
+ * which candidate matched or how close any came.
+ */
+export function timingSafeIndexOf(
+  value: string | Uint8Array,
+  candidates: readonly (string | Uint8Array)[],
+): number {
+  let found = -1;
+  for (let index = 0; index < candidates.length; index++) {
+    const equal = timingSafeEqual(candidates[index]!, value);
+    if (equal && found < 0) found = index;
+  }
+  return found;
+}
+
+/**
  * The bytes as a view Web Crypto accepts on every runtime: a fresh copy made in this code's own realm. Edge
  * runtimes that evaluate code in a separate context refuse an ArrayBuffer from another realm (a request body
  * the host built), while a view created here passes everywhere.

@@ -22,6 +22,7 @@ import {
   updateSchema,
   type WithProviderMetadata,
 } from './records.js';
+import type { NormalisedEventName } from './webhooks/types.js';
 
 /**
  * What an operation resolves to, by name: a record, `nothing` (a delete), or `adapterCheckout`, the checkout
@@ -207,10 +208,22 @@ export interface AdapterTypes {
    * throw `ProviderNotSupportedError` at run time).
    */
   operations?: Operation;
+  /**
+   * The normalised events the adapter's webhooks can raise, as a union (`'payment.created' | 'refund.created'`).
+   * When declared, `defineAdapter` requires the same list as `webhooks.eventNames` and `.on()` accepts only these
+   * (and the raw events), so a callback that could never run is a compile error. Not declared: every normalised
+   * event name is accepted.
+   */
+  events?: NormalisedEventName;
 }
 
 /** The operations an adapter's declared types say it performs (every operation when it declares none). */
 export type SupportedOperations<T> = T extends { operations: infer O extends Operation } ? O : Operation;
+
+/** The normalised events an adapter's declared types say it raises (every one when it declares none). */
+export type SupportedEvents<T> = T extends { events: infer E extends NormalisedEventName }
+  ? E
+  : NormalisedEventName;
 
 /** The `provider_metadata` type of one operation. */
 export type MetadataOf<T extends AdapterTypes, K extends Operation> = T['metadata'][K] extends object

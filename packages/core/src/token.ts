@@ -34,6 +34,15 @@ export interface AccessToken {
  */
 export const MIN_TOKEN_LIFETIME_SECONDS = 30;
 
+/** What a cached token belongs to (see {@link TokenManagerOptions.cacheKey}). */
+export interface TokenCacheKey {
+  provider: string;
+  clientId: string;
+  /** The secret of the login (client secret, secret key): only its digest, with the rest, names the cache. */
+  secret?: string | undefined;
+  baseUrl?: string | undefined;
+}
+
 /** Options of {@link createTokenManager}. */
 export interface TokenManagerOptions {
   /**
@@ -48,10 +57,13 @@ export interface TokenManagerOptions {
   /** A token cache shared by instances (`TransportOptions.tokenStore`). Default: this manager's memory only. */
   store?: TokenStore | undefined;
   /**
-   * What the cached token belongs to: the provider, the client id (or API key) and the base URL. The cache name is
-   * `<provider>:<SHA-256 of client id and base URL>`; required with `store`.
+   * What the cached token belongs to: the provider, the client id (or API key), the secret it logs in with and the
+   * base URL. The cache name is `<provider>:<SHA-256 of client id, base URL and secret>` (a digest, never the
+   * credential), so instances share a token only when they log in with the same credentials: after a rotation
+   * (docs/architecture.md#credential-rotation) no instance takes a token another one got with the old secret.
+   * Required with `store`.
    */
-  cacheKey?: { provider: string; clientId: string; baseUrl?: string | undefined };
+  cacheKey?: TokenCacheKey;
   /** Receives a token-store failure (the call goes on with a login of its own). Default: one `console.warn`. */
   onStoreError?: (error: unknown) => void;
 }
@@ -82,7 +94,7 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
   let cacheName: Promise<string> | undefined;
   const nameOf = () => {
     const key = options.cacheKey!;
-    cacheName ??= sha256Hex(`${key.clientId}\n${key.baseUrl ?? ''}`).then(
+    cacheName ??= sha256Hex(`${key.clientId}\n${key.baseUrl ?? ''}\n${key.secret ?? ''}`).then(
       (digest) => `${key.provider}:${digest}`,
     );
     return cacheName;
@@ -176,4 +188,62 @@ function abandonedOnAbort(login: Promise<string>, signal: AbortSignal | undefine
     signal.addEventListener('abort', onAbort, { once: true });
     login.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** Options of {@link createRotatingLogin}. */
+export interface RotatingLoginOptions<C extends object> {
+  /** The credentials to log in with until {@link RotatingLogin.update} replaces them. */
+  credentials: C;
+  /**
+   * The login with one set of credentials: everything it sends (and every retry of it) comes from `credentials`,
+   * so one login never mixes an old and a new member.
+   */
+  login: (credentials: C) => Promise<AccessToken>;
+  /** What a cached token of `credentials` belongs to (see {@link TokenManagerOptions.cacheKey}). */
+  cacheKey: (credentials: C) => TokenCacheKey;
+  /** A token cache shared by instances (see {@link TokenManagerOptions.store}). */
+  store?: TokenStore | undefined;
+}
+
+/** Bearer authorisation from a client-credentials login whose credentials can be replaced while the process runs. */
+export interface RotatingLogin<C extends object> {
+  /** The `authorization` of core's HTTP client: `Bearer <token>`, and the one re-login after a 401. */
+  readonly authorization: { header(): Promise<string>; rejected(headerValue: string): void };
+  /**
+   * Replaces the credentials (docs/architecture.md#credential-rotation): the token obtained with the old ones is
+   * dropped and the next call that needs a token logs in with the new ones, as does the re-login of a call sent
+   * before the change whose token the provider then refuses (401). A login already on its way with the old ones
+   * finishes for the calls waiting on it and is not kept.
+   */
+  update(credentials: C): void;
+}
+
+/**
+ * Access tokens over credentials that rotate (Providers N and T): each set of credentials gets a token manager of
+ * its own, so a token, a shared login or a cached token of one set is never used with another, and replacing the
+ * set is a single swap, never member by member.
+ */
+export function createRotatingLogin<C extends object>(options: RotatingLoginOptions<C>): RotatingLogin<C> {
+  const generationOf = (given: C) => {
+    // A copy, so a caller changing its object later cannot change the set a login sends member by member.
+    const credentials = Object.freeze({ ...given });
+    const tokens = createTokenManager({
+      // The caller's signal never aborts a login other callers share; the HTTP client's own timeout bounds it.
+      login: () => options.login(credentials),
+      store: options.store,
+      cacheKey: options.cacheKey(credentials),
+    });
+    return { tokens };
+  };
+  let generation = generationOf(options.credentials);
+  return {
+    authorization: {
+      header: async () => `Bearer ${await generation.tokens.get()}`,
+      // A 401 drops the refused token; core sends the call once more, which logs in with the current credentials.
+      rejected: (value) => generation.tokens.invalidate(value.replace(/^Bearer /, '')),
+    },
+    update(credentials) {
+      generation = generationOf(credentials);
+    },
+  };
 }

@@ -7,12 +7,22 @@ import {
   hmacSha512Hex,
   spkiBytes,
   timingSafeEqual,
+  timingSafeIndexOf,
   toBase64,
   toHex,
   verifyRsaSha256,
 } from '../src/adapter-toolkit.js';
 
 describe('crypto helpers', () => {
+  it('finds which of several secrets a value equals, comparing every one', () => {
+    expect(timingSafeIndexOf('new', ['new', 'old'])).toBe(0);
+    expect(timingSafeIndexOf('old', ['new', 'old'])).toBe(1);
+    expect(timingSafeIndexOf('same', ['same', 'same'])).toBe(0);
+    expect(timingSafeIndexOf('neither', ['new', 'old'])).toBe(-1);
+    expect(timingSafeIndexOf('ne', ['new'])).toBe(-1);
+    expect(timingSafeIndexOf('x', [])).toBe(-1);
+  });
+
   it('computes the same HMAC-SHA512 hex as Node does', async () => {
     const body = '{"eventType":"SUCCESSFUL_TRANSACTION"}';
     const expected = createHmac('sha512', 'whsec_test').update(body).digest('hex');

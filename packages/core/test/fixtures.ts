@@ -1,7 +1,7 @@
 // The one test adapter of core's own tests. It imports nothing but core's sources (no vitest, no `node:`), because
 // test/bridge-process.test.ts transpiles it with core and runs it in a plain Node child process.
 
-import { defineAdapter, hmacSha512Hex, timingSafeEqual, webhookEvent } from '../src/adapter-toolkit.js';
+import { defineAdapter, hmacSha512Hex, timingSafeIndexOf, webhookEvent } from '../src/adapter-toolkit.js';
 import { type AdapterTypes, type Payment, WebhookVerificationError } from '../src/index.js';
 
 /**
@@ -70,10 +70,13 @@ export function createTestAdapter(options: TestAdapterOptions = {}) {
     webhooks: {
       rawEventNames: ['providerN.SUCCESSFUL_TRANSACTION'],
       secret: 'required',
-      async verify(delivery, webhookSecret) {
+      async verify(delivery, webhookSecrets) {
         counters.fullUrls.push(delivery.fullUrl);
-        const expected = await hmacSha512Hex(webhookSecret ?? '', delivery.rawBody);
-        if (!timingSafeEqual(expected, delivery.headers['x-signature'] ?? '')) {
+        const expected = await Promise.all(
+          webhookSecrets.map((webhookSecret) => hmacSha512Hex(webhookSecret, delivery.rawBody)),
+        );
+        const secretIndex = timingSafeIndexOf(delivery.headers['x-signature'] ?? '', expected);
+        if (secretIndex < 0) {
           throw new WebhookVerificationError('bad signature', { reason: 'invalid_signature' });
         }
         options.afterSignature?.(delivery.body);
@@ -85,6 +88,7 @@ export function createTestAdapter(options: TestAdapterOptions = {}) {
         }
         return {
           key: body.ref,
+          secretIndex,
           async events() {
             counters.upstreamReads += 1;
             await options.upstreamRead?.();

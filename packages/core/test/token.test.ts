@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createTokenManager } from '../src/adapter-toolkit.js';
+import { createRotatingLogin, createTokenManager } from '../src/adapter-toolkit.js';
 import { createMemoryTokenStore, type TokenStore } from '../src/index.js';
 
 describe('the token manager', () => {
@@ -220,5 +220,58 @@ describe('the token manager after a 401 with a slow shared store', () => {
     expect(await tokens.get()).toBe('tok-1');
     tokens.invalidate('tok-1');
     expect(await tokens.get()).toBe('tok-2');
+  });
+});
+
+describe('a rotating login (docs/architecture.md#credential-rotation)', () => {
+  type Pair = { clientId: string; secret: string };
+  const cacheKey = ({ clientId, secret }: Pair) => ({ provider: 'providerT', clientId, secret });
+
+  it('logs in with one whole set of credentials at a time, and never keeps a login of the replaced set', async () => {
+    let finishOldLogin!: () => void;
+    const oldLoginHeld = new Promise<void>((resolve) => {
+      finishOldLogin = resolve;
+    });
+    const sent: Pair[] = [];
+    const login = vi.fn(async (credentials: Pair) => {
+      sent.push({ ...credentials });
+      if (credentials.secret === 'old-secret') await oldLoginHeld;
+      return { accessToken: `token-of-${credentials.secret}`, expiresInSeconds: 3599 };
+    });
+    const rotating = createRotatingLogin({
+      credentials: { clientId: 'c1', secret: 'old-secret' },
+      login,
+      cacheKey,
+    });
+    const before = rotating.authorization.header();
+    rotating.update({ clientId: 'c2', secret: 'new-secret' });
+    const after = rotating.authorization.header();
+    finishOldLogin();
+    // The call that asked before the change gets the old set's token; every later one the new set's.
+    expect(await before).toBe('Bearer token-of-old-secret');
+    expect(await after).toBe('Bearer token-of-new-secret');
+    expect(await rotating.authorization.header()).toBe('Bearer token-of-new-secret');
+    rotating.authorization.rejected('Bearer token-of-old-secret');
+    expect(await rotating.authorization.header()).toBe('Bearer token-of-new-secret');
+    expect(sent).toEqual([
+      { clientId: 'c1', secret: 'old-secret' },
+      { clientId: 'c2', secret: 'new-secret' },
+    ]);
+  });
+
+  it('logs in again with the current set after a 401 drops its token', async () => {
+    let issued = 0;
+    const rotating = createRotatingLogin({
+      credentials: { clientId: 'c1', secret: 's1' },
+      login: async (credentials: Pair) => ({
+        accessToken: `${credentials.secret}-${++issued}`,
+        expiresInSeconds: 3599,
+      }),
+      cacheKey,
+    });
+    const first = await rotating.authorization.header();
+    rotating.update({ clientId: 'c1', secret: 's2' });
+    rotating.authorization.rejected(first);
+    expect(await rotating.authorization.header()).toBe('Bearer s2-2');
   });
 });

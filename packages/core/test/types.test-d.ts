@@ -147,3 +147,60 @@ describe('unsupported operations are compile errors', () => {
     expectTypeOf(undeclared.payments.capture).parameter(1).toEqualTypeOf<CaptureParams | undefined>();
   });
 });
+
+interface RefundEventTypes extends AdapterTypes {
+  provider: 'providerN';
+  metadata: {};
+  rawEvents: { 'providerN.SUCCESSFUL_REFUND': { refundReference: string } };
+  checkout: null;
+  operations: 'refunds.create';
+  events: 'refund.created' | 'payment.created';
+}
+
+describe('events an adapter never raises are compile errors', () => {
+  const refundWebhooks = {
+    ...webhooks,
+    rawEventNames: ['providerN.SUCCESSFUL_REFUND'],
+    eventNames: ['refund.created', 'payment.created'],
+  } as const;
+  const pay = createPay(
+    defineAdapter<RefundEventTypes>({
+      provider: 'providerN',
+      operations: { createRefund: async () => null as never },
+      webhooks: refundWebhooks,
+    }),
+  );
+  const handler = pay.webhooks.setup({ webhookSecret: 's' });
+
+  it('accepts the declared events and the raw ones', () => {
+    handler.on('refund.created', (event) => expectTypeOf(event.data).toEqualTypeOf<Refund>());
+    handler.on(['payment.created', 'providerN.SUCCESSFUL_REFUND'], () => {});
+    handler.onAny((event) => {
+      expectTypeOf(event.type).toEqualTypeOf<
+        'refund.created' | 'payment.created' | 'providerN.SUCCESSFUL_REFUND'
+      >();
+    });
+  });
+
+  it('refuses a normalised event the adapter does not declare', () => {
+    // @ts-expect-error the adapter never raises payment.succeeded
+    handler.on('payment.succeeded', () => {});
+    // @ts-expect-error nor invoice.generated, even in a list
+    handler.on(['refund.created', 'invoice.generated'], () => {});
+  });
+
+  it('requires the declared events as the webhook definition’s eventNames', () => {
+    defineAdapter<RefundEventTypes>({
+      provider: 'providerN',
+      operations: { createRefund: async () => null as never },
+      // @ts-expect-error eventNames is required when the types declare events
+      webhooks: { ...webhooks, rawEventNames: ['providerN.SUCCESSFUL_REFUND'] },
+    });
+    defineAdapter<RefundEventTypes>({
+      provider: 'providerN',
+      operations: { createRefund: async () => null as never },
+      // @ts-expect-error payment.succeeded is not a declared event
+      webhooks: { ...refundWebhooks, eventNames: ['refund.created', 'payment.succeeded'] },
+    });
+  });
+});

@@ -1,4 +1,6 @@
+import dc from 'node:diagnostics_channel';
 import { describe, expect, it, vi } from 'vitest';
+import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
 import {
   ConfigurationError,
   createMemoryDeduplicationStore,
@@ -221,6 +223,19 @@ describe('the webhook handler', () => {
   it('refuses to register an event name the adapter never raises', () => {
     expect(() => handler().on('providerR.PAID' as never, () => {})).toThrow(ConfigurationError);
     expect(() => handler().on('payment.succeeded', () => {})).not.toThrow();
+  });
+
+  it('refuses at registration a normalised event the adapter says it never raises (its eventNames)', () => {
+    const { adapter } = createTestAdapter();
+    const narrowed = {
+      ...adapter,
+      webhooks: { ...adapter.webhooks, eventNames: ['payment.updated'] as const },
+    };
+    const handler = createPay(narrowed).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
+    expect(() => handler.on('payment.succeeded', () => {})).toThrow(
+      "'payment.succeeded' is not an event providerN raises. Known names: payment.updated, providerN.SUCCESSFUL_TRANSACTION.",
+    );
+    expect(() => handler.on(['payment.updated', 'providerN.SUCCESSFUL_TRANSACTION'], () => {})).not.toThrow();
   });
 
   it('is fine with a verified event that has no callback', async () => {
@@ -610,5 +625,51 @@ describe('onAny and onError (as Octokit’s webhooks)', () => {
     });
     release();
     await running;
+  });
+});
+
+describe('rotating the webhook secret (docs/architecture.md#credential-rotation)', () => {
+  /** The `secretIndex` of every `pay:webhook` message published while `run` runs. */
+  async function tracedSecretIndexes(run: () => Promise<unknown>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    const onWebhook = (message: unknown) =>
+      void seen.push((message as { secretIndex?: unknown }).secretIndex);
+    dc.subscribe(PAY_CHANNELS.webhook, onWebhook);
+    try {
+      await run();
+    } finally {
+      dc.unsubscribe(PAY_CHANNELS.webhook, onWebhook);
+    }
+    return seen;
+  }
+
+  it('accepts a delivery signed with the old or the new secret and says which one verified it', async () => {
+    const delivery = await signedDelivery('{"ref":"K1","items":1}');
+    const callback = vi.fn();
+    const rotating = handler({ webhookSecret: ['whsec_new', WEBHOOK_SECRET] }).on(
+      'payment.updated',
+      callback,
+    );
+    expect(await tracedSecretIndexes(() => rotating.handle(delivery))).toEqual([1]);
+    expect(callback).toHaveBeenCalledTimes(1);
+    const retiring = handler({ webhookSecret: [WEBHOOK_SECRET, 'whsec_new'] });
+    expect(await tracedSecretIndexes(() => retiring.handle(delivery))).toEqual([0]);
+  });
+
+  it('refuses a delivery that none of the secrets verifies, and runs no callback', async () => {
+    const callback = vi.fn();
+    const rotated = handler({ webhookSecret: ['whsec_new', 'whsec_newer'] }).on('payment.updated', callback);
+    const delivery = await signedDelivery('{"ref":"K2","items":1}');
+    const seen = await tracedSecretIndexes(() =>
+      expect(rotated.handle(delivery)).rejects.toMatchObject({ reason: 'invalid_signature' }),
+    );
+    expect(seen).toEqual([undefined]);
+    expect(callback).not.toHaveBeenCalled();
+  });
+
+  it('refuses an empty list of secrets, or one with an empty member, at setup', () => {
+    for (const webhookSecret of [[], ['whsec_new', ''], '']) {
+      expect(() => handler({ webhookSecret })).toThrow(ConfigurationError);
+    }
   });
 });

@@ -290,6 +290,8 @@ function webhookSpan(tracer: Tracer, delivery: WebhookTrace): void {
         'pay.webhook.verified': delivery.verified,
         'pay.webhook.reason': delivery.reason,
         'pay.webhook.delivery_key': delivery.deliveryKey,
+        // Which webhook secret (Provider T: public key) verified it, by position: the evidence for retiring one.
+        'pay.webhook.secret_index': delivery.secretIndex,
         'pay.webhook.event_types': delivery.eventTypes,
         'pay.webhook.duplicate': delivery.duplicate,
         'pay.webhook.callback_failures': delivery.callbackFailures,

@@ -126,19 +126,22 @@ describe('span tree', () => {
     expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'providerN answered HTTP 400' });
   });
 
+  /** A `pay:webhook` message: a refused Provider N delivery, with `fields` over it. */
+  const webhookTrace = (fields: Partial<WebhookTrace> = {}): WebhookTrace => ({
+    provider: 'providerN',
+    verified: false,
+    reason: 'invalid_signature',
+    eventTypes: [],
+    duplicate: false,
+    callbackFailures: 0,
+    status: 400,
+    startTime: 1_700_000_000_000,
+    durationMs: 3,
+    ...fields,
+  });
+
   it('draws a refused webhook delivery as one server span with its reason', () => {
-    const delivery: WebhookTrace = {
-      provider: 'providerN',
-      verified: false,
-      reason: 'invalid_signature',
-      eventTypes: [],
-      duplicate: false,
-      callbackFailures: 0,
-      status: 400,
-      startTime: 1_700_000_000_000,
-      durationMs: 3,
-    };
-    dc.channel(PAY_CHANNELS.webhook).publish(delivery);
+    dc.channel(PAY_CHANNELS.webhook).publish(webhookTrace());
     const [span] = exporter.getFinishedSpans();
     expect(span?.name).toBe('webhook providerN');
     expect(span?.kind).toBe(SpanKind.SERVER);
@@ -150,6 +153,13 @@ describe('span tree', () => {
     });
     expect(span?.status.code).toBe(SpanStatusCode.ERROR);
     expect(span?.duration).toEqual([0, 3_000_000]);
+  });
+
+  it('says which webhook secret verified a delivery, by position, so an old one can be retired', () => {
+    const verified = { verified: true, reason: undefined, deliveryKey: 'AB12:PAID', status: 200 };
+    dc.channel(PAY_CHANNELS.webhook).publish(webhookTrace({ ...verified, secretIndex: 1 }));
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.attributes).toMatchObject({ 'pay.webhook.secret_index': 1, 'pay.webhook.verified': true });
   });
 
   it('stops drawing after disable()', async () => {

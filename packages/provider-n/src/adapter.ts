@@ -27,7 +27,7 @@ import {
   type Refusal,
   requestIdOfReply,
 } from './client.js';
-import type { ProviderNConfig } from './config.js';
+import type { ProviderNConfig, ProviderNCredentials } from './config.js';
 import {
   checkoutRecoveryPoint,
   openedCheckout,
@@ -281,7 +281,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     return undefined;
   }
 
-  return defineAdapter<ProviderNTypes>({
+  const adapter = defineAdapter<ProviderNTypes>({
     provider: PROVIDER,
     // Every check before the idempotency ledger is touched; the currency as sent (`ngn` → `NGN`) is fingerprinted
     // (docs/architecture.md#idempotency).
@@ -317,6 +317,11 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     fallbackReason: 'the Provider N API has no such call',
     webhooks: providerNWebhooks({ livemode }),
     resolve,
+  });
+  // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
+  // input (a spread copy would lose it).
+  return Object.assign(adapter, {
+    updateCredentials: (credentials: ProviderNCredentials) => client.updateCredentials(credentials),
   });
 }
 

@@ -6,7 +6,7 @@
 import {
   basicAuthorization,
   createProviderClient,
-  createTokenManager,
+  createRotatingLogin,
   type EnvelopeReading,
   type HttpReply,
   type ProviderApiError,
@@ -20,7 +20,7 @@ import {
   requestIdOf,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import { baseUrlOf, type ProviderNConfig } from './config.js';
+import { baseUrlOf, checkCredentials, type ProviderNConfig, type ProviderNCredentials } from './config.js';
 import { envelopeSchema, loginBodySchema } from './wire.js';
 
 const PROVIDER = 'providerN';
@@ -69,18 +69,32 @@ export function requestIdOfReply(reply: HttpReply): string {
   return requestIdOf(reply, REQUEST_ID_HEADER);
 }
 
+/** The client of one adapter: core's provider client, plus the credential rotation of `updateCredentials`. */
+export interface ProviderNClient extends ProviderClient {
+  /**
+   * Logs in with `credentials` from the next call on (docs/providers/provider-n.md#authentication): the token of
+   * the old ones is dropped. Checked first: a `ConfigurationError` names a bad member and changes nothing.
+   */
+  updateCredentials(credentials: ProviderNCredentials): void;
+}
+
 /** Builds the client: no I/O until the first call, which logs in first. */
-export function createClient(config: ProviderNConfig): ProviderClient {
-  const tokens = createTokenManager({
-    // The login is shared by every concurrent caller, so one caller's signal must not abort it for the others;
-    // the HTTP client's own timeout still bounds it.
-    login: () => login(),
+export function createClient(config: ProviderNConfig): ProviderNClient {
+  const baseUrl = baseUrlOf(config);
+  const rotating = createRotatingLogin({
+    credentials: { apiKey: config.apiKey, secretKey: config.secretKey },
+    login: (credentials) => login(credentials),
     store: config.tokenStore,
-    cacheKey: { provider: PROVIDER, clientId: config.apiKey, baseUrl: baseUrlOf(config) },
+    cacheKey: ({ apiKey, secretKey }) => ({
+      provider: PROVIDER,
+      clientId: apiKey,
+      secret: secretKey,
+      baseUrl,
+    }),
   });
   const client = createProviderClient({
     provider: PROVIDER,
-    baseUrl: baseUrlOf(config),
+    baseUrl,
     ...(config.fetch ? { fetch: config.fetch } : {}),
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     ...(config.retry === undefined ? {} : { retry: config.retry }),
@@ -91,23 +105,22 @@ export function createClient(config: ProviderNConfig): ProviderClient {
     // support trace a call, as every adapter does.
     requestIdHeader: REQUEST_ID_HEADER,
     providerRequestIdHeader: REQUEST_ID_HEADER,
-    authorization: {
-      header: async () => `Bearer ${await tokens.get()}`,
-      // A 401 drops the rejected token; core sends the call once more, which logs in again.
-      rejected: (value) => tokens.invalidate(value.slice('Bearer '.length)),
-    },
+    authorization: rotating.authorization,
     readEnvelope,
     errors: PROVIDER_N_ERRORS,
     credentialsHint: `Check ${CREDENTIALS}.`,
   });
 
-  /** `POST /v1/auth/login` with Basic apiKey:secretKey; it only reads, so it is retried like a GET. */
-  async function login() {
+  /**
+   * `POST /v1/auth/login` with Basic apiKey:secretKey of one set of credentials (its retries send the same header);
+   * it only reads, so it is retried like a GET.
+   */
+  async function login(credentials: ProviderNCredentials) {
     const outcome = await client.send({
       call: 'login',
       method: 'POST',
       path: '/v1/auth/login',
-      headers: { authorization: basicAuthorization(config.apiKey, config.secretKey) },
+      headers: { authorization: basicAuthorization(credentials.apiKey, credentials.secretKey) },
       authorize: false,
       retrySafe: true,
       credentialsInReply: true,
@@ -123,7 +136,14 @@ export function createClient(config: ProviderNConfig): ProviderClient {
     return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
   }
 
-  return client;
+  return {
+    ...client,
+    updateCredentials(credentials) {
+      const checked = checkCredentials(credentials);
+      client.rememberSecrets([checked.apiKey, checked.secretKey]);
+      rotating.update(checked);
+    },
+  };
 }
 
 const CREDENTIALS =

@@ -23,6 +23,9 @@ export interface ProviderNConfig extends TransportOptions {
   contractCode?: string | undefined;
 }
 
+/** The credentials the adapter logs in with, as `updateCredentials` replaces them. */
+export type ProviderNCredentials = Pick<ProviderNConfig, 'apiKey' | 'secretKey'>;
+
 /** Overrides accepted by the default factory `providerN(overrides)`: each one wins over its variable. */
 export type ProviderNOverrides = Partial<ProviderNConfig>;
 
@@ -56,6 +59,16 @@ const configSchema = v.strictObject({
   contractCode: v.optional(credential),
   ...transportConfigEntries,
 });
+
+const credentialsSchema = v.strictObject({ apiKey: credential, secretKey: credential });
+
+/**
+ * Checks the credentials `updateCredentials` was given: both members, non-empty (trimmed as the config's are); a
+ * `ConfigurationError` names each bad member, never a value.
+ */
+export function checkCredentials(credentials: ProviderNCredentials): ProviderNCredentials {
+  return parseConfig('providerN', credentialsSchema, credentials);
+}
 
 /** Validates an explicit config (`createProviderN`): nothing is read from the environment. */
 export function checkConfig(config: ProviderNConfig): ProviderNConfig {

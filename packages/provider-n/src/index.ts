@@ -35,6 +35,7 @@ export {
   PROVIDER_N_BASE_URLS,
   PROVIDER_N_ENV,
   type ProviderNConfig,
+  type ProviderNCredentials,
   type ProviderNOverrides,
 } from './config.js';
 export { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
@@ -43,6 +44,7 @@ export type {
   ProviderNAdapter,
   ProviderNCheckout,
   ProviderNCheckoutMetadata,
+  ProviderNEventName,
   ProviderNEventType,
   ProviderNRawEvents,
   ProviderNRefundMetadata,

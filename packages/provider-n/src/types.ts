@@ -6,6 +6,7 @@
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { ProviderNCredentials } from './config.js';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './requests.js';
 import type {
   ProviderNMandateEventData,
@@ -53,12 +54,33 @@ export type ProviderNRawEvents = {
   'providerN.REVERSED_DISBURSEMENT': ProviderNOtherEventData;
 };
 
+/** A normalised event Provider N's webhooks raise. */
+export type ProviderNEventName =
+  | 'payment.created'
+  | 'payment.updated'
+  | 'payment.failed'
+  | 'refund.created'
+  | 'subscription.created'
+  | 'subscription.canceled'
+  | 'subscription.updated';
+
 /** A Provider N event type (`SUCCESSFUL_TRANSACTION`, …). */
 export type ProviderNEventType = keyof ProviderNRawEvents extends `providerN.${infer T}` ? T : never;
 
-/** Provider N's declared types: typed `provider_metadata`, raw events and the checkout result. */
+/**
+ * Provider N's declared types: the operations it performs and the normalised events it raises, typed
+ * `provider_metadata`, raw events and the checkout result.
+ */
 export interface ProviderNTypes extends AdapterTypes {
   provider: 'providerN';
+  /** The operations Provider N performs; `pay.<resource>.<verb>` exists only for these (the rest are unsupported). */
+  operations: 'checkouts.create' | 'checkouts.retrieve' | 'payments.retrieve' | 'refunds.create';
+  /**
+   * The normalised events its webhooks raise (docs/architecture.md#event-names): a received payment is
+   * `payment.created` (its `data.status` says whether it is paid in full), never `payment.succeeded`, and no
+   * invoice is raised, so `.on()` refuses those two names.
+   */
+  events: ProviderNEventName;
   metadata: {
     'checkouts.create': ProviderNCheckoutMetadata;
     'refunds.create': ProviderNRefundMetadata;
@@ -68,4 +90,12 @@ export interface ProviderNTypes extends AdapterTypes {
 }
 
 /** A configured Provider N adapter. */
-export type ProviderNAdapter = Adapter<ProviderNTypes>;
+export type ProviderNAdapter = Adapter<ProviderNTypes> & {
+  /**
+   * Replaces the API key and secret key while the process runs (docs/providers/provider-n.md#authentication): the
+   * next call logs in with them, the access token of the old ones is dropped, and a call already sent that the
+   * provider then refuses (401) logs in again with the new pair, never with one old and one new key. Reachable as
+   * `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing nothing.
+   */
+  updateCredentials(credentials: ProviderNCredentials): void;
+};

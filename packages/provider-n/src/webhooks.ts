@@ -10,7 +10,7 @@ import {
   parseJson,
   type RefundStatus,
   sha256Hex,
-  timingSafeEqual,
+  timingSafeIndexOf,
   type WebhookDefinition,
   type WebhookDelivery,
   WebhookVerificationError,
@@ -18,7 +18,7 @@ import {
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
-import type { ProviderNEventType, ProviderNRawEvents } from './types.js';
+import type { ProviderNEventName, ProviderNEventType, ProviderNRawEvents } from './types.js';
 import {
   DEFAULT_CURRENCY,
   mandateEventSchema,
@@ -32,6 +32,20 @@ import {
 
 /** The signature header, lower-cased as core hands headers over (the provider sends `providerN-signature`). */
 export const SIGNATURE_HEADER = 'providern-signature';
+
+/**
+ * Every normalised event the table below raises (docs/providers/provider-n.md#events), for `.on()` registration
+ * checks: no `payment.succeeded` (a received payment is `payment.created`) and no `invoice.generated`.
+ */
+export const EVENT_NAMES = [
+  'payment.created',
+  'payment.updated',
+  'payment.failed',
+  'refund.created',
+  'subscription.created',
+  'subscription.canceled',
+  'subscription.updated',
+] as const satisfies readonly ProviderNEventName[];
 
 /** Every raw event name, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = [
@@ -97,6 +111,7 @@ const MANDATE_EVENT_BY_STATUS = new Map<string, SubscriptionEventName>(Object.en
 /** Provider N's webhook definition, as `defineAdapter` takes it. */
 export type ProviderNWebhookDefinition = WebhookDefinition & {
   rawEventNames: readonly (keyof ProviderNRawEvents)[];
+  eventNames: readonly ProviderNEventName[];
 };
 
 /**
@@ -106,22 +121,24 @@ export type ProviderNWebhookDefinition = WebhookDefinition & {
 export function providerNWebhooks(options: { livemode: boolean }): ProviderNWebhookDefinition {
   return {
     rawEventNames: RAW_EVENT_NAMES,
+    eventNames: EVENT_NAMES,
     secret: 'required',
-    verify: (delivery, webhookSecret) => verifyProviderNWebhook(delivery, webhookSecret, options),
+    verify: (delivery, webhookSecrets) => verifyProviderNWebhook(delivery, webhookSecrets, options),
   };
 }
 
 /**
  * Verifies the signature over the raw bytes, then reads and normalises the payload, all before any callback and
  * with no upstream call (Provider N has no status confirmation). Resolves to the delivery's key (for
- * deduplication) and its events; throws `WebhookVerificationError` on any failure.
+ * deduplication), its events and which of `webhookSecrets` signed it; throws `WebhookVerificationError` on any
+ * failure.
  */
 export async function verifyProviderNWebhook(
   delivery: WebhookDelivery,
-  webhookSecret: string | null,
+  webhookSecrets: readonly string[],
   options: { livemode: boolean },
 ): Promise<AuthenticatedDelivery> {
-  await verifySignature(delivery, webhookSecret);
+  const secretIndex = await verifySignature(delivery, webhookSecrets);
   const body = v.safeParse(webhookBodySchema, parseJson(delivery.body));
   if (!body.success)
     throw malformed('The webhook body is not a Provider N event ({ eventType, eventData }).');
@@ -141,11 +158,18 @@ export async function verifyProviderNWebhook(
     }),
   );
   // The event type is part of the key: a SUCCESSFUL_REFUND and a FAILED_REFUND of one refund are two pushes.
-  return { key: [eventType, ...rawKey].join(':'), events: async () => events };
+  return { key: [eventType, ...rawKey].join(':'), events: async () => events, secretIndex };
 }
 
-async function verifySignature(delivery: WebhookDelivery, webhookSecret: string | null): Promise<void> {
-  if (!webhookSecret) {
+/**
+ * The index of the secret whose HMAC is the `providerN-signature`: every secret's HMAC is computed and compared
+ * in constant time (two while the secret key is rotated: docs/providers/provider-n.md#webhooks).
+ */
+async function verifySignature(
+  delivery: WebhookDelivery,
+  webhookSecrets: readonly string[],
+): Promise<number> {
+  if (webhookSecrets.length === 0) {
     throw new WebhookVerificationError(
       'Provider N webhooks are signed with your secret key: pass it as webhooks.setup({ webhookSecret }) (the same value as secretKey / PROVIDER_N_SECRET_KEY).',
       {
@@ -162,13 +186,17 @@ async function verifySignature(delivery: WebhookDelivery, webhookSecret: string 
       },
     );
   }
-  const expected = await hmacSha512Hex(webhookSecret, delivery.rawBody);
-  if (!timingSafeEqual(expected, signature.trim().toLowerCase())) {
+  const expected = await Promise.all(
+    webhookSecrets.map((webhookSecret) => hmacSha512Hex(webhookSecret, delivery.rawBody)),
+  );
+  const secretIndex = timingSafeIndexOf(signature.trim().toLowerCase(), expected);
+  if (secretIndex < 0) {
     throw new WebhookVerificationError(
-      'The providerN-signature does not match the body: check that webhookSecret is your Provider N secret key (secretKey, PROVIDER_N_SECRET_KEY) and that the raw body is passed unchanged.',
+      'The providerN-signature does not match the body: check that webhookSecret is your Provider N secret key (secretKey, PROVIDER_N_SECRET_KEY; during a rotation both the new and the old one) and that the raw body is passed unchanged.',
       { reason: 'invalid_signature' },
     );
   }
+  return secretIndex;
 }
 
 function malformed(message: string): WebhookVerificationError {

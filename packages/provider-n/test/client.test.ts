@@ -1,7 +1,8 @@
-import { NetworkError, ProviderApiError } from '@pay/core';
+import { ConfigurationError, createMemoryTokenStore, NetworkError, ProviderApiError } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  API_KEY,
   BASIC,
   HOST,
   nockLogin,
@@ -252,5 +253,112 @@ describe('the envelope', () => {
     await expect(testAdapter().retrievePayment(TRANSACTION_REFERENCE)).rejects.toMatchObject({
       code: 'invalid_response',
     });
+  });
+});
+
+describe('rotating the API key and secret key (docs/providers/provider-n.md#authentication)', () => {
+  const ROTATED = { apiKey: 'PN_APIKEY_rotated_51c3', secretKey: 'PN_SECRET_rotated_9e07' };
+  const ROTATED_BASIC = `Basic ${Buffer.from(`${ROTATED.apiKey}:${ROTATED.secretKey}`).toString('base64')}`;
+  const QUERY = '/api/v1/merchant/transactions/query';
+
+  /** Logins answered with a token named after the pair they sent; records each Authorization sent. */
+  function nockLogins(times: number) {
+    const sent: string[] = [];
+    nock(HOST)
+      .post('/api/v1/auth/login')
+      .times(times)
+      .reply(function () {
+        const authorization = String(this.req.headers.authorization);
+        sent.push(authorization);
+        const token =
+          authorization === BASIC ? 'token-old' : authorization === ROTATED_BASIC ? 'token-new' : '';
+        return token
+          ? [200, ok({ accessToken: token, expiresIn: 3599 })]
+          : [401, refused('99', 'Invalid API key or secret key')];
+      });
+    return sent;
+  }
+
+  it('drops the token of the old pair: the next call logs in with the new one', async () => {
+    const logins = nockLogins(2);
+    const old = nockQuery('token-old');
+    const adapter = testAdapter();
+    await adapter.retrievePayment(TRANSACTION_REFERENCE);
+    adapter.updateCredentials(ROTATED);
+    const rotated = nockQuery('token-new');
+    expect(await adapter.retrievePayment(TRANSACTION_REFERENCE)).toMatchObject({ id: TRANSACTION_REFERENCE });
+    expect(logins).toEqual([BASIC, ROTATED_BASIC]);
+    expect(old.isDone() && rotated.isDone()).toBe(true);
+  });
+
+  it('re-logs in with the new pair only when a call held while the keys changed is then refused (401)', async () => {
+    const logins = nockLogins(2);
+    const adapter = testAdapter();
+    nock(HOST)
+      .get(QUERY)
+      .query(true)
+      .matchHeader('authorization', 'Bearer token-old')
+      .reply(() => {
+        // The call is at the provider when the keys change; the provider then refuses its token.
+        adapter.updateCredentials(ROTATED);
+        return [401, refused('99', 'Invalid or expired access token')];
+      });
+    const resent = nockQuery('token-new');
+    expect(await adapter.retrievePayment(TRANSACTION_REFERENCE)).toMatchObject({
+      id: TRANSACTION_REFERENCE,
+      status: 'succeeded',
+    });
+    expect(logins).toEqual([BASIC, ROTATED_BASIC]);
+    expect(resent.isDone()).toBe(true);
+  });
+
+  it('never takes a token another instance got with the old secret key from a shared token store', async () => {
+    const sameKeyBasic = `Basic ${Buffer.from(`${API_KEY}:${ROTATED.secretKey}`).toString('base64')}`;
+    const logins: string[] = [];
+    nock(HOST)
+      .post('/api/v1/auth/login')
+      .times(2)
+      .reply(function () {
+        logins.push(String(this.req.headers.authorization));
+        return [200, ok({ accessToken: `token-${logins.length}`, expiresIn: 3599 })];
+      });
+    const tokenStore = createMemoryTokenStore();
+    nockQuery('token-1');
+    await testAdapter({ tokenStore }).retrievePayment(TRANSACTION_REFERENCE);
+    const rotated = testAdapter({ tokenStore });
+    rotated.updateCredentials({ apiKey: API_KEY, secretKey: ROTATED.secretKey });
+    const fresh = nockQuery('token-2');
+    await rotated.retrievePayment(TRANSACTION_REFERENCE);
+    expect(logins).toEqual([BASIC, sameKeyBasic]);
+    expect(fresh.isDone()).toBe(true);
+  });
+
+  it('refuses an empty key with a ConfigurationError naming it, and keeps logging in with the old pair', async () => {
+    const adapter = testAdapter();
+    const error = (() => {
+      try {
+        adapter.updateCredentials({ apiKey: ROTATED.apiKey, secretKey: ' ' });
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('secretKey');
+    const logins = nockLogins(1);
+    nockQuery('token-old');
+    await adapter.retrievePayment(TRANSACTION_REFERENCE);
+    expect(logins).toEqual([BASIC]);
+  });
+
+  it('redacts the new secret key from errors, as the configured one', async () => {
+    nock(HOST)
+      .post('/api/v1/auth/login')
+      .reply(401, refused('99', `Invalid secret ${ROTATED.secretKey}`));
+    const adapter = testAdapter();
+    adapter.updateCredentials(ROTATED);
+    const error = await adapter.retrievePayment(TRANSACTION_REFERENCE).catch((thrown: unknown) => thrown);
+    expect(ProviderApiError.isInstance(error)).toBe(true);
+    expect(JSON.stringify(error)).not.toContain(ROTATED.secretKey);
+    expect(String((error as Error).stack)).not.toContain(ROTATED.secretKey);
   });
 });

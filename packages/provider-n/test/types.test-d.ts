@@ -34,6 +34,29 @@ describe('Provider N types', () => {
     pay.webhooks.setup({ webhookSecret: 'whsec' }).on('providerN.SUCCESSFULL_TRANSACTION', () => {});
   });
 
+  it('accepts only the normalised events Provider N raises', () => {
+    const handler = pay.webhooks.setup({ webhookSecret: ['whsec_new', 'whsec_old'] });
+    handler.on(['payment.created', 'payment.updated', 'payment.failed', 'refund.created'], () => {});
+    handler.on(['subscription.created', 'subscription.canceled', 'subscription.updated'], () => {});
+    // @ts-expect-error: a received payment is payment.created (its data.status says succeeded), never payment.succeeded
+    handler.on('payment.succeeded', () => {});
+    // @ts-expect-error: Provider N raises no invoice event
+    handler.on('invoice.generated', () => {});
+  });
+
+  it('offers only the operations Provider N performs', () => {
+    expectTypeOf(pay.checkouts.retrieve).toBeFunction();
+    expectTypeOf(pay.payments.retrieve).toBeFunction();
+    // @ts-expect-error: Provider N takes payments only through its hosted checkout
+    void pay.payments.create({ amount: 100 });
+    // @ts-expect-error: the adapter does not manage Provider N customers
+    void pay.customers.create({});
+    // @ts-expect-error: Provider N has no cancel call
+    void pay.payments.cancel('PN|1');
+    // @ts-expect-error: nor subscriptions
+    void pay.subscriptions.create({});
+  });
+
   it('resolves checkouts.create to a Checkout with checkoutUrl', () => {
     expectTypeOf(pay.checkouts.create).returns.resolves.toEqualTypeOf<ProviderNCheckout>();
     expectTypeOf<ProviderNCheckout['checkoutUrl']>().toBeString();

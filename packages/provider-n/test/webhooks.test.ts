@@ -360,6 +360,34 @@ describe('verification', () => {
     );
   });
 
+  it('while the secret key is rotated, accepts deliveries signed with the old or the new key given together', async () => {
+    const rotating = createPay(testAdapter()).webhooks.setup({
+      webhookSecret: ['new-secret-key', WEBHOOK_SECRET],
+    });
+    const byOld = await signed('SUCCESSFUL_TRANSACTION', transactionEventData);
+    expect((await rotating.handle(byOld)).events.map((event) => event.type)).toEqual([
+      'payment.created',
+      'providerN.SUCCESSFUL_TRANSACTION',
+    ]);
+    const byNew = await providerNWebhookRequest(
+      { eventType: 'SUCCESSFUL_REFUND', eventData: refundEventData },
+      { webhookSecret: 'new-secret-key' },
+    );
+    expect((await rotating.handle(byNew)).events.map((event) => event.type)).toEqual([
+      'refund.created',
+      'providerN.SUCCESSFUL_REFUND',
+    ]);
+    const retired = createPay(testAdapter()).webhooks.setup({ webhookSecret: ['new-secret-key'] });
+    await expect(retired.handle(byOld)).rejects.toMatchObject({ reason: 'invalid_signature' });
+  });
+
+  it('refuses a callback for payment.succeeded or invoice.generated, which Provider N never raises', () => {
+    for (const name of ['payment.succeeded', 'invoice.generated'] as never[])
+      expect(() => handler().on(name, () => {})).toThrow(
+        `'${name}' is not an event providerN raises. Known names: payment.created, payment.updated, payment.failed, refund.created,`,
+      );
+  });
+
   it('refuses a callback for a misspelt event name', () => {
     expect(() => handler().on('providerN.SUCCESSFULL_TRANSACTION' as never, () => {})).toThrow(
       ConfigurationError,

@@ -19,7 +19,7 @@ import {
   toMinorUnits,
 } from '@pay/core/adapter';
 import { createClient, type ProviderRClient } from './client.js';
-import type { ProviderRConfig } from './config.js';
+import type { ProviderRConfig, ProviderRCredentials } from './config.js';
 import { resumeCreation, sendCreation } from './flows/create-once.js';
 import { resolveCall } from './flows/resolve.js';
 import { settlementFlows } from './flows/settle.js';
@@ -200,5 +200,6 @@ export function buildProviderRAdapter(config: ProviderRConfig): ProviderRAdapter
         return { transId: body.transId, redirectUrl: body.redirect };
       },
     ),
+    updateCredentials: (credentials: ProviderRCredentials) => client.updateCredentials(credentials),
   });
 }

@@ -12,6 +12,7 @@ import {
   InvalidResponseError,
   isRecord,
   type ProviderApiError,
+  type ProviderCall,
   type ProviderErrorTable,
   parseForm,
   parseJson,
@@ -20,7 +21,12 @@ import {
   requestIdOf,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import { PROVIDER_R_BASE_URL, type ProviderRConfig } from './config.js';
+import {
+  checkCredentials,
+  PROVIDER_R_BASE_URL,
+  type ProviderRConfig,
+  type ProviderRCredentials,
+} from './config.js';
 import type { ProviderRCall } from './requests.js';
 import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
 
@@ -114,7 +120,8 @@ export type ProviderRClient = ReturnType<typeof createClient>;
 
 /** Creates the client of one configured adapter. No I/O until the first call. */
 export function createClient(config: ProviderRConfig) {
-  const authorization = basicAuthorization(config.merchant, config.secret);
+  // Replaced whole by `updateCredentials`; each call reads it once (see `authenticated`).
+  let secret = config.secret;
   const provider = createProviderClient({
     provider: 'providerR',
     baseUrl: config.baseUrl ?? PROVIDER_R_BASE_URL,
@@ -123,7 +130,6 @@ export function createClient(config: ProviderRConfig) {
     retry: config.retry,
     hooks: config.hooks,
     logger: config.logger,
-    authorization: { header: async () => authorization },
     requestIdHeader: 'x-request-id',
     secrets: secretSpellings(config.secret),
     readEnvelope,
@@ -131,13 +137,38 @@ export function createClient(config: ProviderRConfig) {
     credentialsHint: 'Check PROVIDER_R_MERCHANT and PROVIDER_R_SECRET (merchant / secret).',
   });
 
+  /**
+   * The request with its credentials, read once for the whole call: the Basic header and (status call) the form's
+   * `secret` come from one secret, and every attempt of the call sends them unchanged, so a call under way when
+   * the secret is replaced is never retried with the new one in the header and the old one in the form.
+   */
+  function authenticated(call: ProviderRCall): ProviderCall {
+    const { schema: _schema, movesMoney: _movesMoney, secretInForm, ...request } = call;
+    const current = secret;
+    return {
+      ...request,
+      headers: { ...request.headers, authorization: basicAuthorization(config.merchant, current) },
+      authorize: false,
+      ...(secretInForm ? { form: { ...request.form, secret: current } } : {}),
+    };
+  }
+
   return {
+    /**
+     * Uses `credentials.secret` from the next call on (docs/providers/provider-r.md#authentication); calls under
+     * way finish with the secret they started with. Checked first: a `ConfigurationError` changes nothing.
+     */
+    updateCredentials(credentials: ProviderRCredentials): void {
+      const checked = checkCredentials(credentials);
+      provider.rememberSecrets(secretSpellings(checked.secret));
+      secret = checked.secret;
+    },
     /** Sends one call; its refusal is thrown (see {@link moneyMovingRefusal} for the calls that move money). */
     async send<S extends v.GenericSchema>(
       call: ProviderRCall<S>,
     ): Promise<ProviderRAnswer<v.InferOutput<S>>> {
-      const { schema, movesMoney, ...request } = call;
-      const outcome = await provider.send(request);
+      const { schema, movesMoney } = call;
+      const outcome = await provider.send(authenticated(call));
       if (!outcome.ok) {
         if (!movesMoney) throw outcome.error;
         throw moneyMovingRefusal(outcome.error, outcome.reply, outcome.rule?.retryable === true);
@@ -156,8 +187,7 @@ export function createClient(config: ProviderRConfig) {
     async find<S extends v.GenericSchema>(
       call: ProviderRCall<S>,
     ): Promise<ProviderRAnswer<v.InferOutput<S>> | null> {
-      const { schema, movesMoney: _read, ...request } = call;
-      const found = await provider.findReplied(schema, request);
+      const found = await provider.findReplied(call.schema, authenticated(call));
       return found && { body: found.body, requestId: found.requestId };
     },
   };

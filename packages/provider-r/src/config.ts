@@ -27,6 +27,9 @@ export interface ProviderRConfig extends TransportOptions {
   isSandbox: boolean;
 }
 
+/** The credential `updateCredentials` replaces: the merchant secret (the merchant identifier stays). */
+export type ProviderRCredentials = Pick<ProviderRConfig, 'secret'>;
+
 /**
  * The environment variables the default factory reads, all required (no silent production switch). Core's
  * `readProviderConfig` adds the optional `PROVIDER_R_BASE_URL`, which points the adapter at another host.
@@ -47,6 +50,11 @@ const configSchema = v.object({
   isSandbox: v.boolean('must be true or false'),
   ...transportConfigEntries,
 });
+
+/** Checks the secret `updateCredentials` was given; a `ConfigurationError` names it, never its value. */
+export function checkCredentials(credentials: ProviderRCredentials): ProviderRCredentials {
+  return parseConfig('providerR', v.strictObject({ secret: nonEmpty }), credentials);
+}
 
 /** Validates an explicit configuration; a `ConfigurationError` names each bad member (never its value). */
 export function resolveConfig(config: ProviderRConfig): ProviderRConfig {

@@ -7,7 +7,12 @@ import { configFromEnvironment, type ProviderRConfig, resolveConfig } from './co
 import type { ProviderRAdapter } from './types.js';
 
 export { PROVIDER_R_ERRORS } from './client.js';
-export { PROVIDER_R_BASE_URL, PROVIDER_R_ENV, type ProviderRConfig } from './config.js';
+export {
+  PROVIDER_R_BASE_URL,
+  PROVIDER_R_ENV,
+  type ProviderRConfig,
+  type ProviderRCredentials,
+} from './config.js';
 export { idempotencyRefId } from './flows/create-once.js';
 export { PAYMENT_STATUS, STATUS_EVENTS } from './mapping.js';
 export { DEFAULT_CURRENCY, DEFAULT_LABEL } from './requests.js';
@@ -17,6 +22,7 @@ export type {
   ProviderRCheckoutMetadata,
   ProviderRCheckoutParams,
   ProviderRCheckoutRedirect,
+  ProviderREventName,
   ProviderRPaymentMetadata,
   ProviderRPaymentParams,
   ProviderRRawEvents,

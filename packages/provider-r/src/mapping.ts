@@ -43,7 +43,7 @@ export const STATUS_EVENTS = {
 } as const satisfies Record<ProviderRStatus, readonly NormalisedEventName[]>;
 
 /** *(ours)* The events of a confirmed status the wire contract (docs/providers/provider-r.md#events) does not list: "something changed, read the status". */
-export const UNKNOWN_STATUS_EVENTS: readonly NormalisedEventName[] = ['payment.updated'];
+export const UNKNOWN_STATUS_EVENTS = ['payment.updated'] as const satisfies readonly NormalisedEventName[];
 
 const paymentStatuses: ReadonlyMap<string, PaymentStatus> = new Map(Object.entries(PAYMENT_STATUS));
 const statusEvents: ReadonlyMap<string, readonly NormalisedEventName[]> = new Map(

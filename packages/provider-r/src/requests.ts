@@ -72,6 +72,8 @@ export interface ProviderRCall<S extends v.GenericSchema = v.GenericSchema> exte
   schema: S;
   /** True for creations, refunds, captures and cancels: a refusal proves nothing happened only in narrow cases. */
   movesMoney: boolean;
+  /** The call carries the merchant secret as a form field too (the status call): the client adds it. */
+  secretInForm?: true;
 }
 
 /** A reply that only acknowledges (`{ code: 0, message: "OK" }`): capture, cancel, refund. */
@@ -112,7 +114,7 @@ function wire<S extends v.GenericSchema>(
   schema: S,
   movesMoney: boolean,
   options: CallOptions,
-  request: Omit<HttpRequest, 'signal'>,
+  request: Omit<HttpRequest, 'signal'> & Pick<ProviderRCall, 'secretInForm'>,
 ): ProviderRCall<S> {
   return { call, schema, movesMoney, ...request, signal: options.signal };
 }
@@ -240,8 +242,10 @@ export function statusRequest(transId: string, config: ProviderRConfig, options:
   return wire('POST /v1.0/status', statusReplySchema, false, options, {
     method: 'POST',
     path: '/v1.0/status',
-    // The status call authenticates with these fields as well as with Basic (docs/architecture.md#reading-provider-r-auth).
-    form: { merchant: config.merchant, transId, secret: config.secret },
+    // The status call authenticates with these fields as well as with Basic (docs/architecture.md#reading-provider-r-auth);
+    // the client adds `secret`, from the same credentials as the Basic header.
+    form: { merchant: config.merchant, transId },
+    secretInForm: true,
     // A read: repeating it cannot move money (docs/architecture.md#http-client).
     retrySafe: true,
   });

@@ -12,6 +12,8 @@ import type {
   PaymentCreateParams,
 } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { ProviderRCredentials } from './config.js';
+import type { STATUS_EVENTS, UNKNOWN_STATUS_EVENTS } from './mapping.js';
 import type { checkoutMetadataSchema, paymentMetadataSchema, refundMetadataSchema } from './requests.js';
 import type { ProviderRStatus, ProviderRStatusReply } from './wire.js';
 
@@ -27,6 +29,11 @@ export type ProviderRCaptureMetadata = Record<string, never>;
 /** Raw webhook events: `providerR.<STATUS>`, each carrying the verified status reply (`price` in minor units). */
 export type ProviderRRawEvents = { [S in ProviderRStatus as `providerR.${S}`]: ProviderRStatusReply };
 
+/** A normalised event Provider R's pushes raise: those of its status table (docs/providers/provider-r.md#events). */
+export type ProviderREventName =
+  | (typeof STATUS_EVENTS)[keyof typeof STATUS_EVENTS][number]
+  | (typeof UNKNOWN_STATUS_EVENTS)[number];
+
 /** The declared types of the Provider R adapter: metadata per operation, raw events, checkout result. */
 export interface ProviderRTypes extends AdapterTypes {
   provider: 'providerR';
@@ -38,6 +45,11 @@ export interface ProviderRTypes extends AdapterTypes {
     | 'payments.capture'
     | 'payments.cancel'
     | 'refunds.create';
+  /**
+   * The normalised events its pushes raise (docs/providers/provider-r.md#events): no refund and no subscription
+   * events, so `.on()` refuses those names.
+   */
+  events: ProviderREventName;
   metadata: {
     'checkouts.create': ProviderRCheckoutMetadata;
     'payments.create': ProviderRPaymentMetadata;
@@ -83,4 +95,11 @@ export type ProviderRAdapter = Omit<Adapter<ProviderRTypes>, 'createCheckout' | 
     params: ProviderRCheckoutParams,
     options?: CallOptions,
   ): Promise<ProviderRCheckoutRedirect>;
+  /**
+   * Replaces the merchant secret while the process runs (docs/providers/provider-r.md#authentication): the next
+   * call authenticates with it (Basic and the status call's `secret` field alike); a call under way finishes with
+   * the secret it started with, on every retry. Reachable as `pay.adapter.updateCredentials`. Throws
+   * `ConfigurationError` for an empty secret, changing nothing.
+   */
+  updateCredentials(credentials: ProviderRCredentials): void;
 };

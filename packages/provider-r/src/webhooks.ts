@@ -13,6 +13,7 @@ import {
   parseForm,
   parseJson,
   timingSafeEqual,
+  timingSafeIndexOf,
   type WebhookDelivery,
   type WebhookFailureReason,
   WebhookVerificationError,
@@ -21,13 +22,24 @@ import {
 import * as v from '@pay/core/schema';
 import type { ProviderRClient } from './client.js';
 import type { ProviderRConfig } from './config.js';
-import { eventTypesOf, invoiceFromStatus, paymentFromStatus } from './mapping.js';
+import {
+  eventTypesOf,
+  invoiceFromStatus,
+  paymentFromStatus,
+  STATUS_EVENTS,
+  UNKNOWN_STATUS_EVENTS,
+} from './mapping.js';
 import { statusRequest } from './requests.js';
-import type { ProviderRTypes } from './types.js';
+import type { ProviderREventName, ProviderRTypes } from './types.js';
 import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
 
 /** The raw event names, one per status. */
 const RAW_EVENT_NAMES = PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const);
+
+/** The normalised events of the status table, known statuses and unknown ones alike, once each. */
+const EVENT_NAMES = [
+  ...new Set([...Object.values(STATUS_EVENTS).flat(), ...UNKNOWN_STATUS_EVENTS]),
+] as ProviderREventName[];
 
 /** Reads the push body: JSON when the media type says so (any case, parameters ignored), else form-encoded. */
 function readPush(delivery: WebhookDelivery): Record<string, unknown> {
@@ -139,20 +151,23 @@ export function createWebhookDefinition(
 ): AdapterDefinition<ProviderRTypes>['webhooks'] {
   return {
     rawEventNames: RAW_EVENT_NAMES,
+    eventNames: EVENT_NAMES,
     secret: 'required',
     /**
-     * Phase 1, no upstream call (docs/architecture.md#webhook-verification): the secret, the merchant, the payload
-     * and the mode. Resolves to the delivery key `<transId>:<pushed status>`, so the handler deduplicates a
-     * replayed push before its status read, and to `events()`, which reads the status.
+     * Phase 1, no upstream call (docs/architecture.md#webhook-verification): the secret, the merchant, the payload and the mode. Resolves to the
+     * delivery key `<transId>:<pushed status>`, so the handler deduplicates a replayed push before its status
+     * read, to `events()`, which reads the status, and to which of `webhookSecrets` the push carried (every one
+     * is compared in constant time: two while the secret is rotated, docs/providers/provider-r.md#webhooks).
      */
-    async verify(delivery, webhookSecret): Promise<AuthenticatedDelivery> {
-      if (!webhookSecret)
+    async verify(delivery, webhookSecrets): Promise<AuthenticatedDelivery> {
+      if (webhookSecrets.length === 0)
         refuse(
           'missing_secret',
           'Provider R pushes are checked with the merchant secret: pass it as webhookSecret.',
         );
       const fields = readPush(delivery);
-      if (!timingSafeEqual(fieldText(fields.secret) ?? '', webhookSecret))
+      const secretIndex = timingSafeIndexOf(fieldText(fields.secret) ?? '', webhookSecrets);
+      if (secretIndex < 0)
         refuse('invalid_secret', 'The push carries a wrong or no `secret`; it did not come from Provider R.');
       if (!timingSafeEqual(fieldText(fields.merchant) ?? '', config.merchant))
         refuse('merchant_mismatch', 'The push names another merchant than the configured one.');
@@ -164,6 +179,7 @@ export function createWebhookDefinition(
       return {
         key: `${pushed.transId}:${pushed.status}`,
         events: () => confirmedEvents(config, client, pushed),
+        secretIndex,
       };
     },
   };

@@ -682,3 +682,54 @@ describe('unsupported operations', () => {
     expect(createPay(testAdapter()).supports('customers.create')).toBe(false);
   });
 });
+
+describe('rotating the merchant secret (docs/providers/provider-r.md#authentication)', () => {
+  const ROTATED = 'r0tated-Secret+Value/2';
+  const basicOf = (secret: string) => `Basic ${Buffer.from(`${MERCHANT}:${secret}`).toString('base64')}`;
+
+  /**
+   * Status reads, each recording the Basic header and the form's `secret` it carried; `first` answers the first
+   * one instead of the PAID reply.
+   */
+  function recordStatusReads(times: number, first?: () => [number, string]) {
+    const sent: { authorization: string; secret: string | null }[] = [];
+    nock(BASE_URL)
+      .post('/v1.0/status')
+      .times(times)
+      .reply(function (_uri, body) {
+        sent.push({
+          authorization: String(this.req.headers.authorization),
+          secret: new URLSearchParams(String(body)).get('secret'),
+        });
+        return sent.length === 1 && first ? first() : [200, statusReply({ secret: ROTATED }), FORM];
+      });
+    return sent;
+  }
+
+  it('authenticates the next call with the new secret, in the Basic header and the status form alike', async () => {
+    const sent = recordStatusReads(1);
+    const adapter = testAdapter();
+    adapter.updateCredentials({ secret: ROTATED });
+    expect(await adapter.retrievePayment(TRANS_ID)).toMatchObject({ id: TRANS_ID, status: 'succeeded' });
+    expect(sent).toEqual([{ authorization: basicOf(ROTATED), secret: ROTATED }]);
+  });
+
+  it('retries a read held while the secret changes with the secret it started with, never a mix', async () => {
+    const adapter = testAdapter({ retry: 1 });
+    const sent = recordStatusReads(2, () => {
+      // The read is at the provider when the secret changes; the provider then answers retryably.
+      adapter.updateCredentials({ secret: ROTATED });
+      return [503, 'busy'];
+    });
+    await adapter.retrievePayment(TRANS_ID);
+    expect(sent).toEqual([
+      { authorization: BASIC, secret: SECRET },
+      { authorization: BASIC, secret: SECRET },
+    ]);
+  });
+
+  it('refuses an empty secret with a ConfigurationError naming it, and keeps the old one', () => {
+    const adapter = testAdapter();
+    expect(() => adapter.updateCredentials({ secret: '' })).toThrow(/secret/);
+  });
+});

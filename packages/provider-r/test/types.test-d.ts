@@ -28,6 +28,10 @@ describe('Provider R types', () => {
     handler.on('providerR.PAYED', () => {});
     // @ts-expect-error another provider's raw event
     handler.on('providerN.SUCCESSFUL_TRANSACTION', () => {});
+    // @ts-expect-error Provider R raises no refund event
+    handler.on('refund.created', () => {});
+    // @ts-expect-error nor subscription events
+    handler.on('subscription.updated', () => {});
   });
 
   it('types provider_metadata per operation', () => {

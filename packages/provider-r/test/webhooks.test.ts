@@ -157,6 +157,29 @@ describe('Provider R push notifications', () => {
     expect(scope.isDone()).toBe(false);
   });
 
+  it('while the secret is rotated, accepts a push carrying the old or the new one given together', async () => {
+    const rotating = createPay(testAdapter()).webhooks.setup({ webhookSecret: ['rotated-secret', SECRET] });
+    confirmWith('PAID');
+    const byOld = await rotating.handle(formPush());
+    expect(byOld.events.map((event) => event.type)).toEqual([
+      'payment.succeeded',
+      'invoice.generated',
+      'providerR.PAID',
+    ]);
+    confirmWith('PAID');
+    const byNew = await rotating.handle(formPush({ secret: 'rotated-secret' }));
+    expect(byNew.events.map((event) => event.id)).toEqual(byOld.events.map((event) => event.id));
+    const scope = confirmWith('PAID');
+    const error = await rejectionOf(rotating.handle(formPush({ secret: 'guessed' })));
+    expect(error).toMatchObject({ reason: 'invalid_secret', status: 400 });
+    expect(scope.isDone()).toBe(false);
+  });
+
+  it('refuses a callback for an event Provider R never raises (refunds, subscriptions)', () => {
+    for (const name of ['refund.created', 'subscription.created'] as never[])
+      expect(() => handlerFor().on(name, () => {})).toThrow(`'${name}' is not an event providerR raises.`);
+  });
+
   it('refuses a push without a secret', async () => {
     const { secret: _secret, ...fields } = pushFields();
     const error = await rejectionOf(

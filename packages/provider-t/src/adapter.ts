@@ -6,7 +6,7 @@
 import type { CallOptions } from '@pay/core/adapter';
 import { defineAdapter, type MayStillLand, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
 import { createClient, PROVIDER, type ProviderTClient } from './client.js';
-import type { ResolvedConfig } from './config.js';
+import type { ProviderTCredentials, ResolvedConfig } from './config.js';
 import { amendReceiverName } from './flows/amend.js';
 import { refundTransfer } from './flows/refund.js';
 import { findTransaction } from './flows/status.js';
@@ -38,7 +38,7 @@ export const UNSUPPORTED_REASONS = {
 export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
   const client = createClient(config);
   const { livemode } = config;
-  return defineAdapter<ProviderTTypes>({
+  const adapter = defineAdapter<ProviderTTypes>({
     provider: PROVIDER,
     operations: {
       async createPayment(params, options) {
@@ -100,11 +100,16 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
     unsupported: UNSUPPORTED_REASONS,
     resolve: (lookup, options) => resolveTransfer(client, lookup, options),
     webhooks: providerTWebhooks(client, {
-      publicKey: config.webhookPublicKey,
+      publicKeys: config.webhookPublicKeys,
       host: config.webhookHost,
       isSandbox: !livemode,
       agentPartnerId: config.identity.agentPartnerId,
     }),
+  });
+  // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
+  // input (a spread copy would lose it).
+  return Object.assign(adapter, {
+    updateCredentials: (credentials: ProviderTCredentials) => client.updateCredentials(credentials),
   });
 }
 

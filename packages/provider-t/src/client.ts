@@ -7,7 +7,7 @@ import {
   ANY_PROVIDER_CODE,
   basicAuthorization,
   createProviderClient,
-  createTokenManager,
+  createRotatingLogin,
   type EnvelopeReading,
   type HttpReply,
   type ProviderApiError,
@@ -19,7 +19,7 @@ import {
   parseReply,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import type { ResolvedConfig } from './config.js';
+import { checkCredentials, type ProviderTCredentials, type ResolvedConfig } from './config.js';
 import { errorEnvelopeSchema, tokenReplySchema } from './wire.js';
 
 export type { ProviderCall, ProviderOutcome } from '@pay/core/adapter';
@@ -52,6 +52,11 @@ export const PROVIDER_T_ERRORS = {
 /** The adapter's connection to Provider T: core's provider client and the settings it runs with. */
 export interface ProviderTClient extends ProviderClient {
   readonly config: ResolvedConfig;
+  /**
+   * Logs in with `credentials` from the next call on (docs/providers/provider-t.md#authentication): the token of
+   * the old ones is dropped. Checked first: a `ConfigurationError` names a bad member and changes nothing.
+   */
+  updateCredentials(credentials: ProviderTCredentials): void;
 }
 
 /** A parsed reply with the request id of the call that produced it (records carry it as `request_id`). */
@@ -62,17 +67,18 @@ export interface Replied<T> {
 
 /** Creates the client. No I/O until the first call. */
 export function createClient(config: ResolvedConfig): ProviderTClient {
-  // The token manager and the client need each other: the client authorises with the manager's token, and
-  // the manager logs in through the client (without authorisation).
+  // The login and the client need each other: the client authorises with the login's token, and the login goes
+  // through the client (without authorisation). Each login sends one set of credentials, on every retry of it.
   let client: ProviderClient;
-  const tokens = createTokenManager({
-    login: async () => {
+  const rotating = createRotatingLogin({
+    credentials: { clientId: config.clientId, clientSecret: config.clientSecret },
+    login: async (credentials: ProviderTCredentials) => {
       const token = await client.request(tokenReplySchema, {
         call: 'GET /oauth/accesstoken',
         method: 'GET',
         path: '/oauth/accesstoken',
         query: { grant_type: 'client_credentials' },
-        headers: { authorization: basicAuthorization(config.clientId, config.clientSecret) },
+        headers: { authorization: basicAuthorization(credentials.clientId, credentials.clientSecret) },
         authorize: false,
         retrySafe: true,
         credentialsInReply: true,
@@ -81,7 +87,12 @@ export function createClient(config: ResolvedConfig): ProviderTClient {
       return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
     },
     store: config.tokenStore,
-    cacheKey: { provider: PROVIDER, clientId: config.clientId, baseUrl: config.baseUrl },
+    cacheKey: ({ clientId, clientSecret }) => ({
+      provider: PROVIDER,
+      clientId,
+      secret: clientSecret,
+      baseUrl: config.baseUrl,
+    }),
   });
   client = createProviderClient({
     provider: PROVIDER,
@@ -93,15 +104,20 @@ export function createClient(config: ResolvedConfig): ProviderTClient {
     logger: config.logger,
     requestIdHeader: 'X-Client-Request-Id',
     secrets: [config.clientSecret, config.clientId],
-    authorization: {
-      header: async () => `Bearer ${await tokens.get()}`,
-      rejected: (value) => tokens.invalidate(value.slice('Bearer '.length)),
-    },
+    authorization: rotating.authorization,
     readEnvelope,
     errors: PROVIDER_T_ERRORS,
     credentialsHint: 'Check PROVIDER_T_CLIENT_ID and PROVIDER_T_CLIENT_SECRET (clientId, clientSecret).',
   });
-  return { ...client, config };
+  return {
+    ...client,
+    config,
+    updateCredentials(credentials) {
+      const checked = checkCredentials(credentials);
+      client.rememberSecrets([checked.clientSecret, checked.clientId]);
+      rotating.update(checked);
+    },
+  };
 }
 
 /**

@@ -31,11 +31,14 @@ export interface ProviderTConfig extends TransportOptions {
   /** Audience of provider texts (default `"AGENT_FACING"`). */
   targetAudience?: string;
   /**
-   * Public key (base64 SPKI DER or PEM) that webhooks are verified with, instead of the environment's fixed
+   * Public key (base64 SPKI DER or PEM) that webhooks are verified with, instead of the environment's built-in
    * key: for tests and the simulator (`simulator.publicKey`, the key `pay dev provider-t` prints), also
-   * `PROVIDER_T_WEBHOOK_PUBLIC_KEY`.
+   * `PROVIDER_T_WEBHOOK_PUBLIC_KEY` (several separated by commas). A list while Provider T rotates its key:
+   * `[newKey, PROVIDER_T_WEBHOOK_PUBLIC_KEYS.production]` accepts deliveries signed with either, with no library
+   * release, and the `pay:webhook` diagnostics message says which one verified each (`secretIndex`, its position
+   * in the list): docs/providers/provider-t.md#webhooks.
    */
-  webhookPublicKey?: string;
+  webhookPublicKey?: string | readonly string[];
   /**
    * The host of your webhook endpoint as registered with Provider T (`pay.shop.example`, with `:port` when it is
    * not the default), `PROVIDER_T_WEBHOOK_HOST`. Provider T signs every partner's deliveries with one key, and
@@ -45,6 +48,9 @@ export interface ProviderTConfig extends TransportOptions {
    */
   webhookHost?: string;
 }
+
+/** The OAuth client credentials the adapter logs in with, as `updateCredentials` replaces them. */
+export type ProviderTCredentials = Pick<ProviderTConfig, 'clientId' | 'clientSecret'>;
 
 /** Default base URLs per environment (docs/providers/provider-t.md#hosts-and-configuration). */
 export const PROVIDER_T_BASE_URLS = {
@@ -66,6 +72,12 @@ export const PROVIDER_T_WEBHOOK_PUBLIC_KEYS = {
 const PROVIDER = 'Provider T';
 const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
 
+const PUBLIC_KEY = 'must be an SPKI public key as base64 DER or PEM (or a non-empty list of them)';
+const publicKey = v.pipe(
+  text,
+  v.check((key) => spkiBytes(key) !== undefined, PUBLIC_KEY),
+);
+
 const configSchema = v.object({
   clientId: text,
   clientSecret: text,
@@ -75,12 +87,7 @@ const configSchema = v.object({
   posId: v.optional(text),
   userLanguage: v.optional(text),
   targetAudience: v.optional(text),
-  webhookPublicKey: v.optional(
-    v.pipe(
-      text,
-      v.check((key) => spkiBytes(key) !== undefined, 'must be an SPKI public key as base64 DER or PEM'),
-    ),
-  ),
+  webhookPublicKey: v.optional(v.union([publicKey, v.pipe(v.array(publicKey), v.minLength(1))], PUBLIC_KEY)),
   webhookHost: v.optional(
     v.pipe(
       text,
@@ -94,6 +101,16 @@ const configSchema = v.object({
   ...transportConfigEntries,
 });
 
+const credentialsSchema = v.strictObject({ clientId: text, clientSecret: text });
+
+/**
+ * Checks the credentials `updateCredentials` was given: both members, non-empty (trimmed as the config's are); a
+ * `ConfigurationError` names each bad member, never a value.
+ */
+export function checkCredentials(credentials: ProviderTCredentials): ProviderTCredentials {
+  return parseConfig(PROVIDER, credentialsSchema, credentials);
+}
+
 /** The environment variables `providerT()` reads, and the config member each one stands for. */
 export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_CLIENT_ID', member: 'clientId', required: true },
@@ -105,7 +122,8 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
   // The simulator's signing key (`pay dev provider-t` prints it), so webhook verification switches to the simulator
   // without a code change, like PROVIDER_T_BASE_URL does for the API. PEM (real or `\n`-escaped line breaks) or
-  // base64 SPKI DER; unset, the environment's fixed key (docs/providers/provider-t.md#webhooks) is used.
+  // base64 SPKI DER, several separated by commas while Provider T rotates its key; unset, the environment's built-in
+  // key (docs/providers/provider-t.md#webhooks) is used.
   { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false },
   // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change
   // (docs/architecture.md#local-loop).
@@ -127,7 +145,8 @@ export interface ResolvedConfig extends TransportOptions {
   identity: ProviderTIdentity;
   operatorId: string;
   posId: string;
-  webhookPublicKey: string;
+  /** The keys webhooks are verified with, in the order configured (one, or several during a rotation). */
+  webhookPublicKeys: readonly string[];
   webhookHost: string | undefined;
   /** False in the sandbox: records carry it as `livemode`. */
   livemode: boolean;
@@ -151,7 +170,7 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
     },
     operatorId: parsed.operatorId,
     posId: parsed.posId ?? '01',
-    webhookPublicKey: parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment],
+    webhookPublicKeys: publicKeysOf(parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment]),
     webhookHost: parsed.webhookHost,
     livemode: !parsed.isSandbox,
     fetch: config.fetch,
@@ -175,9 +194,23 @@ export function configFromEnvironment(overrides: Partial<ProviderTConfig> = {}):
     ...values,
     isSandbox: booleanSetting('PROVIDER_T_SANDBOX', values.isSandbox),
     ...(overrides.webhookPublicKey === undefined && typeof publicKey === 'string'
-      ? { webhookPublicKey: pemLineBreaks(publicKey) }
+      ? { webhookPublicKey: publicKeysOfVariable(publicKey) }
       : {}),
   } as ProviderTConfig;
+}
+
+/** The configured key or keys as a list, in the order given. */
+function publicKeysOf(given: string | readonly string[]): readonly string[] {
+  return Object.freeze(typeof given === 'string' ? [given] : [...given]);
+}
+
+/**
+ * `PROVIDER_T_WEBHOOK_PUBLIC_KEY`: one key, or several separated by commas while Provider T rotates its key (a PEM
+ * or base64 key contains no comma), each with its line breaks back.
+ */
+function publicKeysOfVariable(value: string): string | string[] {
+  const keys = value.split(',').map((key) => pemLineBreaks(key.trim()));
+  return keys.length === 1 ? keys[0]! : keys;
 }
 
 /**

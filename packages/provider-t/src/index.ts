@@ -38,6 +38,7 @@ export {
   PROVIDER_T_ENV,
   PROVIDER_T_WEBHOOK_PUBLIC_KEYS,
   type ProviderTConfig,
+  type ProviderTCredentials,
 } from './config.js';
 export { PAYMENT_STATUS, RECEIPT_LINK_LIFETIME_MS, STATUS_EVENTS } from './mapping.js';
 export { DEFAULT_REFUND_REASON_CODE } from './requests.js';
@@ -45,6 +46,7 @@ export type {
   ProviderTAdapter,
   ProviderTAddress,
   ProviderTCheckoutMetadata,
+  ProviderTEventName,
   ProviderTIdentityOverrides,
   ProviderTName,
   ProviderTRawEvents,

@@ -4,6 +4,8 @@
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
+import type { ProviderTCredentials } from './config.js';
+import type { STATUS_EVENTS } from './mapping.js';
 import type {
   addressSchema,
   checkoutMetadataSchema,
@@ -47,6 +49,9 @@ export type ProviderTRawEvents = {
   'providerT.TRANSACTION_STATUS_EVENT': ProviderTStatusEvent;
 };
 
+/** A normalised event Provider T's webhooks raise: those of its status table, and `payment.updated`. */
+export type ProviderTEventName = (typeof STATUS_EVENTS)[keyof typeof STATUS_EVENTS] | 'payment.updated';
+
 /** Provider T's declared types: `provider_metadata` per operation, raw events, and what checkouts resolve to. */
 export interface ProviderTTypes extends AdapterTypes {
   provider: 'providerT';
@@ -67,11 +72,21 @@ export interface ProviderTTypes extends AdapterTypes {
     'refunds.create': ProviderTRefundMetadata;
   };
   rawEvents: ProviderTRawEvents;
+  /** The normalised events its webhooks raise (docs/providers/provider-t.md#webhooks): no invoice, no subscription. */
+  events: ProviderTEventName;
   checkout: Checkout;
 }
 
 /** A configured Provider T adapter. */
-export type ProviderTAdapter = Adapter<ProviderTTypes>;
+export type ProviderTAdapter = Adapter<ProviderTTypes> & {
+  /**
+   * Replaces the OAuth client id and secret while the process runs (docs/providers/provider-t.md#authentication):
+   * the next call logs in with them, the access token of the old ones is dropped, and a call already sent that
+   * the provider then refuses (401) logs in again with the new pair, never with one old and one new member.
+   * Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing nothing.
+   */
+  updateCredentials(credentials: ProviderTCredentials): void;
+};
 
 /** Where a transfer stood when it failed (docs/architecture.md#errors): `context.step` of every error it raises. */
 export type TransferStep = 'quote' | 'update' | 'commit';

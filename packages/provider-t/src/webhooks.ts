@@ -2,9 +2,9 @@
  * Provider T webhooks (docs/providers/provider-t.md#webhooks), in two phases (core's `AuthenticatedDelivery`):
  *
  * 1. `verify` — everything that needs no upstream call: signature header, freshness, RSA-SHA256 over
- *    `"<t>.<host>.<raw body>"` with the environment's fixed public key, where the host is the one this
- *    application configured (Provider T signs every partner's deliveries with the same key, so the signed host is
- *    what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
+ *    `"<t>.<host>.<raw body>"` with Provider T's public key (the environment's, or the configured ones), where
+ *    the host is the one this application configured (Provider T signs every partner's deliveries with the same
+ *    key, so the signed host is what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
  *    delivery's deduplication key, so a replayed delivery is stopped before any upstream work
  *    (docs/providers/provider-t.md#webhooks, docs/architecture.md#webhook-deduplication).
  * 2. `events()` — the status read, and the events derived from the CONFIRMED status, not from the push
@@ -27,8 +27,8 @@ import {
 import * as v from '@pay/core/schema';
 import { PROVIDER, type ProviderTClient } from './client.js';
 import { findTransaction } from './flows/status.js';
-import { eventTypeOf, toPayment, toRefund } from './mapping.js';
-import type { ProviderTRawEvents } from './types.js';
+import { eventTypeOf, STATUS_EVENTS, toPayment, toRefund } from './mapping.js';
+import type { ProviderTEventName, ProviderTRawEvents } from './types.js';
 import {
   isKnownStatus,
   type ProviderTStatusEvent,
@@ -39,6 +39,11 @@ import {
 
 /** The raw event names, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = ['providerT.TRANSACTION_STATUS_EVENT'] as const;
+
+/** The normalised events of the status table (and `payment.updated` for a state it does not know), once each. */
+const EVENT_NAMES = [
+  ...new Set([...Object.values(STATUS_EVENTS), 'payment.updated']),
+] as ProviderTEventName[];
 
 /** A signature older than this is refused (docs/providers/provider-t.md#webhooks). */
 export const MAX_SIGNATURE_AGE_SECONDS = 65 * 60;
@@ -69,7 +74,8 @@ export function parseSignatureHeader(value: string): SignatureHeader | undefined
 
 /** What the webhook verifier needs besides the client. */
 export interface WebhookSettings {
-  publicKey: string;
+  /** The keys a signature may verify with, in the order configured (two while Provider T rotates its key). */
+  publicKeys: readonly string[];
   /** The host this application registered with Provider T (`webhookHost` / `PROVIDER_T_WEBHOOK_HOST`). */
   host: string | undefined;
   /** In the sandbox, a missing `host` falls back to the host of `fullUrl`; in production it is required. */
@@ -101,19 +107,24 @@ const PROGRESS = {
 /** The subscription whose deliveries raise events (the only one the wire contract (docs/providers/provider-t.md#webhooks) documents). */
 const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
-/** Provider T's webhook definition: no shared secret, a fixed public key per environment. */
+/** Provider T's webhook definition: no shared secret, Provider T's public key (or keys, during a rotation). */
 export function providerTWebhooks(
   client: ProviderTClient,
   settings: WebhookSettings,
-): WebhookDefinition & { rawEventNames: readonly (keyof ProviderTRawEvents)[] } {
+): WebhookDefinition & {
+  rawEventNames: readonly (keyof ProviderTRawEvents)[];
+  eventNames: readonly ProviderTEventName[];
+} {
   return {
     rawEventNames: RAW_EVENT_NAMES,
+    eventNames: EVENT_NAMES,
     secret: 'unused',
     async verify(delivery): Promise<AuthenticatedDelivery> {
-      const { sent, read } = await authenticate(delivery, settings);
+      const { sent, read, keyIndex } = await authenticate(delivery, settings);
       return {
         key: deliveryKey(read),
         events: () => eventsOf(client, sent, read),
+        secretIndex: keyIndex,
       };
     },
   };
@@ -131,12 +142,12 @@ function deliveryKey(body: WebhookBody): string {
 
 /**
  * Checks header, freshness, host binding, signature and partner; returns the body as sent (the raw event's
- * `data`) and as read. Nothing is read upstream before this passes.
+ * `data`) and as read, and which configured key verified it. Nothing is read upstream before this passes.
  */
 async function authenticate(
   delivery: WebhookDelivery,
   settings: WebhookSettings,
-): Promise<{ sent: ProviderTStatusEvent; read: WebhookBody }> {
+): Promise<{ sent: ProviderTStatusEvent; read: WebhookBody; keyIndex: number }> {
   const header = delivery.headers.signature;
   if (!header) {
     throw new WebhookVerificationError(
@@ -171,7 +182,8 @@ async function authenticate(
   const signed = new Uint8Array(prefix.length + delivery.rawBody.length);
   signed.set(prefix);
   signed.set(delivery.rawBody, prefix.length);
-  if (!(await verifyRsaSha256(settings.publicKey, signed, parsed.signature))) {
+  const keyIndex = await verifyingKeyIndex(settings.publicKeys, signed, parsed.signature);
+  if (keyIndex < 0) {
     throw new WebhookVerificationError(
       `The webhook signature does not match for host ${host}: it was not signed for this endpoint. Check that webhookHost (PROVIDER_T_WEBHOOK_HOST) is the host registered with Provider T.`,
       { reason: 'invalid_signature' },
@@ -192,7 +204,20 @@ async function authenticate(
     );
   }
   // The raw event carries the verified body as sent (eventId may be a number; ids use its text).
-  return { sent: sent as ProviderTStatusEvent, read: result.output };
+  return { sent: sent as ProviderTStatusEvent, read: result.output, keyIndex };
+}
+
+/**
+ * The index of the first key the signature verifies with, or -1. Every key is tried, whether or not an earlier one
+ * verified, so the time taken does not tell which key matched.
+ */
+async function verifyingKeyIndex(
+  publicKeys: readonly string[],
+  signed: Uint8Array,
+  signature: Uint8Array,
+): Promise<number> {
+  const verified = await Promise.all(publicKeys.map((key) => verifyRsaSha256(key, signed, signature)));
+  return verified.indexOf(true);
 }
 
 /**

@@ -93,6 +93,86 @@ describe('authentication', () => {
   });
 });
 
+describe('rotating the client credentials (docs/providers/provider-t.md#authentication)', () => {
+  const ROTATED = { clientId: 'pt-client-rotated-2b', clientSecret: 'pt-secret-rotated-77d1' };
+  const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+  /** Logins answered with a token named after the pair they sent; records each Authorization sent. */
+  function nockLogins(times: number) {
+    const sent: string[] = [];
+    nock(HOST)
+      .get('/oauth/accesstoken')
+      .query({ grant_type: 'client_credentials' })
+      .times(times)
+      .reply(function () {
+        const authorization = String(this.req.headers.authorization);
+        sent.push(authorization);
+        const token =
+          authorization === basic(CLIENT_ID, CLIENT_SECRET)
+            ? 'tok-old'
+            : authorization === basic(ROTATED.clientId, ROTATED.clientSecret)
+              ? 'tok-new'
+              : undefined;
+        return token
+          ? [200, { access_token: token, expires_in: 3599, token_type: 'BearerToken' }]
+          : [401, errorBody('INVALID_CLIENT', 'Invalid client credentials')];
+      });
+    return sent;
+  }
+
+  function nockStatus(token: string) {
+    return nock(HOST)
+      .get(STATUS_PATH)
+      .query(true)
+      .matchHeader('authorization', `Bearer ${token}`)
+      .reply(200, statusReply('SENT'));
+  }
+
+  it('drops the token of the old pair: the next call logs in with the new one', async () => {
+    const logins = nockLogins(2);
+    nockStatus('tok-old');
+    const adapter = testAdapter({ retry: 0 });
+    await adapter.retrievePayment(TRANSACTION_ID);
+    adapter.updateCredentials(ROTATED);
+    const rotated = nockStatus('tok-new');
+    expect(await adapter.retrievePayment(TRANSACTION_ID)).toMatchObject({ id: TRANSACTION_ID });
+    expect(logins).toEqual([basic(CLIENT_ID, CLIENT_SECRET), basic(ROTATED.clientId, ROTATED.clientSecret)]);
+    expect(rotated.isDone()).toBe(true);
+  });
+
+  it('re-logs in with the new pair only when a call held while the credentials changed is then refused (401)', async () => {
+    const logins = nockLogins(2);
+    const adapter = testAdapter({ retry: 0 });
+    nock(HOST)
+      .get(STATUS_PATH)
+      .query(true)
+      .matchHeader('authorization', 'Bearer tok-old')
+      .reply(() => {
+        // The call is at the provider when the credentials change; the provider then refuses its token.
+        adapter.updateCredentials(ROTATED);
+        return [401, errorBody('INVALID_TOKEN', 'Access token expired')];
+      });
+    const resent = nockStatus('tok-new');
+    expect(await adapter.retrievePayment(TRANSACTION_ID)).toMatchObject({
+      id: TRANSACTION_ID,
+      status: 'succeeded',
+    });
+    expect(logins).toEqual([basic(CLIENT_ID, CLIENT_SECRET), basic(ROTATED.clientId, ROTATED.clientSecret)]);
+    expect(resent.isDone()).toBe(true);
+  });
+
+  it('refuses an empty client secret with a ConfigurationError naming it, and keeps the old pair', async () => {
+    const adapter = testAdapter({ retry: 0 });
+    expect(() => adapter.updateCredentials({ clientId: ROTATED.clientId, clientSecret: '' })).toThrow(
+      /clientSecret/,
+    );
+    const logins = nockLogins(1);
+    nockStatus('tok-old');
+    await adapter.retrievePayment(TRANSACTION_ID);
+    expect(logins).toEqual([basic(CLIENT_ID, CLIENT_SECRET)]);
+  });
+});
+
 describe('request ids', () => {
   it('sends X-Client-Request-Id on the login and on every call, a new one per logical call', async () => {
     const ids: string[] = [];

@@ -30,6 +30,18 @@ describe('Provider T types', () => {
     pay.webhooks.setup({ webhookSecret: null }).on('providerT.TRANSACTION_STATUS', () => {});
   });
 
+  it('accepts only the normalised events Provider T raises', () => {
+    const handler = pay.webhooks.setup({ webhookSecret: null });
+    handler.on(
+      ['payment.created', 'payment.succeeded', 'payment.updated', 'payment.failed', 'refund.created'],
+      () => {},
+    );
+    // @ts-expect-error: Provider T raises no invoice event
+    handler.on('invoice.generated', () => {});
+    // @ts-expect-error: nor subscription events
+    handler.on('subscription.canceled', () => {});
+  });
+
   it('requires sender and receiver in a transfer provider_metadata', () => {
     // @ts-expect-error: provider_metadata is required
     void pay.payments.create({ amount: 10, currency: 'USD' });

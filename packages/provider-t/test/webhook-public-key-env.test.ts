@@ -9,7 +9,11 @@ import { ConfigurationError, createPay, type Payment, toNodeListener } from '@pa
 import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { providerT } from '../src/index.js';
-import { type ProviderTSimulator, startProviderTSimulator } from '../src/testing/index.js';
+import {
+  generateProviderTKeyPair,
+  type ProviderTSimulator,
+  startProviderTSimulator,
+} from '../src/testing/index.js';
 import { thrownBy } from './fixtures.js';
 
 let sim: ProviderTSimulator;
@@ -83,6 +87,15 @@ describe('PROVIDER_T_WEBHOOK_PUBLIC_KEY', () => {
     const reply = await sim.trigger('payment.succeeded', { to: target.url });
     expect(reply.status).toBe(400);
     expect(target.events).toEqual([]);
+  });
+
+  it('takes several keys separated by commas while Provider T rotates its key: either one verifies', async () => {
+    const retiring = generateProviderTKeyPair().publicKey;
+    stubSimulatorEnv(`${retiring},${simulatorPem().trimEnd().replaceAll('\n', '\\n')}`);
+    const target = await appFromEnvironment();
+    const reply = await sim.trigger('payment.succeeded', { to: target.url, eventId: 'evt-two-keys' });
+    expect(reply.status).toBe(200);
+    expect(target.events.map((event) => event.id)).toEqual(['evt-two-keys:payment.succeeded']);
   });
 
   it('an explicit webhookPublicKey wins over the variable', async () => {

@@ -1,3 +1,4 @@
+import dc from 'node:diagnostics_channel';
 import { createPay, WebhookVerificationError } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -166,6 +167,34 @@ describe('verification', () => {
   it('checks with the environment fixed key unless webhookPublicKey overrides it', async () => {
     const handler = createPay(testAdapter()).webhooks.setup({ webhookSecret: null });
     expect((await refusal(handler.handle(delivery('SENT')))).reason).toBe('invalid_signature');
+  });
+
+  it('while Provider T rotates its key, accepts deliveries signed with either configured key and says which one verified each', async () => {
+    const seen: unknown[] = [];
+    const onWebhook = (message: unknown) =>
+      void seen.push((message as { secretIndex?: unknown }).secretIndex);
+    dc.subscribe('pay:webhook', onWebhook);
+    try {
+      const rotating = handlerFor({ webhookPublicKey: [otherKeys.publicKey, keys.publicKey] });
+      nockLogin();
+      nock(HOST).get(STATUS_PATH).query(true).times(2).reply(200, statusReply('SENT'));
+      const byOld = await rotating.handle(delivery('SENT'));
+      expect(byOld.events.map((event) => event.type)).toEqual([
+        'payment.succeeded',
+        'providerT.TRANSACTION_STATUS_EVENT',
+      ]);
+      await rotating.handle(delivery('SENT', { privateKey: otherKeys.privateKey }));
+      expect(seen).toEqual([1, 0]);
+    } finally {
+      dc.unsubscribe('pay:webhook', onWebhook);
+    }
+    const retired = handlerFor({ webhookPublicKey: [otherKeys.publicKey] });
+    expect((await refusal(retired.handle(delivery('SENT')))).reason).toBe('invalid_signature');
+  });
+
+  it('refuses a callback for an event Provider T never raises (invoices, subscriptions)', () => {
+    for (const name of ['invoice.generated', 'subscription.created'] as never[])
+      expect(() => handlerFor().on(name, () => {})).toThrow(`'${name}' is not an event providerT raises.`);
   });
 
   it('refuses a signed body that is not a status event', async () => {

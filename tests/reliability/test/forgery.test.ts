@@ -70,7 +70,7 @@ interface Recording {
 
 /** A handler with one recording callback on every event name the adapter can raise. */
 function recording(
-  adapter: { webhooks: { rawEventNames: readonly string[] } },
+  adapter: { webhooks: { rawEventNames: readonly string[]; eventNames?: readonly string[] } },
   webhookSecret: string | null,
   deduplicate?: DeduplicationStore,
 ): Recording {
@@ -80,7 +80,8 @@ function recording(
     webhookSecret,
     ...(deduplicate ? { deduplicate } : {}),
   }) as AnyHandler;
-  handler.on([...NORMALISED_EVENT_NAMES, ...adapter.webhooks.rawEventNames] as never, (event: PayEvent) => {
+  const normalised = adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES;
+  handler.on([...normalised, ...adapter.webhooks.rawEventNames] as never, (event: PayEvent) => {
     seen.push(event);
   });
   return { handler, seen };

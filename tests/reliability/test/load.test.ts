@@ -144,7 +144,10 @@ describe('load: webhook deliveries through the Node bridge', () => {
         deduplicate: createMemoryDeduplicationStore(),
       });
       handler.on(
-        [...NORMALISED_EVENT_NAMES, ...adapter.webhooks.rawEventNames] as never,
+        [
+          ...(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES),
+          ...adapter.webhooks.rawEventNames,
+        ] as never,
         (event: PayEvent) => {
           counts.set(event.id, (counts.get(event.id) ?? 0) + 1);
         },

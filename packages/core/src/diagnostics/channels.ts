@@ -86,6 +86,11 @@ export interface WebhookTrace {
   verified: boolean;
   reason?: WebhookFailureReason | undefined;
   deliveryKey?: string | undefined;
+  /**
+   * Which webhook secret verified the delivery: its index in `setup({ webhookSecret })`'s list (Provider T: in
+   * its `webhookPublicKey` list). While a credential is rotated, the old one can go once no delivery names it.
+   */
+  secretIndex?: number | undefined;
   eventTypes: string[];
   duplicate: boolean;
   callbackFailures: number;

@@ -105,6 +105,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const listening = Boolean(options.hooks?.onRequest || options.hooks?.onResponse);
 
   return {
+    rememberSecrets(secrets) {
+      for (const secret of secrets) if (typeof secret === 'string') credentials.add(secret);
+    },
     send(request) {
       // Tracing (docs/architecture.md#tracing-channels) costs one property read per channel while nobody
       // subscribes.

@@ -165,13 +165,16 @@ export interface ProviderClient {
     schema: S,
     call: ProviderCall,
   ): Promise<Replied<v.InferOutput<S>> | null>;
+  /** Redacts `secrets` from then on too, as the configured ones (see {@link HttpClient.rememberSecrets}). */
+  rememberSecrets(secrets: readonly string[]): void;
 }
 
 /** Creates an adapter's provider client. No I/O happens until the first call. */
 export function createProviderClient(options: ProviderClientOptions): ProviderClient {
   const { readEnvelope, errors, credentialsHint, providerRequestIdHeader, ...httpOptions } = options;
   const http = createHttpClient(httpOptions);
-  const secrets = options.secrets ?? [];
+  // Grows when a rotated credential replaces a configured one (rememberSecrets).
+  const secrets = [...(options.secrets ?? [])];
 
   /** The refusal of one reply as a `ProviderApiError`, kind and advice from the table, else from the status. */
   function refusal(
@@ -299,6 +302,10 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     async find(schema, call) {
       const found = await findReplied(schema, call);
       return found === null ? null : found.body;
+    },
+    rememberSecrets(values) {
+      http.rememberSecrets(values);
+      for (const value of values) if (!secrets.includes(value)) secrets.push(value);
     },
   };
 }

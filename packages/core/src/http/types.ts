@@ -160,4 +160,9 @@ export interface HttpClientOptions extends TransportOptions {
 /** The client an adapter sends its calls through. */
 export interface HttpClient {
   send(request: HttpRequest): Promise<HttpReply>;
+  /**
+   * Redacts `secrets` from then on too, like the configured `secrets`: credentials that replaced the configured
+   * ones while the process runs (docs/architecture.md#credential-rotation). The earlier ones stay redacted.
+   */
+  rememberSecrets(secrets: readonly string[]): void;
 }

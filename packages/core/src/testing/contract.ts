@@ -106,6 +106,19 @@ function deliveryOf(request: WebhookRequest): WebhookDelivery {
   };
 }
 
+/** The secrets `setup({ webhookSecret })` hands the adapter's `verify`: none for a provider that uses none. */
+function secretsOf(contract: AdapterContract): string[] {
+  return contract.webhookSecret === null ? [] : [contract.webhookSecret];
+}
+
+/** Every event name the adapter raises, normalised (its `eventNames`, else all of them) and raw. */
+function everyEventOf(adapter: AnyAdapter): never {
+  return [
+    ...(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES),
+    ...adapter.webhooks.rawEventNames,
+  ] as never;
+}
+
 /** Registers the contract suite with vitest. */
 export function runAdapterContract(contract: AdapterContract): void {
   describe(`${contract.name} honours the adapter contract`, () => {
@@ -184,7 +197,7 @@ export function runAdapterContract(contract: AdapterContract): void {
       const adapter = contract.createAdapter(upstream.fetch);
       const first = await adapter.webhooks.verify(
         deliveryOf(await contract.genuineWebhook()),
-        contract.webhookSecret,
+        secretsOf(contract),
       );
       expect(upstream.calls(), 'upstream calls made by verify()').toBe(0);
       expect(Array.isArray(first), 'verify() resolves to { key, events() }, not to the events').toBe(false);
@@ -194,11 +207,26 @@ export function runAdapterContract(contract: AdapterContract): void {
       expect(typeof authenticated.events).toBe('function');
       const again = (await adapter.webhooks.verify(
         deliveryOf(await contract.genuineWebhook()),
-        contract.webhookSecret,
+        secretsOf(contract),
       )) as AuthenticatedDelivery;
       expect(again.key).toBe(authenticated.key);
       expect((await authenticated.events()).length).toBeGreaterThan(0);
     });
+
+    it.skipIf(contract.webhookSecret === null)(
+      'while its webhook secret is rotated, accepts a delivery signed with the old or the new one and says which one verified it',
+      async () => {
+        const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+        const secret = contract.webhookSecret!;
+        const other = `${secret}-other`;
+        const delivery = async () => deliveryOf(await contract.genuineWebhook());
+        expect((await adapter.webhooks.verify(await delivery(), [secret, other])).secretIndex).toBe(0);
+        expect((await adapter.webhooks.verify(await delivery(), [other, secret])).secretIndex).toBe(1);
+        await expect(adapter.webhooks.verify(await delivery(), [other])).rejects.toBeInstanceOf(
+          WebhookVerificationError,
+        );
+      },
+    );
 
     it('with a deduplication store, skips a redelivery before any upstream call and reports its delivery key', async () => {
       const upstream = countingFetch(contract.webhookFetch ?? forbiddenFetch());
@@ -209,7 +237,7 @@ export function runAdapterContract(contract: AdapterContract): void {
           webhookSecret: contract.webhookSecret,
           deduplicate: createMemoryDeduplicationStore(),
         })
-        .on(NORMALISED_EVENT_NAMES as never, callback);
+        .on(everyEventOf(adapter), callback);
       const first = await handler.handle(await contract.genuineWebhook());
       expect(first.duplicates).toEqual([]);
       const callsAfterFirst = upstream.calls();
@@ -218,7 +246,7 @@ export function runAdapterContract(contract: AdapterContract): void {
         .createAdapter(contract.webhookFetch ?? forbiddenFetch())
         .webhooks.verify(
           deliveryOf(await contract.genuineWebhook()),
-          contract.webhookSecret,
+          secretsOf(contract),
         )) as AuthenticatedDelivery;
       for (let redelivery = 0; redelivery < 3; redelivery += 1) {
         expect(await handler.handle(await contract.genuineWebhook())).toEqual({
@@ -246,15 +274,7 @@ export function runAdapterContract(contract: AdapterContract): void {
         const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
         const callback = vi.fn();
         const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
-        for (const name of [
-          'payment.created',
-          'payment.updated',
-          'payment.succeeded',
-          'payment.failed',
-          'refund.created',
-        ] as const) {
-          handler.on(name, callback);
-        }
+        handler.on(everyEventOf(adapter), callback);
         const error = await handler.handle(await variant.tamper(await contract.genuineWebhook())).then(
           () => undefined,
           (thrown: unknown) => thrown,

@@ -26,9 +26,12 @@ import {
 export interface WebhookSetupOptions {
   /**
    * The secret the provider's webhooks are checked with: Provider R's configuration secret, Provider N's
-   * webhook signing secret, `null` for Provider T (it signs with a fixed public key).
+   * webhook signing secret, `null` for Provider T (it signs with its own key pair: its public keys are in the
+   * adapter's config). While a secret is rotated, pass both, `[newSecret, oldSecret]`: a delivery verified by
+   * either is accepted, and the `pay:webhook` diagnostics message says which one did (`secretIndex`, its position
+   * here), so the old one can be removed once nothing uses it (docs/architecture.md#credential-rotation).
    */
-  webhookSecret: string | null | undefined;
+  webhookSecret: string | readonly string[] | null | undefined;
   /**
    * Skips deliveries already processed (delivery is at least once). A delivery is leased while it runs, marked
    * done only when every callback succeeded, and released when one failed, so the redelivery runs it again.
@@ -156,7 +159,8 @@ export function bodyAlreadyParsedError(site: ParsedBodySite): WebhookVerificatio
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
-  readonly #options: WebhookSetupOptions;
+  /** The webhook secrets, in the caller's order (empty when the provider uses none). */
+  readonly #secrets: readonly string[];
   readonly #deduplication: Deduplication | undefined;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
   readonly #anyCallbacks: WebhookCallback<PayEvent>[] = [];
@@ -173,14 +177,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     options: WebhookSetupOptions,
     logger: PayLogger = SILENT_LOGGER,
   ) {
-    if (adapter.webhooks.secret === 'required' && !options.webhookSecret) {
-      throw new ConfigurationError(
-        `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }).`,
-        { missing: ['webhookSecret'] },
-      );
-    }
+    this.#secrets = webhookSecretsOf(adapter, options.webhookSecret);
     this.#adapter = adapter;
-    this.#options = options;
     this.#deduplication = deduplicationOf(options);
     this.#logger = logger;
     if (this.#deduplication && isInMemory(this.#deduplication.store) && inProduction())
@@ -189,7 +187,10 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
         'warn',
         'webhooks.setup uses an in-memory deduplication store while NODE_ENV is production: another instance or a restart runs a redelivered webhook again. Pass deduplicate: a shared store (@pay/store-postgres, @pay/store-redis).',
       );
-    this.#knownNames = new Set<string>([...NORMALISED_EVENT_NAMES, ...adapter.webhooks.rawEventNames]);
+    this.#knownNames = new Set<string>([
+      ...(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES),
+      ...adapter.webhooks.rawEventNames,
+    ]);
   }
 
   /**
@@ -243,10 +244,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
     const startTime = Date.now();
-    const progress: { deliveryKey: string | null; events: readonly PayEvent[] } = {
-      deliveryKey: null,
-      events: [],
-    };
+    const progress: Progress = { deliveryKey: null, events: [] };
     let outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined;
     try {
       const result = await withinLogger(this.#logger, () => this.#handle(request, progress));
@@ -270,7 +268,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   /** The `pay:webhook` message of one delivery. */
   #trace(
     outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined,
-    progress: { deliveryKey: string | null; events: readonly PayEvent[] },
+    progress: Progress,
     startTime: number,
   ): WebhookTrace {
     const error = outcome?.ok === false ? outcome.error : undefined;
@@ -281,6 +279,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       verified: !refused && !(error !== undefined && !WebhookHandlerError.isInstance(error)),
       reason: WebhookVerificationError.isInstance(error) ? error.reason : undefined,
       deliveryKey: progress.deliveryKey ?? undefined,
+      secretIndex: progress.secretIndex,
       eventTypes: progress.events.map((event) => event.type),
       duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
       callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
@@ -294,7 +293,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * Calls the `onError` callbacks for a failure of `handle()`, one after the other, without awaiting what they
    * return: an observer that never settles must not hold the reply, nor one that throws or rejects change it.
    */
-  #reportError(error: unknown, progress: { deliveryKey: string | null; events: readonly PayEvent[] }): void {
+  #reportError(error: unknown, progress: Progress): void {
     if (this.#errorCallbacks.length === 0) return;
     const dispatch = WebhookHandlerError.isInstance(error);
     const context: WebhookErrorContext = {
@@ -314,12 +313,10 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
   }
 
-  async #handle(
-    request: WebhookRequest,
-    progress: { deliveryKey: string | null; events: readonly PayEvent[] },
-  ): Promise<WebhookResult> {
+  async #handle(request: WebhookRequest, progress: Progress): Promise<WebhookResult> {
     const delivery = await this.#authenticate(request);
     progress.deliveryKey = delivery.key;
+    progress.secretIndex = delivery.secretIndex;
     const deduplication = this.#deduplication;
     if (deduplication === undefined) return this.#process(delivery, progress);
     const storeKey = `${this.#adapter.provider}:${delivery.key}`;
@@ -349,7 +346,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     const delivery = toDelivery(request);
     let authenticated: AuthenticatedDelivery;
     try {
-      authenticated = await this.#adapter.webhooks.verify(delivery, this.#options.webhookSecret ?? null);
+      authenticated = await this.#adapter.webhooks.verify(delivery, this.#secrets);
     } catch (error) {
       throw asVerificationError(error);
     }
@@ -393,6 +390,31 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     value !== null &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+/** How far one delivery got: what its trace and `onError` callbacks report. */
+interface Progress {
+  deliveryKey: string | null;
+  events: readonly PayEvent[];
+  /** Which webhook secret (or public key) verified the delivery, once it is authenticated. */
+  secretIndex?: number | undefined;
+}
+
+/**
+ * The webhook secrets of `setup()` as a list, in the caller's order: one string or several (old and new while
+ * one is rotated). A provider that checks with a secret refuses none, an empty list, or an empty member.
+ */
+function webhookSecretsOf(
+  adapter: { provider: ProviderName; webhooks: WebhookDefinition },
+  given: WebhookSetupOptions['webhookSecret'],
+): readonly string[] {
+  if (adapter.webhooks.secret === 'unused') return [];
+  const secrets = typeof given === 'string' ? [given] : Array.isArray(given) ? [...given] : [];
+  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) {
+    throw new ConfigurationError(
+      `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }) (a non-empty string, or a list of them while one is rotated).`,
+      { missing: ['webhookSecret'] },
+    );
+  }
+  return Object.freeze(secrets);
 }
 
 /** The checked deduplication settings of one handler. */

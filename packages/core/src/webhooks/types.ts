@@ -1,7 +1,7 @@
 /** Webhook types shared by the handler and the adapters (docs/architecture.md#webhook-handler). */
 import * as v from 'valibot';
 import { WebhookVerificationError } from '../errors.js';
-import type { AdapterTypes } from '../operations.js';
+import type { AdapterTypes, SupportedEvents } from '../operations.js';
 import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
 import { mismatchedFields } from '../validation.js';
 
@@ -34,8 +34,11 @@ export const NORMALISED_EVENT_NAMES: readonly NormalisedEventName[] = [
   'subscription.updated',
 ];
 
-/** Normalised events plus the adapter's raw events. */
-export type EventMap<T extends AdapterTypes> = NormalisedEvents & T['rawEvents'];
+/**
+ * The normalised events the adapter raises (its declared `events`, every one when it declares none) plus its raw
+ * events: what `.on()` accepts.
+ */
+export type EventMap<T extends AdapterTypes> = Pick<NormalisedEvents, SupportedEvents<T>> & T['rawEvents'];
 
 /**
  * The envelope every callback receives, the same for normalised and raw events. `id` is deterministic: the
@@ -87,6 +90,12 @@ export interface AuthenticatedDelivery {
    * `WebhookVerificationError` (retryable or not) or another `PayError`.
    */
   events(): Promise<PayEvent[]>;
+  /**
+   * Which credential verified the delivery: its index among the webhook secrets given to `setup()` (Provider T:
+   * among its configured public keys), in the order given. During a rotation, an index that no longer shows up
+   * is the evidence that the old credential can be retired (docs/architecture.md#credential-rotation).
+   */
+  secretIndex?: number;
 }
 
 /** How an adapter verifies and normalises its webhooks. */
@@ -94,17 +103,25 @@ export interface WebhookDefinition {
   /** Raw event names the adapter can raise (`providerR.PAID`, …): `.on()` refuses any other non-normalised name. */
   readonly rawEventNames: readonly string[];
   /**
-   * `required`: `setup()` refuses a missing `webhookSecret`. `unused`: the provider signs with a fixed key and
-   * `webhookSecret` is `null`.
+   * The normalised events the adapter can raise: `.on()` refuses any other normalised name (as the types do when
+   * the adapter declares `events`). Left out: every normalised name is accepted.
+   */
+  readonly eventNames?: readonly NormalisedEventName[];
+  /**
+   * `required`: `setup()` refuses a missing `webhookSecret`. `unused`: the provider signs with a key of its own
+   * and `webhookSecret` is `null`.
    */
   readonly secret: 'required' | 'unused';
   /**
    * Authenticates the delivery with everything that needs no upstream call (signature, secret, merchant, host,
-   * partner; payload parsing) and resolves to its deduplication key and a way to read its events. Throws
-   * `WebhookVerificationError` (or another `PayError`) when anything fails; no callback has run by then. Any
-   * other exception is treated as a bug in the adapter and answered retryably (503).
+   * partner; payload parsing) and resolves to its deduplication key, a way to read its events and which secret
+   * verified it (`secretIndex`). `webhookSecrets` are the secrets given to `setup()` in the caller's order (two
+   * while one is rotated; none for `secret: 'unused'`): the delivery is genuine when any one of them verifies it,
+   * and every one is checked, each in constant time. Throws `WebhookVerificationError` (or another `PayError`)
+   * when anything fails; no callback has run by then. Any other exception is treated as a bug in the adapter and
+   * answered retryably (503).
    */
-  verify(delivery: WebhookDelivery, webhookSecret: string | null): Promise<AuthenticatedDelivery>;
+  verify(delivery: WebhookDelivery, webhookSecrets: readonly string[]): Promise<AuthenticatedDelivery>;
 }
 
 /** Builds an event whose id is `<key parts…>:<type>`: unique within a delivery, identical on redelivery. */

@@ -131,7 +131,7 @@ try {
       deduplicate: stores.deduplication,
       ...(config.webhooks.leaseSeconds ? { deduplicateLeaseSeconds: config.webhooks.leaseSeconds } : {}),
     });
-    handler.on(NORMALISED_EVENT_NAMES, (event) => {
+    handler.on(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES, (event) => {
       if (failingCallbacks > 0) {
         failingCallbacks -= 1;
         processed.push({ eventId: event.id, type: event.type, dataId: event.data?.id, outcome: 'failed' });

@@ -5,7 +5,7 @@
  * the events (no upstream read: the payload carries the record).
  */
 
-import { hmacSha512Hex, timingSafeEqual } from '../../crypto.js';
+import { hmacSha512Hex, timingSafeIndexOf } from '../../crypto.js';
 import { WebhookVerificationError } from '../../errors.js';
 import type { ProviderName } from '../../records.js';
 import {
@@ -83,15 +83,18 @@ export function testWebhookDefinition(provider: ProviderName): WebhookDefinition
   return {
     rawEventNames: [],
     secret: 'required',
-    async verify(delivery, webhookSecret) {
+    async verify(delivery, webhookSecrets) {
       const signature = delivery.headers[TEST_SIGNATURE_HEADER];
       if (!signature) {
         throw new WebhookVerificationError(`The test webhook has no ${TEST_SIGNATURE_HEADER} header.`, {
           reason: 'missing_signature',
         });
       }
-      const expected = await signTestWebhook(delivery.rawBody, webhookSecret ?? '');
-      if (!timingSafeEqual(expected, signature)) {
+      const expected = await Promise.all(
+        webhookSecrets.map((webhookSecret) => signTestWebhook(delivery.rawBody, webhookSecret)),
+      );
+      const secretIndex = timingSafeIndexOf(signature, expected);
+      if (secretIndex < 0) {
         throw new WebhookVerificationError(
           'The test webhook signature does not match: pass the raw body and the test adapter webhookSecret.',
           { reason: 'invalid_signature' },
@@ -119,7 +122,7 @@ export function testWebhookDefinition(provider: ProviderName): WebhookDefinition
         created: payload.created,
         is_raw: false,
       });
-      return { key: payload.id, events: async () => [event] };
+      return { key: payload.id, events: async () => [event], secretIndex };
     },
   };
 }

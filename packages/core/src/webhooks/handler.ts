@@ -390,6 +390,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     value !== null &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+}
+
 /** How far one delivery got: what its trace and `onError` callbacks report. */
 interface Progress {
   deliveryKey: string | null;

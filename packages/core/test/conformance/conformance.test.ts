@@ -1,0 +1,41 @@
+/**
+ * The conformance suite's own tests (docs/architecture.md#conformance-suite): the fixture adapter passes it as
+ * `describe` blocks, and each money bug planted in the fixture makes the check that guards against it fail.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkAdapterContract, runAdapterContract } from '../../src/testing/contract.js';
+import { type PlantedBug, PLANTED_BUGS } from './gateway-adapter.js';
+import { gatewayContract } from './gateway-contract.js';
+
+runAdapterContract(gatewayContract());
+
+/** The check each planted bug must fail (a pattern on its title). */
+const CAUGHT_BY: Readonly<Record<PlantedBug, RegExp>> = {
+  'unknown-status-read-as-paid': /never reads a failure, pending or unknown status as paid/,
+  'abandoned-read-as-paid': /never reads a failure, pending or unknown status as paid/,
+  'failed-read-as-paid': /never reads a failure, pending or unknown status as paid/,
+  'refund-marked-retry-safe': /^sends refunds\.create once under HTTP 503/,
+  'checkout-marked-retry-safe': /^sends checkouts\.create once under a reply lost/,
+  'float-amount-conversion': /^sends 19\.99, 0\.29/,
+  'missing-not-found-rule': /resolves a read of an id the provider does not hold to null/,
+  'record-names-another-provider': /returns records that name its provider/,
+  'forged-webhook-accepted': /refuses a tampered webhook \(signed with another secret\)/,
+  'replayed-webhook-accepted': /with a deduplication store, skips a redelivery/,
+  'credential-in-error': /puts no credential in any error/,
+  'refusal-after-lost-reply-final': /reports a refusal of the repeat as outcome unknown/,
+};
+
+describe('the conformance suite catches each money bug planted in the fixture adapter', () => {
+  it.concurrent.each(PLANTED_BUGS)(
+    '%s',
+    async (bug) => {
+      const findings = await checkAdapterContract(gatewayContract(bug));
+      expect(findings.map((finding) => finding.check)).toContainEqual(expect.stringMatching(CAUGHT_BY[bug]));
+    },
+    120_000,
+  );
+
+  it('finds nothing to report in the fixture without a bug', async () => {
+    expect(await checkAdapterContract(gatewayContract())).toEqual([]);
+  }, 120_000);
+});

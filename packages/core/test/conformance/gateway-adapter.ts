@@ -1,0 +1,302 @@
+/**
+ * The fixture adapter of the conformance suite's own tests: an adapter for the fixture gateway
+ * (gateway-simulator.ts) built on `@pay/core/adapter` as a contributor would build one, with each money bug the
+ * suite must catch available as a planted `bug`. Without a bug it honours the whole contract.
+ */
+import {
+  type AdapterTypes,
+  type Checkout,
+  defineAdapter,
+  type EnvelopeReading,
+  hmacSha512Hex,
+  idempotencyKeyOf,
+  keyedReference,
+  moneyMovingRefusal,
+  type OperationOptions,
+  type Payment,
+  ProviderApiError,
+  type ProviderErrorTable,
+  type ProviderName,
+  parseJson,
+  requestIdOf,
+  timingSafeIndexOf,
+  toMinorUnits,
+  ValidationError,
+  WebhookVerificationError,
+  webhookEvent,
+} from '../../src/adapter-toolkit.js';
+import { createProviderClient, type ProviderCall } from '../../src/http/index.js';
+import { amountIssues } from '../../src/money.js';
+import * as v from '../../src/schema.js';
+import {
+  GATEWAY_REQUEST_ID_HEADER,
+  GATEWAY_SIGNATURE_HEADER,
+  type GatewayConfig,
+} from './gateway-simulator.js';
+
+/** The bugs the suite's own tests plant, one at a time. */
+export const PLANTED_BUGS = [
+  'unknown-status-read-as-paid',
+  'abandoned-read-as-paid',
+  'failed-read-as-paid',
+  'refund-marked-retry-safe',
+  'checkout-marked-retry-safe',
+  'float-amount-conversion',
+  'missing-not-found-rule',
+  'record-names-another-provider',
+  'forged-webhook-accepted',
+  'replayed-webhook-accepted',
+  'credential-in-error',
+  'refusal-after-lost-reply-final',
+] as const;
+
+export type PlantedBug = (typeof PLANTED_BUGS)[number];
+
+/** The fixture's provider name: open names are another change, so it borrows a type-safe cast. */
+export const GATEWAY_PROVIDER = 'fixtureGateway' as ProviderName;
+
+interface GatewayTypes extends AdapterTypes {
+  provider: ProviderName;
+  metadata: { 'checkouts.create': { email: string } };
+  rawEvents: { 'fixtureGateway.charge.success': unknown };
+  checkout: Checkout;
+  operations: 'checkouts.create' | 'payments.retrieve' | 'refunds.create';
+  events: 'payment.succeeded' | 'payment.failed';
+}
+
+/** The gateway's status word → unified status. Anything else is not money received. */
+const STATUSES: ReadonlyMap<string, Payment['status']> = new Map([
+  ['success', 'succeeded'],
+  ['failed', 'failed'],
+  ['abandoned', 'canceled'],
+  ['reversed', 'failed'],
+  ['ongoing', 'pending'],
+  ['pending', 'pending'],
+  ['processing', 'processing'],
+]);
+
+const transactionSchema = v.looseObject({
+  reference: v.string(),
+  amount: v.number(),
+  currency: v.string(),
+  email: v.string(),
+  status: v.string(),
+});
+
+/** Creates the fixture adapter for `config`, with `bug` planted. */
+export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
+  const provider = GATEWAY_PROVIDER;
+  // The provider name the records carry (the planted bug: one copied from another adapter).
+  const named = bug === 'record-names-another-provider' ? ('providerN' as ProviderName) : provider;
+  const errors: ProviderErrorTable =
+    bug === 'missing-not-found-rule'
+      ? {}
+      : { 'Transaction reference not found': { status: 404, kind: 'not_found', notFound: true } };
+  const client = createProviderClient({
+    provider: GATEWAY_PROVIDER,
+    baseUrl: config.baseUrl,
+    ...(config.fetch ? { fetch: config.fetch } : {}),
+    ...(config.retry === undefined ? {} : { retry: config.retry }),
+    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+    secrets: [config.secretKey],
+    requestIdHeader: GATEWAY_REQUEST_ID_HEADER,
+    authorization: { header: async () => `Bearer ${config.secretKey}` },
+    errors,
+    readEnvelope(reply): EnvelopeReading {
+      const body = parseJson(reply.text) as
+        | { status?: unknown; message?: unknown; data?: unknown }
+        | undefined;
+      if (body?.status === true && reply.status < 300) return { ok: true, body: body.data };
+      const message = typeof body?.message === 'string' ? body.message : undefined;
+      return { ok: false, code: message, message };
+    },
+  });
+
+  /** Sends a call that moves money; a refusal that may have landed (a duplicate reference) is outcome unknown. */
+  async function moveMoney(call: ProviderCall) {
+    const outcome = await client.send(call);
+    if (outcome.ok) return outcome;
+    if (bug === 'credential-in-error' && outcome.reply.status === 401)
+      throw new ProviderApiError({
+        provider: GATEWAY_PROVIDER,
+        status: 401,
+        message: `The gateway refused the key ${config.secretKey.slice(0, 20)}…`,
+      });
+    if (bug === 'refusal-after-lost-reply-final') throw outcome.error;
+    throw moneyMovingRefusal(outcome.error, outcome.reply, {
+      mayHaveLanded: /duplicate/i.test(outcome.error.providerMessage ?? ''),
+    });
+  }
+
+  function statusOf(word: string): Payment['status'] {
+    if (bug === 'unknown-status-read-as-paid') return STATUSES.get(word) ?? 'succeeded';
+    if (bug === 'abandoned-read-as-paid' && word === 'abandoned') return 'succeeded';
+    if (bug === 'failed-read-as-paid' && word === 'failed') return 'succeeded';
+    return STATUSES.get(word) ?? 'pending';
+  }
+
+  function checkAmount(amount: number | undefined, currency: string, operation: string): number {
+    const issues = amountIssues(amount, 'amount', { unit: 'major', currency });
+    if (issues.length > 0) throw new ValidationError(issues, { operation });
+    return bug === 'float-amount-conversion'
+      ? (amount as number) * 100
+      : toMinorUnits(amount as number, currency);
+  }
+
+  const reference = async (options: OperationOptions) => {
+    const key = idempotencyKeyOf(options);
+    return key === undefined ? crypto.randomUUID() : keyedReference(key);
+  };
+
+  return defineAdapter<GatewayTypes>({
+    provider,
+    operations: {
+      async createCheckout(params, options) {
+        const currency = params.currency ?? 'NGN';
+        const amount = checkAmount(params.amount, currency, 'checkouts.create');
+        const email = String(params.provider_metadata?.email ?? '');
+        const outcome = await moveMoney({
+          call: 'initialize',
+          method: 'POST',
+          path: '/transaction/initialize',
+          json: {
+            email,
+            amount,
+            currency,
+            reference: await reference(options),
+          },
+          retrySafe: bug === 'checkout-marked-retry-safe',
+          movesMoney: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        const data = outcome.body as { authorization_url: string; reference: string };
+        return {
+          id: data.reference,
+          payment_url: data.authorization_url,
+          amount: params.amount ?? 0,
+          currency,
+          customer: { email },
+          session_type: 'one_time',
+          products: [],
+          expires_at: null,
+          provider: named,
+          raw: outcome.body,
+          metadata: params.metadata ?? {},
+          livemode: false,
+          request_id: requestIdOf(outcome.reply),
+        };
+      },
+      async retrievePayment(id, options) {
+        const found = await client.findReplied(transactionSchema, {
+          call: 'verify',
+          method: 'GET',
+          path: `/transaction/verify/${encodeURIComponent(id)}`,
+          retrySafe: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        if (found === null) return null;
+        const { body } = found;
+        const status = statusOf(body.status);
+        const amount = body.amount / 100;
+        return {
+          id: body.reference,
+          amount,
+          amount_paid: status === 'succeeded' ? amount : 0,
+          currency: body.currency,
+          status,
+          customer: { email: body.email },
+          item_id: null,
+          requires_action: status === 'pending',
+          payment_url: null,
+          provider: named,
+          raw: found.raw,
+          metadata: {},
+          livemode: false,
+          request_id: found.requestId,
+        };
+      },
+      async createRefund(params, options) {
+        const currency = params.currency ?? 'NGN';
+        const amount =
+          params.amount === undefined ? undefined : checkAmount(params.amount, currency, 'refunds.create');
+        const outcome = await moveMoney({
+          call: 'refund',
+          method: 'POST',
+          path: '/refund',
+          json: { transaction: params.payment_id, amount, merchant_reference: await reference(options) },
+          retrySafe: bug === 'refund-marked-retry-safe',
+          movesMoney: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        const data = outcome.body as { id: number; amount: number };
+        return {
+          id: String(data.id),
+          payment_id: params.payment_id,
+          amount: data.amount / 100,
+          currency,
+          status: 'pending',
+          reason: params.reason ?? null,
+          provider: named,
+          raw: outcome.body,
+          metadata: params.metadata ?? {},
+          livemode: false,
+          request_id: requestIdOf(outcome.reply),
+        };
+      },
+    },
+    webhooks: {
+      rawEventNames: ['fixtureGateway.charge.success'],
+      eventNames: ['payment.succeeded', 'payment.failed'],
+      secret: 'required',
+      async verify(delivery, webhookSecrets) {
+        const expected = await Promise.all(
+          webhookSecrets.map((secret) => hmacSha512Hex(secret, delivery.rawBody)),
+        );
+        const secretIndex =
+          bug === 'forged-webhook-accepted'
+            ? 0
+            : timingSafeIndexOf(delivery.headers[GATEWAY_SIGNATURE_HEADER] ?? '', expected);
+        if (secretIndex < 0)
+          throw new WebhookVerificationError('The gateway signature does not match the body.', {
+            reason: 'invalid_signature',
+          });
+        const body = parseJson(delivery.body) as {
+          event?: string;
+          data?: v.InferOutput<typeof transactionSchema>;
+        };
+        const data = body?.data;
+        if (!data || typeof data.reference !== 'string')
+          throw new WebhookVerificationError('The delivery is not a gateway event.', {
+            reason: 'malformed_payload',
+          });
+        const key =
+          bug === 'replayed-webhook-accepted' ? crypto.randomUUID() : `${data.reference}:${data.status}`;
+        return {
+          key,
+          secretIndex,
+          async events() {
+            const status = statusOf(data.status);
+            const payment: Payment = {
+              id: data.reference,
+              amount: data.amount / 100,
+              amount_paid: status === 'succeeded' ? data.amount / 100 : 0,
+              currency: data.currency,
+              status,
+              customer: { email: data.email },
+              item_id: null,
+              requires_action: false,
+              payment_url: null,
+              provider: named,
+              raw: body,
+              metadata: {},
+              livemode: false,
+              request_id: null,
+            };
+            const type = status === 'succeeded' ? 'payment.succeeded' : 'payment.failed';
+            return [webhookEvent({ key: [key], type, provider, data: payment, created: 0 })];
+          },
+        };
+      },
+    },
+  });
+}

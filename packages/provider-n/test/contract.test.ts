@@ -1,4 +1,4 @@
-import type { AnyAdapter, Pay } from '@pay/core';
+import type { CallOptions, Pay } from '@pay/core';
 import { runAdapterContract } from '@pay/core/testing/contract';
 import { createProviderN, type ProviderNAdapter, providerN } from '../src/index.js';
 import {
@@ -6,10 +6,25 @@ import {
   signProviderNWebhook,
   startProviderNSimulator,
 } from '../src/testing/index.js';
+import type { ProviderNPaymentStatus } from '../src/wire.js';
 import { API_KEY, SECRET_KEY, transactionEventData, WEBHOOK_SECRET } from './fixtures.js';
 
-/** The contract hands the simulator members a `Pay` over the adapter `start` built: a Provider N one. */
-const providerNPay = (pay: Pay<AnyAdapter>) => pay as unknown as Pay<ProviderNAdapter>;
+/** Opens a checkout for `amount` of `currency` through `pay`. */
+const openCheckout = (
+  pay: Pay<ProviderNAdapter>,
+  amount = 5000,
+  options: CallOptions = {},
+  currency = 'NGN',
+) =>
+  pay.checkouts.create(
+    {
+      customer: { email: 'ada@example.com' },
+      item_id: 'blue-mug',
+      success_url: 'https://shop.example/thanks',
+      provider_metadata: { amount, currency },
+    },
+    options,
+  );
 
 runAdapterContract({
   name: '@pay/provider-n',
@@ -60,21 +75,58 @@ runAdapterContract({
     },
   ],
   simulator: {
-    async start() {
-      const simulator = await startProviderNSimulator();
-      return { adapter: createProviderN(simulator.adapterConfig()), close: () => simulator.close() };
-    },
-    async produceRecords(pay) {
-      const checkout = await providerNPay(pay).checkouts.create({
-        customer: { email: 'ada@example.com' },
-        item_id: 'blue-mug',
-        success_url: 'https://shop.example/thanks',
-        provider_metadata: { amount: 5000, currency: 'NGN' },
-      });
-      return [checkout, await providerNPay(pay).payments.retrieve(checkout.id)];
+    start: () => startProviderNSimulator(),
+    createAdapter: (simulator, settings) => createProviderN(simulator.adapterConfig(settings)),
+    credentials: ({ credentials }) => [credentials.apiKey, credentials.secretKey, credentials.webhookSecret],
+    async produceRecords({ pay }) {
+      const checkout = await openCheckout(pay);
+      return [checkout, await pay.payments.retrieve(checkout.id)];
     },
     // The simulator answers a refund of a transaction it does not hold with the provider's refusal.
-    refusedCall: (pay) =>
-      providerNPay(pay).refunds.create({ payment_id: 'MNFY|00|NOT-A-TRANSACTION', amount: 10 }),
+    refusedCall: ({ pay }) => pay.refunds.create({ payment_id: 'MNFY|00|NOT-A-TRANSACTION', amount: 10 }),
+    statuses: {
+      paid: ['PAID', 'OVERPAID'],
+      failed: ['FAILED', 'EXPIRED', 'ABANDONED', 'CANCELLED', 'REVERSED'],
+      notPaid: ['PENDING', 'PARTIALLY_PAID'],
+      async read({ pay, simulator }, status) {
+        const checkout = await openCheckout(pay);
+        // An undocumented status reaches the simulator's books as any other: the adapter must not read it as paid.
+        simulator.complete(checkout.id, { status: status as ProviderNPaymentStatus });
+        return pay.payments.retrieve(checkout.id);
+      },
+    },
+    moneyMovingCalls: [
+      {
+        name: 'checkouts.create',
+        method: 'POST',
+        path: /^\/v1\/merchant\/transactions\/init-transaction$/,
+        send: ({ pay }, _prepared, options) => openCheckout(pay, 5000, options),
+        moved: (simulator) => simulator.books().transactions.length,
+      },
+      {
+        name: 'refunds.create',
+        method: 'POST',
+        path: /^\/v1\/refunds\/initiate-refund$/,
+        async prepare({ pay, simulator }) {
+          const checkout = await openCheckout(pay);
+          simulator.complete(checkout.id);
+          return checkout.id;
+        },
+        send: ({ pay }, transactionReference, options) =>
+          pay.refunds.create({ payment_id: transactionReference as string, amount: 1000 }, options),
+        moved: (simulator) => simulator.books().refunds.length,
+      },
+    ],
+    amounts: {
+      unit: 'major',
+      currencies: [{ currency: 'NGN', decimals: 2 }],
+      send: ({ pay }, amount, currency) => openCheckout(pay, amount, {}, currency),
+      path: /^\/v1\/merchant\/transactions\/init-transaction$/,
+      wireAmount: (request) => (JSON.parse(request.body) as { amount: unknown }).amount,
+    },
+    unknownIds: {
+      'payments.retrieve': 'MNFY|00|NOT-A-TRANSACTION',
+      'checkouts.retrieve': 'MNFY|00|NOT-A-TRANSACTION',
+    },
   },
 });

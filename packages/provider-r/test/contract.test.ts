@@ -1,8 +1,17 @@
-import type { AnyAdapter, Pay } from '@pay/core';
+import type { CallOptions, Pay } from '@pay/core';
 import { runAdapterContract } from '@pay/core/testing/contract';
 import { createProviderR, type ProviderRAdapter, providerR } from '../src/index.js';
 import { buildProviderRPush, startProviderRSimulator } from '../src/testing/index.js';
-import { MERCHANT, pushFields, SECRET, statusReply, TRANS_ID } from './fixtures.js';
+import {
+  checkoutParams,
+  FORM,
+  MERCHANT,
+  pushFields,
+  SECRET,
+  statusFields,
+  statusReply,
+  TRANS_ID,
+} from './fixtures.js';
 
 /** Answers the status call the verification makes: PAID for TRANS_ID, 1104 for any other transaction. */
 const statusFetch: typeof fetch = async (input, init) => {
@@ -28,8 +37,17 @@ const withFields = (overrides: Record<string, string>) => () => ({
   body: new URLSearchParams(pushFields(overrides)).toString(),
 });
 
-/** The contract hands the simulator members a `Pay` over the adapter `start` built: a Provider R one. */
-const providerRPay = (pay: Pay<AnyAdapter>) => pay as unknown as Pay<ProviderRAdapter>;
+/** Creates a payment of `amount` `currency` through `pay`. */
+const createPayment = (
+  pay: Pay<ProviderRAdapter>,
+  amount = 100,
+  currency = 'CZK',
+  options: CallOptions = {},
+) =>
+  pay.payments.create(
+    { customer: { id: 'cust_42' }, amount, currency, provider_metadata: { email: 'payer@example.com' } },
+    options,
+  );
 
 runAdapterContract({
   name: '@pay/provider-r',
@@ -71,27 +89,81 @@ runAdapterContract({
     },
   ],
   simulator: {
-    async start() {
-      const simulator = await startProviderRSimulator();
-      return { adapter: createProviderR(simulator.adapterConfig()), close: () => simulator.close() };
-    },
-    async produceRecords(pay) {
-      const payment = await providerRPay(pay).payments.create({
-        customer: { id: 'cust_42' },
-        amount: 100,
-        provider_metadata: { email: 'payer@example.com' },
-      });
-      return [payment, await providerRPay(pay).payments.retrieve(payment.id)];
+    start: () => startProviderRSimulator(),
+    createAdapter: (simulator, settings) => createProviderR(simulator.adapterConfig(settings)),
+    // The merchant id is an account number, shown to payers; the secret is the credential.
+    credentials: ({ credentials }) => [credentials.secret],
+    async produceRecords({ pay }) {
+      const payment = await createPayment(pay);
+      return [payment, await pay.payments.retrieve(payment.id)];
     },
     // The simulator refuses to refund a cancelled payment (code 1401), as the provider does.
-    async refusedCall(pay) {
-      const pending = await providerRPay(pay).payments.create({
-        customer: { id: 'cust_42' },
-        amount: 100,
-        provider_metadata: { email: 'payer@example.com' },
-      });
-      await providerRPay(pay).payments.cancel(pending.id);
-      return providerRPay(pay).refunds.create({ payment_id: pending.id, amount: 1 });
+    async refusedCall({ pay }) {
+      const pending = await createPayment(pay);
+      await pay.payments.cancel(pending.id);
+      return pay.refunds.create({ payment_id: pending.id, amount: 1 });
     },
+    statuses: {
+      paid: ['PAID'],
+      failed: ['CANCELLED'],
+      notPaid: ['PENDING', 'AUTHORIZED'],
+      // The status reply of the payment, as the simulator sends it, with the status replaced.
+      async read({ pay, simulator }, status) {
+        const { id } = await createPayment(pay);
+        const held = simulator.transaction(id);
+        const fields = {
+          ...statusFields({ merchant: simulator.credentials.merchant, secret: simulator.credentials.secret }),
+          transId: id,
+          price: String(held?.price),
+          curr: String(held?.curr),
+          status,
+        };
+        simulator.faults.inject({
+          method: 'POST',
+          path: '/v1.0/status',
+          fault: { kind: 'status', status: 200, body: new URLSearchParams(fields).toString(), headers: FORM },
+        });
+        return pay.payments.retrieve(id);
+      },
+    },
+    moneyMovingCalls: [
+      {
+        name: 'checkouts.create',
+        method: 'POST',
+        path: /^\/v2\.0\/paymentRedirect\/merchant\/[^/]+$/,
+        send: ({ pay }, _prepared, options) => pay.checkouts.create({ ...checkoutParams }, options),
+        moved: (simulator) => simulator.transactions.length,
+      },
+      {
+        name: 'payments.create',
+        method: 'POST',
+        path: /^\/v2\.0\/payment$/,
+        send: ({ pay }, _prepared, options) => createPayment(pay, 100, 'CZK', options),
+        moved: (simulator) => simulator.transactions.length,
+      },
+      {
+        name: 'refunds.create',
+        method: 'POST',
+        path: /^\/v2\.0\/refund\.json$/,
+        async prepare({ pay, simulator }) {
+          const { id } = await createPayment(pay);
+          simulator.pay(id);
+          return id;
+        },
+        send: ({ pay }, id, options) => pay.refunds.create({ payment_id: id as string, amount: 10 }, options),
+        moved: (simulator) => simulator.refunds.length,
+      },
+    ],
+    amounts: {
+      unit: 'minor',
+      currencies: [
+        { currency: 'CZK', decimals: 2, minimum: 1 },
+        { currency: 'EUR', decimals: 2, minimum: 0.1 },
+      ],
+      send: ({ pay }, amount, currency) => createPayment(pay, amount, currency),
+      path: /^\/v2\.0\/payment$/,
+      wireAmount: (request) => (JSON.parse(request.body) as { price: unknown }).price,
+    },
+    unknownIds: { 'payments.retrieve': 'FAKE-FAKE-FAKE' },
   },
 });

@@ -56,6 +56,11 @@ export interface SupportedCurrency {
   currency: string;
   /** Minor digits (ISO 4217): 0, 2 or 3. */
   decimals: 0 | 2 | 3;
+  /**
+   * The smallest amount the provider takes (Provider R: 1.00 CZK). A test amount below it is raised by it, its
+   * fraction kept (0.29 → 1.29), so the exactness check still runs where the provider would refuse the amount.
+   */
+  minimum?: number;
 }
 
 /** How the adapter sends amounts. */
@@ -337,8 +342,10 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
   }
 
   const { amounts } = contract;
-  for (const { currency, decimals } of amounts.currencies) {
-    const values = EXACT_AMOUNTS[decimals];
+  for (const { currency, decimals, minimum = 0 } of amounts.currencies) {
+    const values = EXACT_AMOUNTS[decimals].map((amount) =>
+      amount < minimum ? Number((amount + minimum).toFixed(decimals)) : amount,
+    );
     check(`sends ${values.join(', ')} ${currency} exactly, in ${amounts.unit} units`, () =>
       withSimulator(contract, async (context) => {
         for (const amount of values) {

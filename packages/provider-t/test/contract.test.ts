@@ -1,11 +1,14 @@
 import { runAdapterContract } from '@pay/core/testing/contract';
-import { createProviderT, providerT } from '../src/index.js';
+import type { CallOptions, Pay } from '@pay/core';
+import { createProviderT, type ProviderTAdapter, providerT } from '../src/index.js';
 import {
   generateProviderTKeyPair,
   providerTStatusEvent,
   signedProviderTWebhook,
+  startProviderTSimulator,
 } from '../src/testing/index.js';
-import { CLIENT_ID, CLIENT_SECRET, statusReply, TRANSACTION_ID } from './fixtures.js';
+import type { TransactionStatus } from '../src/wire.js';
+import { CLIENT_ID, CLIENT_SECRET, statusReply, TRANSACTION_ID, transferMetadata } from './fixtures.js';
 
 const keys = generateProviderTKeyPair();
 const forger = generateProviderTKeyPair();
@@ -35,6 +38,13 @@ function signed(options: { privateKey?: string; timestamp?: number; host?: strin
 }
 
 const now = () => Math.floor(Date.now() / 1000);
+
+/** The commit of a transfer: the call that moves the money. */
+const COMMIT = /^\/transfer\/v1\/transactions\/[^/]+\/commit$/;
+
+/** Sends a transfer of `amount` `currency` through `pay` (quote, update, commit). */
+const send = (pay: Pay<ProviderTAdapter>, amount = 100, currency = 'USD', options: CallOptions = {}) =>
+  pay.payments.create({ amount, currency, provider_metadata: transferMetadata }, options);
 
 runAdapterContract({
   name: '@pay/provider-t',
@@ -85,4 +95,57 @@ runAdapterContract({
       },
     },
   ],
+  simulator: {
+    start: () => startProviderTSimulator({ keyPair: keys }),
+    createAdapter: (simulator, settings) => createProviderT(simulator.adapterConfig(settings)),
+    // The client id names the account (as a user name does); the client secret is the credential.
+    credentials: ({ credentials }) => [credentials.clientSecret],
+    async produceRecords({ pay }) {
+      const payment = await send(pay);
+      return [payment, await pay.payments.retrieve(payment.id)];
+    },
+    // The simulator answers the refund of a transfer it does not hold with the provider's 404.
+    refusedCall: ({ pay }) => pay.refunds.create({ payment_id: 'TX-NOT-HELD', amount: 100 }),
+    statuses: {
+      paid: ['SENT', 'AVAILABLE', 'IN TRANSIT', 'RECEIVED', 'DELIVERED'],
+      failed: ['REJECTED', 'REFUNDED', 'CLOSED'],
+      notPaid: ['UNFUNDED', 'PROCESSING'],
+      async read({ pay, simulator }, status) {
+        const payment = await send(pay);
+        // An undocumented status reaches the simulator's books as any other: the adapter must not read it as paid.
+        simulator.setStatus(payment.id, status as TransactionStatus);
+        return pay.payments.retrieve(payment.id);
+      },
+    },
+    moneyMovingCalls: [
+      {
+        name: 'payments.create',
+        method: 'PUT',
+        path: COMMIT,
+        // Provider T replays a commit it already holds under the same request id (docs/providers/provider-t.md#commit).
+        replayedByProviderOnHeader: 'x-client-request-id',
+        send: ({ pay }, _prepared, options) => send(pay, 100, 'USD', options),
+        moved: (simulator) => simulator.books().committedTransfers,
+      },
+      {
+        name: 'refunds.create',
+        method: 'PUT',
+        path: /^\/refund\/v2\/transactions\/[^/]+\/commit$/,
+        replayedByProviderOnHeader: 'x-client-request-id',
+        prepare: async ({ pay }) => (await send(pay)).id,
+        send: ({ pay }, id, options) =>
+          pay.refunds.create({ payment_id: id as string, amount: 100 }, options),
+        moved: (simulator) => simulator.books().refunds.length,
+      },
+    ],
+    amounts: {
+      unit: 'major',
+      currencies: [{ currency: 'USD', decimals: 2 }],
+      send: ({ pay }, amount, currency) => send(pay, amount, currency),
+      path: /^\/transfer\/v1\/transactions\/quote$/,
+      wireAmount: (request) =>
+        (JSON.parse(request.body) as { sendAmount?: { value?: unknown } }).sendAmount?.value,
+    },
+    unknownIds: { 'payments.retrieve': 'TX-NOT-HELD', 'checkouts.retrieve': 'TX-NOT-HELD' },
+  },
 });

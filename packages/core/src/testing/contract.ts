@@ -32,7 +32,6 @@ export type {
   SuiteCallSettings,
   SupportedCurrency,
 } from './contract-money.js';
-export { UNDOCUMENTED_STATUS } from './contract-money.js';
 
 /** What an adapter package supplies to the contract suite (docs/architecture.md#conformance-suite). */
 export interface AdapterContract<S extends AnySimulator = AnySimulator, A extends AnyAdapter = AnyAdapter> {

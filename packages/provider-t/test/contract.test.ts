@@ -1,5 +1,5 @@
-import { runAdapterContract } from '@pay/core/testing/contract';
 import type { CallOptions, Pay } from '@pay/core';
+import { runAdapterContract } from '@pay/core/testing/contract';
 import { createProviderT, type ProviderTAdapter, providerT } from '../src/index.js';
 import {
   generateProviderTKeyPair,

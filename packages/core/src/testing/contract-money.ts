@@ -127,7 +127,7 @@ export interface ContractCheck {
 }
 
 /** A status the suite makes up: no provider documents it, so no adapter may read it as paid. */
-export const UNDOCUMENTED_STATUS = 'CONFORMANCE_UNDOCUMENTED_STATUS';
+const UNDOCUMENTED_STATUS = 'CONFORMANCE_UNDOCUMENTED_STATUS';
 
 /** The settings of every suite adapter: retries on, so a retry-safe money call shows up twice. */
 const SETTINGS: SuiteCallSettings = { retry: 2, timeoutMs: 400 };

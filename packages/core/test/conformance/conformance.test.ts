@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkAdapterContract, runAdapterContract } from '../../src/testing/contract.js';
-import { type PlantedBug, PLANTED_BUGS } from './gateway-adapter.js';
+import { PLANTED_BUGS, type PlantedBug } from './gateway-adapter.js';
 import { gatewayContract } from './gateway-contract.js';
 
 runAdapterContract(gatewayContract());

@@ -112,8 +112,9 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
   contract: AdapterContract<S, A>,
 ): ContractCheck[] {
   const checks: ContractCheck[] = [];
-  const it = (name: string, run: () => void | Promise<void>) => checks.push({ name, run: async () => run() });
-  it('declares capabilities that match its methods, and pay.supports() reports them', () => {
+  const check = (name: string, run: () => void | Promise<void>) =>
+    checks.push({ name, run: async () => run() });
+  check('declares capabilities that match its methods, and pay.supports() reports them', () => {
     const adapter = contract.createAdapter(forbiddenFetch());
     const pay = createPay(adapter);
     for (const operation of OPERATION_NAMES) {
@@ -124,36 +125,39 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
     expect(adapter.capabilities.length).toBeGreaterThan(0);
   });
 
-  it('supports only operations of the operation table, each once', () => {
+  check('supports only operations of the operation table, each once', () => {
     const { capabilities } = contract.createAdapter(forbiddenFetch());
     for (const operation of capabilities) expect(isOperation(operation), String(operation)).toBe(true);
     expect(new Set(capabilities).size).toBe(capabilities.length);
   });
 
-  it('throws ProviderNotSupportedError for every unsupported operation before validation and before any I/O', async () => {
-    const fetch = forbiddenFetch();
-    const adapter = contract.createAdapter(fetch);
-    const unsupported = OPERATION_NAMES.filter((operation) => !adapter.capabilities.includes(operation));
-    for (const operation of unsupported) {
-      const method = OPERATIONS[operation].method;
-      // Deliberately invalid arguments: the capability check must come first.
-      const call = (adapter[method] as (...args: unknown[]) => Promise<unknown>)(42, { bogus: true });
-      const error = await call.then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
-      expect(ProviderNotSupportedError.isInstance(error), operation).toBe(true);
-      expect(error).toMatchObject({
-        code: 'provider_not_supported',
-        provider: adapter.provider,
-        operation,
-      });
-      expect((error as ProviderNotSupportedError).reason.length).toBeGreaterThan(0);
-    }
-    expect(fetch).not.toHaveBeenCalled();
-  });
+  check(
+    'throws ProviderNotSupportedError for every unsupported operation before validation and before any I/O',
+    async () => {
+      const fetch = forbiddenFetch();
+      const adapter = contract.createAdapter(fetch);
+      const unsupported = OPERATION_NAMES.filter((operation) => !adapter.capabilities.includes(operation));
+      for (const operation of unsupported) {
+        const method = OPERATIONS[operation].method;
+        // Deliberately invalid arguments: the capability check must come first.
+        const call = (adapter[method] as (...args: unknown[]) => Promise<unknown>)(42, { bogus: true });
+        const error = await call.then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(ProviderNotSupportedError.isInstance(error), operation).toBe(true);
+        expect(error).toMatchObject({
+          code: 'provider_not_supported',
+          provider: adapter.provider,
+          operation,
+        });
+        expect((error as ProviderNotSupportedError).reason.length).toBeGreaterThan(0);
+      }
+      expect(fetch).not.toHaveBeenCalled();
+    },
+  );
 
-  it('names every missing environment variable in one ConfigurationError', () => {
+  check('names every missing environment variable in one ConfigurationError', () => {
     let error: unknown;
     try {
       for (const name of contract.requiredEnv) vi.stubEnv(name, '');
@@ -168,7 +172,7 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
     for (const name of contract.requiredEnv) expect((error as Error).message).toContain(name);
   });
 
-  it('accepts a genuine webhook, and a redelivery yields the same event ids', async () => {
+  check('accepts a genuine webhook, and a redelivery yields the same event ids', async () => {
     const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
     const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
     const first = await handler.handle(await contract.genuineWebhook());
@@ -179,71 +183,80 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
     expect(again.events.map((event) => event.id)).toEqual(ids);
   });
 
-  it('authenticates a webhook with no upstream call, resolving to a delivery key that is stable on redelivery', async () => {
-    const upstream = countingFetch(contract.webhookFetch ?? forbiddenFetch());
-    const adapter = contract.createAdapter(upstream.fetch);
-    const first = await adapter.webhooks.verify(
-      deliveryOf(await contract.genuineWebhook()),
-      secretsOf(contract),
-    );
-    expect(upstream.calls(), 'upstream calls made by verify()').toBe(0);
-    expect(Array.isArray(first), 'verify() resolves to { key, events() }, not to the events').toBe(false);
-    const authenticated = first as AuthenticatedDelivery;
-    expect(typeof authenticated.key).toBe('string');
-    expect(authenticated.key.length).toBeGreaterThan(0);
-    expect(typeof authenticated.events).toBe('function');
-    const again = (await adapter.webhooks.verify(
-      deliveryOf(await contract.genuineWebhook()),
-      secretsOf(contract),
-    )) as AuthenticatedDelivery;
-    expect(again.key).toBe(authenticated.key);
-    expect((await authenticated.events()).length).toBeGreaterThan(0);
-  });
-
-  if (contract.webhookSecret !== null)
-    it('while its webhook secret is rotated, accepts a delivery signed with the old or the new one and says which one verified it', async () => {
-      const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
-      const secret = contract.webhookSecret!;
-      const other = `${secret}-other`;
-      const delivery = async () => deliveryOf(await contract.genuineWebhook());
-      expect((await adapter.webhooks.verify(await delivery(), [secret, other])).secretIndex).toBe(0);
-      expect((await adapter.webhooks.verify(await delivery(), [other, secret])).secretIndex).toBe(1);
-      await expect(adapter.webhooks.verify(await delivery(), [other])).rejects.toBeInstanceOf(
-        WebhookVerificationError,
+  check(
+    'authenticates a webhook with no upstream call, resolving to a delivery key that is stable on redelivery',
+    async () => {
+      const upstream = countingFetch(contract.webhookFetch ?? forbiddenFetch());
+      const adapter = contract.createAdapter(upstream.fetch);
+      const first = await adapter.webhooks.verify(
+        deliveryOf(await contract.genuineWebhook()),
+        secretsOf(contract),
       );
-    });
-
-  it('with a deduplication store, skips a redelivery before any upstream call and reports its delivery key', async () => {
-    const upstream = countingFetch(contract.webhookFetch ?? forbiddenFetch());
-    const adapter = contract.createAdapter(upstream.fetch);
-    const callback = vi.fn();
-    const handler = createPay(adapter)
-      .webhooks.setup({
-        webhookSecret: contract.webhookSecret,
-        deduplicate: createMemoryDeduplicationStore(),
-      })
-      .on(everyEventOf(adapter), callback);
-    const first = await handler.handle(await contract.genuineWebhook());
-    expect(first.duplicates).toEqual([]);
-    const callsAfterFirst = upstream.calls();
-    const dispatched = callback.mock.calls.length;
-    const { key } = (await contract
-      .createAdapter(contract.webhookFetch ?? forbiddenFetch())
-      .webhooks.verify(
+      expect(upstream.calls(), 'upstream calls made by verify()').toBe(0);
+      expect(Array.isArray(first), 'verify() resolves to { key, events() }, not to the events').toBe(false);
+      const authenticated = first as AuthenticatedDelivery;
+      expect(typeof authenticated.key).toBe('string');
+      expect(authenticated.key.length).toBeGreaterThan(0);
+      expect(typeof authenticated.events).toBe('function');
+      const again = (await adapter.webhooks.verify(
         deliveryOf(await contract.genuineWebhook()),
         secretsOf(contract),
       )) as AuthenticatedDelivery;
-    for (let redelivery = 0; redelivery < 3; redelivery += 1) {
-      expect(await handler.handle(await contract.genuineWebhook())).toEqual({
-        events: [],
-        duplicates: [key],
-      });
-    }
-    expect(upstream.calls(), 'upstream calls made for redeliveries').toBe(callsAfterFirst);
-    expect(callback).toHaveBeenCalledTimes(dispatched);
-  });
+      expect(again.key).toBe(authenticated.key);
+      expect((await authenticated.events()).length).toBeGreaterThan(0);
+    },
+  );
 
-  it('refuses a parsed body, telling the caller to pass the raw body', async () => {
+  if (contract.webhookSecret !== null)
+    check(
+      'while its webhook secret is rotated, accepts a delivery signed with the old or the new one and says which one verified it',
+      async () => {
+        const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+        const secret = contract.webhookSecret!;
+        const other = `${secret}-other`;
+        const delivery = async () => deliveryOf(await contract.genuineWebhook());
+        expect((await adapter.webhooks.verify(await delivery(), [secret, other])).secretIndex).toBe(0);
+        expect((await adapter.webhooks.verify(await delivery(), [other, secret])).secretIndex).toBe(1);
+        await expect(adapter.webhooks.verify(await delivery(), [other])).rejects.toBeInstanceOf(
+          WebhookVerificationError,
+        );
+      },
+    );
+
+  check(
+    'with a deduplication store, skips a redelivery before any upstream call and reports its delivery key',
+    async () => {
+      const upstream = countingFetch(contract.webhookFetch ?? forbiddenFetch());
+      const adapter = contract.createAdapter(upstream.fetch);
+      const callback = vi.fn();
+      const handler = createPay(adapter)
+        .webhooks.setup({
+          webhookSecret: contract.webhookSecret,
+          deduplicate: createMemoryDeduplicationStore(),
+        })
+        .on(everyEventOf(adapter), callback);
+      const first = await handler.handle(await contract.genuineWebhook());
+      expect(first.duplicates).toEqual([]);
+      const callsAfterFirst = upstream.calls();
+      const dispatched = callback.mock.calls.length;
+      const { key } = (await contract
+        .createAdapter(contract.webhookFetch ?? forbiddenFetch())
+        .webhooks.verify(
+          deliveryOf(await contract.genuineWebhook()),
+          secretsOf(contract),
+        )) as AuthenticatedDelivery;
+      for (let redelivery = 0; redelivery < 3; redelivery += 1) {
+        expect(await handler.handle(await contract.genuineWebhook())).toEqual({
+          events: [],
+          duplicates: [key],
+        });
+      }
+      expect(upstream.calls(), 'upstream calls made for redeliveries').toBe(callsAfterFirst);
+      expect(callback).toHaveBeenCalledTimes(dispatched);
+    },
+  );
+
+  check('refuses a parsed body, telling the caller to pass the raw body', async () => {
     const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
     const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
     const genuine = await contract.genuineWebhook();
@@ -255,7 +268,7 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
   });
 
   for (const variant of contract.tamperedWebhooks) {
-    it(`refuses a tampered webhook (${variant.name}) and runs no callback`, async () => {
+    check(`refuses a tampered webhook (${variant.name}) and runs no callback`, async () => {
       const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
       const callback = vi.fn();
       const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
@@ -269,7 +282,7 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
     });
   }
 
-  it('refuses to register a callback for an event name it never raises', () => {
+  check('refuses to register a callback for an event name it never raises', () => {
     const adapter = contract.createAdapter(forbiddenFetch());
     const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
     expect(() => handler.on('payment.succeded' as never, () => {})).toThrow(ConfigurationError);

@@ -128,6 +128,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
     });
   }
 
+  /** The unified status of the gateway's word (each read-as-paid bug plants itself here). */
   function statusOf(word: string): Payment['status'] {
     if (bug === 'unknown-status-read-as-paid') return STATUSES.get(word) ?? 'succeeded';
     if (bug === 'abandoned-read-as-paid' && word === 'abandoned') return 'succeeded';
@@ -135,6 +136,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
     return STATUSES.get(word) ?? 'pending';
   }
 
+  /** Checks `amount` against `currency` before any call and converts it to the wire's minor units. */
   function checkAmount(amount: number | undefined, currency: string, operation: string): number {
     const issues = amountIssues(amount, 'amount', { unit: 'major', currency });
     if (issues.length > 0) throw new ValidationError(issues, { operation });
@@ -143,6 +145,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
       : toMinorUnits(amount as number, currency);
   }
 
+  /** The merchant reference: derived from the idempotency key, so a repeat sends the same one. */
   const reference = async (options: OperationOptions) => {
     const key = idempotencyKeyOf(options);
     return key === undefined ? crypto.randomUUID() : keyedReference(key);

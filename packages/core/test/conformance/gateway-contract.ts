@@ -20,6 +20,7 @@ const EVENT = JSON.stringify({
   data: { reference: 'ref_paid', amount: 1999, currency: 'NGN', email: 'ada@example.com', status: 'success' },
 });
 
+/** `body` as the gateway delivers it: signed with HMAC-SHA512 of the secret key, unless `secret` says otherwise. */
 async function signed(body: string, secret = GATEWAY_SECRET_KEY): Promise<WebhookRequest> {
   return {
     body,

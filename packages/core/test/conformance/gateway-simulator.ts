@@ -46,6 +46,7 @@ export interface GatewayRefund {
   amount: unknown;
 }
 
+/** What the gateway holds. */
 export interface GatewayBooks {
   transactions: GatewayTransaction[];
   refunds: GatewayRefund[];

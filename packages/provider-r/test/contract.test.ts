@@ -153,6 +153,29 @@ runAdapterContract({
         send: ({ pay }, id, options) => pay.refunds.create({ payment_id: id as string, amount: 10 }, options),
         moved: (simulator) => simulator.refunds.length,
       },
+      {
+        name: 'payments.capture',
+        method: 'PUT',
+        path: /^\/v2\.0\/preauth\/transId\/[^/]+\.json$/,
+        // The provider refuses a second capture of one pre-authorisation (docs/providers/provider-r.md#status).
+        resendable: { because: 'the provider refuses a second capture' },
+        async prepare({ pay, simulator }) {
+          const { id } = await createPayment(pay);
+          simulator.authorize(id);
+          return id;
+        },
+        send: ({ pay }, id, options) => pay.payments.capture(id as string, {}, options),
+        moved: (simulator) => simulator.transactions.filter(({ status }) => status === 'PAID').length,
+      },
+      {
+        name: 'payments.cancel',
+        method: 'DELETE',
+        path: /^\/v2\.0\/payment\/transId\/[^/]+\.json$/,
+        resendable: { because: 'the provider refuses to cancel a payment twice' },
+        prepare: async ({ pay }) => (await createPayment(pay)).id,
+        send: ({ pay }, id, options) => pay.payments.cancel(id as string, options),
+        moved: (simulator) => simulator.transactions.filter(({ status }) => status === 'CANCELLED').length,
+      },
     ],
     amounts: {
       unit: 'minor',

@@ -123,7 +123,7 @@ runAdapterContract({
         method: 'PUT',
         path: COMMIT,
         // Provider T replays a commit it already holds under the same request id (docs/providers/provider-t.md#commit).
-        replayedByProviderOnHeader: 'x-client-request-id',
+        resendable: { because: 'the provider replays it by request id', sameHeader: 'x-client-request-id' },
         send: ({ pay }, _prepared, options) => send(pay, 100, 'USD', options),
         moved: (simulator) => simulator.books().committedTransfers,
       },
@@ -131,7 +131,7 @@ runAdapterContract({
         name: 'refunds.create',
         method: 'PUT',
         path: /^\/refund\/v2\/transactions\/[^/]+\/commit$/,
-        replayedByProviderOnHeader: 'x-client-request-id',
+        resendable: { because: 'the provider replays it by request id', sameHeader: 'x-client-request-id' },
         prepare: async ({ pay }) => (await send(pay)).id,
         send: ({ pay }, id, options) =>
           pay.refunds.create({ payment_id: id as string, amount: 100 }, options),

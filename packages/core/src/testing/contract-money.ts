@@ -44,11 +44,18 @@ export interface MoneyMovingCall<S extends AnySimulator, A extends AnyAdapter> {
   method: string;
   path: RegExp;
   /**
-   * The provider itself replays a repeat of this call carrying the same value in this request header (Provider T's
-   * `x-client-request-id` on a commit), so the adapter may resend it: the suite then checks that every resend
-   * carries the first attempt's value and that the money moved once, instead of counting the requests.
+   * Present when the provider itself makes a repeat of this call harmless, so the adapter may resend it after a
+   * failure: the suite then checks that the money moved once instead of counting the requests.
    */
-  replayedByProviderOnHeader?: string;
+  resendable?: {
+    /** Why a repeat cannot move money twice, e.g. `'the provider refuses a second capture'`. */
+    because: string;
+    /**
+     * The request header by which the provider recognises a repeat (Provider T's `x-client-request-id` on a
+     * commit): every resend must carry the first attempt's value.
+     */
+    sameHeader?: string;
+  };
   /** Brings the simulator to where the call can be made (e.g. a paid payment to refund), without faults. */
   prepare?(context: SimulatorContext<S, A>): Promise<string | undefined>;
   /** Makes the call through `context.pay`, passing `options` (the idempotency key) on. */
@@ -312,10 +319,10 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
   );
 
   for (const call of contract.moneyMovingCalls) {
-    const header = call.replayedByProviderOnHeader?.toLowerCase();
+    const header = call.resendable?.sameHeader?.toLowerCase();
     for (const { name, fault } of MONEY_FAULTS) {
-      const rule = header
-        ? `resends ${call.name} under ${name} only with the same ${header}, moving money once`
+      const rule = call.resendable
+        ? `moves money once when ${call.name} is resent under ${name} (${call.resendable.because})`
         : `sends ${call.name} once under ${name}`;
       check(`${rule}, and an error does not claim nothing moved`, () =>
         withSimulator(contract, async (context) => {
@@ -332,7 +339,8 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
           if (header) {
             const values = new Set(sent.map((request) => request.headers[header]));
             expect([...values], `${header} values sent`).toEqual([expect.stringMatching(/./)]);
-          } else {
+          }
+          if (!call.resendable) {
             expect(sent.length, `${call.method} requests sent for ${call.name} under ${name}`).toBe(1);
             expect(outcome, `${call.name} under ${name} resolved`).toBeDefined();
           }

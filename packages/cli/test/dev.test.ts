@@ -238,11 +238,10 @@ describe('pay dev', () => {
   });
 
   it.each([
-    [['dev'], 'pay: Name a provider: provider-t, provider-r, provider-n.'],
-    [
-      ['dev', 'provider-x'],
-      'pay: Unknown provider "provider-x": choose one of provider-t, provider-r, provider-n.',
-    ],
+    [['dev'], 'pay: Name an adapter package: '],
+    [['dev', 'provider-x'], `pay: No adapter package "provider-x" is installed in ${process.cwd()}: install it, or name one of `],
+    [['dev', 'core'], 'pay: @pay/core/testing exports no simulator: it is not an adapter pay can serve'],
+    [['dev', 'vitest'], 'pay: vitest is installed but exports no ./testing entry: it is not an adapter pay can serve.'],
     [['dev', 'provider-n', '--prot', '4010'], "pay: Unknown option '--prot'"],
     [['dev', 'provider-n', '--port', 'http'], 'pay: --port must be a port number 0–65535, got "http".'],
     [['dev', 'provider-n', '--port', '70000'], 'pay: --port must be a port number 0–65535, got "70000".'],
@@ -256,7 +255,7 @@ describe('pay dev', () => {
     ],
     [
       ['dev', 'provider-r', '--state', '.pay'],
-      "pay: --state keeps Provider T's signing key; Provider R keeps no state.",
+      "pay: --state keeps a simulator's signing key; Provider R keeps no state.",
     ],
     [['deploy'], 'pay: Unknown command "deploy": use pay dev or pay trigger.'],
   ])('refuses %j with exit status 2: %s', async (argv, message) => {
@@ -269,7 +268,7 @@ describe('pay dev', () => {
   it('prints the usage for --help (exit 0) and without a command (exit 2)', async () => {
     const help = capturedIo();
     expect(await main(['--help'], help.io)).toBe(0);
-    expect(help.out[0]).toMatch(/^Usage:\n {2}pay dev <provider>/);
+    expect(help.out[0]).toMatch(/^Usage:\n {2}pay dev <adapter>/);
     const none = capturedIo();
     expect(await main([], none.io)).toBe(2);
   });
@@ -354,7 +353,7 @@ describe('pay dev provider-t keeps its signing key', () => {
       const broken = await payDev(['provider-t', '--port', '0', '--state', state]);
       expect(await broken.stop()).toBe(1);
       expect(broken.err).toEqual([
-        `pay: ${keyFile} is not a PEM RSA private key: delete it and pay dev makes a new key (then give your app the new PROVIDER_T_WEBHOOK_PUBLIC_KEY).`,
+        `pay: ${keyFile} is not a PEM RSA private key: delete it and pay dev makes a new key (then give your app the new public key it prints).`,
       ]);
     },
   );

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { onTestFinished } from 'vitest';
-import type { CliIo } from '../src/main.js';
+import type { CliIo } from '../src/command-line.js';
 
 /** What the command printed, and a way to wait for a line. */
 export function capturedIo(stop?: AbortSignal) {

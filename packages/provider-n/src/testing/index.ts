@@ -22,3 +22,4 @@ export {
   type SimulatedTransaction,
   startProviderNSimulator,
 } from './simulator/index.js';
+export { simulator } from './descriptor.js';

@@ -22,3 +22,4 @@ export {
   type SimulatedTransaction,
   startProviderRSimulator,
 } from './simulator/index.js';
+export { simulator } from './descriptor.js';

@@ -29,3 +29,4 @@ export {
   type SimulatedRefund,
   type SimulatedTransfer,
 } from './simulator/types.js';
+export { simulator } from './descriptor.js';

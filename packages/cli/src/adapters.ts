@@ -60,7 +60,10 @@ function missingFields(value: unknown): string[] {
     ['env', Array.isArray(descriptor.env)],
     ['events', Array.isArray(descriptor.events)],
     ['throwawayTrigger', isThrowawayTrigger(descriptor.throwawayTrigger)],
-    ['keptSigningKey', descriptor.keptSigningKey === undefined || isKeptSigningKey(descriptor.keptSigningKey)],
+    [
+      'keptSigningKey',
+      descriptor.keptSigningKey === undefined || isKeptSigningKey(descriptor.keptSigningKey),
+    ],
     ['start', typeof descriptor.start === 'function'],
   ];
   return checks.filter(([, ok]) => !ok).map(([field]) => field);

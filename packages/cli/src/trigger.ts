@@ -47,9 +47,7 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
     if (!(error instanceof SimulatorTriggerError)) throw error;
     if (error.reason === 'refused') throw new Error(error.message);
     if (error.reason === 'not_simulator')
-      throw new Error(
-        `${error.message} Run an up-to-date pay dev ${name} there, or pass --dev <url>.`,
-      );
+      throw new Error(`${error.message} Run an up-to-date pay dev ${name} there, or pass --dev <url>.`);
     if (!throwawayTrigger.accepted)
       throw new Error(
         `No ${label} simulator answers at ${dev} (${error.code}). Start it with pay dev ${name} ` +
@@ -73,7 +71,11 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
  * app was pointed at), else {@link DEFAULT_DEV_URL}. Only a simulator on this machine: its control route answers
  * nothing else.
  */
-function devUrl(adapter: InstalledAdapter, flag: string | undefined, env: Record<string, string | undefined>): string {
+function devUrl(
+  adapter: InstalledAdapter,
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): string {
   const variable = adapter.simulator.env.find((row) => row.member === 'baseUrl')?.env;
   const fromEnv = variable === undefined || env[variable] === '' ? undefined : env[variable];
   const [source, value] =

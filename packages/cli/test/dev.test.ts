@@ -239,9 +239,15 @@ describe('pay dev', () => {
 
   it.each([
     [['dev'], 'pay: Name an adapter package: '],
-    [['dev', 'provider-x'], `pay: No adapter package "provider-x" is installed in ${process.cwd()}: install it, or name one of `],
+    [
+      ['dev', 'provider-x'],
+      `pay: No adapter package "provider-x" is installed in ${process.cwd()}: install it, or name one of `,
+    ],
     [['dev', 'core'], 'pay: @pay/core/testing exports no simulator: it is not an adapter pay can serve'],
-    [['dev', 'vitest'], 'pay: vitest is installed but exports no ./testing entry: it is not an adapter pay can serve.'],
+    [
+      ['dev', 'vitest'],
+      'pay: vitest is installed but exports no ./testing entry: it is not an adapter pay can serve.',
+    ],
     [['dev', 'provider-n', '--prot', '4010'], "pay: Unknown option '--prot'"],
     [['dev', 'provider-n', '--port', 'http'], 'pay: --port must be a port number 0–65535, got "http".'],
     [['dev', 'provider-n', '--port', '70000'], 'pay: --port must be a port number 0–65535, got "70000".'],

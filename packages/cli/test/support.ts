@@ -99,10 +99,19 @@ export async function bundleCli(outDir: string): Promise<string> {
   return `${outDir}/cli.js`;
 }
 
-/** `pay dev <provider> --port 0 [...options]` in its own process; resolves once its banner is printed. */
-export async function payDevProcess(cli: string, provider: string, options: readonly string[] = []) {
+/**
+ * `pay dev <adapter> --port 0 [...options]` in its own process, in the app folder `cwd` (where it finds the
+ * adapter); resolves once its banner is printed.
+ */
+export async function payDevProcess(
+  cli: string,
+  cwd: string,
+  adapter: string,
+  options: readonly string[] = [],
+) {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [cli, 'dev', provider, '--port', '0', ...options], {
+  const child = spawn(process.execPath, [cli, 'dev', adapter, '--port', '0', ...options], {
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -117,9 +126,9 @@ export async function payDevProcess(cli: string, provider: string, options: read
   await eventually(
     () => (stdout.includes('Press Ctrl+C to stop.') ? true : stderr !== '' ? true : undefined),
     30_000,
-    `the pay dev ${provider} banner`,
+    `the pay dev ${adapter} banner`,
   );
-  if (!stdout.includes('Press Ctrl+C to stop.')) throw new Error(`pay dev ${provider} failed: ${stderr}`);
+  if (!stdout.includes('Press Ctrl+C to stop.')) throw new Error(`pay dev ${adapter} failed: ${stderr}`);
   return {
     child,
     /** The `NAME=value` lines it printed. */
@@ -132,4 +141,70 @@ export async function payDevProcess(cli: string, provider: string, options: read
       return exited;
     },
   };
+}
+
+/** A new app folder under `parent`: a `package.json` with no dependency yet (`installInto` adds them). */
+export async function scratchApp(parent: string): Promise<string> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const app = join(parent, 'app');
+  await mkdir(join(app, 'node_modules'), { recursive: true });
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'scratch-shop', private: true, dependencies: {} }),
+  );
+  return app;
+}
+
+/** Adds `name` to the app's dependencies, as `npm install` records it. */
+async function addDependency(app: string, name: string, range: string): Promise<void> {
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8'));
+  manifest.dependencies[name] = range;
+  await writeFile(join(app, 'package.json'), JSON.stringify(manifest));
+}
+
+/** Installs the package in folder `source` into the app (copied under `node_modules/<name>`, listed as a dependency). */
+export async function installInto(app: string, source: string): Promise<string> {
+  const { cp, readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { name } = JSON.parse(await readFile(join(source, 'package.json'), 'utf8'));
+  await cp(source, join(app, 'node_modules', name), { recursive: true });
+  await addDependency(app, name, `file:${source}`);
+  return name;
+}
+
+/**
+ * Installs workspace adapter `name` into the app as plain JavaScript, as its published tarball would be: its
+ * `./testing` entry bundled from source (with what it imports) into `node_modules/<name>/dist/testing.js`, so a
+ * `pay` process started by plain Node can load it without a build of the workspace.
+ */
+export async function installWorkspaceAdapter(app: string, name: string): Promise<void> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const { createRequire } = await import('node:module');
+  const { join } = await import('node:path');
+  const { build } = await import('tsup');
+  const directory = join(app, 'node_modules', name);
+  await mkdir(directory, { recursive: true });
+  await build({
+    entry: { testing: createRequire(import.meta.url).resolve(`${name}/testing`) },
+    outDir: join(directory, 'dist'),
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    noExternal: [/.*/],
+    splitting: false,
+    dts: false,
+    silent: true,
+    config: false,
+    esbuildOptions(options) {
+      options.conditions = ['@pay/source', 'node', 'import', 'default'];
+    },
+  });
+  await writeFile(
+    join(directory, 'package.json'),
+    JSON.stringify({ name, type: 'module', exports: { './testing': './dist/testing.js' } }),
+  );
+  await addDependency(app, name, 'workspace:*');
 }

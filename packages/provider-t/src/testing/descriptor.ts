@@ -4,8 +4,8 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { providerVariables } from '@pay/core/adapter';
 import type { SimulatorDescriptor } from '@pay/core/testing';
-import { PROVIDER_T_ENV } from '../config.js';
 import type { ProviderTConfig } from '../config.js';
+import { PROVIDER_T_ENV } from '../config.js';
 import { generateProviderTKeyPair, type ProviderTKeyPair } from './signing.js';
 import { startProviderTSimulator } from './simulator/index.js';
 import type { ProviderTBooksSnapshot } from './simulator/types.js';
@@ -37,5 +37,7 @@ export const simulator: SimulatorDescriptor<ProviderTConfig, ProviderTBooksSnaps
     generate: () => generateProviderTKeyPair().privateKey,
   },
   start: ({ signingKey, ...options }) =>
-    startProviderTSimulator(signingKey === undefined ? options : { ...options, keyPair: keyPairOf(signingKey) }),
+    startProviderTSimulator(
+      signingKey === undefined ? options : { ...options, keyPair: keyPairOf(signingKey) },
+    ),
 };

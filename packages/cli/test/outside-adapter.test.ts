@@ -21,6 +21,7 @@ import {
   freeLoopbackPort,
   installInto,
   lateBoundApp,
+  payDevInProcess,
   payDevProcess,
   scratchApp,
 } from './support.js';
@@ -33,7 +34,6 @@ let scratch = '';
 let app = '';
 let cli = '';
 const servers: LoopbackServer[] = [];
-const stops: AbortController[] = [];
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'pay-cli-outside-'));
@@ -43,7 +43,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterEach(async () => {
-  for (const stop of stops.splice(0)) stop.abort();
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
@@ -72,27 +71,6 @@ async function acmeWebhookEndpoint() {
   return { url: `${endpoint.server.url}/webhooks`, verified };
 }
 
-/** `pay dev <args>` in process, in the app folder, until the test ends; resolves once the banner is out. */
-async function payDev(args: string[]) {
-  const stop = new AbortController();
-  stops.push(stop);
-  const { io, out, err } = capturedIo(stop.signal);
-  const running = main(['dev', ...args], { ...io, cwd: app });
-  await eventually(
-    () => (out.includes('Press Ctrl+C to stop.') || err.length > 0 ? true : undefined),
-    15_000,
-    'the banner',
-  );
-  return {
-    out,
-    err,
-    async stop() {
-      stop.abort();
-      return running;
-    },
-  };
-}
-
 describe('an adapter package from outside the monorepo', () => {
   it('pay --help lists it, with its events: the adapters installed in the app, and only those', async () => {
     const { io, out } = capturedIo();
@@ -106,7 +84,9 @@ describe('an adapter package from outside the monorepo', () => {
 
   it('pay dev <package> serves its simulator: the env it reads, requests logged, a signed webhook forwarded', async () => {
     const endpoint = await acmeWebhookEndpoint();
-    const dev = await payDev(['@acme/pay-provider-x', '--port', '0', '--forward', endpoint.url]);
+    const dev = await payDevInProcess(['@acme/pay-provider-x', '--port', '0', '--forward', endpoint.url], {
+      cwd: app,
+    });
     const env = envFrom(dev.out);
     expect(Object.keys(env)).toEqual(['ACME_API_KEY', 'ACME_BASE_URL']);
     expect(env.ACME_API_KEY).toBe('acme-test-key');
@@ -131,7 +111,7 @@ describe('an adapter package from outside the monorepo', () => {
 
   it('pay trigger <package> asks the running simulator, found through its base URL variable', async () => {
     const endpoint = await acmeWebhookEndpoint();
-    const dev = await payDev(['@acme/pay-provider-x', '--port', '0']);
+    const dev = await payDevInProcess(['@acme/pay-provider-x', '--port', '0'], { cwd: app });
     const { io, out, err } = capturedIo();
     const argv = ['trigger', '@acme/pay-provider-x', 'charge.paid', '--to', endpoint.url];
     expect(await main(argv, { ...io, cwd: app, env: envFrom(dev.out) })).toBe(0);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { onTestFinished } from 'vitest';
 import type { CliIo } from '../src/command-line.js';
+import { main } from '../src/main.js';
 
 /** What the command printed, and a way to wait for a line. */
 export function capturedIo(stop?: AbortSignal) {
@@ -78,11 +79,37 @@ export async function lateBoundApp(): Promise<{
   };
 }
 
-/** `src/cli.ts` bundled into one executable file in `outDir` (the packages from source), as a user runs it. */
-export async function bundleCli(outDir: string): Promise<string> {
+/**
+ * `pay dev <args>` in process (with `options.env` / `options.cwd`) until `stop()` or the end of the test; resolves
+ * once the banner (or an error) is out.
+ */
+export async function payDevInProcess(args: readonly string[], options: Pick<CliIo, 'env' | 'cwd'> = {}) {
+  const stop = new AbortController();
+  onTestFinished(() => stop.abort());
+  const { io, out, err } = capturedIo(stop.signal);
+  const running = main(['dev', ...args], { ...io, ...options });
+  await eventually(
+    () => (out.includes('Press Ctrl+C to stop.') || err.length > 0 ? true : undefined),
+    15_000,
+    'the banner',
+  );
+  return {
+    out,
+    err,
+    env: envFrom(out),
+    /** Stops it (SIGINT), then its exit status. */
+    async stop() {
+      stop.abort();
+      return running;
+    },
+  };
+}
+
+/** `entry` (a name → source file map) bundled into `outDir` with every package it imports, the packages from source. */
+async function bundle(entry: Record<string, string>, outDir: string): Promise<void> {
   const { build } = await import('tsup');
   await build({
-    entry: { cli: 'src/cli.ts' },
+    entry,
     outDir,
     format: ['esm'],
     platform: 'node',
@@ -96,6 +123,11 @@ export async function bundleCli(outDir: string): Promise<string> {
       options.conditions = ['@pay/source', 'node', 'import', 'default'];
     },
   });
+}
+
+/** `src/cli.ts` bundled into one executable file in `outDir` (the packages from source), as a user runs it. */
+export async function bundleCli(outDir: string): Promise<string> {
+  await bundle({ cli: 'src/cli.ts' }, outDir);
   return `${outDir}/cli.js`;
 }
 
@@ -184,24 +216,12 @@ export async function installWorkspaceAdapter(app: string, name: string): Promis
   const { mkdir, writeFile } = await import('node:fs/promises');
   const { createRequire } = await import('node:module');
   const { join } = await import('node:path');
-  const { build } = await import('tsup');
   const directory = join(app, 'node_modules', name);
   await mkdir(directory, { recursive: true });
-  await build({
-    entry: { testing: createRequire(import.meta.url).resolve(`${name}/testing`) },
-    outDir: join(directory, 'dist'),
-    format: ['esm'],
-    platform: 'node',
-    target: 'node20',
-    noExternal: [/.*/],
-    splitting: false,
-    dts: false,
-    silent: true,
-    config: false,
-    esbuildOptions(options) {
-      options.conditions = ['@pay/source', 'node', 'import', 'default'];
-    },
-  });
+  await bundle(
+    { testing: createRequire(import.meta.url).resolve(`${name}/testing`) },
+    join(directory, 'dist'),
+  );
   await writeFile(
     join(directory, 'package.json'),
     JSON.stringify({ name, type: 'module', exports: { './testing': './dist/testing.js' } }),

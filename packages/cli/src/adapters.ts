@@ -119,7 +119,10 @@ async function loadAdapter(packageName: string, directory: string): Promise<Inst
       `The simulator descriptor of ${packageName}/testing lacks ${missing.join(', ')} (the SimulatorDescriptor of @pay/core/testing): update the package.`,
     );
   const simulator = exports.simulator as SimulatorDescriptor;
-  return { packageName, simulator: { ...simulator, env: envRows(simulator.env), start: simulator.start } };
+  return {
+    packageName,
+    simulator: { ...simulator, env: envRows(simulator.env), start: (options) => simulator.start(options) },
+  };
 }
 
 /** The app's directory: the nearest one from `cwd` up that holds a `package.json` (else `cwd`). */

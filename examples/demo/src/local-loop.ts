@@ -1,14 +1,14 @@
 /**
  * The newcomer's local loop (docs/architecture.md#local-loop), as the demo drives it: each provider's simulator
- * started the way `pay dev <provider>` starts it (the `@pay/cli` provider table), the app's webhook endpoint
+ * started the way `pay dev <package>` starts it (the `simulator` descriptor of the package's `./testing` entry,
+ * docs/architecture.md#simulator-descriptor), the app's webhook endpoint
  * receiving the simulator's forwarded signed webhooks, and the payer acting on the hosted page over HTTP as a
  * browser does.
  */
-import { PROVIDERS } from '@pay/cli';
 import type { WebhookHandler } from '@pay/core';
-import type { ProviderNSimulator } from '@pay/provider-n/testing';
-import type { ProviderRSimulator } from '@pay/provider-r/testing';
-import type { ProviderTSimulator } from '@pay/provider-t/testing';
+import { type ProviderNSimulator, simulator as providerNSimulator } from '@pay/provider-n/testing';
+import { type ProviderRSimulator, simulator as providerRSimulator } from '@pay/provider-r/testing';
+import { type ProviderTSimulator, simulator as providerTSimulator } from '@pay/provider-t/testing';
 import { step } from './transcript.js';
 import { startWebhookEndpoint } from './webhook-endpoint.js';
 
@@ -18,14 +18,20 @@ interface Simulators {
   'provider-n': ProviderNSimulator;
 }
 
+/** Each package's simulator descriptor, where `pay dev` finds it. */
+const DESCRIPTORS = {
+  'provider-t': providerTSimulator,
+  'provider-r': providerRSimulator,
+  'provider-n': providerNSimulator,
+} as const;
+
 /**
  * Starts `provider`'s simulator with the options `pay dev` passes (`{ port }`; 0 here: any free port, so the demo
  * never collides with a `pay dev` already running on 4010).
  */
 export async function startLikePayDev<P extends keyof Simulators>(provider: P): Promise<Simulators[P]> {
-  const entry = PROVIDERS.get(provider);
-  if (!entry) throw new Error(`@pay/cli does not know ${provider}`);
-  return (await entry.start({ port: 0 })) as Simulators[P];
+  // The descriptor promises the kit's interface; the simulator it starts is the package's own, with its extras.
+  return (await DESCRIPTORS[provider].start({ port: 0 })) as unknown as Simulators[P];
 }
 
 /** The app's webhook endpoint, and the simulator forwarding every payment change to it (`pay dev --forward`). */

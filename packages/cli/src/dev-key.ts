@@ -1,20 +1,22 @@
 /**
- * The signing key `pay dev` keeps between runs. Provider T signs its webhooks with an RSA key and the app verifies
+ * The signing key `pay dev` keeps between runs, for a simulator whose descriptor asks for one (`keptSigningKey`,
+ * docs/architecture.md#simulator-descriptor): Provider T signs its webhooks with an RSA key and the app verifies
  * them with the public half (`PROVIDER_T_WEBHOOK_PUBLIC_KEY`); a key made anew at each start would make every
- * delivery to an app configured from an earlier run fail verification. So `pay dev provider-t` keeps its key in
- * a file: the private key as PKCS#8 PEM, mode 0600 in a 0700 directory, made on the first run and read on the
- * next. The key is a simulator key, made on this machine and never sent anywhere: it signs only what the
- * simulator sends, and an app in production verifies with the key Provider T publishes, never this one.
+ * delivery to an app configured from an earlier run fail verification. So `pay dev` keeps the key in a file: the
+ * private key as PKCS#8 PEM, mode 0600 in a 0700 directory, made on the first run and read on the next. The key is
+ * a simulator key, made on this machine and never sent anywhere: it signs only what the simulator sends, and an
+ * app in production verifies with the key the provider publishes, never this one.
  *
  * The directory: `--state <dir>`, else the user's cache directory (`$XDG_CACHE_HOME/pay`, default
  * `~/.cache/pay`; `~/Library/Caches/pay` on macOS; `%LOCALAPPDATA%\pay` on Windows). Node's built-ins are asked of
  * the runtime, as `parseCommandLine` does (docs/architecture.md#packages).
  */
-import { generateProviderTKeyPair, type ProviderTKeyPair } from '@pay/provider-t/testing';
+import type { KeptSigningKey } from '@pay/core/testing';
 
 /** A signing key read from (or just written to) its file. */
-export interface KeptSigningKey {
-  keyPair: ProviderTKeyPair;
+export interface KeptKeyFile {
+  /** The private key, PKCS#8 PEM. */
+  privateKey: string;
   /** The key file (absolute). */
   file: string;
   /** Whether this run made it (the app must be given the public key once). */
@@ -33,30 +35,30 @@ export function defaultStateDirectory(env: Record<string, string | undefined>): 
 }
 
 /**
- * The Provider T signing key kept in `directory/fileName`: read when the file exists, else made and written
+ * The signing key `key` describes, kept in `directory/<key.file>`: read when the file exists, else made and written
  * (exclusively, mode 0600, so two runs starting at once end up with the same key). Throws an Error naming the file
- * when it cannot be used: readable by other users (POSIX), or not a PEM private key.
+ * when it cannot be used: readable by other users (POSIX), or not a PEM private key of the key's type.
  */
-export function keptSigningKey(directory: string, fileName: string): KeptSigningKey {
+export function keptSigningKey(directory: string, key: KeptSigningKey): KeptKeyFile {
   const fs = process.getBuiltinModule('node:fs');
   const { resolve } = process.getBuiltinModule('node:path');
-  const file = resolve(directory, fileName);
+  const file = resolve(directory, key.file);
   fs.mkdirSync(resolve(directory), { recursive: true, mode: 0o700 });
   if (!fs.existsSync(file)) {
-    const made = generateProviderTKeyPair();
+    const privateKey = key.generate();
     try {
-      fs.writeFileSync(file, made.privateKey, { mode: 0o600, flag: 'wx' });
-      return { keyPair: made, file, made: true };
+      fs.writeFileSync(file, privateKey, { mode: 0o600, flag: 'wx' });
+      return { privateKey, file, made: true };
     } catch (error) {
       // Another pay dev wrote it first: use that one, so both sign with the same key.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
-  return { keyPair: readSigningKey(file), file, made: false };
+  return { privateKey: readSigningKey(file, key.type), file, made: false };
 }
 
-/** The key pair of an existing key file, or an Error saying what to do about the file. */
-function readSigningKey(file: string): ProviderTKeyPair {
+/** The private key of an existing key file, or an Error saying what to do about the file. */
+function readSigningKey(file: string, type: string): string {
   const fs = process.getBuiltinModule('node:fs');
   const mode = fs.statSync(file).mode & 0o777;
   if (process.platform !== 'win32' && (mode & 0o077) !== 0)
@@ -64,22 +66,21 @@ function readSigningKey(file: string): ProviderTKeyPair {
       `${file} holds pay dev's signing key and other users can read it (mode ${mode.toString(8)}): run chmod 600 ${file}.`,
     );
   const privateKey = fs.readFileSync(file, 'utf8');
-  const { createPrivateKey, createPublicKey } = process.getBuiltinModule('node:crypto');
+  const { createPrivateKey } = process.getBuiltinModule('node:crypto');
   let key: ReturnType<typeof createPrivateKey> | undefined;
   try {
     key = createPrivateKey(privateKey);
   } catch (error) {
-    throw unusableKeyFile(file, { cause: error });
+    throw unusableKeyFile(file, type, { cause: error });
   }
-  if (key.asymmetricKeyType !== 'rsa') throw unusableKeyFile(file, {});
-  const publicKey = createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
-  return { publicKey, privateKey };
+  if (key.asymmetricKeyType !== type) throw unusableKeyFile(file, type, {});
+  return privateKey;
 }
 
-/** The error for a key file that holds no RSA private key. */
-function unusableKeyFile(file: string, options: ErrorOptions): Error {
+/** The error for a key file that holds no private key of `type`. */
+function unusableKeyFile(file: string, type: string, options: ErrorOptions): Error {
   return new Error(
-    `${file} is not a PEM RSA private key: delete it and pay dev makes a new key (then give your app the new PROVIDER_T_WEBHOOK_PUBLIC_KEY).`,
+    `${file} is not a PEM ${type.toUpperCase()} private key: delete it and pay dev makes a new key (then give your app the new public key it prints).`,
     options,
   );
 }

@@ -1,13 +1,13 @@
 /**
- * `pay dev <provider>`: the provider's simulator as a standalone server, like a provider's test mode on this
+ * `pay dev <adapter package>`: the adapter's simulator as a standalone server, like a provider's test mode on this
  * machine. It prints the configuration to use, forwards a signed webhook on every payment change, logs each
  * request and delivery, and on SIGINT/SIGTERM waits for deliveries in flight and stops.
  */
 import type { RecordedRequest, WebhookAttempt, WebhookDelivery } from '@pay/core/testing';
-import { defaultStateDirectory, type KeptSigningKey, keptSigningKey } from './dev-key.js';
+import { type AnySimulator, adapterNamed, asPaymentSimulator } from './adapters.js';
+import { type CliIo, parseCommandLine, UsageError, urlOption } from './command-line.js';
+import { defaultStateDirectory, type KeptKeyFile, keptSigningKey } from './dev-key.js';
 import { printedConfiguration } from './env.js';
-import { type CliIo, parseCommandLine, providerNamed, UsageError, urlOption } from './main.js';
-import { type AnySimulator, asPaymentSimulator } from './providers.js';
 
 /** Default port of `pay dev` (any free port with `--port 0`). */
 export const DEFAULT_PORT = 4010;
@@ -23,26 +23,27 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
     state: { type: 'string' },
   });
   if (positionals.length > 1)
-    throw new UsageError(`pay dev takes one provider, got "${positionals.join(' ')}".`);
-  const provider = providerNamed(positionals[0]);
+    throw new UsageError(`pay dev takes one adapter package, got "${positionals.join(' ')}".`);
   const port = portOption(values.port);
   const forward = values.forward === undefined ? null : urlOption('--forward', values.forward);
-  if (values.state !== undefined && provider.signingKeyFile === undefined)
-    throw new UsageError(`--state keeps Provider T's signing key; ${provider.label} keeps no state.`);
+  const adapter = await adapterNamed(positionals[0], io.cwd ?? process.cwd());
+  const { keptSigningKey: keptKey, label } = adapter.simulator;
+  if (values.state !== undefined && keptKey === undefined)
+    throw new UsageError(`--state keeps a simulator's signing key; ${label} keeps no state.`);
   const signingKey =
-    provider.signingKeyFile === undefined
+    keptKey === undefined
       ? undefined
-      : keptSigningKey(values.state ?? defaultStateDirectory(io.env ?? process.env), provider.signingKeyFile);
+      : keptSigningKey(values.state ?? defaultStateDirectory(io.env ?? process.env), keptKey);
 
   const simulator = await asPaymentSimulator(
-    await provider.start({ port }, signingKey?.keyPair),
-    provider,
+    await adapter.simulator.start(signingKey ? { port, signingKey: signingKey.privateKey } : { port }),
+    adapter,
     port,
   );
   // Straight to the app, never through a relay: Provider T signs the host each delivery is posted to, so only a
   // delivery addressed to the app itself verifies there. The attempts are logged from the delivery log.
   simulator.forwardWebhooks(forward);
-  printBanner(io, provider.label, provider.env, simulator, forward, signingKey);
+  printBanner(io, label, adapter.simulator.env, simulator, forward, signingKey);
 
   const logRequests = requestLog(simulator, io);
   const logDeliveries = deliveryLog(simulator, io);
@@ -76,7 +77,7 @@ function printBanner(
   env: Parameters<typeof printedConfiguration>[1],
   simulator: AnySimulator,
   forward: string | null,
-  signingKey: KeptSigningKey | undefined,
+  signingKey: KeptKeyFile | undefined,
 ): void {
   const { envLines, otherLines } = printedConfiguration(simulator.adapterConfig(), env);
   io.out(`${label} simulator listening on ${simulator.url} (test mode: no real money moves)`);
@@ -104,7 +105,7 @@ function printBanner(
 }
 
 /** Where the signing key is kept, and whether the app must be given its public half now. */
-function signingKeyLine(kept: KeptSigningKey): string {
+function signingKeyLine(kept: KeptKeyFile): string {
   return kept.made
     ? `Made a webhook signing key, kept in ${kept.file} (mode 0600): the next runs sign with it too.`
     : `Signing webhooks with the key kept in ${kept.file}: the same public key as the earlier runs.`;

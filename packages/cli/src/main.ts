@@ -1,52 +1,49 @@
 /**
- * The `pay` command: `pay dev <provider>` runs a provider's simulator as a local server and forwards its signed
- * webhooks to an app; `pay trigger <provider> <event> --to <url>` sends one signed event. `main(argv, io)` is the
- * whole command (the `bin` only wires the process to it), so tests call it directly.
+ * The `pay` command: `pay dev <adapter package>` runs an adapter's simulator as a local server and forwards its
+ * signed webhooks to an app; `pay trigger <adapter package> <event> --to <url>` sends one signed event. The
+ * adapters are the app's installed packages whose `./testing` entry describes a simulator
+ * (docs/architecture.md#simulator-descriptor). `main(argv, io)` is the whole command (the `bin` only wires the
+ * process to it), so tests call it directly.
  */
+import { commandName, installedAdapters } from './adapters.js';
+import { type CliIo, isParseArgsError, UsageError } from './command-line.js';
 import { dev } from './dev.js';
-import { PROVIDERS, type SimulatedProvider } from './providers.js';
 import { trigger } from './trigger.js';
 
-/** Where the command writes, and what tells `pay dev` to stop. */
-export interface CliIo {
-  /** One line of normal output. */
-  out(line: string): void;
-  /** One line of error output. */
-  err(line: string): void;
-  /** Aborted on SIGINT/SIGTERM: `pay dev` then closes its simulator and returns. Absent: it runs forever. */
-  stop?: AbortSignal;
-  /**
-   * The environment `pay trigger` reads `PROVIDER_X_BASE_URL` from and `pay dev` the user's cache directory
-   * (`XDG_CACHE_HOME`, `HOME`, `LOCALAPPDATA`) (default: the process environment).
-   */
-  env?: Record<string, string | undefined>;
-}
-
-/** A mistake in the command line: printed with the usage hint, exit status 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** The help text. */
+/** The help text; `pay --help` adds the adapters installed in the app. */
 export const USAGE = `Usage:
-  pay dev <provider> [--port 4010] [--forward http://localhost:3000/webhooks] [--state <dir>]
-      Runs the provider's simulator on 127.0.0.1, prints the configuration that points your app at it,
+  pay dev <adapter> [--port 4010] [--forward http://localhost:3000/webhooks] [--state <dir>]
+      Runs the adapter's simulator on 127.0.0.1, prints the configuration that points your app at it,
       forwards a signed webhook to --forward on every payment change, and logs requests and deliveries.
-      Provider T keeps its webhook signing key in --state (default: <user cache directory>/pay).
+      A simulator that keeps a webhook signing key keeps it in --state (default: <user cache directory>/pay).
       Ctrl+C stops it.
-  pay trigger <provider> <event> --to <url> [--dev http://127.0.0.1:4010] [--option name=value ...]
-      Asks the running pay dev simulator (--dev, else PROVIDER_X_BASE_URL, else http://127.0.0.1:4010) to send
-      one correctly signed <event> about a payment in its books to <url>, and prints the HTTP status it got
-      (exit status 1 unless 2xx). Provider N falls back to a throwaway simulator when none runs.
+  pay trigger <adapter> <event> --to <url> [--dev http://127.0.0.1:4010] [--option name=value ...]
+      Asks the running pay dev simulator (--dev, else the adapter's PROVIDER_X_BASE_URL, else
+      http://127.0.0.1:4010) to send one correctly signed <event> about a payment in its books to <url>, and
+      prints the HTTP status it got (exit status 1 unless 2xx). Where the adapter allows it, a throwaway
+      simulator sends the event when none runs.
 
-Providers: ${[...PROVIDERS.keys()].join(', ')}`;
+  <adapter> is an installed adapter package (@acme/pay-provider-x), or an @pay/ one by its short name
+  (provider-r for @pay/provider-r): a package whose ./testing entry exports a simulator descriptor.`;
+
+/** The help text with the adapters installed for `cwd`, each with its events. */
+async function help(cwd: string): Promise<string> {
+  const adapters = await installedAdapters(cwd);
+  const lines = adapters.map(
+    (adapter) =>
+      `  ${commandName(adapter).padEnd(24)} ${adapter.simulator.label}: ${adapter.simulator.events.join(', ')}`,
+  );
+  return lines.length === 0
+    ? `${USAGE}\n\nNo adapter package is installed here: install one (it lists itself here).`
+    : `${USAGE}\n\nInstalled adapters (and the events pay trigger sends):\n${lines.join('\n')}`;
+}
 
 /** Runs `pay` with `argv` (without `node` and the script): resolves to the exit status. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      io.out(USAGE);
+      io.out(await help(io.cwd ?? process.cwd()));
       return command === undefined ? 2 : 0;
     }
     if (command === 'dev') return await dev(rest, io);
@@ -61,59 +58,4 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err(`pay: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
-}
-
-/** A command's options as `util.parseArgs` takes them: every `pay` option carries a text value. */
-type OptionTable = Readonly<Record<string, { type: 'string'; short?: string; multiple?: boolean }>>;
-
-/** The values `parseCommandLine` read for an option table. */
-type OptionValues<O extends OptionTable> = {
-  [K in keyof O]?: O[K]['multiple'] extends true ? string[] : string;
-};
-
-/**
- * Reads one command's arguments with Node's `util.parseArgs` (strict: an unknown option or a missing value is a
- * usage error). The module is asked of the runtime, as core asks for `diagnostics_channel`, so no file under `src`
- * imports a `node:` built-in (docs/architecture.md#packages); `pay` runs on Node ≥ 20.19, which has both.
- */
-export function parseCommandLine<O extends OptionTable>(
-  args: readonly string[],
-  options: O,
-): { values: OptionValues<O>; positionals: string[] } {
-  const { parseArgs } = process.getBuiltinModule('node:util');
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options,
-  });
-  return { values: values as OptionValues<O>, positionals };
-}
-
-/** Whether `error` is one of `parseArgs`' own refusals (unknown option, missing value, …). */
-function isParseArgsError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
-}
-
-/** The provider named on the command line, or a `UsageError` listing the ones there are. */
-export function providerNamed(name: string | undefined): SimulatedProvider {
-  const choices = [...PROVIDERS.keys()].join(', ');
-  if (name === undefined) throw new UsageError(`Name a provider: ${choices}.`);
-  const provider = PROVIDERS.get(name);
-  if (!provider) throw new UsageError(`Unknown provider "${name}": choose one of ${choices}.`);
-  return provider;
-}
-
-/** An http(s) URL given to `flag`, or a `UsageError`. */
-export function urlOption(flag: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${flag} must be an absolute http(s) URL, got "${value}".`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`${flag} must be an http(s) URL, got "${value}".`);
-  return url.href;
 }

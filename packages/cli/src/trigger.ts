@@ -1,15 +1,15 @@
 /**
- * `pay trigger <provider> <event> --to <url>`: one correctly signed event, sent once to the URL, printing the
+ * `pay trigger <adapter package> <event> --to <url>`: one correctly signed event, sent once to the URL, printing the
  * status it got. Like a provider's CLI talking to its test mode, it asks the RUNNING simulator (`pay dev`, at
  * `--dev`, else `PROVIDER_X_BASE_URL`, else `http://127.0.0.1:4010`) through its control route, so the event is
  * signed with that simulator's keys and reports on a payment in its books: the app configured from `pay dev`'s
- * output verifies it and its status read confirms it. When no simulator answers, a provider whose events do not
- * depend on the running simulator (Provider N: a fixed secret, no status read) falls back to a throwaway one.
+ * output verifies it and its status read confirms it. When no simulator answers, an adapter whose descriptor says a
+ * throwaway simulator's events are accepted (`throwawayTrigger`) sends from one started for the event.
  */
 import { SimulatorTriggerError, triggerOnSimulator } from '@pay/core/testing';
+import { adapterNamed, asPaymentSimulator, commandName, type InstalledAdapter } from './adapters.js';
+import { type CliIo, parseCommandLine, UsageError, urlOption } from './command-line.js';
 import { DEFAULT_PORT } from './dev.js';
-import { type CliIo, parseCommandLine, providerNamed, UsageError, urlOption } from './main.js';
-import { asPaymentSimulator, type SimulatedProvider } from './providers.js';
 
 /** Where `pay trigger` looks for `pay dev` when neither `--dev` nor `PROVIDER_X_BASE_URL` says. */
 export const DEFAULT_DEV_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
@@ -21,11 +21,13 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
     dev: { type: 'string' },
     option: { type: 'string', multiple: true },
   });
-  const [providerName, event, ...extra] = positionals;
-  const provider = providerNamed(providerName);
+  const [adapterName, event, ...extra] = positionals;
+  const adapter = await adapterNamed(adapterName, io.cwd ?? process.cwd());
+  const { label, throwawayTrigger } = adapter.simulator;
+  const name = commandName(adapter);
   if (event === undefined)
     throw new UsageError(
-      'Name the event to send, e.g. pay trigger provider-n SUCCESSFUL_TRANSACTION --to <url>.',
+      `Name the event to send: pay trigger ${name} <event> --to <url>, the event one of ${adapter.simulator.events.join(', ')}.`,
     );
   if (extra.length > 0) throw new UsageError(`Unexpected argument(s): ${extra.join(' ')}.`);
   if (values.to === undefined) throw new UsageError('--to <url> is required: where to send the event.');
@@ -36,52 +38,51 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
     if (separator <= 0) throw new UsageError(`--option takes name=value, got "${pair}".`);
     options[pair.slice(0, separator)] = pair.slice(separator + 1);
   }
-  const dev = devUrl(provider, values.dev, io.env ?? process.env);
+  const dev = devUrl(adapter, values.dev, io.env ?? process.env);
 
   let result: { status: number; body: string };
   try {
-    result = await triggerOnSimulator(dev, { event, to, options, provider: providerName as string });
+    result = await triggerOnSimulator(dev, { event, to, options, provider: adapter.simulator.provider });
   } catch (error) {
     if (!(error instanceof SimulatorTriggerError)) throw error;
     if (error.reason === 'refused') throw new Error(error.message);
     if (error.reason === 'not_simulator')
+      throw new Error(`${error.message} Run an up-to-date pay dev ${name} there, or pass --dev <url>.`);
+    if (!throwawayTrigger.accepted)
       throw new Error(
-        `${error.message} Run an up-to-date pay dev ${providerName} there, or pass --dev <url>.`,
-      );
-    if (provider.needsRunningSimulator !== null)
-      throw new Error(
-        `No ${provider.label} simulator answers at ${dev} (${error.code}). Start it with pay dev ${providerName} ` +
+        `No ${label} simulator answers at ${dev} (${error.code}). Start it with pay dev ${name} ` +
           '(and configure your app from what it prints), or pass --dev <url> where it runs. A throwaway ' +
-          `simulator cannot stand in for it: ${provider.needsRunningSimulator}.`,
+          `simulator cannot stand in for it: ${throwawayTrigger.because}.`,
       );
     io.err(
-      `pay: No ${provider.label} simulator answers at ${dev} (${error.code}): sending from a throwaway simulator ` +
-        `(${provider.label}'s events are signed with the simulators' fixed secret, so your app accepts it all the same).`,
+      `pay: No ${label} simulator answers at ${dev} (${error.code}): sending from a throwaway simulator ` +
+        `(${throwawayTrigger.because}, so your app accepts it all the same).`,
     );
-    result = await triggerFromThrowawaySimulator(provider, event, { ...options, to });
+    result = await triggerFromThrowawaySimulator(adapter, event, { ...options, to });
   }
   const ok = result.status >= 200 && result.status < 300;
-  io.out(`${provider.label} ${event} -> ${to}: HTTP ${result.status}`);
+  io.out(`${label} ${event} -> ${to}: HTTP ${result.status}`);
   if (result.body !== '') io.out(result.body.length > 500 ? `${result.body.slice(0, 500)}…` : result.body);
   return ok ? 0 : 1;
 }
 
 /**
- * The URL of the running simulator: `--dev`, else `PROVIDER_X_BASE_URL` (what the app was pointed at), else
- * {@link DEFAULT_DEV_URL}. Only a simulator on this machine: its control route answers nothing else.
+ * The URL of the running simulator: `--dev`, else the adapter's base URL variable (`PROVIDER_X_BASE_URL`, what the
+ * app was pointed at), else {@link DEFAULT_DEV_URL}. Only a simulator on this machine: its control route answers
+ * nothing else.
  */
 function devUrl(
-  provider: SimulatedProvider,
+  adapter: InstalledAdapter,
   flag: string | undefined,
   env: Record<string, string | undefined>,
 ): string {
-  const variable = `${provider.envPrefix}_BASE_URL`;
-  const fromEnv = env[variable] === '' ? undefined : env[variable];
+  const variable = adapter.simulator.env.find((row) => row.member === 'baseUrl')?.env;
+  const fromEnv = variable === undefined || env[variable] === '' ? undefined : env[variable];
   const [source, value] =
     flag !== undefined
       ? ['--dev', flag]
       : fromEnv !== undefined
-        ? [variable, fromEnv]
+        ? [variable as string, fromEnv]
         : ['', DEFAULT_DEV_URL];
   const url = new URL(urlOption(source || '--dev', value));
   const host = url.hostname.toLowerCase();
@@ -93,13 +94,13 @@ function devUrl(
   return url.origin;
 }
 
-/** The event from a simulator started for this one event (only for providers that allow it). */
+/** The event from a simulator started for this one event (only for adapters whose descriptor allows it). */
 async function triggerFromThrowawaySimulator(
-  provider: SimulatedProvider,
+  adapter: InstalledAdapter,
   event: string,
   options: Record<string, unknown>,
 ): Promise<{ status: number; body: string }> {
-  const simulator = await asPaymentSimulator(await provider.start({ port: 0 }), provider, 0);
+  const simulator = await asPaymentSimulator(await adapter.simulator.start({ port: 0 }), adapter, 0);
   try {
     return await simulator.trigger(event, options);
   } finally {

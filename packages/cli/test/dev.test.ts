@@ -15,6 +15,7 @@ import {
   eventually,
   freeLoopbackPort,
   lateBoundApp,
+  payDevInProcess,
 } from './support.js';
 
 const servers: LoopbackServer[] = [];
@@ -24,28 +25,6 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
   vi.unstubAllEnvs();
 });
-
-/** `pay dev` with `args` until `stop()`; resolves once the banner is out. */
-async function payDev(args: string[], env?: Record<string, string | undefined>) {
-  const stop = new AbortController();
-  stops.push(stop);
-  const { io, out, err } = capturedIo(stop.signal);
-  const running = main(['dev', ...args], env ? { ...io, env } : io);
-  await eventually(
-    () => (out.includes('Press Ctrl+C to stop.') || err.length > 0 ? true : undefined),
-    15_000,
-    'the banner',
-  );
-  return {
-    out,
-    err,
-    env: envFrom(out),
-    async stop() {
-      stop.abort();
-      return running;
-    },
-  };
-}
 
 /** The README's sample output of `pay dev provider-r` (its first `text` block), line by line. */
 function readmeSample(): string[] {
@@ -238,10 +217,15 @@ describe('pay dev', () => {
   });
 
   it.each([
-    [['dev'], 'pay: Name a provider: provider-t, provider-r, provider-n.'],
+    [['dev'], 'pay: Name an adapter package: '],
     [
       ['dev', 'provider-x'],
-      'pay: Unknown provider "provider-x": choose one of provider-t, provider-r, provider-n.',
+      `pay: No adapter package "provider-x" is installed in ${process.cwd()}: install it, or name one of `,
+    ],
+    [['dev', 'core'], 'pay: @pay/core/testing exports no simulator: it is not an adapter pay can serve'],
+    [
+      ['dev', 'vitest'],
+      'pay: vitest is installed but exports no ./testing entry: it is not an adapter pay can serve.',
     ],
     [['dev', 'provider-n', '--prot', '4010'], "pay: Unknown option '--prot'"],
     [['dev', 'provider-n', '--port', 'http'], 'pay: --port must be a port number 0–65535, got "http".'],
@@ -256,7 +240,7 @@ describe('pay dev', () => {
     ],
     [
       ['dev', 'provider-r', '--state', '.pay'],
-      "pay: --state keeps Provider T's signing key; Provider R keeps no state.",
+      "pay: --state keeps a simulator's signing key; Provider R keeps no state.",
     ],
     [['deploy'], 'pay: Unknown command "deploy": use pay dev or pay trigger.'],
   ])('refuses %j with exit status 2: %s', async (argv, message) => {
@@ -269,7 +253,7 @@ describe('pay dev', () => {
   it('prints the usage for --help (exit 0) and without a command (exit 2)', async () => {
     const help = capturedIo();
     expect(await main(['--help'], help.io)).toBe(0);
-    expect(help.out[0]).toMatch(/^Usage:\n {2}pay dev <provider>/);
+    expect(help.out[0]).toMatch(/^Usage:\n {2}pay dev <adapter>/);
     const none = capturedIo();
     expect(await main([], none.io)).toBe(2);
   });
@@ -279,7 +263,7 @@ describe('pay dev provider-t keeps its signing key', () => {
   it('across a restart: the app configured from the first run verifies the second run’s webhook', async () => {
     const state = await devStateDirectory();
     const port = String(await freeLoopbackPort());
-    const first = await payDev(['provider-t', '--port', port, '--state', state]);
+    const first = await payDevInProcess(['provider-t', '--port', port, '--state', state]);
     const keyFile = join(state, 'provider-t-webhook-key.pem');
     expect(first.out).toContain(
       `Made a webhook signing key, kept in ${keyFile} (mode 0600): the next runs sign with it too.`,
@@ -302,7 +286,15 @@ describe('pay dev provider-t keeps its signing key', () => {
       ),
     );
     const forward = `${app.server.url}/webhooks/provider-t`;
-    const second = await payDev(['provider-t', '--port', port, '--state', state, '--forward', forward]);
+    const second = await payDevInProcess([
+      'provider-t',
+      '--port',
+      port,
+      '--state',
+      state,
+      '--forward',
+      forward,
+    ]);
     expect(second.env.PROVIDER_T_WEBHOOK_PUBLIC_KEY).toBe(first.env.PROVIDER_T_WEBHOOK_PUBLIC_KEY);
     expect(second.out).toContain(
       `Signing webhooks with the key kept in ${keyFile}: the same public key as the earlier runs.`,
@@ -329,7 +321,7 @@ describe('pay dev provider-t keeps its signing key', () => {
     'without --state, in $XDG_CACHE_HOME/pay',
     async () => {
       const cache = await devStateDirectory();
-      const dev = await payDev(['provider-t', '--port', '0'], { XDG_CACHE_HOME: cache });
+      const dev = await payDevInProcess(['provider-t', '--port', '0'], { env: { XDG_CACHE_HOME: cache } });
       expect(dev.out).toContain(
         `Made a webhook signing key, kept in ${join(cache, 'pay', 'provider-t-webhook-key.pem')} (mode 0600): the next runs sign with it too.`,
       );
@@ -342,19 +334,19 @@ describe('pay dev provider-t keeps its signing key', () => {
     async () => {
       const state = await devStateDirectory();
       const keyFile = join(state, 'provider-t-webhook-key.pem');
-      await payDev(['provider-t', '--port', '0', '--state', state]).then((dev) => dev.stop());
+      await payDevInProcess(['provider-t', '--port', '0', '--state', state]).then((dev) => dev.stop());
       await chmod(keyFile, 0o644);
-      const readable = await payDev(['provider-t', '--port', '0', '--state', state]);
+      const readable = await payDevInProcess(['provider-t', '--port', '0', '--state', state]);
       expect(await readable.stop()).toBe(1);
       expect(readable.err).toEqual([
         `pay: ${keyFile} holds pay dev's signing key and other users can read it (mode 644): run chmod 600 ${keyFile}.`,
       ]);
       await writeFile(keyFile, 'not a key', { mode: 0o600 });
       await chmod(keyFile, 0o600);
-      const broken = await payDev(['provider-t', '--port', '0', '--state', state]);
+      const broken = await payDevInProcess(['provider-t', '--port', '0', '--state', state]);
       expect(await broken.stop()).toBe(1);
       expect(broken.err).toEqual([
-        `pay: ${keyFile} is not a PEM RSA private key: delete it and pay dev makes a new key (then give your app the new PROVIDER_T_WEBHOOK_PUBLIC_KEY).`,
+        `pay: ${keyFile} is not a PEM RSA private key: delete it and pay dev makes a new key (then give your app the new public key it prints).`,
       ]);
     },
   );

@@ -6,9 +6,18 @@ import { createPay, type Payment, toNodeListener } from '@pay/core';
 import type { LoopbackServer } from '@pay/core/testing';
 import { createProviderR } from '@pay/provider-r';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleCli, eventually, lateBoundApp, payDevProcess } from './support.js';
+import {
+  bundleCli,
+  eventually,
+  installWorkspaceAdapter,
+  lateBoundApp,
+  payDevProcess,
+  scratchApp,
+} from './support.js';
 
 let outDir = '';
+/** The app folder `pay` runs in: Provider R's adapter installed, as plain JavaScript. */
+let app = '';
 const servers: LoopbackServer[] = [];
 const children: ChildProcess[] = [];
 
@@ -16,6 +25,8 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'pay-cli-'));
   await bundleCli(outDir);
+  app = await scratchApp(outDir);
+  await installWorkspaceAdapter(app, '@pay/provider-r');
 }, 60_000);
 
 afterAll(async () => {
@@ -31,10 +42,10 @@ describe('the pay executable', () => {
   });
 
   it('pay dev runs in its own process, delivers the signed webhook of a hosted-page payment, and exits 0 on SIGINT', async () => {
-    const app = await lateBoundApp();
-    servers.push(app.server);
-    const forward = `${app.server.url}/webhooks`;
-    const dev = await payDevProcess(join(outDir, 'cli.js'), 'provider-r', ['--forward', forward]);
+    const shop = await lateBoundApp();
+    servers.push(shop.server);
+    const forward = `${shop.server.url}/webhooks`;
+    const dev = await payDevProcess(join(outDir, 'cli.js'), app, 'provider-r', ['--forward', forward]);
     children.push(dev.child);
     const env = dev.env;
     const pay = createPay(
@@ -46,7 +57,7 @@ describe('the pay executable', () => {
       }),
     );
     const received: Payment[] = [];
-    app.use(
+    shop.use(
       toNodeListener(
         pay.webhooks
           .setup({ webhookSecret: env.PROVIDER_R_SECRET ?? '' })
@@ -80,8 +91,9 @@ describe('the pay executable', () => {
     expect(dev.stderr()).toBe('');
   });
 
-  it('exits 2 with a clear message for an unknown provider', async () => {
+  it('exits 2 with a clear message for an adapter that is not installed, naming the installed ones', async () => {
     const child = spawn(process.execPath, [join(outDir, 'cli.js'), 'dev', 'provider-q'], {
+      cwd: app,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -91,7 +103,7 @@ describe('the pay executable', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(2);
     expect(stderr).toBe(
-      'pay: Unknown provider "provider-q": choose one of provider-t, provider-r, provider-n.\nRun pay --help for usage.\n',
+      `pay: No adapter package "provider-q" is installed in ${app}: install it, or name one of provider-r.\nRun pay --help for usage.\n`,
     );
   });
 });

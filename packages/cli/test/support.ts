@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, startLoopbackServer } from '@pay/core/testing';
 import { onTestFinished } from 'vitest';
-import type { CliIo } from '../src/main.js';
+import type { CliIo } from '../src/command-line.js';
+import { main } from '../src/main.js';
 
 /** What the command printed, and a way to wait for a line. */
 export function capturedIo(stop?: AbortSignal) {
@@ -78,11 +79,37 @@ export async function lateBoundApp(): Promise<{
   };
 }
 
-/** `src/cli.ts` bundled into one executable file in `outDir` (the packages from source), as a user runs it. */
-export async function bundleCli(outDir: string): Promise<string> {
+/**
+ * `pay dev <args>` in process (with `options.env` / `options.cwd`) until `stop()` or the end of the test; resolves
+ * once the banner (or an error) is out.
+ */
+export async function payDevInProcess(args: readonly string[], options: Pick<CliIo, 'env' | 'cwd'> = {}) {
+  const stop = new AbortController();
+  onTestFinished(() => stop.abort());
+  const { io, out, err } = capturedIo(stop.signal);
+  const running = main(['dev', ...args], { ...io, ...options });
+  await eventually(
+    () => (out.includes('Press Ctrl+C to stop.') || err.length > 0 ? true : undefined),
+    15_000,
+    'the banner',
+  );
+  return {
+    out,
+    err,
+    env: envFrom(out),
+    /** Stops it (SIGINT), then its exit status. */
+    async stop() {
+      stop.abort();
+      return running;
+    },
+  };
+}
+
+/** `entry` (a name → source file map) bundled into `outDir` with every package it imports, the packages from source. */
+async function bundle(entry: Record<string, string>, outDir: string): Promise<void> {
   const { build } = await import('tsup');
   await build({
-    entry: { cli: 'src/cli.ts' },
+    entry,
     outDir,
     format: ['esm'],
     platform: 'node',
@@ -96,13 +123,27 @@ export async function bundleCli(outDir: string): Promise<string> {
       options.conditions = ['@pay/source', 'node', 'import', 'default'];
     },
   });
+}
+
+/** `src/cli.ts` bundled into one executable file in `outDir` (the packages from source), as a user runs it. */
+export async function bundleCli(outDir: string): Promise<string> {
+  await bundle({ cli: 'src/cli.ts' }, outDir);
   return `${outDir}/cli.js`;
 }
 
-/** `pay dev <provider> --port 0 [...options]` in its own process; resolves once its banner is printed. */
-export async function payDevProcess(cli: string, provider: string, options: readonly string[] = []) {
+/**
+ * `pay dev <adapter> --port 0 [...options]` in its own process, in the app folder `cwd` (where it finds the
+ * adapter); resolves once its banner is printed.
+ */
+export async function payDevProcess(
+  cli: string,
+  cwd: string,
+  adapter: string,
+  options: readonly string[] = [],
+) {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [cli, 'dev', provider, '--port', '0', ...options], {
+  const child = spawn(process.execPath, [cli, 'dev', adapter, '--port', '0', ...options], {
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -117,9 +158,9 @@ export async function payDevProcess(cli: string, provider: string, options: read
   await eventually(
     () => (stdout.includes('Press Ctrl+C to stop.') ? true : stderr !== '' ? true : undefined),
     30_000,
-    `the pay dev ${provider} banner`,
+    `the pay dev ${adapter} banner`,
   );
-  if (!stdout.includes('Press Ctrl+C to stop.')) throw new Error(`pay dev ${provider} failed: ${stderr}`);
+  if (!stdout.includes('Press Ctrl+C to stop.')) throw new Error(`pay dev ${adapter} failed: ${stderr}`);
   return {
     child,
     /** The `NAME=value` lines it printed. */
@@ -132,4 +173,58 @@ export async function payDevProcess(cli: string, provider: string, options: read
       return exited;
     },
   };
+}
+
+/** A new app folder under `parent`: a `package.json` with no dependency yet (`installInto` adds them). */
+export async function scratchApp(parent: string): Promise<string> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const app = join(parent, 'app');
+  await mkdir(join(app, 'node_modules'), { recursive: true });
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'scratch-shop', private: true, dependencies: {} }),
+  );
+  return app;
+}
+
+/** Adds `name` to the app's dependencies, as `npm install` records it. */
+async function addDependency(app: string, name: string, range: string): Promise<void> {
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8'));
+  manifest.dependencies[name] = range;
+  await writeFile(join(app, 'package.json'), JSON.stringify(manifest));
+}
+
+/** Installs the package in folder `source` into the app (copied under `node_modules/<name>`, listed as a dependency). */
+export async function installInto(app: string, source: string): Promise<string> {
+  const { cp, readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { name } = JSON.parse(await readFile(join(source, 'package.json'), 'utf8'));
+  await cp(source, join(app, 'node_modules', name), { recursive: true });
+  await addDependency(app, name, `file:${source}`);
+  return name;
+}
+
+/**
+ * Installs workspace adapter `name` into the app as plain JavaScript, as its published tarball would be: its
+ * `./testing` entry bundled from source (with what it imports) into `node_modules/<name>/dist/testing.js`, so a
+ * `pay` process started by plain Node can load it without a build of the workspace.
+ */
+export async function installWorkspaceAdapter(app: string, name: string): Promise<void> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const { createRequire } = await import('node:module');
+  const { join } = await import('node:path');
+  const directory = join(app, 'node_modules', name);
+  await mkdir(directory, { recursive: true });
+  await bundle(
+    { testing: createRequire(import.meta.url).resolve(`${name}/testing`) },
+    join(directory, 'dist'),
+  );
+  await writeFile(
+    join(directory, 'package.json'),
+    JSON.stringify({ name, type: 'module', exports: { './testing': './dist/testing.js' } }),
+  );
+  await addDependency(app, name, 'workspace:*');
 }

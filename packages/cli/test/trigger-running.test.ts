@@ -18,19 +18,26 @@ import {
   capturedIo,
   devStateDirectory,
   freeLoopbackPort,
+  installWorkspaceAdapter,
   lateBoundApp,
   payDevProcess,
+  scratchApp,
 } from './support.js';
 
 let outDir = '';
 let cli = '';
+/** The app folder `pay dev` runs in: Provider T's and Provider R's adapters installed, as plain JavaScript. */
+let app = '';
 const servers: LoopbackServer[] = [];
 const running: Awaited<ReturnType<typeof payDevProcess>>[] = [];
 
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'pay-cli-trigger-'));
   cli = await bundleCli(outDir);
-}, 60_000);
+  app = await scratchApp(outDir);
+  await installWorkspaceAdapter(app, '@pay/provider-t');
+  await installWorkspaceAdapter(app, '@pay/provider-r');
+}, 90_000);
 
 afterEach(async () => {
   vi.unstubAllEnvs();
@@ -42,10 +49,10 @@ afterAll(async () => {
   await rm(outDir, { recursive: true, force: true });
 });
 
-/** `pay dev <provider>` in a child process. */
-async function payDev(provider: string) {
-  const state = provider === 'provider-t' ? ['--state', await devStateDirectory()] : [];
-  const dev = await payDevProcess(cli, provider, state);
+/** `pay dev <adapter>` in a child process (a state directory of its own for Provider T's kept key). */
+async function payDev(adapter: string) {
+  const state = adapter === 'provider-t' ? ['--state', await devStateDirectory()] : [];
+  const dev = await payDevProcess(cli, app, adapter, state);
   running.push(dev);
   return dev;
 }

@@ -67,7 +67,7 @@ describe('pay trigger', () => {
     const argv = ['trigger', 'provider-n', 'SUCCESSFUL_TRANSACTION', '--to', app.url, '--dev', devUrl];
     expect(await run(argv, io)).toBe(0);
     expect(err).toEqual([
-      `pay: No Provider N simulator answers at ${devUrl} (ECONNREFUSED): sending from a throwaway simulator (Provider N's events are signed with the simulators' fixed secret, so your app accepts it all the same).`,
+      `pay: No Provider N simulator answers at ${devUrl} (ECONNREFUSED): sending from a throwaway simulator (its events are signed with the simulators' fixed secret, so your app accepts it all the same).`,
     ]);
     expect(out[0]).toBe(`Provider N SUCCESSFUL_TRANSACTION -> ${app.url}: HTTP 200`);
     // Verified by Provider N's real handler: the raw event is dispatched only after the signature check passed.
@@ -100,11 +100,11 @@ describe('pay trigger', () => {
     ],
     [
       ['trigger', 'provider-n'],
-      'pay: Name the event to send, e.g. pay trigger provider-n SUCCESSFUL_TRANSACTION --to <url>.',
+      'pay: Name the event to send: pay trigger provider-n <event> --to <url>, the event one of SUCCESSFUL_TRANSACTION, ',
     ],
     [
       ['trigger', 'stripe', 'x', '--to', 'http://localhost:1/'],
-      'pay: Unknown provider "stripe": choose one of provider-t, provider-r, provider-n.',
+      `pay: No adapter package "stripe" is installed in ${process.cwd()}: install it, or name one of `,
     ],
     [
       ['trigger', 'provider-n', 'X', '--to', 'http://localhost:1/', '--option', 'novalue'],

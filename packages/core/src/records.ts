@@ -5,8 +5,12 @@
  */
 import * as v from 'valibot';
 
-/** The providers `@pay` speaks to. */
-export type ProviderName = 'providerT' | 'providerR' | 'providerN';
+/**
+ * An adapter's name as its records, events and errors carry it (`providerN`), also the prefix of its raw event
+ * names (`providerN.SUCCESSFUL_TRANSACTION`). Open: any package can be an adapter, and each declares its own
+ * name as a literal in its types (`AdapterTypes['provider']`), which `pay.adapter.provider` carries.
+ */
+export type ProviderName = string;
 
 /** A customer reference as the providers know it: by id, by e-mail, or unknown. */
 export type CustomerRef = { id: string } | { email: string } | null;

@@ -204,3 +204,26 @@ describe('events an adapter never raises are compile errors', () => {
     });
   });
 });
+
+describe('provider names are open', () => {
+  /** An adapter from a package outside `@pay`, with a name of its own. */
+  interface AcmeTypes extends AdapterTypes {
+    provider: 'acmePay';
+    metadata: {};
+    rawEvents: { 'acmePay.CHARGE_PAID': { id: string } };
+    checkout: null;
+    operations: 'payments.retrieve';
+  }
+
+  it('an adapter names itself without core knowing the name; pay.adapter.provider keeps its literal', () => {
+    const adapter = defineAdapter<AcmeTypes>({
+      provider: 'acmePay',
+      operations: { retrievePayment: async () => null },
+      webhooks: { ...testAdapter().webhooks, rawEventNames: ['acmePay.CHARGE_PAID'] },
+    });
+    expectTypeOf(createPay(adapter).adapter.provider).toEqualTypeOf<'acmePay'>();
+    // @ts-expect-error the adapter's own name, not another's
+    const other: AcmeTypes['provider'] = 'providerN';
+    expectTypeOf(other).toEqualTypeOf<'acmePay'>();
+  });
+});

@@ -1,7 +1,9 @@
 /**
  * `@pay/provider-n/testing`: a Provider N simulator for loopback tests and signing helpers for your own
- * webhook tests. Test-only: the simulator uses `node:http` (through the `@pay/core/testing` kit).
+ * webhook tests, and `simulator`, the descriptor `pay dev @pay/provider-n` runs it from. Test-only: the simulator
+ * uses `node:http` (through the `@pay/core/testing` kit).
  */
+export { simulator } from './descriptor.js';
 export {
   type ProviderNWebhookPayload,
   type ProviderNWebhookRequestOptions,

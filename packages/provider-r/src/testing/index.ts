@@ -1,8 +1,9 @@
 /**
  * `@pay/provider-r/testing`: a loopback simulator of Provider R (the `@pay/core/testing` kit's `PaymentSimulator`,
- * with a hosted page a person pays on) and a push-notification builder for your own tests. Test-only: it uses
- * `node:http`.
+ * with a hosted page a person pays on), a push-notification builder for your own tests, and `simulator`, the
+ * descriptor `pay dev @pay/provider-r` runs it from. Test-only: it uses `node:http`.
  */
+export { simulator } from './descriptor.js';
 export {
   buildProviderRPush,
   type ProviderRPush,

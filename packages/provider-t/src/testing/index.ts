@@ -1,9 +1,9 @@
 /**
  * `@pay/provider-t/testing`: a Provider T simulator on 127.0.0.1, signing helpers for webhook tests and a sample
- * transfer.
+ * transfer, and `simulator`, the descriptor `pay dev @pay/provider-t` runs it from.
  * Test-only: uses `node:http` and `node:crypto`.
  */
-
+export { simulator } from './descriptor.js';
 export { sampleTransferMetadata } from './sample.js';
 export {
   generateProviderTKeyPair,

@@ -9,6 +9,7 @@ export {
   type TriggerRouteOptions,
   triggerOnSimulator,
 } from './control.js';
+export type { DevStartOptions, KeptSigningKey, SimulatorDescriptor } from './descriptor.js';
 export { type Fault, FaultInjector, type FaultRule, type SimulatorReply } from './faults.js';
 export {
   addHostedPages,

@@ -27,7 +27,8 @@ export type PayerActions = { readonly [action in PayerAction]: (id: string) => P
 
 /** A running simulator of one provider, on 127.0.0.1. */
 export interface PaymentSimulator<Config, Books> {
-  readonly provider: 'provider-t' | 'provider-r' | 'provider-n' | (string & {});
+  /** The simulator's name (`provider-t`), which its trigger control route answers with. */
+  readonly provider: string;
   /** `http://127.0.0.1:<port>`: the adapter's `baseUrl` (also `PROVIDER_X_BASE_URL`). */
   readonly url: string;
   /** `baseUrl` + credentials + webhook secret, ready for the adapter's factory. */

@@ -1,0 +1,53 @@
+/**
+ * What an adapter package tells the `pay` command about its simulator (docs/architecture.md#simulator-descriptor):
+ * the package's `./testing` entry exports it as `simulator`, and `pay dev <package>` / `pay trigger <package>` find
+ * it there, so the command lists no provider and any package can be served.
+ */
+import type { EnvVariable } from '../../config.js';
+import type { PaymentSimulator, SimulatorStartOptions } from './simulator.js';
+
+/**
+ * A webhook signing key `pay dev` keeps between runs, in a 0600 file of its state directory: for a provider whose
+ * app verifies with the public half the simulator prints, a key made anew at each start would fail every delivery
+ * to an app configured from an earlier run.
+ */
+export interface KeptSigningKey {
+  /** The file name in `pay dev`'s state directory (`provider-t-webhook-key.pem`). */
+  readonly file: string;
+  /** The key type, as Node names it (`rsa`): a kept file holding another is refused. */
+  readonly type: string;
+  /** Makes a new private key, as PKCS#8 PEM (what the file keeps). */
+  generate(): string;
+}
+
+/** Options `pay dev` starts a simulator with: the kit's, and the kept signing key when the descriptor asks for one. */
+export interface DevStartOptions extends SimulatorStartOptions {
+  /** The kept private key (PKCS#8 PEM) to sign webhooks with; absent: the simulator's own. */
+  signingKey?: string;
+}
+
+/** An adapter's simulator as the `pay` command runs it: `export const simulator` of the package's `./testing` entry. */
+export interface SimulatorDescriptor<Config = Record<string, unknown>, Books = unknown> {
+  /** The simulator's `PaymentSimulator.provider` (`provider-t`): `pay trigger` asks the running one for it. */
+  readonly provider: string;
+  /** The name people read (`Provider T`). */
+  readonly label: string;
+  /**
+   * Every variable the adapter's default factory reads, `<PREFIX>_BASE_URL` included (core's `providerVariables`):
+   * `pay dev` prints those `adapterConfig()` fills, and `pay trigger` finds the running simulator through the one
+   * whose member is `baseUrl`. Empty when the adapter has no default factory.
+   */
+  readonly env: readonly EnvVariable[];
+  /** The events `trigger` sends (`payment.succeeded`, `PAID`…), as `pay --help` shows them. */
+  readonly events: readonly string[];
+  /**
+   * Whether a simulator started just for one event (when no `pay dev` answers) sends one the app accepts, and
+   * why: `accepted: true` when its signature and content need nothing of the running simulator ("its events are
+   * signed with the simulators' fixed secret"), else `false` with what only the running one has.
+   */
+  readonly throwawayTrigger: { readonly accepted: boolean; readonly because: string };
+  /** A signing key `pay dev` keeps between runs; absent when the simulator signs with fixed test credentials. */
+  readonly keptSigningKey?: KeptSigningKey;
+  /** Starts the simulator on 127.0.0.1 (`options.port`), signing with `options.signingKey` when given. */
+  start(options: DevStartOptions): Promise<PaymentSimulator<Config, Books>>;
+}

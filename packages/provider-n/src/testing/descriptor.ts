@@ -1,0 +1,26 @@
+/**
+ * Provider N's simulator as the `pay` command serves it (`pay dev @pay/provider-n`, docs/architecture.md#simulator-descriptor).
+ */
+import { providerVariables } from '@pay/core/adapter';
+import type { SimulatorDescriptor } from '@pay/core/testing';
+import { PROVIDER_N_ENV, type ProviderNConfig } from '../config.js';
+import { startProviderNSimulator } from './simulator/index.js';
+import type { ProviderNSimulatorBooks } from './simulator/types.js';
+
+/** What `pay dev` and `pay trigger` need to run Provider N's simulator. */
+export const simulator: SimulatorDescriptor<ProviderNConfig, ProviderNSimulatorBooks> = {
+  provider: 'provider-n',
+  label: 'Provider N',
+  env: providerVariables('PROVIDER_N', PROVIDER_N_ENV),
+  events: [
+    'SUCCESSFUL_TRANSACTION',
+    'SUCCESSFUL_TRANSACTION_OFFLINE',
+    'REJECTED_PAYMENT',
+    'SETTLEMENT',
+    'SUCCESSFUL_REFUND',
+    'FAILED_REFUND',
+  ],
+  // Signed with the simulators' fixed secret and verified without a status read: any simulator will do.
+  throwawayTrigger: { accepted: true, because: "its events are signed with the simulators' fixed secret" },
+  start: (options) => startProviderNSimulator(options),
+};

@@ -1,0 +1,43 @@
+/**
+ * Provider T's simulator as the `pay` command serves it (`pay dev @pay/provider-t`, docs/architecture.md#simulator-descriptor).
+ */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { providerVariables } from '@pay/core/adapter';
+import type { SimulatorDescriptor } from '@pay/core/testing';
+import type { ProviderTConfig } from '../config.js';
+import { PROVIDER_T_ENV } from '../config.js';
+import { generateProviderTKeyPair, type ProviderTKeyPair } from './signing.js';
+import { startProviderTSimulator } from './simulator/index.js';
+import type { ProviderTBooksSnapshot } from './simulator/types.js';
+import { TRIGGER_STATUSES } from './simulator/webhooks.js';
+
+/** The key pair of a kept PEM private key: the public half as base64 SPKI DER, as `PROVIDER_T_WEBHOOK_PUBLIC_KEY` takes it. */
+function keyPairOf(privateKey: string): ProviderTKeyPair {
+  const publicKey = createPublicKey(createPrivateKey(privateKey)).export({ type: 'spki', format: 'der' });
+  return { publicKey: publicKey.toString('base64'), privateKey };
+}
+
+/** What `pay dev` and `pay trigger` need to run Provider T's simulator. */
+export const simulator: SimulatorDescriptor<ProviderTConfig, ProviderTBooksSnapshot> = {
+  provider: 'provider-t',
+  label: 'Provider T',
+  env: providerVariables('PROVIDER_T', PROVIDER_T_ENV),
+  events: [...TRIGGER_STATUSES.keys()],
+  // The app's status read goes to the running simulator, whose books must hold the transfer the event reports.
+  throwawayTrigger: {
+    accepted: false,
+    because:
+      "its webhooks are signed with the running simulator's key (PROVIDER_T_WEBHOOK_PUBLIC_KEY) and the app's status read looks the transfer up in the running simulator",
+  },
+  // The app verifies with the public key pay dev printed: a key made at each start would fail every delivery to
+  // an app configured from an earlier run.
+  keptSigningKey: {
+    file: 'provider-t-webhook-key.pem',
+    type: 'rsa',
+    generate: () => generateProviderTKeyPair().privateKey,
+  },
+  start: ({ signingKey, ...options }) =>
+    startProviderTSimulator(
+      signingKey === undefined ? options : { ...options, keyPair: keyPairOf(signingKey) },
+    ),
+};

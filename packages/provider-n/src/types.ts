@@ -1,13 +1,13 @@
 /**
  * Provider N's public types: the adapter's declared types, the `provider_metadata` of each operation (inferred
- * from the schemas `requests.ts` validates with, so the type and the check cannot drift), the checkout result and
+ * from the schemas in `metadata.ts` that `requests.ts` validates with, so the type and the check cannot drift), the checkout result and
  * the raw webhook events. Types only: every module may import this one, and it imports no module of the adapter
  * that imports it back.
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderNCredentials } from './config.js';
-import type { checkoutMetadataSchema, refundMetadataSchema } from './requests.js';
+import type { checkoutMetadataSchema, refundMetadataSchema } from './metadata.js';
 import type {
   ProviderNMandateEventData,
   ProviderNOtherEventData,

@@ -5,14 +5,7 @@
  */
 import type { CallOptions } from '@pay/core/adapter';
 import { defineAdapter, type MayStillLand, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
-import {
-  checkAmend,
-  checkRefund,
-  checkTransfer,
-  type TransferInput,
-  type TransferOperation,
-  type TransferPlan,
-} from './checks.js';
+import { checkAmend, checkRefund, checkTransfer, type TransferPlan } from './checks.js';
 import { createClient, PROVIDER, type ProviderTClient } from './client.js';
 import type { ProviderTCredentials, ResolvedConfig } from './config.js';
 import { amendReceiverName } from './flows/amend.js';
@@ -48,18 +41,16 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
   // The plan `checks` built from the very parameters core then passes to the operation: a transfer is checked
   // once per call, before the idempotency ledger (docs/architecture.md#idempotency).
   const plans = new WeakMap<object, TransferPlan>();
-  const planOf = (operation: TransferOperation, params: TransferInput) =>
-    plans.get(params) ?? checkTransfer(operation, params, config);
   const adapter = defineAdapter<ProviderTTypes>({
     provider: PROVIDER,
     operations: {
       async createPayment(params, options) {
-        const plan = planOf('payments.create', params);
+        const plan = plans.get(params) ?? checkTransfer('payments.create', params, config);
         const transfer = await sendTransfer(client, plan, options);
         return toPayment({ transfer, plan }, { livemode, requestId: transfer.requestId });
       },
       async createCheckout(params, options) {
-        const plan = planOf('checkouts.create', params);
+        const plan = plans.get(params) ?? checkTransfer('checkouts.create', params, config);
         const transfer = await sendTransfer(client, plan, options);
         return toCheckout({ transfer, plan }, { livemode, requestId: transfer.requestId });
       },
@@ -72,21 +63,13 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
         return read && toCheckout({ status: read.body }, { livemode, requestId: read.requestId });
       },
       async updatePayment(id, params, options) {
-        const read = await amendReceiverName(
-          client,
-          id,
-          checkAmend('payments.update', params, config),
-          options,
-        );
+        const plan = checkAmend('payments.update', params, config);
+        const read = await amendReceiverName(client, id, plan, options);
         return toPayment({ status: read.body }, { livemode, requestId: read.requestId });
       },
       async updateCheckout(id, params, options) {
-        const read = await amendReceiverName(
-          client,
-          id,
-          checkAmend('checkouts.update', params, config),
-          options,
-        );
+        const plan = checkAmend('checkouts.update', params, config);
+        const read = await amendReceiverName(client, id, plan, options);
         return toCheckout({ status: read.body }, { livemode, requestId: read.requestId });
       },
       async createRefund(params, options) {

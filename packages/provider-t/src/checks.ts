@@ -1,8 +1,7 @@
 /**
- * The checks made before the first upstream call (docs/architecture.md#adapter-operations,
- * docs/architecture.md#records): every issue the adapter can find without provider data is reported in one
- * `ValidationError`, so nothing is quoted, let alone committed, for a request that cannot succeed. Each check
- * returns the plan its flow sends (`requests.ts` builds the wire requests from it).
+ * The checks before the first upstream call (docs/architecture.md#adapter-operations): every issue found without
+ * provider data in one `ValidationError`, so nothing is quoted for a request that cannot succeed. Each returns
+ * the plan its flow sends.
  */
 import {
   amountIssues,
@@ -87,9 +86,6 @@ const TRANSFER_SHAPES = {
   },
 } as const;
 
-/** The operations that send a transfer. */
-export type TransferOperation = keyof typeof TRANSFER_SHAPES;
-
 /**
  * Checks a transfer request completely before the quote: sender and receiver (docs/architecture.md#request-fields: required on every call),
  * amount in major units with no more than the currency's minor digits, currency, a destination country. A
@@ -97,7 +93,7 @@ export type TransferOperation = keyof typeof TRANSFER_SHAPES;
  * guessed between. One `ValidationError` lists every issue.
  */
 export function checkTransfer(
-  operation: TransferOperation,
+  operation: keyof typeof TRANSFER_SHAPES,
   input: TransferInput,
   config: ResolvedConfig,
 ): TransferPlan {

@@ -1,7 +1,6 @@
 /**
- * What callers put in `provider_metadata` for Provider T (docs/architecture.md#request-fields): the valibot
- * schemas of each operation's metadata, which `types.ts` infers the public types from and `checks.ts` parses with,
- * and the metadata keys the records fill themselves.
+ * What callers put in `provider_metadata` for Provider T (docs/architecture.md#request-fields): the schemas
+ * `checks.ts` parses with and `types.ts` infers the public types from.
  */
 import { currencySchema } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';

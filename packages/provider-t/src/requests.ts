@@ -1,10 +1,9 @@
 /**
- * The wire request of every call (docs/providers/provider-t.md#transfer, docs/providers/provider-t.md#status,
- * docs/providers/provider-t.md#receiver-name-amendment, docs/providers/provider-t.md#refunds), built from the plans `checks.ts`
- * returns. Each names the call without any id or value (`call`), and says whether a repeat is safe.
+ * The wire request of every call (docs/providers/provider-t.md#transfer and the sections after it), built from the
+ * plans of `checks.ts`. Each names the call without any id or value (`call`), and says whether a repeat is safe.
  */
 import { type CallOptions, type ErrorContext, path } from '@pay/core/adapter';
-import type { AmendPlan, RefundPlan, TransferPlan } from './checks.js';
+import { type AmendPlan, identityOf, type RefundPlan, type TransferPlan } from './checks.js';
 import type { ProviderCall } from './client.js';
 import type { ProviderTIdentity } from './config.js';
 
@@ -94,7 +93,7 @@ export function commitRequest(plan: TransferPlan, transactionId: string, call: C
   };
 }
 
-/** The status read (docs/providers/provider-t.md#status): identity fields in the query. */
+/** The status read (docs/providers/provider-t.md#status): identity fields, without operator or point of sale, in the query. */
 export function statusRequest(
   transactionId: string,
   identity: ProviderTIdentity,
@@ -104,18 +103,9 @@ export function statusRequest(
     call: 'GET /status/v1/transactions/{transactionId}',
     method: 'GET',
     path: path`/status/v1/transactions/${transactionId}`,
-    query: { ...readIdentity(identity) },
+    query: { ...identityOf(identity, undefined) },
     retrySafe: true,
     ...settings(call),
-  };
-}
-
-/** The identity fields a read takes (no operator or point of sale). */
-function readIdentity(identity: ProviderTIdentity): ProviderTIdentity {
-  return {
-    targetAudience: identity.targetAudience,
-    agentPartnerId: identity.agentPartnerId,
-    userLanguage: identity.userLanguage,
   };
 }
 

@@ -1,9 +1,7 @@
 /**
- * The error policy of the transfer (docs/architecture.md#outcomes, docs/architecture.md#errors): what each failure
- * of `transfer.ts`'s steps means for the money and what the caller should do next. Before the commit nothing
- * moved, and the error says so with the step's context; a commit that raised or was refused says
- * `outcome: 'unknown'` whenever it may have landed, and the status reads that settle a commit in doubt (after
- * "already committed", or when resuming from `commit_sent`) never turn "unknown" into "nothing moved".
+ * The transfer's error policy (docs/architecture.md#outcomes): before the commit, the step's context and "no money
+ * moved"; a commit that raised or was refused is `outcome: 'unknown'` whenever it may have landed, and the status
+ * reads that settle a commit in doubt never turn "unknown" into "nothing moved".
  */
 import {
   type ErrorContext,

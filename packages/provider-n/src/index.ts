@@ -44,23 +44,19 @@ export type {
   ProviderNAdapter,
   ProviderNCheckout,
   ProviderNCheckoutMetadata,
+  ProviderNCustomer,
   ProviderNEventName,
   ProviderNEventType,
-  ProviderNRawEvents,
-  ProviderNRefundMetadata,
-  ProviderNTypes,
-} from './types.js';
-export { MANDATE_EVENT, RAW_EVENT_NAMES, SIGNATURE_HEADER } from './webhooks.js';
-export type {
-  ProviderNCustomer,
   ProviderNMandateEventData,
-  ProviderNMandateStatus,
   ProviderNOtherEventData,
-  ProviderNPaymentStatus,
+  ProviderNRawEvents,
   ProviderNRefundEventData,
-  ProviderNRefundStatus,
+  ProviderNRefundMetadata,
   ProviderNRejectedPaymentEventData,
   ProviderNSettledTransaction,
   ProviderNSettlementEventData,
   ProviderNTransactionEventData,
-} from './wire.js';
+  ProviderNTypes,
+} from './types.js';
+export { MANDATE_EVENT, RAW_EVENT_NAMES, SIGNATURE_HEADER } from './webhooks.js';
+export type { ProviderNMandateStatus, ProviderNPaymentStatus, ProviderNRefundStatus } from './wire.js';

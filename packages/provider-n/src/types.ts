@@ -1,20 +1,19 @@
 /**
  * Provider N's public types: the adapter's declared types, the `provider_metadata` of each operation (inferred
- * from the schemas `requests.ts` validates with, so the type and the check cannot drift), the checkout result and
+ * from the schemas in `metadata.ts` that `requests.ts` validates with, so the type and the check cannot drift), the checkout result and
  * the raw webhook events. Types only: every module may import this one, and it imports no module of the adapter
  * that imports it back.
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderNCredentials } from './config.js';
-import type { checkoutMetadataSchema, refundMetadataSchema } from './requests.js';
+import type { checkoutMetadataSchema, refundMetadataSchema } from './metadata.js';
 import type {
-  ProviderNMandateEventData,
-  ProviderNOtherEventData,
-  ProviderNRefundEventData,
-  ProviderNRejectedPaymentEventData,
-  ProviderNSettlementEventData,
-  ProviderNTransactionEventData,
+  mandateEventSchema,
+  refundBodySchema,
+  rejectedPaymentEventSchema,
+  settlementEventSchema,
+  transactionEventSchema,
 } from './wire.js';
 
 /**
@@ -36,6 +35,34 @@ export type ProviderNCheckout = Checkout & {
   /** The hosted checkout page to send the payer to (the same URL as `payment_url`). */
   checkoutUrl: string;
 };
+
+// Raw event payloads, as the provider sends them (what `providerN.*` callbacks receive as `event.data`): the
+// input types of the schemas in `wire.ts`, so the type says exactly what the adapter accepts (numbers or decimal text,
+// `null` or absent), plus any other member the provider sends.
+
+/** `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`. */
+export type ProviderNTransactionEventData = v.InferInput<typeof transactionEventSchema>;
+
+/** The customer block of a transaction payload (`{ email, name }`). */
+export type ProviderNCustomer = NonNullable<ProviderNTransactionEventData['customer']>;
+
+/** `eventData` of `REJECTED_PAYMENT`: thinner than the other transaction events, `metaData` may be a JSON string. */
+export type ProviderNRejectedPaymentEventData = v.InferInput<typeof rejectedPaymentEventSchema>;
+
+/** `eventData` of `SETTLEMENT` (the total `amount` a string such as `"1199.00"` in published payloads). */
+export type ProviderNSettlementEventData = v.InferInput<typeof settlementEventSchema>;
+
+/** One settled transaction of a `SETTLEMENT` payload (amounts as strings, no `amount`). */
+export type ProviderNSettledTransaction = ProviderNSettlementEventData['transactions'][number];
+
+/** `eventData` of `SUCCESSFUL_REFUND` and `FAILED_REFUND` (the refund body; the reason as `merchantReason`). */
+export type ProviderNRefundEventData = v.InferInput<typeof refundBodySchema>;
+
+/** `eventData` of `MANDATE_UPDATE`. */
+export type ProviderNMandateEventData = v.InferInput<typeof mandateEventSchema>;
+
+/** `eventData` of customer and disbursement events: passed through as sent, not normalised. */
+export type ProviderNOtherEventData = Record<string, unknown>;
 
 /** Raw events and the `eventData` each carries. */
 export type ProviderNRawEvents = {

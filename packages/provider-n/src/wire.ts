@@ -329,32 +329,3 @@ export const mandateEventSchema = v.pipe(
 
 /** A mandate, in one spelling. */
 export type MandateFields = v.InferOutput<typeof mandateEventSchema>;
-
-// --------------------------------------------------------------------------------------------------------
-// Raw event payloads, as the provider sends them (what `providerN.*` callbacks receive as `event.data`): the
-// input types of the schemas above, so the type says exactly what the adapter accepts (numbers or decimal text,
-// `null` or absent), plus any other member the provider sends.
-
-/** `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`. */
-export type ProviderNTransactionEventData = v.InferInput<typeof transactionEventSchema>;
-
-/** The customer block of a transaction payload (`{ email, name }`). */
-export type ProviderNCustomer = NonNullable<ProviderNTransactionEventData['customer']>;
-
-/** `eventData` of `REJECTED_PAYMENT`: thinner than the other transaction events, `metaData` may be a JSON string. */
-export type ProviderNRejectedPaymentEventData = v.InferInput<typeof rejectedPaymentEventSchema>;
-
-/** `eventData` of `SETTLEMENT` (the total `amount` a string such as `"1199.00"` in published payloads). */
-export type ProviderNSettlementEventData = v.InferInput<typeof settlementEventSchema>;
-
-/** One settled transaction of a `SETTLEMENT` payload (amounts as strings, no `amount`). */
-export type ProviderNSettledTransaction = ProviderNSettlementEventData['transactions'][number];
-
-/** `eventData` of `SUCCESSFUL_REFUND` and `FAILED_REFUND` (the refund body; the reason as `merchantReason`). */
-export type ProviderNRefundEventData = v.InferInput<typeof refundBodySchema>;
-
-/** `eventData` of `MANDATE_UPDATE`. */
-export type ProviderNMandateEventData = v.InferInput<typeof mandateEventSchema>;
-
-/** `eventData` of customer and disbursement events: passed through as sent, not normalised. */
-export type ProviderNOtherEventData = Record<string, unknown>;

@@ -1,6 +1,6 @@
 /**
  * The public types of the Provider R adapter. `provider_metadata` types are inferred from the schemas that check
- * them (`requests.ts`), so the type and the run-time check cannot drift apart. Amounts are in the currency's
+ * them (`metadata.ts`), so the type and the run-time check cannot drift apart. Amounts are in the currency's
  * standard unit (`250.5` = 250.50 CZK) and, where the spec puts them at top level, required by the types.
  */
 import type {
@@ -14,7 +14,7 @@ import type {
 import type * as v from '@pay/core/schema';
 import type { ProviderRCredentials } from './config.js';
 import type { STATUS_EVENTS, UNKNOWN_STATUS_EVENTS } from './mapping.js';
-import type { checkoutMetadataSchema, paymentMetadataSchema, refundMetadataSchema } from './requests.js';
+import type { checkoutMetadataSchema, paymentMetadataSchema, refundMetadataSchema } from './metadata.js';
 import type { ProviderRStatus, ProviderRStatusReply } from './wire.js';
 
 /** `provider_metadata` of `checkouts.create` (and `createCheckoutRedirect`): `label`, `email`, `refId`. */

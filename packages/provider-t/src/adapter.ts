@@ -1,10 +1,11 @@
 /**
- * The Provider T adapter (docs/architecture.md#behaviour): each operation checks its input completely (`requests.ts`), then runs
+ * The Provider T adapter (docs/architecture.md#behaviour): each operation checks its input completely (`checks.ts`), then runs
  * its flow or read through the client and maps the reply to a record (`mapping.ts`). Operations the provider
  * cannot perform throw `ProviderNotSupportedError` with the spec's reasons, before validation and before any I/O.
  */
 import type { CallOptions } from '@pay/core/adapter';
 import { defineAdapter, type MayStillLand, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
+import { checkAmend, checkRefund, checkTransfer, type TransferPlan } from './checks.js';
 import { createClient, PROVIDER, type ProviderTClient } from './client.js';
 import type { ProviderTCredentials, ResolvedConfig } from './config.js';
 import { amendReceiverName } from './flows/amend.js';
@@ -12,7 +13,6 @@ import { refundTransfer } from './flows/refund.js';
 import { findTransaction } from './flows/status.js';
 import { sendTransfer } from './flows/transfer.js';
 import { toCheckout, toPayment, toRefund } from './mapping.js';
-import { checkAmend, checkRefund, checkTransfer } from './requests.js';
 import type { ProviderTAdapter, ProviderTTypes } from './types.js';
 import { providerTWebhooks } from './webhooks.js';
 
@@ -38,16 +38,19 @@ export const UNSUPPORTED_REASONS = {
 export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
   const client = createClient(config);
   const { livemode } = config;
+  // The plan `checks` built from the very parameters core then passes to the operation: a transfer is checked
+  // once per call, before the idempotency ledger (docs/architecture.md#idempotency).
+  const plans = new WeakMap<object, TransferPlan>();
   const adapter = defineAdapter<ProviderTTypes>({
     provider: PROVIDER,
     operations: {
       async createPayment(params, options) {
-        const plan = checkTransfer('payments.create', params, config);
+        const plan = plans.get(params) ?? checkTransfer('payments.create', params, config);
         const transfer = await sendTransfer(client, plan, options);
         return toPayment({ transfer, plan }, { livemode, requestId: transfer.requestId });
       },
       async createCheckout(params, options) {
-        const plan = checkTransfer('checkouts.create', params, config);
+        const plan = plans.get(params) ?? checkTransfer('checkouts.create', params, config);
         const transfer = await sendTransfer(client, plan, options);
         return toCheckout({ transfer, plan }, { livemode, requestId: transfer.requestId });
       },
@@ -60,21 +63,13 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
         return read && toCheckout({ status: read.body }, { livemode, requestId: read.requestId });
       },
       async updatePayment(id, params, options) {
-        const read = await amendReceiverName(
-          client,
-          id,
-          checkAmend('payments.update', params, config),
-          options,
-        );
+        const plan = checkAmend('payments.update', params, config);
+        const read = await amendReceiverName(client, id, plan, options);
         return toPayment({ status: read.body }, { livemode, requestId: read.requestId });
       },
       async updateCheckout(id, params, options) {
-        const read = await amendReceiverName(
-          client,
-          id,
-          checkAmend('checkouts.update', params, config),
-          options,
-        );
+        const plan = checkAmend('checkouts.update', params, config);
+        const read = await amendReceiverName(client, id, plan, options);
         return toCheckout({ status: read.body }, { livemode, requestId: read.requestId });
       },
       async createRefund(params, options) {
@@ -85,12 +80,17 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
     // fingerprinted (docs/architecture.md#idempotency).
     checks: {
       createPayment(params) {
-        checkTransfer('payments.create', params, config);
+        plans.set(params, checkTransfer('payments.create', params, config));
         return undefined;
       },
       createCheckout(params) {
-        const { currency } = checkTransfer('checkouts.create', params, config);
-        return { ...params, provider_metadata: { ...params.provider_metadata, currency } };
+        const plan = checkTransfer('checkouts.create', params, config);
+        const checked = {
+          ...params,
+          provider_metadata: { ...params.provider_metadata, currency: plan.currency },
+        };
+        plans.set(checked, plan);
+        return checked;
       },
       createRefund(params) {
         checkRefund(params, config);

@@ -41,7 +41,7 @@ export {
   type ProviderTCredentials,
 } from './config.js';
 export { PAYMENT_STATUS, RECEIPT_LINK_LIFETIME_MS, STATUS_EVENTS } from './mapping.js';
-export { DEFAULT_REFUND_REASON_CODE } from './requests.js';
+export { DEFAULT_REFUND_REASON_CODE } from './metadata.js';
 export type {
   ProviderTAdapter,
   ProviderTAddress,

@@ -3,9 +3,9 @@
  */
 import type { Checkout, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core/adapter';
 import { decimalText } from '@pay/core/adapter';
+import type { TransferPlan } from './checks.js';
 import { PROVIDER } from './client.js';
 import type { CommittedTransfer } from './flows/transfer.js';
-import type { TransferPlan } from './requests.js';
 import {
   type CommitReply,
   isKnownStatus,

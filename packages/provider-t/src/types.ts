@@ -1,6 +1,6 @@
 /**
  * Provider T's public types. What callers put in `provider_metadata` is inferred from the schemas that check it
- * (`requests.ts`), so the type and the run-time check cannot drift apart.
+ * (`metadata.ts`), so the type and the run-time check cannot drift apart.
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
@@ -17,7 +17,7 @@ import type {
   transactionInformationSchema,
   transferMetadataSchema,
   updateMetadataSchema,
-} from './requests.js';
+} from './metadata.js';
 import type { ProviderTStatusEvent } from './wire.js';
 
 /** A person's name (docs/providers/provider-t.md#update). */

@@ -152,18 +152,14 @@ async function authenticate(
   if (!header) {
     throw new WebhookVerificationError(
       'The webhook has no Signature header; it did not come from Provider T.',
-      {
-        reason: 'missing_signature',
-      },
+      { reason: 'missing_signature' },
     );
   }
   const parsed = parseSignatureHeader(header);
   if (!parsed) {
     throw new WebhookVerificationError(
       'The Signature header is not `t=<unix seconds>, s=<base64 signature>`.',
-      {
-        reason: 'invalid_signature',
-      },
+      { reason: 'invalid_signature' },
     );
   }
   const nowSeconds = Math.floor((settings.now ?? Date.now)() / 1000);
@@ -240,9 +236,7 @@ function hostOf(fullUrl: string): string {
   } catch {
     throw new WebhookVerificationError(
       'fullUrl must be the absolute URL the webhook was posted to (its host is signed).',
-      {
-        reason: 'malformed_payload',
-      },
+      { reason: 'malformed_payload' },
     );
   }
 }

@@ -4,8 +4,9 @@
  * name given, only the re-read happens.
  */
 import { type CallOptions, ProviderApiError } from '@pay/core/adapter';
+import type { AmendPlan } from '../checks.js';
 import { PROVIDER, type ProviderTClient, type Replied, readBody } from '../client.js';
-import { type AmendPlan, amendNameRequest, amendReadRequest } from '../requests.js';
+import { amendNameRequest, amendReadRequest } from '../requests.js';
 import { amendReadSchema, amendReplySchema, type StatusReply } from '../wire.js';
 import { findTransaction, unknownTransaction, unreadable } from './status.js';
 

@@ -20,6 +20,7 @@ import {
   refusalMayHaveLanded,
   ValidationError,
 } from '@pay/core/adapter';
+import type { RefundPlan } from '../checks.js';
 import {
   ALREADY_COMMITTED_CODE,
   describeRefusal,
@@ -29,7 +30,7 @@ import {
   readBody,
 } from '../client.js';
 import { toRefund } from '../mapping.js';
-import { type RefundPlan, refundCommitRequest, refundReadRequest } from '../requests.js';
+import { refundCommitRequest, refundReadRequest } from '../requests.js';
 import { refundCommitSchema, refundReadSchema } from '../wire.js';
 import { keyedRequestId, recordProgress, refundRecoveryPoint } from './recovery.js';
 import { errorText, findTransaction, unknownTransaction, unreadable } from './status.js';

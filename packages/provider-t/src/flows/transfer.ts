@@ -1,6 +1,6 @@
 /**
  * The transfer (docs/architecture.md#provider-flows): quote → update → commit, executed as one call by `createPayment` and
- * `createCheckout`. Money moves only at the commit, so the failure handling is the point of this module:
+ * `createCheckout`. Money moves only at the commit, so the failure handling is the point of this module (its errors are built in `transfer-errors.ts`):
  *
  * - the quote is never retried (a repeat would reserve a second transaction);
  * - the update and the commit are retried with the same `X-Client-Request-Id`: Provider T processes a
@@ -21,31 +21,19 @@ import {
   type ErrorContext,
   InvalidResponseError,
   idempotencyKeyOf,
-  NetworkError,
   type OperationOptions,
-  PayError,
   ProviderApiError,
-  refusalMayHaveLanded,
 } from '@pay/core/adapter';
-import type * as v from '@pay/core/schema';
+import type { TransferPlan } from '../checks.js';
 import {
   ALREADY_COMMITTED_CODE,
   describeRefusal,
-  offendingFieldsOf,
   PROVIDER,
-  type ProviderCall,
   type ProviderOutcome,
   type ProviderTClient,
-  type Replied,
   readBody,
 } from '../client.js';
-import {
-  commitRequest,
-  type QuotedTransfer,
-  quoteRequest,
-  type TransferPlan,
-  updateRequest,
-} from '../requests.js';
+import { commitRequest, type QuotedTransfer, quoteRequest, updateRequest } from '../requests.js';
 import {
   type CommitReply,
   commitReplySchema,
@@ -60,7 +48,14 @@ import {
   type TransferRecoveryPoint,
   transferRecoveryPoint,
 } from './recovery.js';
-import { errorText, findTransaction } from './status.js';
+import {
+  commitFailure,
+  commitRefusal,
+  confirmCommitted,
+  readResumedTransfer,
+  stepCall,
+  unknownOutcomeMessage,
+} from './transfer-errors.js';
 
 /**
  * A committed transfer: the replies its record is built from, with the request id of the call that produced
@@ -144,52 +139,6 @@ export async function sendTransfer(
     : { transactionId, requestId: committed.requestId, confirmed: committed.confirmed };
 }
 
-/**
- * The status read of a resumed transfer whose commit may have been sent: the transfer when committed, `null`
- * when Provider T knows no committed transfer with the id. A rejected transfer is an error (the caller decides),
- * and a read that fails leaves the outcome unknown.
- */
-async function readResumedTransfer(
-  client: ProviderTClient,
-  plan: TransferPlan,
-  transactionId: string,
-  options: OperationOptions,
-): Promise<Replied<StatusReply> | null> {
-  const context = { transactionId, step: 'commit', resumedFrom: 'commit_sent' };
-  let status: Replied<StatusReply> | null;
-  try {
-    status = await findTransaction(client, transactionId, {
-      signal: options.signal,
-      identity: plan.identity,
-      context: { ...context, outcome: 'unknown' },
-    });
-  } catch (error) {
-    throw new NetworkError(
-      unknownOutcomeMessage(
-        transactionId,
-        `An earlier attempt with this idempotency key may have committed transfer ${transactionId}, and its status could not be read (${errorText(error)})`,
-      ),
-      { outcome: 'unknown', cause: error, context: { ...context, outcome: 'unknown' } },
-    );
-  }
-  if (status?.body.transactionStatus === 'REJECTED') throw rejectedTransfer(transactionId, context);
-  return status;
-}
-
-/** A transfer committed under the key that Provider T then rejected: not sent again, the caller decides. */
-function rejectedTransfer(transactionId: string, context: ErrorContext): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: 200,
-      providerCode: 'TRANSACTION_REJECTED',
-      message: `Transfer ${transactionId}, committed by an earlier attempt with this idempotency key, was REJECTED by Provider T. It is not sent again under this key; retrievePayment('${transactionId}') shows it (status 'failed'). To send the money, call create with a new idempotency key.`,
-      retryable: false,
-    },
-    { context: { ...context, transactionStatus: 'REJECTED' } },
-  );
-}
-
 /** Step 1: reserves a transaction id and locks fees and FX for 30 minutes. Never retried. */
 async function requestQuote(
   client: ProviderTClient,
@@ -266,42 +215,6 @@ async function updateTransfer(
   return reply;
 }
 
-/**
- * A quote or update call: a refusal is a `ProviderApiError` naming the offending fields, and any other
- * failure keeps its class but gains the step's context and says that no money moved.
- */
-async function stepCall<S extends v.GenericSchema>(
-  client: ProviderTClient,
-  call: ProviderCall,
-  schema: S,
-  what: string,
-  advice: string,
-): Promise<v.InferOutput<S>> {
-  const context = call.context ?? {};
-  let outcome: ProviderOutcome;
-  try {
-    outcome = await client.send(call);
-  } catch (error) {
-    throw withStepContext(error, context, `${what} got no usable answer`, advice);
-  }
-  if (!outcome.ok) {
-    const fields = offendingFieldsOf(outcome.error);
-    const message = [
-      `Provider T refused ${what} (${describeRefusal(outcome)}).`,
-      fields.length > 0 ? `Incomplete or invalid: ${fields.join(', ')}.` : '',
-      advice,
-    ]
-      .filter(Boolean)
-      .join(' ');
-    throw outcome.error.withDetails({ message });
-  }
-  try {
-    return readBody(schema, outcome.body, call);
-  } catch (error) {
-    throw withStepContext(error, context, `${what} answered with a reply we cannot read`, advice);
-  }
-}
-
 /** How the commit is sent: its request id, and whether an earlier process may have sent it already. */
 interface CommitAttempt {
   requestId: string | undefined;
@@ -360,129 +273,5 @@ async function commitTransfer(
       message: `Provider T refused to commit transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not committed: no money moved under this idempotency key. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`,
     });
   }
-  // Core's one rule (a 5xx or 408, an earlier attempt that may have landed), with Provider T's own sign: a
-  // resumed call whose request id an earlier process may have sent.
-  if (refusalMayHaveLanded(reply, attempt.resumed)) {
-    // The provider may have committed before failing, or an earlier attempt may have landed before this
-    // refusal of the retry (409 in progress, 400 quote expired prove nothing about it): only a status read
-    // can tell.
-    const retryRefused =
-      (reply.earlierAttemptMayHaveReached || attempt.resumed) && reply.status < 500 && reply.status !== 408;
-    throw outcome.error.withDetails({
-      message: unknownOutcomeMessage(
-        transactionId,
-        retryRefused
-          ? `Provider T refused a retry of the commit (${describeRefusal(outcome)}) after an earlier attempt may have reached it`
-          : `Provider T answered the commit with ${describeRefusal(outcome)}`,
-      ),
-      context: { ...outcome.error.context, outcome: 'unknown' },
-      outcome: 'unknown',
-    });
-  }
-  throw outcome.error.withDetails({
-    message: `Provider T refused to commit transfer ${transactionId} (${describeRefusal(outcome)}). No money moved; call create again for a new quote.`,
-  });
-}
-
-/**
- * The status read after "already committed": the transfer as the provider holds it. When the read cannot show
- * it, the outcome stays unknown (never "nothing moved").
- */
-async function confirmCommitted(
-  client: ProviderTClient,
-  plan: TransferPlan,
-  transactionId: string,
-  options: OperationOptions,
-): Promise<Replied<StatusReply>> {
-  const context = { transactionId, step: 'commit', outcome: 'unknown' };
-  let status: Replied<StatusReply> | null;
-  try {
-    status = await findTransaction(client, transactionId, {
-      signal: options.signal,
-      identity: plan.identity,
-      context,
-    });
-  } catch (error) {
-    throw new NetworkError(
-      unknownOutcomeMessage(
-        transactionId,
-        `Provider T says transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)})`,
-      ),
-      { outcome: 'unknown', cause: error, context },
-    );
-  }
-  if (!status) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: ALREADY_COMMITTED_CODE,
-        message: unknownOutcomeMessage(
-          transactionId,
-          `Provider T says transfer ${transactionId} is already committed, but its status read does not show it yet`,
-        ),
-        retryable: false,
-      },
-      { context, outcome: 'unknown' },
-    );
-  }
-  return status;
-}
-
-/** The message of a commit that may or may not have moved the money. */
-function unknownOutcomeMessage(transactionId: string, what: string): string {
-  return (
-    `${what}, so the outcome of transfer ${transactionId} is unknown: the money may have moved. ` +
-    `Do not send it again: call retrievePayment('${transactionId}') to see whether it was committed ` +
-    '(a Payment means it was; null means it was not).'
-  );
-}
-
-/**
- * The error of a commit that raised instead of answering. Only when the request provably never left (one
- * attempt, refused before sending, or a failed login before it) is the outcome `not_sent`; after a retry an
- * earlier attempt may have reached the provider, so everything else is `unknown`.
- */
-function commitFailure(
-  error: unknown,
-  transactionId: string,
-  singleAttempt: boolean,
-  extra: ErrorContext,
-): PayError {
-  const fromLogin = PayError.isInstance(error) && error.context?.call === 'login';
-  const notSent =
-    singleAttempt && (fromLogin || (NetworkError.isInstance(error) && error.outcome === 'not_sent'));
-  const outcome = notSent ? 'not_sent' : 'unknown';
-  const context: ErrorContext = {
-    ...(PayError.isInstance(error) ? error.context : {}),
-    transactionId,
-    step: 'commit',
-    ...extra,
-    outcome,
-  };
-  const reason = errorText(error);
-  if (notSent) {
-    const message = `The commit of transfer ${transactionId} was never sent (${reason}). No money moved; call create again for a new quote.`;
-    return ProviderApiError.isInstance(error)
-      ? error.withDetails({ message, context })
-      : new NetworkError(message, { outcome, cause: error, context });
-  }
-  return new NetworkError(
-    unknownOutcomeMessage(
-      transactionId,
-      `The commit of transfer ${transactionId} got no usable answer (${reason})`,
-    ),
-    { outcome, cause: error, context },
-  );
-}
-
-/** An error before the commit, with the step's context and a message saying nothing moved; its class is kept. */
-function withStepContext(error: unknown, context: ErrorContext, what: string, advice: string): PayError {
-  const merged = { ...(PayError.isInstance(error) ? error.context : {}), ...context };
-  const message = `Provider T: ${what} (${errorText(error)}). ${advice}`;
-  if (ProviderApiError.isInstance(error)) return error.withDetails({ message, context: merged });
-  if (InvalidResponseError.isInstance(error))
-    return new InvalidResponseError(message, { cause: error, context: merged });
-  const outcome = NetworkError.isInstance(error) ? error.outcome : 'unknown';
-  return new NetworkError(message, { outcome, cause: error, context: merged });
+  throw commitRefusal(outcome, transactionId, attempt.resumed);
 }

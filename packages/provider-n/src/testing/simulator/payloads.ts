@@ -9,7 +9,7 @@ import type {
   ProviderNRejectedPaymentEventData,
   ProviderNSettlementEventData,
   ProviderNTransactionEventData,
-} from '../../wire.js';
+} from '../../types.js';
 import type { ProviderNLedger, StoredRefund, StoredTransaction } from './state.js';
 
 /** `"5000.00"`: a minor-unit amount as the provider writes amounts in text. */

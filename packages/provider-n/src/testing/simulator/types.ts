@@ -10,12 +10,12 @@ import type {
 } from '@pay/core/testing';
 import type { ProviderNConfig } from '../../config.js';
 import type {
-  ProviderNPaymentStatus,
   ProviderNRefundEventData,
   ProviderNRejectedPaymentEventData,
   ProviderNSettlementEventData,
   ProviderNTransactionEventData,
-} from '../../wire.js';
+} from '../../types.js';
+import type { ProviderNPaymentStatus } from '../../wire.js';
 import type { ProviderNWebhookPayload } from '../signing.js';
 
 /** A transaction in the simulator's books (amounts in major units). */

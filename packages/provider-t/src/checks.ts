@@ -1,0 +1,305 @@
+/**
+ * The checks before the first upstream call (docs/architecture.md#adapter-operations): every issue found without
+ * provider data in one `ValidationError`, so nothing is quoted for a request that cannot succeed. Each returns
+ * the plan its flow sends.
+ */
+import {
+  amountIssues,
+  assertNoIssues,
+  type CustomerRef,
+  currencySchema,
+  type RefundCreateParams,
+  toValidationIssues,
+  type UpdateParams,
+  ValidationError,
+  type ValidationIssue,
+} from '@pay/core/adapter';
+import * as v from '@pay/core/schema';
+import type { ProviderTIdentity, ResolvedConfig } from './config.js';
+import {
+  checkoutMetadataSchema,
+  DEFAULT_REFUND_REASON_CODE,
+  METADATA_FACT_KEYS,
+  refundMetadataSchema,
+  type TransferMetadata,
+  transferMetadataSchema,
+  updateMetadataSchema,
+} from './metadata.js';
+
+/** Validates `input`, returning the output or the issues (valibot's missing-key text made readable). */
+function check<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  prefix: string,
+): { output: v.InferOutput<S> | undefined; issues: ValidationIssue[] } {
+  const result = v.safeParse(schema, input, { abortEarly: false });
+  if (result.success) return { output: result.output, issues: [] };
+  const issues = toValidationIssues(result.issues, prefix).map((issue) =>
+    issue.message.startsWith('Invalid key:') ? { ...issue, message: 'is required' } : issue,
+  );
+  return { output: undefined, issues };
+}
+
+/** Identity fields of transfer calls (docs/providers/provider-t.md#identity-fields): operator and point of sale too. */
+export interface TransferIdentity extends ProviderTIdentity {
+  operatorId: string;
+  posId: string;
+}
+
+/** Everything a transfer needs, checked: what the quote, update and commit steps send, and what the record echoes. */
+export interface TransferPlan {
+  amount: number;
+  currency: string;
+  destinationCountryCode: string;
+  metadata: TransferMetadata;
+  /** The identity fields of every step: the config's, each overridable through `provider_metadata`. */
+  identity: TransferIdentity;
+  /**
+   * What the update sends as `additionalDetails`: the caller's `metadata` merged with
+   * `provider_metadata.additionalDetails` (no key conflicts), so it comes back on status reads. The record's
+   * `metadata` starts with exactly this.
+   */
+  additionalDetails: Record<string, string>;
+  customer: CustomerRef;
+  itemId: string | null;
+  quantity: number;
+}
+
+/** The fields of a `payments.create` / `checkouts.create` request the plan is built from. */
+export interface TransferInput {
+  amount?: unknown;
+  currency?: unknown;
+  provider_metadata?: unknown;
+  metadata?: Record<string, string> | undefined;
+  customer?: CustomerRef | undefined;
+  item_id?: string | undefined;
+  quantity?: number | undefined;
+}
+
+/** Where each transfer operation takes its metadata, amount and currency from. */
+const TRANSFER_SHAPES = {
+  'payments.create': { schema: transferMetadataSchema, amount: 'amount', currency: 'currency' },
+  'checkouts.create': {
+    schema: checkoutMetadataSchema,
+    amount: 'provider_metadata.amount',
+    currency: 'provider_metadata.currency',
+  },
+} as const;
+
+/**
+ * Checks a transfer request completely before the quote: sender and receiver (docs/architecture.md#request-fields: required on every call),
+ * amount in major units with no more than the currency's minor digits, currency, a destination country. A
+ * checkout takes amount and currency in `provider_metadata` (docs/architecture.md#request-fields): top-level ones are refused rather than
+ * guessed between. One `ValidationError` lists every issue.
+ */
+export function checkTransfer(
+  operation: keyof typeof TRANSFER_SHAPES,
+  input: TransferInput,
+  config: ResolvedConfig,
+): TransferPlan {
+  const shape = TRANSFER_SHAPES[operation];
+  const checkout = operation === 'checkouts.create';
+  const given = checkout ? (input.provider_metadata as Record<string, unknown> | undefined) : input;
+  const amount = given?.amount;
+  const currencyText = given?.currency;
+  const { output: metadata, issues: metadataIssues } = check(
+    shape.schema,
+    input.provider_metadata ?? {},
+    'provider_metadata',
+  );
+  // Amount and currency are reported below with the payment's wording, once.
+  const issues = metadataIssues.filter(
+    (issue) => issue.path !== shape.amount && issue.path !== shape.currency,
+  );
+  const currency = check(currencySchema, currencyText, shape.currency);
+  if (currencyText === undefined) {
+    issues.push({
+      path: shape.currency,
+      message: 'is required: Provider T needs the currency of the amount sent',
+    });
+  } else {
+    issues.push(...currency.issues);
+  }
+  if (amount === undefined) issues.push({ path: shape.amount, message: 'is required' });
+  else issues.push(...amountIssues(amount, shape.amount, { unit: 'major', currency: currency.output }));
+  const destination = metadata && destinationOf(metadata, issues);
+  const additionalDetails = mergedDetails(input.metadata ?? {}, metadata?.additionalDetails ?? {}, issues);
+  if (checkout) {
+    for (const field of ['amount', 'currency'] as const) {
+      if (input[field] !== undefined) {
+        issues.push({
+          path: field,
+          message: `is not used by Provider T checkouts: put it in provider_metadata.${field}`,
+        });
+      }
+    }
+  }
+  if (issues.length > 0 || !metadata || !destination || typeof amount !== 'number' || !currency.output) {
+    throw new ValidationError(issues, { operation });
+  }
+  const {
+    amount: _amount,
+    currency: _currency,
+    ...transfer
+  } = metadata as TransferMetadata & {
+    amount?: unknown;
+    currency?: unknown;
+  };
+  return {
+    amount,
+    currency: currency.output,
+    destinationCountryCode: destination,
+    metadata: transfer,
+    identity: {
+      ...identityOf(config.identity, transfer),
+      operatorId: transfer.operatorId ?? config.operatorId,
+      posId: transfer.posId ?? config.posId,
+    },
+    additionalDetails,
+    customer: input.customer ?? null,
+    itemId: input.item_id ?? null,
+    quantity: input.quantity ?? 1,
+  };
+}
+
+/** The destination country: `destinationCountryCode`, else the receiver's address country (alpha-3). */
+function destinationOf(metadata: TransferMetadata, issues: ValidationIssue[]): string | undefined {
+  if (metadata.destinationCountryCode) return metadata.destinationCountryCode;
+  const country = metadata.receiver.address?.countryCode.toUpperCase();
+  if (country === undefined) {
+    issues.push({
+      path: 'provider_metadata.destinationCountryCode',
+      message: 'is required when provider_metadata.receiver.address.countryCode is not given',
+    });
+    return undefined;
+  }
+  if (!/^[A-Z]{3}$/.test(country)) {
+    issues.push({
+      path: 'provider_metadata.receiver.address.countryCode',
+      message:
+        'must be an ISO 3166 alpha-3 code to serve as the destination, or set provider_metadata.destinationCountryCode',
+    });
+    return undefined;
+  }
+  return country;
+}
+
+/**
+ * The `additionalDetails` a transfer sends: the caller's `metadata` and `provider_metadata.additionalDetails`
+ * together. A key given in both with different values, or named like a fact the record fills itself
+ * (`referenceNumber`, `fees`, …), is an issue: otherwise the provider would store one value and the returned
+ * record show another (docs/providers/provider-t.md#update).
+ */
+function mergedDetails(
+  callerMetadata: Record<string, string>,
+  details: Record<string, string>,
+  issues: ValidationIssue[],
+): Record<string, string> {
+  const merged = new Map(Object.entries(callerMetadata));
+  for (const [key, value] of Object.entries(details)) {
+    const given = merged.get(key);
+    if (given !== undefined && given !== value) {
+      issues.push({
+        path: `provider_metadata.additionalDetails.${key}`,
+        message: `differs from metadata.${key}: give the value once (both are stored as the same additionalDetails entry)`,
+      });
+    }
+    merged.set(key, value);
+  }
+  const reserved = new Set<string>(METADATA_FACT_KEYS);
+  for (const key of merged.keys()) {
+    if (reserved.has(key)) {
+      const path = Object.hasOwn(details, key)
+        ? `provider_metadata.additionalDetails.${key}`
+        : `metadata.${key}`;
+      issues.push({
+        path,
+        message: `is a name the record uses for Provider T's own ${key}: choose another key`,
+      });
+    }
+  }
+  return Object.fromEntries(merged);
+}
+
+/** Identity fields of a call, each overridable per call through `provider_metadata`. */
+export function identityOf(
+  defaults: ProviderTIdentity,
+  overrides: Partial<ProviderTIdentity> | undefined,
+): ProviderTIdentity {
+  return {
+    targetAudience: overrides?.targetAudience ?? defaults.targetAudience,
+    agentPartnerId: overrides?.agentPartnerId ?? defaults.agentPartnerId,
+    userLanguage: overrides?.userLanguage ?? defaults.userLanguage,
+  };
+}
+
+/** A checked refund request. */
+export interface RefundPlan {
+  transactionId: string;
+  /** The amount the caller expects back, when given: it must equal the refundable amount. */
+  amount: number | undefined;
+  currency: string | undefined;
+  reason: string | null;
+  metadata: Record<string, string>;
+  refundReasonCode: string;
+  refundFee: boolean | undefined;
+  identity: ProviderTIdentity;
+}
+
+/**
+ * Checks a refund before the refund read: metadata and the amount's digits. The whole-amount rule needs the
+ * refundable amount and is checked after the read (docs/architecture.md#reading-provider-t-refunds).
+ */
+export function checkRefund(params: RefundCreateParams, config: ResolvedConfig): RefundPlan {
+  const { output: metadata, issues } = check(
+    refundMetadataSchema,
+    params.provider_metadata ?? {},
+    'provider_metadata',
+  );
+  if (params.amount !== undefined) {
+    issues.push(...amountIssues(params.amount, 'amount', { unit: 'major', currency: params.currency }));
+  }
+  assertNoIssues(issues, 'refunds.create');
+  return {
+    transactionId: params.payment_id,
+    amount: params.amount,
+    currency: params.currency,
+    reason: params.reason ?? null,
+    metadata: params.metadata ?? {},
+    refundReasonCode: metadata?.refundReasonCode ?? DEFAULT_REFUND_REASON_CODE,
+    refundFee: metadata?.refundFee,
+    identity: identityOf(config.identity, metadata),
+  };
+}
+
+/** A checked amendment: the name parts to change (none: only the re-read) and the identity of its calls. */
+export interface AmendPlan {
+  firstName: string | undefined;
+  lastName: string | undefined;
+  identity: ProviderTIdentity;
+}
+
+/** Checks `payments.update` / `checkouts.update`: only the receiver name can be amended (docs/architecture.md#operations). */
+export function checkAmend(
+  operation: 'payments.update' | 'checkouts.update',
+  params: UpdateParams,
+  config: ResolvedConfig,
+): AmendPlan {
+  const { output: metadata, issues } = check(
+    updateMetadataSchema,
+    params.provider_metadata ?? {},
+    'provider_metadata',
+  );
+  if (params.metadata !== undefined) {
+    issues.push({
+      path: 'metadata',
+      message: 'cannot be changed on a Provider T transfer; only the receiver name can be amended',
+    });
+  }
+  assertNoIssues(issues, operation);
+  return {
+    firstName: metadata?.receiverFirstName,
+    lastName: metadata?.receiverLastName,
+    identity: identityOf(config.identity, metadata),
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * The transfer's error policy (docs/architecture.md#outcomes): before the commit, the step's context and "no money
+ * moved"; a commit that raised or was refused is `outcome: 'unknown'` whenever it may have landed, and the status
+ * reads that settle a commit in doubt never turn "unknown" into "nothing moved".
+ */
+import {
+  type ErrorContext,
+  InvalidResponseError,
+  NetworkError,
+  type OperationOptions,
+  PayError,
+  ProviderApiError,
+  refusalMayHaveLanded,
+} from '@pay/core/adapter';
+import type * as v from '@pay/core/schema';
+import type { TransferPlan } from '../checks.js';
+import {
+  ALREADY_COMMITTED_CODE,
+  describeRefusal,
+  offendingFieldsOf,
+  PROVIDER,
+  type ProviderCall,
+  type ProviderOutcome,
+  type ProviderTClient,
+  type Replied,
+  readBody,
+} from '../client.js';
+import type { StatusReply } from '../wire.js';
+import { errorText, findTransaction } from './status.js';
+
+/**
+ * A quote or update call: a refusal is a `ProviderApiError` naming the offending fields, and any other
+ * failure keeps its class but gains the step's context and says that no money moved.
+ */
+export async function stepCall<S extends v.GenericSchema>(
+  client: ProviderTClient,
+  call: ProviderCall,
+  schema: S,
+  what: string,
+  advice: string,
+): Promise<v.InferOutput<S>> {
+  const context = call.context ?? {};
+  let outcome: ProviderOutcome;
+  try {
+    outcome = await client.send(call);
+  } catch (error) {
+    throw withStepContext(error, context, `${what} got no usable answer`, advice);
+  }
+  if (!outcome.ok) {
+    const fields = offendingFieldsOf(outcome.error);
+    const message = [
+      `Provider T refused ${what} (${describeRefusal(outcome)}).`,
+      fields.length > 0 ? `Incomplete or invalid: ${fields.join(', ')}.` : '',
+      advice,
+    ]
+      .filter(Boolean)
+      .join(' ');
+    throw outcome.error.withDetails({ message });
+  }
+  try {
+    return readBody(schema, outcome.body, call);
+  } catch (error) {
+    throw withStepContext(error, context, `${what} answered with a reply we cannot read`, advice);
+  }
+}
+
+/** An error before the commit, with the step's context and a message saying nothing moved; its class is kept. */
+function withStepContext(error: unknown, context: ErrorContext, what: string, advice: string): PayError {
+  const merged = { ...(PayError.isInstance(error) ? error.context : {}), ...context };
+  const message = `Provider T: ${what} (${errorText(error)}). ${advice}`;
+  if (ProviderApiError.isInstance(error)) return error.withDetails({ message, context: merged });
+  if (InvalidResponseError.isInstance(error))
+    return new InvalidResponseError(message, { cause: error, context: merged });
+  const outcome = NetworkError.isInstance(error) ? error.outcome : 'unknown';
+  return new NetworkError(message, { outcome, cause: error, context: merged });
+}
+
+/**
+ * The status read of a resumed transfer whose commit may have been sent: the transfer when committed, `null`
+ * when Provider T knows no committed transfer with the id. A rejected transfer is an error (the caller decides),
+ * and a read that fails leaves the outcome unknown.
+ */
+export async function readResumedTransfer(
+  client: ProviderTClient,
+  plan: TransferPlan,
+  transactionId: string,
+  options: OperationOptions,
+): Promise<Replied<StatusReply> | null> {
+  const context = { transactionId, step: 'commit', resumedFrom: 'commit_sent' };
+  let status: Replied<StatusReply> | null;
+  try {
+    status = await findTransaction(client, transactionId, {
+      signal: options.signal,
+      identity: plan.identity,
+      context: { ...context, outcome: 'unknown' },
+    });
+  } catch (error) {
+    throw new NetworkError(
+      unknownOutcomeMessage(
+        transactionId,
+        `An earlier attempt with this idempotency key may have committed transfer ${transactionId}, and its status could not be read (${errorText(error)})`,
+      ),
+      { outcome: 'unknown', cause: error, context: { ...context, outcome: 'unknown' } },
+    );
+  }
+  if (status?.body.transactionStatus === 'REJECTED') throw rejectedTransfer(transactionId, context);
+  return status;
+}
+
+/** A transfer committed under the key that Provider T then rejected: not sent again, the caller decides. */
+function rejectedTransfer(transactionId: string, context: ErrorContext): ProviderApiError {
+  return new ProviderApiError(
+    {
+      provider: PROVIDER,
+      status: 200,
+      providerCode: 'TRANSACTION_REJECTED',
+      message: `Transfer ${transactionId}, committed by an earlier attempt with this idempotency key, was REJECTED by Provider T. It is not sent again under this key; retrievePayment('${transactionId}') shows it (status 'failed'). To send the money, call create with a new idempotency key.`,
+      retryable: false,
+    },
+    { context: { ...context, transactionStatus: 'REJECTED' } },
+  );
+}
+
+/**
+ * The status read after "already committed": the transfer as the provider holds it. When the read cannot show
+ * it, the outcome stays unknown (never "nothing moved").
+ */
+export async function confirmCommitted(
+  client: ProviderTClient,
+  plan: TransferPlan,
+  transactionId: string,
+  options: OperationOptions,
+): Promise<Replied<StatusReply>> {
+  const context = { transactionId, step: 'commit', outcome: 'unknown' };
+  let status: Replied<StatusReply> | null;
+  try {
+    status = await findTransaction(client, transactionId, {
+      signal: options.signal,
+      identity: plan.identity,
+      context,
+    });
+  } catch (error) {
+    throw new NetworkError(
+      unknownOutcomeMessage(
+        transactionId,
+        `Provider T says transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)})`,
+      ),
+      { outcome: 'unknown', cause: error, context },
+    );
+  }
+  if (!status) {
+    throw new ProviderApiError(
+      {
+        provider: PROVIDER,
+        status: 200,
+        providerCode: ALREADY_COMMITTED_CODE,
+        message: unknownOutcomeMessage(
+          transactionId,
+          `Provider T says transfer ${transactionId} is already committed, but its status read does not show it yet`,
+        ),
+        retryable: false,
+      },
+      { context, outcome: 'unknown' },
+    );
+  }
+  return status;
+}
+
+/**
+ * The error of a commit Provider T refused other than "already committed" (and, resuming, other than a refusal a
+ * status read settles): `outcome: 'unknown'` when the refusal proves nothing about whether the money moved, else
+ * "no money moved" (docs/architecture.md#outcomes).
+ */
+export function commitRefusal(
+  outcome: Extract<ProviderOutcome, { ok: false }>,
+  transactionId: string,
+  resumed: boolean,
+): ProviderApiError {
+  const { reply } = outcome;
+  // Core's one rule (a 5xx or 408, an earlier attempt that may have landed), with Provider T's own sign: a
+  // resumed call whose request id an earlier process may have sent.
+  if (refusalMayHaveLanded(reply, resumed)) {
+    // The provider may have committed before failing, or an earlier attempt may have landed before this
+    // refusal of the retry (409 in progress, 400 quote expired prove nothing about it): only a status read
+    // can tell.
+    const retryRefused =
+      (reply.earlierAttemptMayHaveReached || resumed) && reply.status < 500 && reply.status !== 408;
+    return outcome.error.withDetails({
+      message: unknownOutcomeMessage(
+        transactionId,
+        retryRefused
+          ? `Provider T refused a retry of the commit (${describeRefusal(outcome)}) after an earlier attempt may have reached it`
+          : `Provider T answered the commit with ${describeRefusal(outcome)}`,
+      ),
+      context: { ...outcome.error.context, outcome: 'unknown' },
+      outcome: 'unknown',
+    });
+  }
+  return outcome.error.withDetails({
+    message: `Provider T refused to commit transfer ${transactionId} (${describeRefusal(outcome)}). No money moved; call create again for a new quote.`,
+  });
+}
+
+/**
+ * The error of a commit that raised instead of answering. Only when the request provably never left (one
+ * attempt, refused before sending, or a failed login before it) is the outcome `not_sent`; after a retry an
+ * earlier attempt may have reached the provider, so everything else is `unknown`.
+ */
+export function commitFailure(
+  error: unknown,
+  transactionId: string,
+  singleAttempt: boolean,
+  extra: ErrorContext,
+): PayError {
+  const fromLogin = PayError.isInstance(error) && error.context?.call === 'login';
+  const notSent =
+    singleAttempt && (fromLogin || (NetworkError.isInstance(error) && error.outcome === 'not_sent'));
+  const outcome = notSent ? 'not_sent' : 'unknown';
+  const context: ErrorContext = {
+    ...(PayError.isInstance(error) ? error.context : {}),
+    transactionId,
+    step: 'commit',
+    ...extra,
+    outcome,
+  };
+  const reason = errorText(error);
+  if (notSent) {
+    const message = `The commit of transfer ${transactionId} was never sent (${reason}). No money moved; call create again for a new quote.`;
+    return ProviderApiError.isInstance(error)
+      ? error.withDetails({ message, context })
+      : new NetworkError(message, { outcome, cause: error, context });
+  }
+  return new NetworkError(
+    unknownOutcomeMessage(
+      transactionId,
+      `The commit of transfer ${transactionId} got no usable answer (${reason})`,
+    ),
+    { outcome, cause: error, context },
+  );
+}
+
+/** The message of a commit that may or may not have moved the money. */
+export function unknownOutcomeMessage(transactionId: string, what: string): string {
+  return (
+    `${what}, so the outcome of transfer ${transactionId} is unknown: the money may have moved. ` +
+    `Do not send it again: call retrievePayment('${transactionId}') to see whether it was committed ` +
+    '(a Payment means it was; null means it was not).'
+  );
+}

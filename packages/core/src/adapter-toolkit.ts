@@ -94,7 +94,7 @@ export {
   toMinorUnits,
 } from './money.js';
 export { moneyMovingRefusal, refusalMayHaveLanded } from './money-moving-refusals.js';
-export { OPERATION_METHODS, type Operation } from './operations.js';
+export { OPERATION_METHODS, type Operation, type ResultOf } from './operations.js';
 export {
   type CaptureParams,
   type Checkout,

@@ -6,9 +6,10 @@
 //   node tooling/scripts/api-report.mjs --write   rewrite the reports
 //
 // An entry is a subpath of a package's `exports` map; its source is the `@pay/source` condition. Names are read
-// with the TypeScript checker (what `export *` really exports, aliases resolved to what they name). Names that a
-// third-party package supplies (`@pay/core/schema` re-exports valibot) are counted, not listed: their list is that
-// package's, pinned by its version.
+// with the TypeScript checker (aliases resolved to what they name). Names that a third-party package supplies
+// (`@pay/core/schema` re-exports valibot) are counted, not listed: their list is that package's, pinned by its
+// version. An entry lists every name it exports: `export *` of our own modules, in the entry or in a module it
+// re-exports from, fails both modes (only a third-party package may be re-exported whole).
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
@@ -90,6 +91,36 @@ function report(entry, program) {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The `export *` (and `export type *`, `export * as`) of our own modules in an entry and in every module it
+ * re-exports from, as `file: statement`. A re-exported third-party package (valibot) is not followed.
+ */
+function wholeModuleExports(entry, program) {
+  const found = [];
+  const seen = new Set();
+  const visit = (fileName) => {
+    if (seen.has(fileName)) return;
+    seen.add(fileName);
+    const file = program.getSourceFile(fileName);
+    if (!file) return;
+    for (const statement of file.statements) {
+      if (!ts.isExportDeclaration(statement) || !statement.moduleSpecifier) continue;
+      const resolved = ts.resolveModuleName(
+        statement.moduleSpecifier.text,
+        fileName,
+        program.getCompilerOptions(),
+        ts.sys,
+      ).resolvedModule;
+      if (!resolved || resolved.isExternalLibraryImport) continue;
+      if (!statement.exportClause || ts.isNamespaceExport(statement.exportClause))
+        found.push(`${relative(ROOT, fileName)}: ${statement.getText(file)}`);
+      visit(resolved.resolvedFileName);
+    }
+  };
+  visit(entry.source);
+  return found;
+}
+
 function reportPath(entry) {
   const name = entry.subpath === '.' ? 'index' : entry.subpath.slice(2).replaceAll('/', '-');
   return join(ROOT, 'packages', entry.folder, 'api', `${name}.api.md`);
@@ -111,6 +142,13 @@ function main(argv) {
     all.map((entry) => entry.source),
     { ...config.options, noEmit: true, customConditions: ['@pay/source'] },
   );
+  const whole = [...new Set(all.flatMap((entry) => wholeModuleExports(entry, program)))];
+  if (whole.length > 0) {
+    console.error(
+      `api-report: list each exported name instead of re-exporting a whole module (docs/architecture.md#public-surface):\n  ${whole.join('\n  ')}`,
+    );
+    return 1;
+  }
   const differing = [];
   for (const entry of all) {
     const path = reportPath(entry);

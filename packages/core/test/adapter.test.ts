@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { createHttpClient, defineAdapter, toValidationIssues } from '../src/adapter-toolkit.js';
+import { defineAdapter, toValidationIssues } from '../src/adapter-toolkit.js';
+import { createHttpClient } from '../src/http/index.js';
 import {
   ConfigurationError,
   createPay,

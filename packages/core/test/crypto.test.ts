@@ -11,7 +11,7 @@ import {
   toBase64,
   toHex,
   verifyRsaSha256,
-} from '../src/adapter-toolkit.js';
+} from '../src/crypto.js';
 
 describe('crypto helpers', () => {
   it('finds which of several secrets a value equals, comparing every one', () => {

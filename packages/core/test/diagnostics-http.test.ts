@@ -6,8 +6,8 @@
  */
 import dc from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpClient, createProviderClient, path } from '../src/adapter-toolkit.js';
 import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
+import { createHttpClient, createProviderClient, path } from '../src/http/index.js';
 
 const SECRET = 'sk_live_HTTP+TRACE/0xFEED';
 

@@ -3,13 +3,11 @@ import * as toolkit from '@pay/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 describe('the two entry points of @pay/core (docs/architecture.md#packages)', () => {
-  it('@pay/core/adapter holds the adapter-author toolkit', () => {
+  it('@pay/core/adapter holds the adapter and store author toolkit', () => {
     for (const name of [
       'defineAdapter',
-      'OPERATIONS',
-      'createHttpClient',
       'createProviderClient',
-      'createTokenManager',
+      'createRotatingLogin',
       'hmacSha512Hex',
       'toMinorUnits',
       'paymentCreateSchema',
@@ -19,7 +17,8 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
       'readProviderConfig',
       'requestIdOf',
       'webhookEvent',
-      'parseWebhookPayload',
+      'storeUnavailable',
+      'withinStoreDeadline',
     ])
       expect(typeof (toolkit as Record<string, unknown>)[name], name).not.toBe('undefined');
   });
@@ -34,15 +33,9 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
   it('@pay/core does not export the toolkit: adapter-author names come from @pay/core/adapter only', () => {
     const toolkitOnly = [
       'defineAdapter',
-      'DEFINED_ADAPTER',
-      'OPERATIONS',
-      'OPERATION_NAMES',
       'OPERATION_METHODS',
-      'MONEY_MOVING_OPERATIONS',
-      'isOperation',
-      'createHttpClient',
       'createProviderClient',
-      'createTokenManager',
+      'createRotatingLogin',
       'hmacSha512Hex',
       'verifyRsaSha256',
       'timingSafeEqual',
@@ -56,27 +49,70 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
       'parseInput',
       'path',
       'redact',
-      'redactError',
       'redactingErrors',
       'readProviderConfig',
       'readEnvironment',
       'requestIdOf',
       'webhookEvent',
-      'parseWebhookPayload',
-      'lowerCaseHeaders',
       'isRecord',
       'keyedReference',
       'idempotencyKeyOf',
       'moneyMovingRefusal',
       'refusalMayHaveLanded',
       'ANY_PROVIDER_CODE',
-      'CREDENTIALS_HINT',
-      'RECONCILE_ADVICE',
+      'storeUnavailable',
+      'withinStoreDeadline',
     ];
     const onApplication = toolkitOnly.filter((name) => Object.hasOwn(application, name));
     expect(onApplication).toEqual([]);
     for (const name of toolkitOnly)
       expect(typeof (toolkit as Record<string, unknown>)[name], name).not.toBe('undefined');
+  });
+
+  it('exports neither core’s internals nor the tracing machinery from either entry (docs/architecture.md#public-surface)', () => {
+    const internal = [
+      // the tracing machinery: a subscriber needs PAY_CHANNELS and the message types only
+      'payChannels',
+      'findDiagnosticsChannel',
+      'createAsyncScope',
+      'withinOperation',
+      'enclosingOperation',
+      'traceId',
+      // what only core itself uses
+      'DEFINED_ADAPTER',
+      'OPERATIONS',
+      'OPERATION_NAMES',
+      'MONEY_MOVING_OPERATIONS',
+      'isOperation',
+      'createHttpClient',
+      'createTokenManager',
+      'backoff',
+      'retryAfterMs',
+      'assertCallSettings',
+      'canonicalJson',
+      'fingerprintOf',
+      'provesNothingMoved',
+      'redactError',
+      'CredentialSet',
+      'knownCredentials',
+      'describeStoreFailure',
+      'providerErrorKindOf',
+      'parseWebhookPayload',
+      'lowerCaseHeaders',
+      'reservedKeyIssues',
+      'CREDENTIALS_HINT',
+      'RECONCILE_ADVICE',
+      'SHORT_SECRET_LENGTH',
+      'KEYED_REFERENCE_PREFIX',
+      'MIN_TOKEN_LIFETIME_SECONDS',
+      'MAX_CALL_RETRY',
+      'MAX_CALL_TIMEOUT_MS',
+      'MAX_IDEMPOTENCY_KEY_LENGTH',
+    ];
+    const exported = internal.filter(
+      (name) => Object.hasOwn(application, name) || Object.hasOwn(toolkit, name),
+    );
+    expect(exported).toEqual([]);
   });
 
   it('@pay/core keeps the application API', () => {

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHttpClient, parseReply, path } from '../src/adapter-toolkit.js';
-import { backoff, retryAfterMs } from '../src/http.js';
+import { createHttpClient, parseReply, path } from '../src/http/index.js';
+import { backoff, retryAfterMs } from '../src/http/retry-policy.js';
 import {
   createPay,
   type HttpRequestInfo,

@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
-import {
-  type IdempotencyContext,
-  idempotencyKeyOf,
-  KEYED_REFERENCE_PREFIX,
-  keyedReference,
-} from '@pay/core/adapter';
+import { type IdempotencyContext, idempotencyKeyOf, keyedReference } from '@pay/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { KEYED_REFERENCE_PREFIX } from '../src/idempotency-keys.js';
 
 /**
  * The references Provider N (`paymentReference` / `refundReference`) and Provider R (`refId`) sent for these keys

@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import type { OperationImplementations } from '../src/adapter.js';
 import type {
   AdapterDefinition,
   IdempotencyContext,
-  OperationImplementations,
   OperationOptions,
   ResolveLookup,
 } from '../src/adapter-toolkit.js';

@@ -1,10 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  canonicalJson,
-  fingerprintOf,
-  type IdempotencyContext,
-  type OperationOptions,
-} from '../src/adapter-toolkit.js';
+import type { IdempotencyContext, OperationOptions } from '../src/adapter-toolkit.js';
+import { canonicalJson, fingerprintOf } from '../src/idempotency.js';
 import {
   ConfigurationError,
   createMemoryIdempotencyStore,

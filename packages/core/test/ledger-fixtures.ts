@@ -3,13 +3,8 @@
  * provider does (succeed, checkpoint then lose the reply, refuse) and counts what reached it.
  */
 
-import {
-  defineAdapter,
-  type OperationChecks,
-  type OperationImplementations,
-  type ResolvedRecord,
-  type ResolveLookup,
-} from '../src/adapter-toolkit.js';
+import type { OperationChecks, OperationImplementations } from '../src/adapter.js';
+import { defineAdapter, type ResolvedRecord, type ResolveLookup } from '../src/adapter-toolkit.js';
 import {
   type AdapterTypes,
   createMemoryIdempotencyStore,

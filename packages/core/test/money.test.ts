@@ -8,7 +8,7 @@ import {
   parseDecimal,
   toMajorUnits,
   toMinorUnits,
-} from '../src/adapter-toolkit.js';
+} from '../src/money.js';
 
 describe('money helpers', () => {
   it('knows the minor digits of ISO 4217 currencies', () => {

@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CredentialSet, createHttpClient, redact, redactError } from '../src/adapter-toolkit.js';
-import { knownCredentials } from '../src/errors.js';
+import { CredentialSet, knownCredentials, redact, redactError } from '../src/errors.js';
+import { createHttpClient } from '../src/http/index.js';
 import { NetworkError, PayError, ProviderApiError } from '../src/index.js';
 
 const SECRET = 'sk_live_DISTINCTIVE_0xC0FFEE';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createRotatingLogin, createTokenManager } from '../src/adapter-toolkit.js';
 import { createMemoryTokenStore, type TokenStore } from '../src/index.js';
+import { createRotatingLogin, createTokenManager } from '../src/token.js';
 
 describe('the token manager', () => {
   it('makes exactly one login for 50 concurrent callers on a cold cache', async () => {

@@ -478,7 +478,7 @@ describe('a body with a UTF-8 byte order mark (docs/architecture.md#webhook-veri
 
 describe('parseWebhookPayload', () => {
   it('returns the parsed payload, or refuses a malformed one as malformed_payload naming the fields', async () => {
-    const { parseWebhookPayload } = await import('../src/adapter-toolkit.js');
+    const { parseWebhookPayload } = await import('../src/webhooks/types.js');
     const v = await import('../src/schema.js');
     const schema = v.object({
       eventType: v.string(),

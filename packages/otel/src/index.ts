@@ -31,7 +31,6 @@ import {
 import {
   type AttemptTrace,
   type CallTrace,
-  findDiagnosticsChannel,
   type Logger,
   type OperationTrace,
   PAY_CHANNELS,
@@ -74,13 +73,34 @@ interface Channel {
   unsubscribe(listener: (message: unknown) => void): void;
 }
 
+interface DiagnosticsChannel {
+  tracingChannel(name: string): unknown;
+  channel(name: string): unknown;
+}
+
+/**
+ * The runtime's `diagnostics_channel`, asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16) instead of
+ * imported, so this module loads where there is none (docs/architecture.md#tracing-channels); undefined there.
+ */
+function diagnosticsChannel(): DiagnosticsChannel | undefined {
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const found = runtime?.getBuiltinModule?.('node:diagnostics_channel') as
+      | Partial<DiagnosticsChannel>
+      | undefined;
+    return typeof found?.tracingChannel === 'function' ? (found as DiagnosticsChannel) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Subscribes to @pay's channels and emits spans through the given (or global) tracer provider. Call it once at
  * start-up, after the OpenTelemetry SDK is registered. Where the runtime has no `diagnostics_channel` it returns
  * an instrumentation that does nothing.
  */
 export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstrumentation {
-  const dc = findDiagnosticsChannel();
+  const dc = diagnosticsChannel();
   if (!dc) return { disable() {} };
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
   const spans = new SpanBook(tracer);

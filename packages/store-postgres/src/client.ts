@@ -3,7 +3,7 @@ import {
   StoreError,
   storeUnavailable,
   withinStoreDeadline,
-} from '@pay/core';
+} from '@pay/core/adapter';
 
 /**
  * What the stores need from a PostgreSQL client: one method that runs a statement. A `pg` `Pool` (or `Client`)

@@ -1,4 +1,4 @@
-import { type StoreError, withinStoreDeadline } from '@pay/core';
+import { type StoreError, withinStoreDeadline } from '@pay/core/adapter';
 import { failureReason, type RedisStoreOperation, storeFailure } from './errors.js';
 
 /**

@@ -1,5 +1,4 @@
-import { StoreError, storeUnavailable } from '@pay/core';
-import { redact } from '@pay/core/adapter';
+import { redact, StoreError, storeUnavailable } from '@pay/core/adapter';
 
 /** The store operations that can fail, as the error's `context.operation` names them. */
 export type RedisStoreOperation =

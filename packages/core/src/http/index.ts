@@ -1,12 +1,34 @@
 /**
- * The HTTP layer of `@pay/core` (docs/architecture.md#http-client): the HTTP client every adapter sends through, the provider client
- * built on it (docs/architecture.md#provider-client), and the reply helpers. Core's entry points re-export this
- * barrel.
+ * The HTTP layer of `@pay/core` (docs/architecture.md#http-client): the HTTP client every adapter sends through, the
+ * provider client built on it (docs/architecture.md#provider-client), and the reply helpers. The names core's
+ * entry points and modules take from it, each listed (docs/architecture.md#public-surface).
  */
 export { createHttpClient } from './client.js';
 export { CREDENTIALS_HINT } from './failures.js';
 export { path } from './paths.js';
-export * from './provider-client.js';
+export {
+  ANY_PROVIDER_CODE,
+  createProviderClient,
+  type EnvelopeReading,
+  type ProviderCall,
+  type ProviderClient,
+  type ProviderClientOptions,
+  type ProviderErrorRule,
+  type ProviderErrorTable,
+  type ProviderOutcome,
+  type Replied,
+} from './provider-client.js';
 export { parseForm, parseJson, parseReply } from './replies.js';
-export { backoff, retryAfterMs } from './retry-policy.js';
-export type * from './types.js';
+export type {
+  Authorization,
+  HookFailure,
+  HttpClient,
+  HttpClientOptions,
+  HttpHooks,
+  HttpMethod,
+  HttpReply,
+  HttpRequest,
+  HttpRequestInfo,
+  HttpResponseInfo,
+  TransportOptions,
+} from './types.js';

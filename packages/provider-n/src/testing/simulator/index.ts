@@ -40,7 +40,17 @@ import type {
 import { payerWebhook, triggerOptionsOf, triggerPayload } from './webhooks.js';
 
 export { CHECKOUT_PAGE_PATH } from './pages.js';
-export type * from './types.js';
+export type {
+  DeliverWebhookOptions,
+  ProviderNSimulator,
+  ProviderNSimulatorBooks,
+  ProviderNSimulatorCredentials,
+  ProviderNSimulatorOptions,
+  ProviderNTriggerOptions,
+  SimulatedRefund,
+  SimulatedRequest,
+  SimulatedTransaction,
+} from './types.js';
 
 /** Default simulator credentials (the webhook key is the secret key, as with the real provider). */
 export const PROVIDER_N_SIMULATOR_CREDENTIALS: Readonly<ProviderNSimulatorCredentials> = Object.freeze({

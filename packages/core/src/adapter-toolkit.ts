@@ -68,6 +68,8 @@ export {
   type SupportedOperations,
 } from './operations.js';
 export * from './records.js';
+export * from './redaction.js';
+export * from './store-errors.js';
 export type { CachedToken, JsonValue, TokenStore } from './stores.js';
 export {
   type AccessToken,
@@ -87,5 +89,6 @@ export {
   reservedKeyIssues,
   toValidationIssues,
 } from './validation.js';
-export { lowerCaseHeaders } from './webhooks/handler.js';
+export { lowerCaseHeaders } from './webhooks/delivery.js';
+export * from './webhooks/errors.js';
 export * from './webhooks/types.js';

@@ -30,13 +30,8 @@ export {
   ProviderApiError,
   type ProviderErrorKind,
   ProviderNotSupportedError,
-  StoreError,
-  type StoreStep,
   ValidationError,
   type ValidationIssue,
-  type WebhookFailureReason,
-  WebhookHandlerError,
-  WebhookVerificationError,
 } from './errors.js';
 export type {
   HookFailure,
@@ -81,6 +76,7 @@ export type {
   SubscriptionStatus,
   UpdateParams,
 } from './records.js';
+export { StoreError, type StoreStep } from './store-errors.js';
 export * from './stores.js';
 export {
   type NodeListenerOptions,
@@ -97,6 +93,11 @@ export {
   type DeduplicationStore,
   type DeliveryLease,
 } from './webhooks/dedupe.js';
+export {
+  type WebhookFailureReason,
+  WebhookHandlerError,
+  WebhookVerificationError,
+} from './webhooks/errors.js';
 export {
   type AnyEventOf,
   type WebhookCallback,

@@ -1,8 +1,8 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CredentialSet, createHttpClient, redact, redactError } from '../src/adapter-toolkit.js';
-import { knownCredentials } from '../src/errors.js';
 import { NetworkError, PayError, ProviderApiError } from '../src/index.js';
+import { knownCredentials } from '../src/redaction.js';
 
 const SECRET = 'sk_live_DISTINCTIVE_0xC0FFEE';
 

@@ -4,14 +4,8 @@
  * never lets a payload carry more than ids and enums. Where the runtime has no `diagnostics_channel` every helper
  * just runs the work it wraps.
  */
-import {
-  InvalidResponseError,
-  knownCredentials,
-  NetworkError,
-  PayError,
-  ProviderApiError,
-  redact,
-} from '../errors.js';
+import { InvalidResponseError, NetworkError, PayError, ProviderApiError } from '../errors.js';
+import { knownCredentials, redact } from '../redaction.js';
 import {
   type AttemptTrace,
   type CallTrace,

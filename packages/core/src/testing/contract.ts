@@ -9,12 +9,13 @@ import {
   ProviderApiError,
   type ProviderErrorKind,
   ProviderNotSupportedError,
-  WebhookVerificationError,
 } from '../errors.js';
 import { isOperation, OPERATION_NAMES, OPERATIONS } from '../operations.js';
 import { createPay, type Pay } from '../pay.js';
 import { createMemoryDeduplicationStore } from '../webhooks/dedupe.js';
-import { lowerCaseHeaders, type WebhookRequest } from '../webhooks/handler.js';
+import { lowerCaseHeaders } from '../webhooks/delivery.js';
+import { WebhookVerificationError } from '../webhooks/errors.js';
+import type { WebhookRequest } from '../webhooks/handler.js';
 import {
   type AuthenticatedDelivery,
   NORMALISED_EVENT_NAMES,

@@ -12,7 +12,8 @@
 
 import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
-import { bodyAlreadyParsedError, type WebhookHandler, type WebhookResult } from './handler.js';
+import { bodyAlreadyParsedError } from './delivery.js';
+import type { WebhookHandler, WebhookResult } from './handler.js';
 import { failureReply, internalError, type WebhookReply } from './reply.js';
 
 export type { WebhookReply } from './reply.js';

@@ -146,7 +146,7 @@ export async function verifyProviderNWebhook(
   const facts: DeliveryFacts = { created: Date.now(), livemode: options.livemode, requestId: null };
   const events = NORMALISERS.get(eventType)?.(eventData, facts) ?? [];
   const status = statusOf(eventData);
-  const reference = await referenceOf(eventData, delivery.rawBody);
+  const reference = referenceIn(eventData) ?? `sha256-${await sha256Hex(delivery.rawBody)}`;
   const rawKey = [reference, ...(status ? [status] : [])];
   events.push(
     webhookEvent({
@@ -229,14 +229,15 @@ function fieldsOf(issues: readonly v.BaseIssue<unknown>[]): string {
 /**
  * The payload's own reference, which event ids derive from (a refund names its transaction too, so the refund's
  * reference is looked up first). A payload without any known reference (customer and disbursement events are
- * not specified) is keyed by a digest of its body: identical on redelivery, distinct for distinct payloads.
+ * not specified) has none: the caller keys it by a digest of its body, identical on redelivery and distinct for
+ * distinct payloads.
  */
-async function referenceOf(data: Record<string, unknown>, rawBody: Uint8Array): Promise<string> {
+function referenceIn(data: Record<string, unknown>): string | undefined {
   for (const field of REFERENCE_FIELDS) {
     const value = Object.hasOwn(data, field) ? data[field] : undefined;
     if (typeof value === 'string' && value !== '') return value;
   }
-  return `sha256-${await sha256Hex(rawBody)}`;
+  return undefined;
 }
 
 const REFERENCE_FIELDS = [

@@ -3,6 +3,7 @@
  * raw body (refused with the fix when a body parser consumed it), its text and lower-cased headers; and what
  * any verification failure becomes.
  */
+import { utf8 } from '../crypto.js';
 import { PayError } from '../errors.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookRequest } from './handler.js';
@@ -78,6 +79,9 @@ export function asAuthenticatedDelivery(value: AuthenticatedDelivery): Authentic
   return value;
 }
 
+/** Decodes a whole body at once (never streaming), so one decoder serves every delivery. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The delivery an adapter verifies, from what `handle()` received; refuses what cannot be a webhook request. */
 export function toDelivery(request: WebhookRequest): WebhookDelivery {
   if (typeof request !== 'object' || request === null) {
@@ -86,15 +90,12 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
     });
   }
   const body = rawBodyOf(request);
-  const rawBody = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const rawBody = utf8(body);
   let text: string;
   try {
     // The decoder drops a leading byte order mark from bytes; drop it from a string too, so both spellings of
     // one body parse alike. The signature is still checked over `rawBody`, BOM included, as the provider sent it.
-    text =
-      typeof body === 'string'
-        ? body.replace(/^\uFEFF/, '')
-        : new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = typeof body === 'string' ? body.replace(/^\uFEFF/, '') : STRICT_UTF8.decode(body);
   } catch (cause) {
     throw new WebhookVerificationError('The webhook body is not valid UTF-8.', {
       reason: 'malformed_payload',

@@ -267,11 +267,18 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   async #handle(request: WebhookRequest, progress: Progress): Promise<WebhookResult> {
-    const delivery = await this.#authenticate(request);
+    let delivery: AuthenticatedDelivery;
+    try {
+      delivery = asAuthenticatedDelivery(
+        await this.#adapter.webhooks.verify(toDelivery(request), this.#secrets),
+      );
+    } catch (error) {
+      throw asVerificationError(error);
+    }
     progress.deliveryKey = delivery.key;
     progress.secretIndex = delivery.secretIndex;
     const deduplication = this.#deduplication;
-    if (deduplication === undefined) return this.#process(delivery, progress);
+    if (deduplication === undefined) return await this.#process(delivery, progress);
     const storeKey = `${this.#adapter.provider}:${delivery.key}`;
     const lease = await beginLease(deduplication, storeKey);
     if (lease.state === 'done') return { events: [], duplicates: [delivery.key] };
@@ -295,17 +302,10 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return result;
   }
 
-  async #authenticate(request: WebhookRequest): Promise<AuthenticatedDelivery> {
-    const delivery = toDelivery(request);
-    let authenticated: AuthenticatedDelivery;
-    try {
-      authenticated = await this.#adapter.webhooks.verify(delivery, this.#secrets);
-    } catch (error) {
-      throw asVerificationError(error);
-    }
-    return asAuthenticatedDelivery(authenticated);
-  }
-
+  /**
+   * Reads the events, then runs each event's callbacks in order, every one even when another threw. An event
+   * nobody registered for costs no await (docs/architecture.md#webhook-handler).
+   */
   async #process(
     delivery: AuthenticatedDelivery,
     progress: { events: readonly PayEvent[] },
@@ -318,21 +318,20 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
     progress.events = events;
     const errors: unknown[] = [];
-    for (const event of events) errors.push(...(await this.#dispatch(event)));
-    if (errors.length > 0) throw new WebhookHandlerError(errors, events);
-    return { events, duplicates: [] };
-  }
-
-  async #dispatch(event: PayEvent): Promise<unknown[]> {
-    const failures: unknown[] = [];
-    for (const callback of [...(this.#callbacks.get(event.type) ?? []), ...this.#anyCallbacks]) {
-      try {
-        await (callback as WebhookCallback<PayEvent>)(event);
-      } catch (error) {
-        failures.push(error);
+    for (const event of events) {
+      const named = this.#callbacks.get(event.type);
+      if (named === undefined && this.#anyCallbacks.length === 0) continue;
+      // The callbacks registered when the event's turn comes, named ones first.
+      for (const callback of [...(named ?? []), ...this.#anyCallbacks]) {
+        try {
+          await (callback as WebhookCallback<PayEvent>)(event);
+        } catch (error) {
+          errors.push(error);
+        }
       }
     }
-    return failures;
+    if (errors.length > 0) throw new WebhookHandlerError(errors, events);
+    return { events, duplicates: [] };
   }
 }
 

@@ -3,7 +3,6 @@
  * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
  */
 
-import type { WebhookTrace } from '../diagnostics/channels.js';
 import { type PayLogger, SILENT_LOGGER, withinLogger } from '../diagnostics/logger.js';
 import { inProduction, isInMemory } from '../diagnostics/production.js';
 import { publishWebhook } from '../diagnostics/tracing.js';
@@ -20,6 +19,7 @@ import {
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
 import { decideFailureReply } from './reply.js';
+import { type DeliveryOutcome, deliveryTrace, type Progress, reportFailure } from './report.js';
 import {
   type AuthenticatedDelivery,
   type EventMap,
@@ -198,7 +198,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   async handle(request: WebhookRequest): Promise<WebhookResult> {
     const startTime = Date.now();
     const progress: Progress = { deliveryKey: null, events: [] };
-    let outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined;
+    let outcome: DeliveryOutcome;
     try {
       const result = await withinLogger(this.#logger, () => this.#handle(request, progress));
       outcome = { ok: true, result };
@@ -208,61 +208,13 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       // The answer is fixed before any onError callback gets the error object it could change
       // (docs/architecture.md#callbacks).
       decideFailureReply(error);
-      this.#reportError(error, progress);
+      reportFailure(this.#errorCallbacks, this.#adapter.provider, error, progress);
       throw error;
     } finally {
       // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels):
       // ids and enums only.
       const settled = outcome;
-      publishWebhook(() => this.#trace(settled, progress, startTime));
-    }
-  }
-
-  /** The `pay:webhook` message of one delivery. */
-  #trace(
-    outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined,
-    progress: Progress,
-    startTime: number,
-  ): WebhookTrace {
-    const error = outcome?.ok === false ? outcome.error : undefined;
-    const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
-    const status = outcome?.ok ? 200 : decideFailureReply(error).status;
-    return {
-      provider: this.#adapter.provider,
-      verified: !refused && !(error !== undefined && !WebhookHandlerError.isInstance(error)),
-      reason: WebhookVerificationError.isInstance(error) ? error.reason : undefined,
-      deliveryKey: progress.deliveryKey ?? undefined,
-      secretIndex: progress.secretIndex,
-      eventTypes: progress.events.map((event) => event.type),
-      duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
-      callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
-      status,
-      startTime,
-      durationMs: Date.now() - startTime,
-    };
-  }
-
-  /**
-   * Calls the `onError` callbacks for a failure of `handle()`, one after the other, without awaiting what they
-   * return: an observer that never settles must not hold the reply, nor one that throws or rejects change it.
-   */
-  #reportError(error: unknown, progress: Progress): void {
-    if (this.#errorCallbacks.length === 0) return;
-    const dispatch = WebhookHandlerError.isInstance(error);
-    const context: WebhookErrorContext = {
-      provider: this.#adapter.provider,
-      stage: dispatch ? 'dispatch' : 'verification',
-      deliveryKey: progress.deliveryKey,
-      events: dispatch ? progress.events : [],
-    };
-    for (const callback of this.#errorCallbacks) {
-      try {
-        const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
-        // A rejection nobody handles would end the process; an observer's failure changes nothing here.
-        if (isThenable(returned)) Promise.resolve(returned).catch(() => undefined);
-      } catch {
-        // An observer's failure must not change the answer to the provider.
-      }
+      publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress, startTime));
     }
   }
 
@@ -333,23 +285,6 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     if (errors.length > 0) throw new WebhookHandlerError(errors, events);
     return { events, duplicates: [] };
   }
-}
-
-/** Whether `value` is a promise or another thenable (what an async callback returns). */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-/** How far one delivery got: what its trace and `onError` callbacks report. */
-interface Progress {
-  deliveryKey: string | null;
-  events: readonly PayEvent[];
-  /** Which webhook secret (or public key) verified the delivery, once it is authenticated. */
-  secretIndex?: number | undefined;
 }
 
 /**

@@ -294,36 +294,3 @@ export class InvalidResponseError extends PayError {
   static override readonly kind = 'InvalidResponseError';
   override readonly code = 'invalid_response';
 }
-
-/** The idempotency key was used before with a different request (another operation or other input). */
-export class IdempotencyKeyMismatchError extends PayError {
-  static override readonly kind = 'IdempotencyKeyMismatchError';
-  override readonly code = 'idempotency_key_mismatch';
-  readonly idempotencyKey: string;
-  readonly retryable = false;
-
-  constructor(fields: { idempotencyKey: string; operation: string }, options: PayErrorOptions = {}) {
-    super(
-      `${fields.operation}: the idempotency key was already used with a different request (another operation or other input); nothing was sent. Use a new key for a new request, or repeat the original request exactly.`,
-      { ...options, context: { ...options.context, idempotencyKey: fields.idempotencyKey } },
-    );
-    this.idempotencyKey = fields.idempotencyKey;
-  }
-}
-
-/** Another attempt with the same idempotency key is still running (or crashed and its lease has not run out). */
-export class IdempotencyInProgressError extends PayError {
-  static override readonly kind = 'IdempotencyInProgressError';
-  override readonly code = 'idempotency_in_progress';
-  readonly idempotencyKey: string;
-  /** True: call again with the same key later; it returns that attempt's result or resumes after it. */
-  readonly retryable = true;
-
-  constructor(fields: { idempotencyKey: string; operation: string }, options: PayErrorOptions = {}) {
-    super(
-      `${fields.operation}: another attempt with this idempotency key is in progress; nothing was sent by this one. Call again with the same key in a few seconds: it returns that attempt's result, or resumes where it stopped once its lease runs out.`,
-      { ...options, context: { ...options.context, idempotencyKey: fields.idempotencyKey } },
-    );
-    this.idempotencyKey = fields.idempotencyKey;
-  }
-}

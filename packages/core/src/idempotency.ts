@@ -11,8 +11,6 @@ import { sha256Hex } from './crypto.js';
 import { type PayLogger, SILENT_LOGGER } from './diagnostics/logger.js';
 import {
   ConfigurationError,
-  IdempotencyInProgressError,
-  IdempotencyKeyMismatchError,
   NetworkError,
   PayError,
   ProviderApiError,
@@ -20,7 +18,13 @@ import {
   ValidationError,
 } from './errors.js';
 import { isOperation, type MoneyMovingOperation, type Operation } from './operations.js';
-import { describeStoreFailure, StoreError, type StoreStep } from './store-errors.js';
+import {
+  describeStoreFailure,
+  IdempotencyInProgressError,
+  IdempotencyKeyMismatchError,
+  StoreError,
+  type StoreStep,
+} from './store-errors.js';
 import type { IdempotencyStore, JsonValue } from './stores.js';
 import { unserialisableIssues } from './validation.js';
 

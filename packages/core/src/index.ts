@@ -22,8 +22,6 @@ export type { Logger, LogLevel } from './diagnostics/logger.js';
 export {
   ConfigurationError,
   type ErrorContext,
-  IdempotencyInProgressError,
-  IdempotencyKeyMismatchError,
   InvalidResponseError,
   NetworkError,
   PayError,
@@ -76,7 +74,12 @@ export type {
   SubscriptionStatus,
   UpdateParams,
 } from './records.js';
-export { StoreError, type StoreStep } from './store-errors.js';
+export {
+  IdempotencyInProgressError,
+  IdempotencyKeyMismatchError,
+  StoreError,
+  type StoreStep,
+} from './store-errors.js';
 export * from './stores.js';
 export {
   type NodeListenerOptions,

@@ -1,7 +1,8 @@
 /**
- * The failure of a shared store (docs/architecture.md#idempotency): the idempotency ledger's or the token
- * store's. Drivers quote the connection string they were given, so what a store throws is
- * stripped of credentials before it reaches a message.
+ * The errors of the idempotency ledger (docs/architecture.md#idempotency): a key already used for another request,
+ * a key another attempt holds, and the failure of a shared store (the ledger's or the token store's). Drivers
+ * quote the connection string they were given, so what a store throws is stripped of credentials before it
+ * reaches a message.
  */
 import { PayError, type PayErrorOptions } from './errors.js';
 import { redact, redactError, SHORT_SECRET_LENGTH } from './redaction.js';
@@ -94,4 +95,37 @@ function storeSecretsIn(message: string, cause: unknown): string[] {
       secrets.push(match[1] ?? '');
   }
   return secrets.filter((secret) => secret.length >= SHORT_SECRET_LENGTH);
+}
+
+/** The idempotency key was used before with a different request (another operation or other input). */
+export class IdempotencyKeyMismatchError extends PayError {
+  static override readonly kind = 'IdempotencyKeyMismatchError';
+  override readonly code = 'idempotency_key_mismatch';
+  readonly idempotencyKey: string;
+  readonly retryable = false;
+
+  constructor(fields: { idempotencyKey: string; operation: string }, options: PayErrorOptions = {}) {
+    super(
+      `${fields.operation}: the idempotency key was already used with a different request (another operation or other input); nothing was sent. Use a new key for a new request, or repeat the original request exactly.`,
+      { ...options, context: { ...options.context, idempotencyKey: fields.idempotencyKey } },
+    );
+    this.idempotencyKey = fields.idempotencyKey;
+  }
+}
+
+/** Another attempt with the same idempotency key is still running (or crashed and its lease has not run out). */
+export class IdempotencyInProgressError extends PayError {
+  static override readonly kind = 'IdempotencyInProgressError';
+  override readonly code = 'idempotency_in_progress';
+  readonly idempotencyKey: string;
+  /** True: call again with the same key later; it returns that attempt's result or resumes after it. */
+  readonly retryable = true;
+
+  constructor(fields: { idempotencyKey: string; operation: string }, options: PayErrorOptions = {}) {
+    super(
+      `${fields.operation}: another attempt with this idempotency key is in progress; nothing was sent by this one. Call again with the same key in a few seconds: it returns that attempt's result, or resumes where it stopped once its lease runs out.`,
+      { ...options, context: { ...options.context, idempotencyKey: fields.idempotencyKey } },
+    );
+    this.idempotencyKey = fields.idempotencyKey;
+  }
 }

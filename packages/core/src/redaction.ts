@@ -3,6 +3,7 @@
  * hook or a log. Adapters pass what a provider echoes through {@link redact}; every HTTP client keeps a
  * {@link CredentialSet}, and {@link redactError} removes all of them from an error before it leaves an operation.
  */
+import { toBase64, utf8 } from './crypto.js';
 
 /** The brand of every `PayError` (errors.ts), from any copy of `@pay/core`: such an object is redacted as an error. */
 const KINDS = Symbol.for('@pay/core.error-kinds');
@@ -59,7 +60,7 @@ function spellingsOf(secret: string): readonly string[] {
       encodeURIComponent(secret),
       new URLSearchParams({ s: secret }).toString().slice(2),
       JSON.stringify(secret).slice(1, -1),
-      base64(secret),
+      toBase64(utf8(secret)),
     ]),
   ];
   if (SPELLINGS.size >= SPELLINGS_KEPT) SPELLINGS.clear();
@@ -70,13 +71,6 @@ function spellingsOf(secret: string): readonly string[] {
 function wholeWord(spelling: string): RegExp {
   const escaped = spelling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, 'g');
-}
-
-/** Base64 of the UTF-8 bytes of `text` (Web APIs only: no Buffer). */
-function base64(text: string): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 
 /** Decodes base64 to UTF-8 text; `undefined` when it is not base64 of valid UTF-8. */

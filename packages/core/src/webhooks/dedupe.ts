@@ -106,16 +106,8 @@ export interface Deduplication {
  * "no deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
  */
 export function deduplicationOf(options: WebhookSetupOptions): Deduplication | undefined {
-  const ttlSeconds = positiveSeconds(
-    'deduplicateTtlSeconds',
-    options.deduplicateTtlSeconds,
-    DEFAULT_DEDUPLICATE_TTL_SECONDS,
-  );
-  const leaseSeconds = positiveSeconds(
-    'deduplicateLeaseSeconds',
-    options.deduplicateLeaseSeconds,
-    DEFAULT_DEDUPLICATE_LEASE_SECONDS,
-  );
+  const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds', DEFAULT_DEDUPLICATE_TTL_SECONDS);
+  const leaseSeconds = positiveSeconds(options, 'deduplicateLeaseSeconds', DEFAULT_DEDUPLICATE_LEASE_SECONDS);
   const store = options.deduplicate;
   if (store === undefined) return undefined;
   const methods = ['begin', 'complete', 'release'] as const;
@@ -132,7 +124,13 @@ export function deduplicationOf(options: WebhookSetupOptions): Deduplication | u
   return { store, ttlSeconds, leaseSeconds };
 }
 
-function positiveSeconds(name: string, value: number | undefined, fallback: number): number {
+/** `options[name]` (`fallback` when absent), refused unless it is a positive, finite number of seconds. */
+function positiveSeconds(
+  options: WebhookSetupOptions,
+  name: 'deduplicateTtlSeconds' | 'deduplicateLeaseSeconds',
+  fallback: number,
+): number {
+  const value = options[name];
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new ConfigurationError(

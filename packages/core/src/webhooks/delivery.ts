@@ -85,9 +85,7 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** The delivery an adapter verifies, from what `handle()` received; refuses what cannot be a webhook request. */
 export function toDelivery(request: WebhookRequest): WebhookDelivery {
   if (typeof request !== 'object' || request === null) {
-    throw new WebhookVerificationError('handle() takes { body, headersAsObject, fullUrl }.', {
-      reason: 'malformed_payload',
-    });
+    throw malformedRequest('handle() takes { body, headersAsObject, fullUrl }.');
   }
   const body = rawBodyOf(request);
   const rawBody = utf8(body);
@@ -97,15 +95,10 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
     // one body parse alike. The signature is still checked over `rawBody`, BOM included, as the provider sent it.
     text = typeof body === 'string' ? body.replace(/^\uFEFF/, '') : STRICT_UTF8.decode(body);
   } catch (cause) {
-    throw new WebhookVerificationError('The webhook body is not valid UTF-8.', {
-      reason: 'malformed_payload',
-      cause,
-    });
+    throw malformedRequest('The webhook body is not valid UTF-8.', cause);
   }
   if (typeof request.fullUrl !== 'string') {
-    throw new WebhookVerificationError('fullUrl must be the full URL the webhook was posted to.', {
-      reason: 'malformed_payload',
-    });
+    throw malformedRequest('fullUrl must be the full URL the webhook was posted to.');
   }
   return {
     rawBody,
@@ -166,7 +159,7 @@ function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
  */
 export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Record<string, string> {
   const result: Record<string, string> = {};
-  if (typeof headers !== 'object' || headers === null) throw malformedHeaders();
+  if (typeof headers !== 'object' || headers === null) throw malformedRequest(MALFORMED_HEADERS);
   const entries =
     typeof Headers !== 'undefined' && headers instanceof Headers
       ? [...headers.entries()]
@@ -183,16 +176,14 @@ export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Re
 function headerText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
-  throw malformedHeaders();
+  throw malformedRequest(MALFORMED_HEADERS);
 }
 
-function malformedHeaders(): WebhookVerificationError {
-  return new WebhookVerificationError(
-    'headersAsObject must map header names to strings (or lists of strings).',
-    {
-      reason: 'malformed_payload',
-    },
-  );
+const MALFORMED_HEADERS = 'headersAsObject must map header names to strings (or lists of strings).';
+
+/** A request that cannot be a webhook delivery (not a provider's doing): refused with 400. */
+function malformedRequest(message: string, cause?: unknown): WebhookVerificationError {
+  return new WebhookVerificationError(message, { reason: 'malformed_payload', cause });
 }
 
 /**

@@ -76,9 +76,7 @@ export function reportFailure(
 
 /** Whether `value` is a promise or another thenable (what an async callback returns). */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
+  const then =
+    (typeof value === 'object' || typeof value === 'function') && (value as { then?: unknown } | null)?.then;
+  return typeof then === 'function';
 }

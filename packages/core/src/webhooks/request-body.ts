@@ -2,32 +2,22 @@
  * Reading a webhook request's raw body in a bridge (docs/architecture.md#webhook-bridges): up to `maxBodyBytes`,
  * never buffering past it, and a stream that fails is `unreadable` rather than a rejection.
  */
+import { utf8 } from '../crypto.js';
 import type { NodeRequestLike } from './bridges.js';
+
+/** What reading a body came to. */
+type BodyRead = Uint8Array | 'too_large' | 'unreadable';
 
 /** Reads a Web body stream up to `maxBytes`; past it, cancels the stream instead of buffering the rest. */
 export async function readWebBody(
   stream: ReadableStream<Uint8Array> | null,
   maxBytes: number,
-): Promise<Uint8Array | 'too_large' | 'unreadable'> {
+): Promise<BodyRead> {
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return 'too_large';
-      }
-      chunks.push(value);
-    }
-  } catch {
-    return 'unreadable';
-  }
-  return concat(chunks, size);
+  const body = await readChunks(() => reader.read(), maxBytes);
+  if (body === 'too_large') await reader.cancel().catch(() => undefined);
+  return body;
 }
 
 /**
@@ -36,18 +26,21 @@ export async function readWebBody(
  * socket once the reply is out and an endless body is cut off. A stream that fails (client abort) is
  * `unreadable`.
  */
-export async function readNodeBody(
-  req: NodeRequestLike,
+export function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<BodyRead> {
+  let iterator: AsyncIterator<Uint8Array | string> | undefined;
+  return readChunks(() => (iterator ??= req[Symbol.asyncIterator]()).next(), maxBytes);
+}
+
+/** Asks `next` for chunks until the body ends, is over `maxBytes` (no chunk asked for after it) or fails. */
+async function readChunks(
+  next: () => Promise<IteratorResult<Uint8Array | string>>,
   maxBytes: number,
-): Promise<Uint8Array | 'too_large' | 'unreadable'> {
+): Promise<BodyRead> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    const iterator = req[Symbol.asyncIterator]();
-    for (;;) {
-      const { done, value } = await iterator.next();
-      if (done) break;
-      const bytes = typeof value === 'string' ? new TextEncoder().encode(value) : value;
+    for (let read = await next(); !read.done; read = await next()) {
+      const bytes = utf8(read.value);
       size += bytes.byteLength;
       if (size > maxBytes) return 'too_large';
       chunks.push(bytes);
@@ -55,11 +48,6 @@ export async function readNodeBody(
   } catch {
     return 'unreadable';
   }
-  return concat(chunks, size);
-}
-
-/** The chunks of a body as one array of `size` bytes. */
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const body = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

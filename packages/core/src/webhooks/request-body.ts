@@ -15,7 +15,7 @@ export async function readWebBody(
 ): Promise<BodyRead> {
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
-  const body = await readChunks(() => reader.read(), maxBytes);
+  const body = await readChunks(() => () => reader.read(), maxBytes);
   if (body === 'too_large') await reader.cancel().catch(() => undefined);
   return body;
 }
@@ -27,18 +27,24 @@ export async function readWebBody(
  * `unreadable`.
  */
 export function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<BodyRead> {
-  let iterator: AsyncIterator<Uint8Array | string> | undefined;
-  return readChunks(() => (iterator ??= req[Symbol.asyncIterator]()).next(), maxBytes);
+  return readChunks(() => {
+    const iterator = req[Symbol.asyncIterator]();
+    return () => iterator.next();
+  }, maxBytes);
 }
 
-/** Asks `next` for chunks until the body ends, is over `maxBytes` (no chunk asked for after it) or fails. */
+/**
+ * Opens the body, then asks it for chunks until it ends, is over `maxBytes` (no chunk asked for after it) or
+ * fails (opening included).
+ */
 async function readChunks(
-  next: () => Promise<IteratorResult<Uint8Array | string>>,
+  open: () => () => Promise<IteratorResult<Uint8Array | string>>,
   maxBytes: number,
 ): Promise<BodyRead> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
+    const next = open();
     for (let read = await next(); !read.done; read = await next()) {
       const bytes = utf8(read.value);
       size += bytes.byteLength;

@@ -47,20 +47,13 @@ export {
 export {
   ConfigurationError,
   type ErrorContext,
-  IdempotencyInProgressError,
-  IdempotencyKeyMismatchError,
   InvalidResponseError,
   NetworkError,
   PayError,
   ProviderApiError,
   ProviderNotSupportedError,
-  redact,
-  StoreError,
   ValidationError,
   type ValidationIssue,
-  type WebhookFailureReason,
-  WebhookHandlerError,
-  WebhookVerificationError,
 } from './errors.js';
 export {
   ANY_PROVIDER_CODE,
@@ -120,6 +113,12 @@ export {
   type SubscriptionStatus,
   type UpdateParams,
 } from './records.js';
+export { redact } from './redaction.js';
+export {
+  IdempotencyInProgressError,
+  IdempotencyKeyMismatchError,
+  StoreError,
+} from './store-errors.js';
 export {
   type CachedToken,
   type JsonValue,
@@ -130,6 +129,11 @@ export {
 } from './stores.js';
 export { createRotatingLogin } from './token.js';
 export { assertNoIssues, isRecord, parseInput, toValidationIssues } from './validation.js';
+export {
+  type WebhookFailureReason,
+  WebhookHandlerError,
+  WebhookVerificationError,
+} from './webhooks/errors.js';
 export {
   type AuthenticatedDelivery,
   type EventOf,

@@ -9,7 +9,7 @@
 import type * as v from 'valibot';
 import { callSettingsIssues, signalWithSettings } from './call-settings.js';
 import { traceOperation } from './diagnostics/tracing.js';
-import { type ErrorContext, ProviderNotSupportedError, redactError, ValidationError } from './errors.js';
+import { type ErrorContext, ProviderNotSupportedError, ValidationError } from './errors.js';
 import {
   type IdempotencyContext,
   type IdempotencyLedger,
@@ -34,6 +34,7 @@ import {
   type ValidatedParamsOf,
 } from './operations.js';
 import { type Checkout, idSchema, type Payment, type ProviderName, type Refund } from './records.js';
+import { redactError } from './redaction.js';
 import type { JsonValue } from './stores.js';
 import { parseInput } from './validation.js';
 import type { NormalisedEventName, WebhookDefinition } from './webhooks/types.js';

@@ -80,12 +80,14 @@ export function timingSafeIndexOf(
 }
 
 /**
- * The bytes as a view Web Crypto accepts on every runtime: a fresh copy made in this code's own realm. Edge
- * runtimes that evaluate code in a separate context refuse an ArrayBuffer from another realm (a request body
- * the host built), while a view created here passes everywhere.
+ * The bytes as a view Web Crypto accepts on every runtime: a copy made in this code's own realm unless they are
+ * already of this realm. Edge runtimes that evaluate code in a separate context refuse an ArrayBuffer from
+ * another realm (a request body the host built), while a view created here passes everywhere.
  */
 function bufferOf(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(bytes);
+  return bytes instanceof Uint8Array && bytes.buffer instanceof ArrayBuffer
+    ? (bytes as Uint8Array<ArrayBuffer>)
+    : new Uint8Array(bytes);
 }
 
 /** Lower-case hex SHA-256 of `data` (e.g. a stable id for a webhook payload that carries no reference). */

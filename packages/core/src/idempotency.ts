@@ -11,18 +11,20 @@ import { sha256Hex } from './crypto.js';
 import { type PayLogger, SILENT_LOGGER } from './diagnostics/logger.js';
 import {
   ConfigurationError,
-  describeStoreFailure,
-  IdempotencyInProgressError,
-  IdempotencyKeyMismatchError,
   NetworkError,
   PayError,
   ProviderApiError,
   ProviderNotSupportedError,
-  StoreError,
-  type StoreStep,
   ValidationError,
 } from './errors.js';
 import { isOperation, type MoneyMovingOperation, type Operation } from './operations.js';
+import {
+  describeStoreFailure,
+  IdempotencyInProgressError,
+  IdempotencyKeyMismatchError,
+  StoreError,
+  type StoreStep,
+} from './store-errors.js';
 import type { IdempotencyStore, JsonValue } from './stores.js';
 import { unserialisableIssues } from './validation.js';
 

@@ -21,19 +21,13 @@ export type { Logger } from './diagnostics/logger.js';
 export {
   ConfigurationError,
   type ErrorContext,
-  IdempotencyInProgressError,
-  IdempotencyKeyMismatchError,
   InvalidResponseError,
   NetworkError,
   PayError,
   ProviderApiError,
   ProviderNotSupportedError,
-  StoreError,
   ValidationError,
   type ValidationIssue,
-  type WebhookFailureReason,
-  WebhookHandlerError,
-  WebhookVerificationError,
 } from './errors.js';
 export type {
   HttpHooks,
@@ -63,6 +57,11 @@ export type {
   UpdateParams,
 } from './records.js';
 export {
+  IdempotencyInProgressError,
+  IdempotencyKeyMismatchError,
+  StoreError,
+} from './store-errors.js';
+export {
   type CachedToken,
   createMemoryIdempotencyStore,
   createMemoryTokenStore,
@@ -86,6 +85,11 @@ export {
   type DeduplicationStore,
   type DeliveryLease,
 } from './webhooks/dedupe.js';
+export {
+  type WebhookFailureReason,
+  WebhookHandlerError,
+  WebhookVerificationError,
+} from './webhooks/errors.js';
 export {
   WebhookHandler,
   type WebhookRequest,

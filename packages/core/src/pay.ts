@@ -14,7 +14,7 @@ import {
 } from './adapter.js';
 import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
 import { inProduction, isInMemory } from './diagnostics/production.js';
-import { PayError, StoreError, ValidationError } from './errors.js';
+import { PayError, ValidationError } from './errors.js';
 import {
   createIdempotencyLedger,
   ERROR_OPERATION,
@@ -40,6 +40,7 @@ import {
   type VerbOf,
 } from './operations.js';
 import type { Checkout, Payment, Refund } from './records.js';
+import { StoreError } from './store-errors.js';
 import { createMemoryIdempotencyStore, type JsonValue } from './stores.js';
 import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js';
 

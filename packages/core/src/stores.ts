@@ -8,7 +8,7 @@
  */
 
 import { markInMemory } from './diagnostics/production.js';
-import { StoreError, type StoreStep } from './errors.js';
+import { StoreError, type StoreStep } from './store-errors.js';
 
 /** A JSON value, as the stores keep it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

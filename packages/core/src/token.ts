@@ -13,7 +13,7 @@
  * a call: the manager logs in itself and reports the failure.
  */
 import { sha256Hex } from './crypto.js';
-import { describeStoreFailure } from './errors.js';
+import { describeStoreFailure } from './store-errors.js';
 import type { TokenStore } from './stores.js';
 
 /** What a login returns. */

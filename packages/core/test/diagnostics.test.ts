@@ -6,13 +6,8 @@
 import dc from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
-import {
-  outcomeOf,
-  publishWebhook,
-  startAttempt,
-  traceCall,
-  traceOperation,
-} from '../src/diagnostics/tracing.js';
+import { outcomeOf } from '../src/diagnostics/trace-fields.js';
+import { publishWebhook, startAttempt, traceCall, traceOperation } from '../src/diagnostics/tracing.js';
 import { rememberPathTemplate, urlTemplateOf } from '../src/diagnostics/url-template.js';
 import { NetworkError, ProviderApiError, ValidationError } from '../src/errors.js';
 

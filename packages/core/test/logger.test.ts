@@ -5,7 +5,8 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { ambientLogger, createLogger, SILENT_LOGGER, withinLogger } from '../src/diagnostics/logger.js';
-import { CredentialSet, ProviderApiError } from '../src/errors.js';
+import { ProviderApiError } from '../src/errors.js';
+import { CredentialSet } from '../src/redaction.js';
 
 const SECRET = 'sk_live_LOGGER/SECRET+0xBEEF';
 

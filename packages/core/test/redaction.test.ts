@@ -1,8 +1,8 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CredentialSet, knownCredentials, redact, redactError } from '../src/errors.js';
 import { createHttpClient } from '../src/http/index.js';
 import { NetworkError, PayError, ProviderApiError } from '../src/index.js';
+import { CredentialSet, knownCredentials, redact, redactError } from '../src/redaction.js';
 
 const SECRET = 'sk_live_DISTINCTIVE_0xC0FFEE';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StoreError } from '../src/errors.js';
+import { StoreError } from '../src/store-errors.js';
 import {
   createMemoryIdempotencyStore,
   createMemoryTokenStore,

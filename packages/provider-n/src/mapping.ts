@@ -111,15 +111,11 @@ function transactionMetadata(
   transaction: TransactionFields,
   extra: Record<string, string> = {},
 ): Record<string, string> {
-  return {
-    ...stringMetadata(transaction.metaData),
-    ...(transaction.paymentStatus ? { paymentStatus: transaction.paymentStatus } : {}),
-    ...(transaction.paymentReference ? { paymentReference: transaction.paymentReference } : {}),
-    ...(transaction.settlementAmount == null
-      ? {}
-      : { settlementAmount: String(transaction.settlementAmount) }),
-    ...extra,
-  };
+  const metadata = stringMetadata(transaction.metaData);
+  if (transaction.paymentStatus) metadata.paymentStatus = transaction.paymentStatus;
+  if (transaction.paymentReference) metadata.paymentReference = transaction.paymentReference;
+  if (transaction.settlementAmount != null) metadata.settlementAmount = String(transaction.settlementAmount);
+  return Object.assign(metadata, extra);
 }
 
 /** What every record carries besides the payload: decided by the adapter and the call, not by the reply. */

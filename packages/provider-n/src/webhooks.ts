@@ -145,8 +145,8 @@ export async function verifyProviderNWebhook(
   const { eventType, eventData } = body.output;
   const facts: DeliveryFacts = { created: Date.now(), livemode: options.livemode, requestId: null };
   const events = NORMALISERS.get(eventType)?.(eventData, facts) ?? [];
-  const status = statusOf(eventData);
-  const reference = await referenceOf(eventData, delivery.rawBody);
+  const status = firstText(eventData, STATUS_FIELDS);
+  const reference = firstText(eventData, REFERENCE_FIELDS) ?? `sha256-${await sha256Hex(delivery.rawBody)}`;
   const rawKey = [reference, ...(status ? [status] : [])];
   events.push(
     webhookEvent({
@@ -172,18 +172,14 @@ async function verifySignature(
   if (webhookSecrets.length === 0) {
     throw new WebhookVerificationError(
       'Provider N webhooks are signed with your secret key: pass it as webhooks.setup({ webhookSecret }) (the same value as secretKey / PROVIDER_N_SECRET_KEY).',
-      {
-        reason: 'missing_secret',
-      },
+      { reason: 'missing_secret' },
     );
   }
   const signature = delivery.headers[SIGNATURE_HEADER];
   if (!signature) {
     throw new WebhookVerificationError(
       'The providerN-signature header is missing: this request was not sent by Provider N.',
-      {
-        reason: 'missing_signature',
-      },
+      { reason: 'missing_signature' },
     );
   }
   const expected = await Promise.all(
@@ -227,18 +223,11 @@ function fieldsOf(issues: readonly v.BaseIssue<unknown>[]): string {
 }
 
 /**
- * The payload's own reference, which event ids derive from (a refund names its transaction too, so the refund's
- * reference is looked up first). A payload without any known reference (customer and disbursement events are
- * not specified) is keyed by a digest of its body: identical on redelivery, distinct for distinct payloads.
+ * The fields of the payload's own reference, which event ids derive from, in order (a refund names its
+ * transaction too, so the refund's reference comes first). A payload without any (customer and disbursement
+ * events are not specified) is keyed by a digest of its body: identical on redelivery, distinct for distinct
+ * payloads.
  */
-async function referenceOf(data: Record<string, unknown>, rawBody: Uint8Array): Promise<string> {
-  for (const field of REFERENCE_FIELDS) {
-    const value = Object.hasOwn(data, field) ? data[field] : undefined;
-    if (typeof value === 'string' && value !== '') return value;
-  }
-  return `sha256-${await sha256Hex(rawBody)}`;
-}
-
 const REFERENCE_FIELDS = [
   'refundReference',
   'settlementReference',
@@ -248,8 +237,12 @@ const REFERENCE_FIELDS = [
   'customerCode',
 ] as const;
 
-function statusOf(data: Record<string, unknown>): string | undefined {
-  for (const field of ['paymentStatus', 'refundStatus', 'mandateStatus', 'status']) {
+/** The status the payload reports, under whichever of its names the event type uses. */
+const STATUS_FIELDS = ['paymentStatus', 'refundStatus', 'mandateStatus', 'status'] as const;
+
+/** The first of `fields` that the payload itself carries as non-empty text. */
+function firstText(data: Record<string, unknown>, fields: readonly string[]): string | undefined {
+  for (const field of fields) {
     const value = Object.hasOwn(data, field) ? data[field] : undefined;
     if (typeof value === 'string' && value !== '') return value;
   }

@@ -7,7 +7,7 @@
  * asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16). Where there is none, nothing is published and
  * nothing fails. Payloads carry ids and enums only: never a secret, token, body, e-mail, name or metadata value.
  */
-import type { WebhookFailureReason } from '../errors.js';
+import type { WebhookFailureReason } from '../webhooks/errors.js';
 
 /** The channel names: `tracing:<name>:start|end|asyncStart|asyncEnd|error` for the three tracing channels. */
 export const PAY_CHANNELS = {

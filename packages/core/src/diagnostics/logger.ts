@@ -5,7 +5,7 @@
  * first: the configured secrets and every credential a live HTTP client has sent or received never reach a log
  * line.
  */
-import { knownCredentials, redact, redactError } from '../errors.js';
+import { knownCredentials, redact, redactError } from '../redaction.js';
 import { type AsyncScope, createAsyncScope } from './channels.js';
 
 /** A console-compatible logger; every method is optional (a missing level is not logged). */

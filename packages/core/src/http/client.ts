@@ -21,7 +21,8 @@ import {
   startAttempt,
   traceCall,
 } from '../diagnostics/tracing.js';
-import { CredentialSet, type NetworkError, redact, redactError } from '../errors.js';
+import type { NetworkError } from '../errors.js';
+import { CredentialSet, redact, redactError } from '../redaction.js';
 import { CallerAbort, callCapMs, Deadline, untilAborted } from './deadline.js';
 import { abortedError, callLabel, loginFailure, neverSent, toNetworkError } from './failures.js';
 import { CREDENTIAL_HEADERS, observe, redactHeaders, rememberIssuedTokens } from './observation.js';

@@ -3,8 +3,9 @@
  * opened or the caller aborted before anything was sent, `unknown` otherwise; the host and connection code named,
  * never a whole URL; a refused login pointing at the credentials.
  */
-import { type CredentialSet, NetworkError, ProviderApiError, redact } from '../errors.js';
+import { NetworkError, ProviderApiError } from '../errors.js';
 import type { ProviderName } from '../records.js';
+import { type CredentialSet, redact } from '../redaction.js';
 import type { HttpRequest } from './types.js';
 
 /** Connection failures that prove the request never left this process. */

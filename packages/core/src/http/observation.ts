@@ -4,8 +4,8 @@
  * credential sent or issued), and what a hook throws goes to `onHookError` (default: one `console.warn` line).
  */
 import type { PayLogger } from '../diagnostics/logger.js';
-import { type CredentialSet, redact } from '../errors.js';
 import type { ProviderName } from '../records.js';
+import { type CredentialSet, redact } from '../redaction.js';
 import { parseJson } from './replies.js';
 import type { HttpHooks, HttpRequestInfo } from './types.js';
 

@@ -14,10 +14,9 @@ import {
   ProviderApiError,
   type ProviderErrorKind,
   providerErrorKindOf,
-  redact,
-  redactError,
 } from '../errors.js';
 import { requestIdOf } from '../records.js';
+import { redact, redactError } from '../redaction.js';
 import { createHttpClient } from './client.js';
 import { CREDENTIALS_HINT } from './failures.js';
 import { parseReply } from './replies.js';

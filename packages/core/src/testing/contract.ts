@@ -4,11 +4,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { AnyAdapter } from '../adapter.js';
-import { ConfigurationError, ProviderNotSupportedError, WebhookVerificationError } from '../errors.js';
+import { ConfigurationError, ProviderNotSupportedError } from '../errors.js';
 import { isOperation, OPERATION_NAMES, OPERATIONS } from '../operations.js';
 import { createPay } from '../pay.js';
 import { createMemoryDeduplicationStore } from '../webhooks/dedupe.js';
-import { lowerCaseHeaders, type WebhookRequest } from '../webhooks/handler.js';
+import { lowerCaseHeaders } from '../webhooks/delivery.js';
+import { WebhookVerificationError } from '../webhooks/errors.js';
+import type { WebhookRequest } from '../webhooks/handler.js';
 import {
   type AuthenticatedDelivery,
   NORMALISED_EVENT_NAMES,

@@ -12,8 +12,11 @@
 
 import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
-import { bodyAlreadyParsedError, type WebhookHandler, type WebhookResult } from './handler.js';
+import { bodyAlreadyParsedError } from './delivery.js';
+import type { WebhookHandler, WebhookResult } from './handler.js';
 import { failureReply, internalError, type WebhookReply } from './reply.js';
+import { readNodeBody, readWebBody } from './request-body.js';
+import { joinUrl, originFromHost, targetPathAndQuery } from './request-url.js';
 
 export type { WebhookReply } from './reply.js';
 
@@ -101,32 +104,6 @@ async function fetchReply<T extends AdapterTypes>(
   if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
   if (body === 'unreadable') return badRequest('The request body could not be read to its end.');
   return replyFor(handler.handle({ body, headersAsObject: request.headers, fullUrl }));
-}
-
-/** Reads a Web body stream up to `maxBytes`; past it, cancels the stream instead of buffering the rest. */
-async function readWebBody(
-  stream: ReadableStream<Uint8Array> | null,
-  maxBytes: number,
-): Promise<Uint8Array | 'too_large' | 'unreadable'> {
-  if (stream === null) return new Uint8Array(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return 'too_large';
-      }
-      chunks.push(value);
-    }
-  } catch {
-    return 'unreadable';
-  }
-  return concat(chunks, size);
 }
 
 /** The parts of Node's `IncomingMessage` the listener reads. */
@@ -228,34 +205,6 @@ function bodyWasConsumed(
   return endedBeforeReading && req.headers['transfer-encoding'] !== undefined;
 }
 
-/**
- * Reads the body up to `maxBytes`. Past the limit it stops asking for chunks without destroying the stream (that
- * would close the socket before the 413 is written); the 413 carries `connection: close`, so Node closes the
- * socket once the reply is out and an endless body is cut off. A stream that fails (client abort) is
- * `unreadable`.
- */
-async function readNodeBody(
-  req: NodeRequestLike,
-  maxBytes: number,
-): Promise<Uint8Array | 'too_large' | 'unreadable'> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    const iterator = req[Symbol.asyncIterator]();
-    for (;;) {
-      const { done, value } = await iterator.next();
-      if (done) break;
-      const bytes = typeof value === 'string' ? new TextEncoder().encode(value) : value;
-      size += bytes.byteLength;
-      if (size > maxBytes) return 'too_large';
-      chunks.push(bytes);
-    }
-  } catch {
-    return 'unreadable';
-  }
-  return concat(chunks, size);
-}
-
 function writeReply(res: NodeResponseLike, reply: WebhookReply): void {
   if (res.headersSent === true) return;
   res.statusCode = reply.status;
@@ -304,68 +253,9 @@ function bridgeSettings(options: WebhookBridgeOptions): BridgeSettings {
   return { publicOrigin: origin, maxBodyBytes };
 }
 
-/**
- * A hostname (letters, digits, hyphens, dots), an IPv4 address or a bracketed IPv6 address, then an optional
- * port: what RFC 9110 §7.2 allows in Host. Anything else (spaces, `@`, a second colon) is refused.
- */
-const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$/;
-
-/** The origin a request's Host header names, when it is a valid `host[:port]`; `undefined` otherwise. */
-function originFromHost(req: NodeRequestLike): string | undefined {
-  const host = req.headers.host;
-  if (typeof host !== 'string') return undefined;
-  const match = HOST_HEADER.exec(host);
-  if (match === null) return undefined;
-  if (match[1] !== undefined && Number(match[1]) > 65535) return undefined;
-  const encrypted = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
-  try {
-    return new URL(`${encrypted ? 'https' : 'http'}://${host}`).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The path and query of a request target (RFC 9112 §3.2): origin-form as it is, absolute-form reduced to its path
- * and query (its scheme and authority are the client's word, never trusted, never parsed). Asterisk- and
- * authority-form, or anything else, is `undefined`.
- */
-function targetPathAndQuery(target: string | undefined): string | undefined {
-  if (target === undefined || target === '') return '/';
-  if (target.startsWith('/')) return target;
-  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(target);
-  if (absolute === null) return undefined;
-  const rest = target.slice(absolute[0].length);
-  if (rest === '') return '/';
-  return rest.startsWith('/') ? rest : rest.startsWith('?') ? `/${rest}` : undefined;
-}
-
-/**
- * `origin` followed by `pathAndQuery`, parsed as one absolute URL, never resolved relative to the origin (a
- * target `//other.example/x` stays a path on our origin instead of naming another host).
- */
-function joinUrl(origin: string, pathAndQuery: string): string | undefined {
-  try {
-    const url = new URL(`${origin}${pathAndQuery}`);
-    return url.origin === origin ? url.toString() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function declaredLength(value: string | string[] | null | undefined): number | undefined {
   if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
   return Number(value);
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
 }
 
 function badRequest(message: string): WebhookReply {

@@ -7,6 +7,9 @@
  */
 
 import { markInMemory } from '../diagnostics/production.js';
+import { ConfigurationError } from '../errors.js';
+import { WebhookVerificationError } from './errors.js';
+import type { WebhookSetupOptions } from './handler.js';
 
 /** What {@link DeduplicationStore.begin} found for a delivery key. */
 export type DeliveryLease =
@@ -84,4 +87,77 @@ export function createMemoryDeduplicationStore(now: () => number = Date.now): De
       if (entry?.state === 'leased' && entry.lease === lease) entries.delete(key);
     },
   });
+}
+
+/** Default `deduplicateTtlSeconds`: 7 days, longer than any of the providers keeps redelivering. */
+const DEFAULT_DEDUPLICATE_TTL_SECONDS = 7 * 24 * 3600;
+/** Default `deduplicateLeaseSeconds`: long enough for a status read plus callbacks, short enough to retry soon. */
+const DEFAULT_DEDUPLICATE_LEASE_SECONDS = 60;
+
+/** The checked deduplication settings of one handler. */
+export interface Deduplication {
+  store: DeduplicationStore;
+  ttlSeconds: number;
+  leaseSeconds: number;
+}
+
+/**
+ * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean
+ * "no deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
+ */
+export function deduplicationOf(options: WebhookSetupOptions): Deduplication | undefined {
+  const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds', DEFAULT_DEDUPLICATE_TTL_SECONDS);
+  const leaseSeconds = positiveSeconds(options, 'deduplicateLeaseSeconds', DEFAULT_DEDUPLICATE_LEASE_SECONDS);
+  const store = options.deduplicate;
+  if (store === undefined) return undefined;
+  const methods = ['begin', 'complete', 'release'] as const;
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    methods.some((method) => typeof (store as unknown as Record<string, unknown>)[method] !== 'function')
+  ) {
+    throw new ConfigurationError(
+      'deduplicate must be a DeduplicationStore { begin(key, { leaseSeconds }), complete(key, lease, ttlSeconds), release(key, lease) } (a store with claim/release is the former contract: see the @pay/core README, Webhooks).',
+      { missing: ['deduplicate'] },
+    );
+  }
+  return { store, ttlSeconds, leaseSeconds };
+}
+
+/** `options[name]` (`fallback` when absent), refused unless it is a positive, finite number of seconds. */
+function positiveSeconds(
+  options: WebhookSetupOptions,
+  name: 'deduplicateTtlSeconds' | 'deduplicateLeaseSeconds',
+  fallback: number,
+): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(
+      `${name} must be a positive, finite number of seconds (0, a negative number or NaN would turn deduplication off).`,
+      { missing: [name] },
+    );
+  }
+  return value;
+}
+
+/** Runs a store call whose failure changes nothing for the caller (see `handle`), even if it throws synchronously. */
+export async function settleQuietly(call: () => Promise<void>): Promise<void> {
+  try {
+    await call();
+  } catch {
+    // The lease expires on its own: at worst the delivery runs once more (at least once).
+  }
+}
+
+/** Takes the lease; a store that cannot answer makes the delivery retryable rather than unprotected. */
+export async function beginLease(deduplication: Deduplication, key: string): Promise<DeliveryLease> {
+  try {
+    return await deduplication.store.begin(key, { leaseSeconds: deduplication.leaseSeconds });
+  } catch (cause) {
+    throw new WebhookVerificationError(
+      'The deduplication store could not be reached; answer 503 so the provider delivers again later.',
+      { reason: 'deduplication_unavailable', retryable: true, cause },
+    );
+  }
 }

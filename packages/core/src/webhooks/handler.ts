@@ -3,15 +3,23 @@
  * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
  */
 
-import type { WebhookTrace } from '../diagnostics/channels.js';
 import { type PayLogger, SILENT_LOGGER, withinLogger } from '../diagnostics/logger.js';
 import { inProduction, isInMemory } from '../diagnostics/production.js';
 import { publishWebhook } from '../diagnostics/tracing.js';
-import { ConfigurationError, PayError, WebhookHandlerError, WebhookVerificationError } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import type { ProviderName } from '../records.js';
-import type { DeduplicationStore, DeliveryLease } from './dedupe.js';
+import {
+  beginLease,
+  type Deduplication,
+  type DeduplicationStore,
+  deduplicationOf,
+  settleQuietly,
+} from './dedupe.js';
+import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
+import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
 import { decideFailureReply } from './reply.js';
+import { type DeliveryOutcome, deliveryTrace, type Progress, reportFailure } from './report.js';
 import {
   type AuthenticatedDelivery,
   type EventMap,
@@ -19,7 +27,6 @@ import {
   NORMALISED_EVENT_NAMES,
   type PayEvent,
   type WebhookDefinition,
-  type WebhookDelivery,
 } from './types.js';
 
 /** Options of `pay.webhooks.setup()`. */
@@ -50,11 +57,6 @@ export interface WebhookSetupOptions {
    */
   deduplicateLeaseSeconds?: number;
 }
-
-/** Default `deduplicateTtlSeconds`: 7 days, longer than any of the providers keeps redelivering. */
-const DEFAULT_DEDUPLICATE_TTL_SECONDS = 7 * 24 * 3600;
-/** Default `deduplicateLeaseSeconds`: long enough for a status read plus callbacks, short enough to retry soon. */
-const DEFAULT_DEDUPLICATE_LEASE_SECONDS = 60;
 
 /** What `handle()` takes: the raw body, the request headers and the full URL the request was sent to. */
 export interface WebhookRequest {
@@ -106,55 +108,6 @@ export type WebhookErrorCallback = (
   error: WebhookVerificationError | WebhookHandlerError,
   context: WebhookErrorContext,
 ) => unknown;
-
-const RAW_BODY_HELP =
-  'Pass the raw request body (string or bytes), not a parsed object: signatures are computed on the exact bytes. ' +
-  'Express: app.post(path, express.raw({ type: () => true, limit: 1024 * 1024 }), …) and pass req.body; ' +
-  'Next.js route handler: await request.text(); or use the core bridges toFetchHandler / toNodeListener.';
-
-/**
- * Where the consumed body was found, so the message names the fix that applies there: `express` (an Express
- * request reached the Node bridge), `node` (another Node framework, such as Fastify), `fetch` (a used `Request`),
- * `handle` (a parsed object passed to `handle()`).
- */
-export type ParsedBodySite = 'express' | 'node' | 'fetch' | 'handle';
-
-/** The fix for each {@link ParsedBodySite}, as the root README's recipes mount the route. */
-const PARSED_BODY_FIX: Record<ParsedBodySite, string> = {
-  express:
-    'a body parser such as express.json() or express.urlencoded() ran first. Fix: mount the webhook route ' +
-    "before any body parser (app.post('/webhooks', toNodeListener(handler)) above app.use(express.json())), or " +
-    'use express.raw({ type: () => true, limit: 1024 * 1024 }) on that route and pass req.body to handle().',
-  node:
-    "the framework's body parser read it first (Fastify parses every JSON body before the route runs). Fix: " +
-    'give the webhook route a parser that leaves the body unread; Fastify: register the route in its own plugin ' +
-    "that calls removeAllContentTypeParsers() and addContentTypeParser('*', (request, payload, done) => done(null)), " +
-    'then reply.hijack() and pass request.raw and reply.raw to toNodeListener.',
-  fetch:
-    'something read the Request body first (await request.json() or request.text(), or a middleware). Fix: pass ' +
-    "the untouched Request to the bridge; Next.js: export it as POST; Hono: app.post('/webhooks', (c) => " +
-    'webhook(c.req.raw)) with no body-reading middleware on that route.',
-  handle:
-    'a body parser turned it into an object. Fix: pass the raw bytes; Express: mount ' +
-    'express.raw({ type: () => true, limit: 1024 * 1024 }) on the webhook route before any global body parser ' +
-    'and pass req.body; Fastify: a content-type parser with parseAs: buffer on that route; Next.js: ' +
-    'await request.text().',
-};
-
-/**
- * The refusal of a body that a parser already consumed (a global `express.json()` in front of the webhook route,
- * Fastify's JSON parser, a framework that read the Web request). The delivery itself may be genuine: this is the
- * application's configuration, not a forgery, so it is retryable (503) and the provider delivers it again once
- * the route is fixed, instead of a final 400 that blames the secret and loses the delivery. The message names the
- * fix for `site` (docs/architecture.md#webhook-handler).
- */
-export function bodyAlreadyParsedError(site: ParsedBodySite): WebhookVerificationError {
-  return new WebhookVerificationError(
-    'The webhook body was already parsed or read before it reached the webhook handler, so the raw bytes the ' +
-      `signature covers are gone; answered 503 so the provider delivers it again. Cause: ${PARSED_BODY_FIX[site]}`,
-    { reason: 'raw_body_required', retryable: true },
-  );
-}
 
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
@@ -245,7 +198,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   async handle(request: WebhookRequest): Promise<WebhookResult> {
     const startTime = Date.now();
     const progress: Progress = { deliveryKey: null, events: [] };
-    let outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined;
+    let outcome: DeliveryOutcome;
     try {
       const result = await withinLogger(this.#logger, () => this.#handle(request, progress));
       outcome = { ok: true, result };
@@ -255,70 +208,29 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       // The answer is fixed before any onError callback gets the error object it could change
       // (docs/architecture.md#callbacks).
       decideFailureReply(error);
-      this.#reportError(error, progress);
+      reportFailure(this.#errorCallbacks, this.#adapter.provider, error, progress);
       throw error;
     } finally {
       // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels):
       // ids and enums only.
       const settled = outcome;
-      publishWebhook(() => this.#trace(settled, progress, startTime));
-    }
-  }
-
-  /** The `pay:webhook` message of one delivery. */
-  #trace(
-    outcome: { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined,
-    progress: Progress,
-    startTime: number,
-  ): WebhookTrace {
-    const error = outcome?.ok === false ? outcome.error : undefined;
-    const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
-    const status = outcome?.ok ? 200 : decideFailureReply(error).status;
-    return {
-      provider: this.#adapter.provider,
-      verified: !refused && !(error !== undefined && !WebhookHandlerError.isInstance(error)),
-      reason: WebhookVerificationError.isInstance(error) ? error.reason : undefined,
-      deliveryKey: progress.deliveryKey ?? undefined,
-      secretIndex: progress.secretIndex,
-      eventTypes: progress.events.map((event) => event.type),
-      duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
-      callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
-      status,
-      startTime,
-      durationMs: Date.now() - startTime,
-    };
-  }
-
-  /**
-   * Calls the `onError` callbacks for a failure of `handle()`, one after the other, without awaiting what they
-   * return: an observer that never settles must not hold the reply, nor one that throws or rejects change it.
-   */
-  #reportError(error: unknown, progress: Progress): void {
-    if (this.#errorCallbacks.length === 0) return;
-    const dispatch = WebhookHandlerError.isInstance(error);
-    const context: WebhookErrorContext = {
-      provider: this.#adapter.provider,
-      stage: dispatch ? 'dispatch' : 'verification',
-      deliveryKey: progress.deliveryKey,
-      events: dispatch ? progress.events : [],
-    };
-    for (const callback of this.#errorCallbacks) {
-      try {
-        const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
-        // A rejection nobody handles would end the process; an observer's failure changes nothing here.
-        if (isThenable(returned)) Promise.resolve(returned).catch(() => undefined);
-      } catch {
-        // An observer's failure must not change the answer to the provider.
-      }
+      publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress, startTime));
     }
   }
 
   async #handle(request: WebhookRequest, progress: Progress): Promise<WebhookResult> {
-    const delivery = await this.#authenticate(request);
+    let delivery: AuthenticatedDelivery;
+    try {
+      delivery = asAuthenticatedDelivery(
+        await this.#adapter.webhooks.verify(toDelivery(request), this.#secrets),
+      );
+    } catch (error) {
+      throw asVerificationError(error);
+    }
     progress.deliveryKey = delivery.key;
     progress.secretIndex = delivery.secretIndex;
     const deduplication = this.#deduplication;
-    if (deduplication === undefined) return this.#process(delivery, progress);
+    if (deduplication === undefined) return await this.#process(delivery, progress);
     const storeKey = `${this.#adapter.provider}:${delivery.key}`;
     const lease = await beginLease(deduplication, storeKey);
     if (lease.state === 'done') return { events: [], duplicates: [delivery.key] };
@@ -342,17 +254,10 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return result;
   }
 
-  async #authenticate(request: WebhookRequest): Promise<AuthenticatedDelivery> {
-    const delivery = toDelivery(request);
-    let authenticated: AuthenticatedDelivery;
-    try {
-      authenticated = await this.#adapter.webhooks.verify(delivery, this.#secrets);
-    } catch (error) {
-      throw asVerificationError(error);
-    }
-    return asAuthenticatedDelivery(authenticated);
-  }
-
+  /**
+   * Reads the events, then runs each event's callbacks in order, every one even when another threw. An event
+   * nobody registered for costs no await (docs/architecture.md#webhook-handler).
+   */
   async #process(
     delivery: AuthenticatedDelivery,
     progress: { events: readonly PayEvent[] },
@@ -365,39 +270,21 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
     progress.events = events;
     const errors: unknown[] = [];
-    for (const event of events) errors.push(...(await this.#dispatch(event)));
+    for (const event of events) {
+      const named = this.#callbacks.get(event.type);
+      if (named === undefined && this.#anyCallbacks.length === 0) continue;
+      // The callbacks registered when the event's turn comes, named ones first.
+      for (const callback of [...(named ?? []), ...this.#anyCallbacks]) {
+        try {
+          await (callback as WebhookCallback<PayEvent>)(event);
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    }
     if (errors.length > 0) throw new WebhookHandlerError(errors, events);
     return { events, duplicates: [] };
   }
-
-  async #dispatch(event: PayEvent): Promise<unknown[]> {
-    const failures: unknown[] = [];
-    for (const callback of [...(this.#callbacks.get(event.type) ?? []), ...this.#anyCallbacks]) {
-      try {
-        await (callback as WebhookCallback<PayEvent>)(event);
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-    return failures;
-  }
-}
-
-/** Whether `value` is a promise or another thenable (what an async callback returns). */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-/** How far one delivery got: what its trace and `onError` callbacks report. */
-interface Progress {
-  deliveryKey: string | null;
-  events: readonly PayEvent[];
-  /** Which webhook secret (or public key) verified the delivery, once it is authenticated. */
-  secretIndex?: number | undefined;
 }
 
 /**
@@ -417,232 +304,4 @@ function webhookSecretsOf(
     );
   }
   return Object.freeze(secrets);
-}
-
-/** The checked deduplication settings of one handler. */
-interface Deduplication {
-  store: DeduplicationStore;
-  ttlSeconds: number;
-  leaseSeconds: number;
-}
-
-/**
- * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean
- * "no deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
- */
-function deduplicationOf(options: WebhookSetupOptions): Deduplication | undefined {
-  const ttlSeconds = positiveSeconds(
-    'deduplicateTtlSeconds',
-    options.deduplicateTtlSeconds,
-    DEFAULT_DEDUPLICATE_TTL_SECONDS,
-  );
-  const leaseSeconds = positiveSeconds(
-    'deduplicateLeaseSeconds',
-    options.deduplicateLeaseSeconds,
-    DEFAULT_DEDUPLICATE_LEASE_SECONDS,
-  );
-  const store = options.deduplicate;
-  if (store === undefined) return undefined;
-  const methods = ['begin', 'complete', 'release'] as const;
-  if (
-    typeof store !== 'object' ||
-    store === null ||
-    methods.some((method) => typeof (store as unknown as Record<string, unknown>)[method] !== 'function')
-  ) {
-    throw new ConfigurationError(
-      'deduplicate must be a DeduplicationStore { begin(key, { leaseSeconds }), complete(key, lease, ttlSeconds), release(key, lease) } (a store with claim/release is the former contract: see the @pay/core README, Webhooks).',
-      { missing: ['deduplicate'] },
-    );
-  }
-  return { store, ttlSeconds, leaseSeconds };
-}
-
-function positiveSeconds(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(
-      `${name} must be a positive, finite number of seconds (0, a negative number or NaN would turn deduplication off).`,
-      { missing: [name] },
-    );
-  }
-  return value;
-}
-
-/** Runs a store call whose failure changes nothing for the caller (see `handle`), even if it throws synchronously. */
-async function settleQuietly(call: () => Promise<void>): Promise<void> {
-  try {
-    await call();
-  } catch {
-    // The lease expires on its own: at worst the delivery runs once more (at least once).
-  }
-}
-
-/** Takes the lease; a store that cannot answer makes the delivery retryable rather than unprotected. */
-async function beginLease(deduplication: Deduplication, key: string): Promise<DeliveryLease> {
-  try {
-    return await deduplication.store.begin(key, { leaseSeconds: deduplication.leaseSeconds });
-  } catch (cause) {
-    throw new WebhookVerificationError(
-      'The deduplication store could not be reached; answer 503 so the provider delivers again later.',
-      { reason: 'deduplication_unavailable', retryable: true, cause },
-    );
-  }
-}
-
-/**
- * Checks what the adapter's `verify` resolved to: `{ key, events() }` with a non-empty key. Anything else (such as
- * the events array of the former contract) is an adapter bug, answered retryably.
- */
-function asAuthenticatedDelivery(value: AuthenticatedDelivery): AuthenticatedDelivery {
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    typeof value.key !== 'string' ||
-    value.key === '' ||
-    typeof value.events !== 'function'
-  ) {
-    throw asVerificationError(
-      new TypeError(
-        "The adapter's webhooks.verify must resolve to { key, events() } (an array of events is the former contract).",
-      ),
-    );
-  }
-  return value;
-}
-
-function toDelivery(request: WebhookRequest): WebhookDelivery {
-  if (typeof request !== 'object' || request === null) {
-    throw new WebhookVerificationError('handle() takes { body, headersAsObject, fullUrl }.', {
-      reason: 'malformed_payload',
-    });
-  }
-  const body = rawBodyOf(request);
-  const rawBody = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  let text: string;
-  try {
-    // The decoder drops a leading byte order mark from bytes; drop it from a string too, so both spellings of
-    // one body parse alike. The signature is still checked over `rawBody`, BOM included, as the provider sent it.
-    text =
-      typeof body === 'string'
-        ? body.replace(/^\uFEFF/, '')
-        : new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch (cause) {
-    throw new WebhookVerificationError('The webhook body is not valid UTF-8.', {
-      reason: 'malformed_payload',
-      cause,
-    });
-  }
-  if (typeof request.fullUrl !== 'string') {
-    throw new WebhookVerificationError('fullUrl must be the full URL the webhook was posted to.', {
-      reason: 'malformed_payload',
-    });
-  }
-  return {
-    rawBody,
-    body: text,
-    headers: lowerCaseHeaders(request.headersAsObject ?? {}),
-    fullUrl: request.fullUrl,
-  };
-}
-
-/**
- * The raw body of `request`. An object with content is what a body parser made of the bytes: refused retryably
- * with the fix. Nothing (`undefined`, or the `{}` Express 4 leaves) is what a route without a raw body parser
- * leaves, for a request with a body or without one. Which one matters: a request whose headers announce no body
- * (no `Transfer-Encoding`, no `Content-Length` or 0) had nothing to parse, so it is checked as the empty body it
- * is and refused 400 as the bridges refuse it, never reported as a parser that ran first (a retryable 503 to
- * garbage). One that announced a body is the application's wiring: retryable, so genuine deliveries are not lost
- * while the route is fixed (docs/architecture.md#webhook-handler).
- */
-function rawBodyOf(request: WebhookRequest): string | Uint8Array {
-  const { body } = request;
-  if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  const nothing = body === undefined || body === null || isEmptyPlainObject(body);
-  if (!nothing && typeof body === 'object') throw bodyAlreadyParsedError('handle');
-  if (nothing && !announcesBody(request.headersAsObject)) return new Uint8Array(0);
-  throw new WebhookVerificationError(
-    `The webhook body is ${body === null ? 'null' : typeof body === 'object' ? 'an empty object' : typeof body}, though the request announced one. ${RAW_BODY_HELP}`,
-    { reason: 'raw_body_required', retryable: true },
-  );
-}
-
-/** `{}` (or `Object.create(null)` with nothing in it): what Express 4 leaves in `req.body` when nothing parsed it. */
-function isEmptyPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0;
-}
-
-/**
- * Whether request headers announce a body (RFC 9112 §6.3): chunked, or a `Content-Length` other than 0. Over
- * HTTP/2 (Node gives its pseudo-headers, `:method`, with the others) a body needs no `Content-Length`, so there
- * its absence proves nothing and the body counts as announced.
- */
-function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
-  let names: Record<string, string>;
-  try {
-    names = lowerCaseHeaders(headers ?? {});
-  } catch {
-    return true; // unreadable headers prove nothing: keep the answer for the wiring
-  }
-  if (names['transfer-encoding'] !== undefined || names[':method'] !== undefined) return true;
-  const length = names['content-length'];
-  return length !== undefined && !/^0+$/.test(length.trim());
-}
-
-/**
- * Header names in lower case, repeated values joined, so lookups ignore the case the sender used. A value that
- * is not a string (or a list of strings) cannot come from an HTTP request: it is refused, not guessed at.
- */
-export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Record<string, string> {
-  const result: Record<string, string> = {};
-  if (typeof headers !== 'object' || headers === null) throw malformedHeaders();
-  const entries =
-    typeof Headers !== 'undefined' && headers instanceof Headers
-      ? [...headers.entries()]
-      : Object.entries(headers);
-  for (const [name, value] of entries) {
-    if (value === undefined) continue;
-    const text = headerText(value);
-    const key = name.toLowerCase();
-    result[key] = key in result ? `${result[key]}, ${text}` : text;
-  }
-  return result;
-}
-
-function headerText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
-  throw malformedHeaders();
-}
-
-function malformedHeaders(): WebhookVerificationError {
-  return new WebhookVerificationError(
-    'headersAsObject must map header names to strings (or lists of strings).',
-    {
-      reason: 'malformed_payload',
-    },
-  );
-}
-
-/**
- * Any failure while verifying is a `WebhookVerificationError`. A failed confirmation call (Provider R's status
- * read) is retryable when the provider may answer later, so the delivery comes again. An exception that is not a
- * `PayError` is a bug (ours or the adapter's), not proof that the delivery is bad: it is answered retryably
- * (503) so the delivery is not lost once the bug is fixed.
- */
-function asVerificationError(error: unknown): WebhookVerificationError {
-  if (WebhookVerificationError.isInstance(error)) return error;
-  if (PayError.isInstance(error)) {
-    const retryable =
-      (error as { retryable?: boolean; code: string }).retryable ?? error.code === 'network_error';
-    return new WebhookVerificationError(
-      `The webhook could not be confirmed with the provider (${error.code}). ${retryable ? 'The provider will deliver it again.' : ''}`.trim(),
-      { reason: 'confirmation_failed', retryable, cause: error },
-    );
-  }
-  return new WebhookVerificationError(
-    'The webhook could not be verified because of an unexpected error (see cause); answered retryably so the provider delivers it again.',
-    { reason: 'internal_error', retryable: true, cause: error },
-  );
 }

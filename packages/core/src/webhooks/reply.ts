@@ -5,7 +5,7 @@
  * provider told 200 for an event that was never processed stops delivering it.
  */
 
-import { WebhookHandlerError, WebhookVerificationError } from '../errors.js';
+import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
 
 /** The reply a bridge sends: status and a small JSON body with no secret in it. */
 export interface WebhookReply {

@@ -1,9 +1,9 @@
 /** Webhook types shared by the handler and the adapters (docs/architecture.md#webhook-handler). */
 import * as v from 'valibot';
-import { WebhookVerificationError } from '../errors.js';
 import type { AdapterTypes, SupportedEvents } from '../operations.js';
 import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
 import { mismatchedFields } from '../validation.js';
+import { WebhookVerificationError } from './errors.js';
 
 /** Normalised event names and the record each carries as `data`. */
 export interface NormalisedEvents {

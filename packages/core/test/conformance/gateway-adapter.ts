@@ -16,7 +16,6 @@ import {
   type Payment,
   ProviderApiError,
   type ProviderErrorTable,
-  type ProviderName,
   parseJson,
   requestIdOf,
   timingSafeIndexOf,
@@ -87,7 +86,7 @@ const transactionSchema = v.looseObject({
 export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
   const provider = GATEWAY_PROVIDER;
   // The provider name the records carry (the planted bug: one copied from another adapter).
-  const named = bug === 'record-names-another-provider' ? ('providerN' as ProviderName) : provider;
+  const named = bug === 'record-names-another-provider' ? ('providerN' as string) : provider;
   const errors: ProviderErrorTable =
     bug === 'missing-not-found-rule'
       ? {}

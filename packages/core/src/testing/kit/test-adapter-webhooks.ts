@@ -6,8 +6,8 @@
  */
 
 import { hmacSha512Hex, timingSafeIndexOf } from '../../crypto.js';
-import { WebhookVerificationError } from '../../errors.js';
 import type { ProviderName } from '../../records.js';
+import { WebhookVerificationError } from '../../webhooks/errors.js';
 import {
   NORMALISED_EVENT_NAMES,
   type NormalisedEventName,

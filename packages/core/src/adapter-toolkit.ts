@@ -13,7 +13,6 @@ export {
   type AdapterTypes,
   type AnyAdapter,
   type CallOptions,
-  DEFINED_ADAPTER,
   defineAdapter,
   type IdempotencyContext,
   type ImplementationsOf,
@@ -24,20 +23,15 @@ export {
   OPERATION_METHODS,
   type Operation,
   type OperationChecks,
+  type OperationContext,
   type OperationImplementations,
   type OperationMethod,
-  type OperationOptions,
+  type PerformOperation,
   type ResolvedRecord,
   type ResolveLookup,
   redactingErrors,
   type TypesOf,
 } from './adapter.js';
-export {
-  assertCallSettings,
-  type CallSettings,
-  MAX_CALL_RETRY,
-  MAX_CALL_TIMEOUT_MS,
-} from './call-settings.js';
 export * from './config.js';
 export * from './crypto.js';
 export * from './errors.js';
@@ -54,6 +48,12 @@ export {
   moneyMovingRefusal,
   refusalMayHaveLanded,
 } from './money-moving-refusals.js';
+export {
+  assertCallSettings,
+  type CallSettings,
+  MAX_CALL_RETRY,
+  MAX_CALL_TIMEOUT_MS,
+} from './operation-context.js';
 export {
   type ArgumentsOf,
   isOperation,

@@ -16,7 +16,6 @@ export type {
   Operation,
   TypesOf,
 } from './adapter.js';
-export { type CallSettings, MAX_CALL_RETRY, MAX_CALL_TIMEOUT_MS } from './call-settings.js';
 export * from './diagnostics/channels.js';
 export type { Logger, LogLevel } from './diagnostics/logger.js';
 export {
@@ -53,6 +52,7 @@ export {
   MIN_IDEMPOTENCY_RETENTION_SECONDS,
   type StoreFailure,
 } from './idempotency.js';
+export { type CallSettings, MAX_CALL_RETRY, MAX_CALL_TIMEOUT_MS } from './operation-context.js';
 export {
   createPay,
   type Namespace,

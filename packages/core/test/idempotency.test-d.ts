@@ -2,8 +2,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type {
   AdapterDefinition,
   IdempotencyContext,
+  OperationContext,
   OperationImplementations,
-  OperationOptions,
   ResolveLookup,
 } from '../src/adapter-toolkit.js';
 import {
@@ -32,12 +32,12 @@ describe('types of idempotency, stores and per-call options', () => {
   });
 
   it('hands implementations the ledger context', () => {
-    expectTypeOf<OperationOptions['idempotency']>().toEqualTypeOf<IdempotencyContext | undefined>();
+    expectTypeOf<OperationContext['idempotency']>().toEqualTypeOf<IdempotencyContext | undefined>();
     expectTypeOf<IdempotencyContext['recoveryPoint']>().toEqualTypeOf<JsonValue | null>();
     expectTypeOf<IdempotencyContext['checkpoint']>().toEqualTypeOf<(point: JsonValue) => Promise<void>>();
     expectTypeOf<
       Parameters<OperationImplementations<LedgerTypes>['createPayment']>[1]
-    >().toEqualTypeOf<OperationOptions>();
+    >().toEqualTypeOf<OperationContext>();
     expectTypeOf<
       Parameters<NonNullable<AdapterDefinition<LedgerTypes>['resolve']>>[0]
     >().toEqualTypeOf<ResolveLookup>();

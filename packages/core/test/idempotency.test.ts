@@ -3,7 +3,7 @@ import {
   canonicalJson,
   fingerprintOf,
   type IdempotencyContext,
-  type OperationOptions,
+  type OperationContext,
 } from '../src/adapter-toolkit.js';
 import {
   ConfigurationError,
@@ -23,9 +23,9 @@ const INPUT = { amount: 25, currency: 'EUR' };
 
 /** An adapter whose createPayment records each call and answers with the given behaviour. */
 function recordingAdapter(
-  behaviour: (call: number, options: OperationOptions) => Promise<ReturnType<typeof transfer>>,
+  behaviour: (call: number, options: OperationContext) => Promise<ReturnType<typeof transfer>>,
 ) {
-  const seen: OperationOptions[] = [];
+  const seen: OperationContext[] = [];
   const adapter = ledgerAdapter({
     async createPayment(_params, options) {
       seen.push(options);
@@ -404,7 +404,7 @@ describe('idempotency keys on money-moving calls (docs/architecture.md#idempoten
     const seen: unknown[] = [];
     const foreign = {
       ...base.adapter,
-      createPayment: async (_params: unknown, options: OperationOptions) => {
+      createPayment: async (_params: unknown, options: OperationContext) => {
         seen.push(options?.idempotency?.key);
         return transfer(`f${seen.length}`);
       },

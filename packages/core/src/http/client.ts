@@ -10,7 +10,7 @@
  * cannot change an outcome.
  */
 import type { BeforeRequestHook, Options } from 'ky';
-import { assertCallSettings, settingsOf } from '../call-settings.js';
+import type { CallOptions } from '../adapter.js';
 import { type CallTrace, enclosingOperation, type HttpTraceBase } from '../diagnostics/channels.js';
 import { ambientLogger, createLogger, type PayLogger } from '../diagnostics/logger.js';
 import {
@@ -22,6 +22,7 @@ import {
   traceCall,
 } from '../diagnostics/tracing.js';
 import { CredentialSet, type NetworkError, redact, redactError } from '../errors.js';
+import { assertCallSettings } from '../operation-context.js';
 import { CallerAbort, callCapMs, Deadline, untilAborted } from './deadline.js';
 import { abortedError, callLabel, loginFailure, neverSent, toNetworkError } from './failures.js';
 import { CREDENTIAL_HEADERS, observe, redactHeaders, rememberIssuedTokens } from './observation.js';
@@ -108,7 +109,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     rememberSecrets(secrets) {
       for (const secret of secrets) if (typeof secret === 'string') credentials.add(secret);
     },
-    send(request) {
+    send(given, context) {
+      const request = withContext(given, context);
       // Tracing (docs/architecture.md#tracing-channels) costs one property read per channel while nobody
       // subscribes.
       const tracing = httpTracing();
@@ -153,13 +155,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     // Only errors and logs name the call: built on first use, not on every call.
     let labelText: string | undefined;
     const label = () => (labelText ??= callLabel(options.provider, request, credentials));
-    // Per-call settings (docs/architecture.md#createpay): the request's own, else the caller's (carried on the
-    // signal), else ours.
-    const perCall = settingsOf(request.signal);
-    const asked = {
-      timeoutMs: request.timeoutMs ?? perCall?.timeoutMs,
-      retry: request.retry ?? perCall?.retry,
-    };
+    // Per-call settings (docs/architecture.md#createpay): the request's own, else the operation's (see
+    // `withContext`), else ours.
+    const asked = { timeoutMs: request.timeoutMs, retry: request.retry };
     assertCallSettings(asked);
     const attemptTimeoutMs = asked.timeoutMs ?? timeoutMs;
     // Money-moving calls are never retried, whatever was asked for.
@@ -486,4 +484,21 @@ function withAuthorization(
   }
   sent.authorization = authorization;
   return sent;
+}
+
+/**
+ * The request with what its operation's context supplies where the request says nothing: the caller's signal and
+ * per-call settings (docs/architecture.md#operation-context).
+ */
+function withContext(request: HttpRequest, context: CallOptions | undefined): HttpRequest {
+  if (!context) return request;
+  const signal = request.signal ?? context.signal;
+  const timeoutMs = request.timeoutMs ?? context.timeoutMs;
+  const retry = request.retry ?? context.retry;
+  return {
+    ...request,
+    ...(signal ? { signal } : {}),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(retry === undefined ? {} : { retry }),
+  };
 }

@@ -34,7 +34,6 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
   it('@pay/core does not export the toolkit: adapter-author names come from @pay/core/adapter only', () => {
     const toolkitOnly = [
       'defineAdapter',
-      'DEFINED_ADAPTER',
       'OPERATIONS',
       'OPERATION_NAMES',
       'OPERATION_METHODS',

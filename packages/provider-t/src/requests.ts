@@ -458,9 +458,8 @@ export function checkAmend(
 // ---------------------------------------------------------------------------------------------------------
 // Wire requests. Each names the call without any id or value (`call`), and says whether a repeat is safe.
 
-/** Where a call is made from: the caller's signal, a request id derived from an idempotency key, the context. */
+/** Where a call is made from: a request id derived from an idempotency key, the context. */
 export interface CallSettings {
-  signal?: CallOptions['signal'];
   requestId?: string | undefined;
   context: ErrorContext;
 }
@@ -468,7 +467,6 @@ export interface CallSettings {
 function settings(call: CallSettings) {
   return {
     ...(call.requestId ? { requestId: call.requestId } : {}),
-    signal: call.signal,
     context: call.context,
   };
 }

@@ -7,7 +7,6 @@
 import {
   amountIssues,
   assertNoIssues,
-  type CallOptions,
   type CustomerRef,
   currencySchema,
   type ErrorContext,

@@ -26,7 +26,6 @@ export {
   type OperationContext,
   type OperationImplementations,
   type OperationMethod,
-  type PerformOperation,
   type ResolvedRecord,
   type ResolveLookup,
   redactingErrors,

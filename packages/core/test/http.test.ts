@@ -819,7 +819,10 @@ describe('per-call timeout and retry (docs/architecture.md#createpay)', () => {
   function adapterOver(http: ReturnType<typeof createHttpClient>) {
     return ledgerAdapter({
       async retrievePayment(id, context) {
-        const reply = await http.send({ method: 'GET', path: path`/payments/${id}`, retrySafe: true }, context);
+        const reply = await http.send(
+          { method: 'GET', path: path`/payments/${id}`, retrySafe: true },
+          context,
+        );
         return reply.status === 200 ? transfer(id) : null;
       },
       async createPayment(_params, context) {

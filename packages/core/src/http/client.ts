@@ -492,13 +492,11 @@ function withAuthorization(
  */
 function withContext(request: HttpRequest, context: CallOptions | undefined): HttpRequest {
   if (!context) return request;
-  const signal = request.signal ?? context.signal;
-  const timeoutMs = request.timeoutMs ?? context.timeoutMs;
-  const retry = request.retry ?? context.retry;
+  const { signal, timeoutMs, retry } = request;
   return {
     ...request,
-    ...(signal ? { signal } : {}),
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    ...(retry === undefined ? {} : { retry }),
+    signal: signal ?? context.signal,
+    timeoutMs: timeoutMs ?? context.timeoutMs,
+    retry: retry ?? context.retry,
   };
 }

@@ -127,7 +127,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         idempotencyKey: enclosingOperation()?.idempotencyKey,
       });
       // A call the provider client already traces: its attempts are counted on that trace.
-      const above = callTraceOf(request);
+      const above = callTraceOf(given);
       if (above || !tracing.call)
         return sendRedacted(traced, { fields: above ?? httpTraceFields(describe()), call: above });
       return traceCall(describe, traced, (call) =>

@@ -153,7 +153,7 @@ describe('a retried read through the provider client', () => {
       method: 'GET',
       path: path`/v1/payments/${'pay_1'}`,
       retrySafe: true,
-    };
+    } as const;
     const outcome = await client.send(call, context);
     expect(outcome.ok).toBe(true);
     expect(fetch.calls).toBe(2);

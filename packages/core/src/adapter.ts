@@ -236,7 +236,10 @@ export interface AdapterDefinition<T extends AdapterTypes> {
  */
 export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
   const capabilities: Operation[] = [];
-  const performers = new Map<Operation, PerformOperation>();
+  const performers = new Map<
+    Operation,
+    (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown>
+  >();
   const implementations = definition.operations as Partial<Record<OperationMethod, unknown>>;
   const checks = definition.checks as
     | Record<string, ((...args: unknown[]) => unknown) | undefined>
@@ -262,7 +265,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     const check = checks?.[method];
     performers.set(
       operation,
-      redactingErrors((_operation, args, ledger) =>
+      redactingErrors((args: readonly unknown[], ledger?: IdempotencyLedger) =>
         runOperation(
           operation,
           args[shape.length],
@@ -293,7 +296,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
         operation,
         idempotencyKey: idempotencyKeyOf(args[optionsIndexOf(operation)] as CallOptions | undefined),
       }),
-      () => performers.get(operation)!(operation, args, ledger),
+      () => performers.get(operation)!(args, ledger),
     );
   const adapter = {
     ...(Object.fromEntries(

@@ -114,10 +114,10 @@ export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterO
   readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
   /**
    * Runs `operation` on its caller's arguments (the options last) as the flat method does, under `ledger` when one
-   * is given: what `createPay` calls (docs/architecture.md#operation-context). Not enumerable: a copy of the
-   * adapter made with spread has none, so `createPay` calls that copy's methods.
+   * is given: what `createPay` calls (docs/architecture.md#operation-context). Set by `defineAdapter`, not
+   * enumerable: a copy of the adapter made with spread has none, so `createPay` calls that copy's methods.
    */
-  readonly perform: PerformOperation;
+  readonly perform?: PerformOperation;
   /** Type-level only: the adapter's declared types. */
   readonly '~types'?: T;
 }
@@ -313,7 +313,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
       : {}),
   };
   Object.defineProperty(adapter, 'perform', { value: perform, enumerable: false });
-  return adapter as typeof adapter & Pick<Adapter<T>, 'perform'>;
+  return adapter;
 }
 
 /** `resolve` on `pay:operation` as the operation `'resolve'`, with the key it looks up. */

@@ -19,7 +19,7 @@ export {
   defineAdapter,
   type IdempotencyContext,
   type MayStillLand,
-  type OperationOptions,
+  type OperationContext,
   type ResolvedRecord,
   type ResolveLookup,
   redactingErrors,

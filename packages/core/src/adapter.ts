@@ -7,27 +7,20 @@
  * in it.
  */
 import type * as v from 'valibot';
-import { callSettingsIssues, signalWithSettings } from './call-settings.js';
 import { traceOperation } from './diagnostics/tracing.js';
 import { type ErrorContext, ProviderNotSupportedError, ValidationError } from './errors.js';
-import {
-  type IdempotencyContext,
-  type IdempotencyLedger,
-  idempotencyKeyIssue,
-  LEDGER,
-  markOperation,
-  withIdempotencyKey,
-} from './idempotency.js';
+import type { IdempotencyLedger } from './idempotency.js';
+import { idempotencyKeyOf } from './idempotency-keys.js';
+import { checkedCallOptions, type OperationContext, runOperation } from './operation-context.js';
 import {
   type AdapterTypes,
   type ArgumentsOf,
   argumentsOf,
-  type MoneyMovingOperation,
-  movesMoney,
   OPERATION_NAMES,
   OPERATIONS,
   type Operation,
   type OperationMethod,
+  optionsIndexOf,
   type ResultOf,
   type RowOf,
   type ValidatedArgumentsOf,
@@ -40,6 +33,7 @@ import { parseInput } from './validation.js';
 import type { NormalisedEventName, WebhookDefinition } from './webhooks/types.js';
 
 export type { IdempotencyContext } from './idempotency.js';
+export type { OperationContext } from './operation-context.js';
 export {
   type AdapterTypes,
   type MetadataOf,
@@ -70,11 +64,6 @@ export interface CallOptions {
    * to calls that are safe to repeat (reads, logins): a call that could move money is never retried.
    */
   retry?: number;
-}
-
-/** Options each implemented operation receives: the caller's options plus the ledger context when a key was given. */
-export interface OperationOptions extends CallOptions {
-  idempotency?: IdempotencyContext;
 }
 
 /** What `pay.resolve` asks an adapter about: one money-moving call whose outcome the caller does not know. */
@@ -124,9 +113,22 @@ export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterO
   readonly webhooks: WebhookDefinition;
   /** What the provider holds for a call whose outcome is unknown (see {@link AdapterDefinition.resolve}). */
   readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
+  /**
+   * Runs `operation` on its caller's arguments (the options last) as the flat method does, under `ledger` when one
+   * is given: what `createPay` calls (docs/architecture.md#operation-context). Set by `defineAdapter`, not
+   * enumerable: a copy of the adapter made with spread has none, so `createPay` calls that copy's methods.
+   */
+  readonly perform?: PerformOperation;
   /** Type-level only: the adapter's declared types. */
   readonly '~types'?: T;
 }
+
+/** {@link Adapter.perform}. */
+export type PerformOperation = (
+  operation: Operation,
+  args: readonly unknown[],
+  ledger?: IdempotencyLedger,
+) => Promise<unknown>;
 
 /**
  * Any configured adapter, whatever its declared types: what `createPay`, the webhook handler and the contract
@@ -138,6 +140,7 @@ export type AnyAdapter = {
   readonly capabilities: readonly Operation[];
   readonly webhooks: WebhookDefinition;
   readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
+  readonly perform?: PerformOperation;
   readonly '~types'?: AdapterTypes;
 } & { readonly [M in OperationMethod]: (...args: never[]) => Promise<unknown> };
 
@@ -155,7 +158,7 @@ export type TypesOf<A> = A extends { readonly '~types'?: infer T }
  */
 export type OperationImplementations<T extends AdapterTypes> = {
   [K in Operation as RowOf<K>['method']]: (
-    ...args: [...ValidatedArgumentsOf<K>, options: OperationOptions]
+    ...args: [...ValidatedArgumentsOf<K>, context: OperationContext]
   ) => Promise<ResultOf<T, K>>;
 };
 
@@ -234,8 +237,14 @@ export interface AdapterDefinition<T extends AdapterTypes> {
  */
 export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
   const capabilities: Operation[] = [];
-  const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  const performers = new Map<
+    Operation,
+    (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown>
+  >();
   const implementations = definition.operations as Partial<Record<OperationMethod, unknown>>;
+  const checks = definition.checks as
+    | Record<string, ((...args: unknown[]) => unknown) | undefined>
+    | undefined;
   for (const operation of OPERATION_NAMES) {
     const method = OPERATIONS[operation].method;
     const implementation = implementations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -244,57 +253,58 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
         definition.unsupported?.[operation] ??
         definition.fallbackReason ??
         `the provider offers no ${operation} call`;
-      methods[method] = async () => {
-        throw new ProviderNotSupportedError({ provider: definition.provider, operation, reason });
-      };
+      performers.set(
+        operation,
+        redactingErrors(async () => {
+          throw new ProviderNotSupportedError({ provider: definition.provider, operation, reason });
+        }),
+      );
       continue;
     }
     capabilities.push(operation);
     const shape = argumentsOf(operation);
-    const moneyMoving = movesMoney(operation);
-    const check = (definition.checks as Record<string, ((...args: unknown[]) => unknown) | undefined>)?.[
-      method
-    ];
-    methods[method] = async (...args: unknown[]) => {
-      const given = (args[shape.length] ?? {}) as CallOptions & { [LEDGER]?: IdempotencyLedger };
-      const key = typeof given.idempotencyKey === 'string' ? given.idempotencyKey : undefined;
-      try {
-        const parsed = shape.map((argument, index) =>
-          argument === 'id'
-            ? parseInput(idSchema, args[index], { operation, prefix: 'id' })
-            : parseInput(argument, args[index] ?? {}, { operation }),
-        );
-        refuseDotIdentifiers(shape, parsed, operation);
-        const options = callOptionsOf(given, operation);
-        const normalised = check?.(...parsed);
-        if (normalised !== undefined) parsed[parsed.length - 1] = normalised;
-        const ledger = given[LEDGER];
-        const settings = options.timeoutMs !== undefined || options.retry !== undefined;
-        const carried = settings
-          ? signalWithSettings({ timeoutMs: options.timeoutMs, retry: options.retry }, options.signal)
-          : undefined;
-        const base: CallOptions = carried ? { ...options, signal: carried.signal } : options;
-        try {
-          if (ledger && key !== undefined && moneyMoving)
-            return await ledger.run(operation as MoneyMovingOperation, parsed, key, (idempotency) =>
-              implementation(...parsed, { ...base, idempotency }),
+    const check = checks?.[method];
+    performers.set(
+      operation,
+      redactingErrors((args: readonly unknown[], ledger?: IdempotencyLedger) =>
+        runOperation(
+          operation,
+          args[shape.length],
+          ledger,
+          () => {
+            const input = shape.map((argument, index) =>
+              argument === 'id'
+                ? parseInput(idSchema, args[index], { operation, prefix: 'id' })
+                : parseInput(argument, args[index] ?? {}, { operation }),
             );
-          return await implementation(...parsed, base);
-        } finally {
-          carried?.release();
-        }
-      } catch (error) {
-        if (moneyMoving) markOperation(error, operation);
-        throw key === undefined ? error : withIdempotencyKey(error, key);
-      }
-    };
+            refuseDotIdentifiers(shape, input, operation);
+            const options = checkedCallOptions((args[shape.length] ?? {}) as CallOptions, operation);
+            const normalised = check?.(...input);
+            if (normalised !== undefined) input[input.length - 1] = normalised;
+            return { input, options };
+          },
+          (input, context) => implementation(...input, context),
+        ),
+      ),
+    );
   }
+  // One public operation on `pay:operation` (docs/architecture.md#tracing-channels), around the redaction so the
+  // trace's `error` is the redacted one the caller gets.
+  const perform: PerformOperation = (operation, args, ledger) =>
+    traceOperation(
+      () => ({
+        provider: definition.provider,
+        operation,
+        idempotencyKey: idempotencyKeyOf(args[optionsIndexOf(operation)] as CallOptions | undefined),
+      }),
+      () => performers.get(operation)!(args, ledger),
+    );
   const adapter = {
     ...(Object.fromEntries(
-      OPERATION_NAMES.map((operation) => {
-        const method = OPERATIONS[operation].method;
-        return [method, tracedOperation(definition.provider, operation, redactingErrors(methods[method]!))];
-      }),
+      OPERATION_NAMES.map((operation) => [
+        OPERATIONS[operation].method,
+        (...args: unknown[]) => perform(operation, args),
+      ]),
     ) as unknown as AdapterOperations<T>),
     provider: definition.provider,
     capabilities: Object.freeze(capabilities),
@@ -303,27 +313,8 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
       ? { resolve: tracedResolve(definition.provider, redactingResolve(definition.resolve.bind(definition))) }
       : {}),
   };
-  // Marks an adapter whose operations run core's ledger themselves (after validation, on validated input).
-  Object.defineProperty(adapter, DEFINED_ADAPTER, { value: true, enumerable: false });
+  Object.defineProperty(adapter, 'perform', { value: perform, enumerable: false });
   return adapter;
-}
-
-/**
- * One public operation on `pay:operation` (docs/architecture.md#tracing-channels), around the redacting wrapper so
- * the trace's `error` is the redacted one the caller gets. The idempotency key is read from the options argument
- * only while someone listens.
- */
-function tracedOperation(
-  provider: string,
-  operation: Operation,
-  run: (...args: unknown[]) => Promise<unknown>,
-): (...args: unknown[]) => Promise<unknown> {
-  const optionsAt = argumentsOf(operation).length;
-  return (...args) =>
-    traceOperation(
-      () => ({ provider, operation, idempotencyKey: idempotencyKeyOf(args[optionsAt]) }),
-      () => run(...args),
-    );
 }
 
 /** `resolve` on `pay:operation` as the operation `'resolve'`, with the key it looks up. */
@@ -336,29 +327,6 @@ function tracedResolve(
       () => ({ provider, operation: 'resolve', idempotencyKey: idempotencyKeyOf(lookup) }),
       () => resolve(lookup, options),
     );
-}
-
-function idempotencyKeyOf(options: unknown): string | undefined {
-  const key = (options as { idempotencyKey?: unknown } | null | undefined)?.idempotencyKey;
-  return typeof key === 'string' ? key : undefined;
-}
-
-/** Non-enumerable mark of adapters built by {@link defineAdapter}. */
-export const DEFINED_ADAPTER = Symbol.for('@pay/core.defined-adapter');
-
-/**
- * The caller's options as an implementation receives them: `idempotencyKey`, `timeoutMs` and `retry` checked
- * (a `ValidationError` before any I/O), and no `idempotency` context smuggled in by the caller: only core's
- * ledger provides one.
- */
-function callOptionsOf(given: CallOptions, operation: Operation): CallOptions {
-  const issues = callSettingsIssues(given);
-  const keyIssue = idempotencyKeyIssue(given.idempotencyKey);
-  if (keyIssue) issues.unshift({ path: 'options.idempotencyKey', message: keyIssue });
-  if (issues.length > 0) throw new ValidationError(issues, { operation });
-  const { idempotency: _ignored, ...options } = given as OperationOptions;
-  // The ledger handle (a symbol member) stays with core.
-  return Object.fromEntries(Object.entries(options)) as CallOptions;
 }
 
 /** The adapter's `resolve`, with its lookup checked and its errors redacted like the operations. */

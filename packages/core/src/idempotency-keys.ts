@@ -4,7 +4,6 @@
  * Provider N's `paymentReference` / `refundReference`, Provider R's `refId`. Web Crypto only (no `node:` import),
  * so it runs on every runtime core supports.
  */
-import type { OperationOptions } from './adapter.js';
 import { sha256Hex } from './crypto.js';
 
 /** Marks references derived from an idempotency key, so they are told apart from random ones at a glance. */
@@ -29,7 +28,13 @@ export async function keyedReference(
   return `${prefix}${hex.slice(0, KEYED_REFERENCE_DIGITS)}`;
 }
 
-/** The caller's key of a call: the ledger's when called through `createPay`, else the option itself. */
-export function idempotencyKeyOf(options: OperationOptions): string | undefined {
-  return options.idempotency?.key ?? options.idempotencyKey;
+/**
+ * The caller's key of a call, from its operation context, options or `resolve` lookup: the ledger's when called
+ * through `createPay`, else the option itself; `undefined` when none is given (or what is given is no string).
+ */
+export function idempotencyKeyOf(
+  given: { idempotency?: { key: string } | undefined; idempotencyKey?: unknown } | null | undefined,
+): string | undefined {
+  const key = given?.idempotency?.key ?? given?.idempotencyKey;
+  return typeof key === 'string' ? key : undefined;
 }

@@ -108,11 +108,6 @@ export interface IdempotencyLedger {
   report(error: StoreError, failure: StoreFailure): void;
 }
 
-/** Brand of the option through which `Pay` hands its ledger to the adapter's operations (never user input). */
-export const LEDGER = Symbol.for('@pay/core.idempotency-ledger');
-/** Non-enumerable mark on an error: the operation it came out of, for `pay.resolve(error)`. */
-export const ERROR_OPERATION = Symbol.for('@pay/core.error-operation');
-
 /** Validates the options and builds the ledger `createPay` uses. */
 export function createIdempotencyLedger(
   store: IdempotencyStore,
@@ -426,8 +421,18 @@ export function withIdempotencyKey(error: unknown, key: string): unknown {
   return error;
 }
 
-/** Marks an error with the operation it came out of (non-enumerable: never in `toJSON()`). */
+/**
+ * The operation each thrown error came out of, for `pay.resolve(error)`: kept beside the error, never on it (so
+ * never in its `toJSON()`).
+ */
+const operationsOfErrors = new WeakMap<object, Operation>();
+
+/** Remembers the operation an error came out of (the innermost one, when operations nest). */
 export function markOperation(error: unknown, operation: Operation): void {
-  if (!PayError.isInstance(error) || Object.hasOwn(error, ERROR_OPERATION)) return;
-  Object.defineProperty(error, ERROR_OPERATION, { value: operation, enumerable: false });
+  if (PayError.isInstance(error) && !operationsOfErrors.has(error)) operationsOfErrors.set(error, operation);
+}
+
+/** The operation an error came out of, when {@link markOperation} recorded one. */
+export function operationOfError(error: object): Operation | undefined {
+  return operationsOfErrors.get(error);
 }

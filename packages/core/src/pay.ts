@@ -4,32 +4,30 @@
  * `idempotencyKey` run under the idempotency ledger (docs/architecture.md#idempotency); `resolve` answers what the
  * provider holds for a call whose outcome is unknown; webhooks are set up per secret.
  */
-import {
-  type Adapter,
-  type AnyAdapter,
-  type CallOptions,
-  DEFINED_ADAPTER,
-  type ResolvedRecord,
-  type TypesOf,
+import type {
+  Adapter,
+  AnyAdapter,
+  CallOptions,
+  PerformOperation,
+  ResolvedRecord,
+  TypesOf,
 } from './adapter.js';
 import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
 import { inProduction, isInMemory } from './diagnostics/production.js';
 import { PayError, ValidationError } from './errors.js';
 import {
   createIdempotencyLedger,
-  ERROR_OPERATION,
   type IdempotencyLedger,
   type IdempotencyOptions,
   idempotencyKeyIssue,
-  LEDGER,
-  markOperation,
+  operationOfError,
   operationOfFingerprint,
   whileHeld,
   withIdempotencyKey,
 } from './idempotency.js';
+import { checkedCallOptions, runOperation } from './operation-context.js';
 import {
   type MoneyMovingOperation,
-  movesMoney,
   OPERATION_NAMES,
   OPERATIONS,
   type Operation,
@@ -127,23 +125,16 @@ export class Pay<A extends AnyAdapter = Adapter> {
       );
     const ledger = createIdempotencyLedger(store, ledgerOptions, logger);
     this.#ledger = ledger;
-    const runsLedgerItself = (adapter as { [DEFINED_ADAPTER]?: unknown })[DEFINED_ADAPTER] === true;
+    // Each operation runs once, with this Pay's ledger as an argument (docs/architecture.md#operation-context).
+    const perform = adapter.perform ?? performerOf(adapter);
     const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
     for (const operation of OPERATION_NAMES) {
       const [resource, verb] = operation.split('.') as [string, string];
-      const method = OPERATIONS[operation].method;
+      namespaces[resource] ??= {};
       // The adapter's calls report to this Pay's logger unless the adapter has its own
       // (docs/architecture.md#logger).
-      const call = (...args: unknown[]) =>
-        withinLogger(logger, () => (adapter[method] as (...a: unknown[]) => Promise<unknown>)(...args));
-      const arity = optionsIndexOf(operation);
-      namespaces[resource] ??= {};
-      namespaces[resource][verb] = !movesMoney(operation)
-        ? call
-        : (...args: unknown[]) =>
-            runsLedgerItself
-              ? call(...withLedger(args, arity, ledger))
-              : runUnderLedger(ledger, operation, args, arity, call);
+      namespaces[resource][verb] = (...args: unknown[]) =>
+        withinLogger(logger, () => perform(operation, args, ledger));
     }
     this.checkouts = namespaces.checkouts as never;
     this.payments = namespaces.payments as never;
@@ -280,43 +271,25 @@ export class Pay<A extends AnyAdapter = Adapter> {
   }
 }
 
-/** The arguments with core's ledger handed to the operation in its options (a symbol member). */
-function withLedger(args: unknown[], arity: number, ledger: IdempotencyLedger): unknown[] {
-  const given = args[arity];
-  if (given === undefined || given === null || typeof given !== 'object') {
-    if (given !== undefined && given !== null) return args; // the adapter refuses it with a ValidationError
-    const copy = args.slice(0, arity);
-    while (copy.length < arity) copy.push(undefined);
-    return [...copy, { [LEDGER]: ledger }];
-  }
-  const copy = [...args];
-  copy[arity] = { ...(given as object), [LEDGER]: ledger };
-  return copy;
-}
-
-/** For an adapter not built by `defineAdapter`: the ledger around the whole call, on its raw input. */
-async function runUnderLedger(
-  ledger: IdempotencyLedger,
-  operation: MoneyMovingOperation,
-  args: unknown[],
-  arity: number,
-  call: (...args: unknown[]) => Promise<unknown>,
-): Promise<unknown> {
-  const options = (args[arity] ?? {}) as CallOptions;
-  const key = options.idempotencyKey;
-  if (key === undefined) return call(...args);
-  const issue = idempotencyKeyIssue(key);
-  if (issue) throw new ValidationError([{ path: 'options.idempotencyKey', message: issue }], { operation });
-  try {
-    return await ledger.run(operation, args.slice(0, arity), key, (idempotency) => {
-      const copy = [...args];
-      copy[arity] = { ...options, idempotency };
-      return call(...copy);
-    });
-  } catch (error) {
-    markOperation(error, operation);
-    throw withIdempotencyKey(error, key);
-  }
+/**
+ * For an adapter not built by `defineAdapter` (or a spread copy of one): each operation through the same
+ * {@link runOperation} on the caller's arguments as given (only the options checked), calling the adapter's method
+ * with the operation context as its options.
+ */
+function performerOf(adapter: AnyAdapter): PerformOperation {
+  return (operation, args, ledger) => {
+    const arity = optionsIndexOf(operation);
+    const method = adapter[OPERATIONS[operation].method] as (...args: unknown[]) => Promise<unknown>;
+    // Padded, so the context is always at the options' position (a capture without an amount).
+    const input = Array.from({ length: arity }, (_, index) => args[index]);
+    return runOperation(
+      operation,
+      args[arity],
+      ledger,
+      () => ({ input, options: checkedCallOptions((args[arity] ?? {}) as CallOptions, operation) }),
+      (_input, context) => method.call(adapter, ...input, context),
+    );
+  };
 }
 
 /**
@@ -345,8 +318,7 @@ function lookupOf(
     );
   const context = keyOrError.context;
   const key = typeof context?.idempotencyKey === 'string' ? context.idempotencyKey : undefined;
-  const marked = (keyOrError as unknown as { [ERROR_OPERATION]?: Operation })[ERROR_OPERATION];
-  const operation = marked ?? options.operation;
+  const operation = operationOfError(keyOrError) ?? options.operation;
   return {
     ...(key === undefined ? {} : { key }),
     ...(operation ? { operation } : {}),

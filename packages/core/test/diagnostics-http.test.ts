@@ -130,6 +130,41 @@ describe('a retried read through the provider client', () => {
     ]);
     expect(JSON.stringify(events)).not.toContain(SECRET.slice(8));
   });
+
+  it('is one call on the channels when the operation context supplies its retry and signal', async () => {
+    const events = record();
+    const fetch = scripted([503, 200]);
+    const client = createProviderClient({
+      provider: 'providerN',
+      baseUrl: 'https://api.provider-n.test',
+      fetch,
+      retry: 0,
+      backoffBaseMs: 1,
+      readEnvelope: envelope,
+      errors: {},
+    });
+    const context = {
+      operation: 'payments.retrieve',
+      retry: 1,
+      signal: new AbortController().signal,
+    } as const;
+    const call = {
+      call: 'read-payment',
+      method: 'GET',
+      path: path`/v1/payments/${'pay_1'}`,
+      retrySafe: true,
+    } as const;
+    const outcome = await client.send(call, context);
+    expect(outcome.ok).toBe(true);
+    expect(fetch.calls).toBe(2);
+    const calls = events.filter(([channel, event]) => channel === 'pay:call' && event === 'start');
+    expect(calls).toHaveLength(1);
+    expect(events.at(-1)).toEqual([
+      'pay:call',
+      'asyncEnd',
+      expect.objectContaining({ attempts: 2, status: 200 }),
+    ]);
+  });
 });
 
 describe('the HTTP client on its own', () => {

@@ -79,7 +79,6 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
       'enclosingOperation',
       'traceId',
       // what only core itself uses
-      'DEFINED_ADAPTER',
       'OPERATIONS',
       'OPERATION_NAMES',
       'MONEY_MOVING_OPERATIONS',

@@ -815,26 +815,18 @@ describe('parseReply', () => {
 });
 
 describe('per-call timeout and retry (docs/architecture.md#createpay)', () => {
-  /** An adapter whose reads and payments go through one client, passing the call's signal as adapters do. */
+  /** An adapter whose reads and payments go through one client, passing the operation context as adapters do. */
   function adapterOver(http: ReturnType<typeof createHttpClient>) {
     return ledgerAdapter({
-      async retrievePayment(id, options) {
-        const reply = await http.send({
-          method: 'GET',
-          path: path`/payments/${id}`,
-          retrySafe: true,
-          signal: options.signal,
-        });
+      async retrievePayment(id, context) {
+        const reply = await http.send(
+          { method: 'GET', path: path`/payments/${id}`, retrySafe: true },
+          context,
+        );
         return reply.status === 200 ? transfer(id) : null;
       },
-      async createPayment(_params, options) {
-        await http.send({
-          method: 'POST',
-          path: '/payments',
-          json: {},
-          retrySafe: false,
-          signal: options.signal,
-        });
+      async createPayment(_params, context) {
+        await http.send({ method: 'POST', path: '/payments', json: {}, retrySafe: false }, context);
         return transfer('p1');
       },
     });

@@ -3,7 +3,7 @@ import type { OperationImplementations } from '../src/adapter.js';
 import type {
   AdapterDefinition,
   IdempotencyContext,
-  OperationOptions,
+  OperationContext,
   ResolveLookup,
 } from '../src/adapter-toolkit.js';
 import {
@@ -32,12 +32,12 @@ describe('types of idempotency, stores and per-call options', () => {
   });
 
   it('hands implementations the ledger context', () => {
-    expectTypeOf<OperationOptions['idempotency']>().toEqualTypeOf<IdempotencyContext | undefined>();
+    expectTypeOf<OperationContext['idempotency']>().toEqualTypeOf<IdempotencyContext | undefined>();
     expectTypeOf<IdempotencyContext['recoveryPoint']>().toEqualTypeOf<JsonValue | null>();
     expectTypeOf<IdempotencyContext['checkpoint']>().toEqualTypeOf<(point: JsonValue) => Promise<void>>();
     expectTypeOf<
       Parameters<OperationImplementations<LedgerTypes>['createPayment']>[1]
-    >().toEqualTypeOf<OperationOptions>();
+    >().toEqualTypeOf<OperationContext>();
     expectTypeOf<
       Parameters<NonNullable<AdapterDefinition<LedgerTypes>['resolve']>>[0]
     >().toEqualTypeOf<ResolveLookup>();

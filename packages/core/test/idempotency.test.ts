@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { IdempotencyContext, OperationOptions } from '../src/adapter-toolkit.js';
+import type { IdempotencyContext, OperationContext } from '../src/adapter-toolkit.js';
 import { canonicalJson, fingerprintOf } from '../src/idempotency.js';
 import {
   ConfigurationError,
@@ -19,9 +19,9 @@ const INPUT = { amount: 25, currency: 'EUR' };
 
 /** An adapter whose createPayment records each call and answers with the given behaviour. */
 function recordingAdapter(
-  behaviour: (call: number, options: OperationOptions) => Promise<ReturnType<typeof transfer>>,
+  behaviour: (call: number, options: OperationContext) => Promise<ReturnType<typeof transfer>>,
 ) {
-  const seen: OperationOptions[] = [];
+  const seen: OperationContext[] = [];
   const adapter = ledgerAdapter({
     async createPayment(_params, options) {
       seen.push(options);
@@ -400,7 +400,7 @@ describe('idempotency keys on money-moving calls (docs/architecture.md#idempoten
     const seen: unknown[] = [];
     const foreign = {
       ...base.adapter,
-      createPayment: async (_params: unknown, options: OperationOptions) => {
+      createPayment: async (_params: unknown, options: OperationContext) => {
         seen.push(options?.idempotency?.key);
         return transfer(`f${seen.length}`);
       },

@@ -11,7 +11,7 @@ import {
   defineAdapter,
   idempotencyKeyOf,
   keyedReference,
-  type OperationOptions,
+  type OperationContext,
   type ProviderApiError,
   type ProviderCall,
   parseReply,
@@ -97,18 +97,19 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   async function read<S extends v.GenericSchema>(
     schema: S,
     call: ProviderCall,
+    options: CallOptions,
   ): Promise<Read<v.InferOutput<S>> | null> {
-    const found = await client.findReplied(schema, call);
+    const found = await client.findReplied(schema, call, options);
     return found && { body: found.body, raw: withoutCredentials(found.raw), requestId: found.requestId };
   }
 
   /** The status query by either reference (404 / `99` is `null`). */
   const queryTransaction = (lookup: TransactionLookup, options: CallOptions) =>
-    read(transactionBodySchema, transactionQueryCall(lookup, options));
+    read(transactionBodySchema, transactionQueryCall(lookup), options);
 
   /** The refund status read (`R7` is `null`). */
   const readRefund = (refundReference: string, options: CallOptions) =>
-    read(refundBodySchema, refundStatusCall(refundReference, options));
+    read(refundBodySchema, refundStatusCall(refundReference), options);
 
   /** A refund read or reply → Refund; neither carries a currency, so the caller names it. */
   const refundRecord = (refund: Read<RefundBody>, currency: string): Refund =>
@@ -121,10 +122,10 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   /** `checkouts.create`: one init-transaction, never retried (a repeat would open a second checkout). */
   async function createCheckout(
     params: Parameters<typeof initTransactionRequest>[0],
-    options: OperationOptions,
+    options: OperationContext,
   ): Promise<ProviderNCheckout> {
     const body = initTransactionRequest(params, config.contractCode, await referenceFor(options));
-    const outcome = await client.send(initTransactionCall(body, options));
+    const outcome = await client.send(initTransactionCall(body), options);
     if (!outcome.ok) {
       if (idempotencyKeyOf(options) === undefined || !isDuplicateReference(outcome))
         throw moneyMovingRefusal(outcome);
@@ -157,7 +158,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     params: Parameters<typeof initTransactionRequest>[0],
     body: ReturnType<typeof initTransactionRequest>,
     duplicate: Refusal,
-    options: OperationOptions,
+    options: OperationContext,
   ): Promise<ProviderNCheckout> {
     const { paymentReference } = body;
     const read = await readBack(duplicate, 'reading the transaction back by paymentReference failed', () =>
@@ -196,10 +197,10 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
   /** `refunds.create`: one initiate-refund, never retried (a repeat with a new reference would refund twice). */
   async function createRefund(
     params: Parameters<typeof refundRequest>[0],
-    options: OperationOptions,
+    options: OperationContext,
   ): Promise<Refund> {
     const request = refundRequest(params, await referenceFor(options));
-    const outcome = await client.send(initiateRefundCall(request, options));
+    const outcome = await client.send(initiateRefundCall(request), options);
     if (!outcome.ok) {
       if (idempotencyKeyOf(options) === undefined || !isDuplicateReference(outcome))
         throw moneyMovingRefusal(outcome);

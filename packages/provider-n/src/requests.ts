@@ -5,11 +5,10 @@
 import {
   amountIssues,
   assertNoIssues,
-  type CallOptions,
   idempotencyKeyOf,
   keyedReference,
   normaliseCurrency,
-  type OperationOptions,
+  type OperationContext,
   type ProviderCall,
   toValidationIssues,
   type ValidationIssue,
@@ -233,20 +232,16 @@ export function idempotencyReference(idempotencyKey: string): Promise<string> {
 }
 
 /** The reference of a money-moving call: derived from the idempotency key, else fresh (see above). */
-export function referenceFor(options: OperationOptions): Promise<string> {
+export function referenceFor(options: OperationContext): Promise<string> {
   const key = idempotencyKeyOf(options);
   return key === undefined ? Promise.resolve(uniqueReference()) : keyedReference(key);
-}
-
-function signalOf(options: CallOptions): { signal?: AbortSignal } {
-  return options.signal ? { signal: options.signal } : {};
 }
 
 /**
  * `POST /v1/merchant/transactions/init-transaction`, never retried: a repeat would open a second checkout. Any
  * error after sending names the paymentReference, so a caller can match a checkout whose reply was lost.
  */
-export function initTransactionCall(body: InitTransactionRequest, options: CallOptions): ProviderCall {
+export function initTransactionCall(body: InitTransactionRequest): ProviderCall {
   return {
     call: 'init-transaction',
     method: 'POST',
@@ -254,7 +249,6 @@ export function initTransactionCall(body: InitTransactionRequest, options: CallO
     json: body,
     retrySafe: false,
     context: { paymentReference: body.paymentReference },
-    ...signalOf(options),
   };
 }
 
@@ -265,19 +259,18 @@ export type TransactionLookup = { transactionReference: string } | { paymentRefe
  * `GET /v1/merchant/transactions/query?transactionReference=…` (docs/architecture.md#reading-provider-n-versions: v1, not the newer v2 read), or
  * `?paymentReference=…`. Core encodes the query value (references contain `|`).
  */
-export function transactionQueryCall(lookup: TransactionLookup, options: CallOptions): ProviderCall {
+export function transactionQueryCall(lookup: TransactionLookup): ProviderCall {
   return {
     call: 'transaction query',
     method: 'GET',
     path: '/v1/merchant/transactions/query',
     query: { ...lookup },
     retrySafe: true,
-    ...signalOf(options),
   };
 }
 
 /** `POST /v1/refunds/initiate-refund`, never retried: a repeat with a new reference would refund twice. */
-export function initiateRefundCall(request: RefundRequest, options: CallOptions): ProviderCall {
+export function initiateRefundCall(request: RefundRequest): ProviderCall {
   return {
     call: 'initiate-refund',
     method: 'POST',
@@ -288,18 +281,16 @@ export function initiateRefundCall(request: RefundRequest, options: CallOptions)
       refundReference: request.body.refundReference,
       transactionReference: request.body.transactionReference,
     },
-    ...signalOf(options),
   };
 }
 
 /** `GET /v1/refunds/{refundReference}`: the provider's published refund status read. */
-export function refundStatusCall(refundReference: string, options: CallOptions): ProviderCall {
+export function refundStatusCall(refundReference: string): ProviderCall {
   return {
     call: 'refund status',
     method: 'GET',
     path: `/v1/refunds/${encodeURIComponent(refundReference)}`,
     retrySafe: true,
     context: { refundReference },
-    ...signalOf(options),
   };
 }

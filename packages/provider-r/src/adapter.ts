@@ -11,7 +11,7 @@ import {
   idempotencyKeyOf,
   keyedReference,
   type Operation,
-  type OperationOptions,
+  type OperationContext,
   type Payment,
   parseInput,
   type Refund,
@@ -62,7 +62,7 @@ const UNSUPPORTED: { [K in Operation]?: string } = {
 };
 
 /** The refId a keyed call derives from its key (`undefined` without a key). */
-async function keyedRefId(options: OperationOptions): Promise<string | undefined> {
+async function keyedRefId(options: OperationContext): Promise<string | undefined> {
   const key = idempotencyKeyOf(options);
   return key === undefined ? undefined : keyedReference(key);
 }
@@ -74,7 +74,7 @@ function operations(
   const settlement = settlementFlows(config, client);
   return {
     async createCheckout(params, options) {
-      const request = checkoutRequest(params, config, options, await keyedRefId(options));
+      const request = checkoutRequest(params, config, await keyedRefId(options));
       if (resumeCreation('checkouts.create', options.idempotency)) return null;
       // With a ledger there is a key, so the refId is the caller's or the key's (never absent). The call resolves
       // to null (the spec); the Checkout with its redirect is recorded for `pay.resolve(key)`.
@@ -83,7 +83,7 @@ function operations(
         options.idempotency,
         { refId: request.refId as string },
         async () => {
-          const { body, requestId } = await client.send(request);
+          const { body, requestId } = await client.send(request, options);
           return { transId: body.transId, result: checkoutFromCreate(request.body, params, body, requestId) };
         },
       );
@@ -91,7 +91,7 @@ function operations(
     },
 
     async createPayment(params, options) {
-      const request = paymentRequest(params, config, options, await keyedRefId(options));
+      const request = paymentRequest(params, config, await keyedRefId(options));
       const resumed = resumeCreation('payments.create', options.idempotency);
       if (resumed) return resumed.result as Payment;
       return sendCreation(
@@ -99,7 +99,7 @@ function operations(
         options.idempotency,
         { refId: request.refId as string },
         async () => {
-          const { body, requestId } = await client.send(request);
+          const { body, requestId } = await client.send(request, options);
           const payment = paymentFromCreate(request.body, params, body, requestId);
           return { transId: payment.id, result: payment };
         },
@@ -107,7 +107,7 @@ function operations(
     },
 
     async retrievePayment(id, options) {
-      const read = await client.find(statusRequest(id, config, options));
+      const read = await client.find(statusRequest(id, config), options);
       return read && paymentFromStatus(read.body, config.isSandbox, read.requestId);
     },
 
@@ -119,7 +119,7 @@ function operations(
       const resumed = resumeCreation('refunds.create', options.idempotency);
       if (resumed) return resumed.result as Refund;
       // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
-      const { body: payment } = await client.send(statusRequest(params.payment_id, config, options));
+      const { body: payment } = await client.send(statusRequest(params.payment_id, config), options);
       if (request.currency !== undefined && request.currency !== payment.curr) {
         throw invalid('refunds.create', 'currency', `must be ${payment.curr}, the currency of the payment`);
       }
@@ -134,7 +134,7 @@ function operations(
       };
       const reference = { refId: sent.refId, transId: sent.transId };
       return sendCreation('refunds.create', options.idempotency, reference, async () => {
-        const { body, requestId } = await client.send(refundCall(sent, options));
+        const { body, requestId } = await client.send(refundCall(sent), options);
         return { transId: sent.transId, result: refundFromReply(sent, body, requestId) };
       });
     },
@@ -148,11 +148,11 @@ function operations(
 function checks(config: ProviderRConfig): AdapterDefinition<ProviderRTypes>['checks'] {
   return {
     createCheckout(params) {
-      checkoutRequest(params, config, {});
+      checkoutRequest(params, config);
       return undefined;
     },
     createPayment(params) {
-      paymentRequest(params, config, {});
+      paymentRequest(params, config);
       return undefined;
     },
     capturePayment(_id, params) {
@@ -196,7 +196,7 @@ export function buildProviderRAdapter(config: ProviderRConfig): ProviderRAdapter
             "is not supported by createCheckoutRedirect (createPay's idempotency ledger does not cover it); with a key, call pay.checkouts.create(params, { idempotencyKey }) and then pay.resolve(key): its record is the Checkout, id the transId and payment_url the redirect. Without a key, never repeat this call blindly",
           );
         }
-        const { body } = await client.send(checkoutRequest(input, config, options));
+        const { body } = await client.send(checkoutRequest(input, config), options);
         return { transId: body.transId, redirectUrl: body.redirect };
       },
     ),

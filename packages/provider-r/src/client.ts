@@ -6,6 +6,7 @@
  */
 import {
   basicAuthorization,
+  type CallOptions,
   createProviderClient,
   type EnvelopeReading,
   type HttpReply,
@@ -163,19 +164,23 @@ export function createClient(config: ProviderRConfig) {
       provider.rememberSecrets(secretSpellings(checked.secret));
       secret = checked.secret;
     },
-    /** Sends one call; its refusal is thrown (see {@link moneyMovingRefusal} for the calls that move money). */
+    /**
+     * Sends one call with its operation's context (the caller's signal and per-call settings); its refusal is
+     * thrown (see {@link moneyMovingRefusal} for the calls that move money).
+     */
     async send<S extends v.GenericSchema>(
       call: ProviderRCall<S>,
+      context?: CallOptions,
     ): Promise<ProviderRAnswer<v.InferOutput<S>>> {
       const { schema, movesMoney } = call;
-      const outcome = await provider.send(authenticated(call));
+      const outcome = await provider.send(authenticated(call), context);
       if (!outcome.ok) {
         if (!movesMoney) throw outcome.error;
         throw moneyMovingRefusal(outcome.error, outcome.reply, outcome.rule?.retryable === true);
       }
-      const context = call.context ? { context: call.context } : {};
+      const errorContext = call.context ? { context: call.context } : {};
       return {
-        body: parseReply(schema, outcome.body, { provider: 'providerR', call: call.call, ...context }),
+        body: parseReply(schema, outcome.body, { provider: 'providerR', call: call.call, ...errorContext }),
         // The wire contract (docs/providers/provider-r.md#calls) names no request-id header of the provider's: the id `@pay` sent identifies the call.
         requestId: requestIdOf(outcome.reply),
       };
@@ -186,8 +191,9 @@ export function createClient(config: ProviderRConfig) {
      */
     async find<S extends v.GenericSchema>(
       call: ProviderRCall<S>,
+      context?: CallOptions,
     ): Promise<ProviderRAnswer<v.InferOutput<S>> | null> {
-      const found = await provider.findReplied(call.schema, authenticated(call));
+      const found = await provider.findReplied(call.schema, authenticated(call), context);
       return found && { body: found.body, requestId: found.requestId };
     },
   };

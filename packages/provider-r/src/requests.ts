@@ -8,7 +8,6 @@
 import {
   amountIssues,
   assertNoIssues,
-  type CallOptions,
   type captureSchema,
   type checkoutCreateSchema,
   type HttpRequest,
@@ -78,32 +77,26 @@ function standardAmountIssues(amount: unknown, currency: string | undefined): Va
 }
 
 /**
- * One call: its name, the schema of its success body, whether it can move money, and the HTTP request with the
- * caller's signal (core carries the per-call timeout and retry on it).
+ * One call: its name, the schema of its success body, whether it can move money, and the HTTP request (the
+ * operation context, sent with it, brings the caller's signal and per-call settings).
  */
 function wire<S extends v.GenericSchema>(
   call: string,
   schema: S,
   movesMoney: boolean,
-  options: CallOptions,
   request: Omit<HttpRequest, 'signal'> & Pick<ProviderRCall, 'secretInForm'>,
 ): ProviderRCall<S> {
-  return { call, schema, movesMoney, ...request, signal: options.signal };
+  return { call, schema, movesMoney, ...request };
 }
 
 /**
  * A creation (`POST`, never repeated: docs/architecture.md#http-client) of `body`; its `refId` names it in errors, so a lost creation is
  * found by it in the portal.
  */
-function creation<B extends { refId?: string | undefined }>(
-  call: string,
-  path: string,
-  body: B,
-  options: CallOptions,
-) {
+function creation<B extends { refId?: string | undefined }>(call: string, path: string, body: B) {
   const context = body.refId === undefined ? undefined : { refId: body.refId };
   const request = { method: 'POST', path, json: body, retrySafe: false, context } as const;
-  return { refId: body.refId, body, ...wire(call, createReplySchema, true, options, request) };
+  return { refId: body.refId, body, ...wire(call, createReplySchema, true, request) };
 }
 
 /** A one-issue `ValidationError`, for what is refused before any call that moves money. */
@@ -118,7 +111,6 @@ export const invalid = (operation: Operation, path: string, message: string) =>
 export function checkoutRequest(
   input: v.InferOutput<typeof checkoutCreateSchema>,
   config: ProviderRConfig,
-  options: CallOptions,
   keyedRefId?: string,
 ) {
   const issues: ValidationIssue[] = [];
@@ -162,7 +154,6 @@ export function checkoutRequest(
     'POST /v2.0/paymentRedirect',
     path`/v2.0/paymentRedirect/merchant/${config.merchant}`,
     body,
-    options,
   );
 }
 
@@ -176,7 +167,6 @@ export type PaymentBody = ReturnType<typeof paymentRequest>['body'];
 export function paymentRequest(
   input: v.InferOutput<typeof paymentCreateSchema>,
   config: ProviderRConfig,
-  options: CallOptions,
   keyedRefId?: string,
 ) {
   const issues: ValidationIssue[] = [];
@@ -206,12 +196,12 @@ export function paymentRequest(
     prepareOnly: true,
     test: config.isSandbox,
   };
-  return creation('POST /v2.0/payment', '/v2.0/payment', body, options);
+  return creation('POST /v2.0/payment', '/v2.0/payment', body);
 }
 
 /** The v1.0 status call (docs/providers/provider-r.md#status): the read behind retrieve, capture, cancel, refund and webhooks. */
-export function statusRequest(transId: string, config: ProviderRConfig, options: CallOptions) {
-  return wire('POST /v1.0/status', statusReplySchema, false, options, {
+export function statusRequest(transId: string, config: ProviderRConfig) {
+  return wire('POST /v1.0/status', statusReplySchema, false, {
     method: 'POST',
     path: '/v1.0/status',
     // The status call authenticates with these fields as well as with Basic (docs/architecture.md#reading-provider-r-auth);
@@ -234,8 +224,8 @@ export function captureAmount(input: v.InferOutput<typeof captureSchema>): numbe
 }
 
 /** `PUT /v2.0/preauth/transId/{transId}.json`: captures `price` minor units (all of it without one). */
-export function captureRequest(transId: string, price: number | undefined, options: CallOptions) {
-  return wire('PUT /v2.0/preauth', acknowledgementSchema, true, options, {
+export function captureRequest(transId: string, price: number | undefined) {
+  return wire('PUT /v2.0/preauth', acknowledgementSchema, true, {
     method: 'PUT',
     path: path`/v2.0/preauth/transId/${transId}.json`,
     json: price === undefined ? {} : { amount: price },
@@ -247,27 +237,15 @@ export function captureRequest(transId: string, price: number | undefined, optio
 }
 
 /** The two cancels: of a pre-authorisation (`AUTHORIZED`) and of a payment still `PENDING`. */
-export function cancelRequest(
-  what: 'cancelPreauthorisation' | 'cancelPending',
-  transId: string,
-  options: CallOptions,
-) {
+export function cancelRequest(what: 'cancelPreauthorisation' | 'cancelPending', transId: string) {
   const preauth = what === 'cancelPreauthorisation';
-  return wire(
-    preauth ? 'DELETE /v2.0/preauth' : 'DELETE /v2.0/payment',
-    acknowledgementSchema,
-    true,
-    options,
-    {
-      method: 'DELETE',
-      path: preauth
-        ? path`/v2.0/preauth/transId/${transId}.json`
-        : path`/v2.0/payment/transId/${transId}.json`,
-      // The provider refuses a second cancel (the payment is no longer pending), so a retry cannot cancel twice.
-      retrySafe: true,
-      context: { transId },
-    },
-  );
+  return wire(preauth ? 'DELETE /v2.0/preauth' : 'DELETE /v2.0/payment', acknowledgementSchema, true, {
+    method: 'DELETE',
+    path: preauth ? path`/v2.0/preauth/transId/${transId}.json` : path`/v2.0/payment/transId/${transId}.json`,
+    // The provider refuses a second cancel (the payment is no longer pending), so a retry cannot cancel twice.
+    retrySafe: true,
+    context: { transId },
+  });
 }
 
 /**
@@ -291,9 +269,9 @@ export function refundRequest(input: v.InferOutput<typeof refundCreateSchema>, k
 export type RefundSent = { transId: string; price: number; currency: string; refId: string; test: boolean };
 
 /** `POST /v2.0/refund.json` of a refund. */
-export function refundCall(refund: RefundSent, options: CallOptions) {
+export function refundCall(refund: RefundSent) {
   const { transId, price, currency, refId, test } = refund;
-  return wire('POST /v2.0/refund.json', acknowledgementSchema, true, options, {
+  return wire('POST /v2.0/refund.json', acknowledgementSchema, true, {
     method: 'POST',
     path: '/v2.0/refund.json',
     json: { transId, amount: price, curr: currency, refId, test },

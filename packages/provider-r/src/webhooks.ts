@@ -114,7 +114,7 @@ async function confirmedEvents(
   client: ProviderRClient,
   pushed: PushFields,
 ): Promise<PayEvent[]> {
-  const { body: confirmed, requestId } = await client.send(statusRequest(pushed.transId, config, {}));
+  const { body: confirmed, requestId } = await client.send(statusRequest(pushed.transId, config));
   if (confirmed.transId !== pushed.transId)
     refuse('confirmation_failed', 'The status call answered for another transaction than the push names.');
   // The status call authenticates as the configured merchant; a reply naming another one is not ours.

@@ -165,8 +165,7 @@ async function resolveTransfer(
   ) {
     return undefined;
   }
-  const read = await findTransaction(client, transactionId, {
-    signal: options.signal,
+  const read = await findTransaction(client, transactionId, options, {
     context: { transactionId, step: 'resolve' },
   });
   const facts = { livemode: client.config.livemode, requestId: read?.requestId ?? null };

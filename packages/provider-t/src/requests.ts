@@ -2,14 +2,13 @@
  * The wire request of every call (docs/providers/provider-t.md#transfer and the sections after it), built from the
  * plans of `checks.ts`. Each names the call without any id or value (`call`), and says whether a repeat is safe.
  */
-import { type CallOptions, type ErrorContext, path } from '@pay/core/adapter';
+import { type ErrorContext, path } from '@pay/core/adapter';
 import { type AmendPlan, identityOf, type RefundPlan, type TransferPlan } from './checks.js';
 import type { ProviderCall } from './client.js';
 import type { ProviderTIdentity } from './config.js';
 
-/** Where a call is made from: the caller's signal, a request id derived from an idempotency key, the context. */
+/** Where a call is made from: a request id derived from an idempotency key, the context. */
 export interface CallSettings {
-  signal?: CallOptions['signal'];
   requestId?: string | undefined;
   context: ErrorContext;
 }
@@ -17,7 +16,6 @@ export interface CallSettings {
 function settings(call: CallSettings) {
   return {
     ...(call.requestId ? { requestId: call.requestId } : {}),
-    signal: call.signal,
     context: call.context,
   };
 }

@@ -10,7 +10,7 @@
  * cannot change an outcome.
  */
 import type { BeforeRequestHook, Options } from 'ky';
-import { assertCallSettings, settingsOf } from '../call-settings.js';
+import type { CallOptions } from '../adapter.js';
 import { type CallTrace, enclosingOperation, type HttpTraceBase } from '../diagnostics/channels.js';
 import { ambientLogger, createLogger, type PayLogger } from '../diagnostics/logger.js';
 import {
@@ -22,6 +22,7 @@ import {
   traceCall,
 } from '../diagnostics/tracing.js';
 import type { NetworkError } from '../errors.js';
+import { assertCallSettings } from '../operation-context.js';
 import { CredentialSet, redact, redactError } from '../redaction.js';
 import { CallerAbort, callCapMs, Deadline, untilAborted } from './deadline.js';
 import { abortedError, callLabel, loginFailure, neverSent, toNetworkError } from './failures.js';
@@ -109,7 +110,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     rememberSecrets(secrets) {
       for (const secret of secrets) if (typeof secret === 'string') credentials.add(secret);
     },
-    send(request) {
+    send(given, context) {
+      const request = withContext(given, context);
       // Tracing (docs/architecture.md#tracing-channels) costs one property read per channel while nobody
       // subscribes.
       const tracing = httpTracing();
@@ -126,7 +128,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         idempotencyKey: enclosingOperation()?.idempotencyKey,
       });
       // A call the provider client already traces: its attempts are counted on that trace.
-      const above = callTraceOf(request);
+      const above = callTraceOf(given);
       if (above || !tracing.call)
         return sendRedacted(traced, { fields: above ?? httpTraceFields(describe()), call: above });
       return traceCall(describe, traced, (call) =>
@@ -154,13 +156,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     // Only errors and logs name the call: built on first use, not on every call.
     let labelText: string | undefined;
     const label = () => (labelText ??= callLabel(options.provider, request, credentials));
-    // Per-call settings (docs/architecture.md#createpay): the request's own, else the caller's (carried on the
-    // signal), else ours.
-    const perCall = settingsOf(request.signal);
-    const asked = {
-      timeoutMs: request.timeoutMs ?? perCall?.timeoutMs,
-      retry: request.retry ?? perCall?.retry,
-    };
+    // Per-call settings (docs/architecture.md#createpay): the request's own, else the operation's (see
+    // `withContext`), else ours.
+    const asked = { timeoutMs: request.timeoutMs, retry: request.retry };
     assertCallSettings(asked);
     const attemptTimeoutMs = asked.timeoutMs ?? timeoutMs;
     // Money-moving calls are never retried, whatever was asked for.
@@ -487,4 +485,19 @@ function withAuthorization(
   }
   sent.authorization = authorization;
   return sent;
+}
+
+/**
+ * The request with what its operation's context supplies where the request says nothing: the caller's signal and
+ * per-call settings (docs/architecture.md#operation-context).
+ */
+function withContext(request: HttpRequest, context: CallOptions | undefined): HttpRequest {
+  if (!context) return request;
+  const { signal, timeoutMs, retry } = request;
+  return {
+    ...request,
+    signal: signal ?? context.signal,
+    timeoutMs: timeoutMs ?? context.timeoutMs,
+    retry: retry ?? context.retry,
+  };
 }

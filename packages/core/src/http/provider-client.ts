@@ -7,6 +7,7 @@
  * (docs/architecture.md#outcomes), so nobody is told "nothing happened" without proof.
  */
 import type * as v from 'valibot';
+import type { CallOptions } from '../adapter.js';
 import { enclosingOperation } from '../diagnostics/channels.js';
 import { settleCall, traceCall } from '../diagnostics/tracing.js';
 import {
@@ -140,22 +141,34 @@ export interface Replied<T> {
   requestId: string;
 }
 
-/** The client an adapter's operations send through. */
+/**
+ * The client an adapter's operations send through. Each call takes the operation's context (the last argument of
+ * the implementation, docs/architecture.md#operation-context) and hands it to the HTTP client: the caller's signal
+ * and per-call settings apply to the call.
+ */
 export interface ProviderClient {
   /** Sends and reads the envelope. Refusals come back as `{ ok: false }` (never thrown); transport failures throw. */
-  send(call: ProviderCall): Promise<ProviderOutcome>;
+  send(call: ProviderCall, context?: CallOptions): Promise<ProviderOutcome>;
   /**
    * `send`, then throw the refusal (with `outcome: 'unknown'` when a money-moving call is refused after an
    * earlier attempt may have reached the provider), else parse the body with `schema` (`InvalidResponseError`
    * naming the mismatched fields).
    */
-  request<S extends v.GenericSchema>(schema: S, call: ProviderCall): Promise<v.InferOutput<S>>;
+  request<S extends v.GenericSchema>(
+    schema: S,
+    call: ProviderCall,
+    context?: CallOptions,
+  ): Promise<v.InferOutput<S>>;
   /**
    * A read: `null` only when the error table's rule for the refusal says `notFound` and the status is below
    * 500; any other refusal throws (as `request` does), so an error page without the provider's code (a proxy's
    * HTML 404) is never taken for "does not exist". Resolves to the parsed body.
    */
-  find<S extends v.GenericSchema>(schema: S, call: ProviderCall): Promise<v.InferOutput<S> | null>;
+  find<S extends v.GenericSchema>(
+    schema: S,
+    call: ProviderCall,
+    context?: CallOptions,
+  ): Promise<v.InferOutput<S> | null>;
   /**
    * `find`, resolving to what a record is built from: the parsed body, the raw body, the reply and its request
    * id (see {@link Replied}).
@@ -163,6 +176,7 @@ export interface ProviderClient {
   findReplied<S extends v.GenericSchema>(
     schema: S,
     call: ProviderCall,
+    context?: CallOptions,
   ): Promise<Replied<v.InferOutput<S>> | null>;
   /** Redacts `secrets` from then on too, as the configured ones (see {@link HttpClient.rememberSecrets}). */
   rememberSecrets(secrets: readonly string[]): void;
@@ -212,7 +226,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     return { ok: false, error, code, rule, reply };
   }
 
-  async function send(call: ProviderCall): Promise<ProviderOutcome> {
+  async function send(call: ProviderCall, context?: CallOptions): Promise<ProviderOutcome> {
     const { movesMoney: _movesMoney, ...request } = call;
     // One `pay:call` per logical call (docs/architecture.md#tracing-channels), ended with what the envelope said,
     // not only the status.
@@ -232,7 +246,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       },
       request,
       async () => {
-        const reply = await http.send(request);
+        const reply = await http.send(request, context);
         const reading = readEnvelope(reply, call);
         if (reading.ok) return { ok: true, body: reading.body, reply } as const;
         return refusal(reply, call, reading);
@@ -274,8 +288,9 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
   async function findReplied<S extends v.GenericSchema>(
     schema: S,
     call: ProviderCall,
+    context?: CallOptions,
   ): Promise<Replied<v.InferOutput<S>> | null> {
-    const outcome = await send(call);
+    const outcome = await send(call, context);
     if (!outcome.ok) {
       // Not-found comes from the table only, and never from a gateway failure.
       if (outcome.rule?.notFound === true && outcome.reply.status < 500) return null;
@@ -292,14 +307,14 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
 
   return {
     send,
-    async request(schema, call) {
-      const outcome = await send(call);
+    async request(schema, call, context) {
+      const outcome = await send(call, context);
       if (!outcome.ok) throw thrown(outcome, call);
       return parsed(schema, outcome.body, call);
     },
     findReplied,
-    async find(schema, call) {
-      const found = await findReplied(schema, call);
+    async find(schema, call, context) {
+      const found = await findReplied(schema, call, context);
       return found === null ? null : found.body;
     },
     rememberSecrets(values) {

@@ -1,4 +1,6 @@
 /** The types of the HTTP layer (docs/architecture.md#http-client): requests, replies, hooks and the options every adapter accepts. */
+
+import type { CallOptions } from '../adapter.js';
 import type { Logger } from '../diagnostics/logger.js';
 import type { ErrorContext } from '../errors.js';
 import type { ProviderName } from '../records.js';
@@ -113,13 +115,13 @@ export interface HttpRequest {
   requestId?: string;
   signal?: AbortSignal;
   /**
-   * Timeout of one attempt of this call, overriding the client's `timeoutMs`. Default: the caller's per-call
-   * `timeoutMs` (carried on the signal `defineAdapter` passes), else the client's.
+   * Timeout of one attempt of this call, overriding the client's `timeoutMs`. Default: the per-call `timeoutMs` of
+   * the operation context `send` is given, else the client's.
    */
   timeoutMs?: number;
   /**
    * Retries of this call, overriding the client's `retry`; like it, only used when `retrySafe` is true: a call
-   * that could move money is never retried. Default: the caller's per-call `retry`, else the client's.
+   * that could move money is never retried. Default: the per-call `retry` of the operation context, else the client's.
    */
   retry?: number;
   /** Where a multi-step operation is, copied into any error this call raises. */
@@ -159,7 +161,11 @@ export interface HttpClientOptions extends TransportOptions {
 
 /** The client an adapter sends its calls through. */
 export interface HttpClient {
-  send(request: HttpRequest): Promise<HttpReply>;
+  /**
+   * Sends one call. `context`, the operation's (docs/architecture.md#operation-context), supplies the caller's
+   * signal and per-call settings where the request gives none.
+   */
+  send(request: HttpRequest, context?: CallOptions): Promise<HttpReply>;
   /**
    * Redacts `secrets` from then on too, like the configured `secrets`: credentials that replaced the configured
    * ones while the process runs (docs/architecture.md#credential-rotation). The earlier ones stay redacted.

@@ -12,7 +12,7 @@ import {
   idempotencyKeyOf,
   keyedReference,
   moneyMovingRefusal,
-  type OperationOptions,
+  type OperationContext,
   type Payment,
   ProviderApiError,
   type ProviderErrorTable,
@@ -145,7 +145,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
   }
 
   /** The merchant reference: derived from the idempotency key, so a repeat sends the same one. */
-  const reference = async (options: OperationOptions) => {
+  const reference = async (options: OperationContext) => {
     const key = idempotencyKeyOf(options);
     return key === undefined ? crypto.randomUUID() : keyedReference(key);
   };

@@ -75,7 +75,7 @@ export async function resolveCall(
     contextText(lookup.context, 'transId') ??
     (point !== undefined && point.step !== 'create_sent' ? point.transId : undefined);
   if (transId === undefined) return undefined;
-  const read = await client.find(statusRequest(transId, config, options));
+  const read = await client.find(statusRequest(transId, config), options);
   if (read === null) return null;
   const current = read.body;
   const proof = proves.get(current.status);

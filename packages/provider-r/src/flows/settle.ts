@@ -6,7 +6,7 @@
  */
 import {
   type CallOptions,
-  type OperationOptions,
+  type OperationContext,
   type Payment,
   ProviderApiError,
   toMajorUnits,
@@ -37,7 +37,7 @@ const CANCELLATION: ReadonlyMap<string, Cancellation> = new Map(
 /** The capture and cancel flows of one configured adapter. */
 export function settlementFlows(config: ProviderRConfig, client: ProviderRClient) {
   const read = (transId: string, options: CallOptions) =>
-    client.send(statusRequest(transId, config, options));
+    client.send(statusRequest(transId, config), options);
   const toPayment = (reply: ProviderRStatusReply, requestId: string): Payment =>
     paymentFromStatus(reply, config.isSandbox, requestId);
   const money = (price: number, currency: string) => `${toMajorUnits(price, currency)} ${currency}`;
@@ -100,7 +100,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
 
   return {
     /** `payments.capture`: `requested` in the standard unit (`undefined`: the whole authorisation). */
-    async capture(id: string, requested: number | undefined, options: OperationOptions): Promise<Payment> {
+    async capture(id: string, requested: number | undefined, options: OperationContext): Promise<Payment> {
       // The status first: what is authorised (a capture without an amount takes it all) and whether it is
       // already captured, so a success is only ever reported for the amount asked for.
       const { body: current, requestId } = await read(id, options);
@@ -129,14 +129,14 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
       return settled(
         id,
         options,
-        () => client.send(captureRequest(id, price, options)),
+        () => client.send(captureRequest(id, price), options),
         (now, nowId, refusal) =>
           now.status === 'PAID' ? alreadyCaptured(now, nowId, asked, refusal) : undefined,
       );
     },
 
     /** `payments.cancel`: a pending payment or a pre-authorisation; a cancelled one is returned as it is. */
-    async cancel(id: string, options: OperationOptions): Promise<Payment> {
+    async cancel(id: string, options: OperationContext): Promise<Payment> {
       const { body: current, requestId } = await read(id, options);
       const action = CANCELLATION.get(current.status);
       if (action === 'already-cancelled') return toPayment(current, requestId);
@@ -161,7 +161,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
       return settled(
         id,
         options,
-        () => client.send(cancelRequest(action, id, options)),
+        () => client.send(cancelRequest(action, id), options),
         (now, nowId) => (now.status === 'CANCELLED' ? toPayment(now, nowId) : undefined),
       );
     },

@@ -20,8 +20,7 @@ export async function amendReceiverName(
   if (plan.firstName !== undefined || plan.lastName !== undefined) {
     await patchName(client, transactionId, plan, options);
   }
-  const status = await findTransaction(client, transactionId, {
-    signal: options.signal,
+  const status = await findTransaction(client, transactionId, options, {
     identity: plan.identity,
     context: { transactionId, step: 'status' },
   });
@@ -35,12 +34,8 @@ async function patchName(
   plan: AmendPlan,
   options: CallOptions,
 ): Promise<void> {
-  const { signal } = options;
-  const readCall = amendReadRequest(transactionId, plan, {
-    signal,
-    context: { transactionId, step: 'amend_read' },
-  });
-  const read = await client.send(readCall);
+  const readCall = amendReadRequest(transactionId, plan, { context: { transactionId, step: 'amend_read' } });
+  const read = await client.send(readCall, options);
   if (!read.ok) {
     throw read.error.withDetails({ message: unreadable(transactionId, 'amendment', read) });
   }
@@ -66,10 +61,9 @@ async function patchName(
     secondLastName: current.secondLastName,
   };
   const patch = amendNameRequest(transactionId, plan, amend.amendId, name, {
-    signal,
     context: { transactionId, step: 'amend' },
   });
-  const result = await client.request(amendReplySchema, patch);
+  const result = await client.request(amendReplySchema, patch, options);
   if (result.amendSuccess !== true) {
     throw new ProviderApiError(
       {

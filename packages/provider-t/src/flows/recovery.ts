@@ -11,7 +11,7 @@ import {
   InvalidResponseError,
   isRecord,
   type JsonValue,
-  type OperationOptions,
+  type OperationContext,
   StoreError,
 } from '@pay/core/adapter';
 
@@ -125,7 +125,7 @@ function unreadablePoint(what: string): InvalidResponseError {
  * moves money (`next`) was never sent.
  */
 export async function recordProgress(
-  options: OperationOptions,
+  options: OperationContext,
   point: TransferRecoveryPoint | RefundRecoveryPoint,
   stopped: { done: string; context: ErrorContext },
 ): Promise<void> {

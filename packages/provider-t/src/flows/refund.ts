@@ -14,7 +14,7 @@ import {
   type ErrorContext,
   idempotencyKeyOf,
   NetworkError,
-  type OperationOptions,
+  type OperationContext,
   ProviderApiError,
   type Refund,
   refusalMayHaveLanded,
@@ -44,7 +44,7 @@ import { errorText, findTransaction, unknownTransaction, unreadable } from './st
 export async function refundTransfer(
   client: ProviderTClient,
   plan: RefundPlan,
-  options: OperationOptions,
+  options: OperationContext,
 ): Promise<Refund> {
   const { transactionId, identity } = plan;
   const key = idempotencyKeyOf(options);
@@ -97,11 +97,8 @@ export async function refundTransfer(
 /** Refund step 1: the refund id and the refundable amount, refused unless `availableForRefund`. */
 async function readRefund(client: ProviderTClient, plan: RefundPlan, options: CallOptions) {
   const { transactionId } = plan;
-  const call = refundReadRequest(plan, {
-    signal: options.signal,
-    context: { transactionId, step: 'refund_read' },
-  });
-  const outcome = await client.send(call);
+  const call = refundReadRequest(plan, { context: { transactionId, step: 'refund_read' } });
+  const outcome = await client.send(call, options);
   if (!outcome.ok) throw outcome.error.withDetails({ message: unreadable(transactionId, 'refund', outcome) });
   const reply = readBody(refundReadSchema, outcome.body, call);
   if (reply.availableForRefund !== true || !reply.refundAmount) {
@@ -128,8 +125,7 @@ async function readResumedRefund(
   options: CallOptions,
 ) {
   const unknown = { ...context, outcome: 'unknown' };
-  return findTransaction(client, plan.transactionId, {
-    signal: options.signal,
+  return findTransaction(client, plan.transactionId, options, {
     identity: plan.identity,
     context: unknown,
   }).catch((error: unknown) => {
@@ -190,15 +186,11 @@ async function commitRefund(
     step: 'refund_commit',
     ...(attempt.resumed ? { resumedFrom: 'commit_sent' } : {}),
   };
-  const call = refundCommitRequest(plan, refundId, {
-    signal: options.signal,
-    requestId: attempt.requestId,
-    context,
-  });
+  const call = refundCommitRequest(plan, refundId, { requestId: attempt.requestId, context });
   const reconcile = `Do not refund again: call retrievePayment('${transactionId}') and check for status 'canceled' (REFUNDED).`;
   let outcome: ProviderOutcome;
   try {
-    outcome = await client.send(call);
+    outcome = await client.send(call, options);
   } catch (error) {
     throw new NetworkError(
       `The refund commit of transfer ${transactionId} got no usable answer (${errorText(error)}), so its outcome is unknown. ${reconcile}`,
@@ -254,8 +246,7 @@ async function confirmRefunded(
 ): Promise<{ facts: RefundCommitFacts; requestId: string }> {
   const { transactionId } = plan;
   const unknownContext = { ...context, outcome: 'unknown' };
-  const status = await findTransaction(client, transactionId, {
-    signal: options.signal,
+  const status = await findTransaction(client, transactionId, options, {
     identity: plan.identity,
     context: unknownContext,
   }).catch((error: unknown) => {

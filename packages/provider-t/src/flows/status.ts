@@ -15,20 +15,19 @@ import { statusRequest } from '../requests.js';
 import { type StatusReply, statusReplySchema } from '../wire.js';
 
 /**
- * Reads a transaction's status through core's `findReplied`; `null` when Provider T does not know it (400 code
- * 697, or its envelope with HTTP 404: `PROVIDER_T_ERRORS`).
+ * Reads a transaction's status through core's `findReplied`, with the operation's context (or the caller's
+ * options); `null` when Provider T does not know it (400 code 697, or its envelope with HTTP 404:
+ * `PROVIDER_T_ERRORS`). `where` names the identity to read with and the error context.
  */
 export function findTransaction(
   client: ProviderTClient,
   transactionId: string,
-  options: CallOptions & { identity?: ProviderTIdentity; context?: ErrorContext },
+  options: CallOptions,
+  where: { identity?: ProviderTIdentity; context?: ErrorContext } = {},
 ): Promise<Replied<StatusReply> | null> {
-  const identity = options.identity ?? client.config.identity;
-  const context = options.context ?? { transactionId, step: 'status' };
-  return client.findReplied(
-    statusReplySchema,
-    statusRequest(transactionId, identity, { signal: options.signal, context }),
-  );
+  const identity = where.identity ?? client.config.identity;
+  const context = where.context ?? { transactionId, step: 'status' };
+  return client.findReplied(statusReplySchema, statusRequest(transactionId, identity, { context }), options);
 }
 
 /** The message of a refused read before an amendment or a refund. */

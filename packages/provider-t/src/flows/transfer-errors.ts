@@ -7,7 +7,7 @@ import {
   type ErrorContext,
   InvalidResponseError,
   NetworkError,
-  type OperationOptions,
+  type OperationContext,
   PayError,
   ProviderApiError,
   refusalMayHaveLanded,
@@ -35,6 +35,7 @@ import { errorText, findTransaction } from './status.js';
 export async function stepCall<S extends v.GenericSchema>(
   client: ProviderTClient,
   call: ProviderCall,
+  options: OperationContext,
   schema: S,
   what: string,
   advice: string,
@@ -42,7 +43,7 @@ export async function stepCall<S extends v.GenericSchema>(
   const context = call.context ?? {};
   let outcome: ProviderOutcome;
   try {
-    outcome = await client.send(call);
+    outcome = await client.send(call, options);
   } catch (error) {
     throw withStepContext(error, context, `${what} got no usable answer`, advice);
   }
@@ -84,13 +85,12 @@ export async function readResumedTransfer(
   client: ProviderTClient,
   plan: TransferPlan,
   transactionId: string,
-  options: OperationOptions,
+  options: OperationContext,
 ): Promise<Replied<StatusReply> | null> {
   const context = { transactionId, step: 'commit', resumedFrom: 'commit_sent' };
   let status: Replied<StatusReply> | null;
   try {
-    status = await findTransaction(client, transactionId, {
-      signal: options.signal,
+    status = await findTransaction(client, transactionId, options, {
       identity: plan.identity,
       context: { ...context, outcome: 'unknown' },
     });
@@ -129,13 +129,12 @@ export async function confirmCommitted(
   client: ProviderTClient,
   plan: TransferPlan,
   transactionId: string,
-  options: OperationOptions,
+  options: OperationContext,
 ): Promise<Replied<StatusReply>> {
   const context = { transactionId, step: 'commit', outcome: 'unknown' };
   let status: Replied<StatusReply> | null;
   try {
-    status = await findTransaction(client, transactionId, {
-      signal: options.signal,
+    status = await findTransaction(client, transactionId, options, {
       identity: plan.identity,
       context,
     });

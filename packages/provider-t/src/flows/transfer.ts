@@ -21,7 +21,7 @@ import {
   type ErrorContext,
   InvalidResponseError,
   idempotencyKeyOf,
-  type OperationOptions,
+  type OperationContext,
   ProviderApiError,
 } from '@pay/core/adapter';
 import type { TransferPlan } from '../checks.js';
@@ -86,7 +86,7 @@ export type CommittedTransfer = { transactionId: string; requestId: string } & (
 export async function sendTransfer(
   client: ProviderTClient,
   plan: TransferPlan,
-  options: OperationOptions,
+  options: OperationContext,
 ): Promise<CommittedTransfer> {
   const { identity } = plan;
   const point = transferRecoveryPoint(options.idempotency?.recoveryPoint);
@@ -143,13 +143,13 @@ export async function sendTransfer(
 async function requestQuote(
   client: ProviderTClient,
   plan: TransferPlan,
-  options: OperationOptions,
+  options: OperationContext,
   requestId: string | undefined,
 ): Promise<QuotedTransfer> {
   const { metadata } = plan;
-  const call = quoteRequest(plan, { signal: options.signal, requestId, context: { step: 'quote' } });
+  const call = quoteRequest(plan, { requestId, context: { step: 'quote' } });
   const advice = 'No money moved; call create again for a new quote.';
-  const reply = await stepCall(client, call, quoteReplySchema, 'the quote', advice);
+  const reply = await stepCall(client, call, options, quoteReplySchema, 'the quote', advice);
   const requested = metadata.serviceOptionCode;
   const option = requested
     ? reply.transactions.find((candidate) => candidate.serviceOptionCode === requested)
@@ -178,19 +178,19 @@ async function updateTransfer(
   client: ProviderTClient,
   plan: TransferPlan,
   quote: QuotedTransfer,
-  options: OperationOptions,
+  options: OperationContext,
   requestId: string | undefined,
   resumed: ErrorContext,
 ): Promise<UpdateReply> {
   const { transactionId } = quote;
   const context = { transactionId, step: 'update', ...resumed };
-  const call = updateRequest(plan, quote, { signal: options.signal, requestId, context });
+  const call = updateRequest(plan, quote, { requestId, context });
   const advice =
     resumed.resumedFrom === undefined
       ? `Transfer ${transactionId} was not committed and no money moved; fix the cause and call create again (a new quote).`
       : `Transfer ${transactionId}, begun by an earlier attempt with this idempotency key, was not committed and no money moved; it was not quoted again. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`;
   const what = `the update of transfer ${transactionId}`;
-  const reply = await stepCall(client, call, updateReplySchema, what, advice);
+  const reply = await stepCall(client, call, options, updateReplySchema, what, advice);
   // Commit only on an explicit `readyForCommit: true` (docs/providers/provider-t.md#commit): absent or false means not accepted.
   if (reply.readyForCommit !== true) {
     throw new ProviderApiError(
@@ -229,18 +229,14 @@ async function commitTransfer(
   client: ProviderTClient,
   plan: TransferPlan,
   transactionId: string,
-  options: OperationOptions,
+  options: OperationContext,
   attempt: CommitAttempt,
 ): Promise<{ requestId: string } & ({ commit: CommitReply } | { confirmed: StatusReply })> {
   const context = { transactionId, step: 'commit', ...attempt.context };
-  const call = commitRequest(plan, transactionId, {
-    signal: options.signal,
-    requestId: attempt.requestId,
-    context,
-  });
+  const call = commitRequest(plan, transactionId, { requestId: attempt.requestId, context });
   let outcome: ProviderOutcome;
   try {
-    outcome = await client.send(call);
+    outcome = await client.send(call, options);
   } catch (error) {
     const singleAttempt = (client.config.retry ?? 2) === 0 && !attempt.resumed;
     throw commitFailure(error, transactionId, singleAttempt, attempt.context);

@@ -1,0 +1,112 @@
+/**
+ * The operation context (docs/architecture.md#operation-context): what one operation carries from the caller to the
+ * wire, built once per operation by {@link runOperation} and handed on as an argument: to the adapter's
+ * implementation, from it to the provider client, and from there to the HTTP client. It holds the operation, the
+ * caller's idempotency key and, under `createPay`'s ledger, the ledger's context (recovery point, checkpoint), the
+ * caller's signal and the per-call settings.
+ */
+import type { CallOptions } from './adapter.js';
+import { ValidationError, type ValidationIssue } from './errors.js';
+import {
+  type IdempotencyContext,
+  type IdempotencyLedger,
+  idempotencyKeyIssue,
+  markOperation,
+  withIdempotencyKey,
+} from './idempotency.js';
+import { movesMoney, type Operation } from './operations.js';
+
+/** Per-call overrides of the adapter's transport settings. */
+export interface CallSettings {
+  timeoutMs?: number;
+  retry?: number;
+}
+
+/** The longest per-call attempt timeout accepted: 10 minutes. */
+export const MAX_CALL_TIMEOUT_MS = 600_000;
+/** The most retries one call may ask for. */
+export const MAX_CALL_RETRY = 10;
+
+/**
+ * What an operation's implementation receives as its last argument and passes to the provider client (`send`,
+ * `request`, `find`, `findReplied`), which passes it to the HTTP client: the caller's checked options
+ * (`signal`, `idempotencyKey`, `timeoutMs`, `retry`), the operation, and the ledger's context when the call runs
+ * under `createPay`'s idempotency ledger.
+ */
+export interface OperationContext extends CallOptions {
+  /** The operation being performed (`'payments.create'`). */
+  readonly operation: Operation;
+  /**
+   * The ledger's context (recovery point, checkpoint) when the operation moves money, was given an
+   * `idempotencyKey` and runs through `createPay` (docs/architecture.md#idempotency).
+   */
+  readonly idempotency?: IdempotencyContext;
+}
+
+/** The issues of a call's `timeoutMs` / `retry`, for a `ValidationError` before any I/O. */
+export function callSettingsIssues(settings: CallSettings): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const { timeoutMs, retry } = settings;
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_CALL_TIMEOUT_MS)
+  )
+    issues.push({
+      path: 'options.timeoutMs',
+      message: `must be a whole number of milliseconds from 1 to ${MAX_CALL_TIMEOUT_MS}`,
+    });
+  if (retry !== undefined && !(Number.isInteger(retry) && retry >= 0 && retry <= MAX_CALL_RETRY))
+    issues.push({ path: 'options.retry', message: `must be a whole number from 0 to ${MAX_CALL_RETRY}` });
+  return issues;
+}
+
+/** Throws `ValidationError` when a call's settings are out of bounds. */
+export function assertCallSettings(settings: CallSettings, operation?: string): void {
+  const issues = callSettingsIssues(settings);
+  if (issues.length > 0) throw new ValidationError(issues, operation ? { operation } : {});
+}
+
+/**
+ * The caller's options, checked (`idempotencyKey`, `timeoutMs`, `retry`: a `ValidationError` before any I/O), with
+ * only the members the caller may set: an `idempotency` or `operation` the caller passed is dropped, so only the
+ * ledger provides a ledger context.
+ */
+export function checkedCallOptions(given: CallOptions, operation: Operation): CallOptions {
+  const issues = callSettingsIssues(given);
+  const keyIssue = idempotencyKeyIssue(given.idempotencyKey);
+  if (keyIssue) issues.unshift({ path: 'options.idempotencyKey', message: keyIssue });
+  if (issues.length > 0) throw new ValidationError(issues, { operation });
+  const { idempotency: _ledgers, operation: _ours, ...options } = given as Partial<OperationContext>;
+  return options;
+}
+
+/**
+ * Runs one operation (docs/architecture.md#operation-context): `prepare` checks the arguments and the options
+ * before anything else and returns the input the ledger fingerprints; the context is built from the checked
+ * options; with a `ledger` (given by `createPay`), a money-moving operation called with an `idempotencyKey` runs
+ * under it and its context carries the ledger's. What it throws carries the key in its context, and, for a
+ * money-moving operation, the operation (for `pay.resolve(error)`).
+ */
+export async function runOperation<R>(
+  operation: Operation,
+  given: unknown,
+  ledger: IdempotencyLedger | undefined,
+  prepare: () => { input: readonly unknown[]; options: CallOptions },
+  invoke: (input: readonly unknown[], context: OperationContext) => Promise<R>,
+): Promise<R> {
+  const asked = (given as CallOptions | null | undefined)?.idempotencyKey;
+  const key = typeof asked === 'string' ? asked : undefined;
+  try {
+    const { input, options } = prepare();
+    const contextWith = (idempotency?: IdempotencyContext): OperationContext =>
+      idempotency ? { ...options, operation, idempotency } : { ...options, operation };
+    if (ledger && key !== undefined && movesMoney(operation))
+      return (await ledger.run(operation, input, key, (idempotency) =>
+        invoke(input, contextWith(idempotency)),
+      )) as R;
+    return await invoke(input, contextWith());
+  } catch (error) {
+    if (movesMoney(operation)) markOperation(error, operation);
+    throw key === undefined ? error : withIdempotencyKey(error, key);
+  }
+}

@@ -10,22 +10,6 @@ export function callCapMs(timeoutMs: number, retries: number): number {
   return timeoutMs * (retries + 1) + MAX_WAIT_MS * retries + 1_000;
 }
 
-/** The end of a call's budget. */
-export class Deadline {
-  readonly #endsAt: number;
-  readonly #caller: AbortSignal | undefined;
-
-  constructor(capMs: number, caller: AbortSignal | undefined) {
-    this.#endsAt = Date.now() + capMs;
-    this.#caller = caller;
-  }
-
-  /** Whether waiting `ms` and then trying once more still fits. */
-  allows(ms: number): boolean {
-    return !this.#caller?.aborted && Date.now() + ms < this.#endsAt;
-  }
-}
-
 /** Rejection used when the caller's signal fires while waiting for something that is not ours to cancel. */
 export class CallerAbort {}
 

@@ -3,18 +3,20 @@
  * opened or the caller aborted before anything was sent, `unknown` otherwise; the host and connection code named,
  * never a whole URL; a refused login pointing at the credentials.
  */
-import { type CredentialSet, NetworkError, ProviderApiError, redact } from '../errors.js';
-import type { ProviderName } from '../records.js';
+import { NetworkError, ProviderApiError, redact } from '../errors.js';
 import type { HttpRequest } from './types.js';
 
+/** The call a failure belongs to. */
+export interface FailedCall {
+  /** How messages name the call: provider, method and path (redacted), never the query. */
+  readonly label: string;
+  readonly url: string;
+  readonly request: HttpRequest;
+  readonly requestId: string;
+}
+
 /** Connection failures that prove the request never left this process. */
-export const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-]);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 /** What each connection failure code means, in words, for the error message (docs/architecture.md#http-client). */
 const CONNECTION_FAILURES = new Map([
   ['ECONNREFUSED', 'connection refused'],
@@ -41,22 +43,9 @@ const UNKNOWN_ADVICE = 'The provider may have processed it: look the resource up
 export const CREDENTIALS_HINT =
   "The provider refused the credentials: check the adapter's credentials (API key / secret) and that they belong to the configured environment (sandbox or live).";
 
-/** Who ended an attempt early: the attempt timeout or the caller's signal. */
-export type AbortCause = 'timeout' | 'caller';
-
-/** Where a call went, for messages: provider, method and path (redacted), never the query. */
-export function callLabel(provider: ProviderName, request: HttpRequest, credentials: CredentialSet): string {
-  return `${provider} ${request.method} ${redact(request.path, credentials.values())}`;
-}
-
 /** The caller aborted before an attempt was handed to fetch (`moment` says where). */
-export function abortedError(
-  label: string,
-  request: HttpRequest,
-  requestId: string,
-  reachedBefore: boolean,
-  moment: string,
-): NetworkError {
+export function abortedError(call: FailedCall, reachedBefore: boolean, moment: string): NetworkError {
+  const { label, request, requestId } = call;
   return new NetworkError(
     reachedBefore
       ? `${label} was aborted by the caller's signal (${moment}) after an earlier attempt may have been processed. Look the resource up before sending it again.`
@@ -74,13 +63,8 @@ export function abortedError(
  * the login's own error (with the credentials hint); a login that got no answer leaves this attempt unsent, and
  * after an attempt that may have landed, whatever stopped the retry cannot prove the call was not processed.
  */
-export function loginFailure(
-  error: unknown,
-  label: string,
-  request: HttpRequest,
-  requestId: string,
-  reachedBefore: boolean,
-): unknown {
+export function loginFailure(error: unknown, call: FailedCall, reachedBefore: boolean): unknown {
+  const { label, request, requestId } = call;
   if (!NetworkError.isInstance(error) && !reachedBefore) return withCredentialsHint(error);
   // Why the login failed (its host and code), without its own advice: the login's outcome is not this
   // call's, and a `not_sent` message must not say "may have processed" (docs/architecture.md#http-client).
@@ -125,44 +109,38 @@ function loginFailureReason(error: unknown): string {
   return code ? ` (login failed: ${code})` : '';
 }
 
-/** Classifies a failed attempt: `not_sent` only when the connection provably never opened. */
+/**
+ * The network error of a failed attempt. `outcome` is what it proves (the retry policy's `decide` says);
+ * `byCaller`: the caller's signal aborted it.
+ */
 export function toNetworkError(
   error: unknown,
-  abortedBy: AbortCause | undefined,
-  provider: ProviderName,
-  url: string,
-  request: HttpRequest,
-  requestId: string,
-  credentials: CredentialSet,
-  reachedBefore: boolean,
-) {
-  const secrets = credentials.values();
+  call: FailedCall,
+  secrets: readonly string[],
+  outcome: 'not_sent' | 'unknown',
+  byCaller: boolean,
+): NetworkError {
   const code = findCode(error);
-  const notSent = !reachedBefore && code !== undefined && NOT_SENT_CODES.has(code);
   // Name the host (never the whole URL: a query could carry a credential) and the code, so an unreachable
   // `baseUrl` is recognisable from the message alone (docs/architecture.md#http-client).
-  const host = redact(new URL(url).host, secrets);
+  const host = redact(new URL(call.url).host, secrets);
   const meaning = code === undefined ? undefined : CONNECTION_FAILURES.get(code);
-  const what =
-    abortedBy === 'caller'
-      ? `to ${host} was aborted by the caller's signal while in flight`
-      : abortedBy === 'timeout' || (error as Error | undefined)?.name === 'TimeoutError'
-        ? `to ${host} timed out`
-        : code
-          ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
-          : `to ${host} failed${causeWords(error, secrets)}`;
-  const outcome = notSent ? 'not_sent' : 'unknown';
-  const advice = notSent
-    ? `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`
-    : UNKNOWN_ADVICE;
-  return new NetworkError(
-    `${provider} ${request.method} ${redact(request.path, secrets)} ${what}. ${advice}`,
-    {
-      outcome,
-      cause: error,
-      context: { ...request.context, requestId },
-    },
-  );
+  const what = byCaller
+    ? `to ${host} was aborted by the caller's signal while in flight`
+    : (error as Error | undefined)?.name === 'TimeoutError'
+      ? `to ${host} timed out`
+      : code
+        ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
+        : `to ${host} failed${causeWords(error, secrets)}`;
+  const advice =
+    outcome === 'not_sent'
+      ? `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`
+      : UNKNOWN_ADVICE;
+  return new NetworkError(`${call.label} ${what}. ${advice}`, {
+    outcome,
+    cause: error,
+    context: { ...call.request.context, requestId: call.requestId },
+  });
 }
 
 /** The longest a runtime's own words about a failure may run in a message. */

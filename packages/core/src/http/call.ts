@@ -1,28 +1,30 @@
 /**
  * One logical upstream call across its attempts (docs/architecture.md#http-client). Every change to what a call
- * knows happens in this object, in the order ky runs the hooks the client maps onto it: {@link UpstreamCall.beforeAttempt}
- * (ky's `beforeRequest`), {@link UpstreamCall.exchange} (ky's `fetch`), {@link UpstreamCall.notifyResponse}
- * (`afterResponse`, only while a hook listens), {@link UpstreamCall.attemptEnded} (`retry.shouldRetry`, answered by
- * {@link decide}), {@link UpstreamCall.beforeRetry}, and {@link UpstreamCall.result} once ky stops.
+ * knows happens in this object, in the order ky runs the hooks the client maps onto it: `beforeAttempt` (ky's
+ * `beforeRequest`), `exchange` (ky's `fetch`), `notifyResponse` (`afterResponse`, only while a hook listens),
+ * `attemptEnded` (`retry.shouldRetry`, answered by the retry policy's `decide`), `beforeRetry`, and `result`.
  */
 import type { CallTrace, HttpTraceBase } from '../diagnostics/channels.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import { startAttempt } from '../diagnostics/tracing.js';
 import { type CredentialSet, type NetworkError, redact, redactError } from '../errors.js';
-import type { ProviderName } from '../records.js';
 import { CallerAbort, callCapMs, untilAborted } from './deadline.js';
 import { abortedError, type FailedCall, loginFailure, neverSent, toNetworkError } from './failures.js';
-import { CREDENTIAL_HEADERS, observe, redactHeaders, rememberIssuedTokens } from './observation.js';
+import {
+  CREDENTIAL_HEADERS,
+  observe,
+  rememberIssuedTokens,
+  requestInfo,
+  responseInfo,
+} from './observation.js';
+import { wireRequest, withAuthorization } from './paths.js';
 import { type AttemptOutcome, type CallSoFar, type Decision, decide, retryAfterMs } from './retry-policy.js';
-import type { Authorization, HttpHooks, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
+import type { Authorization, HttpClientOptions, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /** What every call of one client shares, built once by `createHttpClient`. */
-export interface ClientParts {
-  provider: ProviderName;
-  authorization: Authorization | undefined;
-  requestIdHeader: string | undefined;
+export interface ClientParts
+  extends Pick<HttpClientOptions, 'provider' | 'authorization' | 'requestIdHeader' | 'hooks'> {
   fetch: typeof fetch;
-  hooks: HttpHooks | undefined;
   /** An `onRequest` or `onResponse` hook listens: hook payloads are built (and redacted) only then. */
   listening: boolean;
   /** Configured secrets plus every credential the client sends or receives (docs/architecture.md#redaction). */
@@ -43,6 +45,9 @@ export interface FailedAttempt {
   timedOut: boolean;
 }
 
+/** How the debug line of a retry names a failure. */
+const FAILURE_WORDS = { timeout: 'a timeout', network: 'a network failure' } as const;
+
 /** Decodes reply bodies (see {@link UpstreamCall.exchange}). */
 const UTF8 = new TextDecoder();
 
@@ -52,7 +57,7 @@ export class UpstreamCall implements FailedCall {
   /** The wait ky makes before the next attempt (its `retry.delay`), as {@link decide} said. */
   waitMs = 0;
   private readonly headers: Record<string, string>;
-  private readonly body: string | undefined;
+  readonly body: string | undefined;
   private readonly endsAt: number;
   private name: string | undefined;
   /** Attempt number shown to hooks: 1, 2, … (a re-login re-sends under the same number). */
@@ -89,20 +94,13 @@ export class UpstreamCall implements FailedCall {
   ) {
     this.requestId = request.requestId ?? crypto.randomUUID();
     this.endsAt = Date.now() + callCapMs(timeoutMs, request.retrySafe ? limit : 0);
-    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    if (client.requestIdHeader) headers[client.requestIdHeader] = this.requestId;
-    if (request.json !== undefined) {
-      this.body = JSON.stringify(request.json);
-      headers['content-type'] = 'application/json';
-    } else if (request.form) {
-      this.body = new URLSearchParams(request.form).toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-    }
+    const { headers, body } = wireRequest(request, client.requestIdHeader, this.requestId);
     for (const [name, value] of Object.entries(headers)) {
       if (CREDENTIAL_HEADERS.has(name.toLowerCase())) client.credentials.addAuthorization(value);
     }
     this.headers = headers;
     this.sentHeaders = headers;
+    this.body = body;
   }
 
   /** Where an attempt starts: the caller's abort, the login, the `onRequest` hook. */
@@ -111,18 +109,19 @@ export class UpstreamCall implements FailedCall {
     this.next = undefined;
     const { request, client } = this;
     try {
-      if (request.signal?.aborted) throw this.aborted('before sending');
+      if (request.signal?.aborted) throw abortedError(this, this.reached, 'before sending');
       this.authorization = undefined;
       if (request.authorize !== false && client.authorization) {
         this.authorization = await this.authorize(client.authorization);
         client.credentials.addAuthorization(this.authorization);
       }
       this.sentHeaders = withAuthorization(this.headers, this.authorization);
-      this.info = client.listening ? this.requestInfo() : undefined;
-      if (this.info)
+      if (client.listening) {
+        this.info = requestInfo(client.provider, this, this.sentHeaders, this.attempt, client.credentials);
         await observe(client, 'onRequest', { ...this.info, headers: { ...this.info.headers } }, this.info);
+      }
       // Checked again after the hook and the login: an attempt aborted before fetch was never sent.
-      if (request.signal?.aborted) throw this.aborted('before sending');
+      if (request.signal?.aborted) throw abortedError(this, this.reached, 'before sending');
     } catch (error) {
       this.stopped = { by: error };
       throw error;
@@ -172,13 +171,8 @@ export class UpstreamCall implements FailedCall {
     span?.finish({ status: response.status, mayHaveReached: response.status !== 401 });
     if (request.credentialsInReply) rememberIssuedTokens(text, client.credentials);
     const { status, headers } = response;
-    this.reply = {
-      status,
-      headers,
-      text,
-      requestId: this.requestId,
-      earlierAttemptMayHaveReached: this.reached,
-    };
+    const earlierAttemptMayHaveReached = this.reached;
+    this.reply = { status, headers, text, requestId: this.requestId, earlierAttemptMayHaveReached };
     this.failure = undefined;
     // ky clones what it hands to `afterResponse` hooks, and a body already read cannot be cloned.
     return client.listening
@@ -190,15 +184,7 @@ export class UpstreamCall implements FailedCall {
   async notifyResponse(response: Response): Promise<void> {
     const { info, reply, client } = this;
     if (!info || !reply) return;
-    const secrets = client.credentials.values();
-    const payload = {
-      ...info,
-      headers: { ...info.headers },
-      status: response.status,
-      responseHeaders: redactHeaders(response.headers, secrets),
-      responseBody: this.request.credentialsInReply ? '[REDACTED]' : redact(reply.text, secrets),
-      durationMs: Date.now() - this.started,
-    };
+    const payload = responseInfo(info, response, reply.text, this.request, this.started, client.credentials);
     await observe(client, 'onResponse', payload, info);
   }
 
@@ -277,14 +263,9 @@ export class UpstreamCall implements FailedCall {
     try {
       return await untilAborted(authorization.header(signal), signal);
     } catch (error) {
-      if (error instanceof CallerAbort) throw this.aborted('waiting for a login');
+      if (error instanceof CallerAbort) throw abortedError(this, this.reached, 'waiting for a login');
       throw loginFailure(error, this, this.reached);
     }
-  }
-
-  /** The caller aborted before an attempt was handed to fetch (`moment` says where). */
-  private aborted(moment: string): NetworkError {
-    return abortedError(this, this.reached, moment);
   }
 
   /** How errors and logs name the call (provider, method, redacted path): built on first use, not on every call. */
@@ -299,12 +280,7 @@ export class UpstreamCall implements FailedCall {
     const log = this.client.logger();
     if (!log.enabled('debug')) return;
     const { request, retries } = this;
-    const reason =
-      'status' in after
-        ? `HTTP ${after.status}`
-        : after.failed === 'timeout'
-          ? 'a timeout'
-          : 'a network failure';
+    const reason = 'status' in after ? `HTTP ${after.status}` : FAILURE_WORDS[after.failed];
     log.debug(`retrying ${this.label} after ${reason} (retry ${retries} of ${this.limit}).`, () => ({
       provider: this.client.provider,
       call: request.call,
@@ -314,20 +290,6 @@ export class UpstreamCall implements FailedCall {
       reason,
     }));
   }
-
-  /** The redacted request of the current attempt, for hooks: exactly the headers the exchange sends. */
-  private requestInfo(): HttpRequestInfo {
-    const secrets = this.client.credentials.values();
-    return {
-      provider: this.client.provider,
-      method: this.request.method,
-      url: redact(this.url, secrets),
-      headers: redactHeaders(Object.entries(this.sentHeaders), secrets),
-      body: this.body === undefined ? undefined : redact(this.body, secrets),
-      requestId: this.requestId,
-      attempt: this.attempt,
-    };
-  }
 }
 
 /** How an attempt ended, in {@link decide}'s words. */
@@ -336,18 +298,4 @@ function outcomeOf(ended: { status: number; headers: Headers } | FailedAttempt):
   // ky's timeout, or a fetch that timed out by itself.
   const timedOut = (ended.error as Error | undefined)?.name === 'TimeoutError';
   return { failed: timedOut ? 'timeout' : 'network', neverSent: neverSent(ended.error) };
-}
-
-/** The headers of one attempt: the call's, with its Authorization value (whatever case the call's own used). */
-function withAuthorization(
-  headers: Record<string, string>,
-  authorization: string | undefined,
-): Record<string, string> {
-  if (authorization === undefined) return headers;
-  const sent: Record<string, string> = {};
-  for (const name of Object.keys(headers)) {
-    if (name.toLowerCase() !== 'authorization') sent[name] = headers[name]!;
-  }
-  sent.authorization = authorization;
-  return sent;
 }

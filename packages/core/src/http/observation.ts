@@ -7,7 +7,7 @@ import type { PayLogger } from '../diagnostics/logger.js';
 import { type CredentialSet, redact } from '../errors.js';
 import type { ProviderName } from '../records.js';
 import { parseJson } from './replies.js';
-import type { HttpHooks, HttpRequestInfo } from './types.js';
+import type { HttpHooks, HttpRequest, HttpRequestInfo, HttpResponseInfo } from './types.js';
 
 /** Header names whose values are credentials: they are remembered and redacted everywhere. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
@@ -23,6 +23,51 @@ export function redactHeaders(
       CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : redact(value, secrets),
     ]),
   );
+}
+
+/** What a hook sees of one attempt's request: the URL, headers and body it is sent with, redacted. */
+export function requestInfo(
+  provider: ProviderName,
+  call: {
+    readonly url: string;
+    readonly request: HttpRequest;
+    readonly requestId: string;
+    readonly body?: string;
+  },
+  headers: Record<string, string>,
+  attempt: number,
+  credentials: CredentialSet,
+): HttpRequestInfo {
+  const secrets = credentials.values();
+  return {
+    provider,
+    method: call.request.method,
+    url: redact(call.url, secrets),
+    headers: redactHeaders(Object.entries(headers), secrets),
+    body: call.body === undefined ? undefined : redact(call.body, secrets),
+    requestId: call.requestId,
+    attempt,
+  };
+}
+
+/** What a hook sees of an answered attempt: its request, and the reply redacted (a login's body entirely). */
+export function responseInfo(
+  info: HttpRequestInfo,
+  response: Response,
+  text: string,
+  request: HttpRequest,
+  started: number,
+  credentials: CredentialSet,
+): HttpResponseInfo {
+  const secrets = credentials.values();
+  return {
+    ...info,
+    headers: { ...info.headers },
+    status: response.status,
+    responseHeaders: redactHeaders(response.headers, secrets),
+    responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, secrets),
+    durationMs: Date.now() - started,
+  };
 }
 
 /** Remembers the access tokens a login reply carries, so they are redacted before they are ever sent. */
@@ -47,7 +92,7 @@ export function rememberIssuedTokens(text: string, credentials: CredentialSet): 
 export async function observe<P extends HttpRequestInfo>(
   where: {
     provider: ProviderName;
-    hooks: HttpHooks | undefined;
+    hooks?: HttpHooks | undefined;
     credentials: CredentialSet;
     logger: () => PayLogger;
   },

@@ -22,11 +22,11 @@ const FIRST: CallSoFar = {
 const MONEY_MOVING: Partial<CallSoFar> = { retrySafe: false };
 
 const answer = (status: number, retryAfterMs?: number): AttemptOutcome => ({ status, retryAfterMs });
-const TIMEOUT: AttemptOutcome = { failed: 'timeout', neverSent: false };
-/** ECONNRESET, a lost reply: the request may have arrived. */
-const RESET: AttemptOutcome = { failed: 'network', neverSent: false };
-/** ECONNREFUSED: the connection never opened. */
-const REFUSED: AttemptOutcome = { failed: 'network', neverSent: true };
+/** A timeout, or a connection reset that lost the reply: the request may have arrived. */
+const TIMEOUT: AttemptOutcome = { neverSent: false };
+const RESET: AttemptOutcome = { neverSent: false };
+/** ECONNREFUSED and the like: the connection never opened. */
+const REFUSED: AttemptOutcome = { neverSent: true };
 
 const retry = (waitMs: number, reached: boolean, outcome?: Decision['outcome']): Decision => ({
   next: 'retry',

@@ -8,17 +8,11 @@ import type { CallTrace, HttpTraceBase } from '../diagnostics/channels.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import { startAttempt } from '../diagnostics/tracing.js';
 import { type CredentialSet, type NetworkError, redact, redactError } from '../errors.js';
-import { CallerAbort, callCapMs, untilAborted } from './deadline.js';
+import { CallerAbort, untilAborted } from './deadline.js';
 import { abortedError, type FailedCall, loginFailure, neverSent, toNetworkError } from './failures.js';
-import {
-  CREDENTIAL_HEADERS,
-  observe,
-  rememberIssuedTokens,
-  requestInfo,
-  responseInfo,
-} from './observation.js';
+import { CREDENTIAL_HEADERS, notifyRequest, notifyResponse, rememberIssuedTokens } from './observation.js';
 import { wireRequest, withAuthorization } from './paths.js';
-import { type AttemptOutcome, type CallSoFar, type Decision, decide, retryAfterMs } from './retry-policy.js';
+import { type AttemptOutcome, callCapMs, type Decision, decide, retryAfterMs } from './retry-policy.js';
 import type { Authorization, HttpClientOptions, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /** What every call of one client shares, built once by `createHttpClient`. */
@@ -44,9 +38,6 @@ export interface FailedAttempt {
   error: unknown;
   timedOut: boolean;
 }
-
-/** How the debug line of a retry names a failure. */
-const FAILURE_WORDS = { timeout: 'a timeout', network: 'a network failure' } as const;
 
 /** Decodes reply bodies (see {@link UpstreamCall.exchange}). */
 const UTF8 = new TextDecoder();
@@ -116,10 +107,7 @@ export class UpstreamCall implements FailedCall {
         client.credentials.addAuthorization(this.authorization);
       }
       this.sentHeaders = withAuthorization(this.headers, this.authorization);
-      if (client.listening) {
-        this.info = requestInfo(client.provider, this, this.sentHeaders, this.attempt, client.credentials);
-        await observe(client, 'onRequest', { ...this.info, headers: { ...this.info.headers } }, this.info);
-      }
+      if (client.listening) this.info = await notifyRequest(client, this, this.sentHeaders, this.attempt);
       // Checked again after the hook and the login: an attempt aborted before fetch was never sent.
       if (request.signal?.aborted) throw abortedError(this, this.reached, 'before sending');
     } catch (error) {
@@ -182,10 +170,9 @@ export class UpstreamCall implements FailedCall {
 
   /** The `onResponse` hook of an answered attempt, as ky's `afterResponse` (only when a hook listens). */
   async notifyResponse(response: Response): Promise<void> {
-    const { info, reply, client } = this;
-    if (!info || !reply) return;
-    const payload = responseInfo(info, response, reply.text, this.request, this.started, client.credentials);
-    await observe(client, 'onResponse', payload, info);
+    const { info, reply } = this;
+    if (info && reply)
+      await notifyResponse(this.client, this.request, info, response, reply.text, this.started);
   }
 
   /**
@@ -202,7 +189,7 @@ export class UpstreamCall implements FailedCall {
     this.waitMs = decision.waitMs;
     if (decision.next === 'retry') {
       this.retries += 1;
-      this.logRetry(attempt);
+      this.logRetry(ended);
     }
     return decision.next !== 'stop';
   }
@@ -229,8 +216,8 @@ export class UpstreamCall implements FailedCall {
     return this.reply!;
   }
 
-  /** What {@link decide} reads. */
-  private soFar(): CallSoFar {
+  /** What {@link decide} reads (its `CallSoFar`). */
+  private soFar() {
     const { client, request } = this;
     return {
       retrySafe: request.retrySafe,
@@ -276,11 +263,13 @@ export class UpstreamCall implements FailedCall {
   }
 
   /** A retry that was decided is reported to the logger (`debug`): the call, which retry, and why. */
-  private logRetry(after: AttemptOutcome): void {
+  private logRetry(after: { status: number } | FailedAttempt): void {
     const log = this.client.logger();
     if (!log.enabled('debug')) return;
     const { request, retries } = this;
-    const reason = 'status' in after ? `HTTP ${after.status}` : FAILURE_WORDS[after.failed];
+    // ky's timeout, or a fetch that timed out by itself.
+    const timedOut = !('status' in after) && (after.error as Error | undefined)?.name === 'TimeoutError';
+    const reason = 'status' in after ? `HTTP ${after.status}` : timedOut ? 'a timeout' : 'a network failure';
     log.debug(`retrying ${this.label} after ${reason} (retry ${retries} of ${this.limit}).`, () => ({
       provider: this.client.provider,
       call: request.call,
@@ -295,7 +284,5 @@ export class UpstreamCall implements FailedCall {
 /** How an attempt ended, in {@link decide}'s words. */
 function outcomeOf(ended: { status: number; headers: Headers } | FailedAttempt): AttemptOutcome {
   if ('status' in ended) return { status: ended.status, retryAfterMs: retryAfterMs(ended.headers) };
-  // ky's timeout, or a fetch that timed out by itself.
-  const timedOut = (ended.error as Error | undefined)?.name === 'TimeoutError';
-  return { failed: timedOut ? 'timeout' : 'network', neverSent: neverSent(ended.error) };
+  return { neverSent: neverSent(ended.error) };
 }

@@ -43,19 +43,19 @@ const UNKNOWN_ADVICE = 'The provider may have processed it: look the resource up
 export const CREDENTIALS_HINT =
   "The provider refused the credentials: check the adapter's credentials (API key / secret) and that they belong to the configured environment (sandbox or live).";
 
+/** A network error of `call`: `unknown` once an attempt may have reached the provider, else `not_sent`. */
+function callError(call: FailedCall, reached: boolean, message: string, cause: unknown): NetworkError {
+  const context = { ...call.request.context, requestId: call.requestId };
+  return new NetworkError(message, { outcome: reached ? 'unknown' : 'not_sent', cause, context });
+}
+
 /** The caller aborted before an attempt was handed to fetch (`moment` says where). */
 export function abortedError(call: FailedCall, reachedBefore: boolean, moment: string): NetworkError {
-  const { label, request, requestId } = call;
-  return new NetworkError(
-    reachedBefore
-      ? `${label} was aborted by the caller's signal (${moment}) after an earlier attempt may have been processed. Look the resource up before sending it again.`
-      : `${label} was aborted by the caller's signal (${moment}) before anything was sent. It is safe to send again.`,
-    {
-      outcome: reachedBefore ? 'unknown' : 'not_sent',
-      cause: request.signal?.reason,
-      context: { ...request.context, requestId },
-    },
-  );
+  const aborted = `${call.label} was aborted by the caller's signal (${moment})`;
+  const message = reachedBefore
+    ? `${aborted} after an earlier attempt may have been processed. Look the resource up before sending it again.`
+    : `${aborted} before anything was sent. It is safe to send again.`;
+  return callError(call, reachedBefore, message, call.request.signal?.reason);
 }
 
 /**
@@ -64,21 +64,14 @@ export function abortedError(call: FailedCall, reachedBefore: boolean, moment: s
  * after an attempt that may have landed, whatever stopped the retry cannot prove the call was not processed.
  */
 export function loginFailure(error: unknown, call: FailedCall, reachedBefore: boolean): unknown {
-  const { label, request, requestId } = call;
   if (!NetworkError.isInstance(error) && !reachedBefore) return withCredentialsHint(error);
   // Why the login failed (its host and code), without its own advice: the login's outcome is not this
   // call's, and a `not_sent` message must not say "may have processed" (docs/architecture.md#http-client).
   const why = loginFailureReason(error);
-  return new NetworkError(
-    reachedBefore
-      ? `${label}: no access token could be obtained for a retry${why}, and an earlier attempt may have been processed. Look the resource up before sending it again.`
-      : `${label} was not sent: no access token could be obtained${why}. It is safe to send again.`,
-    {
-      outcome: reachedBefore ? 'unknown' : 'not_sent',
-      cause: error,
-      context: { ...request.context, requestId },
-    },
-  );
+  const message = reachedBefore
+    ? `${call.label}: no access token could be obtained for a retry${why}, and an earlier attempt may have been processed. Look the resource up before sending it again.`
+    : `${call.label} was not sent: no access token could be obtained${why}. It is safe to send again.`;
+  return callError(call, reachedBefore, message, error);
 }
 
 /**
@@ -132,15 +125,11 @@ export function toNetworkError(
       : code
         ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
         : `to ${host} failed${causeWords(error, secrets)}`;
-  const advice =
-    outcome === 'not_sent'
-      ? `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`
-      : UNKNOWN_ADVICE;
-  return new NetworkError(`${call.label} ${what}. ${advice}`, {
-    outcome,
-    cause: error,
-    context: { ...call.request.context, requestId: call.requestId },
-  });
+  const reached = outcome === 'unknown';
+  const advice = reached
+    ? UNKNOWN_ADVICE
+    : `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`;
+  return callError(call, reached, `${call.label} ${what}. ${advice}`, error);
 }
 
 /** The longest a runtime's own words about a failure may run in a message. */

@@ -1,9 +1,7 @@
 /**
- * Whether a call is sent again, and after how long (docs/architecture.md#http-client): {@link decide}, one pure
- * function of what the call knows and how its last attempt ended. Only calls that cannot move money twice are
- * repeated, only after 408/429/5xx or a failed exchange, within the call's retries and overall budget, after the
- * wait `Retry-After` asks for (capped at 5 s) or an exponential backoff with jitter; a 401 is sent once more at
- * once with a fresh login. ky carries the decision out: it waits as long as the decision says, then sends.
+ * Whether a call is sent again, and after how long (docs/architecture.md#http-client): {@link decide}, a pure
+ * function of what the call knows and how its last attempt ended. ky carries the decision out: it waits as long
+ * as the decision says, then sends.
  */
 
 /** Statuses after which a retry-safe call is sent again (and whose `Retry-After` is honoured). */
@@ -20,6 +18,11 @@ function backoffMs(retry: number, base: number, random: number): number {
 /** Exponential backoff with jitter: about 300 ms, 600 ms, 1.2 s, …, never above 5 s. Exported for tests. */
 export function backoff(attempt: number, base: number): number {
   return backoffMs(attempt, base, Math.random());
+}
+
+/** The overall cap of a call with `retries` retries of `timeoutMs` each: no retry starts that would not fit. */
+export function callCapMs(timeoutMs: number, retries: number): number {
+  return timeoutMs * (retries + 1) + MAX_WAIT_MS * retries + 1_000;
 }
 
 /** The `Retry-After` wait in milliseconds (seconds or an HTTP date), capped at 5 s. Exported for tests. */
@@ -51,10 +54,8 @@ export interface CallSoFar {
   random: number;
 }
 
-/** How an attempt ended: an answer that is not a success, or no answer at all. */
-export type AttemptOutcome =
-  | { status: number; retryAfterMs: number | undefined }
-  | { failed: 'timeout' | 'network'; neverSent: boolean };
+/** How an attempt ended: an answer that is not a success, or no answer (`neverSent`: its connection never opened). */
+export type AttemptOutcome = { status: number; retryAfterMs: number | undefined } | { neverSent: boolean };
 
 /** What happens after an attempt. */
 export interface Decision {

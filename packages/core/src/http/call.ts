@@ -78,9 +78,10 @@ export class UpstreamCall implements FailedCall {
     private readonly client: ClientParts,
     readonly request: HttpRequest,
     readonly url: string,
-    private readonly timeoutMs: number,
+    /** The timeout of each attempt. */
+    readonly timeoutMs: number,
     /** Retries the call may make if it is retry-safe. */
-    private readonly limit: number,
+    readonly limit: number,
     private readonly tracing: AttemptTracing | undefined,
   ) {
     this.requestId = request.requestId ?? crypto.randomUUID();

@@ -101,56 +101,62 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
-  /** One logical call: ky's attempts, then the reply of the last one or the error that ended the call. */
-  async function sendCall(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
-    // Once loaded, ky is taken as it is: no wait on every call.
-    const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());
-    // Per-call settings (docs/architecture.md#createpay): the request's own, else the caller's (carried on the
-    // signal), else ours.
+  /**
+   * One logical call with its settings (docs/architecture.md#createpay): the request's own, else the caller's
+   * (carried on the signal), else the client's.
+   */
+  function sendCall(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
     const perCall = settingsOf(request.signal);
     const asked = {
       timeoutMs: request.timeoutMs ?? perCall?.timeoutMs,
       retry: request.retry ?? perCall?.retry,
     };
     assertCallSettings(asked);
-    const timeout = asked.timeoutMs ?? timeoutMs;
-    const limit = asked.retry ?? retries;
     const url = buildUrl(baseUrl, request.path, request.query);
-    const call = new UpstreamCall(parts, request, url, timeout, limit, tracing);
-    const kyOptions: Options = {
-      method: request.method,
-      // The headers and body go straight to fetch (see the exchange): ky's Request only carries the call's
-      // method, URL and signal, so ky does not copy the headers into each of its Requests.
-      fetch: (input) => call.exchange(input as Request),
-      ...(request.signal ? { signal: request.signal } : {}),
-      timeout,
-      throwHttpErrors: true,
-      retry: {
-        // A bound ky never reaches: the call's `decide` stops first (its retries, and the one re-login).
-        limit: limit + 1,
-        methods: RETRY_METHODS,
-        // `true` sends again after the wait `decide` set, `false` stops: ky's own rules never apply.
-        shouldRetry: ({ error }) =>
-          call.attemptEnded(
-            error instanceof HTTPError ? error.response : { error, timedOut: error instanceof TimeoutError },
-          ),
-        delay: () => call.waitMs,
-      },
-      hooks: {
-        beforeRequest: [() => call.beforeAttempt()],
-        afterResponse: parts.listening
-          ? [(_request, _options, response) => call.notifyResponse(response)]
-          : [],
-        beforeRetry: [() => call.beforeRetry()],
-      },
-    };
-    try {
-      await ky(url, kyOptions);
-    } catch (error) {
-      // An answer that is not a success was recorded as it arrived; anything else is for the call to classify.
-      if (!(error instanceof HTTPError))
-        return call.result({ error, timedOut: error instanceof TimeoutError });
-    }
-    return call.result();
+    const timeout = asked.timeoutMs ?? timeoutMs;
+    const call = new UpstreamCall(parts, request, url, timeout, asked.retry ?? retries, tracing);
+    return attempts(call, parts.listening);
   }
+}
+
+/**
+ * A call's attempts through ky, each of ky's hooks mapped onto the call; then the call's reply, or the error
+ * that ended it. ky's `afterResponse` (which clones every response) runs only while a hook is `listening`.
+ */
+async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpReply> {
+  // Once loaded, ky is taken as it is: no wait on every call.
+  const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());
+  const { request } = call;
+  const options: Options = {
+    method: request.method,
+    // The headers and body go straight to fetch (see the exchange): ky's Request only carries the call's
+    // method, URL and signal, so ky does not copy the headers into each of its Requests.
+    fetch: (input) => call.exchange(input as Request),
+    ...(request.signal ? { signal: request.signal } : {}),
+    timeout: call.timeoutMs,
+    throwHttpErrors: true,
+    retry: {
+      // A bound ky never reaches: the call's `decide` stops first (its retries, and the one re-login).
+      limit: call.limit + 1,
+      methods: RETRY_METHODS,
+      // `true` sends again after the wait `decide` set, `false` stops: ky's own rules never apply.
+      shouldRetry: ({ error }) =>
+        call.attemptEnded(
+          error instanceof HTTPError ? error.response : { error, timedOut: error instanceof TimeoutError },
+        ),
+      delay: () => call.waitMs,
+    },
+    hooks: {
+      beforeRequest: [() => call.beforeAttempt()],
+      afterResponse: listening ? [(_request, _options, response) => call.notifyResponse(response)] : [],
+      beforeRetry: [() => call.beforeRetry()],
+    },
+  };
+  try {
+    await ky(call.url, options);
+  } catch (error) {
+    // An answer that is not a success was recorded as it arrived; anything else is for the call to classify.
+    if (!(error instanceof HTTPError)) return call.result({ error, timedOut: error instanceof TimeoutError });
+  }
+  return call.result();
 }

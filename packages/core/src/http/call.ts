@@ -5,25 +5,21 @@
  * `attemptEnded` (`retry.shouldRetry`, answered by the retry policy's `decide`), `beforeRetry`, and `result`.
  */
 import type { CallTrace, HttpTraceBase } from '../diagnostics/channels.js';
-import type { PayLogger } from '../diagnostics/logger.js';
 import { startAttempt } from '../diagnostics/tracing.js';
-import { type CredentialSet, type NetworkError, redact, redactError } from '../errors.js';
+import { type NetworkError, redact, redactError } from '../errors.js';
 import { CallerAbort, untilAborted } from './deadline.js';
 import { abortedError, type FailedCall, loginFailure, neverSent, toNetworkError } from './failures.js';
+import type { Observed } from './observation.js';
 import { CREDENTIAL_HEADERS, notifyRequest, notifyResponse, rememberIssuedTokens } from './observation.js';
 import { wireRequest, withAuthorization } from './paths.js';
 import { type AttemptOutcome, callCapMs, type Decision, decide, retryAfterMs } from './retry-policy.js';
 import type { Authorization, HttpClientOptions, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /** What every call of one client shares, built once by `createHttpClient`. */
-export interface ClientParts
-  extends Pick<HttpClientOptions, 'provider' | 'authorization' | 'requestIdHeader' | 'hooks'> {
+export interface ClientParts extends Observed, Pick<HttpClientOptions, 'authorization' | 'requestIdHeader'> {
   fetch: typeof fetch;
   /** An `onRequest` or `onResponse` hook listens: hook payloads are built (and redacted) only then. */
   listening: boolean;
-  /** Configured secrets plus every credential the client sends or receives (docs/architecture.md#redaction). */
-  credentials: CredentialSet;
-  logger: () => PayLogger;
   backoffBaseMs: number;
 }
 

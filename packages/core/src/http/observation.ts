@@ -29,6 +29,7 @@ export function redactHeaders(
 export interface Observed {
   provider: ProviderName;
   hooks?: HttpHooks | undefined;
+  /** Configured secrets plus every credential the client sends or receives (docs/architecture.md#redaction). */
   credentials: CredentialSet;
   logger: () => PayLogger;
 }

@@ -1,30 +1,7 @@
 /**
- * The time budget of one logical call beyond ky's per-attempt timeout: the overall cap (every attempt's timeout
- * plus the longest waits between them: no retry starts that would not fit), and waiting for something that is
- * not ours to cancel (a shared login) only until the caller aborts.
+ * Waiting for something that is not ours to cancel (a shared login) only until the caller aborts; the call's
+ * overall cap is the retry policy's `callCapMs`.
  */
-import { MAX_WAIT_MS } from './retry-policy.js';
-
-/** The overall cap of a call with `retries` retries of `timeoutMs` each. */
-export function callCapMs(timeoutMs: number, retries: number): number {
-  return timeoutMs * (retries + 1) + MAX_WAIT_MS * retries + 1_000;
-}
-
-/** The end of a call's budget. */
-export class Deadline {
-  readonly #endsAt: number;
-  readonly #caller: AbortSignal | undefined;
-
-  constructor(capMs: number, caller: AbortSignal | undefined) {
-    this.#endsAt = Date.now() + capMs;
-    this.#caller = caller;
-  }
-
-  /** Whether waiting `ms` and then trying once more still fits. */
-  allows(ms: number): boolean {
-    return !this.#caller?.aborted && Date.now() + ms < this.#endsAt;
-  }
-}
 
 /** Rejection used when the caller's signal fires while waiting for something that is not ours to cancel. */
 export class CallerAbort {}

@@ -4,18 +4,20 @@
  * never a whole URL; a refused login pointing at the credentials.
  */
 import { NetworkError, ProviderApiError } from '../errors.js';
-import type { ProviderName } from '../records.js';
-import { type CredentialSet, redact } from '../redaction.js';
+import { redact } from '../redaction.js';
 import type { HttpRequest } from './types.js';
 
+/** The call a failure belongs to. */
+export interface FailedCall {
+  /** How messages name the call: provider, method and path (redacted), never the query. */
+  readonly label: string;
+  readonly url: string;
+  readonly request: HttpRequest;
+  readonly requestId: string;
+}
+
 /** Connection failures that prove the request never left this process. */
-export const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-]);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 /** What each connection failure code means, in words, for the error message (docs/architecture.md#http-client). */
 const CONNECTION_FAILURES = new Map([
   ['ECONNREFUSED', 'connection refused'],
@@ -42,32 +44,19 @@ const UNKNOWN_ADVICE = 'The provider may have processed it: look the resource up
 export const CREDENTIALS_HINT =
   "The provider refused the credentials: check the adapter's credentials (API key / secret) and that they belong to the configured environment (sandbox or live).";
 
-/** Who ended an attempt early: the attempt timeout or the caller's signal. */
-export type AbortCause = 'timeout' | 'caller';
-
-/** Where a call went, for messages: provider, method and path (redacted), never the query. */
-export function callLabel(provider: ProviderName, request: HttpRequest, credentials: CredentialSet): string {
-  return `${provider} ${request.method} ${redact(request.path, credentials.values())}`;
+/** A network error of `call`: `unknown` once an attempt may have reached the provider, else `not_sent`. */
+function callError(call: FailedCall, reached: boolean, message: string, cause: unknown): NetworkError {
+  const context = { ...call.request.context, requestId: call.requestId };
+  return new NetworkError(message, { outcome: reached ? 'unknown' : 'not_sent', cause, context });
 }
 
 /** The caller aborted before an attempt was handed to fetch (`moment` says where). */
-export function abortedError(
-  label: string,
-  request: HttpRequest,
-  requestId: string,
-  reachedBefore: boolean,
-  moment: string,
-): NetworkError {
-  return new NetworkError(
-    reachedBefore
-      ? `${label} was aborted by the caller's signal (${moment}) after an earlier attempt may have been processed. Look the resource up before sending it again.`
-      : `${label} was aborted by the caller's signal (${moment}) before anything was sent. It is safe to send again.`,
-    {
-      outcome: reachedBefore ? 'unknown' : 'not_sent',
-      cause: request.signal?.reason,
-      context: { ...request.context, requestId },
-    },
-  );
+export function abortedError(call: FailedCall, reachedBefore: boolean, moment: string): NetworkError {
+  const aborted = `${call.label} was aborted by the caller's signal (${moment})`;
+  const message = reachedBefore
+    ? `${aborted} after an earlier attempt may have been processed. Look the resource up before sending it again.`
+    : `${aborted} before anything was sent. It is safe to send again.`;
+  return callError(call, reachedBefore, message, call.request.signal?.reason);
 }
 
 /**
@@ -75,27 +64,15 @@ export function abortedError(
  * the login's own error (with the credentials hint); a login that got no answer leaves this attempt unsent, and
  * after an attempt that may have landed, whatever stopped the retry cannot prove the call was not processed.
  */
-export function loginFailure(
-  error: unknown,
-  label: string,
-  request: HttpRequest,
-  requestId: string,
-  reachedBefore: boolean,
-): unknown {
+export function loginFailure(error: unknown, call: FailedCall, reachedBefore: boolean): unknown {
   if (!NetworkError.isInstance(error) && !reachedBefore) return withCredentialsHint(error);
   // Why the login failed (its host and code), without its own advice: the login's outcome is not this
   // call's, and a `not_sent` message must not say "may have processed" (docs/architecture.md#http-client).
   const why = loginFailureReason(error);
-  return new NetworkError(
-    reachedBefore
-      ? `${label}: no access token could be obtained for a retry${why}, and an earlier attempt may have been processed. Look the resource up before sending it again.`
-      : `${label} was not sent: no access token could be obtained${why}. It is safe to send again.`,
-    {
-      outcome: reachedBefore ? 'unknown' : 'not_sent',
-      cause: error,
-      context: { ...request.context, requestId },
-    },
-  );
+  const message = reachedBefore
+    ? `${call.label}: no access token could be obtained for a retry${why}, and an earlier attempt may have been processed. Look the resource up before sending it again.`
+    : `${call.label} was not sent: no access token could be obtained${why}. It is safe to send again.`;
+  return callError(call, reachedBefore, message, error);
 }
 
 /**
@@ -126,44 +103,34 @@ function loginFailureReason(error: unknown): string {
   return code ? ` (login failed: ${code})` : '';
 }
 
-/** Classifies a failed attempt: `not_sent` only when the connection provably never opened. */
+/**
+ * The network error of a failed attempt. `outcome` is what it proves (the retry policy's `decide` says);
+ * `byCaller`: the caller's signal aborted it.
+ */
 export function toNetworkError(
   error: unknown,
-  abortedBy: AbortCause | undefined,
-  provider: ProviderName,
-  url: string,
-  request: HttpRequest,
-  requestId: string,
-  credentials: CredentialSet,
-  reachedBefore: boolean,
-) {
-  const secrets = credentials.values();
+  call: FailedCall,
+  secrets: readonly string[],
+  outcome: 'not_sent' | 'unknown',
+  byCaller: boolean,
+): NetworkError {
   const code = findCode(error);
-  const notSent = !reachedBefore && code !== undefined && NOT_SENT_CODES.has(code);
   // Name the host (never the whole URL: a query could carry a credential) and the code, so an unreachable
   // `baseUrl` is recognisable from the message alone (docs/architecture.md#http-client).
-  const host = redact(new URL(url).host, secrets);
+  const host = redact(new URL(call.url).host, secrets);
   const meaning = code === undefined ? undefined : CONNECTION_FAILURES.get(code);
-  const what =
-    abortedBy === 'caller'
-      ? `to ${host} was aborted by the caller's signal while in flight`
-      : abortedBy === 'timeout' || (error as Error | undefined)?.name === 'TimeoutError'
-        ? `to ${host} timed out`
-        : code
-          ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
-          : `to ${host} failed${causeWords(error, secrets)}`;
-  const outcome = notSent ? 'not_sent' : 'unknown';
-  const advice = notSent
-    ? `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`
-    : UNKNOWN_ADVICE;
-  return new NetworkError(
-    `${provider} ${request.method} ${redact(request.path, secrets)} ${what}. ${advice}`,
-    {
-      outcome,
-      cause: error,
-      context: { ...request.context, requestId },
-    },
-  );
+  const what = byCaller
+    ? `to ${host} was aborted by the caller's signal while in flight`
+    : (error as Error | undefined)?.name === 'TimeoutError'
+      ? `to ${host} timed out`
+      : code
+        ? `failed: could not reach ${host} (${code}${meaning ? `, ${meaning}` : ''})`
+        : `to ${host} failed${causeWords(error, secrets)}`;
+  const reached = outcome === 'unknown';
+  const advice = reached
+    ? UNKNOWN_ADVICE
+    : `${NOT_SENT_ADVICE} Check that the adapter's baseUrl points at a reachable server.`;
+  return callError(call, reached, `${call.label} ${what}. ${advice}`, error);
 }
 
 /** The longest a runtime's own words about a failure may run in a message. */

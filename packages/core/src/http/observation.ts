@@ -7,7 +7,7 @@ import type { PayLogger } from '../diagnostics/logger.js';
 import type { ProviderName } from '../records.js';
 import { type CredentialSet, redact } from '../redaction.js';
 import { parseJson } from './replies.js';
-import type { HttpHooks, HttpRequestInfo } from './types.js';
+import type { HttpHooks, HttpRequest, HttpRequestInfo } from './types.js';
 
 /** Header names whose values are credentials: they are remembered and redacted everywhere. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
@@ -23,6 +23,57 @@ export function redactHeaders(
       CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : redact(value, secrets),
     ]),
   );
+}
+
+/** Where hooks are run and their failures reported: the client's hooks, credentials and logger. */
+export interface Observed {
+  provider: ProviderName;
+  hooks?: HttpHooks | undefined;
+  /** Configured secrets plus every credential the client sends or receives (docs/architecture.md#redaction). */
+  credentials: CredentialSet;
+  logger: () => PayLogger;
+}
+
+/** Runs the `onRequest` hook of one attempt, with the URL, headers and body it is sent with, redacted. */
+export async function notifyRequest(
+  where: Observed,
+  call: { url: string; request: HttpRequest; requestId: string; body: string | undefined },
+  headers: Record<string, string>,
+  attempt: number,
+): Promise<HttpRequestInfo> {
+  const secrets = where.credentials.values();
+  const info: HttpRequestInfo = {
+    provider: where.provider,
+    method: call.request.method,
+    url: redact(call.url, secrets),
+    headers: redactHeaders(Object.entries(headers), secrets),
+    body: call.body === undefined ? undefined : redact(call.body, secrets),
+    requestId: call.requestId,
+    attempt,
+  };
+  await observe(where, 'onRequest', { ...info, headers: { ...info.headers } }, info);
+  return info;
+}
+
+/** Runs the `onResponse` hook of an answered attempt: its request, and the reply redacted (a login's entirely). */
+export async function notifyResponse(
+  where: Observed,
+  request: HttpRequest,
+  info: HttpRequestInfo,
+  response: Response,
+  text: string,
+  started: number,
+): Promise<void> {
+  const secrets = where.credentials.values();
+  const payload = {
+    ...info,
+    headers: { ...info.headers },
+    status: response.status,
+    responseHeaders: redactHeaders(response.headers, secrets),
+    responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, secrets),
+    durationMs: Date.now() - started,
+  };
+  await observe(where, 'onResponse', payload, info);
 }
 
 /** Remembers the access tokens a login reply carries, so they are redacted before they are ever sent. */
@@ -44,13 +95,8 @@ export function rememberIssuedTokens(text: string, credentials: CredentialSet): 
  * reported to the logger (`warn`, redacted) and to `onHookError` (the deprecated alias); with neither, to one
  * `console.warn` line, as before the logger existed.
  */
-export async function observe<P extends HttpRequestInfo>(
-  where: {
-    provider: ProviderName;
-    hooks: HttpHooks | undefined;
-    credentials: CredentialSet;
-    logger: () => PayLogger;
-  },
+async function observe<P extends HttpRequestInfo>(
+  where: Observed,
   hook: 'onRequest' | 'onResponse',
   payload: P,
   request: HttpRequestInfo,

@@ -1,5 +1,7 @@
-/** Request URLs: path templates whose every value is one encoded segment, and the query string. */
-
+/**
+ * What a call is sent as: its URL (path templates whose every value is one encoded segment, and the query string),
+ * its headers and its body.
+ */
 import { rememberPathTemplate } from '../diagnostics/url-template.js';
 import { ValidationError } from '../errors.js';
 import type { HttpRequest } from './types.js';
@@ -37,4 +39,37 @@ export function buildUrl(baseUrl: string, requestPath: string, query: HttpReques
     if (value !== undefined) url.searchParams.set(name, String(value));
   }
   return url.toString();
+}
+
+/** The headers and body of a call: its own headers, `accept`, the request id, and JSON or form-encoded data. */
+export function wireRequest(
+  request: HttpRequest,
+  requestIdHeader: string | undefined,
+  requestId: string,
+): { headers: Record<string, string>; body: string | undefined } {
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  if (requestIdHeader) headers[requestIdHeader] = requestId;
+  let body: string | undefined;
+  if (request.json !== undefined) {
+    body = JSON.stringify(request.json);
+    headers['content-type'] = 'application/json';
+  } else if (request.form) {
+    body = new URLSearchParams(request.form).toString();
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+  }
+  return { headers, body };
+}
+
+/** The headers of one attempt: the call's, with its Authorization value (whatever case the call's own used). */
+export function withAuthorization(
+  headers: Record<string, string>,
+  authorization: string | undefined,
+): Record<string, string> {
+  if (authorization === undefined) return headers;
+  const sent: Record<string, string> = {};
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() !== 'authorization') sent[name] = headers[name]!;
+  }
+  sent.authorization = authorization;
+  return sent;
 }

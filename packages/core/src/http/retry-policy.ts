@@ -1,41 +1,28 @@
 /**
- * When a call is sent again (docs/architecture.md#http-client): only calls that cannot move money twice, only after 408/429/5xx or a
- * failed exchange, waiting as `Retry-After` says (capped at 5 s) or an exponential backoff with jitter. ky applies
- * the waits (`retry.delay`, `jitter`, `backoffLimit`, `afterStatusCodes`, `maxRetryAfter`); the decision stays
- * with the client, which alone knows whether a call may move money and whether an attempt may have landed.
+ * Whether a call is sent again, and after how long (docs/architecture.md#http-client): {@link decide}, a pure
+ * function of what the call knows and how its last attempt ended. ky carries the decision out: it waits as long
+ * as the decision says, then sends.
  */
-import type { RetryOptions } from 'ky';
 
 /** Statuses after which a retry-safe call is sent again (and whose `Retry-After` is honoured). */
-export const RETRY_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
-const RETRY_STATUS_SET = new Set(RETRY_STATUSES);
-const RETRY_STATUS_LIST = RETRY_STATUSES as number[];
+const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 /** The longest wait between two attempts, whatever `Retry-After` asks for. */
 export const MAX_WAIT_MS = 5_000;
 
-/** True for a status after which a retry-safe call is sent again. */
-export function isRetryStatus(status: number): boolean {
-  return RETRY_STATUS_SET.has(status);
-}
-
-/** The backoff before retry `attempt` (1 for the first retry) without jitter: 300 ms, 600 ms, 1.2 s, … */
-function exponential(attempt: number, base: number): number {
-  return base * 2 ** (attempt - 1);
-}
-
-/** Jitter of ±20 %, so clients that failed together do not retry together. */
-function withJitter(ms: number): number {
-  return ms * (0.8 + Math.random() * 0.4);
+/** The wait before retry `retry` (1 for the first): `base`, twice that, …, ±20 % by `random` (in [0, 1)), at most 5 s. */
+function backoffMs(retry: number, base: number, random: number): number {
+  // The jitter keeps clients that failed together from retrying together.
+  return Math.min(MAX_WAIT_MS, base * 2 ** (retry - 1) * (0.8 + random * 0.4));
 }
 
 /** Exponential backoff with jitter: about 300 ms, 600 ms, 1.2 s, …, never above 5 s. Exported for tests. */
 export function backoff(attempt: number, base: number): number {
-  return Math.min(MAX_WAIT_MS, withJitter(exponential(attempt, base)));
+  return backoffMs(attempt, base, Math.random());
 }
 
-/** The longest backoff before retry `attempt` could be (the jitter at its top): for the call's deadline. */
-export function longestBackoff(attempt: number, base: number): number {
-  return Math.min(MAX_WAIT_MS, exponential(attempt, base) * 1.2);
+/** The overall cap of a call with `retries` retries of `timeoutMs` each: no retry starts that would not fit. */
+export function callCapMs(timeoutMs: number, retries: number): number {
+  return timeoutMs * (retries + 1) + MAX_WAIT_MS * retries + 1_000;
 }
 
 /** The `Retry-After` wait in milliseconds (seconds or an HTTP date), capped at 5 s. Exported for tests. */
@@ -47,36 +34,63 @@ export function retryAfterMs(headers: Headers): number | undefined {
   return Number.isFinite(ms) ? Math.min(MAX_WAIT_MS, Math.max(0, ms)) : undefined;
 }
 
-/** What one call's retry state tells ky: how many retries it counts, and whether the next one is a re-login. */
-export interface RetryState {
-  /** Retries decided so far (a re-login after a 401 is not one). */
+/** What a call knows when one of its attempts has ended: everything {@link decide} reads. */
+export interface CallSoFar {
+  /** Repeating the call cannot move money twice (`HttpRequest.retrySafe`). */
+  retrySafe: boolean;
+  /** Retries the call may make: its own `retry`, else the caller's, else the client's. */
+  limit: number;
+  /** Retries decided so far (the re-login after a 401 is not one). */
   retries: number;
-  /** The next attempt re-sends after a 401 with a fresh login: it goes at once. */
-  relogin: boolean;
+  /** The attempt sent a credential the authoriser can drop, and the call has not logged in again yet. */
+  canRelogin: boolean;
+  /** An earlier attempt may have reached the provider. */
+  reached: boolean;
+  /** What is left of the call's overall budget in milliseconds; 0 once the caller has aborted. */
+  budgetMs: number;
+  /** The backoff's base in milliseconds. */
+  backoffBaseMs: number;
+  /** A number in [0, 1) that sets the backoff's jitter. */
+  random: number;
+}
+
+/** How an attempt ended: an answer that is not a success, or no answer (`neverSent`: its connection never opened). */
+export type AttemptOutcome = { status: number; retryAfterMs: number | undefined } | { neverSent: boolean };
+
+/** What happens after an attempt. */
+export interface Decision {
+  /**
+   * `retry`: send again after `waitMs`; `relogin`: drop the refused credential and send again at once (the
+   * re-login is not a retry); `stop`: the attempt's reply or failure is the call's.
+   */
+  next: 'retry' | 'relogin' | 'stop';
+  waitMs: number;
+  /** An attempt of the call, this one included, may have reached the provider. */
+  reached: boolean;
+  /** What a failed attempt proves (docs/architecture.md#outcomes); undefined for an answer. */
+  outcome: 'not_sent' | 'unknown' | undefined;
 }
 
 /**
- * ky's retry options for one call. `limit` leaves room for the one re-login; `shouldRetry` decides every
- * case (`false`: stop; `true`: the re-login, sent at once; `undefined`: a retry with ky's waits).
+ * What follows an attempt. A 401 proves the attempt was not processed, so it is sent once more with a fresh
+ * login, whatever the call; any other answer means it reached the provider. A failure is `not_sent` only while
+ * no attempt may have reached the provider and this one's connection provably never opened. Only a retry-safe
+ * call is sent again, after 408/429/5xx or a failure, while its retries last and the wait fits its budget.
  */
-export function kyRetryOptions(
-  state: RetryState,
-  limit: number,
-  backoffBaseMs: number,
-  shouldRetry: NonNullable<RetryOptions['shouldRetry']>,
-): RetryOptions {
-  return {
-    limit: limit + 1,
-    // Every method: whether a call may be repeated depends on the call (retrySafe), not on its method.
-    methods: ['get', 'post', 'put', 'patch', 'delete'],
-    // ky only reads these lists: the same ones serve every call.
-    statusCodes: RETRY_STATUS_LIST,
-    afterStatusCodes: RETRY_STATUS_LIST,
-    maxRetryAfter: MAX_WAIT_MS,
-    backoffLimit: MAX_WAIT_MS,
-    delay: () => (state.relogin ? 0 : exponential(state.retries, backoffBaseMs)),
-    jitter: (ms) => (state.relogin ? 0 : withJitter(ms)),
-    retryOnTimeout: true,
-    shouldRetry,
-  };
+export function decide(call: CallSoFar, attempt: AttemptOutcome): Decision {
+  let waitMs = backoffMs(call.retries + 1, call.backoffBaseMs, call.random);
+  let reached: boolean;
+  let outcome: Decision['outcome'];
+  if ('status' in attempt) {
+    reached = call.reached || attempt.status !== 401;
+    if (attempt.status === 401 && call.canRelogin) return { next: 'relogin', waitMs: 0, reached, outcome };
+    if (!RETRY_STATUSES.has(attempt.status)) return { next: 'stop', waitMs: 0, reached, outcome };
+    waitMs = attempt.retryAfterMs ?? waitMs;
+  } else {
+    reached = call.reached || !attempt.neverSent;
+    outcome = reached ? 'unknown' : 'not_sent';
+  }
+  if (!call.retrySafe || call.retries >= call.limit || waitMs >= call.budgetMs)
+    return { next: 'stop', waitMs: 0, reached, outcome };
+  return { next: 'retry', waitMs, reached, outcome };
 }

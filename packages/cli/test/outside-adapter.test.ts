@@ -28,7 +28,7 @@ import {
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/acme-adapter', import.meta.url));
 /** The fixture simulator's webhook secret (what `pay dev` prints as `webhookSecret`). */
-const ACME_SECRET = 'acme-webhook-secret';
+const ACME_SECRET = 'acme-test-webhook-secret';
 
 let scratch = '';
 let app = '';

@@ -130,8 +130,11 @@ export class UpstreamCall implements FailedCall {
     if (tracing?.call) tracing.call.attempts = this.exchanges;
     let response: Response;
     let text: string;
+    // Called as a plain function: workerd refuses its fetch called as a method of another object ("Illegal
+    // invocation").
+    const { fetch } = client;
     try {
-      response = await client.fetch(sent.url, {
+      response = await fetch(sent.url, {
         method: sent.method,
         headers: this.sentHeaders,
         ...(this.body === undefined ? {} : { body: this.body }),

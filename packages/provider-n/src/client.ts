@@ -23,7 +23,8 @@ import * as v from '@pay/core/schema';
 import { baseUrlOf, checkCredentials, type ProviderNConfig, type ProviderNCredentials } from './config.js';
 import { envelopeSchema, loginBodySchema } from './wire.js';
 
-const PROVIDER = 'providerN';
+/** The provider name every record and error of this adapter carries. */
+export const PROVIDER = 'providerN';
 
 /** A refusal, as the client's `send` returns it. */
 export type Refusal = Extract<ProviderOutcome, { ok: false }>;

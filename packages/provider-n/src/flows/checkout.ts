@@ -1,0 +1,102 @@
+/**
+ * Provider N's checkout flow (docs/providers/provider-n.md#calls): one init-transaction, and for a keyed call the
+ * provider refuses as a duplicate reference, the read back of the checkout that key already opened
+ * (docs/architecture.md#idempotency).
+ */
+import { idempotencyKeyOf, type OperationContext, parseReply } from '@pay/core/adapter';
+import {
+  isDuplicateReference,
+  moneyMovingRefusal,
+  PROVIDER,
+  type Refusal,
+  requestIdOfReply,
+} from '../client.js';
+import {
+  checkoutRecoveryPoint,
+  openedCheckout,
+  sameMoney,
+  toCheckout,
+  withoutCredentials,
+} from '../mapping.js';
+import { initTransactionCall, initTransactionRequest, referenceFor } from '../requests.js';
+import type { ProviderNCheckout } from '../types.js';
+import { DEFAULT_CURRENCY, initTransactionBodySchema } from '../wire.js';
+import { type ProviderNCalls, readBack, unknownAfterDuplicate } from './calls.js';
+
+/** `checkouts.create`: one init-transaction, never retried (a repeat would open a second checkout). */
+export async function createCheckout(
+  calls: ProviderNCalls,
+  contractCode: string | undefined,
+  params: Parameters<typeof initTransactionRequest>[0],
+  options: OperationContext,
+): Promise<ProviderNCheckout> {
+  const body = initTransactionRequest(params, contractCode, await referenceFor(options));
+  const outcome = await calls.client.send(initTransactionCall(body), options);
+  if (!outcome.ok) {
+    if (idempotencyKeyOf(options) === undefined || !isDuplicateReference(outcome))
+      throw moneyMovingRefusal(outcome);
+    return existingCheckout(calls, params, body, outcome, options);
+  }
+  const reply = parseReply(initTransactionBodySchema, outcome.body, {
+    provider: PROVIDER,
+    call: 'init-transaction',
+  });
+  const opened = openedCheckout(reply);
+  // The checkout exists and nothing more is sent, so a store failure here cannot move money: the result still
+  // goes back (core's `complete` reports the store). Recorded so that a repeat after a crash before `complete`
+  // can hand back the checkout URL, which no read returns.
+  await options.idempotency?.checkpoint({ ...opened }).catch(() => undefined);
+  return toCheckout(
+    params,
+    body,
+    opened,
+    calls.facts(requestIdOfReply(outcome.reply)),
+    withoutCredentials(outcome.body),
+  );
+}
+
+/**
+ * A keyed init-transaction refused as a duplicate: the provider already holds the transaction this key opened.
+ * Read it by paymentReference: the same amount and currency ⇒ that checkout (its URL from the ledger's recovery
+ * point); another amount or currency ⇒ the key was used for another checkout, and nothing new was opened.
+ */
+async function existingCheckout(
+  calls: ProviderNCalls,
+  params: Parameters<typeof initTransactionRequest>[0],
+  body: ReturnType<typeof initTransactionRequest>,
+  duplicate: Refusal,
+  options: OperationContext,
+): Promise<ProviderNCheckout> {
+  const { paymentReference } = body;
+  const read = await readBack(duplicate, 'reading the transaction back by paymentReference failed', () =>
+    calls.queryTransaction({ paymentReference }, options),
+  );
+  if (!read) throw unknownAfterDuplicate(duplicate, 'the read by paymentReference does not find it (yet)');
+  const transaction = read.body;
+  const held = { amount: transaction.amountAsked, currency: transaction.currency ?? DEFAULT_CURRENCY };
+  const reference = transaction.transactionReference;
+  const context = {
+    paymentReference,
+    transactionReference: reference,
+    ...(transaction.paymentStatus ? { paymentStatus: transaction.paymentStatus } : {}),
+  };
+  if (!sameMoney(held, { amount: body.amount, currency: body.currencyCode })) {
+    throw duplicate.error.withDetails({
+      message: `providerN already holds transaction ${reference} under the paymentReference of this idempotency key, for ${held.currency} ${held.amount}; this request asks ${body.currencyCode} ${body.amount}. The key belongs to another checkout and no new one was opened: use a new idempotency key for a new checkout.`,
+      context,
+    });
+  }
+  const recorded = checkoutRecoveryPoint(options.idempotency?.recoveryPoint);
+  if (recorded?.transactionReference === reference) {
+    return toCheckout(params, body, recorded, calls.facts(read.requestId), read.raw);
+  }
+  // The reply of the attempt that opened it was lost, and Provider N has no call that returns a checkout URL:
+  // inventing one could send the payer to a wrong page, and opening a second checkout could take the money twice.
+  // The checkout exists under the key, so this refusal proves nothing about it (`outcome: 'unknown'`): the
+  // ledger keeps the key, and pay.resolve(key) answers the checkout (docs/architecture.md#outcomes).
+  throw duplicate.error.withDetails({
+    outcome: 'unknown',
+    message: `providerN already holds transaction ${reference} (${transaction.paymentStatus ?? 'status not given'}) for this idempotency key, opened by an earlier attempt whose reply was lost; Provider N has no call that returns its checkoutUrl. pay.resolve(key) or checkouts.retrieve('${reference}') read it; if it is still unpaid and you need a payment page, open a new checkout with a new idempotency key (the unseen one expires unpaid after 40 minutes).`,
+    context,
+  });
+}

@@ -16,15 +16,9 @@ import {
 import { createClient, PROVIDER } from './client.js';
 import type { ProviderNConfig, ProviderNCredentials } from './config.js';
 import { type ProviderNCalls, providerNCalls } from './flows/calls.js';
-import { createCheckout } from './flows/checkout.js';
+import { checkoutRecoveryPoint, createCheckout, withCheckoutUrl } from './flows/checkout.js';
 import { createRefund } from './flows/refund.js';
-import {
-  checkoutRecoveryPoint,
-  toPayment,
-  toRetrievedCheckout,
-  transactionStatus,
-  withCheckoutUrl,
-} from './mapping.js';
+import { toPayment, toRetrievedCheckout, transactionStatus } from './mapping.js';
 import { initTransactionRequest, refundRequest } from './requests.js';
 import type { ProviderNAdapter, ProviderNTypes } from './types.js';
 import { providerNWebhooks } from './webhooks.js';

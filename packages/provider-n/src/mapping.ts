@@ -13,11 +13,10 @@ import type {
   Subscription,
   SubscriptionStatus,
 } from '@pay/core/adapter';
-import { type JsonValue, toMinorUnits } from '@pay/core/adapter';
+import { toMinorUnits } from '@pay/core/adapter';
 import type { InitTransactionRequest } from './requests.js';
 import type { ProviderNCheckout } from './types.js';
 import {
-  CHECKOUT_LIFETIME_MS,
   DEFAULT_CURRENCY,
   type MandateFields,
   type ProviderNMandateStatus,
@@ -247,31 +246,6 @@ export interface CheckoutRecoveryPoint {
   expiresAt: string;
 }
 
-/** The recovery point of an init-transaction reply: the checkout URL expires 40 minutes from now. */
-export function openedCheckout(reply: {
-  transactionReference: string;
-  checkoutUrl: string;
-}): CheckoutRecoveryPoint {
-  return {
-    transactionReference: reply.transactionReference,
-    checkoutUrl: reply.checkoutUrl,
-    expiresAt: new Date(Date.now() + CHECKOUT_LIFETIME_MS).toISOString(),
-  };
-}
-
-/** Reads a recovery point back from the ledger; `undefined` for anything else. */
-export function checkoutRecoveryPoint(
-  point: JsonValue | null | undefined,
-): CheckoutRecoveryPoint | undefined {
-  if (point === null || typeof point !== 'object' || Array.isArray(point)) return undefined;
-  const { transactionReference, checkoutUrl, expiresAt } = point;
-  return typeof transactionReference === 'string' &&
-    typeof checkoutUrl === 'string' &&
-    typeof expiresAt === 'string'
-    ? { transactionReference, checkoutUrl, expiresAt }
-    : undefined;
-}
-
 /** What `checkouts.create` was asked, for the record (the reply does not echo it). */
 export interface CheckoutAsked {
   item_id?: string | undefined;
@@ -301,16 +275,6 @@ export function toCheckout(
     request_id: facts.requestId,
     raw,
     checkoutUrl: opened.checkoutUrl,
-  };
-}
-
-/** A read-back checkout completed with the URL the ledger kept: the record `checkouts.create` returned. */
-export function withCheckoutUrl(checkout: Checkout, recorded: CheckoutRecoveryPoint): ProviderNCheckout {
-  return {
-    ...checkout,
-    payment_url: recorded.checkoutUrl,
-    expires_at: recorded.expiresAt,
-    checkoutUrl: recorded.checkoutUrl,
   };
 }
 

@@ -1,9 +1,15 @@
 /**
  * Provider N's checkout flow (docs/providers/provider-n.md#calls): one init-transaction, and for a keyed call the
  * provider refuses as a duplicate reference, the read back of the checkout that key already opened
- * (docs/architecture.md#idempotency).
+ * (docs/architecture.md#idempotency); and the recovery point it keeps in the ledger, the checkout URL no read returns.
  */
-import { idempotencyKeyOf, type OperationContext, parseReply } from '@pay/core/adapter';
+import {
+  type Checkout,
+  idempotencyKeyOf,
+  type JsonValue,
+  type OperationContext,
+  parseReply,
+} from '@pay/core/adapter';
 import {
   isDuplicateReference,
   moneyMovingRefusal,
@@ -11,16 +17,10 @@ import {
   type Refusal,
   requestIdOfReply,
 } from '../client.js';
-import {
-  checkoutRecoveryPoint,
-  openedCheckout,
-  sameMoney,
-  toCheckout,
-  withoutCredentials,
-} from '../mapping.js';
+import { type CheckoutRecoveryPoint, sameMoney, toCheckout, withoutCredentials } from '../mapping.js';
 import { initTransactionCall, initTransactionRequest, referenceFor } from '../requests.js';
 import type { ProviderNCheckout } from '../types.js';
-import { DEFAULT_CURRENCY, initTransactionBodySchema } from '../wire.js';
+import { CHECKOUT_LIFETIME_MS, DEFAULT_CURRENCY, initTransactionBodySchema } from '../wire.js';
 import { type ProviderNCalls, readBack, unknownAfterDuplicate } from './calls.js';
 
 /** `checkouts.create`: one init-transaction, never retried (a repeat would open a second checkout). */
@@ -99,4 +99,39 @@ async function existingCheckout(
     message: `providerN already holds transaction ${reference} (${transaction.paymentStatus ?? 'status not given'}) for this idempotency key, opened by an earlier attempt whose reply was lost; Provider N has no call that returns its checkoutUrl. pay.resolve(key) or checkouts.retrieve('${reference}') read it; if it is still unpaid and you need a payment page, open a new checkout with a new idempotency key (the unseen one expires unpaid after 40 minutes).`,
     context,
   });
+}
+
+/** The recovery point of an init-transaction reply: the checkout URL expires 40 minutes from now. */
+export function openedCheckout(reply: {
+  transactionReference: string;
+  checkoutUrl: string;
+}): CheckoutRecoveryPoint {
+  return {
+    transactionReference: reply.transactionReference,
+    checkoutUrl: reply.checkoutUrl,
+    expiresAt: new Date(Date.now() + CHECKOUT_LIFETIME_MS).toISOString(),
+  };
+}
+
+/** Reads a recovery point back from the ledger; `undefined` for anything else. */
+export function checkoutRecoveryPoint(
+  point: JsonValue | null | undefined,
+): CheckoutRecoveryPoint | undefined {
+  if (point === null || typeof point !== 'object' || Array.isArray(point)) return undefined;
+  const { transactionReference, checkoutUrl, expiresAt } = point;
+  return typeof transactionReference === 'string' &&
+    typeof checkoutUrl === 'string' &&
+    typeof expiresAt === 'string'
+    ? { transactionReference, checkoutUrl, expiresAt }
+    : undefined;
+}
+
+/** A read-back checkout completed with the URL the ledger kept: the record `checkouts.create` returned. */
+export function withCheckoutUrl(checkout: Checkout, recorded: CheckoutRecoveryPoint): ProviderNCheckout {
+  return {
+    ...checkout,
+    payment_url: recorded.checkoutUrl,
+    expires_at: recorded.expiresAt,
+    checkoutUrl: recorded.checkoutUrl,
+  };
 }

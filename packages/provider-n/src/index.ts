@@ -38,6 +38,7 @@ export {
   type ProviderNCredentials,
   type ProviderNOverrides,
 } from './config.js';
+export { MANDATE_EVENT } from './events.js';
 export { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
 export { idempotencyReference } from './requests.js';
 export type {
@@ -58,5 +59,5 @@ export type {
   ProviderNTransactionEventData,
   ProviderNTypes,
 } from './types.js';
-export { MANDATE_EVENT, RAW_EVENT_NAMES, SIGNATURE_HEADER } from './webhooks.js';
+export { RAW_EVENT_NAMES, SIGNATURE_HEADER } from './webhooks.js';
 export type { ProviderNMandateStatus, ProviderNPaymentStatus, ProviderNRefundStatus } from './wire.js';

@@ -1,0 +1,178 @@
+/**
+ * Provider N webhook payloads → unified events (docs/architecture.md#event-names, docs/providers/provider-n.md#events):
+ * the event table and one normaliser per event type, each reading `eventData` through its schema (wire.ts) and
+ * mapping it to records (mapping.ts). Run by webhooks.ts once the signature is verified.
+ */
+import { type PayEvent, type RefundStatus, WebhookVerificationError, webhookEvent } from '@pay/core/adapter';
+import * as v from '@pay/core/schema';
+import { PROVIDER } from './client.js';
+import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
+import type { ProviderNEventType } from './types.js';
+import {
+  DEFAULT_CURRENCY,
+  mandateEventSchema,
+  type ProviderNMandateStatus,
+  refundBodySchema,
+  rejectedPaymentEventSchema,
+  settlementEventSchema,
+  transactionEventSchema,
+} from './wire.js';
+
+/** What one event type normalises to: the unified events, before the raw one. */
+type Normaliser = (eventData: Record<string, unknown>, delivery: DeliveryFacts) => PayEvent[];
+
+/**
+ * What every record of one delivery shares: `livemode` (`false` for a sandbox adapter, Provider N payloads carry
+ * no test flag) and `requestId` (always `null`: Provider N has no status read to confirm a delivery with).
+ */
+export interface DeliveryFacts extends RecordFacts {
+  /** Verification time: Provider N's event times carry no time zone. */
+  created: number;
+}
+
+/**
+ * Event table (docs/architecture.md#event-names with the open rows decided in the wire contract (docs/providers/provider-n.md#events)), a `Map` so that an event type named like
+ * an `Object.prototype` member (`constructor`, `__proto__`, `toString`) finds no row
+ * (docs/architecture.md#events). Customer and disbursement events have no row: they raise only their raw event, as
+ * does any event type the provider adds.
+ */
+export const NORMALISERS = new Map<string, Normaliser>([
+  ['SUCCESSFUL_TRANSACTION', (data, facts) => [successfulTransactionEvent(data, facts)]],
+  ['SUCCESSFUL_TRANSACTION_OFFLINE', (data, facts) => [successfulTransactionEvent(data, facts)]],
+  ['REJECTED_PAYMENT', (data, facts) => [rejectedPaymentEvent(data, facts)]],
+  ['SETTLEMENT', settlementEvents],
+  ['SUCCESSFUL_REFUND', (data, facts) => [refundEvent(data, facts, 'succeeded')]],
+  ['FAILED_REFUND', (data, facts) => [refundEvent(data, facts, 'failed')]],
+  ['MANDATE_UPDATE', mandateEvents],
+] satisfies [ProviderNEventType, Normaliser][]);
+
+type SubscriptionEventName = 'subscription.created' | 'subscription.canceled' | 'subscription.updated';
+
+/** Which subscription event a mandate status raises (docs/providers/provider-n.md#events); any status not listed → `subscription.updated`. */
+export const MANDATE_EVENT = {
+  PENDING: 'subscription.created',
+  ACTIVE: 'subscription.created',
+  ACTIVATED: 'subscription.created',
+  CANCELLED: 'subscription.canceled',
+  FAILED: 'subscription.updated',
+  EXPIRED: 'subscription.updated',
+} as const satisfies Record<ProviderNMandateStatus, SubscriptionEventName>;
+
+const MANDATE_EVENT_BY_STATUS = new Map<string, SubscriptionEventName>(Object.entries(MANDATE_EVENT));
+
+/** A payload that is not what Provider N sends: refused before any callback. */
+export function malformed(message: string): WebhookVerificationError {
+  return new WebhookVerificationError(message, { reason: 'malformed_payload' });
+}
+
+/** Parses `eventData` of a known kind; a payload that lacks what the mapping reads is refused. */
+function read<S extends v.GenericSchema>(
+  schema: S,
+  data: Record<string, unknown>,
+  what: string,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, data);
+  if (!result.success)
+    throw malformed(
+      `The ${what} webhook payload lacks fields the mapping reads (${fieldsOf(result.issues)}).`,
+    );
+  return result.output;
+}
+
+function fieldsOf(issues: readonly v.BaseIssue<unknown>[]): string {
+  const paths = issues.map(
+    (issue) =>
+      // A check over several fields (the amount asked under any of its spellings) has no path: its message names them.
+      (issue.path ?? []).map((item) => String((item as { key: unknown }).key)).join('.') || issue.message,
+  );
+  return [...new Set(paths)].join(', ');
+}
+
+/**
+ * SUCCESSFUL_TRANSACTION(_OFFLINE) → `payment.created` (the spec's name). The record says what the provider
+ * reports: `status` from `paymentStatus` (a partial payment is `processing`, not `succeeded`), `amount` the amount
+ * asked, `amount_paid` what was paid (docs/architecture.md#records).
+ */
+function successfulTransactionEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
+  const transaction = read(transactionEventSchema, data, 'transaction');
+  const status = transactionStatus(transaction);
+  return webhookEvent({
+    key: [transaction.transactionReference, transaction.paymentStatus ?? status],
+    type: 'payment.created',
+    provider: PROVIDER,
+    created: facts.created,
+    data: toPayment(transaction, { ...facts, status }, data),
+  });
+}
+
+/**
+ * REJECTED_PAYMENT → `payment.failed`: the provider refused what the payer sent (for example an under-payment)
+ * and returns it, so `status` is `failed` and `amount_paid` 0; what was sent and why it was rejected are in
+ * `metadata.rejectedAmount` and `metadata.rejectionReason`.
+ */
+function rejectedPaymentEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
+  const rejected = read(rejectedPaymentEventSchema, data, 'REJECTED_PAYMENT');
+  const metadata: Record<string, string> = {
+    ...(rejected.rejectionReason ? { rejectionReason: rejected.rejectionReason } : {}),
+    ...(rejected.rejectedAmounts.length > 0 ? { rejectedAmount: rejected.rejectedAmounts.join(',') } : {}),
+  };
+  return webhookEvent({
+    key: [rejected.transactionReference, rejected.paymentStatus ?? 'failed'],
+    type: 'payment.failed',
+    provider: PROVIDER,
+    created: facts.created,
+    data: toPayment(rejected, { ...facts, status: 'failed', amountPaid: 0, metadata }, data),
+  });
+}
+
+/** SETTLEMENT → one `payment.updated` per settled transaction, in payload order. */
+function settlementEvents(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent[] {
+  const settlement = read(settlementEventSchema, data, 'SETTLEMENT');
+  return settlement.transactions.map((transaction, index) =>
+    webhookEvent({
+      key: [settlement.settlementReference, index],
+      type: 'payment.updated',
+      provider: PROVIDER,
+      created: facts.created,
+      data: toPayment(
+        { ...transaction, currency: transaction.currency ?? settlement.currency ?? DEFAULT_CURRENCY },
+        {
+          ...facts,
+          status: transactionStatus(transaction),
+          metadata: { settlementReference: settlement.settlementReference },
+        },
+        data,
+      ),
+    }),
+  );
+}
+
+/** SUCCESSFUL_REFUND / FAILED_REFUND → `refund.created`, told apart by `data.status` (docs/providers/provider-n.md#events). */
+function refundEvent(data: Record<string, unknown>, facts: DeliveryFacts, status: RefundStatus): PayEvent {
+  const refund = read(refundBodySchema, data, 'refund');
+  const currency =
+    Object.hasOwn(data, 'currency') && typeof data.currency === 'string'
+      ? data.currency.toUpperCase()
+      : DEFAULT_CURRENCY;
+  return webhookEvent({
+    key: [refund.refundReference, refund.refundStatus ?? status],
+    type: 'refund.created',
+    provider: PROVIDER,
+    created: facts.created,
+    data: toRefund(refund, { ...facts, currency, status }, data),
+  });
+}
+
+/** MANDATE_UPDATE → a subscription event chosen by the mandate status (any status not listed: `updated`). */
+function mandateEvents(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent[] {
+  const mandate = read(mandateEventSchema, data, 'MANDATE_UPDATE');
+  return [
+    webhookEvent({
+      key: [mandate.mandateCode, mandate.mandateStatus],
+      type: MANDATE_EVENT_BY_STATUS.get(mandate.mandateStatus) ?? 'subscription.updated',
+      provider: PROVIDER,
+      created: facts.created,
+      data: toSubscription(mandate, facts.livemode, data),
+    }),
+  ];
+}

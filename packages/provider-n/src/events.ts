@@ -8,15 +8,14 @@ import * as v from '@pay/core/schema';
 import { PROVIDER } from './client.js';
 import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
 import type { ProviderNEventType } from './types.js';
+import { DEFAULT_CURRENCY, refundBodySchema } from './wire.js';
 import {
-  DEFAULT_CURRENCY,
   mandateEventSchema,
   type ProviderNMandateStatus,
-  refundBodySchema,
   rejectedPaymentEventSchema,
   settlementEventSchema,
   transactionEventSchema,
-} from './wire.js';
+} from './wire-events.js';
 
 /** What one event type normalises to: the unified events, before the raw one. */
 type Normaliser = (eventData: Record<string, unknown>, delivery: DeliveryFacts) => PayEvent[];

@@ -60,4 +60,5 @@ export type {
   ProviderNTypes,
 } from './types.js';
 export { RAW_EVENT_NAMES, SIGNATURE_HEADER } from './webhooks.js';
-export type { ProviderNMandateStatus, ProviderNPaymentStatus, ProviderNRefundStatus } from './wire.js';
+export type { ProviderNPaymentStatus, ProviderNRefundStatus } from './wire.js';
+export type { ProviderNMandateStatus } from './wire-events.js';

@@ -18,13 +18,12 @@ import type { InitTransactionRequest } from './requests.js';
 import type { ProviderNCheckout } from './types.js';
 import {
   DEFAULT_CURRENCY,
-  type MandateFields,
-  type ProviderNMandateStatus,
   type ProviderNPaymentStatus,
   type ProviderNRefundStatus,
   type RefundBody,
   type TransactionFields,
 } from './wire.js';
+import type { MandateFields, ProviderNMandateStatus } from './wire-events.js';
 
 /** `paymentStatus` → unified payment status (docs/providers/provider-n.md#payment-statuses). */
 export const PAYMENT_STATUS = {

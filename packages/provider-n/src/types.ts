@@ -8,13 +8,13 @@ import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderNCredentials } from './config.js';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './metadata.js';
+import type { refundBodySchema } from './wire.js';
 import type {
   mandateEventSchema,
-  refundBodySchema,
   rejectedPaymentEventSchema,
   settlementEventSchema,
   transactionEventSchema,
-} from './wire.js';
+} from './wire-events.js';
 
 /**
  * `provider_metadata` of `checkouts.create`: `amount` (major units of `currency`, `5000.5` = NGN 5,000.50) and

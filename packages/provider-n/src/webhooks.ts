@@ -18,7 +18,7 @@ import * as v from '@pay/core/schema';
 import { PROVIDER } from './client.js';
 import { type DeliveryFacts, malformed, NORMALISERS } from './events.js';
 import type { ProviderNEventName, ProviderNRawEvents } from './types.js';
-import { webhookBodySchema } from './wire.js';
+import { webhookBodySchema } from './wire-events.js';
 
 /** The signature header, lower-cased as core hands headers over (the provider sends `providerN-signature`). */
 export const SIGNATURE_HEADER = 'providern-signature';

@@ -1,7 +1,7 @@
 /**
  * Provider N's wire (docs/providers/provider-n.md#envelope, docs/providers/provider-n.md#calls, docs/providers/provider-n.md#webhooks): lenient valibot schemas of the replies
- * and webhook payloads the adapter reads. Only the fields mapped are required; amounts are accepted as numbers
- * or decimal strings (the status read sends `"5000.00"`, webhooks send numbers).
+ * the adapter reads, and the transaction fields the webhook payloads (wire-events.ts) share. Only the fields mapped
+ * are required; amounts are accepted as numbers or decimal strings (the status read sends `"5000.00"`, webhooks send numbers).
  */
 import { parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
@@ -68,13 +68,13 @@ export const PAYMENT_STATUSES = [
 export type ProviderNPaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /** Optional text: `null` and absent read the same. */
-const optionalText = v.optional(v.nullable(v.string()));
+export const optionalText = v.optional(v.nullable(v.string()));
 
 /** An optional amount; a value that is not a decimal amount is refused (never guessed). */
-const optionalDecimal = v.optional(v.nullable(decimal));
+export const optionalDecimal = v.optional(v.nullable(decimal));
 
 /** A currency code in any letter case, upper-cased. */
-const currencyCode = v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/), v.toUpperCase());
+export const currencyCode = v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/), v.toUpperCase());
 
 const customerSchema = v.optional(
   v.nullable(
@@ -115,7 +115,7 @@ function metaDataFromText(text: string): Record<string, unknown> {
  * `currencyCode`, `customer.email` or a flat `customerEmail`. Only the reference is required here; which amount
  * must be present is checked by each reading.
  */
-const transactionEntries = {
+export const transactionEntries = {
   transactionReference: v.pipe(v.string(), v.minLength(1)),
   paymentReference: optionalText,
   totalPayable: optionalDecimal,
@@ -149,7 +149,8 @@ export interface TransactionFields {
 
 type TransactionEntries = v.InferOutput<v.LooseObjectSchema<typeof transactionEntries, undefined>>;
 
-function transactionFields(read: TransactionEntries, amountAsked: number): TransactionFields {
+/** A transaction reading → its one spelling, with the amount asked the reading chose. */
+export function transactionFields(read: TransactionEntries, amountAsked: number): TransactionFields {
   return {
     transactionReference: read.transactionReference,
     paymentReference: read.paymentReference ?? null,
@@ -163,7 +164,8 @@ function transactionFields(read: TransactionEntries, amountAsked: number): Trans
   };
 }
 
-const hasAmountAsked = (read: { totalPayable?: number | null; amount?: number | null }) =>
+/** Whether a reading carries the amount asked under either spelling. */
+export const hasAmountAsked = (read: { totalPayable?: number | null; amount?: number | null }) =>
   read.totalPayable != null || read.amount != null;
 
 /**
@@ -213,119 +215,3 @@ export const refundBodySchema = v.pipe(
 
 /** A refund as the provider reports it, in one spelling. */
 export type RefundBody = v.InferOutput<typeof refundBodySchema>;
-
-// --------------------------------------------------------------------------------------------------------
-// Webhooks
-
-/**
- * The webhook body: `{ eventType, eventData }`. `eventData` must be an object: every event the provider documents
- * carries one, and the raw event hands it to callbacks.
- */
-export const webhookBodySchema = v.object({
-  eventType: v.pipe(v.string(), v.minLength(1)),
-  eventData: v.record(v.string(), v.unknown()),
-});
-
-/**
- * `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`: the transaction fields, numbers
- * usually numeric here (strings accepted). The amount asked is required; a missing currency reads as the
- * provider's home currency (the mapping decides).
- */
-export const transactionEventSchema = v.pipe(
-  v.looseObject(transactionEntries),
-  v.check((read) => hasAmountAsked(read), 'must carry the amount asked (totalPayable or amount)'),
-  v.transform((read) => transactionFields(read, (read.totalPayable ?? read.amount) as number)),
-);
-
-/** `paymentSourceInformation`: one source object, or (in some published payloads) a list of them. */
-const paymentSourceSchema = v.looseObject({ amountPaid: optionalDecimal });
-
-/**
- * `eventData` of `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks: thinner than the other transaction events): the
- * amount asked is `amount` (or `paymentRejectionInformation.expectedAmount`), what the payer sent is in
- * `paymentSourceInformation.amountPaid`, and there is no `currency`, `paymentStatus` or `totalPayable`.
- */
-export const rejectedPaymentEventSchema = v.pipe(
-  v.looseObject({
-    ...transactionEntries,
-    paymentSourceInformation: v.optional(
-      v.nullable(v.union([paymentSourceSchema, v.array(paymentSourceSchema)])),
-    ),
-    paymentRejectionInformation: v.optional(
-      v.nullable(
-        v.looseObject({
-          rejectionReason: optionalText,
-          expectedAmount: optionalDecimal,
-        }),
-      ),
-    ),
-  }),
-  v.check(
-    (read) => hasAmountAsked(read) || read.paymentRejectionInformation?.expectedAmount != null,
-    'must carry the amount asked (amount, totalPayable or paymentRejectionInformation.expectedAmount)',
-  ),
-  v.transform((read) => {
-    const sources = read.paymentSourceInformation;
-    const sentAmounts = (Array.isArray(sources) ? sources : sources ? [sources] : [])
-      .map((source) => source.amountPaid)
-      .filter((amount): amount is number => amount != null);
-    return {
-      ...transactionFields(
-        read,
-        (read.totalPayable ?? read.amount ?? read.paymentRejectionInformation?.expectedAmount) as number,
-      ),
-      /** What the payer sent before the provider rejected it (returned to the payer, not held). */
-      rejectedAmounts: sentAmounts,
-      rejectionReason: read.paymentRejectionInformation?.rejectionReason ?? null,
-    };
-  }),
-);
-
-/** A settled transaction: the transaction fields (amounts as strings in published data, no `amount`). */
-const settledTransactionSchema = v.pipe(
-  v.looseObject(transactionEntries),
-  v.check((read) => hasAmountAsked(read), 'must carry the amount asked (totalPayable or amount)'),
-  v.transform((read) => transactionFields(read, (read.totalPayable ?? read.amount) as number)),
-);
-
-/**
- * `eventData` of `SETTLEMENT`: `settlementReference` and the settled transactions. The top-level `amount` (a
- * string such as `"1199.00"`) is the settlement total; it is not needed for the records and not required.
- */
-export const settlementEventSchema = v.looseObject({
-  settlementReference: v.pipe(v.string(), v.minLength(1)),
-  amount: optionalDecimal,
-  currency: v.optional(v.nullable(currencyCode)),
-  transactions: v.array(settledTransactionSchema),
-});
-
-/** The values of `mandateStatus` the wire contract (docs/providers/provider-n.md#events) names; others are read as unknown. */
-export const MANDATE_STATUSES = ['PENDING', 'ACTIVE', 'ACTIVATED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
-
-/** A Provider N mandate status. */
-export type ProviderNMandateStatus = (typeof MANDATE_STATUSES)[number];
-
-/**
- * `eventData` of `MANDATE_UPDATE`. The payer's e-mail is `customerEmailAddress` in published payloads
- * (`customerEmail` read too).
- */
-export const mandateEventSchema = v.pipe(
-  v.looseObject({
-    mandateCode: v.pipe(v.string(), v.minLength(1)),
-    mandateStatus: v.pipe(v.string(), v.minLength(1)),
-    customerEmailAddress: optionalText,
-    customerEmail: optionalText,
-    mandateAmount: optionalDecimal,
-    currency: v.optional(v.nullable(currencyCode)),
-  }),
-  v.transform((read) => ({
-    mandateCode: read.mandateCode,
-    mandateStatus: read.mandateStatus,
-    customerEmail: read.customerEmailAddress || read.customerEmail || null,
-    mandateAmount: read.mandateAmount ?? null,
-    currency: read.currency ?? null,
-  })),
-);
-
-/** A mandate, in one spelling. */
-export type MandateFields = v.InferOutput<typeof mandateEventSchema>;

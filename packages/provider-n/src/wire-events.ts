@@ -1,0 +1,127 @@
+/**
+ * Provider N's webhook payloads on the wire (docs/providers/provider-n.md#webhooks, docs/providers/provider-n.md#events):
+ * lenient valibot schemas of `{ eventType, eventData }` and of each event type's `eventData`, read with the
+ * transaction fields of wire.ts. Only the fields mapped are required.
+ */
+import * as v from '@pay/core/schema';
+import {
+  currencyCode,
+  hasAmountAsked,
+  optionalDecimal,
+  optionalText,
+  transactionEntries,
+  transactionFields,
+} from './wire.js';
+
+/**
+ * The webhook body: `{ eventType, eventData }`. `eventData` must be an object: every event the provider documents
+ * carries one, and the raw event hands it to callbacks.
+ */
+export const webhookBodySchema = v.object({
+  eventType: v.pipe(v.string(), v.minLength(1)),
+  eventData: v.record(v.string(), v.unknown()),
+});
+
+/**
+ * `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`: the transaction fields, numbers
+ * usually numeric here (strings accepted). The amount asked is required; a missing currency reads as the
+ * provider's home currency (the mapping decides).
+ */
+export const transactionEventSchema = v.pipe(
+  v.looseObject(transactionEntries),
+  v.check((read) => hasAmountAsked(read), 'must carry the amount asked (totalPayable or amount)'),
+  v.transform((read) => transactionFields(read, (read.totalPayable ?? read.amount) as number)),
+);
+
+/** `paymentSourceInformation`: one source object, or (in some published payloads) a list of them. */
+const paymentSourceSchema = v.looseObject({ amountPaid: optionalDecimal });
+
+/**
+ * `eventData` of `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks: thinner than the other transaction events): the
+ * amount asked is `amount` (or `paymentRejectionInformation.expectedAmount`), what the payer sent is in
+ * `paymentSourceInformation.amountPaid`, and there is no `currency`, `paymentStatus` or `totalPayable`.
+ */
+export const rejectedPaymentEventSchema = v.pipe(
+  v.looseObject({
+    ...transactionEntries,
+    paymentSourceInformation: v.optional(
+      v.nullable(v.union([paymentSourceSchema, v.array(paymentSourceSchema)])),
+    ),
+    paymentRejectionInformation: v.optional(
+      v.nullable(
+        v.looseObject({
+          rejectionReason: optionalText,
+          expectedAmount: optionalDecimal,
+        }),
+      ),
+    ),
+  }),
+  v.check(
+    (read) => hasAmountAsked(read) || read.paymentRejectionInformation?.expectedAmount != null,
+    'must carry the amount asked (amount, totalPayable or paymentRejectionInformation.expectedAmount)',
+  ),
+  v.transform((read) => {
+    const sources = read.paymentSourceInformation;
+    const sentAmounts = (Array.isArray(sources) ? sources : sources ? [sources] : [])
+      .map((source) => source.amountPaid)
+      .filter((amount): amount is number => amount != null);
+    return {
+      ...transactionFields(
+        read,
+        (read.totalPayable ?? read.amount ?? read.paymentRejectionInformation?.expectedAmount) as number,
+      ),
+      /** What the payer sent before the provider rejected it (returned to the payer, not held). */
+      rejectedAmounts: sentAmounts,
+      rejectionReason: read.paymentRejectionInformation?.rejectionReason ?? null,
+    };
+  }),
+);
+
+/** A settled transaction: the transaction fields (amounts as strings in published data, no `amount`). */
+const settledTransactionSchema = v.pipe(
+  v.looseObject(transactionEntries),
+  v.check((read) => hasAmountAsked(read), 'must carry the amount asked (totalPayable or amount)'),
+  v.transform((read) => transactionFields(read, (read.totalPayable ?? read.amount) as number)),
+);
+
+/**
+ * `eventData` of `SETTLEMENT`: `settlementReference` and the settled transactions. The top-level `amount` (a
+ * string such as `"1199.00"`) is the settlement total; it is not needed for the records and not required.
+ */
+export const settlementEventSchema = v.looseObject({
+  settlementReference: v.pipe(v.string(), v.minLength(1)),
+  amount: optionalDecimal,
+  currency: v.optional(v.nullable(currencyCode)),
+  transactions: v.array(settledTransactionSchema),
+});
+
+/** The values of `mandateStatus` the wire contract (docs/providers/provider-n.md#events) names; others are read as unknown. */
+export const MANDATE_STATUSES = ['PENDING', 'ACTIVE', 'ACTIVATED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
+
+/** A Provider N mandate status. */
+export type ProviderNMandateStatus = (typeof MANDATE_STATUSES)[number];
+
+/**
+ * `eventData` of `MANDATE_UPDATE`. The payer's e-mail is `customerEmailAddress` in published payloads
+ * (`customerEmail` read too).
+ */
+export const mandateEventSchema = v.pipe(
+  v.looseObject({
+    mandateCode: v.pipe(v.string(), v.minLength(1)),
+    mandateStatus: v.pipe(v.string(), v.minLength(1)),
+    customerEmailAddress: optionalText,
+    customerEmail: optionalText,
+    mandateAmount: optionalDecimal,
+    currency: v.optional(v.nullable(currencyCode)),
+  }),
+  v.transform((read) => ({
+    mandateCode: read.mandateCode,
+    mandateStatus: read.mandateStatus,
+    customerEmail: read.customerEmailAddress || read.customerEmail || null,
+    mandateAmount: read.mandateAmount ?? null,
+    currency: read.currency ?? null,
+  })),
+);
+
+/** A mandate, in one spelling. */
+export type MandateFields = v.InferOutput<typeof mandateEventSchema>;

@@ -2,18 +2,11 @@
  * Provider T replies → unified records (docs/architecture.md#records). The status and event mappings are tables (docs/providers/provider-t.md#status and docs/providers/provider-t.md#webhooks), so the whole mapping reads at once and tests can walk it.
  */
 import type { Checkout, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core/adapter';
-import { decimalText } from '@pay/core/adapter';
 import type { TransferPlan } from './checks.js';
 import { PROVIDER } from './client.js';
 import type { CommittedTransfer } from './flows/transfer.js';
-import {
-  type CommitReply,
-  isKnownStatus,
-  type StatusReply,
-  type TransactionStatus,
-  type UpdateReply,
-  type WireMoney,
-} from './wire.js';
+import { compact, statusFacts, statusMetadata, transferMetadata } from './record-metadata.js';
+import { isKnownStatus, type StatusReply, type TransactionStatus, type WireMoney } from './wire.js';
 
 /** Transaction state → unified payment status (docs/providers/provider-t.md#status). */
 export const PAYMENT_STATUS = {
@@ -87,59 +80,6 @@ export const STATUS_EVENTS = {
 
 /** How long a Checkout's receipt link works (docs/architecture.md#limits). */
 export const RECEIPT_LINK_LIFETIME_MS = 5 * 60 * 1000;
-
-type Breakdown = {
-  amount: WireMoney;
-  fees?: { value?: number | undefined };
-  total?: { value?: number | undefined };
-};
-type Receive = {
-  amount?: { value?: number | undefined; currencyCode?: string | undefined };
-  fxRate?: number | undefined;
-};
-
-/** Fees, totals and FX of a transfer as metadata strings (the record has no fields for them). */
-function amountFacts(send: Breakdown, receive: Receive | undefined): Record<string, string> {
-  return compact({
-    fees: send.fees?.value === undefined ? undefined : decimalText(send.fees.value),
-    total: send.total?.value === undefined ? undefined : decimalText(send.total.value),
-    receiveAmount: receive?.amount?.value === undefined ? undefined : decimalText(receive.amount.value),
-    receiveCurrency: receive?.amount?.currencyCode,
-    fxRate: receive?.fxRate === undefined ? undefined : decimalText(receive.fxRate),
-  });
-}
-
-function compact(values: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-}
-
-/** String-valued `additionalDetails` (the caller's metadata round-trips through them). */
-function detailsOf(details: Record<string, unknown> | undefined): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(details ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
-}
-
-/** Metadata of a committed transfer: the caller's metadata, then the provider's facts about it. */
-function transferMetadata(
-  plan: TransferPlan,
-  update: UpdateReply,
-  commit: CommitReply,
-): Record<string, string> {
-  return {
-    ...plan.additionalDetails,
-    ...compact({
-      referenceNumber: commit.referenceNumber,
-      expectedPayoutDate: commit.expectedPayoutDate,
-      serviceOptionCode: update.serviceOptionCode,
-      serviceOptionName: update.serviceOptionName,
-      receiptUrl: commit.commitReceipt?.consumerHyperLink,
-    }),
-    ...amountFacts(update.sendAmount, update.receiveAmount),
-  };
-}
 
 /** What every record carries besides the provider's data: the mode, and the request id of the call behind it. */
 export interface RecordFacts {
@@ -312,24 +252,5 @@ export function toRefund(
       }),
     },
     raw: { read: committed.read, commit: committed.commit },
-  };
-}
-
-/** Metadata of a status read: the transfer's `additionalDetails`, then the provider's facts. */
-function statusMetadata(status: StatusReply): Record<string, string> {
-  return { ...detailsOf(status.additionalDetails), ...statusFacts(status) };
-}
-
-/** The provider's facts of a status read, as metadata strings. */
-function statusFacts(status: StatusReply): Record<string, string> {
-  return {
-    ...compact({
-      transactionStatus: status.transactionStatus,
-      referenceNumber: status.referenceNumber,
-      expectedPayoutDate: status.expectedPayoutDate,
-      destinationCountryCode: status.destinationCountryCode,
-      serviceOptionCode: status.serviceOptionCode,
-    }),
-    ...amountFacts(status.sendAmount, status.receiveAmount),
   };
 }

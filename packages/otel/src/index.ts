@@ -18,24 +18,24 @@
  * uncaught exception (`diagnostics_channel` rethrows a subscriber's error on the next tick).
  */
 import {
-  type Attributes,
   type Context,
   context as contexts,
   type Span,
-  SpanKind,
-  SpanStatusCode,
   type Tracer,
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { type Logger, PAY_CHANNELS, type WebhookTrace } from '@pay/core';
 import {
-  type AttemptTrace,
-  type CallTrace,
-  type Logger,
-  type OperationTrace,
-  PAY_CHANNELS,
-  type WebhookTrace,
-} from '@pay/core';
+  attemptEnd,
+  attemptSpan,
+  callEnd,
+  callSpan,
+  operationEnd,
+  operationSpan,
+  type SpanStart,
+  webhookSpan,
+} from './spans.js';
 
 /** Options of {@link instrumentPay}. */
 export interface PayInstrumentationOptions {
@@ -129,13 +129,6 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
   };
 }
 
-/** How a span starts: its name, kind and attributes, from the start context. */
-interface SpanStart {
-  name: string;
-  kind: SpanKind;
-  attributes: Attributes;
-}
-
 /** Open spans by trace id, so a call finds its operation's span and an attempt its call's. */
 class SpanBook {
   readonly #open = new Map<string, Span>();
@@ -217,130 +210,4 @@ function spanHandlers<C extends { id: string }>(
     asyncEnd: finish,
     error() {},
   };
-}
-
-function operationSpan(trace: OperationTrace): SpanStart & { parentId: string | undefined } {
-  return {
-    parentId: undefined,
-    name: trace.operation,
-    kind: SpanKind.INTERNAL,
-    attributes: defined({
-      'pay.provider': trace.provider,
-      'pay.operation': trace.operation,
-      'pay.idempotency_key': trace.idempotencyKey,
-    }),
-  };
-}
-
-function operationEnd(span: Span, trace: OperationTrace): void {
-  span.setAttributes(
-    defined({
-      'pay.outcome': trace.outcome,
-      'pay.record_id': trace.recordId,
-      'pay.request_id': trace.requestId ?? undefined,
-    }),
-  );
-  endStatus(span, trace.error, trace.errorType);
-}
-
-function httpAttributes(trace: CallTrace | AttemptTrace): Attributes {
-  return defined({
-    'http.request.method': trace.method,
-    'url.template': trace.urlTemplate,
-    'server.address': trace.serverAddress,
-    'server.port': trace.serverPort,
-    'pay.provider': trace.provider,
-    'pay.call': trace.call,
-    'pay.request_id': trace.requestId,
-  });
-}
-
-function callSpan(trace: CallTrace): SpanStart & { parentId: string | undefined } {
-  return {
-    parentId: trace.parentId,
-    name: trace.call,
-    kind: SpanKind.INTERNAL,
-    attributes: { ...httpAttributes(trace), ...defined({ 'pay.idempotency_key': trace.idempotencyKey }) },
-  };
-}
-
-function callEnd(span: Span, trace: CallTrace): void {
-  span.setAttributes(
-    defined({
-      'http.response.status_code': trace.status,
-      'pay.attempts': trace.attempts,
-      'pay.outcome': trace.outcome,
-    }),
-  );
-  endStatus(span, trace.error, trace.errorType);
-}
-
-function attemptSpan(trace: AttemptTrace): SpanStart & { parentId: string | undefined } {
-  return {
-    parentId: trace.parentId,
-    // HTTP client spans are named "{method} {url.template}" by the semantic conventions.
-    name: `${trace.method} ${trace.urlTemplate}`,
-    kind: SpanKind.CLIENT,
-    attributes: {
-      ...httpAttributes(trace),
-      // The conventions record resend_count only on resends, never 0.
-      ...(trace.attempt > 0 ? { 'http.request.resend_count': trace.attempt } : {}),
-    },
-  };
-}
-
-function attemptEnd(span: Span, trace: AttemptTrace): void {
-  span.setAttributes(
-    defined({ 'http.response.status_code': trace.status, 'pay.may_have_reached': trace.mayHaveReached }),
-  );
-  // An attempt's failure is its error.type (`timeout`, `network`, the status); the call and the operation above it
-  // carry the error's message.
-  endStatus(span, undefined, trace.errorType);
-}
-
-/** A webhook delivery is published once, after the answer: its span is drawn with the recorded times. */
-function webhookSpan(tracer: Tracer, delivery: WebhookTrace): void {
-  const span = tracer.startSpan(
-    `webhook ${delivery.provider}`,
-    {
-      kind: SpanKind.SERVER,
-      startTime: delivery.startTime,
-      attributes: defined({
-        'pay.provider': delivery.provider,
-        'pay.webhook.verified': delivery.verified,
-        'pay.webhook.reason': delivery.reason,
-        'pay.webhook.delivery_key': delivery.deliveryKey,
-        // Which webhook secret (Provider T: public key) verified it, by position: the evidence for retiring one.
-        'pay.webhook.secret_index': delivery.secretIndex,
-        'pay.webhook.event_types': delivery.eventTypes,
-        'pay.webhook.duplicate': delivery.duplicate,
-        'pay.webhook.callback_failures': delivery.callbackFailures,
-        'http.response.status_code': delivery.status,
-      }),
-    },
-    contexts.active(),
-  );
-  const failed = !delivery.verified || delivery.callbackFailures > 0 || delivery.status >= 500;
-  if (failed) {
-    span.setAttribute('error.type', delivery.reason ?? String(delivery.status));
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
-  span.end(delivery.startTime + delivery.durationMs);
-}
-
-/** Marks a span failed with a low-cardinality `error.type`; the message is core's redacted one. */
-function endStatus(span: Span, error: unknown, errorType: string | undefined): void {
-  if (error === undefined && errorType === undefined) return;
-  if (errorType) span.setAttribute('error.type', errorType);
-  span.setStatus({
-    code: SpanStatusCode.ERROR,
-    ...(error instanceof Error ? { message: error.message } : {}),
-  });
-}
-
-/** Drops undefined values: OpenTelemetry refuses them as attribute values. */
-function defined(attributes: Record<string, string | number | boolean | string[] | undefined>): Attributes {
-  const out: Attributes = {};
-  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) out[name] = value;
-  return out;
 }

@@ -1,0 +1,152 @@
+/**
+ * What each trace core publishes becomes as a span: its name, kind and attributes at the start, what its end adds,
+ * after the OpenTelemetry semantic conventions for HTTP client spans. Used by index.ts's channel subscribers.
+ */
+import {
+  type Attributes,
+  context as contexts,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { AttemptTrace, CallTrace, OperationTrace, WebhookTrace } from '@pay/core';
+
+/** How a span starts: its name, kind and attributes, from the start context. */
+export interface SpanStart {
+  name: string;
+  kind: SpanKind;
+  attributes: Attributes;
+}
+
+/** The span of one operation (`payments.create`, …): a root unless the application has one active. */
+export function operationSpan(trace: OperationTrace): SpanStart & { parentId: string | undefined } {
+  return {
+    parentId: undefined,
+    name: trace.operation,
+    kind: SpanKind.INTERNAL,
+    attributes: defined({
+      'pay.provider': trace.provider,
+      'pay.operation': trace.operation,
+      'pay.idempotency_key': trace.idempotencyKey,
+    }),
+  };
+}
+
+/** What an operation's end adds to its span: outcome, record and request id. */
+export function operationEnd(span: Span, trace: OperationTrace): void {
+  span.setAttributes(
+    defined({
+      'pay.outcome': trace.outcome,
+      'pay.record_id': trace.recordId,
+      'pay.request_id': trace.requestId ?? undefined,
+    }),
+  );
+  endStatus(span, trace.error, trace.errorType);
+}
+
+function httpAttributes(trace: CallTrace | AttemptTrace): Attributes {
+  return defined({
+    'http.request.method': trace.method,
+    'url.template': trace.urlTemplate,
+    'server.address': trace.serverAddress,
+    'server.port': trace.serverPort,
+    'pay.provider': trace.provider,
+    'pay.call': trace.call,
+    'pay.request_id': trace.requestId,
+  });
+}
+
+/** The span of one provider call, under its operation. */
+export function callSpan(trace: CallTrace): SpanStart & { parentId: string | undefined } {
+  return {
+    parentId: trace.parentId,
+    name: trace.call,
+    kind: SpanKind.INTERNAL,
+    attributes: { ...httpAttributes(trace), ...defined({ 'pay.idempotency_key': trace.idempotencyKey }) },
+  };
+}
+
+/** What a call's end adds to its span: the last status, the attempts and the outcome. */
+export function callEnd(span: Span, trace: CallTrace): void {
+  span.setAttributes(
+    defined({
+      'http.response.status_code': trace.status,
+      'pay.attempts': trace.attempts,
+      'pay.outcome': trace.outcome,
+    }),
+  );
+  endStatus(span, trace.error, trace.errorType);
+}
+
+/** The CLIENT span of one HTTP attempt, under its call. */
+export function attemptSpan(trace: AttemptTrace): SpanStart & { parentId: string | undefined } {
+  return {
+    parentId: trace.parentId,
+    // HTTP client spans are named "{method} {url.template}" by the semantic conventions.
+    name: `${trace.method} ${trace.urlTemplate}`,
+    kind: SpanKind.CLIENT,
+    attributes: {
+      ...httpAttributes(trace),
+      // The conventions record resend_count only on resends, never 0.
+      ...(trace.attempt > 0 ? { 'http.request.resend_count': trace.attempt } : {}),
+    },
+  };
+}
+
+/** What an attempt's end adds to its span: its status and whether it may have reached the provider. */
+export function attemptEnd(span: Span, trace: AttemptTrace): void {
+  span.setAttributes(
+    defined({ 'http.response.status_code': trace.status, 'pay.may_have_reached': trace.mayHaveReached }),
+  );
+  // An attempt's failure is its error.type (`timeout`, `network`, the status); the call and the operation above it
+  // carry the error's message.
+  endStatus(span, undefined, trace.errorType);
+}
+
+/** A webhook delivery is published once, after the answer: its span is drawn with the recorded times. */
+export function webhookSpan(tracer: Tracer, delivery: WebhookTrace): void {
+  const span = tracer.startSpan(
+    `webhook ${delivery.provider}`,
+    {
+      kind: SpanKind.SERVER,
+      startTime: delivery.startTime,
+      attributes: defined({
+        'pay.provider': delivery.provider,
+        'pay.webhook.verified': delivery.verified,
+        'pay.webhook.reason': delivery.reason,
+        'pay.webhook.delivery_key': delivery.deliveryKey,
+        // Which webhook secret (Provider T: public key) verified it, by position: the evidence for retiring one.
+        'pay.webhook.secret_index': delivery.secretIndex,
+        'pay.webhook.event_types': delivery.eventTypes,
+        'pay.webhook.duplicate': delivery.duplicate,
+        'pay.webhook.callback_failures': delivery.callbackFailures,
+        'http.response.status_code': delivery.status,
+      }),
+    },
+    contexts.active(),
+  );
+  const failed = !delivery.verified || delivery.callbackFailures > 0 || delivery.status >= 500;
+  if (failed) {
+    span.setAttribute('error.type', delivery.reason ?? String(delivery.status));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end(delivery.startTime + delivery.durationMs);
+}
+
+/** Marks a span failed with a low-cardinality `error.type`; the message is core's redacted one. */
+function endStatus(span: Span, error: unknown, errorType: string | undefined): void {
+  if (error === undefined && errorType === undefined) return;
+  if (errorType) span.setAttribute('error.type', errorType);
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    ...(error instanceof Error ? { message: error.message } : {}),
+  });
+}
+
+/** Drops undefined values: OpenTelemetry refuses them as attribute values. */
+function defined(attributes: Record<string, string | number | boolean | string[] | undefined>): Attributes {
+  const out: Attributes = {};
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) out[name] = value;
+  return out;
+}

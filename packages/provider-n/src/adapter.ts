@@ -1,8 +1,8 @@
 /**
  * The Provider N adapter (docs/architecture.md#capabilities capability matrix, docs/providers/provider-n.md#calls): checkouts through
  * init-transaction, payment and checkout reads through the v1 status query, refunds through initiate-refund.
- * Each operation builds its request (requests.ts), sends it (client.ts) and maps the reply (mapping.ts). A
- * caller's idempotency key becomes the call's paymentReference / refundReference
+ * Each operation builds its request (requests.ts), sends it (client.ts; checkout and refund through flows/) and
+ * maps the reply (mapping.ts). A caller's idempotency key becomes the call's paymentReference / refundReference
  * (docs/architecture.md#idempotency): the provider refuses a reused reference, and that refusal is then resolved
  * to the checkout or refund the key already opened.
  */

@@ -14,17 +14,12 @@ import type {
 } from './adapter.js';
 import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
 import { inProduction, isInMemory } from './diagnostics/production.js';
+import { operationOfError, withIdempotencyKey } from './error-marks.js';
 import { PayError, ValidationError } from './errors.js';
-import {
-  createIdempotencyLedger,
-  type IdempotencyLedger,
-  type IdempotencyOptions,
-  idempotencyKeyIssue,
-  operationOfError,
-  operationOfFingerprint,
-  whileHeld,
-  withIdempotencyKey,
-} from './idempotency.js';
+import { createIdempotencyLedger, type IdempotencyLedger, type IdempotencyOptions } from './idempotency.js';
+import { operationOfFingerprint } from './idempotency-fingerprint.js';
+import { idempotencyKeyIssue } from './idempotency-keys.js';
+import { whileHeld } from './idempotency-lease.js';
 import { checkedCallOptions, runOperation } from './operation-context.js';
 import {
   type MoneyMovingOperation,

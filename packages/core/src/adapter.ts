@@ -2,30 +2,21 @@
  * The adapter contract (docs/architecture.md#adapter-operations): the types of an adapter, its flat operations and
  * what `defineAdapter` (in `define-adapter.ts`) composes one from.
  */
-import type * as v from 'valibot';
-import { traceOperation } from './diagnostics/tracing.js';
-import { type ErrorContext, ProviderNotSupportedError, ValidationError } from './errors.js';
+import type { ErrorContext } from './errors.js';
 import type { IdempotencyLedger } from './idempotency.js';
-import { idempotencyKeyOf } from './idempotency-keys.js';
-import { checkedCallOptions, type OperationContext, runOperation } from './operation-context.js';
-import {
-  type AdapterTypes,
-  type ArgumentsOf,
-  argumentsOf,
-  OPERATION_NAMES,
-  OPERATIONS,
-  type Operation,
-  type OperationMethod,
-  optionsIndexOf,
-  type ResultOf,
-  type RowOf,
-  type ValidatedArgumentsOf,
-  type ValidatedParamsOf,
+import type { OperationContext } from './operation-context.js';
+import type {
+  AdapterTypes,
+  ArgumentsOf,
+  Operation,
+  OperationMethod,
+  ResultOf,
+  RowOf,
+  ValidatedArgumentsOf,
+  ValidatedParamsOf,
 } from './operations.js';
-import { type Checkout, idSchema, type Payment, type ProviderName, type Refund } from './records.js';
-import { redactError } from './redaction.js';
+import type { Checkout, Payment, ProviderName, Refund } from './records.js';
 import type { JsonValue } from './stores.js';
-import { parseInput } from './validation.js';
 import type { NormalisedEventName, WebhookDefinition } from './webhooks/types.js';
 
 export type { IdempotencyContext } from './idempotency.js';

@@ -10,19 +10,17 @@
  * because core has it.
  */
 
-export {
-  type Adapter,
-  type AdapterDefinition,
-  type AdapterTypes,
-  type AnyAdapter,
-  type CallOptions,
-  defineAdapter,
-  type IdempotencyContext,
-  type MayStillLand,
-  type OperationContext,
-  type ResolvedRecord,
-  type ResolveLookup,
-  redactingErrors,
+export type {
+  Adapter,
+  AdapterDefinition,
+  AdapterTypes,
+  AnyAdapter,
+  CallOptions,
+  IdempotencyContext,
+  MayStillLand,
+  OperationContext,
+  ResolvedRecord,
+  ResolveLookup,
 } from './adapter.js';
 export {
   booleanSetting,
@@ -44,6 +42,7 @@ export {
   utf8,
   verifyRsaSha256,
 } from './crypto.js';
+export { defineAdapter, redactingErrors } from './define-adapter.js';
 export {
   ConfigurationError,
   type ErrorContext,

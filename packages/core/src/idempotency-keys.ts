@@ -2,7 +2,7 @@
  * Provider references derived from a caller's idempotency key (docs/architecture.md#idempotency), for adapters
  * whose provider has no idempotency header but refuses (or lets the merchant find) a repeated merchant reference:
  * Provider N's `paymentReference` / `refundReference`, Provider R's `refId`. Web Crypto only (no `node:` import),
- * so it runs on every runtime core supports.
+ * so it runs on every runtime core supports. Also the check of the caller's key itself.
  */
 import { sha256Hex } from './crypto.js';
 
@@ -37,4 +37,23 @@ export function idempotencyKeyOf(
 ): string | undefined {
   const key = given?.idempotency?.key ?? given?.idempotencyKey;
   return typeof key === 'string' ? key : undefined;
+}
+
+/** The longest idempotency key accepted. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * Checks a caller's idempotency key: 1–255 characters of well-formed text, no control characters. A lone
+ * surrogate (`'a\uD800'`) has no UTF-8 form: hashed, it becomes U+FFFD, so two different keys would derive the
+ * same provider reference (`keyedReference`); control characters are C0, DEL and C1 (`\p{Cc}`).
+ */
+export function idempotencyKeyIssue(key: unknown): string | undefined {
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string') return 'must be a string';
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+    return `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long`;
+  if (/\p{Surrogate}/u.test(key))
+    return 'must be well-formed text (it holds a lone UTF-16 surrogate, which has no UTF-8 form)';
+  if (/\p{Cc}/u.test(key)) return 'must not contain control characters';
+  return undefined;
 }

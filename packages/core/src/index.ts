@@ -36,7 +36,7 @@ export type {
   TransportOptions,
 } from './http/index.js';
 export type { Operation, ResultOf } from './operations.js';
-export { createPay, type Namespace, Pay, type PayOptions, type ResolveResult } from './pay.js';
+export { createPay, type Namespace, Pay, type PayOptions } from './pay.js';
 export type {
   CaptureParams,
   Checkout,
@@ -56,6 +56,7 @@ export type {
   SubscriptionStatus,
   UpdateParams,
 } from './records.js';
+export type { ResolveResult } from './resolve.js';
 export {
   IdempotencyInProgressError,
   IdempotencyKeyMismatchError,

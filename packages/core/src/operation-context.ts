@@ -6,14 +6,10 @@
  * caller's signal and the per-call settings.
  */
 import type { CallOptions } from './adapter.js';
+import { markOperation, withIdempotencyKey } from './error-marks.js';
 import { ValidationError, type ValidationIssue } from './errors.js';
-import {
-  type IdempotencyContext,
-  type IdempotencyLedger,
-  idempotencyKeyIssue,
-  markOperation,
-  withIdempotencyKey,
-} from './idempotency.js';
+import type { IdempotencyContext, IdempotencyLedger } from './idempotency.js';
+import { idempotencyKeyIssue } from './idempotency-keys.js';
 import { movesMoney, type Operation } from './operations.js';
 
 /** Per-call overrides of the adapter's transport settings. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { IdempotencyContext, OperationContext } from '../src/adapter-toolkit.js';
-import { canonicalJson, fingerprintOf } from '../src/idempotency.js';
+import { canonicalJson, fingerprintOf } from '../src/idempotency-fingerprint.js';
 import {
   ConfigurationError,
   createMemoryIdempotencyStore,

@@ -7,17 +7,15 @@ export { createHttpClient } from './client.js';
 export { CREDENTIALS_HINT } from './failures.js';
 export { path } from './paths.js';
 export {
-  ANY_PROVIDER_CODE,
   createProviderClient,
   type EnvelopeReading,
   type ProviderCall,
   type ProviderClient,
   type ProviderClientOptions,
-  type ProviderErrorRule,
-  type ProviderErrorTable,
   type ProviderOutcome,
   type Replied,
 } from './provider-client.js';
+export { ANY_PROVIDER_CODE, type ProviderErrorRule, type ProviderErrorTable } from './provider-errors.js';
 export { parseForm, parseJson, parseReply } from './replies.js';
 export type {
   Authorization,

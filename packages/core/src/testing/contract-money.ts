@@ -8,8 +8,8 @@
 import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import type { AnyAdapter, CallOptions } from '../adapter.js';
+import { provesNothingMoved } from '../error-marks.js';
 import { ProviderApiError, type ProviderErrorKind, ValidationError } from '../errors.js';
-import { provesNothingMoved } from '../idempotency.js';
 import { OPERATION_NAMES, OPERATIONS, type Operation } from '../operations.js';
 import { createPay, type Pay } from '../pay.js';
 import type { Fault } from './kit/faults.js';

@@ -10,7 +10,8 @@
  *   await test.payer.pay(checkout.id);
  *   await test.deliverWebhooks(pay.webhooks.setup({ webhookSecret: test.webhookSecret }));
  */
-import { type Adapter, defineAdapter, type OperationMethod } from '../../adapter.js';
+import type { Adapter, OperationMethod } from '../../adapter.js';
+import { defineAdapter } from '../../define-adapter.js';
 import { ProviderApiError, ValidationError, type ValidationIssue } from '../../errors.js';
 import { amountIssues, toMinorUnits } from '../../money.js';
 import type { ProviderName } from '../../records.js';

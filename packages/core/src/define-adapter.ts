@@ -1,0 +1,216 @@
+/**
+ * `defineAdapter` (docs/architecture.md#adapter-operations) composes an adapter from the operations a provider
+ * implements, so that every other operation throws `ProviderNotSupportedError` before validation and before any
+ * I/O, and every implemented one receives input already checked against core's request contracts. Every error an
+ * operation or a webhook verification throws leaves through core's redaction (docs/architecture.md#redaction): no
+ * configured secret and no credential an HTTP client sent survives in it.
+ */
+import type * as v from 'valibot';
+import type {
+  Adapter,
+  AdapterDefinition,
+  AdapterOperations,
+  CallOptions,
+  PerformOperation,
+  ResolvedRecord,
+  ResolveLookup,
+} from './adapter.js';
+import { traceOperation } from './diagnostics/tracing.js';
+import { ProviderNotSupportedError, ValidationError } from './errors.js';
+import type { IdempotencyLedger } from './idempotency.js';
+import { idempotencyKeyOf } from './idempotency-keys.js';
+import { checkedCallOptions, runOperation } from './operation-context.js';
+import {
+  type AdapterTypes,
+  argumentsOf,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type Operation,
+  type OperationMethod,
+  optionsIndexOf,
+} from './operations.js';
+import { idSchema } from './records.js';
+import { redactError } from './redaction.js';
+import { parseInput } from './validation.js';
+import type { WebhookDefinition } from './webhooks/types.js';
+
+/**
+ * Builds an {@link Adapter}: implemented operations validate their arguments against core's contracts and
+ * run; every other operation throws `ProviderNotSupportedError` before validation and before any I/O.
+ * `capabilities` is derived from the implemented operations, so it always matches the methods.
+ */
+export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
+  const capabilities: Operation[] = [];
+  const performers = new Map<
+    Operation,
+    (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown>
+  >();
+  const implementations = definition.operations as Partial<Record<OperationMethod, unknown>>;
+  const checks = definition.checks as
+    | Record<string, ((...args: unknown[]) => unknown) | undefined>
+    | undefined;
+  for (const operation of OPERATION_NAMES) {
+    const method = OPERATIONS[operation].method;
+    const implementation = implementations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    if (!implementation) {
+      const reason =
+        definition.unsupported?.[operation] ??
+        definition.fallbackReason ??
+        `the provider offers no ${operation} call`;
+      performers.set(
+        operation,
+        redactingErrors(async () => {
+          throw new ProviderNotSupportedError({ provider: definition.provider, operation, reason });
+        }),
+      );
+      continue;
+    }
+    capabilities.push(operation);
+    performers.set(operation, validatingPerformer(operation, implementation, checks?.[method]));
+  }
+  // One public operation on `pay:operation` (docs/architecture.md#tracing-channels), around the redaction so the
+  // trace's `error` is the redacted one the caller gets.
+  const perform: PerformOperation = (operation, args, ledger) =>
+    traceOperation(
+      () => ({
+        provider: definition.provider,
+        operation,
+        idempotencyKey: idempotencyKeyOf(args[optionsIndexOf(operation)] as CallOptions | undefined),
+      }),
+      () => performers.get(operation)!(args, ledger),
+    );
+  const adapter = {
+    ...(Object.fromEntries(
+      OPERATION_NAMES.map((operation) => [
+        OPERATIONS[operation].method,
+        (...args: unknown[]) => perform(operation, args),
+      ]),
+    ) as unknown as AdapterOperations<T>),
+    provider: definition.provider,
+    capabilities: Object.freeze(capabilities),
+    webhooks: redactingWebhooks(definition.webhooks),
+    ...(definition.resolve
+      ? { resolve: tracedResolve(definition.provider, redactingResolve(definition.resolve.bind(definition))) }
+      : {}),
+  };
+  Object.defineProperty(adapter, 'perform', { value: perform, enumerable: false });
+  return adapter;
+}
+
+/**
+ * How an implemented operation runs: core's request contract, the dot-identifier refusal, the call options and the
+ * adapter's own check, all before the ledger is touched (docs/architecture.md#adapter-operations), then the
+ * implementation under `runOperation`; its errors redacted.
+ */
+function validatingPerformer(
+  operation: Operation,
+  implementation: (...args: unknown[]) => Promise<unknown>,
+  check: ((...args: unknown[]) => unknown) | undefined,
+): (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown> {
+  const shape = argumentsOf(operation);
+  return redactingErrors((args: readonly unknown[], ledger?: IdempotencyLedger) =>
+    runOperation(
+      operation,
+      args[shape.length],
+      ledger,
+      () => {
+        const input = shape.map((argument, index) =>
+          argument === 'id'
+            ? parseInput(idSchema, args[index], { operation, prefix: 'id' })
+            : parseInput(argument, args[index] ?? {}, { operation }),
+        );
+        refuseDotIdentifiers(shape, input, operation);
+        const options = checkedCallOptions((args[shape.length] ?? {}) as CallOptions, operation);
+        const normalised = check?.(...input);
+        if (normalised !== undefined) input[input.length - 1] = normalised;
+        return { input, options };
+      },
+      (input, context) => implementation(...input, context),
+    ),
+  );
+}
+
+/** `resolve` on `pay:operation` as the operation `'resolve'`, with the key it looks up. */
+function tracedResolve(
+  provider: string,
+  resolve: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>,
+): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
+  return (lookup, options) =>
+    traceOperation(
+      () => ({ provider, operation: 'resolve', idempotencyKey: idempotencyKeyOf(lookup) }),
+      () => resolve(lookup, options),
+    );
+}
+
+/** The adapter's `resolve`, with its lookup checked and its errors redacted like the operations. */
+function redactingResolve(
+  resolve: (lookup: ResolveLookup, options: CallOptions) => Promise<ResolvedRecord>,
+): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
+  return redactingErrors(async (lookup: ResolveLookup, options: CallOptions = {}) =>
+    resolve(lookup, options),
+  );
+}
+
+/** Fields of request objects that name a resource and so become a URL path segment. */
+const IDENTIFIER_FIELDS = ['payment_id'] as const;
+
+/**
+ * Refuses identifiers `.` and `..`: as a URL path segment they collapse the path (`retrievePayment('..')`
+ * would read `/status/v1/`), so they can never be what the caller meant (docs/architecture.md#http-client). Core's
+ * `path` helper refuses them too; this check names the argument.
+ */
+function refuseDotIdentifiers(
+  shape: readonly ('id' | v.GenericSchema)[],
+  parsed: unknown[],
+  operation: string,
+) {
+  const issues = shape.flatMap((argument, index) => {
+    const value = parsed[index];
+    const named: [string, unknown][] =
+      argument === 'id'
+        ? [['id', value]]
+        : IDENTIFIER_FIELDS.map((field) => [field, (value as Record<string, unknown> | undefined)?.[field]]);
+    return named
+      .filter(([, id]) => id === '.' || id === '..')
+      .map(([path, id]) => ({ path, message: `must not be "${String(id)}" (it would change the URL path)` }));
+  });
+  if (issues.length > 0) throw new ValidationError(issues, { operation });
+}
+
+/**
+ * Wraps an async function so that whatever it throws passes through core's redaction first: every configured
+ * secret and every credential sent by a live HTTP client is removed from the error, its context and its cause
+ * chain (docs/architecture.md#redaction). Adapters use it for provider-specific methods outside the flat
+ * operations (e.g. Provider R's `createCheckoutRedirect`).
+ */
+export function redactingErrors<A extends unknown[], R>(
+  run: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await run(...args);
+    } catch (error) {
+      throw redactError(error);
+    }
+  };
+}
+
+/**
+ * The adapter's webhook definition with its verification redacted like the operations: what `verify` throws,
+ * and what the `events()` of the delivery it resolves to throws (a confirmation read), is redacted.
+ */
+function redactingWebhooks<W extends WebhookDefinition>(webhooks: W): W {
+  const verify = webhooks.verify.bind(webhooks) as (...args: unknown[]) => Promise<unknown>;
+  return {
+    ...webhooks,
+    verify: redactingErrors(async (...args: unknown[]) => {
+      const verified = await verify(...args);
+      const delivery = verified as { events?: unknown } | null;
+      if (delivery && !Array.isArray(delivery) && typeof delivery.events === 'function') {
+        const events = (delivery.events as () => Promise<unknown>).bind(delivery);
+        return { ...delivery, events: redactingErrors(events) };
+      }
+      return verified;
+    }),
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The provider client's refusals (docs/architecture.md#provider-client): the adapter's error table as data
+ * (provider code → kind, retryable, not found, advice) and the `ProviderApiError` a refused reply becomes, with
+ * `outcome: 'unknown'` when a money-moving call is refused after an earlier attempt may have reached the provider
+ * (docs/architecture.md#outcomes).
+ */
+import {
+  type ErrorContext,
+  ProviderApiError,
+  type ProviderErrorKind,
+  providerErrorKindOf,
+} from '../errors.js';
+import { redact, redactError } from '../redaction.js';
+import { CREDENTIALS_HINT } from './failures.js';
+import {
+  type EnvelopeReading,
+  movesMoneyOf,
+  type ProviderCall,
+  type ProviderClientOptions,
+  type ProviderOutcome,
+} from './provider-client.js';
+import type { HttpReply } from './types.js';
+
+/** What the adapter's error table says about one provider code. */
+export interface ProviderErrorRule {
+  /** Portable kind of this refusal; default: the kind the HTTP status implies. */
+  kind?: ProviderErrorKind;
+  /** Whether the same call may succeed later; default: 429 and 5xx are. */
+  retryable?: boolean;
+  /**
+   * The resource does not exist: `find` resolves to `null` instead of throwing (only for a status below 500: a
+   * gateway failure never proves that something is absent). Nothing else makes a read `null`: an HTTP 404 that no
+   * rule calls `notFound` (a proxy's error page, a missing route) throws.
+   */
+  notFound?: boolean;
+  /**
+   * Only for this HTTP status (a catch-all code such as Provider N's `99` means "not found" only with a 404).
+   * Default: any status.
+   */
+  status?: number;
+  /** What to do about this refusal, in the message: `<provider> answered HTTP <status> (code <code>): <advice>`. */
+  advice?: string;
+  /**
+   * Only when the provider's message matches (a code the provider uses for several refusals, e.g. Provider R's
+   * 1400 "Payment not found"); list such rules in an array under the code, most specific first.
+   */
+  message?: RegExp;
+}
+
+/**
+ * The key of a table's rules for any code: they apply to a refusal that carries a provider code (whatever it is)
+ * when none of that code's own rules does; never to a reply without a code (an error page). Provider T, whose
+ * docs/providers/provider-t.md#errors reads "any code with HTTP 404" as "no such transaction", lists `{ status: 404, notFound: true }`
+ * there.
+ */
+export const ANY_PROVIDER_CODE = '*';
+
+/**
+ * Provider code → rule, read with own-property checks (a code `constructor` is no rule). A code may list several
+ * rules told apart by their `message` and `status`; the first that matches applies. Rules under
+ * {@link ANY_PROVIDER_CODE} apply to any code no rule of its own matched.
+ */
+export type ProviderErrorTable = Readonly<Record<string, ProviderErrorRule | readonly ProviderErrorRule[]>>;
+
+/** The refusal of one reply as a `ProviderApiError`, kind and advice from the table, else from the status. */
+export function refusalOf(
+  reply: HttpReply,
+  call: ProviderCall,
+  reading: Extract<EnvelopeReading, { ok: false }>,
+  provider: Pick<ProviderClientOptions, 'provider' | 'errors' | 'credentialsHint'> & {
+    secrets: readonly string[];
+  },
+): Extract<ProviderOutcome, { ok: false }> {
+  const { errors, credentialsHint, secrets } = provider;
+  const code = reading.code === undefined ? undefined : redact(reading.code, secrets);
+  const providerMessage = reading.message === undefined ? undefined : redact(reading.message, secrets);
+  const rule = ruleFor(errors, code, providerMessage, reply.status);
+  // A 401 reaching here was already answered to the one re-login the HTTP client makes (or to a login): the
+  // credentials themselves are refused, so the message says which configuration to check
+  // (docs/architecture.md#provider-client).
+  const credentialsRefused = reply.status === 401 || (call.authorize === false && reply.status === 403);
+  const kind = rule?.kind ?? providerErrorKindOf(reply.status);
+  const fields = {
+    provider: provider.provider,
+    status: reply.status,
+    providerCode: code,
+    providerMessage,
+    requestId: reply.requestId,
+    kind,
+    ...(rule?.retryable === undefined ? {} : { retryable: rule.retryable }),
+  };
+  const context = contextOf(
+    call.context,
+    reading.details && secrets.length > 0 ? redactError(reading.details, secrets) : reading.details,
+  );
+  const plain = new ProviderApiError(fields, context ? { context } : {});
+  let message = rule?.advice
+    ? `${provider.provider} answered HTTP ${reply.status}${code ? ` (code ${code})` : ''}: ${rule.advice}`
+    : undefined;
+  if (credentialsRefused && kind === 'authentication')
+    message = `${(message ?? plain.message).trimEnd()} ${CREDENTIALS_HINT}${credentialsHint ? ` ${credentialsHint}` : ''}`;
+  const error = message ? new ProviderApiError({ ...fields, message }, context ? { context } : {}) : plain;
+  return { ok: false, error, code, rule, reply };
+}
+
+/** The refusal to throw: after an attempt that may have landed, a money-moving call's outcome is unknown. */
+export function thrownRefusal(
+  provider: string,
+  outcome: Extract<ProviderOutcome, { ok: false }>,
+  call: ProviderCall,
+): ProviderApiError {
+  if (!movesMoneyOf(call) || !outcome.reply.earlierAttemptMayHaveReached) return outcome.error;
+  return outcome.error.withDetails({
+    message: `${provider} refused ${call.call} (HTTP ${outcome.reply.status}${
+      outcome.code ? `, code ${outcome.code}` : ''
+    }) after an earlier attempt of it may have reached the provider; this refusal proves nothing about that attempt.`,
+    outcome: 'unknown',
+  });
+}
+
+/**
+ * The rule for a refusal: the code's own rules (own properties only), then those for {@link ANY_PROVIDER_CODE};
+ * among several, the first whose `status` and `message` both match. A reply without a code has no rule.
+ */
+function ruleFor(
+  table: ProviderErrorTable,
+  code: string | undefined,
+  message: string | undefined,
+  status: number,
+): ProviderErrorRule | undefined {
+  if (code === undefined) return undefined;
+  const applies = (rule: ProviderErrorRule) =>
+    (rule.status === undefined || rule.status === status) &&
+    (rule.message === undefined || rule.message.test(message ?? ''));
+  return rulesOf(table, code).find(applies) ?? rulesOf(table, ANY_PROVIDER_CODE).find(applies);
+}
+
+/** The rules a table lists under one key (own properties only; none for a key it does not list). */
+function rulesOf(table: ProviderErrorTable, key: string): readonly ProviderErrorRule[] {
+  if (!Object.hasOwn(table, key)) return [];
+  const entry = table[key];
+  return Array.isArray(entry) ? entry : [entry as ProviderErrorRule];
+}
+
+function contextOf(
+  context: ErrorContext | undefined,
+  details: Record<string, unknown> | undefined,
+): ErrorContext | undefined {
+  if (!details || Object.keys(details).length === 0) return context;
+  return { ...context, ...details };
+}

@@ -77,13 +77,6 @@ export const rejectedPaymentEventSchema = v.pipe(
   }),
 );
 
-/** A settled transaction: the transaction fields (amounts as strings in published data, no `amount`). */
-const settledTransactionSchema = v.pipe(
-  v.looseObject(transactionEntries),
-  v.check((read) => hasAmountAsked(read), 'must carry the amount asked (totalPayable or amount)'),
-  v.transform((read) => transactionFields(read, (read.totalPayable ?? read.amount) as number)),
-);
-
 /**
  * `eventData` of `SETTLEMENT`: `settlementReference` and the settled transactions. The top-level `amount` (a
  * string such as `"1199.00"`) is the settlement total; it is not needed for the records and not required.
@@ -92,7 +85,9 @@ export const settlementEventSchema = v.looseObject({
   settlementReference: v.pipe(v.string(), v.minLength(1)),
   amount: optionalDecimal,
   currency: v.optional(v.nullable(currencyCode)),
-  transactions: v.array(settledTransactionSchema),
+  // A settled transaction carries the transaction fields, read as a transaction event's (amounts as strings in
+  // published data, no `amount`).
+  transactions: v.array(transactionEventSchema),
 });
 
 /** The values of `mandateStatus` the wire contract (docs/providers/provider-n.md#events) names; others are read as unknown. */

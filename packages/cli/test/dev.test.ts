@@ -6,6 +6,7 @@ import type { LoopbackServer } from '@pay/core/testing';
 import { providerR } from '@pay/provider-r';
 import { providerT } from '@pay/provider-t';
 import { sampleTransferMetadata } from '@pay/provider-t/testing';
+import { freePort } from '@pay/tooling/servers/process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
 import {
@@ -13,7 +14,6 @@ import {
   devStateDirectory,
   envFrom,
   eventually,
-  freeLoopbackPort,
   lateBoundApp,
   payDevInProcess,
 } from './support.js';
@@ -262,7 +262,7 @@ describe('pay dev', () => {
 describe('pay dev provider-t keeps its signing key', () => {
   it('across a restart: the app configured from the first run verifies the second run’s webhook', async () => {
     const state = await devStateDirectory();
-    const port = String(await freeLoopbackPort());
+    const port = String(await freePort());
     const first = await payDevInProcess(['provider-t', '--port', port, '--state', state]);
     const keyFile = join(state, 'provider-t-webhook-key.pem');
     expect(first.out).toContain(

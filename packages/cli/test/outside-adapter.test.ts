@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoopbackServer } from '@pay/core/testing';
+import { freePort } from '@pay/tooling/servers/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
 import {
@@ -18,7 +19,6 @@ import {
   capturedIo,
   envFrom,
   eventually,
-  freeLoopbackPort,
   installInto,
   lateBoundApp,
   payDevInProcess,
@@ -127,7 +127,7 @@ describe('an adapter package from outside the monorepo', () => {
 
   it("pay trigger with no simulator running says why a throwaway one cannot stand in, in the package's words", async () => {
     const { io, err } = capturedIo();
-    const dev = `http://127.0.0.1:${await freeLoopbackPort()}`;
+    const dev = `http://127.0.0.1:${await freePort()}`;
     const argv = [
       'trigger',
       '@acme/pay-provider-x',

@@ -29,13 +29,6 @@ export async function devStateDirectory(): Promise<string> {
   return dir;
 }
 
-/** A loopback port nothing listens on now (a second `pay dev` can take it again, as `--port 4010` does). */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = await startLoopbackServer(() => undefined);
-  await server.close();
-  return server.port;
-}
-
 /** Resolves when `check()` returns a value (polled every 20 ms), or rejects after `ms`. */
 export async function eventually<T>(check: () => T | undefined, ms = 15_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + ms;

@@ -11,13 +11,13 @@ import { createPay, type Payment, toNodeListener } from '@pay/core';
 import type { LoopbackServer } from '@pay/core/testing';
 import { providerR } from '@pay/provider-r';
 import { providerT } from '@pay/provider-t';
+import { freePort } from '@pay/tooling/servers/process';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
 import {
   bundleCli,
   capturedIo,
   devStateDirectory,
-  freeLoopbackPort,
   installWorkspaceAdapter,
   lateBoundApp,
   payDevProcess,
@@ -157,7 +157,7 @@ describe('pay trigger talks to the running pay dev simulator', () => {
   it('provider-t with no simulator running: exit 1, says none answers and why a throwaway one cannot stand in', async () => {
     const app = await lateBoundApp();
     servers.push(app.server);
-    const dev = `http://127.0.0.1:${await freeLoopbackPort()}`;
+    const dev = `http://127.0.0.1:${await freePort()}`;
     const { io, out, err } = capturedIo();
     const status = await main(
       ['trigger', 'provider-t', 'payment.succeeded', '--to', `${app.server.url}/webhooks`, '--dev', dev],

@@ -4,7 +4,7 @@
  * tokens, a fixed port and close. Over real loopback HTTP, with the adapter's own webhook handler verifying every
  * delivery.
  */
-import { createServer } from 'node:net';
+
 import { createPay, type PayEvent, toNodeListener } from '@pay/core';
 import {
   type LoopbackServer,
@@ -13,6 +13,7 @@ import {
   startLoopbackServer,
   type WebhookDelivery,
 } from '@pay/core/testing';
+import { freePort } from '@pay/tooling/servers/process';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { createProviderT, type ProviderTConfig } from '../src/index.js';
 import {
@@ -272,15 +273,3 @@ describe('the Provider T simulator as a PaymentSimulator', () => {
     }
   });
 });
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}

@@ -64,6 +64,8 @@ function missingFields(value: unknown): string[] {
       'keptSigningKey',
       descriptor.keptSigningKey === undefined || isKeptSigningKey(descriptor.keptSigningKey),
     ],
+    ['objects', descriptor.objects === undefined || typeof descriptor.objects === 'function'],
+    ['readOf', descriptor.readOf === undefined || typeof descriptor.readOf === 'function'],
     ['start', typeof descriptor.start === 'function'],
   ];
   return checks.filter(([, ok]) => !ok).map(([field]) => field);

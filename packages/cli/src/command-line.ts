@@ -16,6 +16,11 @@ export interface CliIo {
    * (`XDG_CACHE_HOME`, `HOME`, `LOCALAPPDATA`) (default: the process environment).
    */
   env?: Record<string, string | undefined>;
+  /**
+   * Draws which webhooks `pay dev --drop-webhooks <share>` drops, a number in [0, 1) per webhook (default
+   * `Math.random`): a test passes a seeded one to drop the same webhooks on every run.
+   */
+  random?: () => number;
   /** The app's directory: adapter packages are found in its `package.json` and `node_modules` (default: the working directory). */
   cwd?: string;
 }

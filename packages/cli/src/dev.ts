@@ -1,10 +1,18 @@
 /**
  * `pay dev <adapter package>`: the adapter's simulator as a standalone server, like a provider's test mode on this
- * machine. It prints the configuration to use, forwards a signed webhook on every payment change, logs each
- * request and delivery, and on SIGINT/SIGTERM waits for deliveries in flight and stops.
+ * machine. It prints the configuration to use, forwards a signed webhook on every payment change (or drops some,
+ * `--drop-webhooks`), serves an event log page (docs/architecture.md#pay-dev), logs each request and delivery,
+ * and on SIGINT/SIGTERM waits for deliveries in flight and stops.
  */
-import type { RecordedRequest, WebhookAttempt, WebhookDelivery } from '@pay/core/testing';
-import { type AnySimulator, adapterNamed, asPaymentSimulator } from './adapters.js';
+import {
+  addEventLogPage,
+  EVENT_LOG_PATH,
+  type RecordedRequest,
+  type SimulatorParts,
+  type WebhookAttempt,
+  type WebhookDelivery,
+} from '@pay/core/testing';
+import { type AnySimulator, adapterNamed, asPaymentSimulator, type InstalledAdapter } from './adapters.js';
 import { type CliIo, parseCommandLine, UsageError, urlOption } from './command-line.js';
 import { defaultStateDirectory, type KeptKeyFile, keptSigningKey } from './dev-key.js';
 import { printedConfiguration } from './env.js';
@@ -20,12 +28,14 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(args, {
     port: { type: 'string', short: 'p' },
     forward: { type: 'string' },
+    'drop-webhooks': { type: 'string' },
     state: { type: 'string' },
   });
   if (positionals.length > 1)
     throw new UsageError(`pay dev takes one adapter package, got "${positionals.join(' ')}".`);
   const port = portOption(values.port);
   const forward = values.forward === undefined ? null : urlOption('--forward', values.forward);
+  const drop = dropOption(values['drop-webhooks'], forward);
   const adapter = await adapterNamed(positionals[0], io.cwd ?? process.cwd());
   const { keptSigningKey: keptKey, label } = adapter.simulator;
   if (values.state !== undefined && keptKey === undefined)
@@ -35,15 +45,31 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
       ? undefined
       : keptSigningKey(values.state ?? defaultStateDirectory(io.env ?? process.env), keptKey);
 
-  const simulator = await asPaymentSimulator(
-    await adapter.simulator.start(signingKey ? { port, signingKey: signingKey.privateKey } : { port }),
-    adapter,
+  const eventLog = eventLogFor(adapter, drop, io.random ?? Math.random);
+  const started = await adapter.simulator.start({
     port,
-  );
+    attach: eventLog.attach,
+    ...(signingKey ? { signingKey: signingKey.privateKey } : {}),
+  });
+  const simulator = await asPaymentSimulator(started, adapter, port);
+  eventLog.running = simulator;
+  if (!eventLog.attached && drop > 0) {
+    await simulator.close();
+    throw new Error(
+      `The ${label} simulator of ${adapter.packageName} does not take the kit's attach option (SimulatorStartOptions of @pay/core/testing), so it cannot drop webhooks: update the package.`,
+    );
+  }
   // Straight to the app, never through a relay: Provider T signs the host each delivery is posted to, so only a
   // delivery addressed to the app itself verifies there. The attempts are logged from the delivery log.
   simulator.forwardWebhooks(forward);
   printBanner(io, label, adapter.simulator.env, simulator, forward, signingKey);
+  io.out(
+    eventLog.attached
+      ? `Event log (objects, reads, webhook deliveries, send again): ${simulator.url}${EVENT_LOG_PATH}`
+      : `No event log: the ${label} simulator does not take the kit's attach option.`,
+  );
+  if (drop > 0) io.out(dropLine(drop));
+  io.out('Press Ctrl+C to stop.');
 
   const logRequests = requestLog(simulator, io);
   const logDeliveries = deliveryLog(simulator, io);
@@ -101,7 +127,48 @@ function printBanner(
       : 'Not forwarding webhooks (add --forward http://localhost:3000/webhooks).',
   );
   if (signingKey) io.out(signingKeyLine(signingKey));
-  io.out('Press Ctrl+C to stop.');
+}
+
+/**
+ * `--drop-webhooks`: `all`, or the share of webhooks to drop, a number from 0 to 1 (default 0: none). Dropping
+ * needs `--forward`: without it no webhook is sent to drop.
+ */
+function dropOption(value: string | undefined, forward: string | null): number {
+  if (value === undefined) return 0;
+  const share = value === 'all' ? 1 : /^(?:0|1|0?\.\d+|[01]\.0*)$/.test(value) ? Number(value) : Number.NaN;
+  if (!(share >= 0 && share <= 1))
+    throw new UsageError(`--drop-webhooks takes all or a share from 0 to 1 (0.3: about 3 in 10), got "${value}".`);
+  if (share > 0 && forward === null)
+    throw new UsageError('--drop-webhooks drops webhooks sent to --forward: add --forward <your webhook URL>.');
+  return share;
+}
+
+function dropLine(share: number): string {
+  const which = share >= 1 ? 'every webhook' : `about ${Math.round(share * 100)}% of webhooks, at random`;
+  return `Dropping ${which} (--drop-webhooks): each dropped one is in the event log, to send again from there.`;
+}
+
+/**
+ * What `pay dev` attaches to the simulator as it starts (the kit's `attach`): the webhook drops, and the event
+ * log page, which reads the running simulator's books and requests through the adapter's descriptor.
+ */
+function eventLogFor(adapter: InstalledAdapter, drop: number, random: () => number) {
+  const state = {
+    attached: false,
+    running: undefined as AnySimulator | undefined,
+    attach: ({ routes, forwarder }: SimulatorParts) => {
+      state.attached = true;
+      if (drop > 0) forwarder.dropWebhooks(drop, random);
+      addEventLogPage(routes, {
+        provider: adapter.simulator.label,
+        forwarder,
+        requests: () => state.running?.requests ?? [],
+        books: () => state.running?.books(),
+        descriptor: adapter.simulator,
+      });
+    },
+  };
+  return state;
 }
 
 /** Where the signing key is kept, and whether the app must be given its public half now. */
@@ -118,7 +185,8 @@ function requestLog(simulator: AnySimulator, io: CliIo): () => void {
     const requests = simulator.requests;
     for (; logged < requests.length; logged += 1) {
       const request = requests[logged];
-      if (request) io.out(requestLine(request));
+      // The event log page's own views are the developer's, not the app's: they would drown the log.
+      if (request && request.path !== EVENT_LOG_PATH) io.out(requestLine(request));
     }
   };
 }
@@ -128,14 +196,18 @@ function requestLog(simulator: AnySimulator, io: CliIo): () => void {
  * delivery the simulator gave up on after its redeliveries.
  */
 function deliveryLog(simulator: AnySimulator, io: CliIo): () => void {
-  const logged = new Map<WebhookDelivery, { attempts: number; final: boolean }>();
+  const logged = new Map<WebhookDelivery, { attempts: number; final: boolean; dropped: boolean }>();
   return () => {
     for (const delivery of simulator.deliveries ?? []) {
-      const seen = logged.get(delivery) ?? { attempts: 0, final: false };
+      const seen = logged.get(delivery) ?? { attempts: 0, final: false, dropped: false };
       logged.set(delivery, seen);
       for (; seen.attempts < delivery.attempts.length; seen.attempts += 1) {
         const attempt = delivery.attempts[seen.attempts];
         if (attempt) io.out(attemptLine(delivery, attempt));
+      }
+      if (delivery.state === 'dropped' && !seen.dropped) {
+        seen.dropped = true;
+        io.out(`${clock()} webhook  -> ${delivery.url}: ${delivery.event} dropped (--drop-webhooks), not sent`);
       }
       if (delivery.state === 'failed' && !seen.final) {
         seen.final = true;

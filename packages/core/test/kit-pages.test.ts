@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   addHostedPages,
@@ -13,6 +12,7 @@ import {
   startLoopbackServer,
   WebhookForwarder,
 } from '../src/testing/index.js';
+import { rawFormPost } from './raw-request.js';
 
 const servers: LoopbackServer[] = [];
 afterEach(async () => {
@@ -255,33 +255,3 @@ describe('the simulator kit hosted pages', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   });
 });
-
-/** A form POST with exactly `headers` (Host and Origin included, which fetch does not let a test choose). */
-function rawFormPost(
-  port: number,
-  path: string,
-  body: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}

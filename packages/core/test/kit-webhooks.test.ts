@@ -128,3 +128,118 @@ describe('the simulator kit webhook forwarder', () => {
     );
   });
 });
+
+describe('dropping webhooks and sending one again (pay dev --drop-webhooks, docs/architecture.md#pay-dev)', () => {
+  it('drops every webhook when told to: signed and logged as dropped, never sent, onDelivery told', async () => {
+    const app = await endpoint();
+    const finished: string[] = [];
+    const forwarder = new WebhookForwarder({
+      sign,
+      onDelivery: (delivery) => finished.push(`${delivery.id} ${delivery.state}`),
+    });
+    forwarder.forwardTo(app.url);
+    forwarder.dropWebhooks(1);
+    forwarder.enqueue({ event: 'payment.paid', body: '{"n":1}' });
+    forwarder.enqueue({ event: 'refund.done', body: '{"n":22}' });
+    await forwarder.idle();
+    expect(app.received).toEqual([]);
+    expect(forwarder.deliveries).toEqual([
+      expect.objectContaining({
+        id: 'whd_000001',
+        event: 'payment.paid',
+        state: 'dropped',
+        attempts: [],
+        headers: { 'content-type': 'application/json', 'x-signature': 'sig(7)' },
+      }),
+      expect.objectContaining({ id: 'whd_000002', event: 'refund.done', state: 'dropped', attempts: [] }),
+    ]);
+    expect(finished).toEqual(['whd_000001 dropped', 'whd_000002 dropped']);
+  });
+
+  it('drops a share at random, each webhook drawn in queue order (a seeded draw drops the same ones)', async () => {
+    const app = await endpoint();
+    const forwarder = new WebhookForwarder({ sign });
+    forwarder.forwardTo(app.url);
+    const draws = [0.1, 0.9, 0.29, 0.3];
+    forwarder.dropWebhooks(0.3, () => draws.shift() ?? 1);
+    for (const n of [1, 2, 3, 4]) forwarder.enqueue({ event: 'payment.paid', body: `{"n":${n}}` });
+    await forwarder.idle();
+    expect(forwarder.deliveries.map((delivery) => delivery.state)).toEqual([
+      'dropped',
+      'delivered',
+      'dropped',
+      'delivered',
+    ]);
+    expect(app.received.map((entry) => entry.body)).toEqual(['{"n":2}', '{"n":4}']);
+    expect(forwarder.dropShare).toBe(0.3);
+  });
+
+  it.each([-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses a share of %s', (share) => {
+    const forwarder = new WebhookForwarder({ sign });
+    expect(() => forwarder.dropWebhooks(share)).toThrow(RangeError);
+    expect(forwarder.dropShare).toBe(0);
+  });
+
+  it('redeliver() sends a dropped webhook once, with its exact body and signature, and logs the answer on it', async () => {
+    const app = await endpoint([200]);
+    const signed: string[] = [];
+    const forwarder = new WebhookForwarder({
+      sign: (body) => {
+        signed.push(body);
+        return { 'x-signature': `sig-${signed.length}` };
+      },
+    });
+    forwarder.forwardTo(app.url);
+    forwarder.dropWebhooks(1);
+    const dropped = forwarder.enqueue({ event: 'payment.paid', body: '{"n":1}', headers: { 'x-extra': 'yes' } });
+    await forwarder.idle();
+    forwarder.dropWebhooks(0);
+
+    const again = forwarder.redeliver('whd_000001');
+    expect(again).toBe(dropped);
+    expect(again.state).toBe('pending');
+    await forwarder.idle();
+    expect(again.state).toBe('delivered');
+    expect(again.attempts).toEqual([{ at: expect.any(String), status: 200 }]);
+    expect(app.received).toHaveLength(1);
+    expect(app.received[0]?.body).toBe('{"n":1}');
+    // Signed once, when it was queued: the resend is the provider's delivery of then, not a new one.
+    expect(signed).toEqual(['{"n":1}']);
+    expect(app.received[0]?.headers['x-signature']).toBe('sig-1');
+    expect(app.received[0]?.headers['x-extra']).toBe('yes');
+    expect(forwarder.deliveries).toHaveLength(1);
+  });
+
+  it('redeliver() makes one attempt, without redeliveries: a refusal leaves the delivery failed with its answer', async () => {
+    const app = await endpoint([200, 400]);
+    const forwarder = new WebhookForwarder({ sign, backoffMs: [1] });
+    forwarder.forwardTo(app.url);
+    const delivery = forwarder.enqueue({ event: 'payment.paid', body: '{}' });
+    await forwarder.idle();
+    expect(delivery?.state).toBe('delivered');
+    forwarder.redeliver('whd_000001');
+    await forwarder.idle();
+    expect(delivery?.state).toBe('failed');
+    expect(delivery?.attempts).toEqual([
+      { at: expect.any(String), status: 200 },
+      { at: expect.any(String), status: 400, answer: 'ok' },
+    ]);
+    expect(app.received).toHaveLength(2);
+  });
+
+  it('redeliver() refuses an unknown delivery, one still being delivered, and a closed forwarder', async () => {
+    const app = await endpoint([], 100);
+    const forwarder = new WebhookForwarder({ sign });
+    forwarder.forwardTo(app.url);
+    forwarder.enqueue({ event: 'payment.paid', body: '{}' });
+    expect(() => forwarder.redeliver('whd_000009')).toThrow(
+      new RangeError("No webhook delivery whd_000009 in this forwarder's log."),
+    );
+    expect(() => forwarder.redeliver('whd_000001')).toThrow(
+      'Webhook delivery whd_000001 is still being delivered: send it again once it is done.',
+    );
+    await forwarder.close();
+    expect(() => forwarder.redeliver('whd_000001')).toThrow('This webhook forwarder is closed.');
+    expect(app.received).toHaveLength(1);
+  });
+});

@@ -15,7 +15,13 @@ export {
   type TriggerRouteOptions,
   triggerOnSimulator,
 } from './kit/control.js';
-export type { DevStartOptions, KeptSigningKey, SimulatorDescriptor } from './kit/descriptor.js';
+export type {
+  DevStartOptions,
+  KeptSigningKey,
+  SimulatedObject,
+  SimulatorDescriptor,
+} from './kit/descriptor.js';
+export { addEventLogPage, EVENT_LOG_PATH, type EventLogOptions } from './kit/event-log.js';
 export { type Fault, FaultInjector, type FaultRule, type SimulatorReply } from './kit/faults.js';
 export {
   addHostedPages,
@@ -56,7 +62,12 @@ export {
   sendJson,
   startLoopbackServer,
 } from './kit/server.js';
-export type { PayerActions, PaymentSimulator, SimulatorStartOptions } from './kit/simulator.js';
+export type {
+  PayerActions,
+  PaymentSimulator,
+  SimulatorParts,
+  SimulatorStartOptions,
+} from './kit/simulator.js';
 export {
   createTestAdapter,
   type TestAdapterBooks,

@@ -22,5 +22,31 @@ export const simulator: SimulatorDescriptor<ProviderNConfig, ProviderNSimulatorB
   ],
   // Signed with the simulators' fixed secret and verified without a status read: any simulator will do.
   throwawayTrigger: { accepted: true, because: "its events are signed with the simulators' fixed secret" },
+  // pay dev's event log (docs/architecture.md#pay-dev): the transactions and refunds, and the app's reads of each.
+  objects: (books) => [
+    ...books.transactions.map((transaction) => ({
+      kind: 'payment',
+      id: transaction.transactionReference,
+      status: transaction.paymentStatus,
+    })),
+    ...books.refunds.map((refund) => ({
+      kind: 'refund',
+      id: refund.refundReference,
+      status: refund.refundStatus,
+    })),
+  ],
+  readOf: (request, books) => {
+    if (request.method !== 'GET') return undefined;
+    const refund = /^\/v1\/refunds\/([^/]+)$/.exec(request.path);
+    if (refund?.[1] !== undefined) return decodeURIComponent(refund[1]);
+    if (request.path !== '/v1/merchant/transactions/query') return undefined;
+    // The read takes the transaction's reference or the merchant's own payment reference.
+    const { transactionReference, paymentReference } = request.query;
+    return (
+      transactionReference ??
+      books.transactions.find((transaction) => transaction.paymentReference === paymentReference)
+        ?.transactionReference
+    );
+  },
   start: (options) => startProviderNSimulator(options),
 };

@@ -18,5 +18,20 @@ export const simulator: SimulatorDescriptor<ProviderRConfig, ProviderRBooks> = {
     accepted: false,
     because: "the app confirms every push with a status read that the running simulator's books must answer",
   },
+  // pay dev's event log (docs/architecture.md#pay-dev): the transactions and refunds, and the app's status reads.
+  objects: (books) => [
+    ...books.transactions.map((transaction) => ({
+      kind: transaction.kind,
+      id: transaction.transId,
+      status: transaction.status,
+    })),
+    // The wire gives a refund neither an id nor a status of its own: it is listed under its transaction.
+    ...books.refunds.map((refund) => ({ kind: 'refund', id: refund.refId ?? refund.transId, status: 'accepted' })),
+  ],
+  // The status read is a form POST carrying the transaction's `transId` (docs/providers/provider-r.md#calls).
+  readOf: (request) =>
+    request.method === 'POST' && request.path === '/v1.0/status'
+      ? (new URLSearchParams(request.body).get('transId') ?? undefined)
+      : undefined,
   start: (options) => startProviderRSimulator(options),
 };

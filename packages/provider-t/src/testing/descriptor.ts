@@ -36,6 +36,20 @@ export const simulator: SimulatorDescriptor<ProviderTConfig, ProviderTBooksSnaps
     type: 'rsa',
     generate: () => generateProviderTKeyPair().privateKey,
   },
+  // pay dev's event log (docs/architecture.md#pay-dev): the transfers and refunds, and the app's reads of each.
+  objects: (books) => [
+    ...books.transfers.map((transfer) => ({
+      kind: 'transfer',
+      id: transfer.transactionId,
+      status: transfer.status,
+    })),
+    // The wire gives a committed refund no status of its own.
+    ...books.refunds.map((refund) => ({ kind: 'refund', id: refund.refundId, status: 'committed' })),
+  ],
+  readOf: (request) => {
+    const read = /^\/(?:status|amend|refund)\/v\d+\/transactions\/([^/]+)$/.exec(request.path);
+    return request.method === 'GET' && read?.[1] !== undefined ? decodeURIComponent(read[1]) : undefined;
+  },
   start: ({ signingKey, ...options }) =>
     startProviderTSimulator(
       signingKey === undefined ? options : { ...options, keyPair: keyPairOf(signingKey) },

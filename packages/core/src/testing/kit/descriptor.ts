@@ -4,6 +4,7 @@
  * it there, so the command lists no provider and any package can be served.
  */
 import type { EnvVariable } from '../../config.js';
+import type { RecordedRequest } from './requests.js';
 import type { PaymentSimulator, SimulatorStartOptions } from './simulator.js';
 
 /**
@@ -18,6 +19,16 @@ export interface KeptSigningKey {
   readonly type: string;
   /** Makes a new private key, as PKCS#8 PEM (what the file keeps). */
   generate(): string;
+}
+
+/** One object in a simulator's books, as `pay dev`'s event log lists it. */
+export interface SimulatedObject {
+  /** What it is, in the payments domain: `payment`, `checkout`, `refund`, `transfer`. */
+  readonly kind: string;
+  /** The provider's id of it, as its webhooks and the adapter's reads carry it. */
+  readonly id: string;
+  /** Its status in the provider's own words (`PAID`, `IN_PROGRESS`). */
+  readonly status: string;
 }
 
 /** Options `pay dev` starts a simulator with: the kit's, and the kept signing key when the descriptor asks for one. */
@@ -48,6 +59,16 @@ export interface SimulatorDescriptor<Config = Record<string, unknown>, Books = u
   readonly throwawayTrigger: { readonly accepted: boolean; readonly because: string };
   /** A signing key `pay dev` keeps between runs; absent when the simulator signs with fixed test credentials. */
   readonly keptSigningKey?: KeptSigningKey;
+  /**
+   * Every payment, checkout, refund or transfer in `books`, for `pay dev`'s event log (docs/architecture.md#pay-dev);
+   * absent: the page lists deliveries and requests only.
+   */
+  objects?(books: Books): readonly SimulatedObject[];
+  /**
+   * The id (one of {@link objects}') whose status `request` reads, `undefined` for any other request: the event
+   * log shows each object's reads, so a developer sees the app (or its reconciler) poll.
+   */
+  readOf?(request: RecordedRequest, books: Books): string | undefined;
   /** Starts the simulator on 127.0.0.1 (`options.port`), signing with `options.signingKey` when given. */
   start(options: DevStartOptions): Promise<PaymentSimulator<Config, Books>>;
 }

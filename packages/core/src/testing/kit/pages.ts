@@ -156,7 +156,7 @@ export function addHostedPages(routes: Routes, options: HostedPagesOptions): voi
  * How a POST to a hosted page shows it was not sent by the page itself (a phrase for the refusal), or
  * `undefined` when it was, or came from a client that is not a browser page (neither header sent).
  */
-function foreignSender(request: RouteRequest): string | undefined {
+export function foreignSender(request: RouteRequest): string | undefined {
   const { host, origin } = request.headers;
   const site = request.headers['sec-fetch-site'];
   if (!isLoopbackHost(host)) return `was addressed to ${host ?? 'no host'}, not to this machine`;
@@ -193,7 +193,7 @@ function returnUrl(view: HostedPageView, action: PayerAction): string | undefine
 }
 
 /** Waits for `work` or `ms`, whichever is first. */
-async function settle(work: Promise<void>, ms: number): Promise<void> {
+export async function settle(work: Promise<void>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);

@@ -20,6 +20,13 @@ export interface RecordedRequest {
   body: string;
   /** The request id the client sent in the simulator's request-id header, else one the simulator made up. */
   requestId: string;
+  /** ISO time the request was received. */
+  at: string;
+  /**
+   * The HTTP status the simulator answered, set once the reply is sent (by `simulatorListener`); absent while it
+   * is handled, for a request whose connection was dropped without a reply, and for one refused 413 unread.
+   */
+  status?: number;
 }
 
 /** Options of {@link RequestLog}. */
@@ -58,6 +65,7 @@ export class RequestLog {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    const at = new Date().toISOString();
     let body = '';
     let tooLarge: RequestBodyTooLargeError | undefined;
     try {
@@ -76,6 +84,7 @@ export class RequestLog {
       headers,
       body,
       requestId: sent || `sim_req_${String(this.#sequence).padStart(6, '0')}`,
+      at,
     };
     this.#entries.push(request);
     this.#options.onRequest?.(request);

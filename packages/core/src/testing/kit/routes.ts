@@ -140,7 +140,14 @@ export function simulatorListener(
     options.notFound ??
     ((request: RecordedRequest) => jsonReply(404, { error: `No route ${request.method} ${request.path}` }));
   return async (req, res) => {
+    // The status answered joins the request's log entry (`pay dev`'s event log shows each read with it); a
+    // connection dropped without a reply never finishes, and its entry keeps no status.
+    let recorded: RecordedRequest | undefined;
+    res.once('finish', () => {
+      if (recorded !== undefined) recorded.status = res.statusCode;
+    });
     const request = await options.requests.receive(req);
+    recorded = request;
     if (request.path.startsWith(SIMULATOR_CONTROL_PREFIX)) {
       // A control call is the test's own, not a call to the provider: no fault armed for the wire applies to it.
       const reply = !isLoopbackAddress(req.socket.remoteAddress)

@@ -7,7 +7,16 @@
 import type { FaultInjector } from './faults.js';
 import type { PayerAction } from './pages.js';
 import type { RecordedRequest } from './requests.js';
-import type { WebhookDelivery } from './webhooks.js';
+import type { Routes } from './routes.js';
+import type { WebhookDelivery, WebhookForwarder } from './webhooks.js';
+
+/** The parts of a starting simulator that `pay dev` builds on ({@link SimulatorStartOptions.attach}). */
+export interface SimulatorParts {
+  /** The simulator's route table: a route added here is served beside the provider's own. */
+  readonly routes: Routes;
+  /** The simulator's webhook forwarder: its delivery log, drops and redeliveries. */
+  readonly forwarder: WebhookForwarder;
+}
 
 /**
  * Options every `startProviderXSimulator(options)` accepts besides its own (what `pay dev` passes): a fixed port,
@@ -18,8 +27,14 @@ export interface SimulatorStartOptions {
   port?: number;
   /** Called for each request as it is received (before faults and routes). */
   onRequest?: (request: RecordedRequest) => void;
-  /** Called when a forwarded webhook is delivered, or failed after its redeliveries. */
+  /** Called when a forwarded webhook is delivered, failed after its redeliveries, or dropped. */
   onDelivery?: (delivery: WebhookDelivery) => void;
+  /**
+   * Called once while the simulator starts, before it serves, with its route table and forwarder: how `pay dev`
+   * adds its event log and drops webhooks (docs/architecture.md#pay-dev) without any simulator knowing of either.
+   * Every simulator built on the kit calls it.
+   */
+  attach?: (parts: SimulatorParts) => void;
 }
 
 /** What a person does on the hosted page, as calls: each changes the books and forwards the webhook. */

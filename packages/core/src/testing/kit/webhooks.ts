@@ -3,6 +3,10 @@
  * retried a few times with a short backoff when the endpoint cannot be reached or answers anything but 2xx
  * (as providers redeliver), and a delivery log a test or `pay dev` reads. Signing is the simulator's: the
  * forwarder asks it for the headers that carry the signature of the exact body it sends.
+ *
+ * `pay dev --drop-webhooks` makes it lose webhooks on purpose, as a provider does when an endpoint stays down
+ * past its retries, so a developer sees what the app does without them; a dropped delivery is signed and logged
+ * all the same, and `redeliver` sends its exact signed body later (docs/architecture.md#pay-dev).
  */
 
 /** A webhook a simulator wants delivered: the event name (for logs) and the exact body to sign and send. */
@@ -33,7 +37,12 @@ export interface WebhookDelivery {
   body: string;
   /** Every header sent, signature included. */
   headers: Record<string, string>;
-  state: 'pending' | 'delivered' | 'failed';
+  /**
+   * `pending` while queued or being sent; `delivered` once the app answered 2xx; `failed` after the last
+   * redelivery; `dropped` when the forwarder was told to lose it (see {@link WebhookForwarder.dropWebhooks}) and
+   * never sent it.
+   */
+  state: 'pending' | 'delivered' | 'failed' | 'dropped';
   attempts: WebhookAttempt[];
 }
 
@@ -53,7 +62,7 @@ export interface WebhookForwarderOptions {
   backoffMs?: readonly number[];
   /** Per-attempt timeout in ms (default 5000). */
   timeoutMs?: number;
-  /** Called when a delivery is finished (delivered, or failed after its redeliveries). */
+  /** Called when a delivery is finished (delivered, failed after its redeliveries, or dropped). */
   onDelivery?: (delivery: WebhookDelivery) => void;
 }
 
@@ -66,6 +75,8 @@ export class WebhookForwarder {
   #queue: Promise<void> = Promise.resolve();
   #pending = 0;
   #closed = false;
+  #dropShare = 0;
+  #random: () => number = Math.random;
 
   /** A forwarder signing with `options.sign`. Nothing is delivered until {@link forwardTo} names a URL. */
   constructor(options: WebhookForwarderOptions) {
@@ -89,6 +100,23 @@ export class WebhookForwarder {
   }
 
   /**
+   * From now on, drops a `share` of the webhooks queued (0: none, the default; 1: all): each one is drawn with
+   * `random` (default `Math.random`; a seeded one makes a test repeatable) when it is queued, and a drawn one is
+   * signed and logged as `dropped` but never sent. Throws a `RangeError` for a share outside 0–1.
+   */
+  dropWebhooks(share: number, random: () => number = Math.random): void {
+    if (!(Number.isFinite(share) && share >= 0 && share <= 1))
+      throw new RangeError(`The share of webhooks to drop is a number from 0 to 1, got ${String(share)}.`);
+    this.#dropShare = share;
+    this.#random = random;
+  }
+
+  /** The share of webhooks dropped (0–1), as {@link dropWebhooks} set it. */
+  get dropShare(): number {
+    return this.#dropShare;
+  }
+
+  /**
    * Queues `webhook` for the forwarding URL and returns its log entry; `undefined` when no URL is set.
    * Throws once the forwarder is closed.
    */
@@ -105,8 +133,28 @@ export class WebhookForwarder {
       attempts: [],
     };
     this.#deliveries.push(delivery);
+    // Drawn in queue order, so a seeded `random` drops the same webhooks on every run.
+    const drop = this.#dropShare > 0 && (this.#dropShare >= 1 || this.#random() < this.#dropShare);
     this.#pending += 1;
-    this.#queue = this.#queue.then(() => this.#deliver(delivery, webhook));
+    this.#queue = this.#queue.then(() => this.#deliver(delivery, webhook, drop));
+    return delivery;
+  }
+
+  /**
+   * Sends logged delivery `id` again, once, with its exact body and signed headers (a provider dashboard's "send
+   * again"), queued behind the deliveries in flight; the attempt is added to the same delivery, which ends
+   * `delivered` or `failed` (no redeliveries: the person asking sees the answer). Throws a `RangeError` for an
+   * unknown id, an `Error` for a delivery still pending or a closed forwarder.
+   */
+  redeliver(id: string): WebhookDelivery {
+    if (this.#closed) throw new Error('This webhook forwarder is closed.');
+    const delivery = this.#deliveries.find((candidate) => candidate.id === id);
+    if (delivery === undefined) throw new RangeError(`No webhook delivery ${id} in this forwarder's log.`);
+    if (delivery.state === 'pending')
+      throw new Error(`Webhook delivery ${id} is still being delivered: send it again once it is done.`);
+    delivery.state = 'pending';
+    this.#pending += 1;
+    this.#queue = this.#queue.then(() => this.#resend(delivery));
     return delivery;
   }
 
@@ -147,9 +195,14 @@ export class WebhookForwarder {
     return { status: response.status, body: await response.text() };
   }
 
-  async #deliver(delivery: WebhookDelivery, webhook: OutgoingWebhook): Promise<void> {
+  async #deliver(delivery: WebhookDelivery, webhook: OutgoingWebhook, drop: boolean): Promise<void> {
     try {
+      // Signed even when dropped: a later `redeliver` sends what the provider would have sent then.
       delivery.headers = await this.#headers(webhook);
+      if (drop) {
+        delivery.state = 'dropped';
+        return;
+      }
       const redeliveries = this.#options.redeliveries ?? 3;
       for (let attempt = 0; attempt <= redeliveries; attempt += 1) {
         if (attempt > 0) {
@@ -157,23 +210,38 @@ export class WebhookForwarder {
           await this.#wait(attempt - 1);
           if (this.#closed) break;
         }
-        const at = new Date().toISOString();
-        try {
-          const reply = await this.#post(delivery.url, delivery.body, delivery.headers);
-          if (reply.status >= 200 && reply.status < 300) {
-            delivery.attempts.push({ at, status: reply.status });
-            delivery.state = 'delivered';
-            return;
-          }
-          delivery.attempts.push({ at, status: reply.status, answer: reply.body.slice(0, 200) });
-        } catch (error) {
-          delivery.attempts.push({ at, error: describe(error) });
-        }
+        if (await this.#attempt(delivery)) return;
       }
       delivery.state = 'failed';
     } catch (error) {
       delivery.attempts.push({ at: new Date().toISOString(), error: `signing failed: ${describe(error)}` });
       delivery.state = 'failed';
+    } finally {
+      this.#pending -= 1;
+      this.#options.onDelivery?.(delivery);
+    }
+  }
+
+  /** One attempt at `delivery`, logged; whether the app answered 2xx (the delivery is then `delivered`). */
+  async #attempt(delivery: WebhookDelivery): Promise<boolean> {
+    const at = new Date().toISOString();
+    try {
+      const reply = await this.#post(delivery.url, delivery.body, delivery.headers);
+      if (reply.status >= 200 && reply.status < 300) {
+        delivery.attempts.push({ at, status: reply.status });
+        delivery.state = 'delivered';
+        return true;
+      }
+      delivery.attempts.push({ at, status: reply.status, answer: reply.body.slice(0, 200) });
+    } catch (error) {
+      delivery.attempts.push({ at, error: describe(error) });
+    }
+    return false;
+  }
+
+  async #resend(delivery: WebhookDelivery): Promise<void> {
+    try {
+      if (!(await this.#attempt(delivery))) delivery.state = 'failed';
     } finally {
       this.#pending -= 1;
       this.#options.onDelivery?.(delivery);

@@ -113,6 +113,8 @@ export async function startProviderNSimulator(
   });
   addApiRoutes(routes, { ledger, tokens, credentials, baseUrl: () => baseUrl });
   addCheckoutPage(routes, { ledger, forwarder, changed });
+  // `pay dev` adds its event log and drops webhooks here (the kit's `attach`).
+  options.attach?.({ routes, forwarder });
   const listener = simulatorListener({
     routes,
     requests,

@@ -156,6 +156,8 @@ export async function startProviderRSimulator(
     trigger: (event, given) => simulator.trigger(event, given),
   });
   addHostedPage(routes, ledger, payerAct, forwarder);
+  // `pay dev` adds its event log and drops webhooks here (the kit's `attach`).
+  options.attach?.({ routes, forwarder });
   const otherCall = addWireRoutes(routes, ledger, {
     credentials,
     statusFormat: options.statusFormat ?? 'form',

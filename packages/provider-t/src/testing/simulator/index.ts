@@ -78,6 +78,8 @@ export async function startProviderTSimulator(
     provider: 'provider-t',
     trigger: (event, given) => simulator.trigger(event, triggerOptionsFrom(given)),
   });
+  // `pay dev` adds its event log and drops webhooks here (the kit's `attach`).
+  options.attach?.({ routes, forwarder });
   const server = await startLoopbackServer(simulatorListener({ routes, requests, faults, notFound }), {
     port: options.port,
   });

@@ -109,6 +109,32 @@ describe('an adapter package from outside the monorepo', () => {
     expect(dev.err).toEqual([]);
   });
 
+  it("pay dev --drop-webhooks refuses a simulator that does not take the kit's attach option, and stops it", async () => {
+    const port = await freePort();
+    const { io, out, err } = capturedIo(new AbortController().signal);
+    const argv = [
+      'dev',
+      '@acme/pay-provider-x',
+      '--port',
+      String(port),
+      '--forward',
+      'http://127.0.0.1:9/',
+      '--drop-webhooks',
+      'all',
+    ];
+    expect(await main(argv, { ...io, cwd: app })).toBe(1);
+    expect(err).toEqual([
+      "pay: The Acme Pay simulator of @acme/pay-provider-x does not take the kit's attach option (SimulatorStartOptions of @pay/core/testing), so it cannot drop webhooks: update the package.",
+    ]);
+    expect(out).toEqual([]);
+    // Stopped: the port is free again.
+    const again = await payDevInProcess(['@acme/pay-provider-x', '--port', String(port)], { cwd: app });
+    expect(again.out).toContain(
+      "No event log: the Acme Pay simulator does not take the kit's attach option.",
+    );
+    expect(await again.stop()).toBe(0);
+  });
+
   it('pay trigger <package> asks the running simulator, found through its base URL variable', async () => {
     const endpoint = await acmeWebhookEndpoint();
     const dev = await payDevInProcess(['@acme/pay-provider-x', '--port', '0'], { cwd: app });

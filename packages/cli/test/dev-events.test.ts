@@ -6,9 +6,19 @@
 import { createPay, type PayEvent, toNodeListener } from '@pay/core';
 import { EVENT_LOG_PATH, type LoopbackServer } from '@pay/core/testing';
 import { providerN } from '@pay/provider-n';
+import { providerR } from '@pay/provider-r';
+import { providerT } from '@pay/provider-t';
+import { sampleTransferMetadata } from '@pay/provider-t/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main, USAGE } from '../src/main.js';
-import { capturedIo, envFrom, eventually, lateBoundApp } from './support.js';
+import {
+  capturedIo,
+  devStateDirectory,
+  envFrom,
+  eventually,
+  lateBoundApp,
+  payDevInProcess,
+} from './support.js';
 
 const servers: LoopbackServer[] = [];
 const stops: AbortController[] = [];
@@ -170,6 +180,44 @@ describe('pay dev --drop-webhooks and the event log', () => {
     expect(html).toContain('About 50% of webhooks are dropped (--drop-webhooks 0.5).');
     expect(rowWith(html, 'whd_000001')).toContain(' delivered ');
     expect(rowWith(html, 'whd_000002')).toContain(' dropped not sent ');
+  });
+
+  it("provider-r: lists the checkout with its status, and the app's status reads (a form POST carrying its transId)", async () => {
+    const dev = await payDevInProcess(['provider-r', '--port', '0']);
+    for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
+    const pay = createPay(providerR());
+    const { transId } = await pay.adapter.createCheckoutRedirect({
+      customer: { email: 'payer@shop.test' },
+      item_id: 'order-1',
+      amount: 250,
+      currency: 'CZK',
+      success_url: 'https://shop.test/paid',
+      cancel_url: 'https://shop.test/cancelled',
+    });
+    expect((await pay.payments.retrieve(transId))?.status).toBe('pending');
+    const html = await (await fetch(`${dev.env.PROVIDER_R_BASE_URL}${EVENT_LOG_PATH}`)).text();
+    expect(rowWith(html, '<td>checkout</td>')).toMatch(
+      new RegExp(`^checkout ${transId} PENDING ${TIME} POST /v1\\.0/status: HTTP 200$`),
+    );
+    expect(await dev.stop()).toBe(0);
+  });
+
+  it("provider-t: lists the transfer with its status, and the app's status reads", async () => {
+    const dev = await payDevInProcess(['provider-t', '--port', '0', '--state', await devStateDirectory()]);
+    for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
+    const pay = createPay(providerT({ retry: 0 }));
+    const payment = await pay.payments.create({
+      amount: 100,
+      currency: 'USD',
+      provider_metadata: { ...sampleTransferMetadata },
+    });
+    const read = await pay.payments.retrieve(payment.id);
+    const html = await (await fetch(`${dev.env.PROVIDER_T_BASE_URL}${EVENT_LOG_PATH}`)).text();
+    const row = rowWith(html, '<td>transfer</td>') ?? '';
+    expect(row.startsWith(`transfer ${payment.id} `)).toBe(true);
+    expect(read).not.toBeNull();
+    expect(row).toMatch(new RegExp(`${TIME} GET /status/v1/transactions/${payment.id}: HTTP 200$`));
+    expect(await dev.stop()).toBe(0);
   });
 
   it.each([

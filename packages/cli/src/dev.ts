@@ -137,9 +137,13 @@ function dropOption(value: string | undefined, forward: string | null): number {
   if (value === undefined) return 0;
   const share = value === 'all' ? 1 : /^(?:0|1|0?\.\d+|[01]\.0*)$/.test(value) ? Number(value) : Number.NaN;
   if (!(share >= 0 && share <= 1))
-    throw new UsageError(`--drop-webhooks takes all or a share from 0 to 1 (0.3: about 3 in 10), got "${value}".`);
+    throw new UsageError(
+      `--drop-webhooks takes all or a share from 0 to 1 (0.3: about 3 in 10), got "${value}".`,
+    );
   if (share > 0 && forward === null)
-    throw new UsageError('--drop-webhooks drops webhooks sent to --forward: add --forward <your webhook URL>.');
+    throw new UsageError(
+      '--drop-webhooks drops webhooks sent to --forward: add --forward <your webhook URL>.',
+    );
   return share;
 }
 
@@ -207,7 +211,9 @@ function deliveryLog(simulator: AnySimulator, io: CliIo): () => void {
       }
       if (delivery.state === 'dropped' && !seen.dropped) {
         seen.dropped = true;
-        io.out(`${clock()} webhook  -> ${delivery.url}: ${delivery.event} dropped (--drop-webhooks), not sent`);
+        io.out(
+          `${clock()} webhook  -> ${delivery.url}: ${delivery.event} dropped (--drop-webhooks), not sent`,
+        );
       }
       if (delivery.state === 'failed' && !seen.final) {
         seen.final = true;

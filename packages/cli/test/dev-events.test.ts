@@ -60,7 +60,7 @@ async function payDevWithApp(options: readonly string[], random?: () => number) 
 }
 
 /** A checkout opened through the app and paid by the payer on the hosted page (a plain client's form POST). */
-async function paidCheckout(pay: ReturnType<typeof createPay>, order: string) {
+async function paidCheckout(pay: Awaited<ReturnType<typeof payDevWithApp>>['pay'], order: string) {
   const checkout = await pay.checkouts.create({
     customer: { email: 'ada@shop.test' },
     item_id: order,

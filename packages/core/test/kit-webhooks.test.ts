@@ -191,7 +191,11 @@ describe('dropping webhooks and sending one again (pay dev --drop-webhooks, docs
     });
     forwarder.forwardTo(app.url);
     forwarder.dropWebhooks(1);
-    const dropped = forwarder.enqueue({ event: 'payment.paid', body: '{"n":1}', headers: { 'x-extra': 'yes' } });
+    const dropped = forwarder.enqueue({
+      event: 'payment.paid',
+      body: '{"n":1}',
+      headers: { 'x-extra': 'yes' },
+    });
     await forwarder.idle();
     forwarder.dropWebhooks(0);
 

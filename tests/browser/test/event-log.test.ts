@@ -71,7 +71,11 @@ async function payDevDroppingAll(shop: Shop) {
 }
 
 /** A checkout the payer pays in the browser, landing back on the shop. */
-async function payInBrowser(page: Page, shop: Shop, pay: ReturnType<typeof createPay>) {
+async function payInBrowser(
+  page: Page,
+  shop: Shop,
+  pay: Awaited<ReturnType<typeof payDevDroppingAll>>['pay'],
+) {
   const checkout = await pay.checkouts.create({
     customer: { email: 'ada@shop.test' },
     item_id: 'blue-mug',

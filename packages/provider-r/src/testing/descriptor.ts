@@ -26,7 +26,11 @@ export const simulator: SimulatorDescriptor<ProviderRConfig, ProviderRBooks> = {
       status: transaction.status,
     })),
     // The wire gives a refund neither an id nor a status of its own: it is listed under its transaction.
-    ...books.refunds.map((refund) => ({ kind: 'refund', id: refund.refId ?? refund.transId, status: 'accepted' })),
+    ...books.refunds.map((refund) => ({
+      kind: 'refund',
+      id: refund.refId ?? refund.transId,
+      status: 'accepted',
+    })),
   ],
   // The status read is a form POST carrying the transaction's `transId` (docs/providers/provider-r.md#calls).
   readOf: (request) =>

@@ -14,7 +14,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SimulatedObject, SimulatorDescriptor } from './descriptor.js';
 import { escapeHtml, foreignSender, renderNotice, settle } from './pages.js';
 import { formBody, type RecordedRequest } from './requests.js';
-import { htmlReply, type RouteRequest, type Routes, redirectReply } from './routes.js';
+import { htmlReply, type Routes, redirectReply } from './routes.js';
 import { isLoopbackHost, SIMULATOR_CONTROL_PREFIX } from './server.js';
 import type { WebhookAttempt, WebhookDelivery, WebhookForwarder } from './webhooks.js';
 

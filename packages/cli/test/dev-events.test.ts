@@ -4,27 +4,17 @@
  * and "Send again" delivering it to the app's real handler.
  */
 import { createPay, type PayEvent, toNodeListener } from '@pay/core';
-import { EVENT_LOG_PATH, type LoopbackServer } from '@pay/core/testing';
+import { EVENT_LOG_PATH } from '@pay/core/testing';
 import { providerN } from '@pay/provider-n';
 import { providerR } from '@pay/provider-r';
 import { providerT } from '@pay/provider-t';
 import { sampleTransferMetadata } from '@pay/provider-t/testing';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { rowText as rowWith } from '@pay/tooling/testing/html';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { main, USAGE } from '../src/main.js';
-import {
-  capturedIo,
-  devStateDirectory,
-  envFrom,
-  eventually,
-  lateBoundApp,
-  payDevInProcess,
-} from './support.js';
+import { capturedIo, devStateDirectory, eventually, lateBoundApp, payDevInProcess } from './support.js';
 
-const servers: LoopbackServer[] = [];
-const stops: AbortController[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) stop.abort();
-  await Promise.all(servers.splice(0).map((server) => server.close()));
+afterEach(() => {
   vi.unstubAllEnvs();
 });
 
@@ -34,29 +24,24 @@ afterEach(async () => {
  */
 async function payDevWithApp(options: readonly string[], random?: () => number) {
   const app = await lateBoundApp();
-  servers.push(app.server);
-  const stop = new AbortController();
-  stops.push(stop);
-  const { io, out, err } = capturedIo(stop.signal);
+  onTestFinished(() => app.server.close());
   const forward = `${app.server.url}/webhooks`;
-  const running = main(['dev', 'provider-n', '--port', '0', '--forward', forward, ...options], {
-    ...io,
-    ...(random ? { random } : {}),
-  });
-  await eventually(() => (out.includes('Press Ctrl+C to stop.') ? true : undefined), 15_000, 'the banner');
-  const env = envFrom(out);
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  const dev = await payDevInProcess(
+    ['provider-n', '--port', '0', '--forward', forward, ...options],
+    random ? { random } : {},
+  );
+  for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
   const pay = createPay(providerN());
   const events: PayEvent[] = [];
   app.use(
     toNodeListener(
       pay.webhooks
-        .setup({ webhookSecret: env.PROVIDER_N_SECRET_KEY ?? '' })
+        .setup({ webhookSecret: dev.env.PROVIDER_N_SECRET_KEY ?? '' })
         .onAny((event) => void events.push(event)),
     ),
   );
-  const baseUrl = env.PROVIDER_N_BASE_URL ?? '';
-  return { out, err, forward, pay, events, baseUrl, page: `${baseUrl}${EVENT_LOG_PATH}`, stop, running };
+  const baseUrl = dev.env.PROVIDER_N_BASE_URL ?? '';
+  return { ...dev, forward, pay, events, baseUrl, page: `${baseUrl}${EVENT_LOG_PATH}` };
 }
 
 /** A checkout opened through the app and paid by the payer on the hosted page (a plain client's form POST). */
@@ -75,16 +60,6 @@ async function paidCheckout(pay: Awaited<ReturnType<typeof payDevWithApp>>['pay'
   });
   expect(paid.status).toBe(303);
   return checkout;
-}
-
-/** The text of the page's table row holding `cell` (tags dropped). */
-function rowWith(html: string, cell: string): string | undefined {
-  return html
-    .match(/<tr[\s>][\s\S]*?<\/tr>/g)
-    ?.find((row) => row.includes(cell))
-    ?.replace(/<[^>]+>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
 }
 
 const TIME = /\d\d:\d\d:\d\d/.source;
@@ -156,8 +131,7 @@ describe('pay dev --drop-webhooks and the event log', () => {
     );
     // The developer's views of the page are not logged as the app's requests.
     expect(dev.out.filter((line) => line.includes(EVENT_LOG_PATH) && line.includes(' request '))).toEqual([]);
-    dev.stop.abort();
-    expect(await dev.running).toBe(0);
+    expect(await dev.stop()).toBe(0);
     expect(dev.err).toEqual([]);
   });
 

@@ -73,10 +73,13 @@ export async function lateBoundApp(): Promise<{
 }
 
 /**
- * `pay dev <args>` in process (with `options.env` / `options.cwd`) until `stop()` or the end of the test; resolves
+ * `pay dev <args>` in process (with `options.env` / `options.cwd` / `options.random`) until `stop()` or the end of the test; resolves
  * once the banner (or an error) is out.
  */
-export async function payDevInProcess(args: readonly string[], options: Pick<CliIo, 'env' | 'cwd'> = {}) {
+export async function payDevInProcess(
+  args: readonly string[],
+  options: Pick<CliIo, 'env' | 'cwd' | 'random'> = {},
+) {
   const stop = new AbortController();
   onTestFinished(() => stop.abort());
   const { io, out, err } = capturedIo(stop.signal);

@@ -3,6 +3,7 @@
  * their status and the app's reads, every webhook delivery with its answers, "Send again" through the forwarder,
  * the guards of a page that makes the simulator send a webhook the app trusts, and escaped output.
  */
+import { rowText as rowWith } from '@pay/tooling/testing/html';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   addEventLogPage,
@@ -90,16 +91,6 @@ function post(url: string, fields: Record<string, string>, headers: Record<strin
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(fields).toString(),
   });
-}
-
-/** The page's text of one table row (tags dropped, entities kept), found by a cell it contains. */
-function rowWith(html: string, cell: string): string | undefined {
-  return html
-    .match(/<tr[\s>][\s\S]*?<\/tr>/g)
-    ?.find((row) => row.includes(cell))
-    ?.replace(/<[^>]+>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
 }
 
 describe('the event log page', () => {

@@ -61,7 +61,9 @@ export async function newPackage(args: readonly string[], io: CliIo): Promise<nu
   });
   const [kind, dir, ...extra] = positionals;
   if (kind === undefined || !KINDS.includes(kind as (typeof KINDS)[number]))
-    throw new UsageError(`pay new makes an adapter package: pay new adapter <dir> --name <package> --provider <id>.`);
+    throw new UsageError(
+      `pay new makes an adapter package: pay new adapter <dir> --name <package> --provider <id>.`,
+    );
   if (dir === undefined || extra.length > 0)
     throw new UsageError(`pay new adapter takes one directory, got "${positionals.slice(1).join(' ')}".`);
   const names = adapterNames(values);
@@ -80,10 +82,11 @@ export function adapterNames(values: { name?: string; provider?: string; label?:
   const problems: string[] = [];
   if (values.name === undefined) problems.push('--name <package> is required (e.g. @acme/pay-provider-x)');
   else problems.push(...packageNameProblems(values.name).map((problem) => `--name ${problem}`));
-  if (values.provider === undefined) problems.push('--provider <id> is required (a camelCase identifier, e.g. acmePay)');
+  if (values.provider === undefined)
+    problems.push('--provider <id> is required (a camelCase identifier, e.g. acmePay)');
   else problems.push(...providerProblems(values.provider).map((problem) => `--provider ${problem}`));
   if (values.label !== undefined && !/^[\w .&'-]{1,40}$/.test(values.label))
-    problems.push('--label must be 1–40 letters, digits, spaces or . & \' -');
+    problems.push("--label must be 1–40 letters, digits, spaces or . & ' -");
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   const provider = values.provider as string;
   const words = provider.split(/(?=[A-Z])/);
@@ -124,7 +127,8 @@ function providerProblems(provider: string): string[] {
 function refuseUsedDirectory(target: string, given: string): void {
   const { existsSync, readdirSync, statSync } = process.getBuiltinModule('node:fs');
   if (!existsSync(target)) return;
-  if (!statSync(target).isDirectory()) throw new UsageError(`${given} is a file: name a new or empty directory.`);
+  if (!statSync(target).isDirectory())
+    throw new UsageError(`${given} is a file: name a new or empty directory.`);
   if (readdirSync(target).length > 0)
     throw new UsageError(`${given} is not empty: name a new or empty directory (nothing was written).`);
 }

@@ -5,6 +5,7 @@
  */
 import { defineAdapter } from '@pay/core/adapter';
 import { PROVIDER, type ProviderXyzConfig } from './config.js';
+import { checkCheckout, checkRefund } from './requests.js';
 import type { ProviderXyzAdapter, ProviderXyzTypes } from './types.js';
 import { webhooks } from './webhooks.js';
 
@@ -22,6 +23,8 @@ export function createProviderXyzAdapter(_config: ProviderXyzConfig): ProviderXy
     //     return found && toPayment(found.body, found.raw, found.requestId);
     //   },
     operations: {},
+    // Every input check, before the idempotency ledger and before any call.
+    checks: { createCheckout: checkCheckout, createRefund: checkRefund },
     unsupported: { 'checkouts.create': TODO, 'payments.retrieve': TODO, 'refunds.create': TODO },
     fallbackReason: 'Provider Xyz offers no such call',
     webhooks,

@@ -2,7 +2,8 @@
  * Core's provider client with Provider Xyz's authorisation, envelope and error table, and the two ways the adapter
  * calls the provider: a read (retried, `null` when the table says not found) and a call that moves money (sent
  * once; a refusal that may have landed is outcome unknown). Every use of core's HTTP, authorisation and
- * idempotency-reference helpers is in this file (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#provider-client).
+ * idempotency-reference helpers is in this file
+ * (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#provider-client).
  */
 import {
   type CallOptions,
@@ -15,11 +16,13 @@ import {
   type ProviderCall,
   type ProviderErrorTable,
   parseJson,
+  parseReply,
+  requestIdOf,
 } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import { PROVIDER, PROVIDER_XYZ_BASE_URL, type ProviderXyzConfig } from './config.js';
 
-/** TODO: the header the provider answers with its request id (support tickets quote it). */
+/** TODO: the header the client sends its request id in (support tickets quote it). */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
@@ -57,12 +60,15 @@ function readEnvelope(reply: { status: number; text: string }): EnvelopeReading 
   };
 }
 
-/** What a read found: the parsed body, the body as received (a record's `raw`) and the call's request id. */
+/** What a call found: the parsed body, the body as received (a record's `raw`) and the call's request id. */
 export interface Found<T> {
   body: T;
   raw: unknown;
   requestId: string;
 }
+
+/** A call as the adapter describes it: whether it is retried follows from read or money-moving. */
+type Call = Omit<ProviderCall, 'retrySafe' | 'movesMoney'>;
 
 /** Core's provider client for `config`, and the adapter's read and money-moving calls on it. */
 export function createClient(config: ProviderXyzConfig) {
@@ -85,7 +91,7 @@ export function createClient(config: ProviderXyzConfig) {
     /** A read: retried on failure (it moves nothing); `null` when the error table says not found. */
     read<S extends v.GenericSchema>(
       schema: S,
-      call: Omit<ProviderCall, 'retrySafe' | 'movesMoney'>,
+      call: Call,
       context: CallOptions,
     ): Promise<Found<v.InferOutput<S>> | null> {
       return client.findReplied(schema, { ...call, retrySafe: true }, context);
@@ -93,14 +99,24 @@ export function createClient(config: ProviderXyzConfig) {
     /**
      * A call that moves money: sent once, never retried (a lost reply may hide money that moved); a refusal that
      * may have landed is thrown as outcome unknown
-     * (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#idempotency).
+     * (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#idempotency). Resolves to the reply read
+     * with `schema`.
      */
-    async moveMoney(call: Omit<ProviderCall, 'retrySafe' | 'movesMoney'>, context: CallOptions) {
+    async moveMoney<S extends v.GenericSchema>(
+      schema: S,
+      call: Call,
+      context: CallOptions,
+    ): Promise<Found<v.InferOutput<S>>> {
       const outcome = await client.send({ ...call, retrySafe: false, movesMoney: true }, context);
-      if (outcome.ok) return outcome;
-      throw moneyMovingRefusal(outcome.error, outcome.reply, {
-        mayHaveLanded: ALREADY_DONE.test(outcome.error.providerMessage ?? outcome.error.providerCode ?? ''),
-      });
+      if (!outcome.ok)
+        throw moneyMovingRefusal(outcome.error, outcome.reply, {
+          mayHaveLanded: ALREADY_DONE.test(outcome.error.providerMessage ?? outcome.error.providerCode ?? ''),
+        });
+      return {
+        body: parseReply(schema, outcome.body, { provider: PROVIDER, call: call.call }),
+        raw: outcome.body,
+        requestId: requestIdOf(outcome.reply),
+      };
     },
   };
 }

@@ -41,7 +41,19 @@ export function eventsOf(payload: ProviderXyzEventPayload): PayEvent[] {
   const payment = toPayment(payload.data, payload, null);
   const created = Date.now();
   return [
-    webhookEvent({ key: [payload.id], type: EVENT_OF_STATUS[payment.status], provider: PROVIDER, data: payment, created }),
-    webhookEvent({ key: [payload.id], type: `${PROVIDER}.${payload.type}`, provider: PROVIDER, data: payload, created }),
+    webhookEvent({
+      key: [payload.id],
+      type: EVENT_OF_STATUS[payment.status],
+      provider: PROVIDER,
+      data: payment,
+      created,
+    }),
+    webhookEvent({
+      key: [payload.id],
+      type: `${PROVIDER}.${payload.type}`,
+      provider: PROVIDER,
+      data: payload,
+      created,
+    }),
   ];
 }

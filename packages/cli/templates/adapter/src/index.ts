@@ -25,5 +25,10 @@ export function createProviderXyz(config: ProviderXyzConfig): ProviderXyzAdapter
 }
 
 export { PROVIDER_XYZ_ENV, type ProviderXyzConfig, type ProviderXyzOverrides } from './config.js';
-export type { ProviderXyzAdapter, ProviderXyzCheckoutMetadata, ProviderXyzRawEvents, ProviderXyzTypes } from './types.js';
+export type {
+  ProviderXyzAdapter,
+  ProviderXyzCheckoutMetadata,
+  ProviderXyzRawEvents,
+  ProviderXyzTypes,
+} from './types.js';
 export { SIGNATURE_HEADER } from './webhooks.js';

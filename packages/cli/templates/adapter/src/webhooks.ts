@@ -42,14 +42,20 @@ export async function verifyProviderXyzWebhook(
   webhookSecrets: readonly string[],
 ): Promise<AuthenticatedDelivery> {
   if (webhookSecrets.length === 0)
-    throw new WebhookVerificationError('Pass the Provider Xyz webhook secret as webhooks.setup({ webhookSecret }).', {
-      reason: 'missing_secret',
-    });
+    throw new WebhookVerificationError(
+      'Pass the Provider Xyz webhook secret as webhooks.setup({ webhookSecret }).',
+      {
+        reason: 'missing_secret',
+      },
+    );
   const signature = delivery.headers[SIGNATURE_HEADER];
   if (!signature)
-    throw new WebhookVerificationError(`The ${SIGNATURE_HEADER} header is missing: Provider Xyz did not send this.`, {
-      reason: 'missing_signature',
-    });
+    throw new WebhookVerificationError(
+      `The ${SIGNATURE_HEADER} header is missing: Provider Xyz did not send this.`,
+      {
+        reason: 'missing_signature',
+      },
+    );
   const expected = await Promise.all(webhookSecrets.map((secret) => signatureOf(secret, delivery.rawBody)));
   const secretIndex = timingSafeIndexOf(signature.trim().toLowerCase(), expected);
   if (secretIndex < 0)

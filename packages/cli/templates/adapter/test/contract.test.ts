@@ -7,15 +7,15 @@
 import { hmacSha512Hex } from '@pay/core/adapter';
 import { type AdapterContract, runAdapterContract, type SimulatorContext } from '@pay/core/testing/contract';
 import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../src/events.js';
 import { createProviderXyz, providerXyz } from '../src/index.js';
 import { PAYMENT_STATUS } from '../src/mapping.js';
-import { EVENT_TYPES } from '../src/events.js';
-import { SIGNATURE_HEADER } from '../src/webhooks.js';
 import {
-  PROVIDER_XYZ_SIMULATOR_SECRET_KEY as SECRET,
   type ProviderXyzSimulator,
+  PROVIDER_XYZ_SIMULATOR_SECRET_KEY as SECRET,
   startProviderXyzSimulator,
 } from '../src/testing/index.js';
+import { SIGNATURE_HEADER } from '../src/webhooks.js';
 
 type Adapter = ReturnType<typeof createProviderXyz>;
 type Context = SimulatorContext<ProviderXyzSimulator, Adapter>;
@@ -32,7 +32,10 @@ const EVENT = JSON.stringify({
 
 /** Opens a checkout of `amount` `currency` through `pay`. */
 const checkout = (context: Pick<Context, 'pay'>, amount = 50, currency = 'USD', options = {}) =>
-  context.pay.checkouts.create({ amount, currency, provider_metadata: { email: 'ada@example.com' } }, options);
+  context.pay.checkouts.create(
+    { amount, currency, provider_metadata: { email: 'ada@example.com' } },
+    options,
+  );
 
 describe('the skeleton', () => {
   it('has no TODO left: every planned operation, status and event type is filled in', () => {
@@ -42,7 +45,7 @@ describe('the skeleton', () => {
         (operation) => `operation ${operation} (src/adapter.ts, src/requests.ts)`,
       ),
       ...(PAYMENT_STATUS.size === 0 ? ['PAYMENT_STATUS (src/mapping.ts)'] : []),
-      ...(EVENT_TYPES.length === 0 ? ['EVENT_TYPES (src/events.ts)'] : []),
+      ...((EVENT_TYPES as readonly string[]).length === 0 ? ['EVENT_TYPES (src/events.ts)'] : []),
     ];
     expect(missing, 'still TODO').toEqual([]);
   });
@@ -50,7 +53,8 @@ describe('the skeleton', () => {
 
 const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
   name: '@scope/pay-provider-xyz',
-  createAdapter: (fetch) => createProviderXyz({ secretKey: SECRET, baseUrl: 'https://xyz.invalid', retry: 0, fetch }),
+  createAdapter: (fetch) =>
+    createProviderXyz({ secretKey: SECRET, baseUrl: 'https://xyz.invalid', retry: 0, fetch }),
   defaultFactory: () => providerXyz(),
   requiredEnv: ['PROVIDER_XYZ_SECRET_KEY'],
   webhookSecret: SECRET,
@@ -60,7 +64,10 @@ const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
     fullUrl: 'https://shop.example/webhooks/provider-xyz',
   }),
   tamperedWebhooks: [
-    { name: 'amount changed after signing', tamper: (genuine) => ({ ...genuine, body: EVENT.replace('1999', '1') }) },
+    {
+      name: 'amount changed after signing',
+      tamper: (genuine) => ({ ...genuine, body: EVENT.replace('1999', '1') }),
+    },
     { name: 'signature removed', tamper: (genuine) => ({ ...genuine, headersAsObject: {} }) },
     {
       name: 'signed with another secret',
@@ -112,7 +119,10 @@ const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
           return opened.id;
         },
         send: (context, prepared, options) =>
-          context.pay.refunds.create({ payment_id: prepared as string, amount: 10, currency: 'USD' }, options),
+          context.pay.refunds.create(
+            { payment_id: prepared as string, amount: 10, currency: 'USD' },
+            options,
+          ),
         moved: (simulator) => simulator.books().refunds.length,
       },
     ],

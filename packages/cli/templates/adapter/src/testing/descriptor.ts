@@ -5,7 +5,12 @@
 import { providerVariables } from '@pay/core/adapter';
 import type { SimulatorDescriptor } from '@pay/core/testing';
 import { PROVIDER_XYZ_ENV, type ProviderXyzConfig } from '../config.js';
-import { PAYER_STATUS, type ProviderXyzBooks, SIMULATOR_NAME, startProviderXyzSimulator } from './simulator/index.js';
+import {
+  PAYER_STATUS,
+  type ProviderXyzBooks,
+  SIMULATOR_NAME,
+  startProviderXyzSimulator,
+} from './simulator/index.js';
 
 /** What `pay dev` and `pay trigger` need to run the simulator. */
 export const simulator: SimulatorDescriptor<ProviderXyzConfig, ProviderXyzBooks> = {

@@ -1,5 +1,5 @@
 /** Signed Provider Xyz webhook deliveries, for the simulator and for your app's own webhook tests. */
-import { signatureOf, SIGNATURE_HEADER } from '../webhooks.js';
+import { SIGNATURE_HEADER, signatureOf } from '../webhooks.js';
 import { PROVIDER_XYZ_SIMULATOR_SECRET_KEY } from './simulator/state.js';
 
 /** The headers of a delivery of `body`, signed as the provider signs it (with the simulator's secret by default). */

@@ -19,12 +19,11 @@ import type { ProviderXyzConfig } from '../../config.js';
 import { signProviderXyzWebhook } from '../signing.js';
 import { addApiRoutes } from './routes.js';
 import {
-  OPENED_STATUS,
   PAYER_STATUS,
   PROVIDER_XYZ_SIMULATOR_SECRET_KEY,
   type ProviderXyzBooks,
-  type SimulatedPayment,
   SIMULATOR_REQUEST_ID_HEADER,
+  type SimulatedPayment,
 } from './state.js';
 
 /** A running Provider Xyz simulator, plus a way to put a payment in any status the provider reports. */
@@ -58,7 +57,10 @@ export async function startProviderXyzSimulator(
     ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
   });
   let sequence = 0;
-  const nextId = (prefix: string) => `${prefix}_${String((sequence += 1)).padStart(6, '0')}`;
+  const nextId = (prefix: string) => {
+    sequence += 1;
+    return `${prefix}_${String(sequence).padStart(6, '0')}`;
+  };
   const routes = new Routes();
   addApiRoutes(routes, { books, url: () => server.url, nextId });
   const find = (id: string) => books.payments.find((payment) => payment.id === id);
@@ -108,7 +110,10 @@ export async function startProviderXyzSimulator(
       };
       const to = String(triggerOptions.to ?? forwarder.url ?? '');
       if (!to) throw new Error('Name where to send the event (options.to), or forward webhooks first.');
-      return forwarder.send(to, { event, body: eventBody(event, { ...payment, status: event }, nextId('evt')) });
+      return forwarder.send(to, {
+        event,
+        body: eventBody(event, { ...payment, status: event }, nextId('evt')),
+      });
     },
     advanceTime: (ms) => clock.advanceTime(ms),
     // The provider authenticates with a static key: there is no token to expire.
@@ -121,7 +126,10 @@ export async function startProviderXyzSimulator(
       await server.close();
     },
   };
-  addTriggerRoute(routes, { provider: SIMULATOR_NAME, trigger: (event, given) => simulator.trigger(event, given) });
+  addTriggerRoute(routes, {
+    provider: SIMULATOR_NAME,
+    trigger: (event, given) => simulator.trigger(event, given),
+  });
   const server = await startLoopbackServer(
     simulatorListener({ routes, requests, faults }),
     options.port === undefined ? {} : { port: options.port },

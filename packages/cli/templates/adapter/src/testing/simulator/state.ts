@@ -34,7 +34,7 @@ export const PAYER_STATUS = { pay: 'paid', fail: 'failed', cancel: 'canceled' } 
 export const OPENED_STATUS = 'pending';
 
 /** The fixed credential of every simulator: tests and `pay dev` sign and verify with it. */
-export const PROVIDER_XYZ_SIMULATOR_SECRET_KEY = 'sk_test_provider_xyz_simulator_4f2a9c71d3b8';
+export const PROVIDER_XYZ_SIMULATOR_SECRET_KEY = 'sk_test_simulator_4f2a9c71d3b8e605';
 
 /** The header the simulator reads the client's request id from. */
 export const SIMULATOR_REQUEST_ID_HEADER = 'x-request-id';

@@ -54,7 +54,7 @@ describe('the skeleton', () => {
 const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
   name: '@scope/pay-provider-xyz',
   createAdapter: (fetch) =>
-    createProviderXyz({ secretKey: SECRET, baseUrl: 'https://xyz.invalid', retry: 0, fetch }),
+    createProviderXyz({ secretKey: SECRET, baseUrl: 'https://provider-xyz.invalid', retry: 0, fetch }),
   defaultFactory: () => providerXyz(),
   requiredEnv: ['PROVIDER_XYZ_SECRET_KEY'],
   webhookSecret: SECRET,

@@ -29,7 +29,7 @@ export const webhooks = {
   rawEventNames: RAW_EVENT_NAMES,
   eventNames: EVENT_NAMES,
   secret: 'required' as const,
-  verify: verifyProviderXyzWebhook,
+  verify,
 };
 
 /**
@@ -37,7 +37,7 @@ export const webhooks = {
  * Resolves to its key (stable on redelivery), its events and which secret signed it; throws
  * `WebhookVerificationError` before anything else runs.
  */
-export async function verifyProviderXyzWebhook(
+export async function verify(
   delivery: WebhookDelivery,
   webhookSecrets: readonly string[],
 ): Promise<AuthenticatedDelivery> {

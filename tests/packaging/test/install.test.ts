@@ -6,13 +6,12 @@
  * `npm install` (no `--force`, no `--legacy-peer-deps`), and the app then runs a script, the `pay` command and a
  * strict type check against the installed copies.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Packed, packRelease, root, run } from './release.js';
+import { type Packed, packRelease, root, run, startPayDev } from './release.js';
 
 const packagesDir = join(root, 'packages');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -176,18 +175,13 @@ console.log(JSON.stringify({ renamed, printed }));
       expect(help.output).toContain(`  ${name.replace(/^@pay\//, '')} `);
 
     // pay dev on a free port: it prints the variables that point the app at it and stops cleanly on SIGINT.
-    const child = spawn(bin, ['dev', 'provider-r', '--port', '0'], { cwd: app });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
-    while (!output.includes('Press Ctrl+C') && Date.now() < deadline && child.exitCode === null)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    const baseUrl = /PROVIDER_R_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    const { child, output: printed, exited } = await startPayDev(bin, ['provider-r', '--port', '0'], app);
+    const baseUrl = /PROVIDER_R_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(printed())?.[1];
     const page = baseUrl ? await fetch(`${baseUrl}/client/instructions/index?id=unknown`) : undefined;
     child.kill('SIGINT');
-    expect(await exited, output).toBe(0);
+    const status = await exited;
+    const output = printed();
+    expect(status, output).toBe(0);
     expect(output).toContain('Provider R simulator listening on http://127.0.0.1:');
     expect(baseUrl, output).toBeDefined();
     // The simulator answered on that port: its hosted page knows no such payment.

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packRelease, root, run } from './release.js';
+import { packRelease, root, run, startPayDev } from './release.js';
 
 /**
  * The fill-in: the provider's own code, as a patch of the generated package (`diff -ruN skeleton filled`), so its
@@ -135,19 +135,11 @@ describe('an adapter package made outside the repository from the skeleton', () 
   }, 120_000);
 
   it('is served by pay dev by its package name from its own folder, and takes a checkout there', async () => {
-    const child = spawn(join(adapter, 'node_modules', '.bin', 'pay'), ['dev', PACKAGE, '--port', '0'], {
-      cwd: adapter,
-    });
+    const bin = join(adapter, 'node_modules', '.bin', 'pay');
+    const { child, output: printed, exited } = await startPayDev(bin, [PACKAGE, '--port', '0'], adapter);
     children.push(child);
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
-    while (!output.includes('Press Ctrl+C') && Date.now() < deadline && child.exitCode === null)
-      await new Promise((resolve) => setTimeout(resolve, 50));
     const env = Object.fromEntries(
-      [...output.matchAll(/^ {2}(ACME_PAY_\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]]),
+      [...printed().matchAll(/^ {2}(ACME_PAY_\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]]),
     );
     // An app of the contributor's: the built package by its own name, configured from what pay dev printed.
     writeFileSync(
@@ -167,7 +159,9 @@ console.log(JSON.stringify({ url: checkout.payment_url, status: payment?.status,
     app.stderr.on('data', (chunk) => (answer += chunk));
     const appExit = await new Promise<number | null>((resolve) => app.on('exit', (code) => resolve(code)));
     child.kill('SIGINT');
-    expect(await exited, output).toBe(0);
+    const status = await exited;
+    const output = printed();
+    expect(status, output).toBe(0);
     expect(output).toContain('Acme Pay simulator listening on http://127.0.0.1:');
     expect(env.ACME_PAY_BASE_URL, output).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // Without the variables the default factory names what is missing.

@@ -3,7 +3,15 @@
  * pinned), and the arguments it refuses before writing anything. That the skeleton compiles, fails its
  * conformance test until filled in and passes once filled in is proved from outside in tests/packaging.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,7 +44,14 @@ async function payNew(...args: string[]) {
 
 describe('pay new adapter', () => {
   it('writes every template file, with the package, provider, type, environment and simulator names filled in', async () => {
-    const made = await payNew('adapter', 'acme', '--name', '@acme/pay-provider-acme', '--provider', 'acmePay');
+    const made = await payNew(
+      'adapter',
+      'acme',
+      '--name',
+      '@acme/pay-provider-acme',
+      '--provider',
+      'acmePay',
+    );
     expect(made.err).toEqual([]);
     expect(made.status).toBe(0);
     const target = join(scratch, 'acme');
@@ -54,7 +69,9 @@ describe('pay new adapter', () => {
       "{ env: 'ACME_PAY_SECRET_KEY', member: 'secretKey', required: true }",
     );
     expect(read('src/config.ts')).toContain("export const PROVIDER = 'acmePay';");
-    expect(read('src/index.ts')).toContain('export function createAcmePay(config: AcmePayConfig): AcmePayAdapter');
+    expect(read('src/index.ts')).toContain(
+      'export function createAcmePay(config: AcmePayConfig): AcmePayAdapter',
+    );
     expect(read('src/testing/simulator/index.ts')).toContain("export const SIMULATOR_NAME = 'acme-pay';");
     expect(read('src/testing/descriptor.ts')).toContain("label: 'Acme Pay',");
     expect(read('.changeset/first-release.md')).toMatch(/^---\n"@acme\/pay-provider-acme": minor\n---\n/);
@@ -77,7 +94,9 @@ describe('pay new adapter', () => {
       types: './dist/testing/index.d.ts',
       default: './dist/testing/index.js',
     });
-    expect(readFileSync(join(scratch, 'acme', 'src/testing/descriptor.ts'), 'utf8')).toContain("label: 'ACME',");
+    expect(readFileSync(join(scratch, 'acme', 'src/testing/descriptor.ts'), 'utf8')).toContain(
+      "label: 'ACME',",
+    );
   });
 
   it('pins the tool versions the workspace builds and tests with', () => {
@@ -103,10 +122,7 @@ describe('pay new adapter', () => {
   });
 
   it.each([
-    [
-      ['adapter', 'x', '--provider', 'acmePay'],
-      '--name <package> is required (e.g. @acme/pay-provider-x)',
-    ],
+    [['adapter', 'x', '--provider', 'acmePay'], '--name <package> is required (e.g. @acme/pay-provider-x)'],
     [
       ['adapter', 'x', '--name', '@Acme/Pay', '--provider', 'acmePay'],
       '--name "@Acme/Pay" is not a valid npm package name',
@@ -116,7 +132,10 @@ describe('pay new adapter', () => {
     [['adapter', 'x', '--name', 'a'.repeat(215), '--provider', 'acmePay'], 'must be at most 214 characters'],
     [['adapter', 'x', '--name', 'node_modules', '--provider', 'acmePay'], 'is a name npm refuses'],
     [['adapter', 'x', '--name', 'acme'], '--provider <id> is required'],
-    [['adapter', 'x', '--name', 'acme', '--provider', 'acme-pay'], '"acme-pay" must be a camelCase identifier'],
+    [
+      ['adapter', 'x', '--name', 'acme', '--provider', 'acme-pay'],
+      '"acme-pay" must be a camelCase identifier',
+    ],
     [['adapter', 'x', '--name', 'acme', '--provider', 'AcmePay'], 'must be a camelCase identifier'],
     [['adapter', 'x', '--name', 'acme', '--provider', 'providerN'], 'is the name of an @pay adapter'],
     [['adapter', 'x', '--name', 'acme', '--provider', 'acme', '--label', 'a/b'], '--label must be'],
@@ -145,7 +164,9 @@ describe('pay new adapter', () => {
     const args = ['--name', 'acme', '--provider', 'acme'];
     const taken = await payNew('adapter', 'taken', ...args);
     expect(taken.status).toBe(2);
-    expect(taken.err[0]).toBe('pay: taken is not empty: name a new or empty directory (nothing was written).');
+    expect(taken.err[0]).toBe(
+      'pay: taken is not empty: name a new or empty directory (nothing was written).',
+    );
     expect(readdirSync(join(scratch, 'taken'))).toEqual(['notes.txt']);
     const file = await payNew('adapter', 'file', ...args);
     expect(file.status).toBe(2);

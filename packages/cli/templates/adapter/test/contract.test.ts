@@ -4,7 +4,6 @@
  * simulator (statuses never misread as paid, each money-moving call sent once under faults, exact amounts, `null`
  * for an unknown id, no credential in any error). While the skeleton's TODOs are open, the first test names them.
  */
-import { hmacSha512Hex } from '@pay/core/adapter';
 import { type AdapterContract, runAdapterContract, type SimulatorContext } from '@pay/core/testing/contract';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events.js';
@@ -13,9 +12,9 @@ import { PAYMENT_STATUS } from '../src/mapping.js';
 import {
   type ProviderXyzSimulator,
   PROVIDER_XYZ_SIMULATOR_SECRET_KEY as SECRET,
+  signProviderXyzWebhook,
   startProviderXyzSimulator,
 } from '../src/testing/index.js';
-import { SIGNATURE_HEADER } from '../src/webhooks.js';
 
 type Adapter = ReturnType<typeof createProviderXyz>;
 type Context = SimulatorContext<ProviderXyzSimulator, Adapter>;
@@ -60,7 +59,7 @@ const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
   webhookSecret: SECRET,
   genuineWebhook: async () => ({
     body: EVENT,
-    headersAsObject: { [SIGNATURE_HEADER]: await hmacSha512Hex(SECRET, EVENT) },
+    headersAsObject: await signProviderXyzWebhook(EVENT, SECRET),
     fullUrl: 'https://shop.example/webhooks/provider-xyz',
   }),
   tamperedWebhooks: [
@@ -73,7 +72,7 @@ const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
       name: 'signed with another secret',
       tamper: async (genuine) => ({
         ...genuine,
-        headersAsObject: { [SIGNATURE_HEADER]: await hmacSha512Hex('sk_test_forger', EVENT) },
+        headersAsObject: await signProviderXyzWebhook(EVENT, 'sk_test_forger'),
       }),
     },
   ],

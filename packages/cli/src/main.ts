@@ -2,12 +2,14 @@
  * The `pay` command: `pay dev <adapter package>` runs an adapter's simulator as a local server and forwards its
  * signed webhooks to an app; `pay trigger <adapter package> <event> --to <url>` sends one signed event. The
  * adapters are the app's installed packages whose `./testing` entry describes a simulator
- * (docs/architecture.md#simulator-descriptor). `main(argv, io)` is the whole command (the `bin` only wires the
+ * (docs/architecture.md#simulator-descriptor); `pay new adapter <dir>` writes a new adapter package to start
+ * from. `main(argv, io)` is the whole command (the `bin` only wires the
  * process to it), so tests call it directly.
  */
 import { commandName, installedAdapters } from './adapters.js';
 import { type CliIo, isParseArgsError, UsageError } from './command-line.js';
 import { dev } from './dev.js';
+import { newPackage } from './new.js';
 import { trigger } from './trigger.js';
 
 /** The help text; `pay --help` adds the adapters installed in the app. */
@@ -27,6 +29,10 @@ export const USAGE = `Usage:
       http://127.0.0.1:4010) to send one correctly signed <event> about a payment in its books to <url>, and
       prints the HTTP status it got (exit status 1 unless 2xx). Where the adapter allows it, a throwaway
       simulator sends the event when none runs.
+
+  pay new adapter <dir> --name @acme/pay-provider-x --provider acmePay [--label "Acme Pay"]
+      Writes the skeleton of an adapter package into <dir> (new or empty): source with TODOs, a simulator,
+      the conformance test, README and changeset. npm test then lists what is left to fill in.
 
   <adapter> is an installed adapter package (@acme/pay-provider-x), or an @pay/ one by its short name
   (provider-r for @pay/provider-r): a package whose ./testing entry exports a simulator descriptor.`;
@@ -53,7 +59,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     if (command === 'dev') return await dev(rest, io);
     if (command === 'trigger') return await trigger(rest, io);
-    throw new UsageError(`Unknown command "${command}": use pay dev or pay trigger.`);
+    if (command === 'new') return await newPackage(rest, io);
+    throw new UsageError(`Unknown command "${command}": use pay dev, pay trigger or pay new.`);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       io.err(`pay: ${(error as Error).message}`);

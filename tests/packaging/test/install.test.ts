@@ -6,21 +6,15 @@
  * `npm install` (no `--force`, no `--legacy-peer-deps`), and the app then runs a script, the `pay` command and a
  * strict type check against the installed copies.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Packed, packRelease, root, run, startPayDev } from './release.js';
 
-const root = new URL('../../..', import.meta.url).pathname;
 const packagesDir = join(root, 'packages');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-
-function run(command: string, args: string[], cwd: string) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-  return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
-}
 
 const published = readdirSync(packagesDir)
   .map((dir) => join(packagesDir, dir))
@@ -31,21 +25,6 @@ const published = readdirSync(packagesDir)
 /** Peer dependencies the app installs itself, as a user does (`@pay/otel` peers on the OpenTelemetry API). */
 const APP_PEERS = { '@opentelemetry/api': '^1.9.0' };
 
-/** One tarball of the release dry run, as its `--json` summary describes it. */
-interface Packed {
-  name: string;
-  version: string;
-  tarball: string;
-  files: string[];
-  changelog: string | null;
-  manifest: Record<string, unknown> & {
-    peerDependencies?: Record<string, string>;
-    repository?: unknown;
-    homepage?: unknown;
-    bugs?: unknown;
-  };
-}
-
 let scratch: string;
 let app: string;
 const tarballs = new Map<string, string>();
@@ -53,13 +32,7 @@ const release = new Map<string, Packed>();
 
 beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'pay-packaging-'));
-  const dryRun = run(
-    'node',
-    [join(root, 'tooling/scripts/release-dry-run.mjs'), '--json', '--out', join(scratch, 'tarballs')],
-    root,
-  );
-  if (dryRun.status !== 0) throw new Error(`the release dry run failed:\n${dryRun.output}`);
-  for (const packed of JSON.parse(dryRun.output.trim().split('\n')[0] ?? '') as Packed[]) {
+  for (const packed of packRelease(join(scratch, 'tarballs'))) {
     release.set(packed.name, packed);
     tarballs.set(packed.name, packed.tarball);
   }
@@ -202,18 +175,13 @@ console.log(JSON.stringify({ renamed, printed }));
       expect(help.output).toContain(`  ${name.replace(/^@pay\//, '')} `);
 
     // pay dev on a free port: it prints the variables that point the app at it and stops cleanly on SIGINT.
-    const child = spawn(bin, ['dev', 'provider-r', '--port', '0'], { cwd: app });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
-    while (!output.includes('Press Ctrl+C') && Date.now() < deadline && child.exitCode === null)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    const baseUrl = /PROVIDER_R_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    const { child, output: printed, exited } = await startPayDev(bin, ['provider-r', '--port', '0'], app);
+    const baseUrl = /PROVIDER_R_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(printed())?.[1];
     const page = baseUrl ? await fetch(`${baseUrl}/client/instructions/index?id=unknown`) : undefined;
     child.kill('SIGINT');
-    expect(await exited, output).toBe(0);
+    const status = await exited;
+    const output = printed();
+    expect(status, output).toBe(0);
     expect(output).toContain('Provider R simulator listening on http://127.0.0.1:');
     expect(baseUrl, output).toBeDefined();
     // The simulator answered on that port: its hosted page knows no such payment.

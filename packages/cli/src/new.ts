@@ -1,0 +1,181 @@
+/**
+ * `pay new adapter <dir> --name <package> --provider <id>`: writes the skeleton of an adapter package
+ * (CONTRIBUTING.md#start-from-the-skeleton) from the template this package ships (`templates/adapter`), with the
+ * package, provider and environment names filled in. Every argument is checked before the first file is written,
+ * so a refused command leaves nothing behind.
+ */
+import { type CliIo, parseCommandLine, UsageError } from './command-line.js';
+
+/** The names one adapter package is generated with, each derived from `--provider` unless given. */
+export interface AdapterNames {
+  /** The npm package name (`@acme/pay-provider-x`). */
+  packageName: string;
+  /** The provider name records and raw events carry (`acmePay`): a camelCase identifier. */
+  provider: string;
+  /** The prefix of its types and factories (`AcmePay`: `createAcmePay`, `AcmePayTypes`). */
+  typePrefix: string;
+  /** The prefix of its environment variables (`ACME_PAY`: `ACME_PAY_SECRET_KEY`). */
+  envPrefix: string;
+  /** The simulator's name (`acme-pay`), which `pay trigger` compares. */
+  simulatorName: string;
+  /** The name people read (`Acme Pay`). */
+  label: string;
+}
+
+/**
+ * The template's own names, each replaced by the generated package's: distinct spellings of one made-up provider,
+ * so the template is a readable adapter and no replacement touches another (longest first).
+ */
+const TEMPLATE_NAMES: readonly (readonly [string, keyof AdapterNames])[] = [
+  ['@scope/pay-provider-xyz', 'packageName'],
+  ['PROVIDER_XYZ', 'envPrefix'],
+  ['ProviderXyz', 'typePrefix'],
+  ['providerXyz', 'provider'],
+  ['provider-xyz', 'simulatorName'],
+  ['Provider Xyz', 'label'],
+];
+
+/** The template's version placeholders (package.json), replaced by what this `pay` ships with. */
+const CORE_RANGE = 'PAY_CORE_RANGE';
+const CORE_VERSION = 'PAY_CORE_VERSION';
+const CLI_VERSION = 'PAY_CLI_VERSION';
+
+/**
+ * Template files npm would drop or rename in this package's tarball, stored under another name and renamed on
+ * generation.
+ */
+const RENAMED: Readonly<Record<string, string>> = { _gitignore: '.gitignore' };
+
+/** The provider names of the `@pay` adapters: taken, an adapter from elsewhere names its own provider. */
+const TAKEN_PROVIDERS = new Set(['providerT', 'providerR', 'providerN']);
+
+/** The generators `pay new` has. */
+const KINDS = ['adapter'] as const;
+
+/** Runs `pay new`; resolves to the exit status. */
+export async function newPackage(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandLine(args, {
+    name: { type: 'string' },
+    provider: { type: 'string' },
+    label: { type: 'string' },
+  });
+  const [kind, dir, ...extra] = positionals;
+  if (kind === undefined || !KINDS.includes(kind as (typeof KINDS)[number]))
+    throw new UsageError(
+      `pay new makes an adapter package: pay new adapter <dir> --name <package> --provider <id>.`,
+    );
+  if (dir === undefined || extra.length > 0)
+    throw new UsageError(`pay new adapter takes one directory, got "${positionals.slice(1).join(' ')}".`);
+  const names = adapterNames(values);
+  const { resolve } = process.getBuiltinModule('node:path');
+  const target = resolve(io.cwd ?? process.cwd(), dir);
+  refuseUsedDirectory(target, dir);
+  const written = writeSkeleton(target, names);
+  io.out(`Wrote the ${names.label} adapter skeleton (${names.packageName}) to ${target}: ${written} files.`);
+  io.out('Next: npm install, fill in the TODOs (npm test lists what is missing), then npm run build and');
+  io.out(`npx pay dev ${names.packageName}. CONTRIBUTING.md of @pay walks you through it.`);
+  return 0;
+}
+
+/** The names from the command line, or a `UsageError` naming each bad or missing one. */
+export function adapterNames(values: { name?: string; provider?: string; label?: string }): AdapterNames {
+  const problems: string[] = [];
+  if (values.name === undefined) problems.push('--name <package> is required (e.g. @acme/pay-provider-x)');
+  else problems.push(...packageNameProblems(values.name).map((problem) => `--name ${problem}`));
+  if (values.provider === undefined)
+    problems.push('--provider <id> is required (a camelCase identifier, e.g. acmePay)');
+  else problems.push(...providerProblems(values.provider).map((problem) => `--provider ${problem}`));
+  if (values.label !== undefined && !/^[\w .&'-]{1,40}$/.test(values.label))
+    problems.push("--label must be 1–40 letters, digits, spaces or . & ' -");
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  const provider = values.provider as string;
+  const words = provider.split(/(?=[A-Z])/);
+  return {
+    packageName: values.name as string,
+    provider,
+    typePrefix: words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join(''),
+    envPrefix: words.map((word) => word.toUpperCase()).join('_'),
+    simulatorName: words.map((word) => word.toLowerCase()).join('-'),
+    label: values.label ?? words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join(' '),
+  };
+}
+
+/**
+ * What keeps `name` from being published to npm, in npm's rules for new packages: at most 214 characters, lower
+ * case, URL-safe, not starting with `.` or `_`, an optional `@scope/`.
+ */
+function packageNameProblems(name: string): string[] {
+  if (name.length > 214) return ['must be at most 214 characters'];
+  if (!/^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/.test(name))
+    return [
+      `"${name}" is not a valid npm package name (lower case letters, digits, - . _ ~, an optional @scope/)`,
+    ];
+  const bare = name.replace(/^@[^/]+\//, '');
+  if (bare === 'node_modules' || bare === 'favicon.ico') return [`"${name}" is a name npm refuses`];
+  return [];
+}
+
+/** What keeps `provider` from being a provider name: a camelCase identifier of its own, not an `@pay` one. */
+function providerProblems(provider: string): string[] {
+  if (!/^[a-z][a-zA-Z0-9]{1,39}$/.test(provider))
+    return [`"${provider}" must be a camelCase identifier of 2–40 letters and digits (e.g. acmePay)`];
+  if (TAKEN_PROVIDERS.has(provider)) return [`"${provider}" is the name of an @pay adapter: name your own`];
+  return [];
+}
+
+/** Refuses a directory that exists and is not empty, or a path that is a file. */
+function refuseUsedDirectory(target: string, given: string): void {
+  const { existsSync, readdirSync, statSync } = process.getBuiltinModule('node:fs');
+  if (!existsSync(target)) return;
+  if (!statSync(target).isDirectory())
+    throw new UsageError(`${given} is a file: name a new or empty directory.`);
+  if (readdirSync(target).length > 0)
+    throw new UsageError(`${given} is not empty: name a new or empty directory (nothing was written).`);
+}
+
+/** The template folder: `templates/adapter` beside `src/` and `dist/` in this package. */
+function templateDirectory(): string {
+  const { fileURLToPath } = process.getBuiltinModule('node:url');
+  return fileURLToPath(new URL('../templates/adapter/', import.meta.url));
+}
+
+/** The versions the generated package depends on: the `@pay/core` this `pay` runs with, and this `pay`. */
+function versions(): Record<string, string> {
+  const { createRequire } = process.getBuiltinModule('node:module');
+  const { readFileSync } = process.getBuiltinModule('node:fs');
+  const require = createRequire(import.meta.url);
+  const read = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  const core = read(require.resolve('@pay/core/package.json'));
+  // Caret on a 0.x version holds its minor: the range the adapter is tested against, as the @pay adapters pin it.
+  return {
+    [CORE_RANGE]: `^${core}`,
+    [CORE_VERSION]: core,
+    [CLI_VERSION]: read(new URL('../package.json', import.meta.url).pathname),
+  };
+}
+
+/** `text` with every template name and version placeholder replaced. */
+function filled(text: string, names: AdapterNames, pinned: Record<string, string>): string {
+  let result = text;
+  for (const [placeholder, member] of TEMPLATE_NAMES) result = result.replaceAll(placeholder, names[member]);
+  for (const [placeholder, value] of Object.entries(pinned)) result = result.replaceAll(placeholder, value);
+  return result;
+}
+
+/** Writes every template file into `target` (created), filled for `names`; resolves to the number written. */
+function writeSkeleton(target: string, names: AdapterNames): number {
+  const { mkdirSync, readdirSync, readFileSync, writeFileSync } = process.getBuiltinModule('node:fs');
+  const { dirname, join, relative } = process.getBuiltinModule('node:path');
+  const source = templateDirectory();
+  const pinned = versions();
+  const files = readdirSync(source, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(source, join(entry.parentPath, entry.name)));
+  for (const file of files) {
+    const base = file.split(/[\\/]/).at(-1) ?? file;
+    const destination = join(target, dirname(file), RENAMED[base] ?? base);
+    mkdirSync(dirname(destination), { recursive: true });
+    writeFileSync(destination, filled(readFileSync(join(source, file), 'utf8'), names, pinned));
+  }
+  return files.length;
+}

@@ -1,0 +1,40 @@
+/** What the Provider Xyz simulator holds: its books, and the status words its payer actions set. */
+
+/** One payment in the books; `status` is the provider's own word. */
+export interface SimulatedPayment {
+  id: string;
+  /** The merchant reference it was opened with: a second checkout with it is refused as a duplicate. */
+  reference: string;
+  /** As received on the wire (the suite checks it is exact). */
+  amount: number;
+  currency: string;
+  email: string;
+  status: string;
+}
+
+/** One refund in the books. */
+export interface SimulatedRefund {
+  id: string;
+  payment: string;
+  reference: string;
+  amount: number;
+  status: string;
+}
+
+/** What the provider holds. */
+export interface ProviderXyzBooks {
+  payments: SimulatedPayment[];
+  refunds: SimulatedRefund[];
+}
+
+/** The status word each payer action sets (TODO: the provider's words for paid, declined and abandoned). */
+export const PAYER_STATUS = { pay: 'paid', fail: 'failed', cancel: 'canceled' } as const;
+
+/** The status word of a payment just opened (TODO). */
+export const OPENED_STATUS = 'pending';
+
+/** The fixed credential of every simulator: tests and `pay dev` sign and verify with it. */
+export const PROVIDER_XYZ_SIMULATOR_SECRET_KEY = 'sk_test_simulator_4f2a9c71d3b8e605';
+
+/** The header the simulator reads the client's request id from. */
+export const SIMULATOR_REQUEST_ID_HEADER = 'x-request-id';

@@ -56,6 +56,13 @@ export type {
   SubscriptionStatus,
   UpdateParams,
 } from './records.js';
+export {
+  type ClaimedObject,
+  createMemoryReconciliationStore,
+  type ReconciliationStore,
+  type WatchedKind,
+  type WatchedObject,
+} from './reconcile/store.js';
 export type { ResolveResult } from './resolve.js';
 export {
   IdempotencyInProgressError,

@@ -83,34 +83,19 @@ describe('registration on create', () => {
     await pay.refunds.create({ payment_id: 'p1', amount: 5 } as never);
     expect(await reconcile.backlog('providerT', T0)).toEqual({ watched: 3, due: 0, oldestDueAt: null });
     const claimed = await reconcile.claim('providerT', { now: T0 + 2 * MINUTE, limit: 10, leaseSeconds: 60 });
+    const registered = (kind: string, id: string, status: string | null) => ({
+      provider: 'providerT',
+      kind,
+      id,
+      status,
+      reads: 0,
+      dueAt: T0 + 2 * MINUTE,
+      expiresAt: T0 + 3 * 24 * 60 * MINUTE,
+    });
     expect(claimed.map(({ object }) => object)).toEqual([
-      {
-        provider: 'providerT',
-        kind: 'payment',
-        id: 'p1',
-        status: 'pending',
-        reads: 0,
-        dueAt: T0 + 2 * MINUTE,
-        expiresAt: T0 + 3 * 24 * 60 * MINUTE,
-      },
-      {
-        provider: 'providerT',
-        kind: 'checkout',
-        id: 'c2',
-        status: null,
-        reads: 0,
-        dueAt: T0 + 2 * MINUTE,
-        expiresAt: T0 + 3 * 24 * 60 * MINUTE,
-      },
-      {
-        provider: 'providerT',
-        kind: 'refund',
-        id: 'r3',
-        status: 'pending',
-        reads: 0,
-        dueAt: T0 + 2 * MINUTE,
-        expiresAt: T0 + 3 * 24 * 60 * MINUTE,
-      },
+      registered('payment', 'p1', 'pending'),
+      registered('checkout', 'c2', null),
+      registered('refund', 'r3', 'pending'),
     ]);
   });
 

@@ -258,6 +258,24 @@ describe('the reconciler', () => {
     expect(summaryOf(app.seen)).toEqual(['payment.succeeded p1 succeeded']);
   });
 
+  it('pauses when the deduplication store is down, and delivers once it is back', async () => {
+    const book = createBook();
+    const shared = stores();
+    const app = instance(book, shared);
+    await app.pay.payments.create({ amount: 10, currency: 'EUR' });
+    book.payments.set('p1', 'succeeded');
+    const begin = shared.deduplicate.begin.bind(shared.deduplicate);
+    shared.deduplicate.begin = async () => {
+      throw new Error('ECONNREFUSED');
+    };
+    advance(2 * MINUTE);
+    expect(await app.reconciler.runOnce()).toMatchObject({ paused: true, reads: 1, transitions: 0 });
+    shared.deduplicate.begin = begin;
+    advance(2 * MINUTE); // the claim's lease (120 s) ended: the object is read again
+    expect(await app.reconciler.runOnce()).toMatchObject({ paused: false, transitions: 1 });
+    expect(summaryOf(app.seen)).toEqual(['payment.succeeded p1 succeeded']);
+  });
+
   it('publishes each run on pay:reconcile with its lag and backlog', async () => {
     const book = createBook();
     const app = instance(book, stores());

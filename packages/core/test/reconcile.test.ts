@@ -14,6 +14,7 @@ import {
   type ReconcileTrace,
   type ReconciliationStore,
   ValidationError,
+  WebhookVerificationError,
 } from '../src/index.js';
 import { eventOfStatus } from '../src/reconcile/transitions.js';
 import { BOOK_SECRET, createBook } from './reconcile-fixtures.js';
@@ -367,6 +368,32 @@ describe('exactly once across webhooks and reads', () => {
     advance(2 * MINUTE);
     expect(await poller.reconciler.runOnce()).toMatchObject({ reads: 1, duplicates: 1 });
     expect([...summaryOf(web.seen), ...summaryOf(poller.seen)]).toEqual(['payment.succeeded p1 succeeded']);
+  });
+
+  it('a second push of a transition in progress on another instance is answered retryably, no callback run', async () => {
+    const book = createBook();
+    const shared = stores();
+    const one = instance(book, shared);
+    const two = instance(book, shared);
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let started = false;
+    one.handler.on('payment.succeeded', () => {
+      started = true;
+      return held;
+    });
+    const first = one.handler.handle(await book.webhook('p1', 'succeeded', 'payment.succeeded', 'push-1'));
+    await vi.waitFor(() => expect(started).toBe(true));
+    const second = await two.handler
+      .handle(await book.webhook('p1', 'succeeded', 'payment.succeeded', 'push-2'))
+      .catch((error: unknown) => error);
+    expect(second).toBeInstanceOf(WebhookVerificationError);
+    expect(second).toMatchObject({ reason: 'delivery_in_progress', retryable: true });
+    finish();
+    await first;
+    expect([...summaryOf(one.seen), ...summaryOf(two.seen)]).toEqual(['payment.succeeded p1 succeeded']);
   });
 
   it('two webhook deliveries of one transition with different delivery keys run its callbacks once', async () => {

@@ -79,6 +79,12 @@ export interface IdempotencyStore {
   abandon(key: string, lease: string): Promise<boolean>;
   /** The ledger entry of `key`, or `null` when there is none (never used, released or expired). */
   read(key: string): Promise<IdempotencyEntry | null>;
+  /**
+   * Entries still `in_progress` whose lease ended (expired or abandoned) at `now`: calls nobody is working on
+   * (a crashed process, a lost reply no caller retried). Oldest first, at most `limit`. The reconciler resolves
+   * them (docs/architecture.md#reconciliation). Optional: without it abandoned keys wait for a caller's retry.
+   */
+  stale?(options: { now: number; limit: number }): Promise<IdempotencyEntry[]>;
 }
 
 /** An access token with its absolute expiry (epoch milliseconds). */
@@ -102,6 +108,11 @@ export interface TokenStore {
 }
 
 type LedgerRow = IdempotencyEntry & { lease: string | null; leaseUntil: number };
+
+function entryOf(row: LedgerRow): IdempotencyEntry {
+  const { lease: _lease, leaseUntil: _until, ...entry } = row;
+  return entry;
+}
 
 /**
  * An in-memory {@link IdempotencyStore} for one process (tests, single-instance apps): it forgets everything on
@@ -166,9 +177,19 @@ export function createMemoryIdempotencyStore(now: () => number = Date.now): Idem
     },
     async read(key) {
       const row = live(key);
-      if (!row) return null;
-      const { lease: _lease, leaseUntil: _until, ...entry } = row;
-      return entry;
+      return row ? entryOf(row) : null;
+    },
+    async stale({ now: time, limit }) {
+      const stale: LedgerRow[] = [];
+      for (const key of [...rows.keys()]) {
+        const row = live(key);
+        if (row?.state === 'in_progress' && row.leaseUntil <= time) stale.push(row);
+      }
+      // Oldest first: the entry that began earliest (its retention started then) has waited longest.
+      return stale
+        .sort((a, b) => a.expiresAt - b.expiresAt)
+        .slice(0, Math.max(0, limit))
+        .map(entryOf);
     },
   });
 }

@@ -1,0 +1,145 @@
+/**
+ * The reconciler's shared state (docs/architecture.md#reconciliation): which objects this library created (or the
+ * application registered) are still watched, when each is next read, which instance holds it, and the per-provider
+ * read budget every instance spends from. The contract maps onto one atomic statement (or script) per call on
+ * PostgreSQL (`FOR UPDATE SKIP LOCKED`) and Redis (a sorted set per provider scored by `dueAt`); the in-memory
+ * store serves a single process.
+ */
+
+import { markInMemory } from '../diagnostics/production.js';
+
+/** What the reconciler watches: objects this library created (or the application registered). */
+export type WatchedKind = 'payment' | 'checkout' | 'refund';
+
+/** One watched object of one provider, until a final status is seen or it expires. */
+export interface WatchedObject {
+  /** The adapter's `provider`. */
+  provider: string;
+  kind: WatchedKind;
+  /** The provider's id of the object (as in the record's `id`). */
+  id: string;
+  /** The last normalised status the application was told about; `null`: none yet. */
+  status: string | null;
+  /** Reads made so far (the backoff grows with it). */
+  reads: number;
+  /** Epoch milliseconds: the next read is due at or after this. */
+  dueAt: number;
+  /** Epoch milliseconds: stop watching after this, final or not. */
+  expiresAt: number;
+}
+
+/** An object leased to one reconciler instance by {@link ReconciliationStore.claim}. */
+export interface ClaimedObject {
+  object: WatchedObject;
+  /** The owner token: every write after `claim` names it. */
+  lease: string;
+}
+
+/**
+ * The watch list and read budget the reconciler shares across instances. Every write after `claim` names the
+ * lease it holds and is ignored (resolves `false`) when the lease was lost, so a slow instance whose lease ended
+ * cannot overwrite the one that took the object over.
+ */
+export interface ReconciliationStore {
+  /** Starts watching `object`. When (provider, kind, id) is already watched, nothing changes (never reset). */
+  watch(object: WatchedObject): Promise<void>;
+  /**
+   * Leases up to `limit` objects of `provider` that are due (`dueAt <= now`), not leased (or whose lease ended)
+   * and not expired, earliest `dueAt` first, each for `leaseSeconds`. Two concurrent claims never return the same
+   * object. Expired objects are dropped (they may be dropped here or by any later call).
+   */
+  claim(
+    provider: string,
+    options: { now: number; limit: number; leaseSeconds: number },
+  ): Promise<ClaimedObject[]>;
+  /**
+   * With the lease: records the read's outcome and frees the lease (`next`), or stops watching (`'final'`).
+   * Resolves false, changing nothing, when the lease was lost (expired and claimed by another instance).
+   */
+  settle(
+    object: Pick<WatchedObject, 'provider' | 'kind' | 'id'>,
+    lease: string,
+    next: { status: string | null; reads: number; dueAt: number } | 'final',
+  ): Promise<boolean>;
+  /**
+   * Grants up to `reads` reads from `provider`'s budget of `perMinute` reads shared by every instance, counted
+   * in the minute window `Math.floor(now / 60_000)`. Resolves how many were granted (0..reads); atomic.
+   */
+  spend(provider: string, options: { now: number; reads: number; perMinute: number }): Promise<number>;
+  /** For diagnostics: how many objects of `provider` are watched, how many are due at `now`, the oldest `dueAt` due. */
+  backlog(
+    provider: string,
+    now: number,
+  ): Promise<{ watched: number; due: number; oldestDueAt: number | null }>;
+}
+
+type Row = WatchedObject & { lease: string | null; leaseUntil: number };
+
+/**
+ * An in-memory {@link ReconciliationStore} for one process (tests, single-instance apps): it forgets the watch
+ * list on restart. With more than one instance, use `@pay/store-postgres` or `@pay/store-redis`: a store per
+ * process shares neither the objects nor the read budget. `now` is the clock in epoch milliseconds (`watch` drops
+ * expired objects with it); `claim`, `spend` and `backlog` use the `now` they are given.
+ */
+export function createMemoryReconciliationStore(now: () => number = Date.now): ReconciliationStore {
+  const rows = new Map<string, Row>();
+  const windows = new Map<string, { window: number; reads: number }>();
+  const keyOf = (object: Pick<WatchedObject, 'provider' | 'kind' | 'id'>): string =>
+    JSON.stringify([object.provider, object.kind, object.id]);
+  const dropExpired = (time: number): void => {
+    for (const [key, row] of rows) if (row.expiresAt <= time) rows.delete(key);
+  };
+  return markInMemory({
+    async watch(object) {
+      dropExpired(now());
+      const key = keyOf(object);
+      if (!rows.has(key)) rows.set(key, { ...object, lease: null, leaseUntil: 0 });
+    },
+    async claim(provider, { now: time, limit, leaseSeconds }) {
+      dropExpired(time);
+      const due = [...rows.values()]
+        .filter((row) => row.provider === provider && row.dueAt <= time && row.leaseUntil <= time)
+        .sort((a, b) => a.dueAt - b.dueAt)
+        .slice(0, Math.max(0, limit));
+      return due.map((row) => {
+        row.lease = crypto.randomUUID();
+        row.leaseUntil = time + leaseSeconds * 1000;
+        const { lease, leaseUntil: _until, ...object } = row;
+        return { object, lease };
+      });
+    },
+    async settle(object, lease, next) {
+      const key = keyOf(object);
+      const row = rows.get(key);
+      // The lease is lost only when another claim replaced it: a settle that comes after its lease ended but
+      // before anybody claimed the object again still records the read it made.
+      if (row === undefined || row.lease !== lease) return false;
+      if (next === 'final') rows.delete(key);
+      else Object.assign(row, next, { lease: null, leaseUntil: 0 });
+      return true;
+    },
+    async spend(provider, { now: time, reads, perMinute }) {
+      const window = Math.floor(time / 60_000);
+      const current = windows.get(provider);
+      const used = current?.window === window ? current.reads : 0;
+      const granted = Math.max(0, Math.min(reads, perMinute - used));
+      windows.set(provider, { window, reads: used + granted });
+      return granted;
+    },
+    async backlog(provider, time) {
+      dropExpired(time);
+      let watched = 0;
+      let due = 0;
+      let oldestDueAt: number | null = null;
+      for (const row of rows.values()) {
+        if (row.provider !== provider) continue;
+        watched += 1;
+        if (row.dueAt <= time) {
+          due += 1;
+          if (oldestDueAt === null || row.dueAt < oldestDueAt) oldestDueAt = row.dueAt;
+        }
+      }
+      return { watched, due, oldestDueAt };
+    },
+  });
+}

@@ -13,8 +13,9 @@ import {
   type ResolvedRecord,
   type ResolveLookup,
 } from '@pay/core/adapter';
-import { createClient, PROVIDER } from './client.js';
+import { createClient } from './client.js';
 import type { ProviderNConfig, ProviderNCredentials } from './config.js';
+import { PROVIDER } from './config.js';
 import { type ProviderNCalls, providerNCalls } from './flows/calls.js';
 import { checkoutRecoveryPoint, createCheckout, withCheckoutUrl } from './flows/checkout.js';
 import { createRefund } from './flows/refund.js';
@@ -94,9 +95,7 @@ async function resolve(
   lookup: ResolveLookup,
   options: CallOptions,
 ): Promise<ResolvedRecord> {
-  const key = lookup.idempotencyKey;
-  const reference = async (member: string) =>
-    key === undefined ? contextString(lookup, member) : await keyedReference(key);
+  const reference = async (member: string) => (await keyedReference(lookup)) ?? contextString(lookup, member);
   if (lookup.operation === 'checkouts.create') {
     const paymentReference = await reference('paymentReference');
     const transactionReference = contextString(lookup, 'transactionReference');

@@ -19,10 +19,10 @@ import { PROVIDER } from './config.js';
 import { type ProviderNCalls, providerNCalls } from './flows/calls.js';
 import { checkoutRecoveryPoint, createCheckout, withCheckoutUrl } from './flows/checkout.js';
 import { createRefund } from './flows/refund.js';
-import { toPayment, toRetrievedCheckout, transactionStatus } from './mapping.js';
+import { toPayment, toCheckoutOfStatus, transactionStatus } from './mapping.js';
 import { initTransactionRequest, refundRequest } from './requests.js';
 import type { ProviderNAdapter, ProviderNTypes } from './types.js';
-import { providerNWebhooks } from './webhooks.js';
+import { createWebhooks } from './webhooks.js';
 import { DEFAULT_CURRENCY } from './wire.js';
 
 /** Operations the provider has no call for, with the reason the error gives. */
@@ -33,7 +33,7 @@ const UNSUPPORTED = {
 } as const;
 
 /** Builds the adapter over one authenticated client. No I/O until the first operation. */
-export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter {
+export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapter {
   const client = createClient(config);
   // Provider N payloads carry no test flag: a sandbox adapter's records are test records (contract 3).
   const livemode = !config.isSandbox;
@@ -61,7 +61,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
       createCheckout: (params, options) => createCheckout(calls, config.contractCode, params, options),
       retrieveCheckout: async (id, options) => {
         const read = await queryTransaction({ transactionReference: id }, options);
-        return read && toRetrievedCheckout(read.body, facts(read.requestId), read.raw);
+        return read && toCheckoutOfStatus(read.body, facts(read.requestId), read.raw);
       },
       retrievePayment: async (id, options) => {
         const read = await queryTransaction({ transactionReference: id }, options);
@@ -74,7 +74,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     },
     unsupported: UNSUPPORTED,
     fallbackReason: 'the Provider N API has no such call',
-    webhooks: providerNWebhooks({ livemode }),
+    webhooks: createWebhooks({ livemode }),
     resolve: (lookup, options) => resolve(calls, lookup, options),
   });
   // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
@@ -107,7 +107,7 @@ async function resolve(
     if (!by) return undefined;
     const read = await calls.queryTransaction(by, options);
     if (!read) return null;
-    const checkout = toRetrievedCheckout(read.body, calls.facts(read.requestId), read.raw);
+    const checkout = toCheckoutOfStatus(read.body, calls.facts(read.requestId), read.raw);
     const recorded = checkoutRecoveryPoint(lookup.recoveryPoint);
     // With the URL the ledger kept, the record is the one checkouts.create returned (checkoutUrl included).
     return recorded?.transactionReference === checkout.id ? withCheckoutUrl(checkout, recorded) : checkout;

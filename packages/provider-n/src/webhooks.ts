@@ -80,7 +80,7 @@ export type ProviderNWebhookDefinition = WebhookDefinition & {
  * The webhook definition of one adapter: the secret is required (`setup()` refuses a missing one), and records
  * carry the adapter's `livemode`.
  */
-export function providerNWebhooks(options: { livemode: boolean }): ProviderNWebhookDefinition {
+export function createWebhooks(options: { livemode: boolean }): ProviderNWebhookDefinition {
   return {
     rawEventNames: RAW_EVENT_NAMES,
     eventNames: EVENT_NAMES,

@@ -5,27 +5,14 @@
  */
 import {
   ANY_PROVIDER_CODE,
-  basicAuthorization,
   createProviderClient,
   createRotatingLogin,
-  type EnvelopeReading,
-  type HttpReply,
-  type ProviderApiError,
-  type ProviderCall,
   type ProviderClient,
   type ProviderErrorTable,
-  type ProviderOutcome,
-  parseJson,
-  parseReply,
 } from '@pay/core/adapter';
-import * as v from '@pay/core/schema';
-import { checkCredentials, type ProviderTCredentials, type ResolvedConfig } from './config.js';
-import { errorEnvelopeSchema, tokenReplySchema } from './wire.js';
-
-export type { ProviderCall, ProviderOutcome } from '@pay/core/adapter';
-
-/** The provider name on records, errors and events. */
-export const PROVIDER = 'providerT';
+import { checkCredentials, PROVIDER, type ProviderTCredentials, type ResolvedConfig } from './config.js';
+import { readEnvelope } from './envelope.js';
+import { tokenReplySchema } from './wire.js';
 
 /** Provider T's code for a commit of a transaction that is committed already (docs/providers/provider-t.md#commit). */
 export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
@@ -59,12 +46,6 @@ export interface ProviderTClient extends ProviderClient {
   updateCredentials(credentials: ProviderTCredentials): void;
 }
 
-/** A parsed reply with the request id of the call that produced it (records carry it as `request_id`). */
-export interface Replied<T> {
-  body: T;
-  requestId: string;
-}
-
 /** Creates the client. No I/O until the first call. */
 export function createClient(config: ResolvedConfig): ProviderTClient {
   // The login and the client need each other: the client authorises with the login's token, and the login goes
@@ -78,8 +59,7 @@ export function createClient(config: ResolvedConfig): ProviderTClient {
         method: 'GET',
         path: '/oauth/accesstoken',
         query: { grant_type: 'client_credentials' },
-        headers: { authorization: basicAuthorization(credentials.clientId, credentials.clientSecret) },
-        authorize: false,
+        auth: { basic: [credentials.clientId, credentials.clientSecret] },
         retrySafe: true,
         credentialsInReply: true,
         context: { call: 'login' },
@@ -97,11 +77,7 @@ export function createClient(config: ResolvedConfig): ProviderTClient {
   client = createProviderClient({
     provider: PROVIDER,
     baseUrl: config.baseUrl,
-    fetch: config.fetch,
-    timeoutMs: config.timeoutMs,
-    retry: config.retry,
-    hooks: config.hooks,
-    logger: config.logger,
+    transport: config,
     requestIdHeader: 'X-Client-Request-Id',
     secrets: [config.clientSecret, config.clientId],
     authorization: rotating.authorization,
@@ -118,53 +94,4 @@ export function createClient(config: ResolvedConfig): ProviderTClient {
       rotating.update(checked);
     },
   };
-}
-
-/**
- * Reads one reply (docs/providers/provider-t.md#errors): a 2xx body as JSON; otherwise the first error's code, every error's
- * message, and the offending fields (`sender.name.lastName`), which the error's context keeps. A reply that is
- * not the envelope still yields a refusal, with no code.
- */
-export function readEnvelope(reply: HttpReply): EnvelopeReading {
-  if (reply.status >= 200 && reply.status < 300) return { ok: true, body: parseJson(reply.text) };
-  const parsed = v.safeParse(errorEnvelopeSchema, parseJson(reply.text));
-  const envelope = parsed.success ? parsed.output : undefined;
-  const errors: {
-    code?: string | number | undefined;
-    message?: string | undefined;
-    offendingFields?: unknown;
-  }[] = envelope?.errors ?? (envelope?.error ? [envelope.error] : []);
-  const messages = errors.flatMap((error) => (error.message ? [error.message] : []));
-  const offendingFields = (envelope?.errors ?? []).flatMap((error) =>
-    (error.offendingFields ?? []).flatMap((field) => (field.field ? [field.field] : [])),
-  );
-  const code = errors[0]?.code;
-  return {
-    ok: false,
-    code: code === undefined ? undefined : String(code),
-    message: messages.length > 0 ? messages.join('; ') : undefined,
-    details: offendingFields.length > 0 ? { offendingFields } : undefined,
-  };
-}
-
-/** Parses a 2xx body with `schema` (`InvalidResponseError` carrying the call's context on mismatch). */
-export function readBody<S extends v.GenericSchema>(
-  schema: S,
-  body: unknown,
-  call: ProviderCall,
-): v.InferOutput<S> {
-  return parseReply(schema, body, { provider: PROVIDER, call: call.call, context: call.context });
-}
-
-/** `HTTP 400 CODE: message` of a refusal, for messages. */
-export function describeRefusal(outcome: Extract<ProviderOutcome, { ok: false }>): string {
-  const { code } = outcome;
-  const message = outcome.error.providerMessage;
-  return `HTTP ${outcome.reply.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
-}
-
-/** The fields the provider named as incomplete or wrong (`sender.name.lastName`) in a refusal. */
-export function offendingFieldsOf(error: ProviderApiError): string[] {
-  const fields = error.context?.offendingFields;
-  return Array.isArray(fields) ? fields.filter((field): field is string => typeof field === 'string') : [];
 }

@@ -805,3 +805,71 @@ describe('transport options taken whole from the adapter config', () => {
     expect(seen).toEqual([`${BASE}/v1/things`]);
   });
 });
+
+describe('a declared token login whose credentials rotate (docs/architecture.md#provider-client-auth)', () => {
+  type Credentials = { id: string; secret: string };
+  const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+  const loginClient = (hooks?: { onRequest: (request: HttpRequestInfo) => void }) =>
+    createProviderClient<Credentials>({
+      provider: 'providerX',
+      baseUrl: BASE,
+      readEnvelope: readPlainEnvelope,
+      errors: {},
+      ...(hooks ? { hooks } : {}),
+      login: {
+        credentials: { id: 'id-1', secret: 'secret-1' },
+        login: async ({ id, secret }, client) => {
+          const token = await client.request(v.object({ token: v.string() }), {
+            call: 'login',
+            method: 'POST',
+            path: '/v1/login',
+            retrySafe: true,
+            credentialsInReply: true,
+            auth: { basic: [id, secret] },
+          });
+          return { accessToken: token.token, expiresInSeconds: 3600 };
+        },
+        cacheKey: ({ id, secret }) => ({ provider: 'providerX', clientId: id, secret }),
+        check: (credentials) => {
+          if (!credentials.secret) throw new TypeError('`secret` must not be empty');
+          return credentials;
+        },
+        secrets: ({ secret }) => [secret],
+      },
+    });
+
+  it('logs in with the Basic credentials, then sends the token; a checked new set logs in again', async () => {
+    const seen: HttpRequestInfo[] = [];
+    const client = loginClient({ onRequest: (request) => void seen.push(request) });
+    const scope = nock(BASE)
+      .post('/v1/login')
+      .matchHeader('authorization', basic('id-1', 'secret-1'))
+      .reply(200, { token: 'token-1' })
+      .get('/v1/things')
+      .matchHeader('authorization', 'Bearer token-1')
+      .reply(200, { ok: true })
+      .post('/v1/login')
+      .matchHeader('authorization', basic('id-2', 'secret-2'))
+      .reply(200, { token: 'token-2' })
+      .get('/v1/things')
+      .matchHeader('authorization', 'Bearer token-2')
+      .reply(200, { ok: true });
+    await client.request(ok, read);
+    expect(() => client.updateCredentials({ id: 'id-2', secret: '' })).toThrow('`secret` must not be empty');
+    client.updateCredentials({ id: 'id-2', secret: 'secret-2' });
+    await client.request(ok, read);
+    scope.done();
+    const shown = JSON.stringify(seen);
+    for (const secret of ['secret-1', 'secret-2', 'token-1', 'token-2']) expect(shown).not.toContain(secret);
+  });
+
+  it('refuses updateCredentials on a client that declares no login', () => {
+    const client = createProviderClient({
+      provider: 'providerX',
+      baseUrl: BASE,
+      readEnvelope: readPlainEnvelope,
+      errors: {},
+    });
+    expect(() => client.updateCredentials(undefined as never)).toThrow(TypeError);
+  });
+});

@@ -19,7 +19,7 @@ import { PROVIDER } from './config.js';
 import { type ProviderNCalls, providerNCalls } from './flows/calls.js';
 import { checkoutRecoveryPoint, createCheckout, withCheckoutUrl } from './flows/checkout.js';
 import { createRefund } from './flows/refund.js';
-import { toPayment, toCheckoutOfStatus, transactionStatus } from './mapping.js';
+import { toCheckoutOfStatus, toPayment, transactionStatus } from './mapping.js';
 import { initTransactionRequest, refundRequest } from './requests.js';
 import type { ProviderNAdapter, ProviderNTypes } from './types.js';
 import { createWebhooks } from './webhooks.js';

@@ -5,7 +5,6 @@
  */
 import {
   createProviderClient,
-  createRotatingLogin,
   type ProviderClient,
   type ProviderErrorTable,
   parseReply,
@@ -59,64 +58,55 @@ export interface ProviderNClient extends ProviderClient {
 /** Builds the client: no I/O until the first call, which logs in first. */
 export function createClient(config: ProviderNConfig): ProviderNClient {
   const baseUrl = baseUrlOf(config);
-  const rotating = createRotatingLogin({
-    credentials: { apiKey: config.apiKey, secretKey: config.secretKey },
-    login: (credentials) => login(credentials),
-    store: config.tokenStore,
-    cacheKey: ({ apiKey, secretKey }) => ({
-      provider: PROVIDER,
-      clientId: apiKey,
-      secret: secretKey,
-      baseUrl,
-    }),
-  });
-  const client = createProviderClient({
+  return createProviderClient({
     provider: PROVIDER,
     baseUrl,
     transport: config,
-    secrets: [config.apiKey, config.secretKey],
+    login: {
+      credentials: { apiKey: config.apiKey, secretKey: config.secretKey },
+      login,
+      check: checkCredentials,
+      secrets: ({ apiKey, secretKey }) => [apiKey, secretKey],
+      store: config.tokenStore,
+      cacheKey: ({ apiKey, secretKey }) => ({
+        provider: PROVIDER,
+        clientId: apiKey,
+        secret: secretKey,
+        baseUrl,
+      }),
+    },
     // Not part of Provider N's contract, but one id per logical call (the same on its retries) lets its
     // support trace a call, as every adapter does.
     requestIdHeader: REQUEST_ID_HEADER,
     providerRequestIdHeader: REQUEST_ID_HEADER,
-    authorization: rotating.authorization,
     readEnvelope,
     errors: PROVIDER_N_ERRORS,
     credentialsHint: `Check ${CREDENTIALS}.`,
   });
+}
 
-  /**
-   * `POST /v1/auth/login` with Basic apiKey:secretKey of one set of credentials (its retries send the same header);
-   * it only reads, so it is retried like a GET.
-   */
-  async function login(credentials: ProviderNCredentials) {
-    const outcome = await client.send({
-      call: 'login',
-      method: 'POST',
-      path: '/v1/auth/login',
-      auth: { basic: [credentials.apiKey, credentials.secretKey] },
-      retrySafe: true,
-      credentialsInReply: true,
-    });
-    // A refusal that may pass later (429, 5xx) stays as it is; any other points at the credentials.
-    if (!outcome.ok) {
-      const { error, code } = outcome;
-      if (error.retryable) throw error;
-      const message = `${PROVIDER} answered HTTP ${error.status}${code ? ` (code ${code})` : ''}: the login was refused; check ${CREDENTIALS}.`;
-      throw error.withDetails({ message });
-    }
-    const body = parseReply(loginBodySchema, outcome.body, { provider: PROVIDER, call: 'login' });
-    return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
+/**
+ * `POST /v1/auth/login` with Basic apiKey:secretKey of one set of credentials (its retries send the same header);
+ * it only reads, so it is retried like a GET.
+ */
+async function login(credentials: ProviderNCredentials, client: ProviderClient) {
+  const outcome = await client.send({
+    call: 'login',
+    method: 'POST',
+    path: '/v1/auth/login',
+    auth: { basic: [credentials.apiKey, credentials.secretKey] },
+    retrySafe: true,
+    credentialsInReply: true,
+  });
+  // A refusal that may pass later (429, 5xx) stays as it is; any other points at the credentials.
+  if (!outcome.ok) {
+    const { error, code } = outcome;
+    if (error.retryable) throw error;
+    const message = `${PROVIDER} answered HTTP ${error.status}${code ? ` (code ${code})` : ''}: the login was refused; check ${CREDENTIALS}.`;
+    throw error.withDetails({ message });
   }
-
-  return {
-    ...client,
-    updateCredentials(credentials) {
-      const checked = checkCredentials(credentials);
-      client.rememberSecrets([checked.apiKey, checked.secretKey]);
-      rotating.update(checked);
-    },
-  };
+  const body = parseReply(loginBodySchema, outcome.body, { provider: PROVIDER, call: 'login' });
+  return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
 }
 
 const CREDENTIALS =

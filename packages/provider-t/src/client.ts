@@ -6,7 +6,6 @@
 import {
   ANY_PROVIDER_CODE,
   createProviderClient,
-  createRotatingLogin,
   type ProviderClient,
   type ProviderErrorTable,
 } from '@pay/core/adapter';
@@ -46,52 +45,44 @@ export interface ProviderTClient extends ProviderClient {
   updateCredentials(credentials: ProviderTCredentials): void;
 }
 
-/** Creates the client. No I/O until the first call. */
+/** Creates the client. No I/O until the first call, which logs in first. */
 export function createClient(config: ResolvedConfig): ProviderTClient {
-  // The login and the client need each other: the client authorises with the login's token, and the login goes
-  // through the client (without authorisation). Each login sends one set of credentials, on every retry of it.
-  let client: ProviderClient;
-  const rotating = createRotatingLogin({
-    credentials: { clientId: config.clientId, clientSecret: config.clientSecret },
-    login: async (credentials: ProviderTCredentials) => {
-      const token = await client.request(tokenReplySchema, {
-        call: 'GET /oauth/accesstoken',
-        method: 'GET',
-        path: '/oauth/accesstoken',
-        query: { grant_type: 'client_credentials' },
-        auth: { basic: [credentials.clientId, credentials.clientSecret] },
-        retrySafe: true,
-        credentialsInReply: true,
-        context: { call: 'login' },
-      });
-      return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
-    },
-    store: config.tokenStore,
-    cacheKey: ({ clientId, clientSecret }) => ({
-      provider: PROVIDER,
-      clientId,
-      secret: clientSecret,
-      baseUrl: config.baseUrl,
-    }),
-  });
-  client = createProviderClient({
+  const client = createProviderClient({
     provider: PROVIDER,
     baseUrl: config.baseUrl,
     transport: config,
+    login: {
+      credentials: { clientId: config.clientId, clientSecret: config.clientSecret },
+      login,
+      check: checkCredentials,
+      secrets: ({ clientId, clientSecret }) => [clientSecret, clientId],
+      store: config.tokenStore,
+      cacheKey: ({ clientId, clientSecret }) => ({
+        provider: PROVIDER,
+        clientId,
+        secret: clientSecret,
+        baseUrl: config.baseUrl,
+      }),
+    },
     requestIdHeader: 'X-Client-Request-Id',
-    secrets: [config.clientSecret, config.clientId],
-    authorization: rotating.authorization,
     readEnvelope,
     errors: PROVIDER_T_ERRORS,
     credentialsHint: 'Check PROVIDER_T_CLIENT_ID and PROVIDER_T_CLIENT_SECRET (clientId, clientSecret).',
   });
-  return {
-    ...client,
-    config,
-    updateCredentials(credentials) {
-      const checked = checkCredentials(credentials);
-      client.rememberSecrets([checked.clientSecret, checked.clientId]);
-      rotating.update(checked);
-    },
-  };
+  return Object.assign(client, { config });
+}
+
+/** `GET /oauth/accesstoken` with Basic clientId:clientSecret of one set of credentials, on every retry of it. */
+async function login(credentials: ProviderTCredentials, client: ProviderClient) {
+  const token = await client.request(tokenReplySchema, {
+    call: 'GET /oauth/accesstoken',
+    method: 'GET',
+    path: '/oauth/accesstoken',
+    query: { grant_type: 'client_credentials' },
+    auth: { basic: [credentials.clientId, credentials.clientSecret] },
+    retrySafe: true,
+    credentialsInReply: true,
+    context: { call: 'login' },
+  });
+  return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
 }

@@ -4,8 +4,10 @@
  * its config.
  */
 import { basicAuthorization } from '../crypto.js';
-import type { ProviderCall } from './provider-client.js';
-import type { HttpClientOptions, TransportOptions } from './types.js';
+import type { TokenStore } from '../stores.js';
+import { type AccessToken, createRotatingLogin, type TokenCacheKey } from '../token.js';
+import type { ProviderCall, ProviderClient } from './provider-client.js';
+import type { Authorization, HttpClientOptions, TransportOptions } from './types.js';
 
 /**
  * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic (`basic: [user,
@@ -17,6 +19,48 @@ export type ProviderAuth =
   | { basic: readonly [user: string, password: string] }
   | { bearer: string }
   | { header: string; value: string };
+
+/**
+ * A token login declared in the client config (docs/architecture.md#provider-client-auth): the client logs in
+ * with `login(credentials, client)` (a call through the client itself, with the call's own `auth`), sends
+ * `Bearer <token>` on every other call with one token per set of credentials (`createRotatingLogin`), and its
+ * `updateCredentials(credentials)` checks a new set first, redacts its `secrets` from then on and swaps it whole.
+ */
+export interface ProviderLogin<C extends object> {
+  /** The credentials to log in with until `updateCredentials` replaces them. */
+  credentials: C;
+  /** The login with one set of credentials: everything it sends (and each retry of it) comes from that set. */
+  login(credentials: C, client: ProviderClient): Promise<AccessToken>;
+  /** What a cached token of `credentials` belongs to (`{ provider, clientId, secret, baseUrl }`). */
+  cacheKey(credentials: C): TokenCacheKey;
+  /** A token cache shared by instances (the config's `tokenStore`). */
+  store?: TokenStore | undefined;
+  /** Checks replacement credentials before anything changes (`ConfigurationError` naming a bad member). */
+  check(credentials: C): C;
+  /** The values of a set to redact from every hook, log line and error. */
+  secrets(credentials: C): readonly string[];
+}
+
+/** The client's side of a declared login: its authoriser, and the swap `updateCredentials` makes. */
+export function loginOf<C extends object>(
+  login: ProviderLogin<C>,
+  client: () => ProviderClient,
+): { authorization: Authorization; update(credentials: C): void } {
+  const rotating = createRotatingLogin({
+    credentials: login.credentials,
+    login: (credentials) => login.login(credentials, client()),
+    cacheKey: (credentials) => login.cacheKey(credentials),
+    store: login.store,
+  });
+  return {
+    authorization: rotating.authorization,
+    update(credentials) {
+      const checked = login.check(credentials);
+      client().rememberSecrets(login.secrets(checked));
+      rotating.update(checked);
+    },
+  };
+}
 
 /** The header a declared authorisation sends, and the values it makes secret. */
 function headerOf(auth: ProviderAuth): { name: string; value: string; secrets: string[] } {

@@ -13,7 +13,7 @@ import { settleCall, traceCall } from '../diagnostics/tracing.js';
 import type { ProviderApiError } from '../errors.js';
 import { requestIdOf } from '../records.js';
 import { createHttpClient } from './client.js';
-import { authorised, type ProviderAuth, transportOf } from './provider-auth.js';
+import { authorised, loginOf, type ProviderAuth, type ProviderLogin, transportOf } from './provider-auth.js';
 import {
   type ProviderErrorRule,
   type ProviderErrorTable,
@@ -37,7 +37,7 @@ export type EnvelopeReading =
     };
 
 /** Options of {@link createProviderClient}: the HTTP client's, plus what the adapter knows of its replies. */
-export interface ProviderClientOptions extends HttpClientOptions {
+export interface ProviderClientOptions<C extends object = never> extends HttpClientOptions {
   /**
    * Reads one reply, whatever its status: `{ ok: true, body }` for success, `{ ok: false, … }` for a refusal
    * (an error page without an envelope included). It may throw `InvalidResponseError` for a reply that is
@@ -63,6 +63,12 @@ export interface ProviderClientOptions extends HttpClientOptions {
    * instead.
    */
   auth?: ProviderAuth | (() => ProviderAuth);
+  /**
+   * A token login whose credentials rotate, declared (docs/architecture.md#provider-client-auth), instead of an
+   * `authorization` of the adapter's own: the client then has `updateCredentials`, and the login's `secrets` are
+   * redacted with the configured ones.
+   */
+  login?: ProviderLogin<C>;
   /**
    * The adapter's config, whose transport members (`fetch`, `timeoutMs`, `retry`, `hooks`, `logger`) the client
    * takes whole (docs/architecture.md#provider-client-auth); members given beside it win.
@@ -155,13 +161,32 @@ export interface ProviderClient {
   rememberSecrets(secrets: readonly string[]): void;
 }
 
-/** Creates an adapter's provider client. No I/O happens until the first call. */
-export function createProviderClient(options: ProviderClientOptions): ProviderClient {
-  const { readEnvelope, errors, credentialsHint, providerRequestIdHeader, auth, transport, ...httpOptions } =
-    options;
-  const http = createHttpClient({ ...transportOf(transport), ...httpOptions });
+/**
+ * Creates an adapter's provider client. No I/O happens until the first call. With a declared `login`, its
+ * `updateCredentials` replaces the login's credentials (docs/architecture.md#credential-rotation).
+ */
+export function createProviderClient<C extends object = never>(
+  options: ProviderClientOptions<C>,
+): ProviderClient & { updateCredentials(credentials: C): void } {
+  const {
+    readEnvelope,
+    errors,
+    credentialsHint,
+    providerRequestIdHeader,
+    auth,
+    transport,
+    login,
+    ...httpOptions
+  } = options;
+  const rotating = login && loginOf(login, () => client);
   // Grows when a rotated credential replaces a configured one (rememberSecrets).
-  const secrets = [...(options.secrets ?? [])];
+  const secrets = [...(options.secrets ?? []), ...(login ? login.secrets(login.credentials) : [])];
+  const http = createHttpClient({
+    ...transportOf(transport),
+    ...httpOptions,
+    secrets: [...secrets],
+    ...(rotating ? { authorization: rotating.authorization } : {}),
+  });
 
   async function send(call: ProviderCall, context?: CallOptions): Promise<ProviderOutcome> {
     const { movesMoney: _movesMoney, ...rest } = call;
@@ -226,7 +251,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     };
   }
 
-  return {
+  const client: ProviderClient & { updateCredentials(credentials: C): void } = {
     send,
     async request(schema, call, context) {
       const outcome = await send(call, context);
@@ -239,7 +264,13 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       return found === null ? null : found.body;
     },
     rememberSecrets,
+    updateCredentials(credentials) {
+      if (!rotating)
+        throw new TypeError(`${options.provider}'s client declares no login whose credentials rotate.`);
+      rotating.update(credentials);
+    },
   };
+  return client;
 
   function rememberSecrets(values: readonly string[]): void {
     http.rememberSecrets(values);

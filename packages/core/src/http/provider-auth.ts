@@ -12,8 +12,8 @@ import type { Authorization, HttpClientOptions, TransportOptions } from './types
 /**
  * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic (`basic: [user,
  * password]`), a static bearer token (`bearer`), or a static header of the provider's own (`header` and `value`,
- * e.g. `X-Api-Key`). The value sent is redacted from every hook, log line and error. A token login instead gives
- * the client `createRotatingLogin(…).authorization`.
+ * e.g. `X-Api-Key`). The value sent is redacted from every hook, log line and error. A token login is declared
+ * as a {@link ProviderLogin} instead.
  */
 export type ProviderAuth =
   | { basic: readonly [user: string, password: string] }
@@ -74,9 +74,9 @@ function headerOf(auth: ProviderAuth): { name: string; value: string; secrets: s
 }
 
 /**
- * The call as the HTTP client sends it: the call's own `auth`, else (unless `authorize: false`) the client's (read once here, so every
- * attempt of the call sends the same credentials even when they are replaced meanwhile), as a header of the call
- * instead of the client's authoriser. `remember` is given the values to redact.
+ * The call as the HTTP client sends it: the call's own `auth`, else (unless `authorize: false`) the client's, read
+ * once here so every attempt of the call sends the same credentials even when they are replaced meanwhile, as a
+ * header of the call instead of the client's authoriser. `remember` is given the values to redact.
  */
 export function authorised(
   call: Omit<ProviderCall, 'movesMoney'>,

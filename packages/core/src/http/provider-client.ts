@@ -59,7 +59,7 @@ export interface ProviderClientOptions<C extends object = never> extends HttpCli
   /**
    * How every call is authorised, declared (docs/architecture.md#provider-client-auth): Basic, a static bearer
    * token or a header of the provider's own; a function is read once per call, so credentials replaced while the
-   * process runs apply from the next call, never halfway through one. A token login gives `authorization`
+   * process runs apply from the next call, never halfway through one. A token login is declared as `login`
    * instead.
    */
   auth?: ProviderAuth | (() => ProviderAuth);

@@ -35,6 +35,7 @@ const steps = [
   run('runtime imports', 'node', ['tooling/scripts/check-runtime-imports.mjs']),
   run('docs references', 'node', ['tooling/scripts/repoint-comments.mjs', '--check']),
   run('public surface', 'node', ['tooling/scripts/api-report.mjs', '--check']),
+  run('adapter names', 'node', ['tooling/scripts/adapter-names.mjs', '--check']),
   run('build, typecheck, test, package checks', 'pnpm', [
     'exec',
     'turbo',

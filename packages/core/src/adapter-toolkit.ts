@@ -31,17 +31,7 @@ export {
   readProviderConfig,
   transportConfigEntries,
 } from './config.js';
-export {
-  basicAuthorization,
-  fromBase64,
-  hmacSha512Hex,
-  sha256Hex,
-  spkiBytes,
-  timingSafeEqual,
-  timingSafeIndexOf,
-  utf8,
-  verifyRsaSha256,
-} from './crypto.js';
+export { fromBase64, sha256Hex, spkiBytes, timingSafeEqual, timingSafeIndexOf } from './crypto.js';
 export { defineAdapter, redactingErrors } from './define-adapter.js';
 export {
   ConfigurationError,
@@ -133,6 +123,12 @@ export {
   WebhookHandlerError,
   WebhookVerificationError,
 } from './webhooks/errors.js';
+export {
+  hmacSignature,
+  type SignatureScheme,
+  verifyHmacHeader,
+  verifyRsaHeader,
+} from './webhooks/signatures.js';
 export {
   type AuthenticatedDelivery,
   type EventOf,

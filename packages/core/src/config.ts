@@ -16,11 +16,12 @@ export interface EnvVariable<Member extends string = string> {
   member: Member;
   required: boolean;
   /**
-   * How the text of the variable becomes the member's value: `string` (default, as written) or `boolean`
-   * (`true`/`false` in any case, anything else a `ConfigurationError`; see {@link booleanSetting}). Used by
-   * {@link readProviderConfig}.
+   * How the text of the variable becomes the member's value: `string` (default, as written), `boolean`
+   * (`true`/`false` in any case, anything else a `ConfigurationError`; see {@link booleanSetting}) or `list`
+   * (comma-separated, each item trimmed; one item stays a string, several become an array: keys given during a
+   * rotation). Used by {@link readProviderConfig}; an explicit member is taken as given.
    */
-  kind?: 'string' | 'boolean';
+  kind?: 'string' | 'boolean' | 'list';
 }
 
 /** The process environment where one exists (Node, Bun, Deno's Node mode); empty on runtimes without one. */
@@ -65,6 +66,12 @@ export function booleanSetting(name: string, value: unknown): boolean {
   if (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
     return value.trim().toLowerCase() === 'true';
   throw new ConfigurationError(`${name} must be true or false.`, { missing: [name] });
+}
+
+/** A `list` variable's value: one item as a string, several as an array, each trimmed. */
+function listSetting(value: string): string | string[] {
+  const items = value.split(',').map((item) => item.trim());
+  return items.length === 1 ? items[0]! : items;
 }
 
 /** Validates an explicit config object; issues name the members, never their values. */
@@ -259,7 +266,11 @@ export function readProviderConfig<S extends v.GenericSchema, Member extends str
     const value = values[variable.member];
     const fromEnv = !Object.hasOwn(given, variable.member);
     config[variable.member] =
-      variable.kind === 'boolean' ? booleanSetting(fromEnv ? variable.env : variable.member, value) : value;
+      variable.kind === 'boolean'
+        ? booleanSetting(fromEnv ? variable.env : variable.member, value)
+        : variable.kind === 'list' && fromEnv
+          ? listSetting(String(value))
+          : value;
   }
   return parseConfig(source.provider, source.schema, config);
 }

@@ -43,7 +43,7 @@ export function fromBase64(text: string): Uint8Array | undefined {
   return bytes;
 }
 
-/** The value of an HTTP Basic `Authorization` header for `user:password` (UTF-8, then base64). */
+/** The value of an HTTP Basic `Authorization` header for `user:password` (UTF-8, then base64); see `ProviderAuth`. */
 export function basicAuthorization(user: string, password: string): string {
   return `Basic ${toBase64(utf8(`${user}:${password}`))}`;
 }
@@ -97,19 +97,29 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
-/** Lower-case hex HMAC-SHA512 of `data` keyed with `secret` (Provider N's `providerN-signature`). */
-export async function hmacSha512Hex(secret: string, data: string | Uint8Array): Promise<string> {
-  let key = hmacKeys.get(secret);
+/**
+ * The HMAC of `data` keyed with `secret` under `hash` (docs/architecture.md#webhook-signatures): the one HMAC in
+ * core, behind the signature helpers.
+ */
+export async function hmacBytes(
+  hash: 'SHA-1' | 'SHA-256' | 'SHA-512',
+  secret: string,
+  data: string | Uint8Array,
+): Promise<Uint8Array> {
+  const cacheKey = `${hash}:${secret}`;
+  let key = hmacKeys.get(cacheKey);
   if (!key) {
-    key = crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash: 'SHA-512' }, false, [
-      'sign',
-    ]);
+    key = crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash }, false, ['sign']);
     // A handful of secrets per process at most; the cache keeps hot-path verification from re-importing.
     if (hmacKeys.size > 16) hmacKeys.clear();
-    hmacKeys.set(secret, key);
+    hmacKeys.set(cacheKey, key);
   }
-  const signature = await crypto.subtle.sign('HMAC', await key, bufferOf(utf8(data)));
-  return toHex(new Uint8Array(signature));
+  return new Uint8Array(await crypto.subtle.sign('HMAC', await key, bufferOf(utf8(data))));
+}
+
+/** Lower-case hex HMAC-SHA512 of `data` keyed with `secret` (core's own test adapter signs with it). */
+export async function hmacSha512Hex(secret: string, data: string | Uint8Array): Promise<string> {
+  return toHex(await hmacBytes('SHA-512', secret, data));
 }
 
 const rsaKeys = new Map<string, Promise<CryptoKey>>();

@@ -13,18 +13,27 @@ export const KEYED_REFERENCE_PREFIX = 'idem-';
 const KEYED_REFERENCE_DIGITS = 31;
 
 /**
- * The provider reference for `idempotencyKey`: `prefix` followed by the first 31 hex digits of SHA-256 of the
+ * The provider reference of a call's idempotency key (docs/architecture.md#idempotency), the one step from key to
+ * reference every adapter takes: given the key itself, or the operation context, options or `resolve` lookup it
+ * comes in (`undefined` when they carry none), `prefix` followed by the first 31 hex digits of SHA-256 of the
  * key's UTF-8 bytes. Deterministic, so every attempt and every process sends the same reference for one key, and
  * a merchant can compute it to search the provider's portal. A digest rather than the key itself: any key core
  * accepts (1–255 printable characters) fits the 36 characters `[0-9a-z-]` of a UUID-like reference; 124 bits
  * leave no practical room for collisions. References already sent to providers depend on this exact output:
  * never change the digest, the digit count or the default prefix.
  */
+export async function keyedReference(idempotencyKey: string, prefix?: string): Promise<string>;
 export async function keyedReference(
-  idempotencyKey: string,
+  given: Parameters<typeof idempotencyKeyOf>[0],
+  prefix?: string,
+): Promise<string | undefined>;
+export async function keyedReference(
+  given: string | Parameters<typeof idempotencyKeyOf>[0],
   prefix = KEYED_REFERENCE_PREFIX,
-): Promise<string> {
-  const hex = await sha256Hex(idempotencyKey);
+): Promise<string | undefined> {
+  const key = typeof given === 'string' ? given : idempotencyKeyOf(given);
+  if (key === undefined) return undefined;
+  const hex = await sha256Hex(key);
   return `${prefix}${hex.slice(0, KEYED_REFERENCE_DIGITS)}`;
 }
 

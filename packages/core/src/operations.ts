@@ -215,6 +215,13 @@ export interface AdapterTypes {
    * event name is accepted.
    */
   events?: NormalisedEventName;
+  /**
+   * The top-level params the provider needs although core's request contract leaves them optional, per operation
+   * (`{ 'payments.create': 'amount'; 'checkouts.create': 'amount' | 'currency' }`): a call without one is a
+   * compile error for the caller, with no override of the adapter's method types
+   * (docs/architecture.md#request-fields). Checking them at run time stays the adapter's.
+   */
+  required?: { [K in Operation]?: string };
 }
 
 /** The operations an adapter's declared types say it performs (every operation when it declares none). */
@@ -230,10 +237,25 @@ export type MetadataOf<T extends AdapterTypes, K extends Operation> = T['metadat
   ? T['metadata'][K]
   : Record<string, unknown>;
 
-/** The parameters a caller passes to `operation` (with the adapter's `provider_metadata`). */
+/** The top-level params an adapter's types declare required for one operation (`never` when none). */
+type RequiredOf<T, K extends Operation> = T extends { required: infer R }
+  ? R extends { [P in K]: infer F extends string }
+    ? F
+    : never
+  : never;
+
+/** `P` with the members `F` required (and no longer `undefined`); `P` itself when `F` is `never`. */
+type WithRequired<P, F extends string> = [F] extends [never]
+  ? P
+  : Omit<P, F> & { [M in F & keyof P]-?: Exclude<P[M], undefined> };
+
+/**
+ * The parameters a caller passes to `operation` (with the adapter's `provider_metadata`, and the members its
+ * types declare `required`).
+ */
 export type ParamsOf<T extends AdapterTypes, K extends Operation> = RowOf<K>['params'] extends infer S extends
   v.GenericSchema
-  ? WithProviderMetadata<v.InferInput<S>, MetadataOf<T, K>>
+  ? WithRequired<WithProviderMetadata<v.InferInput<S>, MetadataOf<T, K>>, RequiredOf<T, K>>
   : never;
 
 /** The parameters an implementation receives: validated against core's request contract. */

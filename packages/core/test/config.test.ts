@@ -235,6 +235,29 @@ describe('readProviderConfig: one way to load an adapter configuration', () => {
   });
 });
 
+describe("readProviderConfig: a 'list' variable (keys during a rotation)", () => {
+  const schema = v.strictObject({
+    keys: v.union([v.string(), v.array(v.string())]),
+    ...transportConfigEntries,
+  });
+  const source = {
+    provider: 'providerX',
+    envPrefix: 'PROVIDER_X',
+    variables: [{ env: 'PROVIDER_X_KEYS', member: 'keys', required: true, kind: 'list' }],
+    schema,
+  } as const;
+
+  it('reads one item as a string, several comma-separated as a trimmed list, an explicit member as given', () => {
+    expect(readProviderConfig({ ...source, env: { PROVIDER_X_KEYS: ' key-1 ' } })).toEqual({ keys: 'key-1' });
+    expect(readProviderConfig({ ...source, env: { PROVIDER_X_KEYS: 'key-new, key-old' } })).toEqual({
+      keys: ['key-new', 'key-old'],
+    });
+    expect(
+      readProviderConfig({ ...source, env: { PROVIDER_X_KEYS: 'a,b' }, overrides: { keys: 'x,y' } }),
+    ).toEqual({ keys: 'x,y' });
+  });
+});
+
 describe('providerVariables: every variable a default factory reads', () => {
   const table = [
     { env: 'PROVIDER_X_KEY', member: 'key', required: true },

@@ -1,7 +1,8 @@
 // The one test adapter of core's own tests. It imports nothing but core's sources (no vitest, no `node:`), because
 // test/bridge-process.test.ts transpiles it with core and runs it in a plain Node child process.
 
-import { defineAdapter, hmacSha512Hex, timingSafeIndexOf, webhookEvent } from '../src/adapter-toolkit.js';
+import { defineAdapter, timingSafeIndexOf, webhookEvent } from '../src/adapter-toolkit.js';
+import { hmacSha512Hex } from '../src/crypto.js';
 import { type AdapterTypes, type Payment, WebhookVerificationError } from '../src/index.js';
 
 /**

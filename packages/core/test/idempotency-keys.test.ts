@@ -45,6 +45,17 @@ describe('keyedReference: the provider reference derived from an idempotency key
   it('takes another prefix in front of the same digits', async () => {
     await expect(keyedReference('order-1', 'ref-')).resolves.toBe('ref-0bafe22156d2698c143b86040446d36');
   });
+
+  it("takes the key from an operation's context, its options or a resolve lookup: one step for every adapter", async () => {
+    const sent = await keyedReference('order-1001');
+    expect(await keyedReference({ idempotency: ledger('order-1001'), idempotencyKey: 'other' })).toBe(sent);
+    expect(await keyedReference({ idempotencyKey: 'order-1001' })).toBe(sent);
+    expect(await keyedReference({ idempotencyKey: 'order-1', idempotency: undefined }, 'ref-')).toBe(
+      'ref-0bafe22156d2698c143b86040446d36',
+    );
+    expect(await keyedReference({})).toBeUndefined();
+    expect(await keyedReference(undefined)).toBeUndefined();
+  });
 });
 
 describe('idempotencyKeyOf: the key of a call', () => {

@@ -141,6 +141,32 @@ describe('unsupported operations are compile errors', () => {
     });
   });
 
+  it('requires the top-level params an adapter declares required, with no override of its method types', () => {
+    interface CurrencyRequiredTypes extends ReadOnlyTypes {
+      required: { 'payments.create': 'currency' | 'item_id' };
+    }
+    const strict = createPay(
+      defineAdapter<CurrencyRequiredTypes>({
+        provider: 'providerN',
+        operations: {
+          createPayment: async () => payment('p1'),
+          retrievePayment: async () => null,
+        },
+        webhooks,
+      }),
+    );
+    void strict.payments.create({ customer: { id: 'c' }, amount: 19.99, currency: 'EUR', item_id: 'i' });
+    // @ts-expect-error currency is required by this adapter
+    void strict.payments.create({ customer: { id: 'c' }, amount: 19.99, item_id: 'i' });
+    // @ts-expect-error and so is item_id
+    void strict.payments.create({ customer: { id: 'c' }, amount: 19.99, currency: 'EUR' });
+    // @ts-expect-error never undefined
+    void strict.payments.create({ customer: { id: 'c' }, amount: 1, currency: undefined, item_id: 'i' });
+    expectTypeOf(strict.payments.create).parameter(0).toHaveProperty('currency').toEqualTypeOf<string>();
+    // Another adapter's operations stay as core's contract has them.
+    void createPay(adapter).payments.create({ customer: { id: 'c' }, amount: 19.99 });
+  });
+
   it('types every operation (unsupported ones throw at run time) when the adapter declares none', () => {
     const undeclared = createPay(testAdapter());
     expectTypeOf(undeclared.refunds.create).returns.resolves.toEqualTypeOf<Refund>();

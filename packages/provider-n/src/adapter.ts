@@ -13,15 +13,16 @@ import {
   type ResolvedRecord,
   type ResolveLookup,
 } from '@pay/core/adapter';
-import { createClient, PROVIDER } from './client.js';
+import { createClient } from './client.js';
 import type { ProviderNConfig, ProviderNCredentials } from './config.js';
+import { PROVIDER } from './config.js';
 import { type ProviderNCalls, providerNCalls } from './flows/calls.js';
 import { checkoutRecoveryPoint, createCheckout, withCheckoutUrl } from './flows/checkout.js';
 import { createRefund } from './flows/refund.js';
-import { toPayment, toRetrievedCheckout, transactionStatus } from './mapping.js';
+import { toCheckoutOfStatus, toPayment, transactionStatus } from './mapping.js';
 import { initTransactionRequest, refundRequest } from './requests.js';
 import type { ProviderNAdapter, ProviderNTypes } from './types.js';
-import { providerNWebhooks } from './webhooks.js';
+import { createWebhooks } from './webhooks.js';
 import { DEFAULT_CURRENCY } from './wire.js';
 
 /** Operations the provider has no call for, with the reason the error gives. */
@@ -32,7 +33,7 @@ const UNSUPPORTED = {
 } as const;
 
 /** Builds the adapter over one authenticated client. No I/O until the first operation. */
-export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter {
+export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapter {
   const client = createClient(config);
   // Provider N payloads carry no test flag: a sandbox adapter's records are test records (contract 3).
   const livemode = !config.isSandbox;
@@ -60,7 +61,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
       createCheckout: (params, options) => createCheckout(calls, config.contractCode, params, options),
       retrieveCheckout: async (id, options) => {
         const read = await queryTransaction({ transactionReference: id }, options);
-        return read && toRetrievedCheckout(read.body, facts(read.requestId), read.raw);
+        return read && toCheckoutOfStatus(read.body, facts(read.requestId), read.raw);
       },
       retrievePayment: async (id, options) => {
         const read = await queryTransaction({ transactionReference: id }, options);
@@ -73,7 +74,7 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     },
     unsupported: UNSUPPORTED,
     fallbackReason: 'the Provider N API has no such call',
-    webhooks: providerNWebhooks({ livemode }),
+    webhooks: createWebhooks({ livemode }),
     // The reconciler (docs/architecture.md#reconciliation): a refund is read by its reference, and a read delivers
     // what this adapter's webhooks raise (docs/providers/provider-n.md#events): a received payment, whole or
     // partial, is `payment.created`; nothing is raised while a payment is pending.
@@ -115,9 +116,7 @@ async function resolve(
   lookup: ResolveLookup,
   options: CallOptions,
 ): Promise<ResolvedRecord> {
-  const key = lookup.idempotencyKey;
-  const reference = async (member: string) =>
-    key === undefined ? contextString(lookup, member) : await keyedReference(key);
+  const reference = async (member: string) => (await keyedReference(lookup)) ?? contextString(lookup, member);
   if (lookup.operation === 'checkouts.create') {
     const paymentReference = await reference('paymentReference');
     const transactionReference = contextString(lookup, 'transactionReference');
@@ -129,7 +128,7 @@ async function resolve(
     if (!by) return undefined;
     const read = await calls.queryTransaction(by, options);
     if (!read) return null;
-    const checkout = toRetrievedCheckout(read.body, calls.facts(read.requestId), read.raw);
+    const checkout = toCheckoutOfStatus(read.body, calls.facts(read.requestId), read.raw);
     const recorded = checkoutRecoveryPoint(lookup.recoveryPoint);
     // With the URL the ledger kept, the record is the one checkouts.create returned (checkoutUrl included).
     return recorded?.transactionReference === checkout.id ? withCheckoutUrl(checkout, recorded) : checkout;

@@ -4,33 +4,20 @@
  * is a refusal whatever the HTTP status), and Provider N's refusal codes as data.
  */
 import {
-  basicAuthorization,
   createProviderClient,
-  createRotatingLogin,
-  type EnvelopeReading,
-  type HttpReply,
-  type ProviderApiError,
-  type ProviderCall,
   type ProviderClient,
   type ProviderErrorTable,
-  type ProviderOutcome,
-  parseJson,
   parseReply,
-  moneyMovingRefusal as refuseMoneyMovingCall,
-  requestIdOf,
 } from '@pay/core/adapter';
-import * as v from '@pay/core/schema';
-import { baseUrlOf, checkCredentials, type ProviderNConfig, type ProviderNCredentials } from './config.js';
-import { envelopeSchema, loginBodySchema } from './wire.js';
-
-/** The provider name every record and error of this adapter carries. */
-export const PROVIDER = 'providerN';
-
-/** A refusal, as the client's `send` returns it. */
-export type Refusal = Extract<ProviderOutcome, { ok: false }>;
-
-/** How the provider words a refusal of a reference it already holds, whatever the code. */
-const DUPLICATE_REFERENCE_MESSAGE = /duplicate|already exists/i;
+import {
+  baseUrlOf,
+  checkCredentials,
+  PROVIDER,
+  type ProviderNConfig,
+  type ProviderNCredentials,
+} from './config.js';
+import { DUPLICATE_REFERENCE_MESSAGE, REQUEST_ID_HEADER, readEnvelope } from './envelope.js';
+import { loginBodySchema } from './wire.js';
 
 /**
  * Provider code → rule (core reads it with own-property checks). `99` is the provider's catch-all (bad
@@ -59,17 +46,6 @@ export const PROVIDER_N_ERRORS: ProviderErrorTable = {
   R9: { kind: 'conflict' },
 };
 
-/** The request id header sent with every call; a reply header of the same name, if any, is the provider's id. */
-const REQUEST_ID_HEADER = 'X-Request-Id';
-
-/**
- * The request id a record carries (docs/architecture.md#records): the provider's own when its reply names one,
- * else the id sent.
- */
-export function requestIdOfReply(reply: HttpReply): string {
-  return requestIdOf(reply, REQUEST_ID_HEADER);
-}
-
 /** The client of one adapter: core's provider client, plus the credential rotation of `updateCredentials`. */
 export interface ProviderNClient extends ProviderClient {
   /**
@@ -82,117 +58,56 @@ export interface ProviderNClient extends ProviderClient {
 /** Builds the client: no I/O until the first call, which logs in first. */
 export function createClient(config: ProviderNConfig): ProviderNClient {
   const baseUrl = baseUrlOf(config);
-  const rotating = createRotatingLogin({
-    credentials: { apiKey: config.apiKey, secretKey: config.secretKey },
-    login: (credentials) => login(credentials),
-    store: config.tokenStore,
-    cacheKey: ({ apiKey, secretKey }) => ({
-      provider: PROVIDER,
-      clientId: apiKey,
-      secret: secretKey,
-      baseUrl,
-    }),
-  });
-  const client = createProviderClient({
+  return createProviderClient({
     provider: PROVIDER,
     baseUrl,
-    ...(config.fetch ? { fetch: config.fetch } : {}),
-    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
-    ...(config.retry === undefined ? {} : { retry: config.retry }),
-    ...(config.hooks ? { hooks: config.hooks } : {}),
-    ...(config.logger ? { logger: config.logger } : {}),
-    secrets: [config.apiKey, config.secretKey],
+    transport: config,
+    login: {
+      credentials: { apiKey: config.apiKey, secretKey: config.secretKey },
+      login,
+      check: checkCredentials,
+      secrets: ({ apiKey, secretKey }) => [apiKey, secretKey],
+      store: config.tokenStore,
+      cacheKey: ({ apiKey, secretKey }) => ({
+        provider: PROVIDER,
+        clientId: apiKey,
+        secret: secretKey,
+        baseUrl,
+      }),
+    },
     // Not part of Provider N's contract, but one id per logical call (the same on its retries) lets its
     // support trace a call, as every adapter does.
     requestIdHeader: REQUEST_ID_HEADER,
     providerRequestIdHeader: REQUEST_ID_HEADER,
-    authorization: rotating.authorization,
     readEnvelope,
     errors: PROVIDER_N_ERRORS,
     credentialsHint: `Check ${CREDENTIALS}.`,
   });
+}
 
-  /**
-   * `POST /v1/auth/login` with Basic apiKey:secretKey of one set of credentials (its retries send the same header);
-   * it only reads, so it is retried like a GET.
-   */
-  async function login(credentials: ProviderNCredentials) {
-    const outcome = await client.send({
-      call: 'login',
-      method: 'POST',
-      path: '/v1/auth/login',
-      headers: { authorization: basicAuthorization(credentials.apiKey, credentials.secretKey) },
-      authorize: false,
-      retrySafe: true,
-      credentialsInReply: true,
-    });
-    // A refusal that may pass later (429, 5xx) stays as it is; any other points at the credentials.
-    if (!outcome.ok) {
-      const { error, code } = outcome;
-      if (error.retryable) throw error;
-      const message = `${PROVIDER} answered HTTP ${error.status}${code ? ` (code ${code})` : ''}: the login was refused; check ${CREDENTIALS}.`;
-      throw error.withDetails({ message });
-    }
-    const body = parseReply(loginBodySchema, outcome.body, { provider: PROVIDER, call: 'login' });
-    return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
+/**
+ * `POST /v1/auth/login` with Basic apiKey:secretKey of one set of credentials (its retries send the same header);
+ * it only reads, so it is retried like a GET.
+ */
+async function login(credentials: ProviderNCredentials, client: ProviderClient) {
+  const outcome = await client.send({
+    call: 'login',
+    method: 'POST',
+    path: '/v1/auth/login',
+    auth: { basic: [credentials.apiKey, credentials.secretKey] },
+    retrySafe: true,
+    credentialsInReply: true,
+  });
+  // A refusal that may pass later (429, 5xx) stays as it is; any other points at the credentials.
+  if (!outcome.ok) {
+    const { error, code } = outcome;
+    if (error.retryable) throw error;
+    const message = `${PROVIDER} answered HTTP ${error.status}${code ? ` (code ${code})` : ''}: the login was refused; check ${CREDENTIALS}.`;
+    throw error.withDetails({ message });
   }
-
-  return {
-    ...client,
-    updateCredentials(credentials) {
-      const checked = checkCredentials(credentials);
-      client.rememberSecrets([checked.apiKey, checked.secretKey]);
-      rotating.update(checked);
-    },
-  };
+  const body = parseReply(loginBodySchema, outcome.body, { provider: PROVIDER, call: 'login' });
+  return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
 }
 
 const CREDENTIALS =
   'apiKey and secretKey (PROVIDER_N_API_KEY / PROVIDER_N_SECRET_KEY) and that isSandbox matches the keys';
-
-/**
- * Reads the envelope: success only when `requestSuccessful` is true and `responseCode` is `"0"` (or absent). An
- * error status without an envelope (a proxy's error page) is a refusal without a code; a success status
- * without one is an `InvalidResponseError`.
- */
-export function readEnvelope(
-  reply: HttpReply,
-  call: Pick<ProviderCall, 'call' | 'context'>,
-): EnvelopeReading {
-  const json = parseJson(reply.text);
-  if (reply.status >= 400 && !v.is(envelopeSchema, json)) return { ok: false };
-  const { requestSuccessful, responseCode, responseMessage, responseBody } = parseReply(
-    envelopeSchema,
-    json,
-    {
-      provider: PROVIDER,
-      call: call.call,
-      ...(call.context ? { context: call.context } : {}),
-    },
-  );
-  const code = responseCode ?? undefined;
-  if (requestSuccessful && (code === undefined || code === '0')) return { ok: true, body: responseBody };
-  return { ok: false, code, message: responseMessage ?? undefined };
-}
-
-/**
- * Whether a refusal says the reference we sent is already taken. A call without a key sends a fresh reference
- * (requests.ts), so the provider holds it only if an earlier delivery of this same request landed; a keyed
- * call's reference is the key's, so the provider holds what that key already opened.
- */
-export function isDuplicateReference(refusal: Refusal): boolean {
-  return refusal.code === 'R9' || DUPLICATE_REFERENCE_MESSAGE.test(refusal.error.providerMessage ?? '');
-}
-
-/**
- * The error of a refused money-moving call (docs/architecture.md#outcomes), through core's `moneyMovingRefusal`: a
- * proven refusal (a 4xx to the first attempt) is thrown as it came, with the table's advice core put there; a 5xx,
- * a 408, an earlier attempt that may have landed, or "duplicate reference" (which says one did) gives
- * `outcome: 'unknown'` with the reference in its context, so the caller reconciles instead of moving money twice.
- * Core's `request` covers only the earlier attempt, so the adapter reads refusals itself.
- */
-export function moneyMovingRefusal(refusal: Refusal): ProviderApiError {
-  return refuseMoneyMovingCall(refusal.error, refusal.reply, {
-    mayHaveLanded: isDuplicateReference(refusal),
-  });
-}

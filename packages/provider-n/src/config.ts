@@ -11,6 +11,9 @@ import {
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
+/** The provider name every record and error of this adapter carries. */
+export const PROVIDER = 'providerN';
+
 /** Explicit configuration of `createProviderN(config)`. */
 export interface ProviderNConfig extends TransportOptions {
   /** API key from the provider's dashboard (`PROVIDER_N_API_KEY`). */

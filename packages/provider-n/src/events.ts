@@ -5,7 +5,7 @@
  */
 import { type PayEvent, type RefundStatus, WebhookVerificationError, webhookEvent } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import { PROVIDER } from './client.js';
+import { PROVIDER } from './config.js';
 import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
 import type { ProviderNEventType } from './types.js';
 import { DEFAULT_CURRENCY, refundBodySchema } from './wire.js';

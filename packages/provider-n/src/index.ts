@@ -8,7 +8,7 @@
  * const pay = createPay(providerN());
  * ```
  */
-import { buildProviderNAdapter } from './adapter.js';
+import { createProviderNAdapter } from './adapter.js';
 import { checkConfig, type ProviderNConfig, type ProviderNOverrides, resolveConfig } from './config.js';
 import type { ProviderNAdapter } from './types.js';
 
@@ -19,7 +19,7 @@ import type { ProviderNAdapter } from './types.js';
  * Throws `ConfigurationError` naming every missing variable. Does no I/O.
  */
 export function providerN(overrides: ProviderNOverrides = {}): ProviderNAdapter {
-  return buildProviderNAdapter(resolveConfig(overrides));
+  return createProviderNAdapter(resolveConfig(overrides));
 }
 
 /**
@@ -28,7 +28,7 @@ export function providerN(overrides: ProviderNOverrides = {}): ProviderNAdapter 
  * Does no I/O.
  */
 export function createProviderN(config: ProviderNConfig): ProviderNAdapter {
-  return buildProviderNAdapter(checkConfig(config));
+  return createProviderNAdapter(checkConfig(config));
 }
 
 export {

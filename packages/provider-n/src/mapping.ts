@@ -165,7 +165,7 @@ export function toPayment(transaction: TransactionFields, context: PaymentContex
  * read carries neither the checkout URL nor the items, so `payment_url` and `expires_at` are null and
  * `products` is empty; `metadata.paymentStatus` and `metadata.amountPaid` tell how far the payer got.
  */
-export function toRetrievedCheckout(
+export function toCheckoutOfStatus(
   transaction: TransactionFields,
   facts: RecordFacts,
   raw: unknown,

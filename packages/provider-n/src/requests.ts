@@ -5,7 +5,6 @@
 import {
   amountIssues,
   assertNoIssues,
-  idempotencyKeyOf,
   keyedReference,
   normaliseCurrency,
   type OperationContext,
@@ -232,9 +231,8 @@ export function idempotencyReference(idempotencyKey: string): Promise<string> {
 }
 
 /** The reference of a money-moving call: derived from the idempotency key, else fresh (see above). */
-export function referenceFor(options: OperationContext): Promise<string> {
-  const key = idempotencyKeyOf(options);
-  return key === undefined ? Promise.resolve(uniqueReference()) : keyedReference(key);
+export async function referenceFor(options: OperationContext): Promise<string> {
+  return (await keyedReference(options)) ?? uniqueReference();
 }
 
 /**

@@ -5,23 +5,39 @@
  */
 import {
   type AuthenticatedDelivery,
-  hmacSha512Hex,
   parseJson,
+  type SignatureScheme,
   sha256Hex,
-  timingSafeIndexOf,
+  verifyHmacHeader,
   type WebhookDefinition,
   type WebhookDelivery,
-  WebhookVerificationError,
   webhookEvent,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import { PROVIDER } from './client.js';
+import { PROVIDER } from './config.js';
 import { type DeliveryFacts, malformed, NORMALISERS } from './events.js';
 import type { ProviderNEventName, ProviderNRawEvents } from './types.js';
 import { webhookBodySchema } from './wire-events.js';
 
 /** The signature header, lower-cased as core hands headers over (the provider sends `providerN-signature`). */
 export const SIGNATURE_HEADER = 'providern-signature';
+
+/**
+ * How Provider N signs (docs/providers/provider-n.md#webhooks): `providerN-signature` is the hex HMAC-SHA512 of
+ * the raw body keyed with the merchant's secret key, one signature, no timestamp.
+ */
+export const SIGNATURE_SCHEME = {
+  algorithm: 'SHA-512',
+  header: SIGNATURE_HEADER,
+  encoding: 'hex',
+  messages: {
+    missingSecret:
+      'Provider N webhooks are signed with your secret key: pass it as webhooks.setup({ webhookSecret }) (the same value as secretKey / PROVIDER_N_SECRET_KEY).',
+    missingSignature: 'The providerN-signature header is missing: this request was not sent by Provider N.',
+    mismatch:
+      'The providerN-signature does not match the body: check that webhookSecret is your Provider N secret key (secretKey, PROVIDER_N_SECRET_KEY; during a rotation both the new and the old one) and that the raw body is passed unchanged.',
+  },
+} as const satisfies SignatureScheme;
 
 /**
  * Every normalised event the table below raises (docs/providers/provider-n.md#events), for `.on()` registration
@@ -64,7 +80,7 @@ export type ProviderNWebhookDefinition = WebhookDefinition & {
  * The webhook definition of one adapter: the secret is required (`setup()` refuses a missing one), and records
  * carry the adapter's `livemode`.
  */
-export function providerNWebhooks(options: { livemode: boolean }): ProviderNWebhookDefinition {
+export function createWebhooks(options: { livemode: boolean }): ProviderNWebhookDefinition {
   return {
     rawEventNames: RAW_EVENT_NAMES,
     eventNames: EVENT_NAMES,
@@ -84,7 +100,8 @@ export async function verifyProviderNWebhook(
   webhookSecrets: readonly string[],
   options: { livemode: boolean },
 ): Promise<AuthenticatedDelivery> {
-  const secretIndex = await verifySignature(delivery, webhookSecrets);
+  // Every secret's HMAC is compared, in constant time (two while the secret key is rotated).
+  const { secretIndex } = await verifyHmacHeader(delivery, webhookSecrets, SIGNATURE_SCHEME);
   const body = v.safeParse(webhookBodySchema, parseJson(delivery.body));
   if (!body.success)
     throw malformed('The webhook body is not a Provider N event ({ eventType, eventData }).');
@@ -105,40 +122,6 @@ export async function verifyProviderNWebhook(
   );
   // The event type is part of the key: a SUCCESSFUL_REFUND and a FAILED_REFUND of one refund are two pushes.
   return { key: [eventType, ...rawKey].join(':'), events: async () => events, secretIndex };
-}
-
-/**
- * The index of the secret whose HMAC is the `providerN-signature`: every secret's HMAC is computed and compared
- * in constant time (two while the secret key is rotated: docs/providers/provider-n.md#webhooks).
- */
-async function verifySignature(
-  delivery: WebhookDelivery,
-  webhookSecrets: readonly string[],
-): Promise<number> {
-  if (webhookSecrets.length === 0) {
-    throw new WebhookVerificationError(
-      'Provider N webhooks are signed with your secret key: pass it as webhooks.setup({ webhookSecret }) (the same value as secretKey / PROVIDER_N_SECRET_KEY).',
-      { reason: 'missing_secret' },
-    );
-  }
-  const signature = delivery.headers[SIGNATURE_HEADER];
-  if (!signature) {
-    throw new WebhookVerificationError(
-      'The providerN-signature header is missing: this request was not sent by Provider N.',
-      { reason: 'missing_signature' },
-    );
-  }
-  const expected = await Promise.all(
-    webhookSecrets.map((webhookSecret) => hmacSha512Hex(webhookSecret, delivery.rawBody)),
-  );
-  const secretIndex = timingSafeIndexOf(signature.trim().toLowerCase(), expected);
-  if (secretIndex < 0) {
-    throw new WebhookVerificationError(
-      'The providerN-signature does not match the body: check that webhookSecret is your Provider N secret key (secretKey, PROVIDER_N_SECRET_KEY; during a rotation both the new and the old one) and that the raw body is passed unchanged.',
-      { reason: 'invalid_signature' },
-    );
-  }
-  return secretIndex;
 }
 
 /**

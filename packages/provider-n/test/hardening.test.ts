@@ -8,7 +8,8 @@ import { createPay, NetworkError, ProviderApiError, ValidationError } from '@pay
 import type { ProviderErrorRule } from '@pay/core/adapter';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { moneyMovingRefusal, PROVIDER_N_ERRORS, readEnvelope } from '../src/client.js';
+import { PROVIDER_N_ERRORS } from '../src/client.js';
+import { moneyMovingRefusal, readEnvelope } from '../src/envelope.js';
 import { providerNWebhookRequest } from '../src/testing/index.js';
 import {
   BASIC,

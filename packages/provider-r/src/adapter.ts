@@ -3,15 +3,12 @@
  * Operations the provider cannot do throw `ProviderNotSupportedError` before any I/O (core's `defineAdapter`).
  */
 import {
-  type Adapter,
   type AdapterDefinition,
   type CallOptions,
   checkoutCreateSchema,
   defineAdapter,
-  idempotencyKeyOf,
   keyedReference,
   type Operation,
-  type OperationContext,
   type Payment,
   parseInput,
   type Refund,
@@ -23,7 +20,7 @@ import type { ProviderRConfig, ProviderRCredentials } from './config.js';
 import { resumeCreation, sendCreation } from './flows/create-once.js';
 import { resolveCall } from './flows/resolve.js';
 import { settlementFlows } from './flows/settle.js';
-import { checkoutFromCreate, paymentFromCreate, paymentFromStatus, refundFromReply } from './mapping.js';
+import { toCheckout, toCreatedPayment, toPayment, toRefund } from './mapping.js';
 import {
   captureAmount,
   checkoutRequest,
@@ -39,7 +36,7 @@ import type {
   ProviderRCheckoutRedirect,
   ProviderRTypes,
 } from './types.js';
-import { createWebhookDefinition } from './webhooks.js';
+import { createWebhooks } from './webhooks.js';
 
 /** Why each operation the provider cannot do is unsupported (the `reason` of `ProviderNotSupportedError`). */
 const UNSUPPORTED: { [K in Operation]?: string } = {
@@ -61,12 +58,6 @@ const UNSUPPORTED: { [K in Operation]?: string } = {
   'subscriptions.delete': 'the provider offers no subscriptions',
 };
 
-/** The refId a keyed call derives from its key (`undefined` without a key). */
-async function keyedRefId(options: OperationContext): Promise<string | undefined> {
-  const key = idempotencyKeyOf(options);
-  return key === undefined ? undefined : keyedReference(key);
-}
-
 function operations(
   config: ProviderRConfig,
   client: ProviderRClient,
@@ -74,7 +65,7 @@ function operations(
   const settlement = settlementFlows(config, client);
   return {
     async createCheckout(params, options) {
-      const request = checkoutRequest(params, config, await keyedRefId(options));
+      const request = checkoutRequest(params, config, await keyedReference(options));
       if (resumeCreation('checkouts.create', options.idempotency)) return null;
       // With a ledger there is a key, so the refId is the caller's or the key's (never absent). The call resolves
       // to null (the spec); the Checkout with its redirect is recorded for `pay.resolve(key)`.
@@ -84,14 +75,14 @@ function operations(
         { refId: request.refId as string },
         async () => {
           const { body, requestId } = await client.send(request, options);
-          return { transId: body.transId, result: checkoutFromCreate(request.body, params, body, requestId) };
+          return { transId: body.transId, result: toCheckout(request.body, params, body, requestId) };
         },
       );
       return null;
     },
 
     async createPayment(params, options) {
-      const request = paymentRequest(params, config, await keyedRefId(options));
+      const request = paymentRequest(params, config, await keyedReference(options));
       const resumed = resumeCreation('payments.create', options.idempotency);
       if (resumed) return resumed.result as Payment;
       return sendCreation(
@@ -100,7 +91,7 @@ function operations(
         { refId: request.refId as string },
         async () => {
           const { body, requestId } = await client.send(request, options);
-          const payment = paymentFromCreate(request.body, params, body, requestId);
+          const payment = toCreatedPayment(request.body, params, body, requestId);
           return { transId: payment.id, result: payment };
         },
       );
@@ -108,14 +99,14 @@ function operations(
 
     async retrievePayment(id, options) {
       const read = await client.find(statusRequest(id, config), options);
-      return read && paymentFromStatus(read.body, config.isSandbox, read.requestId);
+      return read && toPayment(read.body, config.isSandbox, read.requestId);
     },
 
     capturePayment: (id, params, options) => settlement.capture(id, captureAmount(params), options),
     cancelPayment: (id, options) => settlement.cancel(id, options),
 
     async createRefund(params, options) {
-      const request = refundRequest(params, await keyedRefId(options));
+      const request = refundRequest(params, await keyedReference(options));
       const resumed = resumeCreation('refunds.create', options.idempotency);
       if (resumed) return resumed.result as Refund;
       // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
@@ -135,7 +126,7 @@ function operations(
       const reference = { refId: sent.refId, transId: sent.transId };
       return sendCreation('refunds.create', options.idempotency, reference, async () => {
         const { body, requestId } = await client.send(refundCall(sent), options);
-        return { transId: sent.transId, result: refundFromReply(sent, body, requestId) };
+        return { transId: sent.transId, result: toRefund(sent, body, requestId) };
       });
     },
   };
@@ -167,19 +158,19 @@ function checks(config: ProviderRConfig): AdapterDefinition<ProviderRTypes>['che
 }
 
 /** Builds the adapter from a checked configuration. */
-export function buildProviderRAdapter(config: ProviderRConfig): ProviderRAdapter {
+export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapter {
   const client = createClient(config);
   const adapter = defineAdapter<ProviderRTypes>({
     provider: 'providerR',
     operations: operations(config, client),
     checks: checks(config),
     unsupported: UNSUPPORTED,
-    webhooks: createWebhookDefinition(config, client),
+    webhooks: createWebhooks(config, client),
     resolve: (lookup, options) => resolveCall(lookup, options, client, config),
   });
   // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
   // input and hands the operations their idempotency context (a spread copy would lose it).
-  return Object.assign(adapter as Adapter<ProviderRTypes> as ProviderRAdapter, {
+  return Object.assign(adapter, {
     createCheckoutRedirect: redactingErrors(
       async (
         params: ProviderRCheckoutParams,

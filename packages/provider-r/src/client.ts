@@ -1,35 +1,24 @@
 /**
  * The client of Provider R over core's provider client (docs/architecture.md#provider-client): HTTP Basic on every
- * call, the provider's envelope where only `code == 0` is success whatever the HTTP status
- * (docs/providers/provider-r.md#response-codes), its codes as a table of data, and the rule for refusals of calls
- * that can move money.
+ * call, the provider's envelope (envelope.ts) and its codes as a table of data.
  */
 import {
-  basicAuthorization,
   type CallOptions,
   createProviderClient,
-  type EnvelopeReading,
-  type HttpReply,
-  InvalidResponseError,
-  isRecord,
-  type ProviderApiError,
   type ProviderCall,
   type ProviderErrorTable,
-  parseForm,
-  parseJson,
   parseReply,
-  moneyMovingRefusal as refuseMoneyMovingCall,
   requestIdOf,
 } from '@pay/core/adapter';
-import * as v from '@pay/core/schema';
+import type * as v from '@pay/core/schema';
 import {
   checkCredentials,
   PROVIDER_R_BASE_URL,
   type ProviderRConfig,
   type ProviderRCredentials,
 } from './config.js';
+import { moneyMovingRefusal, readEnvelope, secretSpellings } from './envelope.js';
 import type { ProviderRCall } from './requests.js';
-import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
 
 /**
  * What each provider code means for a caller (docs/providers/provider-r.md#response-codes), as data. 1400 is "bad request
@@ -54,68 +43,6 @@ export const PROVIDER_R_ERRORS: ProviderErrorTable = {
 /** A call's answer: the parsed body and the request id a record built from it carries (`request_id`). */
 export type ProviderRAnswer<T> = { body: T; requestId: string };
 
-/** Every spelling of the secret that could appear in a body, a URL or an echoed reply. */
-function secretSpellings(secret: string): string[] {
-  const formEncoded = new URLSearchParams({ s: secret }).toString().slice(2);
-  return [...new Set([secret, encodeURIComponent(secret), formEncoded, JSON.stringify(secret).slice(1, -1)])];
-}
-
-/** Parses a reply body as JSON or form-encoded, as its content type (or, failing that, its text) says. */
-function parseBody(reply: HttpReply): Record<string, unknown> | undefined {
-  const media = mediaType(reply.headers.get('content-type'));
-  const asJson = () => {
-    const parsed = parseJson(reply.text);
-    return isRecord(parsed) ? parsed : undefined;
-  };
-  if (media === 'application/x-www-form-urlencoded') return parseForm(reply.text);
-  if (media === 'application/json' || media.endsWith('+json')) return asJson();
-  return asJson() ?? (/^[^=&\s]+=/.test(reply.text) ? parseForm(reply.text) : undefined);
-}
-
-/** Reads the envelope: `code` (or `error`) 0 is success, any other code a refusal, an HTTP error without one too. */
-function readEnvelope(reply: HttpReply, call: { call: string; context?: object }): EnvelopeReading {
-  const body = parseBody(reply);
-  const checked = body === undefined ? undefined : v.safeParse(envelopeSchema, body);
-  const envelope = checked?.success ? checked.output : undefined;
-  if (envelope === undefined) {
-    if (reply.status >= 400) return { ok: false };
-    throw new InvalidResponseError(
-      `providerR answered ${call.call} with a body that carries no \`code\` (HTTP ${reply.status}). If this persists, the provider's API changed; report it.`,
-      { context: { ...call.context, requestId: reply.requestId } },
-    );
-  }
-  if (envelope.code === 0) return { ok: true, body: withoutSecret(body as Record<string, unknown>) };
-  return { ok: false, code: String(envelope.code), message: envelope.message };
-}
-
-/** The `transId` an error reply still carries, when it does (docs/providers/provider-r.md#response-codes). */
-function namedTransId(reply: HttpReply): string | undefined {
-  const transId = parseBody(reply)?.transId;
-  const named = typeof transId === 'string' || typeof transId === 'number' ? String(transId) : '';
-  return named === '' ? undefined : named;
-}
-
-/**
- * The error of a refused call that can move money (create, capture, cancel, refund;
- * docs/architecture.md#outcomes), through core's `moneyMovingRefusal`: besides an earlier attempt that may have
- * landed, a 5xx or a 408, a code the provider uses for its own failures (1200, 1500) or a reply that names a
- * transaction means the call may have been processed: the error then carries `outcome: 'unknown'` and every id the
- * provider returned, so the caller looks the payment up instead of creating, capturing or refunding it twice.
- */
-function moneyMovingRefusal(
-  error: ProviderApiError,
-  reply: HttpReply,
-  retryableCode: boolean,
-): ProviderApiError {
-  const transId = namedTransId(reply);
-  return refuseMoneyMovingCall(error, reply, {
-    mayHaveLanded: retryableCode || transId !== undefined,
-    ...(transId === undefined
-      ? {}
-      : { processedAs: `transaction ${transId}`, context: { ...error.context, transId } }),
-  });
-}
-
 /** The client the adapter's calls go through (see {@link createClient}). */
 export type ProviderRClient = ReturnType<typeof createClient>;
 
@@ -126,11 +53,7 @@ export function createClient(config: ProviderRConfig) {
   const provider = createProviderClient({
     provider: 'providerR',
     baseUrl: config.baseUrl ?? PROVIDER_R_BASE_URL,
-    fetch: config.fetch,
-    timeoutMs: config.timeoutMs,
-    retry: config.retry,
-    hooks: config.hooks,
-    logger: config.logger,
+    transport: config,
     requestIdHeader: 'x-request-id',
     secrets: secretSpellings(config.secret),
     readEnvelope,
@@ -148,8 +71,7 @@ export function createClient(config: ProviderRConfig) {
     const current = secret;
     return {
       ...request,
-      headers: { ...request.headers, authorization: basicAuthorization(config.merchant, current) },
-      authorize: false,
+      auth: { basic: [config.merchant, current] },
       ...(secretInForm ? { form: { ...request.form, secret: current } } : {}),
     };
   }

@@ -57,7 +57,7 @@ export function checkCredentials(credentials: ProviderRCredentials): ProviderRCr
 }
 
 /** Validates an explicit configuration; a `ConfigurationError` names each bad member (never its value). */
-export function resolveConfig(config: ProviderRConfig): ProviderRConfig {
+export function checkConfig(config: ProviderRConfig): ProviderRConfig {
   const checked = parseConfig('providerR', configSchema, config);
   // The transport members are checked above but kept as given, so hooks and fetch keep their types.
   return { ...config, merchant: checked.merchant, secret: checked.secret, isSandbox: checked.isSandbox };
@@ -68,7 +68,7 @@ export function resolveConfig(config: ProviderRConfig): ProviderRConfig {
  * `ConfigurationError`. `PROVIDER_R_SANDBOX` must be `true` or `false`; `PROVIDER_R_BASE_URL`, when set, must be
  * an absolute URL.
  */
-export function configFromEnvironment(overrides: Partial<ProviderRConfig> = {}): ProviderRConfig {
+export function resolveConfig(overrides: Partial<ProviderRConfig> = {}): ProviderRConfig {
   const source = {
     provider: 'providerR',
     envPrefix: 'PROVIDER_R',

@@ -2,8 +2,8 @@
  * `@pay/provider-r`: the `@pay` adapter for Provider R, a redirect payment gateway. Amounts are in the currency's
  * standard unit (`250.5` = 250.50 CZK), converted exactly to the provider's integer minor units on the wire.
  */
-import { buildProviderRAdapter } from './adapter.js';
-import { configFromEnvironment, type ProviderRConfig, resolveConfig } from './config.js';
+import { createProviderRAdapter } from './adapter.js';
+import { checkConfig, type ProviderRConfig, resolveConfig } from './config.js';
 import type { ProviderRAdapter } from './types.js';
 
 export { PROVIDER_R_ERRORS } from './client.js';
@@ -43,10 +43,10 @@ export {
  * missing variable. No I/O.
  */
 export function providerR(overrides: Partial<ProviderRConfig> = {}): ProviderRAdapter {
-  return buildProviderRAdapter(configFromEnvironment(overrides));
+  return createProviderRAdapter(resolveConfig(overrides));
 }
 
 /** The explicit factory: `createProviderR({ merchant, secret, isSandbox })`. No I/O, no environment read. */
 export function createProviderR(config: ProviderRConfig): ProviderRAdapter {
-  return buildProviderRAdapter(resolveConfig(config));
+  return createProviderRAdapter(checkConfig(config));
 }

@@ -97,7 +97,7 @@ function metadataOf(reply: ProviderRStatusReply): Record<string, string> {
  * A Payment read from the status reply (retrievePayment, capture, cancel, webhook events); `requestId` is the
  * request id of the call that produced it (`null` when there was none).
  */
-export function paymentFromStatus(
+export function toPayment(
   reply: ProviderRStatusReply,
   isSandbox: boolean,
   requestId: string | null,
@@ -125,7 +125,7 @@ export function paymentFromStatus(
  * The Payment of a fresh `POST /v2.0/payment` (`body` as sent, `params` as given): pending until the payer
  * completes the redirect.
  */
-export function paymentFromCreate(
+export function toCreatedPayment(
   body: PaymentBody,
   params: { item_id?: string | undefined; metadata?: Record<string, string> | undefined },
   reply: CreateReply,
@@ -155,7 +155,7 @@ export function paymentFromCreate(
  * itself resolves to `null` (the spec), so this record is what `pay.resolve(key)` answers: `id` is the `transId`,
  * `payment_url` the redirect to send the payer to.
  */
-export function checkoutFromCreate(
+export function toCheckout(
   body: CheckoutBody,
   params: {
     item_id?: string | undefined;
@@ -184,7 +184,7 @@ export function checkoutFromCreate(
 }
 
 /** *(ours)* The Invoice of `invoice.generated` for a confirmed PAID status (docs/providers/provider-r.md#webhooks). */
-export function invoiceFromStatus(
+export function toInvoice(
   reply: ProviderRStatusReply,
   confirmedAt: number,
   isSandbox: boolean,
@@ -207,7 +207,7 @@ export function invoiceFromStatus(
 }
 
 /** The Refund of an accepted `POST /v2.0/refund.json` (`code: 0` means the refund was made). */
-export function refundFromReply(
+export function toRefund(
   sent: RefundSent & { reason: string | undefined; metadata: Record<string, string> | undefined },
   reply: Record<string, unknown>,
   requestId: string,

@@ -3,14 +3,7 @@
  * them (`metadata.ts`), so the type and the run-time check cannot drift apart. Amounts are in the currency's
  * standard unit (`250.5` = 250.50 CZK) and, where the spec puts them at top level, required by the types.
  */
-import type {
-  Adapter,
-  AdapterTypes,
-  CallOptions,
-  CheckoutCreateParams,
-  Payment,
-  PaymentCreateParams,
-} from '@pay/core/adapter';
+import type { Adapter, AdapterTypes, CallOptions } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderRCredentials } from './config.js';
 import type { STATUS_EVENTS, UNKNOWN_STATUS_EVENTS } from './mapping.js';
@@ -57,6 +50,14 @@ export interface ProviderRTypes extends AdapterTypes {
     'refunds.create': ProviderRRefundMetadata;
   };
   rawEvents: ProviderRRawEvents;
+  /**
+   * Top-level params the provider needs (docs/architecture.md#request-fields): a checkout names its amount,
+   * currency and the two return URLs; a payment its amount.
+   */
+  required: {
+    'checkouts.create': 'amount' | 'currency' | 'success_url' | 'cancel_url';
+    'payments.create': 'amount';
+  };
   /** `checkouts.create` resolves to `null`: the redirect is the provider's (docs/architecture.md#operations). */
   checkout: null;
 }
@@ -65,15 +66,10 @@ export interface ProviderRTypes extends AdapterTypes {
  * `checkouts.create` params for Provider R: `amount` (standard unit) and `currency` are top level and required
  * (docs/architecture.md#request-fields), and so are the two return URLs the hosted page sends the payer back to.
  */
-export type ProviderRCheckoutParams = Omit<
-  CheckoutCreateParams<ProviderRCheckoutMetadata>,
-  'amount' | 'currency' | 'success_url' | 'cancel_url'
-> & { amount: number; currency: string; success_url: string; cancel_url: string };
+export type ProviderRCheckoutParams = Parameters<Adapter<ProviderRTypes>['createCheckout']>[0];
 
 /** `payments.create` params for Provider R: `amount` (standard unit) top level and required (docs/architecture.md#request-fields). */
-export type ProviderRPaymentParams = Omit<PaymentCreateParams<ProviderRPaymentMetadata>, 'amount'> & {
-  amount: number;
-};
+export type ProviderRPaymentParams = Parameters<Adapter<ProviderRTypes>['createPayment']>[0];
 
 /** What `createCheckoutRedirect` resolves to: the transaction and the hosted page to send the payer to. */
 export interface ProviderRCheckoutRedirect {
@@ -82,11 +78,7 @@ export interface ProviderRCheckoutRedirect {
 }
 
 /** The Provider R adapter: the unified operations (amounts typed where the spec puts them), plus `createCheckoutRedirect`. */
-export type ProviderRAdapter = Omit<Adapter<ProviderRTypes>, 'createCheckout' | 'createPayment'> & {
-  /** Opens a hosted-page checkout; resolves to `null` (docs/architecture.md#operations). See `createCheckoutRedirect` for the URL. */
-  createCheckout(params: ProviderRCheckoutParams, options?: CallOptions): Promise<null>;
-  /** Creates a payment the payer completes on the provider's page (`payment_url`). */
-  createPayment(params: ProviderRPaymentParams, options?: CallOptions): Promise<Payment>;
+export type ProviderRAdapter = Adapter<ProviderRTypes> & {
   /**
    * The same call as `checkouts.create`, resolving to `{ transId, redirectUrl }` for callers who redirect the
    * payer themselves (reachable as `pay.adapter.createCheckoutRedirect`).

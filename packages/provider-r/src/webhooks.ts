@@ -22,13 +22,7 @@ import {
 import * as v from '@pay/core/schema';
 import type { ProviderRClient } from './client.js';
 import type { ProviderRConfig } from './config.js';
-import {
-  eventTypesOf,
-  invoiceFromStatus,
-  paymentFromStatus,
-  STATUS_EVENTS,
-  UNKNOWN_STATUS_EVENTS,
-} from './mapping.js';
+import { eventTypesOf, STATUS_EVENTS, toInvoice, toPayment, UNKNOWN_STATUS_EVENTS } from './mapping.js';
 import { statusRequest } from './requests.js';
 import type { ProviderREventName, ProviderRTypes } from './types.js';
 import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
@@ -74,8 +68,8 @@ function eventsFor(
   const base = { key, provider: 'providerR' as const, created: confirmedAt };
   const normalised = eventTypesOf(confirmed.status).map((type) =>
     type === 'invoice.generated'
-      ? webhookEvent({ ...base, type, data: invoiceFromStatus(confirmed, confirmedAt, isSandbox, requestId) })
-      : webhookEvent({ ...base, type, data: paymentFromStatus(confirmed, isSandbox, requestId) }),
+      ? webhookEvent({ ...base, type, data: toInvoice(confirmed, confirmedAt, isSandbox, requestId) })
+      : webhookEvent({ ...base, type, data: toPayment(confirmed, isSandbox, requestId) }),
   );
   return [
     ...normalised,
@@ -145,7 +139,7 @@ async function confirmedEvents(
 type PushFields = v.InferOutput<typeof pushSchema>;
 
 /** The webhook definition of the adapter; the confirmation goes through the adapter's own status call. */
-export function createWebhookDefinition(
+export function createWebhooks(
   config: ProviderRConfig,
   client: ProviderRClient,
 ): AdapterDefinition<ProviderRTypes>['webhooks'] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invoiceFromStatus, PAYMENT_STATUS, paymentFromStatus, STATUS_EVENTS } from '../src/mapping.js';
+import { PAYMENT_STATUS, STATUS_EVENTS, toInvoice, toPayment } from '../src/mapping.js';
 import { PROVIDER_R_STATUSES, type ProviderRStatusReply } from '../src/wire.js';
 
 const reply: ProviderRStatusReply = {
@@ -23,42 +23,42 @@ describe('mapping tables', () => {
   });
 
   it('identify the payer by payerId, else by e-mail, else not at all', () => {
-    expect(paymentFromStatus({ ...reply, payerId: 'cust_42' }, true, null).customer).toEqual({
+    expect(toPayment({ ...reply, payerId: 'cust_42' }, true, null).customer).toEqual({
       id: 'cust_42',
     });
-    expect(paymentFromStatus(reply, true, null).customer).toEqual({ email: 'payer@example.com' });
-    expect(paymentFromStatus({ ...reply, email: undefined }, true, null).customer).toBeNull();
+    expect(toPayment(reply, true, null).customer).toEqual({ email: 'payer@example.com' });
+    expect(toPayment({ ...reply, email: undefined }, true, null).customer).toBeNull();
   });
 
   it('read every table through own entries: a status named like an Object.prototype member is unknown', () => {
     for (const odd of ['constructor', '__proto__', 'toString', 'CONSTRUCTOR']) {
-      const payment = paymentFromStatus({ ...reply, status: odd }, true, null);
+      const payment = toPayment({ ...reply, status: odd }, true, null);
       expect(payment).toMatchObject({ status: 'processing', amount_paid: null, requires_action: false });
     }
   });
 
   it('convert the wire price (minor units) to the standard unit exactly: 10050 is 100.50 CZK', () => {
-    expect(paymentFromStatus(reply, true, null)).toMatchObject({ amount: 100.5, amount_paid: 100.5 });
+    expect(toPayment(reply, true, null)).toMatchObject({ amount: 100.5, amount_paid: 100.5 });
     // 0.07 * 100 is 7.000000000000001 in floats: the conversion moves the decimal point in the text instead.
-    expect(paymentFromStatus({ ...reply, price: 7 }, true, null).amount).toBe(0.07);
-    expect(paymentFromStatus({ ...reply, price: 123456789012345 }, true, null).amount).toBe(1234567890123.45);
+    expect(toPayment({ ...reply, price: 7 }, true, null).amount).toBe(0.07);
+    expect(toPayment({ ...reply, price: 123456789012345 }, true, null).amount).toBe(1234567890123.45);
   });
 
   it('say what was paid: the price once PAID, nothing before or after cancelling', () => {
-    expect(paymentFromStatus(reply, true, null).amount_paid).toBe(100.5);
+    expect(toPayment(reply, true, null).amount_paid).toBe(100.5);
     for (const status of ['PENDING', 'AUTHORIZED', 'CANCELLED'])
-      expect(paymentFromStatus({ ...reply, status }, true, null).amount_paid).toBe(0);
+      expect(toPayment({ ...reply, status }, true, null).amount_paid).toBe(0);
   });
 
   it('take livemode from the reply, and from the configured mode only when the reply has no test flag', () => {
-    expect(paymentFromStatus({ ...reply, test: true }, false, null).livemode).toBe(false);
-    expect(paymentFromStatus({ ...reply, test: false }, true, null).livemode).toBe(true);
-    expect(paymentFromStatus(reply, false, null).livemode).toBe(true);
+    expect(toPayment({ ...reply, test: true }, false, null).livemode).toBe(false);
+    expect(toPayment({ ...reply, test: false }, true, null).livemode).toBe(true);
+    expect(toPayment(reply, false, null).livemode).toBe(true);
   });
 
   it('build the invoice of a paid transaction from the confirmed reply', () => {
     const confirmedAt = Date.UTC(2026, 0, 2, 3, 4, 5);
-    expect(invoiceFromStatus(reply, confirmedAt, true, 'req-1')).toEqual({
+    expect(toInvoice(reply, confirmedAt, true, 'req-1')).toEqual({
       provider: 'providerR',
       id: reply.transId,
       payment_id: reply.transId,

@@ -6,15 +6,16 @@
 import type { CallOptions } from '@pay/core/adapter';
 import { defineAdapter, type MayStillLand, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
 import { checkAmend, checkRefund, checkTransfer, type TransferPlan } from './checks.js';
-import { createClient, PROVIDER, type ProviderTClient } from './client.js';
+import { createClient, type ProviderTClient } from './client.js';
 import type { ProviderTCredentials, ResolvedConfig } from './config.js';
+import { PROVIDER } from './config.js';
 import { amendReceiverName } from './flows/amend.js';
 import { refundTransfer } from './flows/refund.js';
 import { findTransaction } from './flows/status.js';
 import { sendTransfer } from './flows/transfer.js';
 import { toCheckout, toPayment, toRefund } from './mapping.js';
 import type { ProviderTAdapter, ProviderTTypes } from './types.js';
-import { providerTWebhooks } from './webhooks.js';
+import { createWebhooks } from './webhooks.js';
 
 /** Why each operation Provider T cannot perform is unsupported (docs/architecture.md#unsupported-operations). */
 export const UNSUPPORTED_REASONS = {
@@ -35,7 +36,7 @@ export const UNSUPPORTED_REASONS = {
 } as const;
 
 /** Builds the adapter from a resolved config. No I/O until the first operation. */
-export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
+export function createProviderTAdapter(config: ResolvedConfig): ProviderTAdapter {
   const client = createClient(config);
   const { livemode } = config;
   // The plan `checks` built from the very parameters core then passes to the operation: a transfer is checked
@@ -102,7 +103,7 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
     // (`canceled`) is `payment.updated` (docs/providers/provider-t.md#webhooks).
     reconcile: { events: { 'payment.canceled': 'payment.updated' } },
     resolve: (lookup, options) => resolveTransfer(client, lookup, options),
-    webhooks: providerTWebhooks(client, {
+    webhooks: createWebhooks(client, {
       publicKeys: config.webhookPublicKeys,
       host: config.webhookHost,
       isSandbox: !livemode,

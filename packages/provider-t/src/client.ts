@@ -5,27 +5,13 @@
  */
 import {
   ANY_PROVIDER_CODE,
-  basicAuthorization,
   createProviderClient,
-  createRotatingLogin,
-  type EnvelopeReading,
-  type HttpReply,
-  type ProviderApiError,
-  type ProviderCall,
   type ProviderClient,
   type ProviderErrorTable,
-  type ProviderOutcome,
-  parseJson,
-  parseReply,
 } from '@pay/core/adapter';
-import * as v from '@pay/core/schema';
-import { checkCredentials, type ProviderTCredentials, type ResolvedConfig } from './config.js';
-import { errorEnvelopeSchema, tokenReplySchema } from './wire.js';
-
-export type { ProviderCall, ProviderOutcome } from '@pay/core/adapter';
-
-/** The provider name on records, errors and events. */
-export const PROVIDER = 'providerT';
+import { checkCredentials, PROVIDER, type ProviderTCredentials, type ResolvedConfig } from './config.js';
+import { readEnvelope } from './envelope.js';
+import { tokenReplySchema } from './wire.js';
 
 /** Provider T's code for a commit of a transaction that is committed already (docs/providers/provider-t.md#commit). */
 export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
@@ -59,112 +45,44 @@ export interface ProviderTClient extends ProviderClient {
   updateCredentials(credentials: ProviderTCredentials): void;
 }
 
-/** A parsed reply with the request id of the call that produced it (records carry it as `request_id`). */
-export interface Replied<T> {
-  body: T;
-  requestId: string;
-}
-
-/** Creates the client. No I/O until the first call. */
+/** Creates the client. No I/O until the first call, which logs in first. */
 export function createClient(config: ResolvedConfig): ProviderTClient {
-  // The login and the client need each other: the client authorises with the login's token, and the login goes
-  // through the client (without authorisation). Each login sends one set of credentials, on every retry of it.
-  let client: ProviderClient;
-  const rotating = createRotatingLogin({
-    credentials: { clientId: config.clientId, clientSecret: config.clientSecret },
-    login: async (credentials: ProviderTCredentials) => {
-      const token = await client.request(tokenReplySchema, {
-        call: 'GET /oauth/accesstoken',
-        method: 'GET',
-        path: '/oauth/accesstoken',
-        query: { grant_type: 'client_credentials' },
-        headers: { authorization: basicAuthorization(credentials.clientId, credentials.clientSecret) },
-        authorize: false,
-        retrySafe: true,
-        credentialsInReply: true,
-        context: { call: 'login' },
-      });
-      return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
-    },
-    store: config.tokenStore,
-    cacheKey: ({ clientId, clientSecret }) => ({
-      provider: PROVIDER,
-      clientId,
-      secret: clientSecret,
-      baseUrl: config.baseUrl,
-    }),
-  });
-  client = createProviderClient({
+  const client = createProviderClient({
     provider: PROVIDER,
     baseUrl: config.baseUrl,
-    fetch: config.fetch,
-    timeoutMs: config.timeoutMs,
-    retry: config.retry,
-    hooks: config.hooks,
-    logger: config.logger,
+    transport: config,
+    login: {
+      credentials: { clientId: config.clientId, clientSecret: config.clientSecret },
+      login,
+      check: checkCredentials,
+      secrets: ({ clientId, clientSecret }) => [clientSecret, clientId],
+      store: config.tokenStore,
+      cacheKey: ({ clientId, clientSecret }) => ({
+        provider: PROVIDER,
+        clientId,
+        secret: clientSecret,
+        baseUrl: config.baseUrl,
+      }),
+    },
     requestIdHeader: 'X-Client-Request-Id',
-    secrets: [config.clientSecret, config.clientId],
-    authorization: rotating.authorization,
     readEnvelope,
     errors: PROVIDER_T_ERRORS,
     credentialsHint: 'Check PROVIDER_T_CLIENT_ID and PROVIDER_T_CLIENT_SECRET (clientId, clientSecret).',
   });
-  return {
-    ...client,
-    config,
-    updateCredentials(credentials) {
-      const checked = checkCredentials(credentials);
-      client.rememberSecrets([checked.clientSecret, checked.clientId]);
-      rotating.update(checked);
-    },
-  };
+  return Object.assign(client, { config });
 }
 
-/**
- * Reads one reply (docs/providers/provider-t.md#errors): a 2xx body as JSON; otherwise the first error's code, every error's
- * message, and the offending fields (`sender.name.lastName`), which the error's context keeps. A reply that is
- * not the envelope still yields a refusal, with no code.
- */
-export function readEnvelope(reply: HttpReply): EnvelopeReading {
-  if (reply.status >= 200 && reply.status < 300) return { ok: true, body: parseJson(reply.text) };
-  const parsed = v.safeParse(errorEnvelopeSchema, parseJson(reply.text));
-  const envelope = parsed.success ? parsed.output : undefined;
-  const errors: {
-    code?: string | number | undefined;
-    message?: string | undefined;
-    offendingFields?: unknown;
-  }[] = envelope?.errors ?? (envelope?.error ? [envelope.error] : []);
-  const messages = errors.flatMap((error) => (error.message ? [error.message] : []));
-  const offendingFields = (envelope?.errors ?? []).flatMap((error) =>
-    (error.offendingFields ?? []).flatMap((field) => (field.field ? [field.field] : [])),
-  );
-  const code = errors[0]?.code;
-  return {
-    ok: false,
-    code: code === undefined ? undefined : String(code),
-    message: messages.length > 0 ? messages.join('; ') : undefined,
-    details: offendingFields.length > 0 ? { offendingFields } : undefined,
-  };
-}
-
-/** Parses a 2xx body with `schema` (`InvalidResponseError` carrying the call's context on mismatch). */
-export function readBody<S extends v.GenericSchema>(
-  schema: S,
-  body: unknown,
-  call: ProviderCall,
-): v.InferOutput<S> {
-  return parseReply(schema, body, { provider: PROVIDER, call: call.call, context: call.context });
-}
-
-/** `HTTP 400 CODE: message` of a refusal, for messages. */
-export function describeRefusal(outcome: Extract<ProviderOutcome, { ok: false }>): string {
-  const { code } = outcome;
-  const message = outcome.error.providerMessage;
-  return `HTTP ${outcome.reply.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
-}
-
-/** The fields the provider named as incomplete or wrong (`sender.name.lastName`) in a refusal. */
-export function offendingFieldsOf(error: ProviderApiError): string[] {
-  const fields = error.context?.offendingFields;
-  return Array.isArray(fields) ? fields.filter((field): field is string => typeof field === 'string') : [];
+/** `GET /oauth/accesstoken` with Basic clientId:clientSecret of one set of credentials, on every retry of it. */
+async function login(credentials: ProviderTCredentials, client: ProviderClient) {
+  const token = await client.request(tokenReplySchema, {
+    call: 'GET /oauth/accesstoken',
+    method: 'GET',
+    path: '/oauth/accesstoken',
+    query: { grant_type: 'client_credentials' },
+    auth: { basic: [credentials.clientId, credentials.clientSecret] },
+    retrySafe: true,
+    credentialsInReply: true,
+    context: { call: 'login' },
+  });
+  return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
 }

@@ -3,13 +3,7 @@
  * default factory reads, and the resolved settings the adapter runs with.
  */
 import type { TransportOptions } from '@pay/core/adapter';
-import {
-  booleanSetting,
-  parseConfig,
-  readEnvironment,
-  spkiBytes,
-  transportConfigEntries,
-} from '@pay/core/adapter';
+import { parseConfig, readProviderConfig, spkiBytes, transportConfigEntries } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
 /** Explicit configuration of `createProviderT`. */
@@ -69,12 +63,19 @@ export const PROVIDER_T_WEBHOOK_PUBLIC_KEYS = {
     'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtPGnqyaDXdZgsYqLuj+hP44TM4hTgnQi+Giq25FIXITANi5kHqS7/PtxGl0QsJex84NabOVc20PI56Nwk2X2+tid1dAXnIDH4S0dQeNRjTt3QRd3eNn0ikCKFZ+yJWyZ2IR1bkWR+FHn1WBjeC5DwrF4Jpmpv6D+YJGvJRFsDbjS3VFypN4RxF146kHDm3T/5cTFDhXnubgjWhi/T7dYpN881bY4Lh8y3maNpruH99bzTZEtkpyBpm4dnBUnmWdSDNgchhT/8t6nLzVczp1bDSl8cV5WUsgftaDW1aVZrde2fVuEnNwEvD5eFv/C9/8KwBRqr898aw7ZzMD9Y9vBkQIDAQAB',
 } as const;
 
-const PROVIDER = 'Provider T';
+/** The provider name on records, errors and events. */
+export const PROVIDER = 'providerT';
+
+/** The provider as configuration errors name it. */
+const LABEL = 'Provider T';
 const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
 
 const PUBLIC_KEY = 'must be an SPKI public key as base64 DER or PEM (or a non-empty list of them)';
 const publicKey = v.pipe(
   text,
+  // A PEM written on one line with `\n` escapes (a shell `export X="-----BEGIN…\n…"`, a one-line `.env` value)
+  // gets its line breaks back; a PEM or base64 key holds no backslash, so nothing else changes.
+  v.transform((key) => key.replaceAll('\\r\\n', '\n').replaceAll('\\n', '\n')),
   v.check((key) => spkiBytes(key) !== undefined, PUBLIC_KEY),
 );
 
@@ -108,7 +109,7 @@ const credentialsSchema = v.strictObject({ clientId: text, clientSecret: text })
  * `ConfigurationError` names each bad member, never a value.
  */
 export function checkCredentials(credentials: ProviderTCredentials): ProviderTCredentials {
-  return parseConfig(PROVIDER, credentialsSchema, credentials);
+  return parseConfig(LABEL, credentialsSchema, credentials);
 }
 
 /** The environment variables `providerT()` reads, and the config member each one stands for. */
@@ -117,14 +118,14 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_CLIENT_SECRET', member: 'clientSecret', required: true },
   { env: 'PROVIDER_T_AGENT_PARTNER_ID', member: 'agentPartnerId', required: true },
   { env: 'PROVIDER_T_OPERATOR_ID', member: 'operatorId', required: true },
-  { env: 'PROVIDER_T_SANDBOX', member: 'isSandbox', required: true },
+  { env: 'PROVIDER_T_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },
   { env: 'PROVIDER_T_POS_ID', member: 'posId', required: false },
   { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
   // The simulator's signing key (`pay dev provider-t` prints it), so webhook verification switches to the simulator
   // without a code change, like PROVIDER_T_BASE_URL does for the API. PEM (real or `\n`-escaped line breaks) or
   // base64 SPKI DER, several separated by commas while Provider T rotates its key; unset, the environment's built-in
   // key (docs/providers/provider-t.md#webhooks) is used.
-  { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false },
+  { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false, kind: 'list' },
   // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change
   // (docs/architecture.md#local-loop).
   { env: 'PROVIDER_T_BASE_URL', member: 'baseUrl', required: false },
@@ -156,8 +157,8 @@ export interface ResolvedConfig extends TransportOptions {
  * Validates an explicit config and applies the wire contract's (docs/providers/provider-t.md#hosts-and-configuration) defaults; `baseUrl` (or `PROVIDER_T_BASE_URL`
  * through the default factory) replaces the environment's host.
  */
-export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
-  const parsed = parseConfig(PROVIDER, configSchema, config);
+export function checkConfig(config: ProviderTConfig): ResolvedConfig {
+  const parsed = parseConfig(LABEL, configSchema, config);
   const environment = parsed.isSandbox ? 'sandbox' : 'production';
   return {
     clientId: parsed.clientId,
@@ -183,40 +184,25 @@ export function resolveConfig(config: ProviderTConfig): ResolvedConfig {
 }
 
 /**
- * The config of the default factory: each environment variable, unless an explicit override replaces it.
- * Throws one `ConfigurationError` naming every missing variable.
+ * The default factory's settings, through core's one config helper (docs/architecture.md#configuration): the
+ * environment (read now, never on import) under the explicit `overrides`, each winning over its variable,
+ * `PROVIDER_T_SANDBOX` read strictly, `PROVIDER_T_WEBHOOK_PUBLIC_KEY` split on commas (a PEM or base64 key holds
+ * none), then checked as {@link checkConfig} does. One `ConfigurationError` names every missing variable.
  */
-export function configFromEnvironment(overrides: Partial<ProviderTConfig> = {}): ProviderTConfig {
-  const values = readEnvironment(PROVIDER, PROVIDER_T_ENV, overrides);
-  const publicKey = values.webhookPublicKey;
-  return {
-    ...overrides,
-    ...values,
-    isSandbox: booleanSetting('PROVIDER_T_SANDBOX', values.isSandbox),
-    ...(overrides.webhookPublicKey === undefined && typeof publicKey === 'string'
-      ? { webhookPublicKey: publicKeysOfVariable(publicKey) }
-      : {}),
-  } as ProviderTConfig;
+export function resolveConfig(overrides: Partial<ProviderTConfig> = {}): ResolvedConfig {
+  const read = readProviderConfig({
+    provider: LABEL,
+    envPrefix: 'PROVIDER_T',
+    variables: PROVIDER_T_ENV,
+    schema: configSchema,
+    overrides,
+  });
+  // The explicit options as given (hooks, fetch and a token store keep their identity), over the variables read.
+  const given = Object.entries(overrides).filter(([, value]) => value !== undefined);
+  return checkConfig({ ...read, ...Object.fromEntries(given) } as ProviderTConfig);
 }
 
 /** The configured key or keys as a list, in the order given. */
 function publicKeysOf(given: string | readonly string[]): readonly string[] {
   return Object.freeze(typeof given === 'string' ? [given] : [...given]);
-}
-
-/**
- * `PROVIDER_T_WEBHOOK_PUBLIC_KEY`: one key, or several separated by commas while Provider T rotates its key (a PEM
- * or base64 key contains no comma), each with its line breaks back.
- */
-function publicKeysOfVariable(value: string): string | string[] {
-  const keys = value.split(',').map((key) => pemLineBreaks(key.trim()));
-  return keys.length === 1 ? keys[0]! : keys;
-}
-
-/**
- * A PEM written on one line with `\n` escapes (a shell `export X="-----BEGIN…\n…"`, a one-line `.env` value)
- * with its line breaks back. A PEM or base64 key contains no backslash, so nothing else changes.
- */
-function pemLineBreaks(key: string): string {
-  return key.replaceAll('\\r\\n', '\n').replaceAll('\\n', '\n');
 }

@@ -8,8 +8,8 @@
  * const pay = createPay(providerT());
  * ```
  */
-import { buildAdapter } from './adapter.js';
-import { configFromEnvironment, type ProviderTConfig, resolveConfig } from './config.js';
+import { createProviderTAdapter } from './adapter.js';
+import { checkConfig, type ProviderTConfig, resolveConfig } from './config.js';
 import type { ProviderTAdapter } from './types.js';
 
 /**
@@ -17,7 +17,7 @@ import type { ProviderTAdapter } from './types.js';
  * bad member); does no I/O.
  */
 export function createProviderT(config: ProviderTConfig): ProviderTAdapter {
-  return buildAdapter(resolveConfig(config));
+  return createProviderTAdapter(checkConfig(config));
 }
 
 /**
@@ -29,7 +29,7 @@ export function createProviderT(config: ProviderTConfig): ProviderTAdapter {
  * every missing variable is named in one `ConfigurationError`.
  */
 export function providerT(overrides: Partial<ProviderTConfig> = {}): ProviderTAdapter {
-  return createProviderT(configFromEnvironment(overrides));
+  return createProviderTAdapter(resolveConfig(overrides));
 }
 
 export { UNSUPPORTED_REASONS } from './adapter.js';

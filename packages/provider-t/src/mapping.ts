@@ -3,7 +3,7 @@
  */
 import type { Checkout, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core/adapter';
 import type { TransferPlan } from './checks.js';
-import { PROVIDER } from './client.js';
+import { PROVIDER } from './config.js';
 import type { CommittedTransfer } from './flows/transfer.js';
 import { compact, statusFacts, statusMetadata, transferMetadata } from './record-metadata.js';
 import { isKnownStatus, type StatusReply, type TransactionStatus, type WireMoney } from './wire.js';

@@ -4,8 +4,8 @@
  */
 import { type ErrorContext, path } from '@pay/core/adapter';
 import { type AmendPlan, identityOf, type RefundPlan, type TransferPlan } from './checks.js';
-import type { ProviderCall } from './client.js';
 import type { ProviderTIdentity } from './config.js';
+import type { ProviderCall } from './envelope.js';
 
 /** Where a call is made from: a request id derived from an idempotency key, the context. */
 export interface CallSettings {

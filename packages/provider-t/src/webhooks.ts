@@ -17,15 +17,16 @@ import {
   fromBase64,
   type PayEvent,
   parseJson,
-  utf8,
-  verifyRsaSha256,
+  type SignatureScheme,
+  verifyRsaHeader,
   type WebhookDefinition,
   type WebhookDelivery,
   WebhookVerificationError,
   webhookEvent,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import { PROVIDER, type ProviderTClient } from './client.js';
+import type { ProviderTClient } from './client.js';
+import { PROVIDER } from './config.js';
 import { findTransaction } from './flows/status.js';
 import { eventTypeOf, STATUS_EVENTS, toPayment, toRefund } from './mapping.js';
 import type { ProviderTEventName, ProviderTRawEvents } from './types.js';
@@ -108,7 +109,7 @@ const PROGRESS = {
 const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
 /** Provider T's webhook definition: no shared secret, Provider T's public key (or keys, during a rotation). */
-export function providerTWebhooks(
+export function createWebhooks(
   client: ProviderTClient,
   settings: WebhookSettings,
 ): WebhookDefinition & {
@@ -148,43 +149,11 @@ async function authenticate(
   delivery: WebhookDelivery,
   settings: WebhookSettings,
 ): Promise<{ sent: ProviderTStatusEvent; read: WebhookBody; keyIndex: number }> {
-  const header = delivery.headers.signature;
-  if (!header) {
-    throw new WebhookVerificationError(
-      'The webhook has no Signature header; it did not come from Provider T.',
-      { reason: 'missing_signature' },
-    );
-  }
-  const parsed = parseSignatureHeader(header);
-  if (!parsed) {
-    throw new WebhookVerificationError(
-      'The Signature header is not `t=<unix seconds>, s=<base64 signature>`.',
-      { reason: 'invalid_signature' },
-    );
-  }
-  const nowSeconds = Math.floor((settings.now ?? Date.now)() / 1000);
-  if (
-    nowSeconds - parsed.timestamp > MAX_SIGNATURE_AGE_SECONDS ||
-    parsed.timestamp - nowSeconds > MAX_SIGNATURE_FUTURE_SECONDS
-  ) {
-    throw new WebhookVerificationError(
-      'The webhook signature is older than 65 minutes or dated more than 5 minutes ahead; refused as a possible replay. Check the server clock.',
-      { reason: 'stale_timestamp' },
-    );
-  }
-  const host = signedHost(delivery, settings);
-  // The signed content is `<t>.<host>.` followed by the raw body bytes exactly as received.
-  const prefix = utf8(`${parsed.timestamp}.${host}.`);
-  const signed = new Uint8Array(prefix.length + delivery.rawBody.length);
-  signed.set(prefix);
-  signed.set(delivery.rawBody, prefix.length);
-  const keyIndex = await verifyingKeyIndex(settings.publicKeys, signed, parsed.signature);
-  if (keyIndex < 0) {
-    throw new WebhookVerificationError(
-      `The webhook signature does not match for host ${host}: it was not signed for this endpoint. Check that webhookHost (PROVIDER_T_WEBHOOK_HOST) is the host registered with Provider T.`,
-      { reason: 'invalid_signature' },
-    );
-  }
+  const { secretIndex: keyIndex } = await verifyRsaHeader(
+    delivery,
+    settings.publicKeys,
+    signatureScheme(delivery, settings),
+  );
   const sent = parseJson(delivery.body); // undefined for text that is not JSON: malformed_payload below
   const result = v.safeParse(webhookBodySchema, sent);
   if (!result.success) {
@@ -204,16 +173,41 @@ async function authenticate(
 }
 
 /**
- * The index of the first key the signature verifies with, or -1. Every key is tried, whether or not an earlier one
- * verified, so the time taken does not tell which key matched.
+ * How Provider T signs (docs/providers/provider-t.md#webhooks): `Signature: t=<unix seconds>, s=<base64>`, an
+ * RSA-SHA256 signature of `"<t>.<host>.<raw body>"`, where the host is the one this application configured (see
+ * {@link signedHost}), refused when older than 65 minutes or dated more than 5 minutes ahead. Every key is tried,
+ * whether or not an earlier one verified, so the time taken does not tell which key matched.
  */
-async function verifyingKeyIndex(
-  publicKeys: readonly string[],
-  signed: Uint8Array,
-  signature: Uint8Array,
-): Promise<number> {
-  const verified = await Promise.all(publicKeys.map((key) => verifyRsaSha256(key, signed, signature)));
-  return verified.indexOf(true);
+function signatureScheme(
+  delivery: WebhookDelivery,
+  settings: WebhookSettings,
+): Omit<SignatureScheme, 'algorithm'> {
+  // Known once the header and its timestamp passed (a production handler without one refuses retryably then).
+  let host = '';
+  return {
+    header: 'signature',
+    encoding: 'base64',
+    parts: { timestamp: 't', signature: 's' },
+    tolerance: {
+      maxAgeSeconds: MAX_SIGNATURE_AGE_SECONDS,
+      maxFutureSeconds: MAX_SIGNATURE_FUTURE_SECONDS,
+      ...(settings.now ? { now: settings.now } : {}),
+    },
+    // The signed content is `<t>.<host>.` followed by the raw body bytes exactly as received.
+    signedContent: (rawBody, timestamp) => {
+      host = signedHost(delivery, settings);
+      return [`${timestamp}.${host}.`, rawBody];
+    },
+    messages: {
+      missingSignature: 'The webhook has no Signature header; it did not come from Provider T.',
+      malformedSignature: 'The Signature header is not `t=<unix seconds>, s=<base64 signature>`.',
+      staleTimestamp:
+        'The webhook signature is older than 65 minutes or dated more than 5 minutes ahead; refused as a possible replay. Check the server clock.',
+      get mismatch() {
+        return `The webhook signature does not match for host ${host}: it was not signed for this endpoint. Check that webhookHost (PROVIDER_T_WEBHOOK_HOST) is the host registered with Provider T.`;
+      },
+    },
+  };
 }
 
 /**

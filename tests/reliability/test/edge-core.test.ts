@@ -24,7 +24,7 @@ describe('@pay/core on an edge runtime (no Node built-ins)', () => {
 
   it('signs and compares with Web Crypto only', async () => {
     const { lib } = await loadInEdgeRuntime<Toolkit>('@pay/core/adapter');
-    const signature = await lib.hmacSha512Hex('secret', 'body');
+    const signature = await lib.hmacSignature('secret', 'body', { algorithm: 'SHA-512', encoding: 'hex' });
     expect(signature).toMatch(/^[0-9a-f]{128}$/);
     expect(lib.timingSafeEqual(signature, signature)).toBe(true);
   });

@@ -13,6 +13,7 @@ import { settleCall, traceCall } from '../diagnostics/tracing.js';
 import type { ProviderApiError } from '../errors.js';
 import { requestIdOf } from '../records.js';
 import { createHttpClient } from './client.js';
+import { authorised, loginOf, type ProviderAuth, type ProviderLogin, transportOf } from './provider-auth.js';
 import {
   type ProviderErrorRule,
   type ProviderErrorTable,
@@ -20,7 +21,7 @@ import {
   thrownRefusal,
 } from './provider-errors.js';
 import { parseReply } from './replies.js';
-import type { HttpClientOptions, HttpReply, HttpRequest } from './types.js';
+import type { HttpClientOptions, HttpReply, HttpRequest, TransportOptions } from './types.js';
 
 /** What the adapter's reader makes of one reply. It never throws for a refusal. */
 export type EnvelopeReading =
@@ -36,7 +37,7 @@ export type EnvelopeReading =
     };
 
 /** Options of {@link createProviderClient}: the HTTP client's, plus what the adapter knows of its replies. */
-export interface ProviderClientOptions extends HttpClientOptions {
+export interface ProviderClientOptions<C extends object = never> extends HttpClientOptions {
   /**
    * Reads one reply, whatever its status: `{ ok: true, body }` for success, `{ ok: false, … }` for a refusal
    * (an error page without an envelope included). It may throw `InvalidResponseError` for a reply that is
@@ -55,6 +56,24 @@ export interface ProviderClientOptions extends HttpClientOptions {
    * id as `requestId` when the reply carries it (see `requestIdOf`). Default: none, the id `@pay` sent.
    */
   providerRequestIdHeader?: string;
+  /**
+   * How every call is authorised, declared (docs/architecture.md#provider-client-auth): Basic, a static bearer
+   * token or a header of the provider's own; a function is read once per call, so credentials replaced while the
+   * process runs apply from the next call, never halfway through one. A token login is declared as `login`
+   * instead.
+   */
+  auth?: ProviderAuth | (() => ProviderAuth);
+  /**
+   * A token login whose credentials rotate, declared (docs/architecture.md#provider-client-auth), instead of an
+   * `authorization` of the adapter's own: the client then has `updateCredentials`, and the login's `secrets` are
+   * redacted with the configured ones.
+   */
+  login?: ProviderLogin<C>;
+  /**
+   * The adapter's config, whose transport members (`fetch`, `timeoutMs`, `retry`, `hooks`, `logger`) the client
+   * takes whole (docs/architecture.md#provider-client-auth); members given beside it win.
+   */
+  transport?: TransportOptions;
 }
 
 /** One call through the provider client. */
@@ -69,6 +88,8 @@ export interface ProviderCall extends Omit<HttpRequest, 'retrySafe'> {
    * reached the provider with `outcome: 'unknown'`.
    */
   movesMoney?: boolean;
+  /** This call's own authorisation (a login's Basic credentials), instead of the client's `auth` or authoriser. */
+  auth?: ProviderAuth;
 }
 
 /** What `send` resolved to: the envelope's body, or the provider's refusal. */
@@ -140,15 +161,36 @@ export interface ProviderClient {
   rememberSecrets(secrets: readonly string[]): void;
 }
 
-/** Creates an adapter's provider client. No I/O happens until the first call. */
-export function createProviderClient(options: ProviderClientOptions): ProviderClient {
-  const { readEnvelope, errors, credentialsHint, providerRequestIdHeader, ...httpOptions } = options;
-  const http = createHttpClient(httpOptions);
+/**
+ * Creates an adapter's provider client. No I/O happens until the first call. With a declared `login`, its
+ * `updateCredentials` replaces the login's credentials (docs/architecture.md#credential-rotation).
+ */
+export function createProviderClient<C extends object = never>(
+  options: ProviderClientOptions<C>,
+): ProviderClient & { updateCredentials(credentials: C): void } {
+  const {
+    readEnvelope,
+    errors,
+    credentialsHint,
+    providerRequestIdHeader,
+    auth,
+    transport,
+    login,
+    ...httpOptions
+  } = options;
+  const rotating = login && loginOf(login, () => client);
   // Grows when a rotated credential replaces a configured one (rememberSecrets).
-  const secrets = [...(options.secrets ?? [])];
+  const secrets = [...(options.secrets ?? []), ...(login ? login.secrets(login.credentials) : [])];
+  const http = createHttpClient({
+    ...transportOf(transport),
+    ...httpOptions,
+    secrets: [...secrets],
+    ...(rotating ? { authorization: rotating.authorization } : {}),
+  });
 
   async function send(call: ProviderCall, context?: CallOptions): Promise<ProviderOutcome> {
-    const { movesMoney: _movesMoney, ...request } = call;
+    const { movesMoney: _movesMoney, ...rest } = call;
+    const request = authorised(rest, auth, rememberSecrets);
     // One `pay:call` per logical call (docs/architecture.md#tracing-channels), ended with what the envelope said,
     // not only the status.
     return traceCall(
@@ -209,7 +251,7 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
     };
   }
 
-  return {
+  const client: ProviderClient & { updateCredentials(credentials: C): void } = {
     send,
     async request(schema, call, context) {
       const outcome = await send(call, context);
@@ -221,11 +263,19 @@ export function createProviderClient(options: ProviderClientOptions): ProviderCl
       const found = await findReplied(schema, call, context);
       return found === null ? null : found.body;
     },
-    rememberSecrets(values) {
-      http.rememberSecrets(values);
-      for (const value of values) if (!secrets.includes(value)) secrets.push(value);
+    rememberSecrets,
+    updateCredentials(credentials) {
+      if (!rotating)
+        throw new TypeError(`${options.provider}'s client declares no login whose credentials rotate.`);
+      rotating.update(credentials);
     },
   };
+  return client;
+
+  function rememberSecrets(values: readonly string[]): void {
+    http.rememberSecrets(values);
+    for (const value of values) if (!secrets.includes(value)) secrets.push(value);
+  }
 }
 
 /** Whether a call can move money: its own say, else every call that is not safe to repeat. */

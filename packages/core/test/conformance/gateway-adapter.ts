@@ -8,7 +8,6 @@ import {
   type Checkout,
   defineAdapter,
   type EnvelopeReading,
-  hmacSha512Hex,
   idempotencyKeyOf,
   keyedReference,
   moneyMovingRefusal,
@@ -24,6 +23,7 @@ import {
   WebhookVerificationError,
   webhookEvent,
 } from '../../src/adapter-toolkit.js';
+import { hmacSha512Hex } from '../../src/crypto.js';
 import { createProviderClient, type ProviderCall } from '../../src/http/index.js';
 import { amountIssues } from '../../src/money.js';
 import * as v from '../../src/schema.js';

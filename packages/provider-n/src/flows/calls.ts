@@ -5,7 +5,8 @@
  */
 import type { CallOptions, ProviderApiError, ProviderCall, Refund } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
-import { moneyMovingRefusal, type ProviderNClient, type Refusal } from '../client.js';
+import type { ProviderNClient } from '../client.js';
+import { moneyMovingRefusal, type Refusal } from '../envelope.js';
 import { type RecordFacts, refundStatus, toRefund, withoutCredentials } from '../mapping.js';
 import { refundStatusCall, type TransactionLookup, transactionQueryCall } from '../requests.js';
 import { type RefundBody, refundBodySchema, transactionBodySchema } from '../wire.js';

@@ -10,13 +10,8 @@ import {
   type OperationContext,
   parseReply,
 } from '@pay/core/adapter';
-import {
-  isDuplicateReference,
-  moneyMovingRefusal,
-  PROVIDER,
-  type Refusal,
-  requestIdOfReply,
-} from '../client.js';
+import { PROVIDER } from '../config.js';
+import { isDuplicateReference, moneyMovingRefusal, type Refusal, requestIdOfReply } from '../envelope.js';
 import { type CheckoutRecoveryPoint, sameMoney, toCheckout, withoutCredentials } from '../mapping.js';
 import { initTransactionCall, initTransactionRequest, referenceFor } from '../requests.js';
 import type { ProviderNCheckout } from '../types.js';

@@ -10,13 +10,8 @@ import {
   parseReply,
   type Refund,
 } from '@pay/core/adapter';
-import {
-  isDuplicateReference,
-  moneyMovingRefusal,
-  PROVIDER,
-  type Refusal,
-  requestIdOfReply,
-} from '../client.js';
+import { PROVIDER } from '../config.js';
+import { isDuplicateReference, moneyMovingRefusal, type Refusal, requestIdOfReply } from '../envelope.js';
 import { sameMoney, withoutCredentials } from '../mapping.js';
 import { initiateRefundCall, type RefundRequest, referenceFor, refundRequest } from '../requests.js';
 import { refundBodySchema } from '../wire.js';

@@ -4,7 +4,8 @@
  * is what `webhooks.setup({ webhookSecret })` takes).
  */
 import type { WebhookRequest } from '@pay/core';
-import { hmacSha512Hex } from '@pay/core/adapter';
+import { hmacSignature } from '@pay/core/adapter';
+import { SIGNATURE_SCHEME } from '../webhooks.js';
 
 /** A Provider N webhook payload: `{ eventType, eventData }`. */
 export interface ProviderNWebhookPayload {
@@ -15,7 +16,7 @@ export interface ProviderNWebhookPayload {
 
 /** The `providerN-signature` value for a raw body: lower-case hex HMAC-SHA512 keyed with `webhookSecret`. */
 export function signProviderNWebhook(rawBody: string | Uint8Array, webhookSecret: string): Promise<string> {
-  return hmacSha512Hex(webhookSecret, rawBody);
+  return hmacSignature(webhookSecret, rawBody, SIGNATURE_SCHEME);
 }
 
 /** Options of {@link providerNWebhookRequest}. */

@@ -6,7 +6,7 @@
 import type { CallOptions, ErrorContext, Payment, ResolvedRecord, ResolveLookup } from '@pay/core/adapter';
 import type { ProviderRClient } from '../client.js';
 import type { ProviderRConfig } from '../config.js';
-import { paymentFromStatus } from '../mapping.js';
+import { toPayment } from '../mapping.js';
 import { statusRequest } from '../requests.js';
 import type { ProviderRStatus } from '../wire.js';
 import { readRecoveryPoint, text } from './create-once.js';
@@ -86,7 +86,7 @@ export async function resolveCall(
     // Captured for another amount than asked (both wire minor units): this capture is not the one that happened.
     if (asked !== undefined && asked !== current.price) return undefined;
   }
-  const payment = paymentFromStatus(current, config.isSandbox, read.requestId);
+  const payment = toPayment(current, config.isSandbox, read.requestId);
   if (
     lookup.operation === 'payments.create' &&
     point?.step === 'created' &&

@@ -14,7 +14,7 @@ import {
 } from '@pay/core/adapter';
 import type { ProviderRClient } from '../client.js';
 import type { ProviderRConfig } from '../config.js';
-import { paymentFromStatus } from '../mapping.js';
+import { toPayment } from '../mapping.js';
 import { cancelRequest, captureRequest, invalid, statusRequest } from '../requests.js';
 import type { ProviderRStatus, ProviderRStatusReply } from '../wire.js';
 import { checkpointBeforeSending } from './create-once.js';
@@ -38,8 +38,8 @@ const CANCELLATION: ReadonlyMap<string, Cancellation> = new Map(
 export function settlementFlows(config: ProviderRConfig, client: ProviderRClient) {
   const read = (transId: string, options: CallOptions) =>
     client.send(statusRequest(transId, config), options);
-  const toPayment = (reply: ProviderRStatusReply, requestId: string): Payment =>
-    paymentFromStatus(reply, config.isSandbox, requestId);
+  const paymentOf = (reply: ProviderRStatusReply, requestId: string): Payment =>
+    toPayment(reply, config.isSandbox, requestId);
   const money = (price: number, currency: string) => `${toMajorUnits(price, currency)} ${currency}`;
 
   /**
@@ -54,7 +54,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
     asked: number,
     refusal?: ProviderApiError,
   ): Payment {
-    if (current.price === asked) return toPayment(current, requestId);
+    if (current.price === asked) return paymentOf(current, requestId);
     const message = `payment ${current.transId} is already captured for ${money(current.price, current.curr)}, not the ${money(asked, current.curr)} asked for; check it with payments.retrieve before capturing or refunding anything`;
     if (refusal === undefined) throw invalid('payments.capture', 'amount', message);
     throw refusal.withDetails({
@@ -95,7 +95,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
       return payment;
     }
     // The record is the status read's; its request id is the one of the call that made the change.
-    return toPayment((await read(id, options)).body, sent.requestId);
+    return paymentOf((await read(id, options)).body, sent.requestId);
   }
 
   return {
@@ -139,7 +139,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
     async cancel(id: string, options: OperationContext): Promise<Payment> {
       const { body: current, requestId } = await read(id, options);
       const action = CANCELLATION.get(current.status);
-      if (action === 'already-cancelled') return toPayment(current, requestId);
+      if (action === 'already-cancelled') return paymentOf(current, requestId);
       if (action === 'refund-instead') {
         throw invalid(
           'payments.cancel',
@@ -162,7 +162,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
         id,
         options,
         () => client.send(cancelRequest(action, id), options),
-        (now, nowId) => (now.status === 'CANCELLED' ? toPayment(now, nowId) : undefined),
+        (now, nowId) => (now.status === 'CANCELLED' ? paymentOf(now, nowId) : undefined),
       );
     },
   };

@@ -5,7 +5,9 @@
  */
 import { type CallOptions, ProviderApiError } from '@pay/core/adapter';
 import type { AmendPlan } from '../checks.js';
-import { PROVIDER, type ProviderTClient, type Replied, readBody } from '../client.js';
+import type { ProviderTClient } from '../client.js';
+import { PROVIDER } from '../config.js';
+import { type Replied, readBody } from '../envelope.js';
 import { amendNameRequest, amendReadRequest } from '../requests.js';
 import { amendReadSchema, amendReplySchema, type StatusReply } from '../wire.js';
 import { findTransaction, unknownTransaction, unreadable } from './status.js';

@@ -21,14 +21,9 @@ import {
   ValidationError,
 } from '@pay/core/adapter';
 import type { RefundPlan } from '../checks.js';
-import {
-  ALREADY_COMMITTED_CODE,
-  describeRefusal,
-  PROVIDER,
-  type ProviderOutcome,
-  type ProviderTClient,
-  readBody,
-} from '../client.js';
+import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
+import { PROVIDER } from '../config.js';
+import { describeRefusal, type ProviderOutcome, readBody } from '../envelope.js';
 import { toRefund } from '../mapping.js';
 import { refundCommitRequest, refundReadRequest } from '../requests.js';
 import { refundCommitSchema, refundReadSchema } from '../wire.js';

@@ -3,14 +3,10 @@
  * re-read, the confirmations of "already committed" and of a resumed call, and webhook `data`.
  */
 import { type CallOptions, type ErrorContext, ProviderApiError } from '@pay/core/adapter';
-import {
-  describeRefusal,
-  PROVIDER,
-  type ProviderOutcome,
-  type ProviderTClient,
-  type Replied,
-} from '../client.js';
+import type { ProviderTClient } from '../client.js';
 import type { ProviderTIdentity } from '../config.js';
+import { PROVIDER } from '../config.js';
+import { describeRefusal, type ProviderOutcome, type Replied } from '../envelope.js';
 import { statusRequest } from '../requests.js';
 import { type StatusReply, statusReplySchema } from '../wire.js';
 

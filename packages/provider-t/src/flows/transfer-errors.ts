@@ -14,17 +14,16 @@ import {
 } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { TransferPlan } from '../checks.js';
+import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
+import { PROVIDER } from '../config.js';
 import {
-  ALREADY_COMMITTED_CODE,
   describeRefusal,
   offendingFieldsOf,
-  PROVIDER,
   type ProviderCall,
   type ProviderOutcome,
-  type ProviderTClient,
   type Replied,
   readBody,
-} from '../client.js';
+} from '../envelope.js';
 import type { StatusReply } from '../wire.js';
 import { errorText, findTransaction } from './status.js';
 

@@ -25,14 +25,9 @@ import {
   ProviderApiError,
 } from '@pay/core/adapter';
 import type { TransferPlan } from '../checks.js';
-import {
-  ALREADY_COMMITTED_CODE,
-  describeRefusal,
-  PROVIDER,
-  type ProviderOutcome,
-  type ProviderTClient,
-  readBody,
-} from '../client.js';
+import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
+import { PROVIDER } from '../config.js';
+import { describeRefusal, type ProviderOutcome, readBody } from '../envelope.js';
 import { commitRequest, type QuotedTransfer, quoteRequest, updateRequest } from '../requests.js';
 import {
   type CommitReply,

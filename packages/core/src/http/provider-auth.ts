@@ -1,0 +1,108 @@
+/**
+ * Declared authorisation of the provider client (docs/architecture.md#provider-client-auth): what an adapter
+ * writes in its client config instead of building headers itself, and the transport options taken whole from
+ * its config.
+ */
+import { basicAuthorization } from '../crypto.js';
+import type { TokenStore } from '../stores.js';
+import { type AccessToken, createRotatingLogin, type TokenCacheKey } from '../token.js';
+import type { ProviderCall, ProviderClient } from './provider-client.js';
+import type { Authorization, HttpClientOptions, TransportOptions } from './types.js';
+
+/**
+ * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic (`basic: [user,
+ * password]`), a static bearer token (`bearer`), or a static header of the provider's own (`header` and `value`,
+ * e.g. `X-Api-Key`). The value sent is redacted from every hook, log line and error. A token login is declared
+ * as a {@link ProviderLogin} instead.
+ */
+export type ProviderAuth =
+  | { basic: readonly [user: string, password: string] }
+  | { bearer: string }
+  | { header: string; value: string };
+
+/**
+ * A token login declared in the client config (docs/architecture.md#provider-client-auth): the client logs in
+ * with `login(credentials, client)` (a call through the client itself, with the call's own `auth`), sends
+ * `Bearer <token>` on every other call with one token per set of credentials (`createRotatingLogin`), and its
+ * `updateCredentials(credentials)` checks a new set first, redacts its `secrets` from then on and swaps it whole.
+ */
+export interface ProviderLogin<C extends object> {
+  /** The credentials to log in with until `updateCredentials` replaces them. */
+  credentials: C;
+  /** The login with one set of credentials: everything it sends (and each retry of it) comes from that set. */
+  login(credentials: C, client: ProviderClient): Promise<AccessToken>;
+  /** What a cached token of `credentials` belongs to (`{ provider, clientId, secret, baseUrl }`). */
+  cacheKey(credentials: C): TokenCacheKey;
+  /** A token cache shared by instances (the config's `tokenStore`). */
+  store?: TokenStore | undefined;
+  /** Checks replacement credentials before anything changes (`ConfigurationError` naming a bad member). */
+  check(credentials: C): C;
+  /** The values of a set to redact from every hook, log line and error. */
+  secrets(credentials: C): readonly string[];
+}
+
+/** The client's side of a declared login: its authoriser, and the swap `updateCredentials` makes. */
+export function loginOf<C extends object>(
+  login: ProviderLogin<C>,
+  client: () => ProviderClient,
+): { authorization: Authorization; update(credentials: C): void } {
+  const rotating = createRotatingLogin({
+    credentials: login.credentials,
+    login: (credentials) => login.login(credentials, client()),
+    cacheKey: (credentials) => login.cacheKey(credentials),
+    store: login.store,
+  });
+  return {
+    authorization: rotating.authorization,
+    update(credentials) {
+      const checked = login.check(credentials);
+      client().rememberSecrets(login.secrets(checked));
+      rotating.update(checked);
+    },
+  };
+}
+
+/** The header a declared authorisation sends, and the values it makes secret. */
+function headerOf(auth: ProviderAuth): { name: string; value: string; secrets: string[] } {
+  if ('basic' in auth) {
+    const [user, password] = auth.basic;
+    return { name: 'authorization', value: basicAuthorization(user, password), secrets: [password] };
+  }
+  if ('bearer' in auth)
+    return { name: 'authorization', value: `Bearer ${auth.bearer}`, secrets: [auth.bearer] };
+  return { name: auth.header.toLowerCase(), value: auth.value, secrets: [auth.value] };
+}
+
+/**
+ * The call as the HTTP client sends it: the call's own `auth`, else (unless `authorize: false`) the client's, read
+ * once here so every attempt of the call sends the same credentials even when they are replaced meanwhile, as a
+ * header of the call instead of the client's authoriser. `remember` is given the values to redact.
+ */
+export function authorised(
+  call: Omit<ProviderCall, 'movesMoney'>,
+  clientAuth: ProviderAuth | (() => ProviderAuth) | undefined,
+  remember: (secrets: readonly string[]) => void,
+): Omit<ProviderCall, 'movesMoney' | 'auth'> {
+  const { auth: own, ...request } = call;
+  const auth =
+    own ??
+    (request.authorize === false ? undefined : typeof clientAuth === 'function' ? clientAuth() : clientAuth);
+  if (auth === undefined) return request;
+  const header = headerOf(auth);
+  remember(header.secrets);
+  return { ...request, headers: { ...request.headers, [header.name]: header.value }, authorize: false };
+}
+
+/**
+ * The HTTP client's transport members of an adapter's config, taken whole (`baseUrl` and `tokenStore` are the
+ * adapter's to apply): a member left out stays the client's default.
+ */
+export function transportOf(
+  transport: TransportOptions | undefined,
+): Pick<HttpClientOptions, 'fetch' | 'timeoutMs' | 'retry' | 'hooks' | 'logger'> {
+  if (!transport) return {};
+  const { fetch, timeoutMs, retry, hooks, logger } = transport;
+  return Object.fromEntries(
+    Object.entries({ fetch, timeoutMs, retry, hooks, logger }).filter(([, value]) => value !== undefined),
+  );
+}

@@ -1,0 +1,241 @@
+/**
+ * Webhook signature headers (docs/architecture.md#webhook-signatures): the one implementation of "a header signs
+ * the raw body" that an adapter configures instead of writing, for HMAC schemes (a shared secret) and RSA SHA-256
+ * schemes (the provider's public key). Checked in a fixed order, each failure a `WebhookVerificationError` with
+ * its own reason; every key and every signature given is compared (constant-time for HMAC), so the time taken
+ * does not tell which key matched. Web Crypto only, so it runs on every runtime core supports.
+ */
+import {
+  fromBase64,
+  fromHex,
+  hmacBytes,
+  timingSafeIndexOf,
+  toBase64,
+  toHex,
+  utf8,
+  verifyRsaSha256,
+} from '../crypto.js';
+import { WebhookVerificationError } from './errors.js';
+import type { WebhookDelivery } from './types.js';
+
+/** The hash of an HMAC scheme, as Web Crypto names it. */
+export type HmacAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-512';
+
+/**
+ * How a provider signs its webhooks in one header (docs/architecture.md#webhook-signatures). The simplest scheme
+ * is `{ header: 'x-signature', encoding: 'hex' }` (the whole header is one signature of the raw body); a
+ * timestamped one with several signatures (`t=1700000000,v1=ab…,v1=cd…`) adds `parts`, `tolerance` and
+ * `signedContent`.
+ */
+export interface SignatureScheme {
+  /** HMAC only: the hash (default `'SHA-256'`). RSA schemes are RSASSA-PKCS1-v1_5 with SHA-256. */
+  algorithm?: HmacAlgorithm;
+  /** The header carrying the signature, in any case (core hands headers over lower-cased). */
+  header: string;
+  /** How each signature is written: `hex` (either case) or standard padded `base64`. Anything else is refused. */
+  encoding: 'hex' | 'base64';
+  /**
+   * The header as named parts (`t=1700000000, v1=ab…, v1=cd…`): the name of the timestamp part (unix seconds),
+   * the name of a signature part (it may repeat: any one that verifies is enough, as during the provider's own
+   * secret rotation) and the separator between parts (default `,`). Without it, the whole header (trimmed) is one
+   * signature.
+   */
+  parts?: { timestamp?: string; signature: string; separator?: string };
+  /**
+   * Refuses a timestamp (`parts.timestamp`, then required) older than `maxAgeSeconds` or further ahead than
+   * `maxFutureSeconds` (default 0) as a possible replay (`stale_timestamp`). `now` in milliseconds, for tests.
+   */
+  tolerance?: { maxAgeSeconds: number; maxFutureSeconds?: number; now?: () => number };
+  /**
+   * The content that is signed, as pieces joined byte for byte: default the raw body alone; a timestamped scheme
+   * signs e.g. `` [`${timestamp}.`, rawBody] ``. Called after the header and the timestamp passed; what it throws
+   * (a setting the signature covers is missing) is thrown as it is.
+   */
+  signedContent?: (rawBody: Uint8Array, timestamp: number | undefined) => readonly (string | Uint8Array)[];
+  /**
+   * The error messages, in the provider's words (which secret to pass, which header): one per failure, each with
+   * a plain default naming the header.
+   */
+  messages?: Partial<Record<SignatureFailure, string>>;
+}
+
+/** What can fail in a signature header, each with its own message in {@link SignatureScheme.messages}. */
+type SignatureFailure =
+  | 'missingSecret'
+  | 'missingSignature'
+  | 'malformedSignature'
+  | 'staleTimestamp'
+  | 'mismatch';
+
+/** What a verified header proved: which of the keys given verified it, and the header's timestamp if any. */
+interface VerifiedSignature {
+  /** The index of the secret or public key that verified the signature (the handler reports it as `secretIndex`). */
+  secretIndex: number;
+  /** The header's timestamp in unix seconds, when the scheme has one. */
+  timestamp: number | undefined;
+}
+
+/**
+ * Verifies an HMAC signature header over the raw body (docs/architecture.md#webhook-signatures): the HMAC of the
+ * signed content with every one of `secrets` (several while one is rotated) is compared in constant time with
+ * every signature in the header. Resolves to the index of the secret that matched; throws
+ * `WebhookVerificationError` with reason `missing_secret` (no secret given), `missing_signature`,
+ * `invalid_signature` (malformed, wrong encoding, truncated or not matching) or `stale_timestamp`. No upstream
+ * call: run it first in an adapter's `verify`.
+ */
+export async function verifyHmacHeader(
+  delivery: WebhookDelivery,
+  secrets: readonly string[],
+  scheme: SignatureScheme,
+): Promise<VerifiedSignature> {
+  const { signatures, timestamp, content } = readSignatureHeader(delivery, secrets, scheme);
+  const algorithm = scheme.algorithm ?? 'SHA-256';
+  const expected = await Promise.all(secrets.map((secret) => hmacBytes(algorithm, secret, content())));
+  let secretIndex = -1;
+  // Every signature against every secret, whether or not one matched already.
+  for (const signature of signatures) {
+    const index = timingSafeIndexOf(signature, expected);
+    if (index >= 0 && secretIndex < 0) secretIndex = index;
+  }
+  if (secretIndex < 0) refuse(scheme, 'mismatch', 'invalid_signature');
+  return { secretIndex, timestamp };
+}
+
+/**
+ * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature header (docs/architecture.md#webhook-signatures) with every one
+ * of `publicKeys` (SPKI, base64 DER or PEM; several while the provider rotates its key), in the order given.
+ * Resolves to the index of the first key that verified; throws `WebhookVerificationError` as
+ * {@link verifyHmacHeader} does (`missing_secret` when no key is given), and `TypeError` for a key that cannot be
+ * imported.
+ */
+export async function verifyRsaHeader(
+  delivery: WebhookDelivery,
+  publicKeys: readonly string[],
+  scheme: Omit<SignatureScheme, 'algorithm'>,
+): Promise<VerifiedSignature> {
+  const { signatures, timestamp, content } = readSignatureHeader(delivery, publicKeys, scheme);
+  const signed = content();
+  const verified = await Promise.all(
+    publicKeys.map(async (key) => {
+      const results = await Promise.all(
+        signatures.map((signature) => verifyRsaSha256(key, signed, signature)),
+      );
+      return results.includes(true);
+    }),
+  );
+  const secretIndex = verified.indexOf(true);
+  if (secretIndex < 0) refuse(scheme, 'mismatch', 'invalid_signature');
+  return { secretIndex, timestamp };
+}
+
+/**
+ * Signs `content` as an HMAC scheme's provider does (`algorithm`, `encoding` as in {@link SignatureScheme}): for
+ * simulators and tests that send signed webhooks.
+ */
+export async function hmacSignature(
+  secret: string,
+  content: string | Uint8Array,
+  scheme: { algorithm?: HmacAlgorithm; encoding: 'hex' | 'base64' },
+): Promise<string> {
+  const signature = await hmacBytes(scheme.algorithm ?? 'SHA-256', secret, utf8(content));
+  return scheme.encoding === 'hex' ? toHex(signature) : toBase64(signature);
+}
+
+/**
+ * The checks before any cryptography: keys given, header present and well formed, timestamp fresh. Returns the
+ * decoded signatures, the timestamp and the signed content (built only once these passed).
+ */
+function readSignatureHeader(
+  delivery: WebhookDelivery,
+  keys: readonly string[],
+  scheme: SignatureScheme,
+): { signatures: Uint8Array[]; timestamp: number | undefined; content: () => Uint8Array } {
+  if (keys.length === 0) refuse(scheme, 'missingSecret', 'missing_secret');
+  const value = delivery.headers[scheme.header.toLowerCase()];
+  if (!value) refuse(scheme, 'missingSignature', 'missing_signature');
+  const parsed = parseHeader(value, scheme);
+  if (!parsed) refuse(scheme, 'malformedSignature', 'invalid_signature');
+  const { timestamp } = parsed;
+  if (scheme.tolerance) {
+    const nowSeconds = Math.floor((scheme.tolerance.now ?? Date.now)() / 1000);
+    const age = timestamp === undefined ? Number.NaN : nowSeconds - timestamp;
+    // NaN (no timestamp) fails both comparisons: refused.
+    if (!(age <= scheme.tolerance.maxAgeSeconds && -age <= (scheme.tolerance.maxFutureSeconds ?? 0)))
+      refuse(scheme, 'staleTimestamp', 'stale_timestamp');
+  }
+  const content = () => concat(scheme.signedContent?.(delivery.rawBody, timestamp) ?? [delivery.rawBody]);
+  return { signatures: parsed.signatures, timestamp, content };
+}
+
+/** The signatures (decoded) and timestamp of a header; `undefined` when it is not what the scheme describes. */
+function parseHeader(
+  value: string,
+  scheme: SignatureScheme,
+): { signatures: Uint8Array[]; timestamp: number | undefined } | undefined {
+  const decode = (text: string) => {
+    const bytes = scheme.encoding === 'hex' ? fromHex(text) : fromBase64(text);
+    return bytes && bytes.length > 0 ? bytes : undefined;
+  };
+  if (!scheme.parts) {
+    const signature = decode(value.trim());
+    return signature && { signatures: [signature], timestamp: undefined };
+  }
+  const { parts } = scheme;
+  const signatures: Uint8Array[] = [];
+  let timestampText: string | undefined;
+  for (const part of value.split(parts.separator ?? ',')) {
+    const separator = part.indexOf('=');
+    if (separator < 0) return undefined;
+    const name = part.slice(0, separator).trim();
+    const text = part.slice(separator + 1).trim();
+    if (name === parts.timestamp) timestampText = text;
+    else if (name === parts.signature) {
+      const signature = decode(text);
+      if (!signature) return undefined;
+      signatures.push(signature);
+    }
+  }
+  if (signatures.length === 0) return undefined;
+  if (parts.timestamp === undefined) return { signatures, timestamp: undefined };
+  if (timestampText === undefined || !/^\d{1,12}$/.test(timestampText)) return undefined;
+  return { signatures, timestamp: Number(timestampText) };
+}
+
+/** The pieces of the signed content as one byte array. */
+function concat(pieces: readonly (string | Uint8Array)[]): Uint8Array {
+  if (pieces.length === 1) return utf8(pieces[0]!);
+  const bytes = pieces.map(utf8);
+  const joined = new Uint8Array(bytes.reduce((length, piece) => length + piece.length, 0));
+  let offset = 0;
+  for (const piece of bytes) {
+    joined.set(piece, offset);
+    offset += piece.length;
+  }
+  return joined;
+}
+
+const DEFAULT_MESSAGES: Record<SignatureFailure, (header: string) => string> = {
+  missingSecret: () =>
+    'No webhook secret or key is configured, so no delivery can be verified: pass webhookSecret.',
+  missingSignature: (header) => `The ${header} header is missing: this request was not sent by the provider.`,
+  malformedSignature: (header) => `The ${header} header is not a signature in the provider's format.`,
+  staleTimestamp: (header) =>
+    `The ${header} timestamp is outside the accepted window; refused as a possible replay. Check the server clock.`,
+  mismatch: (header) =>
+    `The ${header} signature does not match the body: check the webhook secret and that the raw body is passed unchanged.`,
+};
+
+/** Throws the failure's `WebhookVerificationError` with the scheme's message for it. */
+function refuse(
+  scheme: Pick<SignatureScheme, 'header' | 'messages'>,
+  failure: SignatureFailure,
+  reason: 'missing_secret' | 'missing_signature' | 'invalid_signature' | 'stale_timestamp',
+): never {
+  const given = scheme.messages ?? {};
+  // A malformed signature matches nothing: without a message of its own it reads as a mismatch.
+  const message =
+    given[failure] ??
+    (failure === 'malformedSignature' ? given.mismatch : undefined) ??
+    DEFAULT_MESSAGES[failure](scheme.header);
+  throw new WebhookVerificationError(message, { reason });
+}

@@ -1,0 +1,79 @@
+/**
+ * Reading Provider R's replies (docs/providers/provider-r.md#response-codes): the envelope where only `code == 0`
+ * is success whatever the HTTP status, JSON or form-encoded, and the rule for refusals of calls that can move
+ * money (docs/architecture.md#outcomes).
+ */
+import {
+  type EnvelopeReading,
+  type HttpReply,
+  InvalidResponseError,
+  isRecord,
+  type ProviderApiError,
+  parseForm,
+  parseJson,
+  moneyMovingRefusal as refuseMoneyMovingCall,
+} from '@pay/core/adapter';
+import * as v from '@pay/core/schema';
+import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
+
+/** Every spelling of the secret that could appear in a body, a URL or an echoed reply. */
+export function secretSpellings(secret: string): string[] {
+  const formEncoded = new URLSearchParams({ s: secret }).toString().slice(2);
+  return [...new Set([secret, encodeURIComponent(secret), formEncoded, JSON.stringify(secret).slice(1, -1)])];
+}
+
+/** Parses a reply body as JSON or form-encoded, as its content type (or, failing that, its text) says. */
+function parseBody(reply: HttpReply): Record<string, unknown> | undefined {
+  const media = mediaType(reply.headers.get('content-type'));
+  const asJson = () => {
+    const parsed = parseJson(reply.text);
+    return isRecord(parsed) ? parsed : undefined;
+  };
+  if (media === 'application/x-www-form-urlencoded') return parseForm(reply.text);
+  if (media === 'application/json' || media.endsWith('+json')) return asJson();
+  return asJson() ?? (/^[^=&\s]+=/.test(reply.text) ? parseForm(reply.text) : undefined);
+}
+
+/** Reads the envelope: `code` (or `error`) 0 is success, any other code a refusal, an HTTP error without one too. */
+export function readEnvelope(reply: HttpReply, call: { call: string; context?: object }): EnvelopeReading {
+  const body = parseBody(reply);
+  const checked = body === undefined ? undefined : v.safeParse(envelopeSchema, body);
+  const envelope = checked?.success ? checked.output : undefined;
+  if (envelope === undefined) {
+    if (reply.status >= 400) return { ok: false };
+    throw new InvalidResponseError(
+      `providerR answered ${call.call} with a body that carries no \`code\` (HTTP ${reply.status}). If this persists, the provider's API changed; report it.`,
+      { context: { ...call.context, requestId: reply.requestId } },
+    );
+  }
+  if (envelope.code === 0) return { ok: true, body: withoutSecret(body as Record<string, unknown>) };
+  return { ok: false, code: String(envelope.code), message: envelope.message };
+}
+
+/** The `transId` an error reply still carries, when it does (docs/providers/provider-r.md#response-codes). */
+function namedTransId(reply: HttpReply): string | undefined {
+  const transId = parseBody(reply)?.transId;
+  const named = typeof transId === 'string' || typeof transId === 'number' ? String(transId) : '';
+  return named === '' ? undefined : named;
+}
+
+/**
+ * The error of a refused call that can move money (create, capture, cancel, refund;
+ * docs/architecture.md#outcomes), through core's `moneyMovingRefusal`: besides an earlier attempt that may have
+ * landed, a 5xx or a 408, a code the provider uses for its own failures (1200, 1500) or a reply that names a
+ * transaction means the call may have been processed: the error then carries `outcome: 'unknown'` and every id the
+ * provider returned, so the caller looks the payment up instead of creating, capturing or refunding it twice.
+ */
+export function moneyMovingRefusal(
+  error: ProviderApiError,
+  reply: HttpReply,
+  retryableCode: boolean,
+): ProviderApiError {
+  const transId = namedTransId(reply);
+  return refuseMoneyMovingCall(error, reply, {
+    mayHaveLanded: retryableCode || transId !== undefined,
+    ...(transId === undefined
+      ? {}
+      : { processedAs: `transaction ${transId}`, context: { ...error.context, transId } }),
+  });
+}

@@ -1,7 +1,10 @@
 /**
- * Web Crypto helpers (docs/architecture.md#packages, docs/architecture.md#webhook-verification): no `node:crypto`, no Buffer, so verification also runs on edge runtimes.
+ * Web Crypto helpers (docs/architecture.md#packages, docs/architecture.md#webhook-verification): no `node:` import,
+ * no Buffer, so verification also runs on edge runtimes (the HMAC asks the runtime for `node:crypto` where it has one).
  * Decoding is strict: malformed hex or base64 is refused instead of being decoded into something else.
  */
+
+import { builtinModule } from './diagnostics/channels.js';
 
 const encoder = new TextEncoder();
 
@@ -97,15 +100,35 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
+/** `node:crypto`'s `createHmac`, as far as {@link hmacBytes} uses it. */
+type CreateHmac = (
+  algorithm: 'sha1' | 'sha256' | 'sha512',
+  key: string,
+) => { update(data: string | Uint8Array): { digest(): Uint8Array } };
+
+/** The runtime's `createHmac`, asked of the runtime (never imported); undefined on edge runtimes and browsers. */
+function runtimeCreateHmac(): CreateHmac | undefined {
+  const createHmac = builtinModule('node:crypto')?.createHmac;
+  return typeof createHmac === 'function' ? (createHmac as CreateHmac) : undefined;
+}
+
+/** Web Crypto's hash names as `node:crypto` spells them. */
+const NODE_HASH = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-512': 'sha512' } as const;
+
 /**
  * The HMAC of `data` keyed with `secret` under `hash` (docs/architecture.md#webhook-signatures): the one HMAC in
- * core, behind the signature helpers.
+ * core, behind the signature helpers. Where the runtime has `node:crypto`, the HMAC is computed at once: Web
+ * Crypto signs on a worker thread, and the hop there and back costs more than the HMAC of a webhook body
+ * (tooling/bench `verify.providerN`). Elsewhere, and for an empty secret (which Web Crypto refuses, and which
+ * must fail the same way on every runtime), Web Crypto computes it.
  */
 export async function hmacBytes(
   hash: 'SHA-1' | 'SHA-256' | 'SHA-512',
   secret: string,
   data: string | Uint8Array,
 ): Promise<Uint8Array> {
+  const createHmac = secret === '' ? undefined : runtimeCreateHmac();
+  if (createHmac) return new Uint8Array(createHmac(NODE_HASH[hash], secret).update(data).digest());
   const cacheKey = `${hash}:${secret}`;
   let key = hmacKeys.get(cacheKey);
   if (!key) {

@@ -1,5 +1,5 @@
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   basicAuthorization,
   fromBase64,
@@ -28,6 +28,42 @@ describe('crypto helpers', () => {
     const expected = createHmac('sha512', 'whsec_test').update(body).digest('hex');
     expect(await hmacSha512Hex('whsec_test', body)).toBe(expected);
     expect(await hmacSha512Hex('whsec_test', new TextEncoder().encode(body))).toBe(expected);
+  });
+
+  it('computes the HMAC-SHA512 with node:crypto where the runtime has it, without a Web Crypto round trip', async () => {
+    const subtleSign = vi.spyOn(crypto.subtle, 'sign');
+    try {
+      const body = '{"eventType":"SUCCESSFUL_TRANSACTION","eventData":{"customer":{"name":"Zoë"}}}';
+      expect(await hmacSha512Hex('whsec_test', body)).toBe(
+        createHmac('sha512', 'whsec_test').update(body).digest('hex'),
+      );
+      expect(subtleSign).not.toHaveBeenCalled();
+    } finally {
+      subtleSign.mockRestore();
+    }
+  });
+
+  it('computes the same HMAC-SHA512 with Web Crypto on a runtime without node:crypto (edge runtimes)', async () => {
+    const runtime = process as { getBuiltinModule: (id: string) => unknown };
+    const original = runtime.getBuiltinModule.bind(process);
+    const lookup = vi
+      .spyOn(runtime, 'getBuiltinModule')
+      .mockImplementation((id: string) => (id === 'node:crypto' ? undefined : original(id)));
+    const subtleSign = vi.spyOn(crypto.subtle, 'sign');
+    try {
+      const body = '{"eventType":"SUCCESSFUL_TRANSACTION","eventData":{"customer":{"name":"Zoë"}}}';
+      const expected = createHmac('sha512', 'whsec_test').update(body).digest('hex');
+      expect(await hmacSha512Hex('whsec_test', body)).toBe(expected);
+      expect(await hmacSha512Hex('whsec_test', new TextEncoder().encode(body))).toBe(expected);
+      expect(subtleSign).toHaveBeenCalledTimes(2);
+    } finally {
+      lookup.mockRestore();
+      subtleSign.mockRestore();
+    }
+  });
+
+  it('refuses an empty HMAC secret as Web Crypto does, on every runtime', async () => {
+    await expect(hmacSha512Hex('', 'body')).rejects.toMatchObject({ name: 'DataError' });
   });
 
   it('compares secrets in constant time, false for any difference including length', () => {

@@ -159,7 +159,7 @@ interface DiagnosticsChannelModule {
  * A built-in module asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16) instead of imported, so runtime
  * code loads everywhere; undefined where the runtime has no such module or refuses (edge runtimes, browsers).
  */
-function builtinModule(id: string): Record<string, unknown> | undefined {
+export function builtinModule(id: string): Record<string, unknown> | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   try {
     const found = runtime?.getBuiltinModule?.(id);

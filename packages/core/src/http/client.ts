@@ -164,7 +164,9 @@ async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpRep
  * per-call settings (docs/architecture.md#operation-context).
  */
 function withContext(request: HttpRequest, context: CallOptions | undefined): HttpRequest {
-  if (!context) return request;
+  // Most operations set none of the three: the request is then sent as it is, not copied.
+  if (!context || (!context.signal && context.timeoutMs === undefined && context.retry === undefined))
+    return request;
   const { signal, timeoutMs, retry } = request;
   return {
     ...request,

@@ -37,16 +37,21 @@ const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  */
 export function reservedKeyIssues(input: unknown, prefix = ''): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const visit = (value: unknown, at: string, depth: number) => {
+  const keys: string[] = [];
+  const visit = (value: unknown, depth: number) => {
     if (value === null || typeof value !== 'object' || depth > 16) return;
     for (const key of Object.keys(value)) {
-      const where = at ? `${at}.${key}` : key;
+      keys.push(key);
       if (RESERVED_KEYS.has(key))
-        issues.push({ path: where, message: `"${key}" is a reserved name and cannot be used as a key` });
-      else visit((value as Record<string, unknown>)[key], where, depth + 1);
+        issues.push({
+          path: pathOf(prefix, keys),
+          message: `"${key}" is a reserved name and cannot be used as a key`,
+        });
+      else visit((value as Record<string, unknown>)[key], depth + 1);
+      keys.pop();
     }
   };
-  visit(input, prefix, 0);
+  visit(input, 0);
   return issues;
 }
 
@@ -56,22 +61,40 @@ export function reservedKeyIssues(input: unknown, prefix = ''): ValidationIssue[
  */
 export function unserialisableIssues(input: unknown, prefix = ''): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const visit = (value: unknown, at: string, ancestors: readonly object[]) => {
+  const keys: string[] = [];
+  const ancestors: object[] = [];
+  const visit = (value: unknown) => {
     if (typeof value === 'bigint')
-      issues.push({ path: at, message: 'is a BigInt, which JSON cannot carry: pass a number or a string' });
+      issues.push({
+        path: pathOf(prefix, keys),
+        message: 'is a BigInt, which JSON cannot carry: pass a number or a string',
+      });
     if (value === null || typeof value !== 'object') return;
     if (ancestors.includes(value)) {
       issues.push({
-        path: at,
+        path: pathOf(prefix, keys),
         message: 'refers back to an object that contains it (JSON cannot carry a cycle)',
       });
       return;
     }
-    for (const [key, item] of Object.entries(value))
-      visit(item, at ? `${at}.${key}` : key, [...ancestors, value]);
+    ancestors.push(value);
+    for (const [key, item] of Object.entries(value)) {
+      keys.push(key);
+      visit(item);
+      keys.pop();
+    }
+    ancestors.pop();
   };
-  visit(input, prefix, []);
+  visit(input);
   return issues;
+}
+
+/**
+ * The dotted path of the keys walked below `prefix`, built only for an issue (a request's metadata can be large,
+ * and most have none): each key follows a dot, except where nothing precedes it.
+ */
+function pathOf(prefix: string, keys: readonly string[]): string {
+  return keys.reduce((at, key) => (at ? `${at}.${key}` : key), prefix);
 }
 
 /**

@@ -164,6 +164,23 @@ describe('metadata keys with reserved names (docs/architecture.md#adapter-operat
       issues: [{ path: 'provider_metadata.sender.constructor' }],
     });
   });
+
+  it('refuses provider_metadata that refers back to itself, naming where, before the adapter runs', async () => {
+    const calls: unknown[] = [];
+    const sender: Record<string, unknown> = { name: 'Ada', limits: [{ daily: 10 }] };
+    (sender.limits as Record<string, unknown>[]).push(sender);
+    const error = await createPay(testAdapter(calls))
+      .payments.create({ amount: 1, provider_metadata: { sender } })
+      .catch((e: unknown) => e);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues).toEqual([
+      {
+        path: 'provider_metadata.sender.limits.1',
+        message: 'refers back to an object that contains it (JSON cannot carry a cycle)',
+      },
+    ]);
+    expect(calls).toEqual([]);
+  });
 });
 
 describe('identifiers that would change a URL path (docs/architecture.md#http-client)', () => {

@@ -33,7 +33,7 @@ import {
 import { idSchema } from './records.js';
 import { redactError } from './redaction.js';
 import { parseInput } from './validation.js';
-import type { WebhookDefinition } from './webhooks/types.js';
+import type { AuthenticatedDelivery, WebhookDefinition, WebhookDelivery } from './webhooks/types.js';
 
 /**
  * Builds an {@link Adapter}: implemented operations validate their arguments against core's contracts and
@@ -215,17 +215,21 @@ export function redactingErrors<A extends unknown[], R>(
  * and what the `events()` of the delivery it resolves to throws (a confirmation read), is redacted.
  */
 function redactingWebhooks<W extends WebhookDefinition>(webhooks: W): W {
-  const verify = webhooks.verify.bind(webhooks) as (...args: unknown[]) => Promise<unknown>;
   return {
     ...webhooks,
-    verify: redactingErrors(async (...args: unknown[]) => {
-      const verified = await verify(...args);
-      const delivery = verified as { events?: unknown } | null;
-      if (delivery && !Array.isArray(delivery) && typeof delivery.events === 'function') {
-        const events = (delivery.events as () => Promise<unknown>).bind(delivery);
-        return { ...delivery, events: redactingErrors(events) };
+    async verify(delivery: WebhookDelivery, webhookSecrets: readonly string[]) {
+      let verified: unknown;
+      try {
+        verified = await webhooks.verify(delivery, webhookSecrets);
+      } catch (error) {
+        throw redactError(error);
       }
-      return verified;
-    }),
+      const authenticated = verified as { events?: unknown } | null;
+      if (authenticated && !Array.isArray(authenticated) && typeof authenticated.events === 'function') {
+        const events = (authenticated.events as () => Promise<unknown>).bind(authenticated);
+        return { ...authenticated, events: redactingErrors(events) } as AuthenticatedDelivery;
+      }
+      return verified as AuthenticatedDelivery;
+    },
   };
 }

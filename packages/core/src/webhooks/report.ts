@@ -66,17 +66,11 @@ export function reportFailure(
   for (const callback of callbacks) {
     try {
       const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
-      // A rejection nobody handles would end the process; an observer's failure changes nothing here.
-      if (isThenable(returned)) Promise.resolve(returned).catch(() => undefined);
+      // A rejection nobody handles would end the process; an observer's failure changes nothing here (a value
+      // that is no promise resolves as it is).
+      Promise.resolve(returned).catch(() => undefined);
     } catch {
       // An observer's failure must not change the answer to the provider.
     }
   }
-}
-
-/** Whether `value` is a promise or another thenable (what an async callback returns). */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  const then =
-    (typeof value === 'object' || typeof value === 'function') && (value as { then?: unknown } | null)?.then;
-  return typeof then === 'function';
 }

@@ -65,3 +65,23 @@ export function milliseconds(seconds: number, field: string, operation: string):
   }
   return Math.max(1, Math.ceil(seconds * 1000));
 }
+
+/**
+ * Refuses counts (whole numbers of at least 0) and times (finite epoch milliseconds) Redis cannot take, before
+ * anything is sent, with core's `ValidationError`.
+ */
+export function checkNumbers(
+  operation: string,
+  counts: Record<string, number>,
+  times: Record<string, number>,
+): void {
+  const issues = [
+    ...Object.entries(counts)
+      .filter(([, value]) => !Number.isSafeInteger(value) || value < 0)
+      .map(([path]) => ({ path, message: 'must be a whole number of at least 0' })),
+    ...Object.entries(times)
+      .filter(([, value]) => !Number.isFinite(value))
+      .map(([path]) => ({ path, message: 'must be epoch milliseconds' })),
+  ];
+  if (issues.length > 0) throw new ValidationError(issues, { operation });
+}

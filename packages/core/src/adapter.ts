@@ -84,6 +84,25 @@ export interface MayStillLand {
  */
 export type ResolvedRecord = Payment | Refund | Checkout | MayStillLand | null | undefined;
 
+/**
+ * What the reconciler needs of an adapter beyond its operations (docs/architecture.md#reconciliation), optional:
+ * how to read a refund (there is no `refunds.retrieve` operation) and where its webhooks raise another event for
+ * a status than core's table does.
+ */
+export interface ReconcileSupport {
+  /**
+   * Reads a refund by the `id` of the `Refund` that `refunds.create` returned; `null` when the provider does not
+   * know it. Only reads. Without it, refunds are not watched.
+   */
+  readonly retrieveRefund?: (id: string, options?: CallOptions) => Promise<Refund | null>;
+  /**
+   * Per `<kind>.<status>` (`payment.succeeded`, `refund.failed`), the normalised event the adapter's webhooks raise
+   * for that status where it differs from core's table (`null`: they raise none), so a read delivers the event
+   * a webhook would have delivered (Provider N raises `payment.created` for a received payment).
+   */
+  readonly events?: { readonly [transition: string]: NormalisedEventName | null };
+}
+
 /** The flat operations every adapter exposes (unsupported ones throw `ProviderNotSupportedError`). */
 export type AdapterOperations<T extends AdapterTypes = AdapterTypes> = {
   [K in Operation as RowOf<K>['method']]: (
@@ -100,6 +119,8 @@ export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterO
   readonly webhooks: WebhookDefinition;
   /** What the provider holds for a call whose outcome is unknown (see {@link AdapterDefinition.resolve}). */
   readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
+  /** What the reconciler needs beyond the operations (see {@link ReconcileSupport}). */
+  readonly reconcile?: ReconcileSupport;
   /**
    * Runs `operation` on its caller's arguments (the options last) as the flat method does, under `ledger` when one
    * is given: what `createPay` calls (docs/architecture.md#operation-context). Set by `defineAdapter`, not
@@ -127,6 +148,7 @@ export type AnyAdapter = {
   readonly capabilities: readonly Operation[];
   readonly webhooks: WebhookDefinition;
   readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
+  readonly reconcile?: ReconcileSupport;
   readonly perform?: PerformOperation;
   readonly '~types'?: AdapterTypes;
 } & { readonly [M in OperationMethod]: (...args: never[]) => Promise<unknown> };
@@ -215,4 +237,10 @@ export interface AdapterDefinition<T extends AdapterTypes> {
    * tell. Only reads: it must never move money.
    */
   resolve?(lookup: ResolveLookup, options: CallOptions): Promise<ResolvedRecord>;
+  /**
+   * What the reconciler needs beyond the operations (docs/architecture.md#reconciliation): a refund read and the
+   * statuses whose webhook event differs from core's table. `retrieveRefund`'s errors are redacted like the
+   * operations'.
+   */
+  reconcile?: ReconcileSupport;
 }

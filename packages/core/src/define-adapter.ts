@@ -12,6 +12,7 @@ import type {
   AdapterOperations,
   CallOptions,
   PerformOperation,
+  ReconcileSupport,
   ResolvedRecord,
   ResolveLookup,
 } from './adapter.js';
@@ -92,6 +93,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     ...(definition.resolve
       ? { resolve: tracedResolve(definition.provider, redactingResolve(definition.resolve.bind(definition))) }
       : {}),
+    ...(definition.reconcile ? { reconcile: redactingReconcile(definition.reconcile) } : {}),
   };
   Object.defineProperty(adapter, 'perform', { value: perform, enumerable: false });
   return adapter;
@@ -149,6 +151,19 @@ function redactingResolve(
   return redactingErrors(async (lookup: ResolveLookup, options: CallOptions = {}) =>
     resolve(lookup, options),
   );
+}
+
+/** The adapter's reconcile support, its refund read redacted like the operations. */
+function redactingReconcile(reconcile: ReconcileSupport): ReconcileSupport {
+  const retrieveRefund = reconcile.retrieveRefund;
+  return {
+    ...reconcile,
+    ...(retrieveRefund
+      ? {
+          retrieveRefund: redactingErrors((id: string, options?: CallOptions) => retrieveRefund(id, options)),
+        }
+      : {}),
+  };
 }
 
 /** Fields of request objects that name a resource and so become a URL path segment. */

@@ -15,6 +15,7 @@ export {
   type CallTrace,
   type OperationTrace,
   PAY_CHANNELS,
+  type ReconcileTrace,
   type WebhookTrace,
 } from './diagnostics/channels.js';
 export type { Logger } from './diagnostics/logger.js';
@@ -37,6 +38,14 @@ export type {
 } from './http/index.js';
 export type { Operation, ResultOf } from './operations.js';
 export { createPay, type Namespace, Pay, type PayOptions } from './pay.js';
+export { createReconciler, type Reconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
+export {
+  type ClaimedObject,
+  createMemoryReconciliationStore,
+  type ReconciliationStore,
+  type WatchedKind,
+  type WatchedObject,
+} from './reconcile/store.js';
 export type {
   CaptureParams,
   Checkout,
@@ -56,13 +65,6 @@ export type {
   SubscriptionStatus,
   UpdateParams,
 } from './records.js';
-export {
-  type ClaimedObject,
-  createMemoryReconciliationStore,
-  type ReconciliationStore,
-  type WatchedKind,
-  type WatchedObject,
-} from './reconcile/store.js';
 export type { ResolveResult } from './resolve.js';
 export {
   IdempotencyInProgressError,

@@ -19,6 +19,8 @@ import {
   type SupportedOperations,
   type VerbOf,
 } from './operations.js';
+import type { ReconciliationStore, WatchedKind } from './reconcile/store.js';
+import { checkedWatch, registerCreated, watchedKindOf, watchObject } from './reconcile/watch.js';
 import { type ResolveOptions, type ResolveResult, resolveCall } from './resolve.js';
 import { createMemoryIdempotencyStore } from './stores.js';
 import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js';
@@ -32,6 +34,27 @@ export interface PayOptions extends IdempotencyOptions {
    * `logger` of its own, each retry (`debug`) and each failed hook (`warn`). Every line is redacted.
    */
   logger?: Logger;
+  /**
+   * Where the reconciler's watch list is kept (docs/architecture.md#reconciliation): with it, every payment,
+   * checkout and refund created through this `Pay` is registered after the call returned its record, and
+   * `createReconciler(pay, handler)` reads each until it reaches a final status. A failure to register is logged
+   * (`error`) and never fails the call.
+   */
+  reconcile?: ReconciliationStore;
+}
+
+/** What `createReconciler` uses of a `Pay`: its ledger, reconciliation store and logger (not public). */
+export interface PayInternals {
+  ledger: IdempotencyLedger;
+  reconcile: ReconciliationStore | undefined;
+  logger: PayLogger;
+}
+
+const INTERNALS = new WeakMap<object, PayInternals>();
+
+/** The ledger, reconciliation store and logger of `pay`; `undefined` for an object `createPay` did not make. */
+export function internalsOf(pay: object): PayInternals | undefined {
+  return INTERNALS.get(pay);
 }
 
 /**
@@ -64,6 +87,8 @@ export class Pay<A extends AnyAdapter = Adapter> {
   readonly #ledger: IdempotencyLedger;
   /** The application's logger (silent when none was given). */
   readonly #logger: PayLogger;
+  /** The reconciler's watch list, when `reconcile` was given. */
+  readonly #reconcile: ReconciliationStore | undefined;
 
   /**
    * Wraps a configured adapter, e.g. `new Pay(providerR(), { idempotency })`. Throws `ConfigurationError` for a
@@ -71,7 +96,7 @@ export class Pay<A extends AnyAdapter = Adapter> {
    */
   constructor(adapter: A, options: PayOptions = {}) {
     this.adapter = adapter;
-    const { idempotency, logger: given, ...ledgerOptions } = options;
+    const { idempotency, logger: given, reconcile, ...ledgerOptions } = options;
     const logger = createLogger(given);
     this.#logger = logger;
     const store = idempotency ?? createMemoryIdempotencyStore();
@@ -83,6 +108,8 @@ export class Pay<A extends AnyAdapter = Adapter> {
       );
     const ledger = createIdempotencyLedger(store, ledgerOptions, logger);
     this.#ledger = ledger;
+    this.#reconcile = reconcile;
+    INTERNALS.set(this, { ledger, reconcile, logger });
     // Each operation runs once, with this Pay's ledger as an argument (docs/architecture.md#operation-context).
     const perform = adapter.perform ?? performerOf(adapter);
     const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
@@ -91,8 +118,15 @@ export class Pay<A extends AnyAdapter = Adapter> {
       namespaces[resource] ??= {};
       // The adapter's calls report to this Pay's logger unless the adapter has its own
       // (docs/architecture.md#logger).
-      namespaces[resource][verb] = (...args: unknown[]) =>
-        withinLogger(logger, () => perform(operation, args, ledger));
+      const kind = reconcile === undefined ? undefined : watchedKindOf(operation);
+      namespaces[resource][verb] =
+        reconcile === undefined || kind === undefined
+          ? (...args: unknown[]) => withinLogger(logger, () => perform(operation, args, ledger))
+          : async (...args: unknown[]) => {
+              const record = await withinLogger(logger, () => perform(operation, args, ledger));
+              await registerCreated(reconcile, logger, adapter.provider, kind, record);
+              return record;
+            };
     }
     this.checkouts = namespaces.checkouts as never;
     this.payments = namespaces.payments as never;
@@ -105,6 +139,19 @@ export class Pay<A extends AnyAdapter = Adapter> {
   /** Whether the configured provider performs `operation` (no I/O). */
   supports(operation: Operation): boolean {
     return this.adapter.capabilities.includes(operation);
+  }
+
+  /**
+   * Asks the reconciler to watch an object this `Pay` did not create (or whose registration failed), by the
+   * provider's id: `'payment'` and `'checkout'` are read as payments, `'refund'` with the adapter's refund read.
+   * Its first read is due in 2 minutes; an object already watched is left as it is. The application is not told
+   * its current status again unless it changes: pass `status` (the last one it knows) or `null` to be told the
+   * first status read. Throws `ConfigurationError` without `createPay(…, { reconcile })`, `ValidationError` for a
+   * bad kind or id, and the store's error when it cannot be reached (docs/architecture.md#reconciliation).
+   */
+  async watch(kind: WatchedKind, id: string, status: string | null = null): Promise<void> {
+    const checked = checkedWatch(this.#reconcile, kind, id);
+    await watchObject(checked.store, { provider: this.adapter.provider, kind, id, status });
   }
 
   /**

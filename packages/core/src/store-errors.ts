@@ -7,8 +7,24 @@
 import { PayError, type PayErrorOptions } from './errors.js';
 import { redact, redactError, SHORT_SECRET_LENGTH } from './redaction.js';
 
-/** What a store was doing when it failed. */
-export type StoreStep = 'begin' | 'checkpoint' | 'renew' | 'complete' | 'release' | 'abandon' | 'read';
+/**
+ * What a store was doing when it failed: an idempotency ledger step, or a reconciliation store call (`watch`,
+ * `claim`, `settle`, `spend`, `backlog`) or the ledger's `stale` (docs/architecture.md#reconciliation).
+ */
+export type StoreStep =
+  | 'begin'
+  | 'checkpoint'
+  | 'renew'
+  | 'complete'
+  | 'release'
+  | 'abandon'
+  | 'read'
+  | 'watch'
+  | 'claim'
+  | 'settle'
+  | 'spend'
+  | 'backlog'
+  | 'stale';
 
 /**
  * A shared store (the idempotency ledger, `@pay/store-postgres`, `@pay/store-redis`, or your own) failed or

@@ -15,6 +15,7 @@ export const PAY_CHANNELS = {
   call: 'pay:call',
   attempt: 'pay:attempt',
   webhook: 'pay:webhook',
+  reconcile: 'pay:reconcile',
 } as const;
 
 /** How a traced operation, call or attempt ended, in the words of `ProviderApiError.outcome` and `NetworkError`. */
@@ -101,6 +102,33 @@ export interface WebhookTrace {
   durationMs: number;
 }
 
+/**
+ * Message of `pay:reconcile`: one per reconciler run (docs/architecture.md#reconciliation), published when it
+ * ended. Counts and times only.
+ */
+export interface ReconcileTrace {
+  provider: string;
+  /** Objects watched and due at the start of the run, and how late the oldest due one was (ms, 0 when none). */
+  watched: number;
+  due: number;
+  lagMs: number;
+  /** Provider reads made (objects and stale idempotency keys), and reads the shared budget refused. */
+  reads: number;
+  budgetRefused: number;
+  /** Events delivered through the webhook handler, and transitions found already delivered (by a webhook). */
+  transitions: number;
+  duplicates: number;
+  /** Stale idempotency keys resolved (found, not found or still unknown). */
+  staleKeys: number;
+  /** Reads, resolves or deliveries that failed (each is retried on a later run). */
+  errors: number;
+  /** True when the store could not be reached: the run stopped, nothing was lost, the next run catches up. */
+  paused: boolean;
+  /** `Date.now()` when the run started, and how long it took. */
+  startTime: number;
+  durationMs: number;
+}
+
 /** The part of Node's `Channel` core uses. */
 export interface ChannelLike<M> {
   readonly hasSubscribers: boolean;
@@ -149,12 +177,13 @@ export function findDiagnosticsChannel(): DiagnosticsChannelModule | undefined {
     : undefined;
 }
 
-/** The four channels, or undefined when the runtime has none. Looked up once: channels are process-wide. */
+/** The five channels, or undefined when the runtime has none. Looked up once: channels are process-wide. */
 export interface PayChannels {
   operation: TracingChannelLike<OperationTrace>;
   call: TracingChannelLike<CallTrace>;
   attempt: TracingChannelLike<AttemptTrace>;
   webhook: ChannelLike<WebhookTrace>;
+  reconcile: ChannelLike<ReconcileTrace>;
 }
 
 let channels: PayChannels | null | undefined;
@@ -169,6 +198,7 @@ export function payChannels(): PayChannels | undefined {
           call: dc.tracingChannel(PAY_CHANNELS.call) as TracingChannelLike<CallTrace>,
           attempt: dc.tracingChannel(PAY_CHANNELS.attempt) as TracingChannelLike<AttemptTrace>,
           webhook: dc.channel(PAY_CHANNELS.webhook) as ChannelLike<WebhookTrace>,
+          reconcile: dc.channel(PAY_CHANNELS.reconcile) as ChannelLike<ReconcileTrace>,
         }
       : null;
   }

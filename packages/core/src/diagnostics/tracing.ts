@@ -13,6 +13,7 @@ import {
   type HttpTraceBase,
   type OperationTrace,
   payChannels,
+  type ReconcileTrace,
   type TracingChannelLike,
   traceId,
   type WebhookTrace,
@@ -293,5 +294,14 @@ export function publishWebhook(describe: () => WebhookTrace): void {
   if (!channel?.hasSubscribers) return;
   try {
     channel.publish(describe());
+  } catch {}
+}
+
+/** Publishes one reconciler run on `pay:reconcile` when someone subscribes. Never throws. */
+export function publishReconcile(trace: ReconcileTrace): void {
+  const channel = payChannels()?.reconcile;
+  if (!channel?.hasSubscribers) return;
+  try {
+    channel.publish(trace);
   } catch {}
 }

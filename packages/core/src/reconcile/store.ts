@@ -48,7 +48,10 @@ export interface ReconciliationStore {
    * and not expired, earliest `dueAt` first, each for `leaseSeconds`. Two concurrent claims never return the same
    * object. Expired objects are dropped (they may be dropped here or by any later call).
    */
-  claim(provider: string, options: { now: number; limit: number; leaseSeconds: number }): Promise<ClaimedObject[]>;
+  claim(
+    provider: string,
+    options: { now: number; limit: number; leaseSeconds: number },
+  ): Promise<ClaimedObject[]>;
   /**
    * With the lease: records the read's outcome and frees the lease (`next`), or stops watching (`'final'`).
    * Resolves false, changing nothing, when the lease was lost (expired and claimed by another instance).
@@ -64,7 +67,10 @@ export interface ReconciliationStore {
    */
   spend(provider: string, options: { now: number; reads: number; perMinute: number }): Promise<number>;
   /** For diagnostics: how many objects of `provider` are watched, how many are due at `now`, the oldest `dueAt` due. */
-  backlog(provider: string, now: number): Promise<{ watched: number; due: number; oldestDueAt: number | null }>;
+  backlog(
+    provider: string,
+    now: number,
+  ): Promise<{ watched: number; due: number; oldestDueAt: number | null }>;
 }
 
 type Row = WatchedObject & { lease: string | null; leaseUntil: number };

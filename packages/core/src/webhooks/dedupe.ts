@@ -10,6 +10,7 @@ import { markInMemory } from '../diagnostics/production.js';
 import { ConfigurationError } from '../errors.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookSetupOptions } from './handler.js';
+import type { PayEvent } from './types.js';
 
 /** What {@link DeduplicationStore.begin} found for a delivery key. */
 export type DeliveryLease =
@@ -160,4 +161,81 @@ export async function beginLease(deduplication: Deduplication, key: string): Pro
       { reason: 'deduplication_unavailable', retryable: true, cause },
     );
   }
+}
+
+/** One event's transition lease, as {@link takeTransitions} took it. */
+export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: string } | { state: 'done' });
+
+/**
+ * The transition an event reports (docs/architecture.md#reconciliation): `<provider>:transition:<kind>:<id>:<event>`
+ * and the record's status, for a normalised event whose record has an id (`kind` is the event's prefix:
+ * `payment`, `refund`, `invoice`, `subscription`). The same whether a webhook or the reconciler's read raised it,
+ * so the two paths run its callbacks once. The status is part of the key because one event name reports several
+ * transitions (`payment.updated` for `processing`, then for `requires_capture`). Raw events have none: they belong
+ * to their delivery.
+ */
+export function transitionKeyOf(provider: string, event: PayEvent): string | undefined {
+  if (event.is_raw) return undefined;
+  const data = event.data as { id?: unknown; status?: unknown } | null;
+  if (typeof data?.id !== 'string' || data.id === '') return undefined;
+  const kind = event.type.slice(0, event.type.indexOf('.'));
+  const status = typeof data.status === 'string' ? `:${data.status}` : '';
+  return `${provider}:transition:${kind}:${data.id}:${event.type}${status}`;
+}
+
+/**
+ * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a
+ * webhook and the reconciler at the same moment, on two instances) makes the whole dispatch retryable, after
+ * the leases already taken are freed, so no callback ran twice and none is lost. Without a store, nothing.
+ */
+export async function takeTransitions(
+  deduplication: Deduplication | undefined,
+  provider: string,
+  events: readonly PayEvent[],
+): Promise<Map<PayEvent, TransitionLease>> {
+  const taken = new Map<PayEvent, TransitionLease>();
+  if (deduplication === undefined) return taken;
+  const free = async () => {
+    for (const held of taken.values())
+      if (held.state === 'acquired')
+        await settleQuietly(() => deduplication.store.release(held.key, held.lease));
+  };
+  for (const event of events) {
+    const key = transitionKeyOf(provider, event);
+    if (key === undefined) continue;
+    let lease: DeliveryLease;
+    try {
+      lease = await beginLease(deduplication, key);
+    } catch (error) {
+      await free();
+      throw error;
+    }
+    if (lease.state === 'in_progress') {
+      await free();
+      throw new WebhookVerificationError(
+        `The ${event.type} transition of ${key.split(':')[3]} is being processed by another attempt right now (a webhook or the reconciler); answer 503 so it is delivered again once that attempt has finished (or its lease has expired).`,
+        { reason: 'delivery_in_progress', retryable: true },
+      );
+    }
+    taken.set(
+      event,
+      lease.state === 'done' ? { key, state: 'done' } : { key, state: 'acquired', lease: lease.lease },
+    );
+  }
+  return taken;
+}
+
+/** Completes a transition whose callbacks all succeeded, or frees it for the next delivery or read. */
+export async function settleTransition(
+  deduplication: Deduplication | undefined,
+  transition: TransitionLease & { state: 'acquired' },
+  succeeded: boolean,
+): Promise<void> {
+  if (deduplication === undefined) return;
+  const { store, ttlSeconds } = deduplication;
+  await settleQuietly(() =>
+    succeeded
+      ? store.complete(transition.key, transition.lease, ttlSeconds)
+      : store.release(transition.key, transition.lease),
+  );
 }

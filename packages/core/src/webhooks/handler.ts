@@ -15,6 +15,8 @@ import {
   type DeduplicationStore,
   deduplicationOf,
   settleQuietly,
+  settleTransition,
+  takeTransitions,
 } from './dedupe.js';
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
@@ -28,6 +30,13 @@ import {
   type PayEvent,
   type WebhookDefinition,
 } from './types.js';
+
+/** The handler's entry for events the reconciler read (not public: `createReconciler` calls it). */
+export const DELIVER_READ_EVENT: unique symbol = Symbol('pay.deliverReadEvent');
+/** Whether the handler has a deduplication store (read by `createReconciler`). */
+export const DEDUPLICATES: unique symbol = Symbol('pay.deduplicates');
+/** The event names the handler accepts (read by `createReconciler`). */
+export const RAISES: unique symbol = Symbol('pay.raises');
 
 /** Options of `pay.webhooks.setup()`. */
 export interface WebhookSetupOptions {
@@ -72,7 +81,9 @@ export interface WebhookResult {
   events: PayEvent[];
   /**
    * Delivery keys skipped because the deduplication store had them done (`AuthenticatedDelivery.key`, e.g.
-   * `<transactionId>:<status>`): a redelivery of a processed delivery, whose events were not read again.
+   * `<transactionId>:<status>`): a redelivery of a processed delivery, whose events were not read again. Also the
+   * transition keys (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events whose callbacks already ran
+   * for an earlier delivery or the reconciler's read (docs/architecture.md#reconciliation): those were skipped.
    */
   duplicates: string[];
 }
@@ -254,10 +265,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return result;
   }
 
-  /**
-   * Reads the events, then runs each event's callbacks in order, every one even when another threw. An event
-   * nobody registered for costs no await (docs/architecture.md#webhook-handler).
-   */
+  /** Reads the events, then dispatches them (see {@link WebhookHandler.#dispatch}). */
   async #process(
     delivery: AuthenticatedDelivery,
     progress: { events: readonly PayEvent[] },
@@ -269,21 +277,61 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       throw asVerificationError(error);
     }
     progress.events = events;
+    return this.#dispatch(events);
+  }
+
+  /**
+   * Runs each event's callbacks in order, every one even when another threw. An event nobody registered for costs
+   * no await (docs/architecture.md#webhook-handler). With a deduplication store, each normalised event runs under
+   * the lease of its transition (docs/architecture.md#reconciliation): every lease is taken before any callback
+   * runs, a transition already done is skipped (and reported in `duplicates`), one in progress elsewhere makes
+   * the whole dispatch retryable, and a lease is completed only when every callback of its event succeeded.
+   */
+  async #dispatch(events: readonly PayEvent[]): Promise<WebhookResult> {
+    const wanted = events.filter((event) => this.#callbacks.has(event.type) || this.#anyCallbacks.length > 0);
+    const transitions = await takeTransitions(this.#deduplication, this.#adapter.provider, wanted);
     const errors: unknown[] = [];
-    for (const event of events) {
-      const named = this.#callbacks.get(event.type);
-      if (named === undefined && this.#anyCallbacks.length === 0) continue;
+    const duplicates: string[] = [];
+    for (const event of wanted) {
+      const transition = transitions.get(event);
+      if (transition?.state === 'done') {
+        duplicates.push(transition.key);
+        continue;
+      }
+      const failed = errors.length;
       // The callbacks registered when the event's turn comes, named ones first.
-      for (const callback of [...(named ?? []), ...this.#anyCallbacks]) {
+      for (const callback of [...(this.#callbacks.get(event.type) ?? []), ...this.#anyCallbacks]) {
         try {
           await (callback as WebhookCallback<PayEvent>)(event);
         } catch (error) {
           errors.push(error);
         }
       }
+      if (transition?.state === 'acquired')
+        await settleTransition(this.#deduplication, transition, errors.length === failed);
     }
-    if (errors.length > 0) throw new WebhookHandlerError(errors, events);
-    return { events, duplicates: [] };
+    if (errors.length > 0) throw new WebhookHandlerError(errors, [...events]);
+    return { events: [...events], duplicates };
+  }
+
+  /**
+   * Delivers one event the reconciler read from the provider (docs/architecture.md#reconciliation) through the
+   * same callbacks and transition leases as a webhook's: `duplicates` names the transition when a webhook (or
+   * another instance) already ran it. Throws `WebhookVerificationError` (`delivery_in_progress`, retryable) while
+   * another instance runs it, `WebhookHandlerError` when a callback threw.
+   */
+  [DELIVER_READ_EVENT](event: PayEvent): Promise<WebhookResult> {
+    return withinLogger(this.#logger, () => this.#dispatch([event]));
+  }
+
+  /** Whether the handler deduplicates (the reconciler needs it to deliver each transition once). */
+  get [DEDUPLICATES](): boolean {
+    return this.#deduplication !== undefined;
+  }
+
+  /** The normalised events the adapter raises (`.on()` accepts them): the reconciler delivers only these. */
+  get [RAISES](): ReadonlySet<string> {
+    return this.#knownNames;
   }
 }
 

@@ -1,0 +1,100 @@
+/**
+ * Registering what the library created with the reconciler's store (docs/architecture.md#reconciliation), and the
+ * schedule of reads: when an object is first read, how the wait between reads grows, when watching stops.
+ */
+import type { PayLogger } from '../diagnostics/logger.js';
+import { ConfigurationError, ValidationError } from '../errors.js';
+import type { Operation } from '../operations.js';
+import type { ReconciliationStore, WatchedKind } from './store.js';
+
+/** The first read of a new object: two minutes after it was created, time enough for its webhook to come. */
+export const FIRST_READ_DELAY_MS = 2 * 60_000;
+/** The longest wait between two reads of one object: one hour. */
+export const MAX_READ_DELAY_MS = 60 * 60_000;
+/**
+ * How long an object is watched, final status or not: 3 days, less than the webhook deduplication's default
+ * retention (7 days), so a transition delivered by a read is still remembered when its late webhook comes.
+ */
+export const WATCH_FOR_MS = 3 * 24 * 60 * 60_000;
+
+/**
+ * When the next read of an object already read `reads` times is due: `FIRST_READ_DELAY_MS` doubled per read
+ * (2, 4, 8, 16, 32 minutes), capped at `MAX_READ_DELAY_MS` (about 77 reads over 3 days for an object that never
+ * settles).
+ */
+export function nextReadAt(reads: number, now: number): number {
+  return now + Math.min(FIRST_READ_DELAY_MS * 2 ** Math.min(reads, 30), MAX_READ_DELAY_MS);
+}
+
+/** The kind of object each creating operation returns: what `createPay` registers. */
+const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
+  'payments.create': 'payment',
+  'checkouts.create': 'checkout',
+  'refunds.create': 'refund',
+};
+
+/** The kind a creating operation's record is watched as; `undefined` for every other operation. */
+export function watchedKindOf(operation: Operation): WatchedKind | undefined {
+  return CREATED_KINDS[operation];
+}
+
+/** The kind of object a money-moving operation (of a ledger entry) acted on. */
+export function kindOfOperation(operation: Operation): WatchedKind | undefined {
+  return CREATED_KINDS[operation] ?? (operation.startsWith('payments.') ? 'payment' : undefined);
+}
+
+/** Starts watching one object for {@link WATCH_FOR_MS}: its first read in {@link FIRST_READ_DELAY_MS} unless `dueAt`. */
+export function watchObject(
+  store: ReconciliationStore,
+  object: { provider: string; kind: WatchedKind; id: string; status: string | null },
+  now: number = Date.now(),
+  dueAt: number = nextReadAt(0, now),
+): Promise<void> {
+  return store.watch({ ...object, reads: 0, dueAt, expiresAt: now + WATCH_FOR_MS });
+}
+
+/**
+ * Registers the record a creating call returned, after the call: a failure to register never fails the money
+ * call (it has moved money already). It is logged (`error`), and the object is then not watched unless the
+ * application registers it (`pay.watch`) or a stale ledger key leads the reconciler back to it.
+ */
+export async function registerCreated(
+  store: ReconciliationStore,
+  logger: PayLogger,
+  provider: string,
+  kind: WatchedKind,
+  record: unknown,
+): Promise<void> {
+  const { id, status } = (record ?? {}) as { id?: unknown; status?: unknown };
+  // Provider R's redirect checkout resolves to null: there is nothing to read by until pay.resolve(key) finds it.
+  if (typeof id !== 'string' || id === '') return;
+  try {
+    await watchObject(store, { provider, kind, id, status: typeof status === 'string' ? status : null });
+  } catch (error) {
+    logger.error(
+      `The ${kind} ${id} was created but could not be registered with the reconciliation store; it is not watched until pay.watch registers it.`,
+      () => ({ provider, kind, id, error }),
+    );
+  }
+}
+
+/** Checks `pay.watch`'s arguments and that `createPay` was given a store, before any store call. */
+export function checkedWatch(
+  store: ReconciliationStore | undefined,
+  kind: unknown,
+  id: unknown,
+): { store: ReconciliationStore; kind: WatchedKind; id: string } {
+  if (store === undefined)
+    throw new ConfigurationError(
+      'pay.watch needs a reconciliation store: createPay(adapter, { reconcile: store }) (docs/architecture.md#reconciliation).',
+      { missing: ['reconcile'] },
+    );
+  const issues = [
+    ...(kind === 'payment' || kind === 'checkout' || kind === 'refund'
+      ? []
+      : [{ path: 'kind', message: "must be 'payment', 'checkout' or 'refund'" }]),
+    ...(typeof id === 'string' && id !== '' ? [] : [{ path: 'id', message: 'must be a non-empty string' }]),
+  ];
+  if (issues.length > 0) throw new ValidationError(issues, { operation: 'watch' });
+  return { store, kind: kind as WatchedKind, id: id as string };
+}

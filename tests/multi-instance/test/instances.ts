@@ -37,6 +37,19 @@ export interface InstanceConfig {
   webhooks?: { webhookSecret: string | null; leaseSeconds?: number };
   /** Share provider logins through the store's token cache. */
   sharedTokens?: boolean;
+  /**
+   * Run the reconciler (needs `webhooks`): createPay registers what it creates, callbacks and creates update the
+   * application's view (`<viewTable>_records`, `<viewTable>_callbacks` in PostgreSQL at `viewUrl`), and every
+   * read is scheduled at most `readEveryMs` ahead (see test/child/instance.mjs).
+   */
+  reconcile?: {
+    intervalMs: number;
+    leaseSeconds: number;
+    readsPerMinute: number;
+    readEveryMs: number;
+    viewUrl: string;
+    viewTable: string;
+  };
 }
 
 /** An error as the instance reported it. */

@@ -38,7 +38,7 @@ export type {
 } from './http/index.js';
 export type { Operation, ResultOf } from './operations.js';
 export { createPay, type Namespace, Pay, type PayOptions } from './pay.js';
-export { createReconciler, type Reconciler, type ReconcilerOptions } from './reconcile/reconciler.js';
+export { createReconciler } from './reconcile/reconciler.js';
 export {
   type ClaimedObject,
   createMemoryReconciliationStore,

@@ -118,7 +118,7 @@ export class Pay<A extends AnyAdapter = Adapter> {
       namespaces[resource] ??= {};
       // The adapter's calls report to this Pay's logger unless the adapter has its own
       // (docs/architecture.md#logger).
-      const kind = reconcile === undefined ? undefined : watchedKindOf(operation);
+      const kind = reconcile === undefined ? undefined : watchedKindOf(operation, adapter);
       namespaces[resource][verb] =
         reconcile === undefined || kind === undefined
           ? (...args: unknown[]) => withinLogger(logger, () => perform(operation, args, ledger))

@@ -49,6 +49,7 @@ function refundRecord(id: string, status: RefundStatus): Refund {
     currency: 'EUR',
     status,
     reason: null,
+    metadata: {},
     provider: 'providerT',
     livemode: false,
     request_id: null,
@@ -80,8 +81,8 @@ export function createBook(options: { refunds?: boolean; crashAfterCreate?: bool
         return {
           id,
           payment_url: `https://pay.example/${id}`,
-          amount: params.amount,
-          currency: params.currency,
+          amount: params.amount ?? 0,
+          currency: params.currency ?? 'EUR',
           customer: null,
           session_type: 'one_time',
           products: [],

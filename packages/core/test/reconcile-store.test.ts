@@ -94,9 +94,9 @@ describe('the in-memory idempotency store: stale', () => {
       throw new Error('not acquired');
     await store.complete('done', done.lease, null);
     await store.abandon('k2', second.lease);
-    expect((await store.stale({ now, limit: 10 })).map((entry) => entry.key)).toEqual(['k2']);
+    expect((await store.stale!({ now, limit: 10 })).map((entry) => entry.key)).toEqual(['k2']);
     now += 30_000; // k1's and held's leases ended: crashed processes
-    expect((await store.stale({ now, limit: 10 })).map((entry) => entry.key)).toEqual(['k1', 'k2', 'held']);
-    expect((await store.stale({ now, limit: 1 })).map((entry) => entry.key)).toEqual(['k1']);
+    expect((await store.stale!({ now, limit: 10 })).map((entry) => entry.key)).toEqual(['k1', 'k2', 'held']);
+    expect((await store.stale!({ now, limit: 1 })).map((entry) => entry.key)).toEqual(['k1']);
   });
 });

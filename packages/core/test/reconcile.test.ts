@@ -15,6 +15,7 @@ import {
   type ReconciliationStore,
   ValidationError,
 } from '../src/index.js';
+import { eventOfStatus } from '../src/reconcile/transitions.js';
 import { BOOK_SECRET, createBook } from './reconcile-fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 26, 9, 0, 0);
@@ -126,6 +127,13 @@ describe('registration on create', () => {
       '@pay: The payment p1 was created but could not be registered with the reconciliation store; it is not watched until pay.watch registers it.',
       expect.objectContaining({ provider: 'providerT', kind: 'payment', id: 'p1' }),
     );
+  });
+
+  it('does not watch refunds of an adapter that cannot read them', async () => {
+    const book = createBook({ refunds: false });
+    const reconcile = createMemoryReconciliationStore();
+    await createPay(book.adapter, { reconcile }).refunds.create({ payment_id: 'p1', amount: 5 } as never);
+    expect((await reconcile.backlog('providerT', T0)).watched).toBe(0);
   });
 
   it('registers an object by id with pay.watch, and refuses one without a store or with a bad kind', async () => {
@@ -367,5 +375,28 @@ describe('exactly once across webhooks and reads', () => {
     );
     expect(second.duplicates).toEqual(['providerT:transition:payment:p1:payment.succeeded:succeeded']);
     expect(summaryOf(app.seen)).toEqual(['payment.succeeded p1 succeeded']);
+  });
+});
+
+describe('the event of a status', () => {
+  const all = new Set([
+    'payment.created',
+    'payment.updated',
+    'payment.succeeded',
+    'payment.failed',
+    'refund.created',
+  ]);
+
+  it("follows core's table, the adapter's own entries first, and delivers only events the adapter raises", () => {
+    expect(eventOfStatus({}, 'checkout', 'succeeded', all)).toBe('payment.succeeded');
+    expect(eventOfStatus({}, 'payment', 'canceled', all)).toBe('payment.failed');
+    expect(eventOfStatus({}, 'payment', 'a_new_status', all)).toBe('payment.updated');
+    expect(eventOfStatus({}, 'refund', 'pending', all)).toBeNull();
+    const own = {
+      reconcile: { events: { 'payment.succeeded': 'payment.created', 'payment.pending': null } },
+    } as const;
+    expect(eventOfStatus(own, 'payment', 'succeeded', all)).toBe('payment.created');
+    expect(eventOfStatus(own, 'payment', 'pending', all)).toBeNull();
+    expect(eventOfStatus({}, 'payment', 'succeeded', new Set(['payment.created']))).toBeNull();
   });
 });

@@ -74,6 +74,16 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     unsupported: UNSUPPORTED,
     fallbackReason: 'the Provider N API has no such call',
     webhooks: providerNWebhooks({ livemode }),
+    // The reconciler (docs/architecture.md#reconciliation): a refund is read by its reference, and a read delivers
+    // what this adapter's webhooks raise (docs/providers/provider-n.md#events): a received payment, whole or
+    // partial, is `payment.created`; nothing is raised while a payment is pending.
+    reconcile: {
+      retrieveRefund: async (id, options) => {
+        const read = await calls.readRefund(id, options ?? {});
+        return read && calls.refundRecord(read, DEFAULT_CURRENCY);
+      },
+      events: RECONCILED_EVENTS,
+    },
     resolve: (lookup, options) => resolve(calls, lookup, options),
   });
   // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
@@ -82,6 +92,17 @@ export function buildProviderNAdapter(config: ProviderNConfig): ProviderNAdapter
     updateCredentials: (credentials: ProviderNCredentials) => client.updateCredentials(credentials),
   });
 }
+
+/**
+ * Where a payment's status read raises another event than core's table (docs/architecture.md#reconciliation), as
+ * SUCCESSFUL_TRANSACTION does (docs/providers/provider-n.md#events).
+ */
+const RECONCILED_EVENTS = {
+  'payment.pending': null,
+  'payment.requires_action': null,
+  'payment.processing': 'payment.created',
+  'payment.succeeded': 'payment.created',
+} as const;
 
 /**
  * `pay.resolve` (docs/architecture.md#createpay): reads what the provider holds for a checkout or refund whose

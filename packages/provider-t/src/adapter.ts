@@ -98,6 +98,9 @@ export function buildAdapter(config: ResolvedConfig): ProviderTAdapter {
       },
     },
     unsupported: UNSUPPORTED_REASONS,
+    // A read delivers what this adapter's webhooks raise (docs/architecture.md#reconciliation): a CLOSED transfer
+    // (`canceled`) is `payment.updated` (docs/providers/provider-t.md#webhooks).
+    reconcile: { events: { 'payment.canceled': 'payment.updated' } },
     resolve: (lookup, options) => resolveTransfer(client, lookup, options),
     webhooks: providerTWebhooks(client, {
       publicKeys: config.webhookPublicKeys,

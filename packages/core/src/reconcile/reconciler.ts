@@ -5,7 +5,7 @@
  * transition deduplication, so a transition seen by a webhook and by a read runs its callbacks once. It also
  * resolves the idempotency keys nobody is working on (a crashed process, a lost reply no caller retried).
  */
-import type { AnyAdapter } from '../adapter.js';
+import type { AnyAdapter, TypesOf } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import { publishReconcile } from '../diagnostics/tracing.js';
@@ -66,9 +66,9 @@ const JITTER = 0.2;
  * and by a read would run its callbacks twice) or for options out of bounds. Nothing runs before `start()` or
  * `runOnce()`.
  */
-export function createReconciler(
-  pay: Pay<AnyAdapter>,
-  handler: WebhookHandler<never>,
+export function createReconciler<A extends AnyAdapter>(
+  pay: Pay<A>,
+  handler: WebhookHandler<TypesOf<A>>,
   options: ReconcilerOptions = {},
 ): Reconciler {
   const internals = internalsOf(pay);
@@ -84,7 +84,13 @@ export function createReconciler(
       { missing: ['deduplicate'] },
     );
   const settings = checkedOptions(options);
-  const run = new Run(pay, internals, store, handler, settings);
+  const run = new Run(
+    pay as unknown as Pay<AnyAdapter>,
+    internals,
+    store,
+    handler as unknown as WebhookHandler,
+    settings,
+  );
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<unknown> | undefined;
   let started = false;
@@ -162,7 +168,7 @@ class Run {
   readonly #provider: string;
   readonly #internals: PayInternals;
   readonly #store: ReconciliationStore;
-  readonly #handler: WebhookHandler<never>;
+  readonly #handler: WebhookHandler;
   readonly #settings: Settings;
   readonly #logger: PayLogger;
   /**
@@ -175,7 +181,7 @@ class Run {
     pay: Pay<AnyAdapter>,
     internals: PayInternals,
     store: ReconciliationStore,
-    handler: WebhookHandler<never>,
+    handler: WebhookHandler,
     settings: Settings,
   ) {
     this.#pay = pay;
@@ -258,6 +264,16 @@ class Run {
     });
     const settle = (next: Parameters<ReconciliationStore['settle']>[2]) =>
       storeCall('settle', () => this.#store.settle(object, lease, next));
+    if (object.kind === 'refund' && this.#adapter.reconcile?.retrieveRefund === undefined) {
+      // Registered by the application (pay.watch) for an adapter that cannot read refunds: nothing to read by.
+      this.#logger.once(
+        `reconcile-no-refund-read:${this.#provider}`,
+        'warn',
+        `${this.#provider} cannot read refunds (its adapter has no reconcile.retrieveRefund): watched refunds are dropped.`,
+      );
+      await settle('final');
+      return;
+    }
     let record: Payment | Refund | null;
     try {
       summary.reads += 1;
@@ -290,14 +306,8 @@ class Run {
 
   /** Reads the object: a payment (also the payment behind a checkout: same id) or a refund. */
   async #read(object: WatchedObject): Promise<Payment | Refund | null> {
-    if (object.kind === 'refund') {
-      const retrieveRefund = this.#adapter.reconcile?.retrieveRefund;
-      if (!retrieveRefund)
-        throw new ConfigurationError(
-          `${this.#provider} cannot read refunds for the reconciler (no reconcile.retrieveRefund).`,
-        );
-      return retrieveRefund(object.id);
-    }
+    const retrieveRefund = this.#adapter.reconcile?.retrieveRefund;
+    if (object.kind === 'refund' && retrieveRefund) return retrieveRefund(object.id);
     const payments = this.#pay.payments as unknown as { retrieve(id: string): Promise<Payment | null> };
     return payments.retrieve(object.id);
   }

@@ -2,6 +2,7 @@
  * Registering what the library created with the reconciler's store (docs/architecture.md#reconciliation), and the
  * schedule of reads: when an object is first read, how the wait between reads grows, when watching stops.
  */
+import type { AnyAdapter } from '../adapter.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import { ConfigurationError, ValidationError } from '../errors.js';
 import type { Operation } from '../operations.js';
@@ -33,9 +34,16 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
   'refunds.create': 'refund',
 };
 
-/** The kind a creating operation's record is watched as; `undefined` for every other operation. */
-export function watchedKindOf(operation: Operation): WatchedKind | undefined {
-  return CREATED_KINDS[operation];
+/**
+ * The kind a creating operation's record is watched as; `undefined` for every other operation, and for a refund
+ * when the adapter cannot read one (no `reconcile.retrieveRefund`).
+ */
+export function watchedKindOf(
+  operation: Operation,
+  adapter: Pick<AnyAdapter, 'reconcile'>,
+): WatchedKind | undefined {
+  const kind = CREATED_KINDS[operation];
+  return kind === 'refund' && adapter.reconcile?.retrieveRefund === undefined ? undefined : kind;
 }
 
 /** The kind of object a money-moving operation (of a ledger entry) acted on. */

@@ -129,7 +129,10 @@ FROM ${table} WHERE provider = $1 AND expires_at > ${at(2)}`;
       return Number(rows[0]?.granted ?? 0);
     },
     async backlog(provider, now) {
-      const { rows } = await runStatement('reconciliation.backlog', backlogSql, [provider, epoch('now', now)]);
+      const { rows } = await runStatement('reconciliation.backlog', backlogSql, [
+        provider,
+        epoch('now', now),
+      ]);
       const row = rows[0] ?? {};
       const oldest = row.oldest_due_at_ms;
       return {
@@ -151,6 +154,7 @@ function count(name: string, value: number): number {
 
 /** Epoch milliseconds, checked before they reach SQL. */
 function epoch(name: string, value: number): number {
-  if (!Number.isFinite(value)) throw new RangeError(`${name} must be epoch milliseconds, got ${String(value)}.`);
+  if (!Number.isFinite(value))
+    throw new RangeError(`${name} must be epoch milliseconds, got ${String(value)}.`);
   return value;
 }

@@ -481,7 +481,11 @@ export function runReconciliationContract(
       expect(await stores.reconciliation.settle(claimed.object, claimed.lease, next)).toBe(true);
 
       await stores.reconciliation.watch(watched(provider, 'R-1', now - 1_000));
-      await stores.reconciliation.watch({ ...watched(provider, 'R-1', now - 5_000), status: 'failed', reads: 9 });
+      await stores.reconciliation.watch({
+        ...watched(provider, 'R-1', now - 5_000),
+        status: 'failed',
+        reads: 9,
+      });
       expect(await stores.reconciliation.claim(provider, { now, limit: 10, leaseSeconds: 30 })).toEqual([]);
       const later = await claimOne(provider, now + 60_000);
       expect(later.object).toMatchObject({ id: 'R-1', ...next });
@@ -491,7 +495,9 @@ export function runReconciliationContract(
       const provider = freshKey('provider-n');
       const now = Date.now();
       const due = Array.from({ length: 40 }, (_, index) => `N-${index}`);
-      await Promise.all(due.map((id, index) => stores.reconciliation.watch(watched(provider, id, now - index))));
+      await Promise.all(
+        due.map((id, index) => stores.reconciliation.watch(watched(provider, id, now - index))),
+      );
       await stores.reconciliation.watch(watched(provider, 'N-not-due', now + 60_000));
       const answers = await Promise.all(
         Array.from({ length: CONCURRENT_ATTEMPTS }, () =>
@@ -508,9 +514,9 @@ export function runReconciliationContract(
       const now = Date.now();
       await stores.reconciliation.watch(watched(provider, 'T-9', now - 1_000));
       const crashed = await claimOne(provider, now, 1);
-      expect(await stores.reconciliation.claim(provider, { now: now + 999, limit: 10, leaseSeconds: 30 })).toEqual(
-        [],
-      );
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 999, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
       const takeover = await claimOne(provider, now + 1_000);
       expect(takeover.object).toEqual(crashed.object);
       expect(takeover.lease).not.toBe(crashed.lease);
@@ -526,15 +532,17 @@ export function runReconciliationContract(
       const next = { status: 'succeeded', reads: 1, dueAt: now };
       expect(await stores.reconciliation.settle(slow.object, slow.lease, next)).toBe(false);
       expect(await stores.reconciliation.settle(slow.object, slow.lease, 'final')).toBe(false);
-      expect(await stores.reconciliation.claim(provider, { now: now + 1_500, limit: 10, leaseSeconds: 30 })).toEqual(
-        [],
-      );
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 1_500, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
       expect(await stores.reconciliation.backlog(provider, now + 1_500)).toEqual({
         watched: 1,
         due: 1,
         oldestDueAt: now - 1_000,
       });
-      expect(await stores.reconciliation.settle(owner.object, owner.lease, { ...next, status: 'pending' })).toBe(true);
+      expect(
+        await stores.reconciliation.settle(owner.object, owner.lease, { ...next, status: 'pending' }),
+      ).toBe(true);
       expect((await claimOne(provider, now + 1_500)).object).toMatchObject({ status: 'pending', reads: 1 });
     });
 
@@ -545,9 +553,9 @@ export function runReconciliationContract(
       const late = await claimOne(provider, now, 1);
       const next = { status: 'pending', reads: 1, dueAt: now + 10_000 };
       expect(await stores.reconciliation.settle(late.object, late.lease, next)).toBe(true);
-      expect(await stores.reconciliation.claim(provider, { now: now + 5_000, limit: 10, leaseSeconds: 30 })).toEqual(
-        [],
-      );
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 5_000, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
       expect((await claimOne(provider, now + 10_000)).object).toMatchObject({ id: 'N-5', ...next });
     });
 
@@ -557,8 +565,14 @@ export function runReconciliationContract(
       await stores.reconciliation.watch(watched(provider, 'T-5', now - 1_000));
       const claimed = await claimOne(provider, now);
       expect(await stores.reconciliation.settle(claimed.object, claimed.lease, 'final')).toBe(true);
-      expect(await stores.reconciliation.claim(provider, { now: now + HOUR_MS / 2, limit: 10, leaseSeconds: 30 })).toEqual([]);
-      expect(await stores.reconciliation.backlog(provider, now)).toEqual({ watched: 0, due: 0, oldestDueAt: null });
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + HOUR_MS / 2, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
+      expect(await stores.reconciliation.backlog(provider, now)).toEqual({
+        watched: 0,
+        due: 0,
+        oldestDueAt: null,
+      });
       expect(await stores.reconciliation.settle(claimed.object, claimed.lease, 'final')).toBe(false);
     });
 
@@ -566,10 +580,13 @@ export function runReconciliationContract(
       const provider = freshKey('provider-r');
       const now = Date.now();
       await stores.reconciliation.watch({ ...watched(provider, 'R-2', now - 1_000), expiresAt: now + 2_000 });
-      expect(await stores.reconciliation.backlog(provider, now + 1_999)).toMatchObject({ watched: 1, due: 1 });
-      expect(await stores.reconciliation.claim(provider, { now: now + 2_000, limit: 10, leaseSeconds: 30 })).toEqual(
-        [],
-      );
+      expect(await stores.reconciliation.backlog(provider, now + 1_999)).toMatchObject({
+        watched: 1,
+        due: 1,
+      });
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 2_000, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
       expect(await stores.reconciliation.backlog(provider, now + 2_000)).toEqual({
         watched: 0,
         due: 0,
@@ -577,8 +594,15 @@ export function runReconciliationContract(
       });
 
       // Expiry against this process's clock: an object whose watch already ended is watched again from scratch.
-      await stores.reconciliation.watch({ ...watched(provider, 'R-3', now - 1_000), expiresAt: Date.now() - 1 });
-      await stores.reconciliation.watch({ ...watched(provider, 'R-3', now - 500), status: 'pending', reads: 2 });
+      await stores.reconciliation.watch({
+        ...watched(provider, 'R-3', now - 1_000),
+        expiresAt: Date.now() - 1,
+      });
+      await stores.reconciliation.watch({
+        ...watched(provider, 'R-3', now - 500),
+        status: 'pending',
+        reads: 2,
+      });
       expect((await claimOne(provider, now + 2_000)).object).toMatchObject({
         id: 'R-3',
         status: 'pending',
@@ -589,7 +613,11 @@ export function runReconciliationContract(
     it('counts the watched objects, those due (leased or not) and the oldest due time', async () => {
       const provider = freshKey('provider-n');
       const now = Date.now();
-      expect(await stores.reconciliation.backlog(provider, now)).toEqual({ watched: 0, due: 0, oldestDueAt: null });
+      expect(await stores.reconciliation.backlog(provider, now)).toEqual({
+        watched: 0,
+        due: 0,
+        oldestDueAt: null,
+      });
       await stores.reconciliation.watch(watched(provider, 'N-1', now - 5_000));
       await stores.reconciliation.watch(watched(provider, 'N-2', now - 2_000, 'refund'));
       await stores.reconciliation.watch(watched(provider, 'N-3', now + 30_000));
@@ -621,13 +649,21 @@ export function runReconciliationContract(
         expect(granted).toBeLessThanOrEqual(asks[index] as number);
       });
       expect(grants.reduce((sum, granted) => sum + granted, 0)).toBe(25);
-      expect(await stores.reconciliation.spend(provider, { now: minute + 59_999, reads: 1, perMinute: 25 })).toBe(0);
-      expect(await stores.reconciliation.spend(freshKey('provider-t'), { now: minute, reads: 5, perMinute: 25 })).toBe(5);
+      expect(
+        await stores.reconciliation.spend(provider, { now: minute + 59_999, reads: 1, perMinute: 25 }),
+      ).toBe(0);
+      expect(
+        await stores.reconciliation.spend(freshKey('provider-t'), { now: minute, reads: 5, perMinute: 25 }),
+      ).toBe(5);
 
       const next = minute + 60_000;
       expect(await stores.reconciliation.spend(provider, { now: next, reads: 20, perMinute: 25 })).toBe(20);
-      expect(await stores.reconciliation.spend(provider, { now: next + 1, reads: 10, perMinute: 25 })).toBe(5);
-      expect(await stores.reconciliation.spend(provider, { now: next + 2, reads: 10, perMinute: 25 })).toBe(0);
+      expect(await stores.reconciliation.spend(provider, { now: next + 1, reads: 10, perMinute: 25 })).toBe(
+        5,
+      );
+      expect(await stores.reconciliation.spend(provider, { now: next + 2, reads: 10, perMinute: 25 })).toBe(
+        0,
+      );
     });
   });
 

@@ -29,25 +29,38 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
   const { client, keyPrefix, commandTimeoutMs } = resolveOptions(options);
   const keysOf = (provider: string) => {
     const base = `${keyPrefix}reconcile:{${provider}}:`;
-    return { sets: [`${base}due`, `${base}leases`, `${base}expiry`], objects: `${base}object:`, reads: `${base}reads:` };
+    return {
+      sets: [`${base}due`, `${base}leases`, `${base}expiry`],
+      objects: `${base}object:`,
+      reads: `${base}reads:`,
+    };
   };
   const run = (operation: RedisStoreOperation, script: string, keys: string[], values: string[]) =>
     runScript(client, commandTimeoutMs, { operation, script, keys, arguments: values, secrets: [] });
   return {
     async watch(object) {
       const member = memberOf(object.kind, object.id);
-      checkNumbers('reconciliation.watch', { reads: object.reads }, { dueAt: object.dueAt, expiresAt: object.expiresAt });
+      checkNumbers(
+        'reconciliation.watch',
+        { reads: object.reads },
+        { dueAt: object.dueAt, expiresAt: object.expiresAt },
+      );
       const { sets, objects } = keysOf(object.provider);
       const keep = Math.max(1, Math.ceil(object.expiresAt - Date.now()) + KEEP_AFTER_EXPIRY_MS);
-      await run('reconciliation.watch', RECONCILE_WATCH, [...sets, objects + member], [
-        member,
-        JSON.stringify(object.status),
-        String(object.reads),
-        String(Math.round(object.dueAt)),
-        String(Math.round(object.expiresAt)),
-        String(keep),
-        String(Date.now()),
-      ]);
+      await run(
+        'reconciliation.watch',
+        RECONCILE_WATCH,
+        [...sets, objects + member],
+        [
+          member,
+          JSON.stringify(object.status),
+          String(object.reads),
+          String(Math.round(object.dueAt)),
+          String(Math.round(object.expiresAt)),
+          String(keep),
+          String(Date.now()),
+        ],
+      );
     },
     async claim(provider, { now, limit, leaseSeconds }) {
       const leaseMs = milliseconds(leaseSeconds, 'leaseSeconds', 'reconciliation.claim');
@@ -61,7 +74,8 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
         String(leaseMs),
         crypto.randomUUID(),
       ]);
-      if (!Array.isArray(reply) || reply.length % 6 !== 0) throw unexpectedReply('reconciliation.claim', reply);
+      if (!Array.isArray(reply) || reply.length % 6 !== 0)
+        throw unexpectedReply('reconciliation.claim', reply);
       const claimed: ClaimedObject[] = [];
       for (let index = 0; index < reply.length; index += 6) {
         const found = claimedObject(provider, reply.slice(index, index + 6));
@@ -73,12 +87,20 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
     },
     async settle({ provider, kind, id }, lease, next) {
       const member = memberOf(kind, id);
-      if (next !== 'final') checkNumbers('reconciliation.settle', { reads: next.reads }, { dueAt: next.dueAt });
+      if (next !== 'final')
+        checkNumbers('reconciliation.settle', { reads: next.reads }, { dueAt: next.dueAt });
       const { sets, objects } = keysOf(provider);
       const values =
         next === 'final'
           ? [member, lease, 'final']
-          : [member, lease, 'next', JSON.stringify(next.status), String(next.reads), String(Math.round(next.dueAt))];
+          : [
+              member,
+              lease,
+              'next',
+              JSON.stringify(next.status),
+              String(next.reads),
+              String(Math.round(next.dueAt)),
+            ];
       const reply = await run('reconciliation.settle', RECONCILE_SETTLE, [...sets, objects + member], values);
       if (reply !== 0 && reply !== 1) throw unexpectedReply('reconciliation.settle', reply);
       return reply === 1;
@@ -93,10 +115,12 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
       if (reads === 0) return 0;
       const budget = Math.max(0, Math.min(Math.floor(perMinute), Number.MAX_SAFE_INTEGER));
       const minute = Math.floor(now / 60_000);
-      const reply = await run('reconciliation.spend', RECONCILE_SPEND, [`${keysOf(provider).reads}${minute}`], [
-        String(reads),
-        String(budget),
-      ]);
+      const reply = await run(
+        'reconciliation.spend',
+        RECONCILE_SPEND,
+        [`${keysOf(provider).reads}${minute}`],
+        [String(reads), String(budget)],
+      );
       if (typeof reply !== 'number' || !Number.isSafeInteger(reply)) {
         throw unexpectedReply('reconciliation.spend', reply);
       }
@@ -105,7 +129,10 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
     async backlog(provider, now) {
       checkNumbers('reconciliation.backlog', {}, { now });
       const { sets, objects } = keysOf(provider);
-      const reply = await run('reconciliation.backlog', RECONCILE_BACKLOG, sets, [objects, String(Math.round(now))]);
+      const reply = await run('reconciliation.backlog', RECONCILE_BACKLOG, sets, [
+        objects,
+        String(Math.round(now)),
+      ]);
       if (!Array.isArray(reply) || reply.length !== 3) throw unexpectedReply('reconciliation.backlog', reply);
       const [watched, due, oldest] = reply as unknown[];
       const oldestDueAt = oldest === '' ? null : Number(oldest);

@@ -148,7 +148,13 @@ describe('keys the stores do not recognise', () => {
       expect(await stores.idempotency.stale?.({ now: Date.now(), limit: 10 })).toEqual([]);
       const now = Date.now();
       const watched = { provider: 'provider-t', kind: 'payment', id: 'T-1' } as const;
-      await stores.reconciliation.watch({ ...watched, status: null, reads: 0, dueAt: now, expiresAt: now + 60_000 });
+      await stores.reconciliation.watch({
+        ...watched,
+        status: null,
+        reads: 0,
+        dueAt: now,
+        expiresAt: now + 60_000,
+      });
       const [claimed] = await stores.reconciliation.claim('provider-t', { now, limit: 1, leaseSeconds: 30 });
       expect(claimed?.object.id).toBe('T-1');
       expect(await stores.reconciliation.spend('provider-t', { now, reads: 1, perMinute: 10 })).toBe(1);

@@ -54,9 +54,9 @@ describe('reconciliation keys', () => {
       const ttl = await client.pttl('layout:reconcile:{provider-t}:object:payment:T-1:2');
       expect(ttl).toBeGreaterThan(86_400_000);
       expect(ttl).toBeLessThanOrEqual(86_400_000 + 60_000);
-      expect(await client.pttl(`layout:reconcile:{provider-t}:reads:${Math.floor(now / 60_000)}`)).toBeGreaterThan(
-        60_000,
-      );
+      expect(
+        await client.pttl(`layout:reconcile:{provider-t}:reads:${Math.floor(now / 60_000)}`),
+      ).toBeGreaterThan(60_000);
     } finally {
       await client.close();
     }

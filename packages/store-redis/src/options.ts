@@ -10,7 +10,9 @@ export interface RedisStoreOptions {
   client: RedisScriptClient;
   /**
    * Prepended to every key, so several applications (or environments) can share one Redis database.
-   * Default `pay:`. The stores add `dedupe:`, `idempotency:` and `token:` after it.
+   * Default `pay:`. The stores add `dedupe:`, `idempotency:`, `idempotency-in-progress`, `token:` and
+   * `reconcile:{<provider>}:` after it. On Redis Cluster, give it a hash tag (`{pay}:`) so that every key of the
+   * stores is in one slot.
    */
   keyPrefix?: string;
   /**

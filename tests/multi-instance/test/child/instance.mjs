@@ -17,11 +17,13 @@
 //   child → parent  { type: 'ready', pid, webhookUrl }                                 after the store is migrated
 //                   { type: 'reply', id, ok, value | error }
 //                   { type: 'held', method, path }                                     a held request never left
+//                   { type: 'reconcileRun', paused, transitions }                      a reconciler run ended
 //                   { type: 'fatal', error }                                           start-up failed (then exit 1)
 //
 // Its configuration is JSON in PAY_INSTANCE_CONFIG (see test/instances.ts). Nothing here is a stub of the library:
 // the only test hook is the `fetch` given to the adapter, which can hold a request (not send it until released)
 // so that the parent can kill this process, or stop the store, at an exact point of a multi-step call.
+import { subscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { createPay, createReconciler, NORMALISED_EVENT_NAMES, toNodeListener } from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
@@ -207,6 +209,10 @@ try {
         leaseSeconds: config.reconcile.leaseSeconds,
         readsPerMinute: config.reconcile.readsPerMinute,
       });
+      // Each run's summary goes to the parent (a paused run: the store did not answer).
+      subscribe('pay:reconcile', (run) =>
+        tell({ type: 'reconcileRun', paused: run.paused, transitions: run.transitions }),
+      );
       reconciler.start();
       closers.unshift(() => reconciler.stop());
     }

@@ -31,16 +31,17 @@ export interface PostgresStores {
   migrate(): Promise<void>;
   /**
    * Deletes the rows whose time is up: delivery keys past their lease or done mark, ledger entries past their
-   * retention, expired tokens, watched objects past their expiry and the read budgets of past minutes. Expired rows are already treated as absent and reclaimed in place by the next
-   * call on their key; sweeping only keeps the tables small. Run it now and then (every few minutes).
+   * retention, expired tokens, watched objects past their expiry and the read budgets of past minutes. Expired
+   * rows are already treated as absent (and reclaimed in place by the next call on their key); sweeping only
+   * keeps the tables small. Run it now and then (every few minutes).
    */
   sweep(): Promise<SweepResult>;
 }
 
 /**
- * The PostgreSQL deduplication store, idempotency ledger, token cache and reconciliation store over `client`, on the tables named by
- * `tablePrefix` (default `pay_`) in `schema`. Does no I/O: call `migrate()` once at start-up (or apply
- * `sql/schema.sql` with your migration tool) before the first store call.
+ * The PostgreSQL deduplication store, idempotency ledger, token cache and reconciliation store over `client`, on
+ * the tables named by `tablePrefix` (default `pay_`) in `schema`. Does no I/O: call `migrate()` once at start-up
+ * (or apply `sql/schema.sql` with your migration tool) before the first store call.
  */
 export function createPostgresStores(options: PostgresStoreOptions): PostgresStores {
   const tables = storeTables(options);

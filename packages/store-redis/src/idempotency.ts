@@ -19,8 +19,8 @@ import { storeScripts } from './store-calls.js';
  * holding the request's fingerprint, the state, the recovery point and result (JSON), the current lease and when
  * it ends, and the entry's expiry; Redis deletes the hash when `retentionSeconds` have passed since the key was
  * first used. The sorted set `<keyPrefix>idempotency-in-progress` indexes the keys in progress by the end of
- * their lease, so `stale` finds the calls nobody works on without scanning keys. Each call is one atomic script; leases are timed by the server's clock, so instances with skewed
- * clocks agree. A write with a lease that expired or was taken over changes nothing and resolves `false`.
+ * their lease, so `stale` finds the calls nobody works on without scanning keys. Each call is one atomic script;
+ * leases are timed by the server's clock, so instances with skewed clocks agree. A write with a lease that expired or was taken over changes nothing and resolves `false`.
  *
  * Every call fails with core's `StoreError` (`code: 'store_unavailable'`) when Redis does not answer: a payment
  * must not be sent then, since the ledger cannot say whether another attempt already sent it.

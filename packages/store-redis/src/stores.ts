@@ -19,8 +19,8 @@ export interface RedisStores {
 
 /**
  * Creates the deduplication store, the idempotency ledger, the token cache and the reconciliation store over one
- * Redis client the application manages (connect it before the first call; close it on shutdown). No I/O happens here: a wrong
- * `client` or option throws `ConfigurationError` now, an unreachable server fails the first call with
+ * Redis client the application manages (connect it before the first call; close it on shutdown). No I/O happens
+ * here: a wrong `client` or option throws `ConfigurationError` now, an unreachable server fails the first call with
  * core's `StoreError` (`store_unavailable`).
  */
 export function createRedisStores(options: RedisStoreOptions): RedisStores {

@@ -35,7 +35,10 @@ const INSTANCES = 4;
 const INTERVAL_MS = 1_000;
 /** The reconciler of every instance: a run a second, claims held 2 s, a read budget no test exhausts. */
 const RECONCILE = { intervalMs: INTERVAL_MS, leaseSeconds: 2, readsPerMinute: 6_000, readEveryMs: 500 };
-/** Idempotency leases of 5 s (the least createPay takes): a key a killed process held is stale (and resolved by the reconciler) soon. */
+/**
+ * Idempotency leases of 5 s (the least createPay takes): a key a killed process held is soon stale, and resolved by
+ * the reconciler.
+ */
 const LEDGER_LEASE_SECONDS = 5;
 /**
  * How long after the last kill every object must show its booked status: two reconciler intervals, plus what a
@@ -422,7 +425,9 @@ describe('four processes reconcile what lost webhooks and killed processes miss'
     });
   }
 
-  it('Provider R on postgres: webhooks delivered as well, each twice and out of order, still once per transition', async () => {
+  const delivered =
+    'Provider R on postgres: webhooks delivered as well, each twice and out of order, still once per transition';
+  it(delivered, async () => {
     const scenario = await providerR();
     scenarios.push(scenario);
     const result = await proveReconciled({

@@ -12,6 +12,7 @@ import {
   type RefundStatus,
   WebhookVerificationError,
 } from '../src/index.js';
+import { transfer } from './ledger-fixtures.js';
 
 export interface BookTypes extends AdapterTypes {
   provider: 'providerT';
@@ -23,22 +24,7 @@ export interface BookTypes extends AdapterTypes {
 export const BOOK_SECRET = 'whsec_book_test';
 
 function paymentRecord(id: string, status: PaymentStatus): Payment {
-  return {
-    id,
-    amount: 10,
-    amount_paid: status === 'succeeded' ? 10 : 0,
-    currency: 'EUR',
-    status,
-    customer: null,
-    item_id: null,
-    metadata: {},
-    requires_action: false,
-    payment_url: null,
-    provider: 'providerT',
-    livemode: false,
-    request_id: null,
-    raw: {},
-  };
+  return { ...transfer(id, 10), status, amount_paid: status === 'succeeded' ? 10 : 0 };
 }
 
 function refundRecord(id: string, status: RefundStatus): Refund {

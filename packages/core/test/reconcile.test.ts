@@ -14,6 +14,7 @@ import {
   type ReconcileTrace,
   type ReconciliationStore,
   ValidationError,
+  WebhookVerificationError,
 } from '../src/index.js';
 import { eventOfStatus } from '../src/reconcile/transitions.js';
 import { BOOK_SECRET, createBook } from './reconcile-fixtures.js';
@@ -83,34 +84,19 @@ describe('registration on create', () => {
     await pay.refunds.create({ payment_id: 'p1', amount: 5 } as never);
     expect(await reconcile.backlog('providerT', T0)).toEqual({ watched: 3, due: 0, oldestDueAt: null });
     const claimed = await reconcile.claim('providerT', { now: T0 + 2 * MINUTE, limit: 10, leaseSeconds: 60 });
+    const registered = (kind: string, id: string, status: string | null) => ({
+      provider: 'providerT',
+      kind,
+      id,
+      status,
+      reads: 0,
+      dueAt: T0 + 2 * MINUTE,
+      expiresAt: T0 + 3 * 24 * 60 * MINUTE,
+    });
     expect(claimed.map(({ object }) => object)).toEqual([
-      {
-        provider: 'providerT',
-        kind: 'payment',
-        id: 'p1',
-        status: 'pending',
-        reads: 0,
-        dueAt: T0 + 2 * MINUTE,
-        expiresAt: T0 + 3 * 24 * 60 * MINUTE,
-      },
-      {
-        provider: 'providerT',
-        kind: 'checkout',
-        id: 'c2',
-        status: null,
-        reads: 0,
-        dueAt: T0 + 2 * MINUTE,
-        expiresAt: T0 + 3 * 24 * 60 * MINUTE,
-      },
-      {
-        provider: 'providerT',
-        kind: 'refund',
-        id: 'r3',
-        status: 'pending',
-        reads: 0,
-        dueAt: T0 + 2 * MINUTE,
-        expiresAt: T0 + 3 * 24 * 60 * MINUTE,
-      },
+      registered('payment', 'p1', 'pending'),
+      registered('checkout', 'c2', null),
+      registered('refund', 'r3', 'pending'),
     ]);
   });
 
@@ -273,6 +259,24 @@ describe('the reconciler', () => {
     expect(summaryOf(app.seen)).toEqual(['payment.succeeded p1 succeeded']);
   });
 
+  it('pauses when the deduplication store is down, and delivers once it is back', async () => {
+    const book = createBook();
+    const shared = stores();
+    const app = instance(book, shared);
+    await app.pay.payments.create({ amount: 10, currency: 'EUR' });
+    book.payments.set('p1', 'succeeded');
+    const begin = shared.deduplicate.begin.bind(shared.deduplicate);
+    shared.deduplicate.begin = async () => {
+      throw new Error('ECONNREFUSED');
+    };
+    advance(2 * MINUTE);
+    expect(await app.reconciler.runOnce()).toMatchObject({ paused: true, reads: 1, transitions: 0 });
+    shared.deduplicate.begin = begin;
+    advance(2 * MINUTE); // the claim's lease (120 s) ended: the object is read again
+    expect(await app.reconciler.runOnce()).toMatchObject({ paused: false, transitions: 1 });
+    expect(summaryOf(app.seen)).toEqual(['payment.succeeded p1 succeeded']);
+  });
+
   it('publishes each run on pay:reconcile with its lag and backlog', async () => {
     const book = createBook();
     const app = instance(book, stores());
@@ -364,6 +368,32 @@ describe('exactly once across webhooks and reads', () => {
     advance(2 * MINUTE);
     expect(await poller.reconciler.runOnce()).toMatchObject({ reads: 1, duplicates: 1 });
     expect([...summaryOf(web.seen), ...summaryOf(poller.seen)]).toEqual(['payment.succeeded p1 succeeded']);
+  });
+
+  it('a second push of a transition in progress on another instance is answered retryably, no callback run', async () => {
+    const book = createBook();
+    const shared = stores();
+    const one = instance(book, shared);
+    const two = instance(book, shared);
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let started = false;
+    one.handler.on('payment.succeeded', () => {
+      started = true;
+      return held;
+    });
+    const first = one.handler.handle(await book.webhook('p1', 'succeeded', 'payment.succeeded', 'push-1'));
+    await vi.waitFor(() => expect(started).toBe(true));
+    const second = await two.handler
+      .handle(await book.webhook('p1', 'succeeded', 'payment.succeeded', 'push-2'))
+      .catch((error: unknown) => error);
+    expect(second).toBeInstanceOf(WebhookVerificationError);
+    expect(second).toMatchObject({ reason: 'delivery_in_progress', retryable: true });
+    finish();
+    await first;
+    expect([...summaryOf(one.seen), ...summaryOf(two.seen)]).toEqual(['payment.succeeded p1 succeeded']);
   });
 
   it('two webhook deliveries of one transition with different delivery keys run its callbacks once', async () => {

@@ -12,6 +12,7 @@ import {
   HOST,
   nockLogin,
   ok,
+  refundBody,
   TRANSACTION_REFERENCE,
   testAdapter,
   transactionEventData,
@@ -59,5 +60,29 @@ describe('the reconciler over Provider N', () => {
     ]);
     expect(seen).toHaveLength(1);
     expect(await reconcile.backlog('providerN', Date.now())).toMatchObject({ watched: 0 });
+  });
+
+  it('reads a watched refund by its reference and delivers refund.created once it completed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 26, 9));
+    const pay = createPay(testAdapter(), { reconcile: createMemoryReconciliationStore() });
+    const seen: PayEvent[] = [];
+    const handler = pay.webhooks
+      .setup({ webhookSecret: WEBHOOK_SECRET, deduplicate: createMemoryDeduplicationStore() })
+      .onAny((event) => void seen.push(event));
+    await pay.watch('refund', 'REF-1', 'pending');
+    vi.setSystemTime(Date.now() + 2 * 60_000);
+    nockLogin();
+    nock(HOST)
+      .get('/api/v1/refunds/REF-1')
+      .reply(200, ok({ ...refundBody, refundReference: 'REF-1', refundStatus: 'COMPLETED' }));
+    expect(await createReconciler(pay, handler).runOnce()).toMatchObject({
+      reads: 1,
+      transitions: 1,
+      errors: 0,
+    });
+    expect(seen.map((event) => [event.type, event.data])).toEqual([
+      ['refund.created', expect.objectContaining({ id: 'REF-1', status: 'succeeded', currency: 'NGN' })],
+    ]);
   });
 });

@@ -100,7 +100,13 @@ export function createReconciler<A extends AnyAdapter>(
     timer.unref?.();
   };
   const tick = () => {
-    running = run.once().finally(() => {
+    // A run never rejects for a store outage; anything else is a bug, logged so the timer keeps going.
+    const once = run.once().catch((error: unknown) =>
+      internals.logger.error('A reconciler run failed unexpectedly; the next run goes on.', () => ({
+        error,
+      })),
+    );
+    running = once.finally(() => {
       running = undefined;
       if (started) schedule();
     });
@@ -335,7 +341,13 @@ class Run {
     } catch (error) {
       // Another instance (or a webhook) is running this transition right now: it finishes it, or its lease ends.
       if (WebhookVerificationError.isInstance(error) && error.reason === 'delivery_in_progress') return false;
-      if (StoreError.isInstance(error)) throw error;
+      // The deduplication store is down: like any store outage, the run pauses (the object's lease ends, it is
+      // read again).
+      if (WebhookVerificationError.isInstance(error) && error.reason === 'deduplication_unavailable')
+        throw new StoreError(
+          "The reconciler could not reach the webhook handler's deduplication store; this run is paused.",
+          { step: 'begin', cause: error },
+        );
       summary.errors += 1;
       this.#logger.warn(
         `A callback failed for ${type} of ${object.kind} ${object.id} found by the reconciler; it is delivered again on a later read.`,

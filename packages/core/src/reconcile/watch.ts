@@ -35,15 +35,20 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
 };
 
 /**
- * The kind a creating operation's record is watched as; `undefined` for every other operation, and for a refund
- * when the adapter cannot read one (no `reconcile.retrieveRefund`).
+ * The kind a creating operation's record is watched as; `undefined` for every other operation, and when the
+ * adapter cannot read it back (a refund without `reconcile.retrieveRefund`, a payment or checkout without
+ * `payments.retrieve`).
  */
 export function watchedKindOf(
   operation: Operation,
-  adapter: Pick<AnyAdapter, 'reconcile'>,
+  adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>,
 ): WatchedKind | undefined {
   const kind = CREATED_KINDS[operation];
-  return kind === 'refund' && adapter.reconcile?.retrieveRefund === undefined ? undefined : kind;
+  const readable =
+    kind === 'refund'
+      ? adapter.reconcile?.retrieveRefund !== undefined
+      : adapter.capabilities.includes('payments.retrieve');
+  return readable ? kind : undefined;
 }
 
 /** The kind of object a money-moving operation (of a ledger entry) acted on. */

@@ -287,12 +287,14 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * runs, a transition already done is skipped (and reported in `duplicates`), one in progress elsewhere makes
    * the whole dispatch retryable, and a lease is completed only when every callback of its event succeeded.
    */
-  async #dispatch(events: readonly PayEvent[]): Promise<WebhookResult> {
+  async #dispatch(events: PayEvent[]): Promise<WebhookResult> {
     const wanted = events.filter((event) => this.#callbacks.has(event.type) || this.#anyCallbacks.length > 0);
     const transitions = await takeTransitions(this.#deduplication, this.#adapter.provider, wanted);
     const errors: unknown[] = [];
     const duplicates: string[] = [];
-    for (const event of wanted) {
+    for (const event of events) {
+      const named = this.#callbacks.get(event.type);
+      if (named === undefined && this.#anyCallbacks.length === 0) continue;
       const transition = transitions.get(event);
       if (transition?.state === 'done') {
         duplicates.push(transition.key);
@@ -300,7 +302,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       }
       const failed = errors.length;
       // The callbacks registered when the event's turn comes, named ones first.
-      for (const callback of [...(this.#callbacks.get(event.type) ?? []), ...this.#anyCallbacks]) {
+      for (const callback of [...(named ?? []), ...this.#anyCallbacks]) {
         try {
           await (callback as WebhookCallback<PayEvent>)(event);
         } catch (error) {
@@ -310,8 +312,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       if (transition?.state === 'acquired')
         await settleTransition(this.#deduplication, transition, errors.length === failed);
     }
-    if (errors.length > 0) throw new WebhookHandlerError(errors, [...events]);
-    return { events: [...events], duplicates };
+    if (errors.length > 0) throw new WebhookHandlerError(errors, events);
+    return { events, duplicates };
   }
 
   /**

@@ -35,8 +35,13 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
       reads: `${base}reads:`,
     };
   };
-  const run = (operation: RedisStoreOperation, script: string, keys: string[], values: string[]) =>
-    runScript(client, commandTimeoutMs, { operation, script, keys, arguments: values, secrets: [] });
+  const run = (
+    operation: RedisStoreOperation,
+    script: string,
+    keys: string[],
+    values: string[],
+    secrets: string[] = [],
+  ) => runScript(client, commandTimeoutMs, { operation, script, keys, arguments: values, secrets });
   return {
     async watch(object) {
       const member = memberOf(object.kind, object.id);
@@ -101,7 +106,13 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
               String(next.reads),
               String(Math.round(next.dueAt)),
             ];
-      const reply = await run('reconciliation.settle', RECONCILE_SETTLE, [...sets, objects + member], values);
+      const reply = await run(
+        'reconciliation.settle',
+        RECONCILE_SETTLE,
+        [...sets, objects + member],
+        values,
+        [lease],
+      );
       if (reply !== 0 && reply !== 1) throw unexpectedReply('reconciliation.settle', reply);
       return reply === 1;
     },

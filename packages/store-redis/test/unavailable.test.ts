@@ -50,7 +50,7 @@ describe.each(CLIENT_KINDS)('a Redis store that stops answering, over %s', (kind
       'tokens.set': () =>
         stores.tokens.set('provider-n:login', { token: accessToken, expiresAt: Date.now() + 1e6 }),
       'tokens.delete': () => stores.tokens.delete('provider-n:login', accessToken),
-      'idempotency.stale': () => stores.idempotency.stale?.({ now: Date.now(), limit: 10 }),
+      'idempotency.stale': async () => stores.idempotency.stale?.({ now: Date.now(), limit: 10 }),
       'reconciliation.claim': () =>
         stores.reconciliation.claim('provider-t', { now: Date.now(), limit: 10, leaseSeconds: 30 }),
       'reconciliation.settle': () =>

@@ -1,4 +1,4 @@
--- @pay/store-postgres schema, version 1. Idempotent: safe to run again.
+-- @pay/store-postgres schema, version 2. Idempotent: safe to run again.
 SELECT pg_advisory_xact_lock(hashtext('@pay/store-postgres:pay_'));
 
 CREATE TABLE IF NOT EXISTS pay_schema_version (
@@ -39,3 +39,37 @@ CREATE TABLE IF NOT EXISTS pay_tokens (
 CREATE INDEX IF NOT EXISTS pay_tokens_expires_at ON pay_tokens (expires_at);
 
 INSERT INTO pay_schema_version (version) VALUES (1) ON CONFLICT (version) DO NOTHING;
+
+-- Version 2: the reconciler (docs/architecture.md#reconciliation).
+-- Ledger entries nobody works on (IdempotencyStore.stale): in progress, their lease ended.
+CREATE INDEX IF NOT EXISTS pay_idempotency_keys_stale ON pay_idempotency_keys (lease_expires_at)
+  WHERE state = 'in_progress';
+
+-- The watch list (ReconciliationStore): one row per watched object, read again at due_at until a final status or
+-- expires_at. While an instance reads it, lease names the instance's claim until lease_until.
+CREATE TABLE IF NOT EXISTS pay_reconciliation (
+  provider text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('payment', 'checkout', 'refund')),
+  id text NOT NULL,
+  status text,
+  reads integer NOT NULL,
+  due_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  lease text,
+  lease_until timestamptz,
+  PRIMARY KEY (provider, kind, id)
+);
+CREATE INDEX IF NOT EXISTS pay_reconciliation_due_at ON pay_reconciliation (provider, due_at);
+CREATE INDEX IF NOT EXISTS pay_reconciliation_expires_at ON pay_reconciliation (expires_at);
+
+-- The read budget every instance spends from: reads granted per provider and minute (epoch minutes); granted is
+-- what the latest spend got, so that one INSERT … ON CONFLICT can both take reads and say how many it took.
+CREATE TABLE IF NOT EXISTS pay_reconciliation_reads (
+  provider text NOT NULL,
+  minute bigint NOT NULL,
+  reads integer NOT NULL,
+  granted integer NOT NULL,
+  PRIMARY KEY (provider, minute)
+);
+
+INSERT INTO pay_schema_version (version) VALUES (2) ON CONFLICT (version) DO NOTHING;

@@ -43,9 +43,15 @@ SET state = 'completed', result = $3::jsonb, lease = NULL, lease_expires_at = NU
   const releaseSql = `DELETE FROM ${table} WHERE ${held}`;
   // The lease ends now but the row and its recovery point stay: the next `begin` resumes at once.
   const abandonSql = `UPDATE ${table} SET lease = NULL, lease_expires_at = now() WHERE ${held}`;
-  const readSql = `SELECT key, fingerprint, state, recovery_point::text AS recovery_point, result::text AS result,
-  (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at_ms
-FROM ${table} WHERE key = $1 AND expires_at > now()`;
+  const entryColumns = `key, fingerprint, state, recovery_point::text AS recovery_point, result::text AS result,
+  (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at_ms`;
+  const readSql = `SELECT ${entryColumns} FROM ${table} WHERE key = $1 AND expires_at > now()`;
+  // An abandoned entry has no lease (its lease_expires_at is the database's now() at the abandon): listed
+  // whatever the skew between the caller's clock and the database's.
+  const staleSql = `SELECT ${entryColumns} FROM ${table}
+WHERE state = 'in_progress' AND (lease IS NULL OR lease_expires_at <= to_timestamp($1::float8 / 1000))
+  AND expires_at > to_timestamp($1::float8 / 1000)
+ORDER BY expires_at, key LIMIT $2`;
 
   /** Runs a lease-guarded write; true when it matched the held row. */
   async function write(operation: string, sql: string, values: unknown[]): Promise<boolean> {
@@ -89,16 +95,28 @@ FROM ${table} WHERE key = $1 AND expires_at > now()`;
     async read(key) {
       const { rows } = await runStatement('idempotency.read', readSql, [key]);
       const row = rows[0];
-      if (row === undefined) return null;
-      const entry: IdempotencyEntry = {
-        key: String(row.key),
-        fingerprint: String(row.fingerprint),
-        state: row.state === 'completed' ? 'completed' : 'in_progress',
-        recoveryPoint: jsonColumn(row.recovery_point),
-        result: jsonColumn(row.result),
-        expiresAt: Math.round(Number(row.expires_at_ms)),
-      };
-      return entry;
+      return row === undefined ? null : ledgerEntry(row);
     },
+    async stale({ now, limit }) {
+      if (!Number.isFinite(now)) throw new RangeError(`now must be epoch milliseconds, got ${String(now)}.`);
+      if (!Number.isSafeInteger(limit) || limit < 0) {
+        throw new RangeError(`limit must be a whole number of at least 0, got ${String(limit)}.`);
+      }
+      if (limit === 0) return [];
+      const { rows } = await runStatement('idempotency.stale', staleSql, [now, limit]);
+      return rows.map(ledgerEntry);
+    },
+  };
+}
+
+/** A row of {@link createPostgresIdempotencyStore}'s entry columns as the contract's entry. */
+function ledgerEntry(row: Record<string, unknown>): IdempotencyEntry {
+  return {
+    key: String(row.key),
+    fingerprint: String(row.fingerprint),
+    state: row.state === 'completed' ? 'completed' : 'in_progress',
+    recoveryPoint: jsonColumn(row.recovery_point),
+    result: jsonColumn(row.result),
+    expiresAt: Math.round(Number(row.expires_at_ms)),
   };
 }

@@ -5,6 +5,7 @@ export {
 } from './client.js';
 export { createPostgresDeduplicationStore } from './deduplication.js';
 export { createPostgresIdempotencyStore } from './idempotency.js';
+export { createPostgresReconciliationStore } from './reconciliation.js';
 export {
   migrate,
   type PostgresStoreOptions,

@@ -23,10 +23,12 @@ export interface StoreTables {
   deliveries: string;
   idempotencyKeys: string;
   tokens: string;
+  reconciliation: string;
+  reconciliationReads: string;
 }
 
 /** The schema version this package writes; `migrate` records it in `<prefix>schema_version`. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const DEFAULT_PREFIX = 'pay_';
 const PREFIX_PATTERN = /^(?:[a-z_][a-z0-9_]{0,35})?$/;
@@ -56,6 +58,8 @@ export function storeTables(options: TableOptions = {}): StoreTables & { prefix:
     deliveries: qualify(`${prefix}webhook_deliveries`),
     idempotencyKeys: qualify(`${prefix}idempotency_keys`),
     tokens: qualify(`${prefix}tokens`),
+    reconciliation: qualify(`${prefix}reconciliation`),
+    reconciliationReads: qualify(`${prefix}reconciliation_reads`),
   };
 }
 
@@ -67,7 +71,7 @@ export function storeTables(options: TableOptions = {}): StoreTables & { prefix:
  */
 export function postgresSchema(options: TableOptions = {}): string {
   const tables = storeTables(options);
-  const index = (table: string) => `${tables.prefix}${table}_expires_at`;
+  const index = (table: string, column = 'expires_at') => `${tables.prefix}${table}_${column}`;
   const lockName = `@pay/store-postgres:${tables.schema === undefined ? '' : `${tables.schema}.`}${tables.prefix}`;
   const createSchema =
     tables.schema === undefined ? '' : `CREATE SCHEMA IF NOT EXISTS "${tables.schema}";\n\n`;
@@ -111,7 +115,41 @@ CREATE TABLE IF NOT EXISTS ${tables.tokens} (
 );
 CREATE INDEX IF NOT EXISTS ${index('tokens')} ON ${tables.tokens} (expires_at);
 
-INSERT INTO ${tables.schemaVersion} (version) VALUES (${SCHEMA_VERSION}) ON CONFLICT (version) DO NOTHING;
+INSERT INTO ${tables.schemaVersion} (version) VALUES (1) ON CONFLICT (version) DO NOTHING;
+
+-- Version 2: the reconciler (docs/architecture.md#reconciliation).
+-- Ledger entries nobody works on (IdempotencyStore.stale): in progress, their lease ended.
+CREATE INDEX IF NOT EXISTS ${index('idempotency_keys', 'stale')} ON ${tables.idempotencyKeys} (lease_expires_at)
+  WHERE state = 'in_progress';
+
+-- The watch list (ReconciliationStore): one row per watched object, read again at due_at until a final status or
+-- expires_at. While an instance reads it, lease names the instance's claim until lease_until.
+CREATE TABLE IF NOT EXISTS ${tables.reconciliation} (
+  provider text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('payment', 'checkout', 'refund')),
+  id text NOT NULL,
+  status text,
+  reads integer NOT NULL,
+  due_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  lease text,
+  lease_until timestamptz,
+  PRIMARY KEY (provider, kind, id)
+);
+CREATE INDEX IF NOT EXISTS ${index('reconciliation', 'due_at')} ON ${tables.reconciliation} (provider, due_at);
+CREATE INDEX IF NOT EXISTS ${index('reconciliation')} ON ${tables.reconciliation} (expires_at);
+
+-- The read budget every instance spends from: reads granted per provider and minute (epoch minutes); granted is
+-- what the latest spend got, so that one INSERT … ON CONFLICT can both take reads and say how many it took.
+CREATE TABLE IF NOT EXISTS ${tables.reconciliationReads} (
+  provider text NOT NULL,
+  minute bigint NOT NULL,
+  reads integer NOT NULL,
+  granted integer NOT NULL,
+  PRIMARY KEY (provider, minute)
+);
+
+INSERT INTO ${tables.schemaVersion} (version) VALUES (2) ON CONFLICT (version) DO NOTHING;
 `;
 }
 

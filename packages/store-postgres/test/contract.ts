@@ -1,8 +1,16 @@
 // The behaviour every implementation of core's store contracts must show (DeduplicationStore in
-// core/src/webhooks/dedupe.ts, IdempotencyStore and TokenStore in core/src/stores.ts), written once so another
-// store (Redis) or core's in-memory reference can run the same suite. Timing uses real time with short leases;
+// core/src/webhooks/dedupe.ts, IdempotencyStore and TokenStore in core/src/stores.ts, ReconciliationStore in
+// core/src/reconcile/store.ts), written once so another store (Redis) or core's in-memory reference can run the
+// same suite. Timing uses real time with short leases;
 // every test uses fresh keys, so stores need no reset between tests.
-import type { DeduplicationStore, IdempotencyStore, TokenStore } from '@pay/core';
+import type {
+  ClaimedObject,
+  DeduplicationStore,
+  IdempotencyStore,
+  ReconciliationStore,
+  TokenStore,
+  WatchedKind,
+} from '@pay/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /** The three stores under test. */
@@ -403,4 +411,308 @@ async function acquire(
   const begin = await store.begin(key, fingerprint, options);
   if (begin.state !== 'acquired') throw new Error(`expected to acquire ${key}, got ${begin.state}`);
   return begin.lease;
+}
+
+/** The reconciler's store and the idempotency ledger whose stale entries it resolves. */
+export interface ReconciliationContractStores {
+  reconciliation: ReconciliationStore;
+  idempotency: IdempotencyStore;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Registers the contract tests of core's `ReconciliationStore` (core/src/reconcile/store.ts) and of
+ * `IdempotencyStore.stale`. Reconciliation times are the `now` each call is given, so leases and windows are
+ * waited out by passing a later `now`, not by sleeping. Every test watches objects of a provider of its own.
+ */
+export function runReconciliationContract(
+  makeStores: () => ReconciliationContractStores | Promise<ReconciliationContractStores>,
+): void {
+  let stores: ReconciliationContractStores;
+  beforeAll(async () => {
+    stores = await makeStores();
+  });
+  const watchEnds = Date.now() + 10 * HOUR_MS;
+  /** A watched object of `provider`, due at `dueAt`, watched for ten hours. */
+  const watched = (provider: string, id: string, dueAt: number, kind: WatchedKind = 'payment') => ({
+    provider,
+    kind,
+    id,
+    status: null,
+    reads: 0,
+    dueAt,
+    expiresAt: watchEnds,
+  });
+  const claimOne = async (provider: string, now: number, leaseSeconds = 30) => {
+    const claimed = await stores.reconciliation.claim(provider, { now, limit: 10, leaseSeconds });
+    if (claimed.length !== 1) throw new Error(`expected one claimed object, got ${claimed.length}`);
+    return claimed[0] as ClaimedObject;
+  };
+
+  describe.concurrent('reconciliation store', () => {
+    it('leases due objects earliest first, up to the limit, with every field as watched', async () => {
+      const provider = freshKey('provider-t');
+      const now = Date.now();
+      const late = { ...watched(provider, 'T-3', now - 1_000, 'refund'), status: 'pending', reads: 4 };
+      await stores.reconciliation.watch(watched(provider, 'T-2', now - 2_000, 'checkout'));
+      await stores.reconciliation.watch(late);
+      await stores.reconciliation.watch(watched(provider, 'T-1', now - 3_000));
+      await stores.reconciliation.watch(watched(provider, 'T-4', now + 60_000));
+      await stores.reconciliation.watch(watched(freshKey('provider-n'), 'T-0', now - 9_000));
+
+      const first = await stores.reconciliation.claim(provider, { now, limit: 2, leaseSeconds: 30 });
+      expect(first.map((claimed) => claimed.object.id)).toEqual(['T-1', 'T-2']);
+      expect(first[1]).toEqual({
+        object: watched(provider, 'T-2', now - 2_000, 'checkout'),
+        lease: expect.any(String),
+      });
+      const second = await stores.reconciliation.claim(provider, { now, limit: 2, leaseSeconds: 30 });
+      expect(second).toEqual([{ object: late, lease: expect.any(String) }]);
+      expect(await stores.reconciliation.claim(provider, { now, limit: 2, leaseSeconds: 30 })).toEqual([]);
+    });
+
+    it('never resets an object already watched: its reads, status and due time survive a second watch', async () => {
+      const provider = freshKey('provider-r');
+      const now = Date.now();
+      await stores.reconciliation.watch(watched(provider, 'R-1', now - 1_000));
+      const claimed = await claimOne(provider, now);
+      const next = { status: 'pending', reads: 1, dueAt: now + 60_000 };
+      expect(await stores.reconciliation.settle(claimed.object, claimed.lease, next)).toBe(true);
+
+      await stores.reconciliation.watch(watched(provider, 'R-1', now - 1_000));
+      await stores.reconciliation.watch({
+        ...watched(provider, 'R-1', now - 5_000),
+        status: 'failed',
+        reads: 9,
+      });
+      expect(await stores.reconciliation.claim(provider, { now, limit: 10, leaseSeconds: 30 })).toEqual([]);
+      const later = await claimOne(provider, now + 60_000);
+      expect(later.object).toMatchObject({ id: 'R-1', ...next });
+    });
+
+    it(`leases each due object to exactly one of ${CONCURRENT_ATTEMPTS} concurrent claims`, async () => {
+      const provider = freshKey('provider-n');
+      const now = Date.now();
+      const due = Array.from({ length: 40 }, (_, index) => `N-${index}`);
+      await Promise.all(
+        due.map((id, index) => stores.reconciliation.watch(watched(provider, id, now - index))),
+      );
+      await stores.reconciliation.watch(watched(provider, 'N-not-due', now + 60_000));
+      const answers = await Promise.all(
+        Array.from({ length: CONCURRENT_ATTEMPTS }, () =>
+          stores.reconciliation.claim(provider, { now, limit: 3, leaseSeconds: 30 }),
+        ),
+      );
+      const ids = answers.flat().map((claimed) => claimed.object.id);
+      expect(ids).toHaveLength(due.length);
+      expect(new Set(ids)).toEqual(new Set(due));
+    });
+
+    it('lets another claim take an object over once its lease ended, and not before', async () => {
+      const provider = freshKey('provider-t');
+      const now = Date.now();
+      await stores.reconciliation.watch(watched(provider, 'T-9', now - 1_000));
+      const crashed = await claimOne(provider, now, 1);
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 999, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
+      const takeover = await claimOne(provider, now + 1_000);
+      expect(takeover.object).toEqual(crashed.object);
+      expect(takeover.lease).not.toBe(crashed.lease);
+    });
+
+    it('changes nothing when an instance settles with a lease another claim took over', async () => {
+      const provider = freshKey('provider-r');
+      const now = Date.now();
+      await stores.reconciliation.watch(watched(provider, 'R-7', now - 1_000));
+      const slow = await claimOne(provider, now, 1);
+      const owner = await claimOne(provider, now + 1_500);
+
+      const next = { status: 'succeeded', reads: 1, dueAt: now };
+      expect(await stores.reconciliation.settle(slow.object, slow.lease, next)).toBe(false);
+      expect(await stores.reconciliation.settle(slow.object, slow.lease, 'final')).toBe(false);
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 1_500, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
+      expect(await stores.reconciliation.backlog(provider, now + 1_500)).toEqual({
+        watched: 1,
+        due: 1,
+        oldestDueAt: now - 1_000,
+      });
+      expect(
+        await stores.reconciliation.settle(owner.object, owner.lease, { ...next, status: 'pending' }),
+      ).toBe(true);
+      expect((await claimOne(provider, now + 1_500)).object).toMatchObject({ status: 'pending', reads: 1 });
+    });
+
+    it('records a read settled after its lease ended when nobody claimed the object since', async () => {
+      const provider = freshKey('provider-n');
+      const now = Date.now();
+      await stores.reconciliation.watch(watched(provider, 'N-5', now - 1_000));
+      const late = await claimOne(provider, now, 1);
+      const next = { status: 'pending', reads: 1, dueAt: now + 10_000 };
+      expect(await stores.reconciliation.settle(late.object, late.lease, next)).toBe(true);
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 5_000, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
+      expect((await claimOne(provider, now + 10_000)).object).toMatchObject({ id: 'N-5', ...next });
+    });
+
+    it("stops watching an object settled 'final'", async () => {
+      const provider = freshKey('provider-t');
+      const now = Date.now();
+      await stores.reconciliation.watch(watched(provider, 'T-5', now - 1_000));
+      const claimed = await claimOne(provider, now);
+      expect(await stores.reconciliation.settle(claimed.object, claimed.lease, 'final')).toBe(true);
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + HOUR_MS / 2, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
+      expect(await stores.reconciliation.backlog(provider, now)).toEqual({
+        watched: 0,
+        due: 0,
+        oldestDueAt: null,
+      });
+      expect(await stores.reconciliation.settle(claimed.object, claimed.lease, 'final')).toBe(false);
+    });
+
+    it('stops watching an object past its expiry, final or not, and watches it afresh when asked again', async () => {
+      const provider = freshKey('provider-r');
+      const now = Date.now();
+      await stores.reconciliation.watch({ ...watched(provider, 'R-2', now - 1_000), expiresAt: now + 2_000 });
+      expect(await stores.reconciliation.backlog(provider, now + 1_999)).toMatchObject({
+        watched: 1,
+        due: 1,
+      });
+      expect(
+        await stores.reconciliation.claim(provider, { now: now + 2_000, limit: 10, leaseSeconds: 30 }),
+      ).toEqual([]);
+      expect(await stores.reconciliation.backlog(provider, now + 2_000)).toEqual({
+        watched: 0,
+        due: 0,
+        oldestDueAt: null,
+      });
+
+      // Expiry against this process's clock: an object whose watch already ended is watched again from scratch.
+      await stores.reconciliation.watch({
+        ...watched(provider, 'R-3', now - 1_000),
+        expiresAt: Date.now() - 1,
+      });
+      await stores.reconciliation.watch({
+        ...watched(provider, 'R-3', now - 500),
+        status: 'pending',
+        reads: 2,
+      });
+      expect((await claimOne(provider, now + 2_000)).object).toMatchObject({
+        id: 'R-3',
+        status: 'pending',
+        reads: 2,
+      });
+    });
+
+    it('counts the watched objects, those due (leased or not) and the oldest due time', async () => {
+      const provider = freshKey('provider-n');
+      const now = Date.now();
+      expect(await stores.reconciliation.backlog(provider, now)).toEqual({
+        watched: 0,
+        due: 0,
+        oldestDueAt: null,
+      });
+      await stores.reconciliation.watch(watched(provider, 'N-1', now - 5_000));
+      await stores.reconciliation.watch(watched(provider, 'N-2', now - 2_000, 'refund'));
+      await stores.reconciliation.watch(watched(provider, 'N-3', now + 30_000));
+      await stores.reconciliation.watch(watched(freshKey('provider-n'), 'N-4', now - 9_000));
+      await stores.reconciliation.claim(provider, { now, limit: 1, leaseSeconds: 30 });
+      expect(await stores.reconciliation.backlog(provider, now)).toEqual({
+        watched: 3,
+        due: 2,
+        oldestDueAt: now - 5_000,
+      });
+      expect(await stores.reconciliation.backlog(provider, now + 30_000)).toEqual({
+        watched: 3,
+        due: 3,
+        oldestDueAt: now - 5_000,
+      });
+    });
+
+    it('grants a minute’s reads once across concurrent spenders, and grants again in the next minute', async () => {
+      const provider = freshKey('provider-t');
+      const minute = Math.floor(Date.now() / 60_000) * 60_000;
+      const asks = Array.from({ length: 30 }, (_, index) => 1 + (index % 3));
+      const grants = await Promise.all(
+        asks.map((reads, index) =>
+          stores.reconciliation.spend(provider, { now: minute + index, reads, perMinute: 25 }),
+        ),
+      );
+      grants.forEach((granted, index) => {
+        expect(granted).toBeGreaterThanOrEqual(0);
+        expect(granted).toBeLessThanOrEqual(asks[index] as number);
+      });
+      expect(grants.reduce((sum, granted) => sum + granted, 0)).toBe(25);
+      expect(
+        await stores.reconciliation.spend(provider, { now: minute + 59_999, reads: 1, perMinute: 25 }),
+      ).toBe(0);
+      expect(
+        await stores.reconciliation.spend(freshKey('provider-t'), { now: minute, reads: 5, perMinute: 25 }),
+      ).toBe(5);
+
+      const next = minute + 60_000;
+      expect(await stores.reconciliation.spend(provider, { now: next, reads: 20, perMinute: 25 })).toBe(20);
+      expect(await stores.reconciliation.spend(provider, { now: next + 1, reads: 10, perMinute: 25 })).toBe(
+        5,
+      );
+      expect(await stores.reconciliation.spend(provider, { now: next + 2, reads: 10, perMinute: 25 })).toBe(
+        0,
+      );
+    });
+  });
+
+  describe.concurrent('idempotency ledger: stale entries', () => {
+    it('lists only entries in progress whose lease ended (expired or abandoned), oldest first', async () => {
+      const ledger = stores.idempotency;
+      const keys = {
+        crashed: freshKey('stale-crashed'),
+        abandoned: freshKey('stale-abandoned'),
+        running: freshKey('stale-running'),
+        completed: freshKey('stale-completed'),
+        released: freshKey('stale-released'),
+      };
+      const crashed = await acquire(ledger, keys.crashed, 'fingerprint-a', {
+        leaseSeconds: 1,
+        retentionSeconds: 3_600,
+      });
+      await ledger.checkpoint(keys.crashed, crashed, { transactionId: 'T-76', step: 'quoted' });
+      const abandoned = await acquire(ledger, keys.abandoned, 'fingerprint-a', {
+        leaseSeconds: 60,
+        retentionSeconds: 7_200,
+      });
+      await ledger.checkpoint(keys.abandoned, abandoned, { transactionId: 'T-77', step: 'commit sent' });
+      await ledger.abandon(keys.abandoned, abandoned);
+      await acquire(ledger, keys.running, 'fingerprint-a', LONG);
+      const completed = await acquire(ledger, keys.completed, 'fingerprint-a', SHORT);
+      await ledger.complete(keys.completed, completed, 'done');
+      const released = await acquire(ledger, keys.released, 'fingerprint-a', SHORT);
+      await ledger.release(keys.released, released);
+      const ours = new Set(Object.values(keys));
+      const listed = async (now: number) =>
+        ((await ledger.stale?.({ now, limit: 10_000 })) ?? []).filter((entry) => ours.has(entry.key));
+
+      expect((await listed(Date.now())).map((entry) => entry.key)).toEqual([keys.abandoned]);
+      const later = await listed(Date.now() + 5_000);
+      expect(later.map((entry) => entry.key)).toEqual([keys.crashed, keys.abandoned]);
+      expect(later[1]).toEqual({
+        key: keys.abandoned,
+        fingerprint: 'fingerprint-a',
+        state: 'in_progress',
+        recoveryPoint: { transactionId: 'T-77', step: 'commit sent' },
+        result: null,
+        expiresAt: expect.any(Number),
+      });
+      expect(await ledger.stale?.({ now: Date.now() + 5_000, limit: 1 })).toHaveLength(1);
+
+      // Taken up again by a caller's retry: no longer stale.
+      await acquire(ledger, keys.abandoned, 'fingerprint-a', LONG);
+      expect((await listed(Date.now() + 5_000)).map((entry) => entry.key)).toEqual([keys.crashed]);
+    });
+  });
 }

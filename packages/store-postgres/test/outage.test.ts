@@ -157,6 +157,17 @@ describe('a database that hangs (SIGSTOP), with the pool configured as the READM
       }),
       'idempotency.read': stores.idempotency.read('order-2001'),
       'tokens.get': stores.tokens.get('provider-n'),
+      'idempotency.stale': stores.idempotency.stale?.({ now: Date.now(), limit: 10 }) ?? Promise.resolve(),
+      'reconciliation.claim': stores.reconciliation.claim('provider-t', {
+        now: Date.now(),
+        limit: 10,
+        leaseSeconds: 30,
+      }),
+      'reconciliation.spend': stores.reconciliation.spend('provider-t', {
+        now: Date.now(),
+        reads: 1,
+        perMinute: 60,
+      }),
       sweep: stores.sweep(),
     };
     const failures = await Promise.all(

@@ -33,12 +33,16 @@ describe('schema and migration', () => {
       );
       expect(tables.map((row) => row.table_name)).toEqual([
         'pay_idempotency_keys',
+        'pay_reconciliation',
+        'pay_reconciliation_reads',
         'pay_schema_version',
         'pay_tokens',
         'pay_webhook_deliveries',
       ]);
-      const { rows: versions } = await pool.query(`SELECT version FROM "${schema}".pay_schema_version`);
-      expect(versions).toEqual([{ version: 1 }]);
+      const { rows: versions } = await pool.query(
+        `SELECT version FROM "${schema}".pay_schema_version ORDER BY version`,
+      );
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       await Promise.all(instances.map((instance) => instance.end()));
     }
@@ -145,14 +149,35 @@ describe('sweep', () => {
     });
     await stores.tokens.set(freshKey('provider-n'), { token: 'expired', expiresAt: Date.now() + 200 });
     await stores.tokens.set(freshKey('provider-n'), { token: 'live', expiresAt: Date.now() + 60_000 });
+    const watched = { provider: 'provider-t', kind: 'payment' as const, status: null, reads: 0, dueAt: 0 };
+    await stores.reconciliation.watch({ ...watched, id: 'T-1', expiresAt: Date.now() + 200 });
+    await stores.reconciliation.watch({ ...watched, id: 'T-2', expiresAt: Date.now() + 60_000 });
+    for (const now of [Date.now() - 600_000, Date.now()]) {
+      await stores.reconciliation.spend('provider-t', { now, reads: 1, perMinute: 10 });
+    }
     await sleep(400);
 
-    expect(await stores.sweep()).toEqual({ deliveries: 2, idempotencyKeys: 1, tokens: 1 });
+    expect(await stores.sweep()).toEqual({
+      deliveries: 2,
+      idempotencyKeys: 1,
+      tokens: 1,
+      watchedObjects: 1,
+      readBudgets: 1,
+    });
     expect(await rowCount('webhook_deliveries')).toBe(1);
     // A ledger entry whose lease ran out is kept for its retention: its recovery point is still needed.
     expect(await rowCount('idempotency_keys')).toBe(1);
     expect(await rowCount('tokens')).toBe(1);
-    expect(await stores.sweep()).toEqual({ deliveries: 0, idempotencyKeys: 0, tokens: 0 });
+    expect(await rowCount('reconciliation')).toBe(1);
+    // This minute's budget stays (and the previous minute's: an instance whose clock runs behind may spend it).
+    expect(await rowCount('reconciliation_reads')).toBe(1);
+    expect(await stores.sweep()).toEqual({
+      deliveries: 0,
+      idempotencyKeys: 0,
+      tokens: 0,
+      watchedObjects: 0,
+      readBudgets: 0,
+    });
   });
 });
 

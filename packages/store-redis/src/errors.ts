@@ -12,6 +12,12 @@ export type RedisStoreOperation =
   | 'idempotency.release'
   | 'idempotency.abandon'
   | 'idempotency.read'
+  | 'idempotency.stale'
+  | 'reconciliation.watch'
+  | 'reconciliation.claim'
+  | 'reconciliation.settle'
+  | 'reconciliation.spend'
+  | 'reconciliation.backlog'
   | 'tokens.get'
   | 'tokens.set'
   | 'tokens.delete';

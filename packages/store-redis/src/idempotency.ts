@@ -1,7 +1,7 @@
 import type { IdempotencyBegin, IdempotencyEntry, IdempotencyStore, JsonValue } from '@pay/core';
-import { unexpectedReply } from './client.js';
+import { runScript, unexpectedReply } from './client.js';
 import type { RedisStoreOperation } from './errors.js';
-import { milliseconds, type RedisStoreOptions } from './options.js';
+import { checkNumbers, milliseconds, type RedisStoreOptions, resolveOptions } from './options.js';
 import {
   IDEMPOTENCY_ABANDON,
   IDEMPOTENCY_BEGIN,
@@ -10,6 +10,7 @@ import {
   IDEMPOTENCY_READ,
   IDEMPOTENCY_RELEASE,
   IDEMPOTENCY_RENEW,
+  IDEMPOTENCY_STALE,
 } from './scripts.js';
 import { storeScripts } from './store-calls.js';
 
@@ -17,14 +18,17 @@ import { storeScripts } from './store-calls.js';
  * The idempotency ledger (`IdempotencyStore`) on Redis. Each caller key is a hash `<keyPrefix>idempotency:<key>`
  * holding the request's fingerprint, the state, the recovery point and result (JSON), the current lease and when
  * it ends, and the entry's expiry; Redis deletes the hash when `retentionSeconds` have passed since the key was
- * first used. Each call is one atomic script; leases are timed by the server's clock, so instances with skewed
- * clocks agree. A write with a lease that expired or was taken over changes nothing and resolves `false`.
+ * first used. The sorted set `<keyPrefix>idempotency-in-progress` indexes the keys in progress by the end of
+ * their lease, so `stale` finds the calls nobody works on without scanning keys. Each call is one atomic script;
+ * leases are timed by the server's clock, so instances with skewed clocks agree. A write with a lease that expired or was taken over changes nothing and resolves `false`.
  *
  * Every call fails with core's `StoreError` (`code: 'store_unavailable'`) when Redis does not answer: a payment
  * must not be sent then, since the ledger cannot say whether another attempt already sent it.
  */
 export function createRedisIdempotencyStore(options: RedisStoreOptions): IdempotencyStore {
-  const run = storeScripts(options, 'idempotency');
+  const run = storeScripts(options, 'idempotency', [IN_PROGRESS]);
+  const { client, keyPrefix, commandTimeoutMs } = resolveOptions(options);
+  const entryKeyPrefix = `${keyPrefix}idempotency:`;
   /** Runs one of the lease-guarded writes; `true` when the lease was still held and the write applied. */
   async function leasedWrite(
     operation: RedisStoreOperation,
@@ -72,8 +76,32 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
       if (entry === undefined) throw unexpectedReply('idempotency.read', reply);
       return entry;
     },
+    async stale({ now, limit }) {
+      checkNumbers('idempotency.stale', { limit }, { now });
+      if (limit === 0) return [];
+      const reply = await runScript(client, commandTimeoutMs, {
+        operation: 'idempotency.stale',
+        script: IDEMPOTENCY_STALE,
+        keys: [`${keyPrefix}${IN_PROGRESS}`],
+        arguments: [String(Math.round(now)), String(limit)],
+        secrets: [],
+      });
+      if (!Array.isArray(reply) || reply.length % 6 !== 0) throw unexpectedReply('idempotency.stale', reply);
+      const entries: IdempotencyEntry[] = [];
+      for (let index = 0; index < reply.length; index += 6) {
+        const [redisKey, ...row] = reply.slice(index, index + 6) as unknown[];
+        const key = typeof redisKey === 'string' ? redisKey.slice(entryKeyPrefix.length) : undefined;
+        const entry = key === undefined ? undefined : ledgerEntry(key, row);
+        if (entry === undefined) throw unexpectedReply('idempotency.stale', reply);
+        entries.push(entry);
+      }
+      return entries;
+    },
   };
 }
+
+/** The sorted set (under the key prefix) of the keys in progress, scored by the end of their lease. */
+const IN_PROGRESS = 'idempotency-in-progress';
 
 /** The begin script's answer as the contract's value; `undefined` for anything else. */
 function beginResult(reply: unknown, lease: string): IdempotencyBegin | undefined {

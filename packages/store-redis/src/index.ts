@@ -12,5 +12,6 @@ export { createRedisDeduplicationStore } from './deduplication.js';
 export { type RedisStoreOperation, StoreUnavailableError } from './errors.js';
 export { createRedisIdempotencyStore } from './idempotency.js';
 export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type RedisStoreOptions } from './options.js';
+export { createRedisReconciliationStore } from './reconciliation.js';
 export { createRedisStores, type RedisStores } from './stores.js';
 export { createRedisTokenStore } from './tokens.js';

@@ -10,7 +10,9 @@ export interface RedisStoreOptions {
   client: RedisScriptClient;
   /**
    * Prepended to every key, so several applications (or environments) can share one Redis database.
-   * Default `pay:`. The stores add `dedupe:`, `idempotency:` and `token:` after it.
+   * Default `pay:`. The stores add `dedupe:`, `idempotency:`, `idempotency-in-progress`, `token:` and
+   * `reconcile:{<provider>}:` after it. On Redis Cluster, give it a hash tag (`{pay}:`) so that every key of the
+   * stores is in one slot.
    */
   keyPrefix?: string;
   /**
@@ -64,4 +66,24 @@ export function milliseconds(seconds: number, field: string, operation: string):
     });
   }
   return Math.max(1, Math.ceil(seconds * 1000));
+}
+
+/**
+ * Refuses counts (whole numbers of at least 0) and times (finite epoch milliseconds) Redis cannot take, before
+ * anything is sent, with core's `ValidationError`.
+ */
+export function checkNumbers(
+  operation: string,
+  counts: Record<string, number>,
+  times: Record<string, number>,
+): void {
+  const issues = [
+    ...Object.entries(counts)
+      .filter(([, value]) => !Number.isSafeInteger(value) || value < 0)
+      .map(([path]) => ({ path, message: 'must be a whole number of at least 0' })),
+    ...Object.entries(times)
+      .filter(([, value]) => !Number.isFinite(value))
+      .map(([path]) => ({ path, message: 'must be epoch milliseconds' })),
+  ];
+  if (issues.length > 0) throw new ValidationError(issues, { operation });
 }

@@ -32,7 +32,7 @@ describe('store options', () => {
   it('creates the stores without touching the server (an unconnected client is fine until the first call)', () => {
     const client = createClient({ url: 'redis://127.0.0.1:1' });
     const stores = createRedisStores({ client });
-    expect(Object.keys(stores)).toEqual(['deduplication', 'idempotency', 'tokens']);
+    expect(Object.keys(stores)).toEqual(['deduplication', 'idempotency', 'tokens', 'reconciliation']);
     expect(client.isOpen).toBe(false);
   });
 });
@@ -119,9 +119,10 @@ describe('keys the stores do not recognise', () => {
     const admin = await open();
     await admin.command(
       ['ACL', 'SETUSER', 'payapp', 'on', '>app-password', '~pay:*', '+eval'].concat(
-        ['get', 'set', 'del', 'hget', 'hmget', 'hset', 'hdel', 'pexpire', 'pexpireat', 'time'].map(
-          (c) => `+${c}`,
-        ),
+        [
+          ...['get', 'set', 'del', 'incrby', 'hget', 'hmget', 'hset', 'hdel', 'pexpire', 'pexpireat', 'time'],
+          ...['zadd', 'zrem', 'zscore', 'zcard', 'zcount', 'zrangebyscore'],
+        ].map((c) => `+${c}`),
       ),
     );
     const restricted = await connect('node-redis', `redis://payapp:app-password@127.0.0.1:${server().port}`);
@@ -144,6 +145,25 @@ describe('keys the stores do not recognise', () => {
       if (second.state !== 'acquired') throw new Error('expected a lease');
       expect(await stores.idempotency.complete('acl-key', second.lease, { id: 'pay_1' })).toBe(true);
       expect((await stores.idempotency.read('acl-key'))?.result).toEqual({ id: 'pay_1' });
+      expect(await stores.idempotency.stale?.({ now: Date.now(), limit: 10 })).toEqual([]);
+      const now = Date.now();
+      const watched = { provider: 'provider-t', kind: 'payment', id: 'T-1' } as const;
+      await stores.reconciliation.watch({
+        ...watched,
+        status: null,
+        reads: 0,
+        dueAt: now,
+        expiresAt: now + 60_000,
+      });
+      const [claimed] = await stores.reconciliation.claim('provider-t', { now, limit: 1, leaseSeconds: 30 });
+      expect(claimed?.object.id).toBe('T-1');
+      expect(await stores.reconciliation.spend('provider-t', { now, reads: 1, perMinute: 10 })).toBe(1);
+      expect(await stores.reconciliation.settle(watched, claimed?.lease ?? '', 'final')).toBe(true);
+      expect(await stores.reconciliation.backlog('provider-t', now)).toEqual({
+        watched: 0,
+        due: 0,
+        oldestDueAt: null,
+      });
       await stores.tokens.set('acl-login', { token: 'acl-token', expiresAt: Date.now() + 60_000 });
       expect((await stores.tokens.get('acl-login'))?.token).toBe('acl-token');
       await stores.tokens.delete('acl-login', 'acl-token');

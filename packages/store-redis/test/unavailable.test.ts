@@ -50,6 +50,17 @@ describe.each(CLIENT_KINDS)('a Redis store that stops answering, over %s', (kind
       'tokens.set': () =>
         stores.tokens.set('provider-n:login', { token: accessToken, expiresAt: Date.now() + 1e6 }),
       'tokens.delete': () => stores.tokens.delete('provider-n:login', accessToken),
+      'idempotency.stale': async () => stores.idempotency.stale?.({ now: Date.now(), limit: 10 }),
+      'reconciliation.claim': () =>
+        stores.reconciliation.claim('provider-t', { now: Date.now(), limit: 10, leaseSeconds: 30 }),
+      'reconciliation.settle': () =>
+        stores.reconciliation.settle(
+          { provider: 'provider-t', kind: 'payment', id: 'T-1' },
+          leaseToken,
+          'final',
+        ),
+      'reconciliation.spend': () =>
+        stores.reconciliation.spend('provider-t', { now: Date.now(), reads: 1, perMinute: 60 }),
     };
     for (const [operation, call] of Object.entries(calls)) {
       const error = await call().then(

@@ -37,6 +37,19 @@ export interface InstanceConfig {
   webhooks?: { webhookSecret: string | null; leaseSeconds?: number };
   /** Share provider logins through the store's token cache. */
   sharedTokens?: boolean;
+  /**
+   * Run the reconciler (needs `webhooks`): createPay registers what it creates, callbacks and creates update the
+   * application's view (`<viewTable>_records`, `<viewTable>_callbacks` in PostgreSQL at `viewUrl`), and every
+   * read is scheduled at most `readEveryMs` ahead (see test/child/instance.mjs).
+   */
+  reconcile?: {
+    intervalMs: number;
+    leaseSeconds: number;
+    readsPerMinute: number;
+    readEveryMs: number;
+    viewUrl: string;
+    viewTable: string;
+  };
 }
 
 /** An error as the instance reported it. */
@@ -69,6 +82,7 @@ type InstanceMessage =
   | { type: 'ready'; pid: number; webhookUrl: string | null }
   | { type: 'fatal'; error: ReportedError }
   | { type: 'held'; method: string; path: string }
+  | { type: 'reconcileRun'; paused: boolean; transitions: number }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: ReportedError };
 
@@ -109,6 +123,9 @@ export interface Instance {
 }
 
 const live = new Set<ChildProcess>();
+
+/** Every reconciler run of every instance of this test file, as its `pay:reconcile` message reported it. */
+export const reconcileRuns: { instance: string; paused: boolean; transitions: number }[] = [];
 // A test process that ends leaves no instance behind (instances also exit when their IPC channel closes).
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
@@ -166,6 +183,8 @@ export async function startInstance(name: string, config: InstanceConfig): Promi
       else if (message.type === 'fatal')
         reject(new Error(`instance ${name} failed to start: ${JSON.stringify(message.error)}`));
       else if (message.type === 'held') firstHeld?.({ method: message.method, path: message.path });
+      else if (message.type === 'reconcileRun')
+        reconcileRuns.push({ instance: name, paused: message.paused, transitions: message.transitions });
       else if (message.type === 'reply') {
         pending.get(message.id)?.(
           message.ok

@@ -9,16 +9,23 @@
 //                   { id, command: 'failCallbacks', count }                            the next `count` callbacks throw
 //                   { id, command: 'processed' }                                       the webhook events processed
 //                   { id, command: 'close' }                                           close everything, exit 0
+//
+// With `reconcile` in its configuration it is the application of test/reconcile.test.ts: createPay registers what it
+// creates with the store's reconciliation store, a reconciler runs on an interval, and the webhook callbacks (and
+// each create's returned record) update the application's view, two tables in PostgreSQL (see reconcile.test.ts).
+//
 //   child → parent  { type: 'ready', pid, webhookUrl }                                 after the store is migrated
 //                   { type: 'reply', id, ok, value | error }
 //                   { type: 'held', method, path }                                     a held request never left
+//                   { type: 'reconcileRun', paused, transitions }                      a reconciler run ended
 //                   { type: 'fatal', error }                                           start-up failed (then exit 1)
 //
 // Its configuration is JSON in PAY_INSTANCE_CONFIG (see test/instances.ts). Nothing here is a stub of the library:
 // the only test hook is the `fetch` given to the adapter, which can hold a request (not send it until released)
 // so that the parent can kill this process, or stop the store, at an exact point of a multi-step call.
+import { subscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
-import { createPay, NORMALISED_EVENT_NAMES, toNodeListener } from '@pay/core';
+import { createPay, createReconciler, NORMALISED_EVENT_NAMES, toNodeListener } from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
 import { createProviderR } from '@pay/provider-r';
 import { createProviderT } from '@pay/provider-t';
@@ -106,6 +113,52 @@ if (config.store.kind === 'postgres') {
   throw new Error(`unknown store kind ${config.store.kind}`);
 }
 
+/**
+ * The application's view of its payments (`reconcile` only): `<view>_records` holds each object's last status,
+ * `<view>_callbacks` one row per callback run, so the parent counts how often each transition ran.
+ */
+let view;
+if (config.reconcile) {
+  const pool = new pg.Pool({ connectionString: config.reconcile.viewUrl, max: 2, statement_timeout: 5_000 });
+  pool.on('error', () => {});
+  closers.push(() => pool.end());
+  const table = config.reconcile.viewTable;
+  // A final status is never overwritten: a webhook delivered late and out of order names an earlier status.
+  const FINAL = "('succeeded', 'failed', 'canceled')";
+  const record = (id, status) =>
+    pool.query(
+      `INSERT INTO ${table}_records AS r (object_id, status) VALUES ($1, $2)
+       ON CONFLICT (object_id) DO UPDATE SET status = excluded.status
+       WHERE r.status IS NULL OR r.status NOT IN ${FINAL}`,
+      [id, status],
+    );
+  view = {
+    record,
+    async callback(event) {
+      await pool.query(
+        `INSERT INTO ${table}_callbacks (object_id, event_type, status, instance) VALUES ($1, $2, $3, $4)`,
+        [event.data.id, event.type, event.data.status, config.name],
+      );
+      await record(event.data.id, event.data.status);
+    },
+  };
+}
+
+/**
+ * The reconciliation store, with every read scheduled at most `readEveryMs` ahead: the reconciler's backoff
+ * (minutes, doubling per read) shortened so the proof fits in seconds. Claims, leases, the read budget and the
+ * store itself are the package's, unchanged.
+ */
+function shortenedSchedule(store, readEveryMs) {
+  const soon = (dueAt) => Math.min(dueAt, Date.now() + readEveryMs);
+  return {
+    ...store,
+    watch: (object) => store.watch({ ...object, dueAt: soon(object.dueAt) }),
+    settle: (object, lease, next) =>
+      store.settle(object, lease, next === 'final' ? next : { ...next, dueAt: soon(next.dueAt) }),
+  };
+}
+
 let pay;
 let webhookUrl = null;
 const processed = [];
@@ -123,6 +176,9 @@ try {
   pay = createPay(adapter, {
     idempotency: stores.idempotency,
     ...(config.idempotencyLeaseSeconds ? { idempotencyLeaseSeconds: config.idempotencyLeaseSeconds } : {}),
+    ...(config.reconcile
+      ? { reconcile: shortenedSchedule(stores.reconciliation, config.reconcile.readEveryMs) }
+      : {}),
     onStoreError: () => {},
   });
   if (config.webhooks) {
@@ -131,7 +187,8 @@ try {
       deduplicate: stores.deduplication,
       ...(config.webhooks.leaseSeconds ? { deduplicateLeaseSeconds: config.webhooks.leaseSeconds } : {}),
     });
-    handler.on(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES, (event) => {
+    handler.on(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES, async (event) => {
+      if (view && /^(payment|refund)\./.test(event.type)) await view.callback(event);
       if (failingCallbacks > 0) {
         failingCallbacks -= 1;
         processed.push({ eventId: event.id, type: event.type, dataId: event.data?.id, outcome: 'failed' });
@@ -146,6 +203,19 @@ try {
     });
     closers.push(() => new Promise((resolve) => server.close(() => resolve())));
     webhookUrl = `http://127.0.0.1:${server.address().port}/webhooks`;
+    if (config.reconcile) {
+      const reconciler = createReconciler(pay, handler, {
+        intervalMs: config.reconcile.intervalMs,
+        leaseSeconds: config.reconcile.leaseSeconds,
+        readsPerMinute: config.reconcile.readsPerMinute,
+      });
+      // Each run's summary goes to the parent (a paused run: the store did not answer).
+      subscribe('pay:reconcile', (run) =>
+        tell({ type: 'reconcileRun', paused: run.paused, transitions: run.transitions }),
+      );
+      reconciler.start();
+      closers.unshift(() => reconciler.stop());
+    }
   }
 } catch (error) {
   tell({ type: 'fatal', error: serialiseError(error) });
@@ -171,9 +241,12 @@ process.on('message', async (message) => {
   const reply = (ok, payload) => tell({ type: 'reply', id, ok, ...payload });
   try {
     if (command === 'call') {
-      reply(true, {
-        value: JSON.parse(JSON.stringify((await call(message.operation, message.args)) ?? null)),
-      });
+      const value = JSON.parse(JSON.stringify((await call(message.operation, message.args)) ?? null));
+      // The application keeps what a create returned, as it would in its own orders table.
+      if (view && /\.create$/.test(message.operation) && typeof value?.id === 'string') {
+        await view.record(value.id, value.status ?? null);
+      }
+      reply(true, { value });
     } else if (command === 'hold') {
       holdRules = message.rules;
       reply(true, { value: null });

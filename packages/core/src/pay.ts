@@ -123,8 +123,26 @@ export class Pay<A extends AnyAdapter = Adapter> {
         reconcile === undefined || kind === undefined
           ? (...args: unknown[]) => withinLogger(logger, () => perform(operation, args, ledger))
           : async (...args: unknown[]) => {
-              const record = await withinLogger(logger, () => perform(operation, args, ledger));
-              await registerCreated(reconcile, logger, adapter.provider, kind, record);
+              const register = (record: unknown) =>
+                registerCreated(reconcile, logger, adapter.provider, kind, record);
+              // Under a key, the object is registered before the ledger completes the key: a process killed in
+              // between leaves a stale key, which the reconciler resolves, instead of a completed key whose
+              // object nobody watches (docs/architecture.md#reconciliation).
+              let registered = false;
+              const registering: IdempotencyLedger = {
+                ...ledger,
+                run: (moneyOperation, input, key, invoke) =>
+                  ledger.run(moneyOperation, input, key, async (idempotency) => {
+                    const record = await invoke(idempotency);
+                    await register(record);
+                    registered = true;
+                    return record;
+                  }),
+              };
+              const record = await withinLogger(logger, () => perform(operation, args, registering));
+              // Without a key (or when the key had completed before), the object is registered now; watching
+              // an object twice changes nothing.
+              if (!registered) await register(record);
               return record;
             };
     }

@@ -2,7 +2,8 @@
 // refunds whose statuses a test moves, a signed webhook that raises the event of a status as Provider R and
 // Provider T do, and `resolve` by idempotency key (the provider keeps the key as its reference).
 
-import { defineAdapter, hmacSha512Hex, timingSafeIndexOf, webhookEvent } from '../src/adapter-toolkit.js';
+import { defineAdapter, timingSafeIndexOf, webhookEvent } from '../src/adapter-toolkit.js';
+import { hmacSha512Hex } from '../src/crypto.js';
 import {
   type AdapterTypes,
   NetworkError,

@@ -115,6 +115,31 @@ describe('registration on create', () => {
     );
   });
 
+  it('under an idempotency key, registers the object before the ledger completes the key', async () => {
+    // A process killed between the two steps must leave a stale key (which the reconciler resolves), never a
+    // completed key whose object nobody watches.
+    const book = createBook();
+    const steps: string[] = [];
+    const reconcile = createMemoryReconciliationStore();
+    const watch = reconcile.watch.bind(reconcile);
+    reconcile.watch = async (object) => {
+      steps.push(`watch ${object.id}`);
+      await watch(object);
+    };
+    const idempotency = createMemoryIdempotencyStore();
+    const complete = idempotency.complete.bind(idempotency);
+    idempotency.complete = async (key, lease, result) => {
+      steps.push(`complete ${key}`);
+      return complete(key, lease, result);
+    };
+    const pay = createPay(book.adapter, { reconcile, idempotency });
+    await pay.payments.create({ amount: 10, currency: 'EUR' }, { idempotencyKey: 'order-1' });
+    expect(steps).toEqual(['watch p1', 'complete order-1']);
+    // The same key again returns the recorded payment; watching it again changes nothing.
+    await pay.payments.create({ amount: 10, currency: 'EUR' }, { idempotencyKey: 'order-1' });
+    expect((await reconcile.backlog('providerT', T0)).watched).toBe(1);
+  });
+
   it('does not watch refunds of an adapter that cannot read them', async () => {
     const book = createBook({ refunds: false });
     const reconcile = createMemoryReconciliationStore();

@@ -131,6 +131,9 @@ runAdapterContract({
         name: 'checkouts.create',
         method: 'POST',
         path: /^\/v2\.0\/paymentRedirect\/merchant\/[^/]+$/,
+        // Provider R has no lookup by merchant reference (docs/providers/provider-r.md#calls): a keyed repeat of
+        // a creation whose answer never arrived is not sent again.
+        noLookup: { because: 'the provider has no lookup by merchant reference' },
         send: ({ pay }, _prepared, options) => pay.checkouts.create({ ...checkoutParams }, options),
         moved: (simulator) => simulator.transactions.length,
       },
@@ -138,6 +141,9 @@ runAdapterContract({
         name: 'payments.create',
         method: 'POST',
         path: /^\/v2\.0\/payment$/,
+        // Provider R has no lookup by merchant reference (docs/providers/provider-r.md#calls): a keyed repeat of
+        // a creation whose answer never arrived is not sent again.
+        noLookup: { because: 'the provider has no lookup by merchant reference' },
         send: ({ pay }, _prepared, options) => createPayment(pay, 100, 'CZK', options),
         moved: (simulator) => simulator.transactions.length,
       },
@@ -145,6 +151,9 @@ runAdapterContract({
         name: 'refunds.create',
         method: 'POST',
         path: /^\/v2\.0\/refund\.json$/,
+        // Provider R has no lookup by merchant reference (docs/providers/provider-r.md#calls): a keyed repeat of
+        // a creation whose answer never arrived is not sent again.
+        noLookup: { because: 'the provider has no lookup by merchant reference' },
         async prepare({ pay, simulator }) {
           const { id } = await createPayment(pay);
           simulator.pay(id);

@@ -128,6 +128,19 @@ runAdapterContract({
         moved: (simulator) => simulator.books().committedTransfers,
       },
       {
+        // A checkout runs the same quote → update → commit as a payment.
+        name: 'checkouts.create',
+        method: 'PUT',
+        path: COMMIT,
+        resendable: { because: 'the provider replays it by request id', sameHeader: 'x-client-request-id' },
+        send: ({ pay }, _prepared, options) =>
+          pay.checkouts.create(
+            { provider_metadata: { ...transferMetadata, amount: 100, currency: 'USD' } },
+            options,
+          ),
+        moved: (simulator) => simulator.books().committedTransfers,
+      },
+      {
         name: 'refunds.create',
         method: 'PUT',
         path: /^\/refund\/v2\/transactions\/[^/]+\/commit$/,

@@ -8,11 +8,11 @@
 import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import type { AnyAdapter, CallOptions } from '../adapter.js';
-import { provesNothingMoved } from '../error-marks.js';
 import { ProviderApiError, type ProviderErrorKind, ValidationError } from '../errors.js';
 import { OPERATION_NAMES, OPERATIONS, type Operation } from '../operations.js';
-import { createPay, type Pay } from '../pay.js';
-import type { Fault } from './kit/faults.js';
+import type { Pay } from '../pay.js';
+import { faultMatrixChecks } from './contract-faults.js';
+import { callsTo, rejectionOf, withSimulator } from './contract-run.js';
 import type { RecordedRequest } from './kit/requests.js';
 import type { PaymentSimulator } from './kit/simulator.js';
 
@@ -55,6 +55,15 @@ export interface MoneyMovingCall<S extends AnySimulator, A extends AnyAdapter> {
      * commit): every resend must carry the first attempt's value.
      */
     sameHeader?: string;
+  };
+  /**
+   * Present when the provider offers no way to learn whether this call landed when its answer never arrived
+   * (Provider R's creations: no lookup by merchant reference). A repeat with the same idempotency key then never
+   * sends it again: it fails with an error that does not say nothing moved, and the caller reconciles by hand.
+   */
+  noLookup?: {
+    /** Why the adapter cannot find out, e.g. `'the provider has no lookup by merchant reference'`. */
+    because: string;
   };
   /** Brings the simulator to where the call can be made (e.g. a paid payment to refund), without faults. */
   prepare?(context: SimulatorContext<S, A>): Promise<string | undefined>;
@@ -147,17 +156,6 @@ const PROVIDER_ERROR_KINDS = new Set<ProviderErrorKind>([
   'declined',
 ] satisfies ProviderErrorKind[]);
 
-/** The settings of every suite adapter: retries on, so a retry-safe money call shows up twice. */
-const SETTINGS: SuiteCallSettings = { retry: 2, timeoutMs: 400 };
-
-/** The faults every money-moving call is put through; none may make it reach the provider twice. */
-const MONEY_FAULTS: readonly { name: string; fault: Fault }[] = [
-  { name: 'a reply lost after the provider processed the call', fault: { kind: 'drop-after' } },
-  { name: 'HTTP 500', fault: { kind: 'status', status: 500 } },
-  { name: 'HTTP 503', fault: { kind: 'status', status: 503 } },
-  { name: 'a timeout', fault: { kind: 'delay', ms: 1_000 } },
-];
-
 /** Amounts per minor digits: the classic float traps (`19.99 * 100`, `0.29 * 100`, `1.005 * 1000`). */
 const EXACT_AMOUNTS: Readonly<Record<SupportedCurrency['decimals'], readonly number[]>> = {
   0: [500, 19],
@@ -167,39 +165,6 @@ const EXACT_AMOUNTS: Readonly<Record<SupportedCurrency['decimals'], readonly num
 
 /** An amount one digit finer than the currency allows: refused before any upstream call. */
 const TOO_FINE: Readonly<Record<SupportedCurrency['decimals'], number>> = { 0: 19.5, 2: 1.005, 3: 1.0005 };
-
-/** The rejection of `promise`, or fails when it resolves. */
-async function rejectionOf(promise: Promise<unknown>, what: string): Promise<unknown> {
-  const settled = await promise.then(
-    (value) => ({ resolved: true as const, value }),
-    (error: unknown) => ({ resolved: false as const, error }),
-  );
-  if (settled.resolved)
-    throw new Error(`${what} resolved (${JSON.stringify(settled.value)}) instead of failing`);
-  return settled.error;
-}
-
-/** Runs `body` against a fresh simulator, with a suite adapter and a `Pay` for it; stops the simulator after. */
-async function withSimulator<S extends AnySimulator, A extends AnyAdapter>(
-  contract: SimulatorContract<S, A>,
-  body: (context: SimulatorContext<S, A>) => Promise<void>,
-): Promise<void> {
-  const simulator = await contract.start();
-  try {
-    const adapter = contract.createAdapter(simulator, SETTINGS);
-    const pay = createPay(adapter);
-    await body({ simulator, adapter, pay });
-  } finally {
-    await simulator.close();
-  }
-}
-
-/** The requests the simulator received for `method` and `path`. */
-function callsTo(simulator: AnySimulator, method: string, path: RegExp): RecordedRequest[] {
-  return simulator.requests.filter(
-    (request) => request.method === method.toUpperCase() && path.test(request.path),
-  );
-}
 
 /** Every way an error can be shown: message, stack, JSON, and the whole inspected object with its causes. */
 function renderingsOf(error: unknown): string {
@@ -318,67 +283,7 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
     }),
   );
 
-  for (const call of contract.moneyMovingCalls) {
-    const header = call.resendable?.sameHeader?.toLowerCase();
-    for (const { name, fault } of MONEY_FAULTS) {
-      const rule = call.resendable
-        ? `moves money once when ${call.name} is resent under ${name} (${call.resendable.because})`
-        : `sends ${call.name} once under ${name}`;
-      check(`${rule}, and an error does not claim nothing moved`, () =>
-        withSimulator(contract, async (context) => {
-          const prepared = await call.prepare?.(context);
-          const before = callsTo(context.simulator, call.method, call.path).length;
-          const movedBefore = call.moved(context.simulator);
-          context.simulator.faults.inject({ method: call.method, path: call.path, times: 3, fault });
-          const outcome = await call.send(context, prepared, {}).then(
-            () => undefined,
-            (error: unknown) => ({ error: seen(`${call.name} under ${name}`, error) }),
-          );
-          context.simulator.faults.clear();
-          const sent = callsTo(context.simulator, call.method, call.path).slice(before);
-          if (header) {
-            const values = new Set(sent.map((request) => request.headers[header]));
-            expect([...values], `${header} values sent`).toEqual([expect.stringMatching(/./)]);
-          }
-          if (!call.resendable) {
-            expect(sent.length, `${call.method} requests sent for ${call.name} under ${name}`).toBe(1);
-            expect(outcome, `${call.name} under ${name} resolved`).toBeDefined();
-          }
-          expect(call.moved(context.simulator) - movedBefore, 'times the money moved').toBeLessThanOrEqual(1);
-          if (outcome)
-            expect(
-              provesNothingMoved(outcome.error),
-              `the error says nothing moved: ${String(outcome.error)}`,
-            ).toBe(false);
-        }),
-      );
-    }
-    check(
-      `moves money once when ${call.name} is repeated with its idempotency key after a lost reply, and reports a refusal of the repeat as outcome unknown`,
-      () =>
-        withSimulator(contract, async (context) => {
-          const prepared = await call.prepare?.(context);
-          const movedBefore = call.moved(context.simulator);
-          const options = { idempotencyKey: `conformance-${call.name}-lost-reply` };
-          context.simulator.faults.inject({
-            method: call.method,
-            path: call.path,
-            fault: { kind: 'drop-after' },
-          });
-          await call
-            .send(context, prepared, options)
-            .catch((error: unknown) => seen(`${call.name} with a lost reply`, error));
-          expect(call.moved(context.simulator) - movedBefore, 'the lost call landed').toBe(1);
-          const again = await call.send(context, prepared, options).then(
-            () => undefined,
-            (error: unknown) => seen(`${call.name} repeated after a lost reply`, error),
-          );
-          if (again !== undefined)
-            expect(provesNothingMoved(again), `the repeat says nothing moved: ${String(again)}`).toBe(false);
-          expect(call.moved(context.simulator) - movedBefore, 'money moved by the repeat').toBe(1);
-        }),
-    );
-  }
+  checks.push(...faultMatrixChecks(contract, seen));
 
   const { amounts } = contract;
   for (const { currency, decimals, minimum = 0 } of amounts.currencies) {

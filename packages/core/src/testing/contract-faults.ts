@@ -190,6 +190,77 @@ type Seen = (where: string, error: unknown) => unknown;
 /** The idempotency key every run of `call` uses: the same in the fault-free runs and the faulted one. */
 const keyOf = (call: { name: string }): CallOptions => ({ idempotencyKey: `conformance-${call.name}` });
 
+/** Whether `request` is a call to one of `steps`. */
+const isOneOf = (request: RecordedRequest, steps: readonly UpstreamStep[]) =>
+  steps.some((step) => step.method === request.method && step.path.test(request.path));
+
+/**
+ * What the first, faulted attempt of a money-moving call must show: the documented error class naming the call it
+ * reached, the operation stopped there, and the money moved as far as the provider acted.
+ */
+function expectFailedAt<S extends AnySimulator, A extends AnyAdapter>(
+  call: MoneyMovingCall<S, A>,
+  steps: readonly UpstreamStep[],
+  step: UpstreamStep,
+  moneyStep: number,
+  matrix: MatrixFault,
+  failure: { error: unknown; sent: readonly RecordedRequest[]; moved: number; where: string },
+): void {
+  const { error, sent, moved, where } = failure;
+  const attempts = attemptsOf(sent, step);
+  const requestId = attempts[0]?.requestId ?? '';
+  expect(attempts.length, `attempts of ${where}`).toBeGreaterThan(0);
+  expect(
+    IS_ERROR_CLASS[matrix.error](error),
+    `${where}: expected a ${matrix.error}, got ${String(error)}`,
+  ).toBe(true);
+  if (matrix.fault.kind === 'status')
+    expect(error, `${where}: the HTTP status and request id of the error`).toMatchObject({
+      status: matrix.fault.status,
+      requestId,
+    });
+  if (matrix.error === 'NetworkError')
+    expect(namesCall(error, requestId), `${where}: the error names the call it reached (${requestId})`).toBe(
+      true,
+    );
+  if (matrix.fault.kind === 'delay')
+    expect(
+      causeChain(error).some((link) => /timed out/.test((link as Error).message)),
+      `${where}: the error (or its cause) says the call timed out: ${String(error)}`,
+    ).toBe(true);
+
+  // The operation stopped at the failed step: nothing after it was sent but a re-read of an earlier step's kind.
+  const later = sent.slice(step.index).filter((request) => !isOneOf(request, steps.slice(0, step.index + 1)));
+  expect(
+    later.map((request) => `${request.method} ${request.path}`),
+    `${where}: calls sent after the failed step`,
+  ).toEqual([]);
+  // One request id per logical call: each id names one method and path.
+  const callOf = new Map<string, string>();
+  for (const request of sent) {
+    const named = `${request.method} ${request.path}`;
+    expect(
+      callOf.get(request.requestId) ?? named,
+      `${where}: the calls sharing request id ${request.requestId}`,
+    ).toBe(named);
+    callOf.set(request.requestId, named);
+  }
+
+  const landed = step.index < moneyStep ? 0 : step.index > moneyStep || matrix.handled ? 1 : 0;
+  expect(moved, `${where}: times the money moved`).toBe(landed);
+  if (step.index !== moneyStep) return;
+  // The caller cannot tell whether the money call landed: the error must neither say it did not nor invite a resend.
+  expect(provesNothingMoved(error), `${where}: the error says nothing moved: ${String(error)}`).toBe(false);
+  if (ProviderApiError.isInstance(error)) expect(error.retryable, `${where}: retryable`).toBe(false);
+  const header = call.resendable?.sameHeader?.toLowerCase();
+  if (!call.resendable) expect(attempts.length, `${where}: requests sent`).toBe(1);
+  else if (header)
+    expect(
+      [...new Set(attempts.map((request) => request.headers[header]))],
+      `${where}: ${header} values`,
+    ).toEqual([expect.stringMatching(/./)]);
+}
+
 /**
  * One money-moving call under `fault` at `step`, then repeated with its idempotency key: every rule of the
  * matrix, each failing with a message that names the call, the step and the fault.
@@ -197,6 +268,7 @@ const keyOf = (call: { name: string }): CallOptions => ({ idempotencyKey: `confo
 async function faultMoneyStep<S extends AnySimulator, A extends AnyAdapter>(
   contract: SimulatorContract<S, A>,
   call: MoneyMovingCall<S, A>,
+  steps: readonly UpstreamStep[],
   step: UpstreamStep,
   moneyStep: number,
   matrix: MatrixFault,
@@ -214,52 +286,16 @@ async function faultMoneyStep<S extends AnySimulator, A extends AnyAdapter>(
     // A delayed call is still handled after the client gave up: the books are final once it has been.
     if (matrix.fault.kind === 'delay') await sleep(DELAY_MS + 150);
     const sent = simulator.requests.slice(before);
-    const attempts = attemptsOf(sent, step);
-    expect(attempts.length, `attempts of ${where}`).toBeGreaterThan(0);
-
-    expect(
-      IS_ERROR_CLASS[matrix.error](error),
-      `${where}: expected a ${matrix.error}, got ${String(error)}`,
-    ).toBe(true);
-    if (matrix.fault.kind === 'status')
-      expect((error as ProviderApiError).status, `HTTP status of the error of ${where}`).toBe(
-        matrix.fault.status,
-      );
-    if (matrix.error !== 'InvalidResponseError') {
-      const requestId = attempts[0]?.requestId ?? '';
-      expect(
-        namesCall(error, requestId),
-        `${where}: the error names the call it reached (${requestId})`,
-      ).toBe(true);
-    }
-
-    const moneyCalls = sent.filter(
-      (request) => request.method === call.method.toUpperCase() && call.path.test(request.path),
-    );
     const moved = call.moved(simulator) - movedBefore;
-    if (step.index < moneyStep) {
-      expect(moneyCalls.length, `${where}: calls to ${call.method} ${call.path} after the failed step`).toBe(
-        0,
-      );
-      expect(moved, `${where}: times the money moved`).toBe(0);
-    } else {
-      const landed = step.index > moneyStep || matrix.handled ? 1 : 0;
-      expect(moved, `${where}: times the money moved`).toBe(landed);
-    }
-    // The caller cannot tell whether the money call landed: the error must not say it did not.
-    if (step.index === moneyStep)
-      expect(provesNothingMoved(error), `${where}: the error says nothing moved: ${String(error)}`).toBe(
-        false,
-      );
-    if (step.index === moneyStep) {
-      const header = call.resendable?.sameHeader?.toLowerCase();
-      if (!call.resendable) expect(attempts.length, `${where}: requests sent`).toBe(1);
-      else if (header)
-        expect(
-          [...new Set(attempts.map((request) => request.headers[header]))],
-          `${where}: ${header} values`,
-        ).toEqual([expect.stringMatching(/./)]);
-    }
+    expectFailedAt(call, steps, step, moneyStep, matrix, { error, sent, moved, where });
+    call.expectFailure?.({
+      step: step.index,
+      attempts: attemptsOf(sent, step),
+      fault: matrix.fault,
+      error,
+      simulator,
+      prepared,
+    });
 
     // The repeat with the same key resumes where the first attempt stopped: the money moves exactly once, and a
     // refusal of the repeat (the provider already holds what the lost reply hid) does not say nothing moved. Where
@@ -346,7 +382,8 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
             moneyStep,
             `the steps of ${call.name} (${steps.map((step) => step.label).join(', ')}) include ${call.method} ${call.path}`,
           ).toBeGreaterThanOrEqual(0);
-          for (const step of steps) await faultMoneyStep(contract, call, step, moneyStep, matrix, seen);
+          for (const step of steps)
+            await faultMoneyStep(contract, call, steps, step, moneyStep, matrix, seen);
         },
       );
     }

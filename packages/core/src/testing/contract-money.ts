@@ -13,6 +13,7 @@ import { OPERATION_NAMES, OPERATIONS, type Operation } from '../operations.js';
 import type { Pay } from '../pay.js';
 import { faultMatrixChecks } from './contract-faults.js';
 import { callsTo, rejectionOf, withSimulator } from './contract-run.js';
+import type { Fault } from './kit/faults.js';
 import type { RecordedRequest } from './kit/requests.js';
 import type { PaymentSimulator } from './kit/simulator.js';
 
@@ -71,6 +72,27 @@ export interface MoneyMovingCall<S extends AnySimulator, A extends AnyAdapter> {
   send(context: SimulatorContext<S, A>, prepared: string | undefined, options: CallOptions): Promise<unknown>;
   /** How many times the money moved in the simulator's books (payments opened, refunds made…). */
   moved(simulator: S): number;
+  /**
+   * What the provider's own documentation adds about a failure of this call at one of its upstream steps (the
+   * step named in the error's `context`, the reference to reconcile with, which calls it retries): the fault
+   * matrix calls it after each faulted attempt, and it throws when the error or the books say otherwise.
+   */
+  expectFailure?(failure: FaultedStep<S>): void;
+}
+
+/** A money-moving call that failed under one fault of the suite's fault matrix, as `expectFailure` sees it. */
+export interface FaultedStep<S extends AnySimulator> {
+  /** Which upstream call of the operation was faulted (0-based, in the order the operation makes them). */
+  step: number;
+  /** Every attempt of the faulted call the simulator received (they share its request id). */
+  attempts: readonly RecordedRequest[];
+  fault: Fault;
+  /** What the operation rejected with. */
+  error: unknown;
+  /** The simulator, its books final (a delayed call has been handled). */
+  simulator: S;
+  /** What `prepare` returned. */
+  prepared: string | undefined;
 }
 
 /** One currency the adapter accepts, by its number of minor digits. */

@@ -291,6 +291,7 @@ async function faultMoneyStep<S extends AnySimulator, A extends AnyAdapter>(
     call.expectFailure?.({
       step: step.index,
       attempts: attemptsOf(sent, step),
+      sent,
       fault: matrix.fault,
       error,
       simulator,

@@ -86,6 +86,8 @@ export interface FaultedStep<S extends AnySimulator> {
   step: number;
   /** Every attempt of the faulted call the simulator received (they share its request id). */
   attempts: readonly RecordedRequest[];
+  /** Every request the failed operation sent, in order (`prepare`'s excluded). */
+  sent: readonly RecordedRequest[];
   fault: Fault;
   /** What the operation rejected with. */
   error: unknown;

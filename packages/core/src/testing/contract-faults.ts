@@ -288,7 +288,7 @@ async function faultMoneyStep<S extends AnySimulator, A extends AnyAdapter>(
     const sent = simulator.requests.slice(before);
     const moved = call.moved(simulator) - movedBefore;
     expectFailedAt(call, steps, step, moneyStep, matrix, { error, sent, moved, where });
-    call.expectFailure?.({
+    await call.expectFailure?.({
       step: step.index,
       attempts: attemptsOf(sent, step),
       sent,
@@ -296,6 +296,7 @@ async function faultMoneyStep<S extends AnySimulator, A extends AnyAdapter>(
       error,
       simulator,
       prepared,
+      idempotencyKey: keyOf(call).idempotencyKey as string,
     });
 
     // The repeat with the same key resumes where the first attempt stopped: the money moves exactly once, and a

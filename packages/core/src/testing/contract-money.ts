@@ -77,7 +77,7 @@ export interface MoneyMovingCall<S extends AnySimulator, A extends AnyAdapter> {
    * step named in the error's `context`, the reference to reconcile with, which calls it retries): the fault
    * matrix calls it after each faulted attempt, and it throws when the error or the books say otherwise.
    */
-  expectFailure?(failure: FaultedStep<S>): void;
+  expectFailure?(failure: FaultedStep<S>): void | Promise<void>;
 }
 
 /** A money-moving call that failed under one fault of the suite's fault matrix, as `expectFailure` sees it. */
@@ -95,6 +95,8 @@ export interface FaultedStep<S extends AnySimulator> {
   simulator: S;
   /** What `prepare` returned. */
   prepared: string | undefined;
+  /** The idempotency key the call was sent with (a provider reference derived from it is found from it). */
+  idempotencyKey: string;
 }
 
 /** One currency the adapter accepts, by its number of minor digits. */

@@ -336,7 +336,7 @@ async function faultReadStep<S extends AnySimulator, A extends AnyAdapter>(
   matrix: MatrixFault,
   seen: Seen,
 ): Promise<void> {
-  const where = `${operation}('${id}'), step ${step.index + 1} (${step.label}) under one ${matrix.name}`;
+  const where = `${operation}('${id}'), step ${step.index + 1} (${step.label}) with one attempt meeting ${matrix.name}`;
   await withSimulator(contract, async ({ simulator, adapter }) => {
     const before = simulator.requests.length;
     armAt(simulator, step, matrix.fault, 1);

@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import type { AnyAdapter, CallOptions } from '../adapter.js';
 import { provesNothingMoved } from '../error-marks.js';
 import { InvalidResponseError, NetworkError, ProviderApiError } from '../errors.js';
-import { OPERATION_NAMES, OPERATIONS, type Operation } from '../operations.js';
+import { OPERATIONS, type Operation } from '../operations.js';
 import type {
   AnySimulator,
   ContractCheck,
@@ -18,7 +18,13 @@ import type {
   SimulatorContext,
   SimulatorContract,
 } from './contract-money.js';
-import { rejectionOf, SUITE_SETTINGS, withSimulator } from './contract-run.js';
+import {
+  rejectionOf,
+  SUITE_SETTINGS,
+  type UnknownIdRead,
+  unknownIdReads,
+  withSimulator,
+} from './contract-run.js';
 import type { Fault } from './kit/faults.js';
 import type { RecordedRequest } from './kit/requests.js';
 
@@ -332,6 +338,7 @@ async function faultReadStep<S extends AnySimulator, A extends AnyAdapter>(
   contract: SimulatorContract<S, A>,
   operation: Operation,
   id: string,
+  read: UnknownIdRead['read'],
   step: UpstreamStep,
   matrix: MatrixFault,
   seen: Seen,
@@ -340,8 +347,7 @@ async function faultReadStep<S extends AnySimulator, A extends AnyAdapter>(
   await withSimulator(contract, async ({ simulator, adapter }) => {
     const before = simulator.requests.length;
     armAt(simulator, step, matrix.fault, 1);
-    const read = (adapter[OPERATIONS[operation].method] as (id: string) => Promise<unknown>)(id);
-    const result = await read.catch((error: unknown) => seen(where, error));
+    const result = await read(adapter).catch((error: unknown) => seen(where, error));
     expect(result, where).toBeNull();
     const attempts = attemptsOf(simulator.requests.slice(before), step);
     expect(attempts.length, `${where}: attempts sent with one request id`).toBe(2);
@@ -396,20 +402,13 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
       `retries each read of an id the provider does not hold when one attempt meets ${matrix.name}, at each upstream step, and resolves null`,
       () =>
         withSimulator(contract, async ({ adapter }) => {
-          const reads = OPERATION_NAMES.filter(
-            (operation) => OPERATIONS[operation].orNull && adapter.capabilities.includes(operation),
-          );
-          for (const operation of reads) {
-            const id = contract.unknownIds[operation];
-            expect(id, `SimulatorContract.unknownIds['${operation}']`).toBeTypeOf('string');
+          for (const { operation, id, read } of unknownIdReads(contract as SimulatorContract, adapter)) {
             const scenario: Scenario<S, A> = {
               prepare: async () => undefined,
-              run: ({ adapter: fresh }) =>
-                (fresh[OPERATIONS[operation].method] as (id: string) => Promise<unknown>)(id as string),
+              run: ({ adapter: fresh }) => read(fresh),
             };
             const steps = await stepsOf(contract, scenario, `${operation}('${id}')`);
-            for (const step of steps)
-              await faultReadStep(contract, operation, id as string, step, matrix, seen);
+            for (const step of steps) await faultReadStep(contract, operation, id, read, step, matrix, seen);
           }
         }),
     );

@@ -9,10 +9,10 @@ import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import type { AnyAdapter, CallOptions } from '../adapter.js';
 import { ProviderApiError, type ProviderErrorKind, ValidationError } from '../errors.js';
-import { OPERATION_NAMES, OPERATIONS, type Operation } from '../operations.js';
+import type { Operation } from '../operations.js';
 import type { Pay } from '../pay.js';
 import { faultMatrixChecks } from './contract-faults.js';
-import { callsTo, rejectionOf, withSimulator } from './contract-run.js';
+import { callsTo, rejectionOf, unknownIdReads, withSimulator } from './contract-run.js';
 import type { Fault } from './kit/faults.js';
 import type { RecordedRequest } from './kit/requests.js';
 import type { PaymentSimulator } from './kit/simulator.js';
@@ -342,15 +342,10 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
 
   check('resolves a read of an id the provider does not hold to null', () =>
     withSimulator(contract, async ({ adapter }) => {
-      const reads = OPERATION_NAMES.filter(
-        (operation) => OPERATIONS[operation].orNull && adapter.capabilities.includes(operation),
-      );
-      for (const operation of reads) {
-        const id = contract.unknownIds[operation];
-        expect(id, `SimulatorContract.unknownIds['${operation}']`).toBeTypeOf('string');
-        const method = OPERATIONS[operation].method;
-        const read = (adapter[method] as (id: string) => Promise<unknown>)(id as string);
-        const result = await read.catch((error: unknown) => seen(`${operation} of an unknown id`, error));
+      for (const { operation, id, read } of unknownIdReads(contract as SimulatorContract, adapter)) {
+        const result = await read(adapter).catch((error: unknown) =>
+          seen(`${operation} of an unknown id`, error),
+        );
         expect(result, `${operation}('${id}')`).toBeNull();
       }
     }),

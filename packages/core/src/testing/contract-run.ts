@@ -1,9 +1,11 @@
 /**
  * What every simulator check of the conformance suite (docs/architecture.md#conformance-suite) runs on: the
- * settings of the suite's adapters, a fresh simulator per check, and readings of the simulator's request log.
+ * settings of the suite's adapters, a fresh simulator per check, readings of the simulator's request log, and
+ * the reads of ids the provider does not hold.
  */
-
+import { expect } from 'vitest';
 import type { AnyAdapter } from '../adapter.js';
+import { OPERATION_NAMES, OPERATIONS, type Operation } from '../operations.js';
 import { createPay } from '../pay.js';
 import type {
   AnySimulator,
@@ -47,4 +49,28 @@ export function callsTo(simulator: AnySimulator, method: string, path: RegExp): 
   return simulator.requests.filter(
     (request) => request.method === method.toUpperCase() && path.test(request.path),
   );
+}
+
+/** A read that may resolve `null`, and the id the provider does not hold the contract gives for it. */
+export interface UnknownIdRead {
+  operation: Operation;
+  id: string;
+  /** Calls the read on `adapter`. */
+  read(adapter: AnyAdapter): Promise<unknown>;
+}
+
+/** Each read `adapter` supports that may resolve `null`, with its unknown id (failing when the contract has none). */
+export function unknownIdReads(contract: SimulatorContract, adapter: AnyAdapter): UnknownIdRead[] {
+  return OPERATION_NAMES.filter(
+    (operation) => OPERATIONS[operation].orNull && adapter.capabilities.includes(operation),
+  ).map((operation) => {
+    const id = contract.unknownIds[operation];
+    expect(id, `SimulatorContract.unknownIds['${operation}']`).toBeTypeOf('string');
+    const method = OPERATIONS[operation].method;
+    return {
+      operation,
+      id: id as string,
+      read: (reader) => (reader[method] as (id: string) => Promise<unknown>)(id as string),
+    };
+  });
 }

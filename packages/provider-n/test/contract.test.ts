@@ -49,14 +49,14 @@ async function expectProviderNFailure({
   simulator,
   prepared,
   idempotencyKey,
+  settings,
 }: FaultedStep<ProviderNSimulator>) {
   const [first] = attempts;
   const acted = ACTED.has(fault.kind);
   const context = (error as { context?: Record<string, unknown> }).context ?? {};
   const { transactions, refunds } = simulator.books();
   if (LOGIN.test(first?.path ?? '')) {
-    // The suite's adapters retry twice.
-    expect(attempts).toHaveLength(fault.kind === 'malformed' ? 1 : 3);
+    expect(attempts).toHaveLength(fault.kind === 'malformed' ? 1 : settings.retry + 1);
     if (fault.kind === 'drop' || fault.kind === 'drop-after' || fault.kind === 'delay')
       expect(error).toMatchObject({ outcome: 'not_sent' });
     expect([transactions.length, refunds.length]).toEqual([0, 0]);

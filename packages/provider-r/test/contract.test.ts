@@ -75,12 +75,20 @@ const ACTED = new Set(['drop-after', 'delay', 'malformed']);
 function providerRFailure(
   books: (simulator: ProviderRSimulator, step: number, acted: boolean, id: string) => void,
 ) {
-  return ({ step, attempts, sent, fault, error, simulator, prepared }: FaultedStep<ProviderRSimulator>) => {
+  return ({
+    step,
+    attempts,
+    sent,
+    fault,
+    error,
+    simulator,
+    prepared,
+    settings,
+  }: FaultedStep<ProviderRSimulator>) => {
     const [first] = attempts;
     const path = first?.path ?? '';
     const creation = CHECKOUT.test(path) || PAYMENT.test(path) || REFUND.test(path);
-    // The suite's adapters retry twice.
-    expect(attempts).toHaveLength(creation || fault.kind === 'malformed' ? 1 : 3);
+    expect(attempts).toHaveLength(creation || fault.kind === 'malformed' ? 1 : settings.retry + 1);
     expect(first?.requestId).toMatch(/^[0-9a-f-]{36}$/);
     if (fault.kind === 'drop' || fault.kind === 'drop-after' || fault.kind === 'delay')
       expect((error as { context?: { requestId?: string } }).context?.requestId).toBe(first?.requestId);

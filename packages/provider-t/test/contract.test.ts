@@ -135,6 +135,7 @@ function expectTransferFailure({
   error,
   simulator,
   prepared,
+  settings,
 }: FaultedStep<ProviderTSimulator>) {
   const [first] = attempts;
   const row = T_STEPS.find(({ path }) => path.test(first?.path ?? ''));
@@ -155,8 +156,7 @@ function expectTransferFailure({
   expect(first?.requestId).toMatch(/^[0-9a-f-]{36}$/);
   // The operation stopped at the failed call: it was the last one sent.
   expect(sent.at(-1)?.requestId).toBe(first?.requestId);
-  // The suite's adapters retry twice.
-  expect(attempts).toHaveLength(row.retried && fault.kind !== 'malformed' ? 3 : 1);
+  expect(attempts).toHaveLength(row.retried && fault.kind !== 'malformed' ? settings.retry + 1 : 1);
   row.books(simulator, ACTED.has(fault.kind), id);
 }
 

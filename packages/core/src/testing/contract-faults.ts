@@ -303,6 +303,7 @@ async function faultMoneyStep<S extends AnySimulator, A extends AnyAdapter>(
       simulator,
       prepared,
       idempotencyKey: keyOf(call).idempotencyKey as string,
+      settings: SUITE_SETTINGS,
     });
 
     // The repeat with the same key resumes where the first attempt stopped: the money moves exactly once, and a

@@ -97,6 +97,8 @@ export interface FaultedStep<S extends AnySimulator> {
   prepared: string | undefined;
   /** The idempotency key the call was sent with (a provider reference derived from it is found from it). */
   idempotencyKey: string;
+  /** The settings of the adapter that failed (a retried call was sent `settings.retry + 1` times). */
+  settings: SuiteCallSettings;
 }
 
 /** One currency the adapter accepts, by its number of minor digits. */

@@ -75,20 +75,12 @@ const ACTED = new Set(['drop-after', 'delay', 'malformed']);
 function providerRFailure(
   books: (simulator: ProviderRSimulator, step: number, acted: boolean, id: string) => void,
 ) {
-  return ({
-    step,
-    attempts,
-    sent,
-    fault,
-    error,
-    simulator,
-    prepared,
-    settings,
-  }: FaultedStep<ProviderRSimulator>) => {
+  return (failure: FaultedStep<ProviderRSimulator>) => {
+    const { attempts, sent, fault, error } = failure;
     const [first] = attempts;
     const path = first?.path ?? '';
     const creation = CHECKOUT.test(path) || PAYMENT.test(path) || REFUND.test(path);
-    expect(attempts).toHaveLength(creation || fault.kind === 'malformed' ? 1 : settings.retry + 1);
+    expect(attempts).toHaveLength(creation || fault.kind === 'malformed' ? 1 : failure.settings.retry + 1);
     expect(first?.requestId).toMatch(/^[0-9a-f-]{36}$/);
     if (fault.kind === 'drop' || fault.kind === 'drop-after' || fault.kind === 'delay')
       expect((error as { context?: { requestId?: string } }).context?.requestId).toBe(first?.requestId);
@@ -97,7 +89,7 @@ function providerRFailure(
       (PREAUTH.test(path) || PENDING_PAYMENT.test(path)) && ProviderApiError.isInstance(error);
     expect(sent.at(reconciled ? -2 : -1)?.requestId).toBe(first?.requestId);
     if (reconciled) expect(sent.at(-1)?.path).toMatch(STATUS);
-    books(simulator, step, ACTED.has(fault.kind), prepared ?? '');
+    books(failure.simulator, failure.step, ACTED.has(fault.kind), failure.prepared ?? '');
   };
 }
 

@@ -30,6 +30,7 @@ const CAUGHT_BY: Readonly<Record<PlantedBug, RegExp>> = {
   'read-marked-not-retry-safe':
     /^retries each read of an id the provider does not hold when one attempt meets HTTP 503/,
   'refund-ignores-failed-check': /^refunds\.create under HTTP 500 at each upstream step/,
+  'unreadable-reply-read-as-refusal': /^checkouts\.create under a truncated reply at each upstream step/,
 };
 
 describe('the conformance suite catches each money bug planted in the fixture adapter', () => {

@@ -51,6 +51,7 @@ export const PLANTED_BUGS = [
   'retry-starts-again',
   'read-marked-not-retry-safe',
   'refund-ignores-failed-check',
+  'unreadable-reply-read-as-refusal',
 ] as const;
 
 export type PlantedBug = (typeof PLANTED_BUGS)[number];
@@ -113,9 +114,10 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
     authorization: { header: async () => `Bearer ${config.secretKey}` },
     errors,
     readEnvelope(reply, call): EnvelopeReading {
-      // A reply that is not the gateway's envelope proves nothing about what it did: unreadable, never a refusal.
+      // A reply that is not the gateway's envelope proves nothing about what it did: unreadable, never a refusal
+      // (the planted bug: read as a refusal, which says nothing moved).
       const body =
-        reply.status < 400
+        reply.status < 400 && bug !== 'unreadable-reply-read-as-refusal'
           ? parseReply(envelopeSchema, parseJson(reply.text), { provider, call: call.call })
           : (parseJson(reply.text) as { status?: unknown; message?: unknown; data?: unknown } | undefined);
       if (body?.status === true && reply.status < 300) return { ok: true, body: body.data };

@@ -1,7 +1,10 @@
 import type { CallOptions, Pay } from '@pay/core';
-import { runAdapterContract } from '@pay/core/testing/contract';
+import { keyedReference } from '@pay/core/adapter';
+import { type FaultedStep, runAdapterContract } from '@pay/core/testing/contract';
+import { expect } from 'vitest';
 import { createProviderN, type ProviderNAdapter, providerN } from '../src/index.js';
 import {
+  type ProviderNSimulator,
   providerNWebhookRequest,
   signProviderNWebhook,
   startProviderNSimulator,
@@ -25,6 +28,52 @@ const openCheckout = (
     },
     options,
   );
+
+const LOGIN = /^\/v1\/auth\/login$/;
+const INIT = /^\/v1\/merchant\/transactions\/init-transaction$/;
+const REFUND = /^\/v1\/refunds\/initiate-refund$/;
+
+/** Faults after which the provider acted on the call although its answer was lost. */
+const ACTED = new Set(['drop-after', 'delay', 'malformed']);
+
+/**
+ * Provider N's side of a failed checkout or refund: a login is retried and, when it could not connect, proves the
+ * API call was never sent; a failed init-transaction or initiate-refund names the `paymentReference` /
+ * `refundReference` it was sent with, which finds it in the books when the provider acted on it, and the
+ * `transactionReference` refunded; nothing is opened or refunded twice.
+ */
+async function expectProviderNFailure({
+  attempts,
+  fault,
+  error,
+  simulator,
+  prepared,
+  idempotencyKey,
+  settings,
+}: FaultedStep<ProviderNSimulator>) {
+  const [first] = attempts;
+  const acted = ACTED.has(fault.kind);
+  const context = (error as { context?: Record<string, unknown> }).context ?? {};
+  const { transactions, refunds } = simulator.books();
+  if (LOGIN.test(first?.path ?? '')) {
+    expect(attempts).toHaveLength(fault.kind === 'malformed' ? 1 : settings.retry + 1);
+    if (fault.kind === 'drop' || fault.kind === 'drop-after' || fault.kind === 'delay')
+      expect(error).toMatchObject({ outcome: 'not_sent' });
+    expect([transactions.length, refunds.length]).toEqual([0, 0]);
+  } else if (INIT.test(first?.path ?? '')) {
+    expect(context.paymentReference).toBe(await keyedReference(idempotencyKey));
+    expect([transactions.length, refunds.length]).toEqual([acted ? 1 : 0, 0]);
+    if (acted) expect(transactions[0]?.paymentReference).toBe(context.paymentReference);
+  } else if (REFUND.test(first?.path ?? '')) {
+    expect(context).toMatchObject({
+      transactionReference: prepared,
+      refundReference: await keyedReference(idempotencyKey),
+    });
+    expect(refunds).toHaveLength(acted ? 1 : 0);
+    expect(transactions[0]?.refundableAmount).toBe(acted ? 4000 : 5000);
+    if (acted) expect(refunds[0]?.refundReference).toBe(context.refundReference);
+  } else throw new Error(`no Provider N step for ${first?.method} ${first?.path}`);
+}
 
 runAdapterContract({
   name: '@pay/provider-n',
@@ -99,14 +148,15 @@ runAdapterContract({
       {
         name: 'checkouts.create',
         method: 'POST',
-        path: /^\/v1\/merchant\/transactions\/init-transaction$/,
+        path: INIT,
         send: ({ pay }, _prepared, options) => openCheckout(pay, 5000, options),
         moved: (simulator) => simulator.books().transactions.length,
+        expectFailure: expectProviderNFailure,
       },
       {
         name: 'refunds.create',
         method: 'POST',
-        path: /^\/v1\/refunds\/initiate-refund$/,
+        path: REFUND,
         async prepare({ pay, simulator }) {
           const checkout = await openCheckout(pay);
           simulator.complete(checkout.id);
@@ -115,6 +165,7 @@ runAdapterContract({
         send: ({ pay }, transactionReference, options) =>
           pay.refunds.create({ payment_id: transactionReference as string, amount: 1000 }, options),
         moved: (simulator) => simulator.books().refunds.length,
+        expectFailure: expectProviderNFailure,
       },
     ],
     amounts: {

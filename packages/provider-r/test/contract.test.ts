@@ -1,7 +1,13 @@
 import type { CallOptions, Pay } from '@pay/core';
-import { runAdapterContract } from '@pay/core/testing/contract';
+import { ProviderApiError } from '@pay/core';
+import { type FaultedStep, runAdapterContract } from '@pay/core/testing/contract';
+import { expect } from 'vitest';
 import { createProviderR, type ProviderRAdapter, providerR } from '../src/index.js';
-import { buildProviderRPush, startProviderRSimulator } from '../src/testing/index.js';
+import {
+  buildProviderRPush,
+  type ProviderRSimulator,
+  startProviderRSimulator,
+} from '../src/testing/index.js';
 import {
   checkoutParams,
   FORM,
@@ -48,6 +54,47 @@ const createPayment = (
     { customer: { id: 'cust_42' }, amount, currency, provider_metadata: { email: 'payer@example.com' } },
     options,
   );
+
+const STATUS = /^\/v1\.0\/status$/;
+const CHECKOUT = /^\/v2\.0\/paymentRedirect\/merchant\/[^/]+$/;
+const PAYMENT = /^\/v2\.0\/payment$/;
+const REFUND = /^\/v2\.0\/refund\.json$/;
+const PREAUTH = /^\/v2\.0\/preauth\/transId\/[^/]+\.json$/;
+const PENDING_PAYMENT = /^\/v2\.0\/payment\/transId\/[^/]+\.json$/;
+
+/** Faults after which the provider acted on the call although its answer was lost. */
+const ACTED = new Set(['drop-after', 'delay', 'malformed']);
+
+/**
+ * What every failed call of Provider R shows: creations are sent once, every other call (the status POST, the
+ * capture and the cancel) is retried with one request id, which the error names; the operation stopped at the
+ * failed call, but for the one status read that reconciles a refused capture or cancel (its first attempt may have
+ * landed with the reply lost); a failed status read is retryable; then `books`, what the provider holds after the
+ * failed step (by its index), given whether the provider acted on the faulted call.
+ */
+function providerRFailure(
+  books: (simulator: ProviderRSimulator, step: number, acted: boolean, id: string) => void,
+) {
+  return (failure: FaultedStep<ProviderRSimulator>) => {
+    const { attempts, sent, fault, error } = failure;
+    const [first] = attempts;
+    const path = first?.path ?? '';
+    const creation = CHECKOUT.test(path) || PAYMENT.test(path) || REFUND.test(path);
+    expect(attempts).toHaveLength(creation || fault.kind === 'malformed' ? 1 : failure.settings.retry + 1);
+    expect(first?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    if (fault.kind === 'drop' || fault.kind === 'drop-after' || fault.kind === 'delay')
+      expect((error as { context?: { requestId?: string } }).context?.requestId).toBe(first?.requestId);
+    if (fault.kind === 'status' && STATUS.test(path)) expect(error).toMatchObject({ retryable: true });
+    const reconciled =
+      (PREAUTH.test(path) || PENDING_PAYMENT.test(path)) && ProviderApiError.isInstance(error);
+    expect(sent.at(reconciled ? -2 : -1)?.requestId).toBe(first?.requestId);
+    if (reconciled) expect(sent.at(-1)?.path).toMatch(STATUS);
+    books(failure.simulator, failure.step, ACTED.has(fault.kind), failure.prepared ?? '');
+  };
+}
+
+/** A creation adds one transaction at most (the suite counts them) and refunds nothing. */
+const createdOnce = providerRFailure((simulator) => expect(simulator.refunds).toHaveLength(0));
 
 runAdapterContract({
   name: '@pay/provider-r',
@@ -130,21 +177,32 @@ runAdapterContract({
       {
         name: 'checkouts.create',
         method: 'POST',
-        path: /^\/v2\.0\/paymentRedirect\/merchant\/[^/]+$/,
+        path: CHECKOUT,
+        // Provider R has no lookup by merchant reference (docs/providers/provider-r.md#calls): a keyed repeat of
+        // a creation whose answer never arrived is not sent again.
+        noLookup: { because: 'the provider has no lookup by merchant reference' },
         send: ({ pay }, _prepared, options) => pay.checkouts.create({ ...checkoutParams }, options),
         moved: (simulator) => simulator.transactions.length,
+        expectFailure: createdOnce,
       },
       {
         name: 'payments.create',
         method: 'POST',
-        path: /^\/v2\.0\/payment$/,
+        path: PAYMENT,
+        // Provider R has no lookup by merchant reference (docs/providers/provider-r.md#calls): a keyed repeat of
+        // a creation whose answer never arrived is not sent again.
+        noLookup: { because: 'the provider has no lookup by merchant reference' },
         send: ({ pay }, _prepared, options) => createPayment(pay, 100, 'CZK', options),
         moved: (simulator) => simulator.transactions.length,
+        expectFailure: createdOnce,
       },
       {
         name: 'refunds.create',
         method: 'POST',
-        path: /^\/v2\.0\/refund\.json$/,
+        path: REFUND,
+        // Provider R has no lookup by merchant reference (docs/providers/provider-r.md#calls): a keyed repeat of
+        // a creation whose answer never arrived is not sent again.
+        noLookup: { because: 'the provider has no lookup by merchant reference' },
         async prepare({ pay, simulator }) {
           const { id } = await createPayment(pay);
           simulator.pay(id);
@@ -152,11 +210,17 @@ runAdapterContract({
         },
         send: ({ pay }, id, options) => pay.refunds.create({ payment_id: id as string, amount: 10 }, options),
         moved: (simulator) => simulator.refunds.length,
+        // Status read, then the refund of 10 of the 100 paid.
+        expectFailure: providerRFailure((simulator, step, acted, id) => {
+          const refunded = step === 1 && acted;
+          expect(simulator.refunds).toHaveLength(refunded ? 1 : 0);
+          expect(simulator.refundable(id)).toBe(refunded ? 9000 : 10000);
+        }),
       },
       {
         name: 'payments.capture',
         method: 'PUT',
-        path: /^\/v2\.0\/preauth\/transId\/[^/]+\.json$/,
+        path: PREAUTH,
         // The provider refuses a second capture of one pre-authorisation (docs/providers/provider-r.md#status).
         resendable: { because: 'the provider refuses a second capture' },
         async prepare({ pay, simulator }) {
@@ -164,17 +228,32 @@ runAdapterContract({
           simulator.authorize(id);
           return id;
         },
-        send: ({ pay }, id, options) => pay.payments.capture(id as string, {}, options),
+        // A partial capture (60 of the 100 authorised), applied once at most.
+        send: ({ pay }, id, options) => pay.payments.capture(id as string, { amount: 60 }, options),
         moved: (simulator) => simulator.transactions.filter(({ status }) => status === 'PAID').length,
+        // Status read, the capture, status read.
+        expectFailure: providerRFailure((simulator, step, acted, id) =>
+          expect(simulator.transaction(id)).toMatchObject(
+            step === 2 || (step === 1 && acted)
+              ? { status: 'PAID', price: 6000 }
+              : { status: 'AUTHORIZED', price: 10000 },
+          ),
+        ),
       },
       {
         name: 'payments.cancel',
         method: 'DELETE',
-        path: /^\/v2\.0\/payment\/transId\/[^/]+\.json$/,
+        path: PENDING_PAYMENT,
         resendable: { because: 'the provider refuses to cancel a payment twice' },
         prepare: async ({ pay }) => (await createPayment(pay)).id,
         send: ({ pay }, id, options) => pay.payments.cancel(id as string, options),
         moved: (simulator) => simulator.transactions.filter(({ status }) => status === 'CANCELLED').length,
+        // Status read, the cancel, status read.
+        expectFailure: providerRFailure((simulator, step, acted, id) =>
+          expect(simulator.transaction(id)?.status).toBe(
+            step === 2 || (step === 1 && acted) ? 'CANCELLED' : 'PENDING',
+          ),
+        ),
       },
     ],
     amounts: {

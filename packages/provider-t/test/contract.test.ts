@@ -1,8 +1,10 @@
 import type { CallOptions, Pay } from '@pay/core';
-import { runAdapterContract } from '@pay/core/testing/contract';
+import { type FaultedStep, runAdapterContract } from '@pay/core/testing/contract';
+import { expect } from 'vitest';
 import { createProviderT, type ProviderTAdapter, providerT } from '../src/index.js';
 import {
   generateProviderTKeyPair,
+  type ProviderTSimulator,
   providerTStatusEvent,
   signedProviderTWebhook,
   startProviderTSimulator,
@@ -41,6 +43,122 @@ const now = () => Math.floor(Date.now() / 1000);
 
 /** The commit of a transfer: the call that moves the money. */
 const COMMIT = /^\/transfer\/v1\/transactions\/[^/]+\/commit$/;
+/** The commit of a refund. */
+const REFUND_COMMIT = /^\/refund\/v2\/transactions\/[^/]+\/commit$/;
+
+/**
+ * Each upstream call of a transfer and of a refund, as Provider T's errors name the step they reached
+ * (docs/architecture.md#errors): whether the call is retried (the quote never is), and what the books hold when it
+ * fails, given whether the provider acted on it. The suite's fault matrix faults each one.
+ */
+const T_STEPS: readonly {
+  path: RegExp;
+  step: string;
+  retried: boolean;
+  /** The error names the transfer (`context.transactionId`). */
+  names: boolean;
+  books(simulator: ProviderTSimulator, acted: boolean, id: string): void;
+}[] = [
+  {
+    path: /^\/oauth\/accesstoken$/,
+    step: 'quote',
+    retried: true,
+    names: false,
+    books: (simulator) => transferBooks(simulator, 0, 0),
+  },
+  {
+    path: /^\/transfer\/v1\/transactions\/quote$/,
+    step: 'quote',
+    retried: false,
+    names: false,
+    books: (simulator, acted) => transferBooks(simulator, acted ? 1 : 0, 0),
+  },
+  {
+    path: /^\/transfer\/v1\/transactions\/[^/]+$/,
+    step: 'update',
+    retried: true,
+    names: true,
+    books: (simulator, acted) => {
+      transferBooks(simulator, 1, 0);
+      expect(simulator.transfers[0]?.status).toBe(acted ? 'READY' : 'QUOTED');
+    },
+  },
+  {
+    path: COMMIT,
+    step: 'commit',
+    retried: true,
+    names: true,
+    books: (simulator, acted) => transferBooks(simulator, 1, acted ? 1 : 0),
+  },
+  {
+    path: /^\/refund\/v2\/transactions\/[^/]+$/,
+    step: 'refund_read',
+    retried: true,
+    names: true,
+    books: (simulator, _acted, id) => {
+      expect(simulator.refunds).toHaveLength(0);
+      expect(simulator.transfer(id)?.status).toBe('SENT');
+    },
+  },
+  {
+    path: REFUND_COMMIT,
+    step: 'refund_commit',
+    retried: true,
+    names: true,
+    books: (simulator, acted, id) => {
+      expect(simulator.refunds).toHaveLength(acted ? 1 : 0);
+      expect(simulator.transfer(id)?.status).toBe(acted ? 'REFUNDED' : 'SENT');
+    },
+  },
+];
+
+/** A transfer's books: quotes made, transfers committed, nothing refunded. */
+function transferBooks(simulator: ProviderTSimulator, quotes: number, committed: number) {
+  expect(simulator.quotes).toBe(quotes);
+  expect(simulator.committedTransfers).toBe(committed);
+  expect(simulator.transfers.filter((transfer) => transfer.committed)).toHaveLength(committed);
+  expect(simulator.refunds).toHaveLength(0);
+}
+
+/** Faults after which the provider acted on the call although its answer was lost. */
+const ACTED = new Set(['drop-after', 'delay', 'malformed']);
+
+/**
+ * Provider T's side of a failed transfer or refund: the error's `context` names the step it reached, the transfer
+ * and (for a commit) `outcome: 'unknown'`; a login that failed to connect proves nothing was sent; every call but
+ * the quote is retried, each attempt with one `X-Client-Request-Id`; the books hold what the provider acted on.
+ */
+function expectTransferFailure({
+  attempts,
+  sent,
+  fault,
+  error,
+  simulator,
+  prepared,
+  settings,
+}: FaultedStep<ProviderTSimulator>) {
+  const [first] = attempts;
+  const row = T_STEPS.find(({ path }) => path.test(first?.path ?? ''));
+  if (!row) throw new Error(`no Provider T step for ${first?.method} ${first?.path}`);
+  const id = prepared ?? simulator.transfers[0]?.transactionId ?? '';
+  const commit = row.step === 'commit' || row.step === 'refund_commit';
+  expect(error).toMatchObject({
+    context: expect.objectContaining({
+      step: row.step,
+      ...(row.names ? { transactionId: id } : {}),
+      ...(commit ? { outcome: 'unknown' } : {}),
+      ...(row.step === 'refund_commit' ? { refundId: expect.stringMatching(/^rfd-/) } : {}),
+    }),
+  });
+  if (fault.kind === 'drop' || fault.kind === 'drop-after' || fault.kind === 'delay')
+    expect(error).toMatchObject({ outcome: row.path.test('/oauth/accesstoken') ? 'not_sent' : 'unknown' });
+  if (fault.kind === 'status') expect(error).toMatchObject({ retryable: !commit });
+  expect(first?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  // The operation stopped at the failed call: it was the last one sent.
+  expect(sent.at(-1)?.requestId).toBe(first?.requestId);
+  expect(attempts).toHaveLength(row.retried && fault.kind !== 'malformed' ? settings.retry + 1 : 1);
+  row.books(simulator, ACTED.has(fault.kind), id);
+}
 
 /** Sends a transfer of `amount` `currency` through `pay` (quote, update, commit). */
 const send = (pay: Pay<ProviderTAdapter>, amount = 100, currency = 'USD', options: CallOptions = {}) =>
@@ -126,16 +244,32 @@ runAdapterContract({
         resendable: { because: 'the provider replays it by request id', sameHeader: 'x-client-request-id' },
         send: ({ pay }, _prepared, options) => send(pay, 100, 'USD', options),
         moved: (simulator) => simulator.books().committedTransfers,
+        expectFailure: expectTransferFailure,
+      },
+      {
+        // A checkout runs the same quote → update → commit as a payment.
+        name: 'checkouts.create',
+        method: 'PUT',
+        path: COMMIT,
+        resendable: { because: 'the provider replays it by request id', sameHeader: 'x-client-request-id' },
+        send: ({ pay }, _prepared, options) =>
+          pay.checkouts.create(
+            { provider_metadata: { ...transferMetadata, amount: 100, currency: 'USD' } },
+            options,
+          ),
+        moved: (simulator) => simulator.books().committedTransfers,
+        expectFailure: expectTransferFailure,
       },
       {
         name: 'refunds.create',
         method: 'PUT',
-        path: /^\/refund\/v2\/transactions\/[^/]+\/commit$/,
+        path: REFUND_COMMIT,
         resendable: { because: 'the provider replays it by request id', sameHeader: 'x-client-request-id' },
         prepare: async ({ pay }) => (await send(pay)).id,
         send: ({ pay }, id, options) =>
           pay.refunds.create({ payment_id: id as string, amount: 100 }, options),
         moved: (simulator) => simulator.books().refunds.length,
+        expectFailure: expectTransferFailure,
       },
     ],
     amounts: {

@@ -8,10 +8,11 @@
 import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import type { AnyAdapter, CallOptions } from '../adapter.js';
-import { provesNothingMoved } from '../error-marks.js';
 import { ProviderApiError, type ProviderErrorKind, ValidationError } from '../errors.js';
-import { OPERATION_NAMES, OPERATIONS, type Operation } from '../operations.js';
-import { createPay, type Pay } from '../pay.js';
+import type { Operation } from '../operations.js';
+import type { Pay } from '../pay.js';
+import { faultMatrixChecks } from './contract-faults.js';
+import { callsTo, rejectionOf, unknownIdReads, withSimulator } from './contract-run.js';
 import type { Fault } from './kit/faults.js';
 import type { RecordedRequest } from './kit/requests.js';
 import type { PaymentSimulator } from './kit/simulator.js';
@@ -56,12 +57,48 @@ export interface MoneyMovingCall<S extends AnySimulator, A extends AnyAdapter> {
      */
     sameHeader?: string;
   };
+  /**
+   * Present when the provider offers no way to learn whether this call landed when its answer never arrived
+   * (Provider R's creations: no lookup by merchant reference). A repeat with the same idempotency key then never
+   * sends it again: it fails with an error that does not say nothing moved, and the caller reconciles by hand.
+   */
+  noLookup?: {
+    /** Why the adapter cannot find out, e.g. `'the provider has no lookup by merchant reference'`. */
+    because: string;
+  };
   /** Brings the simulator to where the call can be made (e.g. a paid payment to refund), without faults. */
   prepare?(context: SimulatorContext<S, A>): Promise<string | undefined>;
   /** Makes the call through `context.pay`, passing `options` (the idempotency key) on. */
   send(context: SimulatorContext<S, A>, prepared: string | undefined, options: CallOptions): Promise<unknown>;
   /** How many times the money moved in the simulator's books (payments opened, refunds made…). */
   moved(simulator: S): number;
+  /**
+   * What the provider's own documentation adds about a failure of this call at one of its upstream steps (the
+   * step named in the error's `context`, the reference to reconcile with, which calls it retries): the fault
+   * matrix calls it after each faulted attempt, and it throws when the error or the books say otherwise.
+   */
+  expectFailure?(failure: FaultedStep<S>): void | Promise<void>;
+}
+
+/** A money-moving call that failed under one fault of the suite's fault matrix, as `expectFailure` sees it. */
+export interface FaultedStep<S extends AnySimulator> {
+  /** Which upstream call of the operation was faulted (0-based, in the order the operation makes them). */
+  step: number;
+  /** Every attempt of the faulted call the simulator received (they share its request id). */
+  attempts: readonly RecordedRequest[];
+  /** Every request the failed operation sent, in order (`prepare`'s excluded). */
+  sent: readonly RecordedRequest[];
+  fault: Fault;
+  /** What the operation rejected with. */
+  error: unknown;
+  /** The simulator, its books final (a delayed call has been handled). */
+  simulator: S;
+  /** What `prepare` returned. */
+  prepared: string | undefined;
+  /** The idempotency key the call was sent with (a provider reference derived from it is found from it). */
+  idempotencyKey: string;
+  /** The settings of the adapter that failed (a retried call was sent `settings.retry + 1` times). */
+  settings: SuiteCallSettings;
 }
 
 /** One currency the adapter accepts, by its number of minor digits. */
@@ -147,17 +184,6 @@ const PROVIDER_ERROR_KINDS = new Set<ProviderErrorKind>([
   'declined',
 ] satisfies ProviderErrorKind[]);
 
-/** The settings of every suite adapter: retries on, so a retry-safe money call shows up twice. */
-const SETTINGS: SuiteCallSettings = { retry: 2, timeoutMs: 400 };
-
-/** The faults every money-moving call is put through; none may make it reach the provider twice. */
-const MONEY_FAULTS: readonly { name: string; fault: Fault }[] = [
-  { name: 'a reply lost after the provider processed the call', fault: { kind: 'drop-after' } },
-  { name: 'HTTP 500', fault: { kind: 'status', status: 500 } },
-  { name: 'HTTP 503', fault: { kind: 'status', status: 503 } },
-  { name: 'a timeout', fault: { kind: 'delay', ms: 1_000 } },
-];
-
 /** Amounts per minor digits: the classic float traps (`19.99 * 100`, `0.29 * 100`, `1.005 * 1000`). */
 const EXACT_AMOUNTS: Readonly<Record<SupportedCurrency['decimals'], readonly number[]>> = {
   0: [500, 19],
@@ -167,39 +193,6 @@ const EXACT_AMOUNTS: Readonly<Record<SupportedCurrency['decimals'], readonly num
 
 /** An amount one digit finer than the currency allows: refused before any upstream call. */
 const TOO_FINE: Readonly<Record<SupportedCurrency['decimals'], number>> = { 0: 19.5, 2: 1.005, 3: 1.0005 };
-
-/** The rejection of `promise`, or fails when it resolves. */
-async function rejectionOf(promise: Promise<unknown>, what: string): Promise<unknown> {
-  const settled = await promise.then(
-    (value) => ({ resolved: true as const, value }),
-    (error: unknown) => ({ resolved: false as const, error }),
-  );
-  if (settled.resolved)
-    throw new Error(`${what} resolved (${JSON.stringify(settled.value)}) instead of failing`);
-  return settled.error;
-}
-
-/** Runs `body` against a fresh simulator, with a suite adapter and a `Pay` for it; stops the simulator after. */
-async function withSimulator<S extends AnySimulator, A extends AnyAdapter>(
-  contract: SimulatorContract<S, A>,
-  body: (context: SimulatorContext<S, A>) => Promise<void>,
-): Promise<void> {
-  const simulator = await contract.start();
-  try {
-    const adapter = contract.createAdapter(simulator, SETTINGS);
-    const pay = createPay(adapter);
-    await body({ simulator, adapter, pay });
-  } finally {
-    await simulator.close();
-  }
-}
-
-/** The requests the simulator received for `method` and `path`. */
-function callsTo(simulator: AnySimulator, method: string, path: RegExp): RecordedRequest[] {
-  return simulator.requests.filter(
-    (request) => request.method === method.toUpperCase() && path.test(request.path),
-  );
-}
 
 /** Every way an error can be shown: message, stack, JSON, and the whole inspected object with its causes. */
 function renderingsOf(error: unknown): string {
@@ -318,67 +311,7 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
     }),
   );
 
-  for (const call of contract.moneyMovingCalls) {
-    const header = call.resendable?.sameHeader?.toLowerCase();
-    for (const { name, fault } of MONEY_FAULTS) {
-      const rule = call.resendable
-        ? `moves money once when ${call.name} is resent under ${name} (${call.resendable.because})`
-        : `sends ${call.name} once under ${name}`;
-      check(`${rule}, and an error does not claim nothing moved`, () =>
-        withSimulator(contract, async (context) => {
-          const prepared = await call.prepare?.(context);
-          const before = callsTo(context.simulator, call.method, call.path).length;
-          const movedBefore = call.moved(context.simulator);
-          context.simulator.faults.inject({ method: call.method, path: call.path, times: 3, fault });
-          const outcome = await call.send(context, prepared, {}).then(
-            () => undefined,
-            (error: unknown) => ({ error: seen(`${call.name} under ${name}`, error) }),
-          );
-          context.simulator.faults.clear();
-          const sent = callsTo(context.simulator, call.method, call.path).slice(before);
-          if (header) {
-            const values = new Set(sent.map((request) => request.headers[header]));
-            expect([...values], `${header} values sent`).toEqual([expect.stringMatching(/./)]);
-          }
-          if (!call.resendable) {
-            expect(sent.length, `${call.method} requests sent for ${call.name} under ${name}`).toBe(1);
-            expect(outcome, `${call.name} under ${name} resolved`).toBeDefined();
-          }
-          expect(call.moved(context.simulator) - movedBefore, 'times the money moved').toBeLessThanOrEqual(1);
-          if (outcome)
-            expect(
-              provesNothingMoved(outcome.error),
-              `the error says nothing moved: ${String(outcome.error)}`,
-            ).toBe(false);
-        }),
-      );
-    }
-    check(
-      `moves money once when ${call.name} is repeated with its idempotency key after a lost reply, and reports a refusal of the repeat as outcome unknown`,
-      () =>
-        withSimulator(contract, async (context) => {
-          const prepared = await call.prepare?.(context);
-          const movedBefore = call.moved(context.simulator);
-          const options = { idempotencyKey: `conformance-${call.name}-lost-reply` };
-          context.simulator.faults.inject({
-            method: call.method,
-            path: call.path,
-            fault: { kind: 'drop-after' },
-          });
-          await call
-            .send(context, prepared, options)
-            .catch((error: unknown) => seen(`${call.name} with a lost reply`, error));
-          expect(call.moved(context.simulator) - movedBefore, 'the lost call landed').toBe(1);
-          const again = await call.send(context, prepared, options).then(
-            () => undefined,
-            (error: unknown) => seen(`${call.name} repeated after a lost reply`, error),
-          );
-          if (again !== undefined)
-            expect(provesNothingMoved(again), `the repeat says nothing moved: ${String(again)}`).toBe(false);
-          expect(call.moved(context.simulator) - movedBefore, 'money moved by the repeat').toBe(1);
-        }),
-    );
-  }
+  checks.push(...faultMatrixChecks(contract, seen));
 
   const { amounts } = contract;
   for (const { currency, decimals, minimum = 0 } of amounts.currencies) {
@@ -411,15 +344,10 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
 
   check('resolves a read of an id the provider does not hold to null', () =>
     withSimulator(contract, async ({ adapter }) => {
-      const reads = OPERATION_NAMES.filter(
-        (operation) => OPERATIONS[operation].orNull && adapter.capabilities.includes(operation),
-      );
-      for (const operation of reads) {
-        const id = contract.unknownIds[operation];
-        expect(id, `SimulatorContract.unknownIds['${operation}']`).toBeTypeOf('string');
-        const method = OPERATIONS[operation].method;
-        const read = (adapter[method] as (id: string) => Promise<unknown>)(id as string);
-        const result = await read.catch((error: unknown) => seen(`${operation} of an unknown id`, error));
+      for (const { operation, id, read } of unknownIdReads(contract as SimulatorContract, adapter)) {
+        const result = await read(adapter).catch((error: unknown) =>
+          seen(`${operation} of an unknown id`, error),
+        );
         expect(result, `${operation}('${id}')`).toBeNull();
       }
     }),

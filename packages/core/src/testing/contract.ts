@@ -27,6 +27,7 @@ export type {
   AmountContract,
   AnySimulator,
   ContractCheck,
+  FaultedStep,
   MoneyMovingCall,
   SimulatorContext,
   SimulatorContract,

@@ -14,15 +14,23 @@ const CAUGHT_BY: Readonly<Record<PlantedBug, RegExp>> = {
   'unknown-status-read-as-paid': /never reads a failure, pending or unknown status as paid/,
   'abandoned-read-as-paid': /never reads a failure, pending or unknown status as paid/,
   'failed-read-as-paid': /never reads a failure, pending or unknown status as paid/,
-  'refund-marked-retry-safe': /^sends refunds\.create once under HTTP 503/,
-  'checkout-marked-retry-safe': /^sends checkouts\.create once under a reply lost/,
+  'refund-marked-retry-safe': /^refunds\.create under HTTP 503 at each upstream step/,
+  'checkout-marked-retry-safe':
+    /^checkouts\.create under a reply lost after the provider acted at each upstream step/,
   'float-amount-conversion': /^sends 19\.99, 0\.29/,
   'missing-not-found-rule': /resolves a read of an id the provider does not hold to null/,
   'record-names-another-provider': /returns records that name its provider/,
   'forged-webhook-accepted': /refuses a tampered webhook \(signed with another secret\)/,
   'replayed-webhook-accepted': /with a deduplication store, skips a redelivery/,
   'credential-in-error': /puts no credential in any error/,
-  'refusal-after-lost-reply-final': /reports a refusal of the repeat as outcome unknown/,
+  'refusal-after-lost-reply-final':
+    /^refunds\.create under a reply lost after the provider acted at each upstream step/,
+  'retry-starts-again':
+    /^checkouts\.create under a reply lost after the provider acted at each upstream step/,
+  'read-marked-not-retry-safe':
+    /^retries each read of an id the provider does not hold when one attempt meets HTTP 503/,
+  'refund-ignores-failed-check': /^refunds\.create under HTTP 500 at each upstream step/,
+  'unreadable-reply-read-as-refusal': /^checkouts\.create under a truncated reply at each upstream step/,
 };
 
 describe('the conformance suite catches each money bug planted in the fixture adapter', () => {

@@ -16,6 +16,7 @@ import {
   ProviderApiError,
   type ProviderErrorTable,
   parseJson,
+  parseReply,
   requestIdOf,
   timingSafeIndexOf,
   toMinorUnits,
@@ -47,6 +48,10 @@ export const PLANTED_BUGS = [
   'replayed-webhook-accepted',
   'credential-in-error',
   'refusal-after-lost-reply-final',
+  'retry-starts-again',
+  'read-marked-not-retry-safe',
+  'refund-ignores-failed-check',
+  'unreadable-reply-read-as-refusal',
 ] as const;
 
 export type PlantedBug = (typeof PLANTED_BUGS)[number];
@@ -73,6 +78,13 @@ const STATUSES: ReadonlyMap<string, Payment['status']> = new Map([
   ['pending', 'pending'],
   ['processing', 'processing'],
 ]);
+
+/** The envelope of every gateway reply. */
+const envelopeSchema = v.looseObject({
+  status: v.boolean(),
+  message: v.optional(v.string()),
+  data: v.unknown(),
+});
 
 const transactionSchema = v.looseObject({
   reference: v.string(),
@@ -101,10 +113,13 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
     requestIdHeader: GATEWAY_REQUEST_ID_HEADER,
     authorization: { header: async () => `Bearer ${config.secretKey}` },
     errors,
-    readEnvelope(reply): EnvelopeReading {
-      const body = parseJson(reply.text) as
-        | { status?: unknown; message?: unknown; data?: unknown }
-        | undefined;
+    readEnvelope(reply, call): EnvelopeReading {
+      // A reply that is not the gateway's envelope proves nothing about what it did: unreadable, never a refusal
+      // (the planted bug: read as a refusal, which says nothing moved).
+      const body =
+        reply.status < 400 && bug !== 'unreadable-reply-read-as-refusal'
+          ? parseReply(envelopeSchema, parseJson(reply.text), { provider, call: call.call })
+          : (parseJson(reply.text) as { status?: unknown; message?: unknown; data?: unknown } | undefined);
       if (body?.status === true && reply.status < 300) return { ok: true, body: body.data };
       const message = typeof body?.message === 'string' ? body.message : undefined;
       return { ok: false, code: message, message };
@@ -144,11 +159,24 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
       : toMinorUnits(amount as number, currency);
   }
 
-  /** The merchant reference: derived from the idempotency key, so a repeat sends the same one. */
+  /**
+   * The merchant reference: derived from the idempotency key, so a repeat sends the same one (the planted bug: a
+   * repeat starts again under a new reference, which the gateway takes for a new request).
+   */
   const reference = async (options: OperationContext) => {
     const key = idempotencyKeyOf(options);
-    return key === undefined ? crypto.randomUUID() : keyedReference(key);
+    return key === undefined || bug === 'retry-starts-again' ? crypto.randomUUID() : keyedReference(key);
   };
+
+  /** Reads a transaction by its reference (`null`: the gateway holds none); a read, so retried. */
+  const verify = (reference: string, options: OperationContext) =>
+    client.findReplied(transactionSchema, {
+      call: 'verify',
+      method: 'GET',
+      path: `/transaction/verify/${encodeURIComponent(reference)}`,
+      retrySafe: bug !== 'read-marked-not-retry-safe',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
 
   return defineAdapter<GatewayTypes>({
     provider,
@@ -189,13 +217,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
         };
       },
       async retrievePayment(id, options) {
-        const found = await client.findReplied(transactionSchema, {
-          call: 'verify',
-          method: 'GET',
-          path: `/transaction/verify/${encodeURIComponent(id)}`,
-          retrySafe: true,
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
+        const found = await verify(id, options);
         if (found === null) return null;
         const { body } = found;
         const status = statusOf(body.status);
@@ -221,6 +243,19 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
         const currency = params.currency ?? 'NGN';
         const amount =
           params.amount === undefined ? undefined : checkAmount(params.amount, currency, 'refunds.create');
+        // Two steps: the transaction is read first, so a refund of a reference the gateway does not hold stops
+        // before the money step (the planted bug: a failed read is ignored and the refund sent anyway).
+        const held = await verify(params.payment_id, options).catch((error: unknown) => {
+          if (bug === 'refund-ignores-failed-check') return undefined;
+          throw error;
+        });
+        if (held === null)
+          throw new ProviderApiError({
+            provider: GATEWAY_PROVIDER,
+            status: 404,
+            kind: 'not_found',
+            message: `The gateway holds no transaction ${params.payment_id} to refund.`,
+          });
         const outcome = await moveMoney({
           call: 'refund',
           method: 'POST',

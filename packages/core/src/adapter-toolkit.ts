@@ -23,11 +23,9 @@ export type {
   ResolveLookup,
 } from './adapter.js';
 export {
-  booleanSetting,
   type EnvVariable,
   parseConfig,
   providerVariables,
-  readEnvironment,
   readProviderConfig,
   transportConfigEntries,
 } from './config.js';
@@ -56,7 +54,6 @@ export {
   type HttpResponseInfo,
   type ProviderCall,
   type ProviderClient,
-  type ProviderErrorRule,
   type ProviderErrorTable,
   type ProviderOutcome,
   parseForm,
@@ -76,7 +73,7 @@ export {
   toMinorUnits,
 } from './money.js';
 export { moneyMovingRefusal, refusalMayHaveLanded } from './money-moving-refusals.js';
-export { OPERATION_METHODS, type Operation, type ResultOf } from './operations.js';
+export type { Operation, ResultOf } from './operations.js';
 export {
   type CaptureParams,
   type Checkout,

@@ -43,7 +43,6 @@ export {
   type ClaimedObject,
   createMemoryReconciliationStore,
   type ReconciliationStore,
-  type WatchedKind,
   type WatchedObject,
 } from './reconcile/store.js';
 export type {
@@ -93,7 +92,6 @@ export {
 export {
   createMemoryDeduplicationStore,
   type DeduplicationStore,
-  type DeliveryLease,
 } from './webhooks/dedupe.js';
 export {
   type WebhookFailureReason,

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  booleanSetting,
   parseConfig,
   providerVariables,
-  readEnvironment,
   readProviderConfig,
   transportConfigEntries,
 } from '../src/adapter-toolkit.js';
+import { booleanSetting, readEnvironment } from '../src/config.js';
 import { ConfigurationError } from '../src/index.js';
 import * as v from '../src/schema.js';
 

@@ -33,7 +33,6 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
   it('@pay/core does not export the toolkit: adapter-author names come from @pay/core/adapter only', () => {
     const toolkitOnly = [
       'defineAdapter',
-      'OPERATION_METHODS',
       'createProviderClient',
       'createRotatingLogin',
       'verifyHmacHeader',
@@ -52,7 +51,6 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
       'redact',
       'redactingErrors',
       'readProviderConfig',
-      'readEnvironment',
       'requestIdOf',
       'webhookEvent',
       'isRecord',
@@ -84,6 +82,10 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
       'verifyRsaSha256',
       'basicAuthorization',
       'utf8',
+      // what no adapter needs: readProviderConfig reads the environment, the operation table is core's own
+      'booleanSetting',
+      'readEnvironment',
+      'OPERATION_METHODS',
       'OPERATIONS',
       'OPERATION_NAMES',
       'MONEY_MOVING_OPERATIONS',

@@ -1,4 +1,4 @@
-import type { ClaimedObject, ReconciliationStore, WatchedKind } from '@pay/core';
+import type { ClaimedObject, ReconciliationStore, WatchedObject } from '@pay/core';
 import { seconds, statementRunner } from './client.js';
 import { type PostgresStoreOptions, storeTables } from './schema.js';
 
@@ -91,7 +91,7 @@ FROM ${table} WHERE provider = $1 AND expires_at > ${at(2)}`;
       const claimed: ClaimedObject[] = rows.map((row) => ({
         object: {
           provider: String(row.provider),
-          kind: String(row.kind) as WatchedKind,
+          kind: String(row.kind) as WatchedObject['kind'],
           id: String(row.id),
           status: row.status === null || row.status === undefined ? null : String(row.status),
           reads: Number(row.reads),

@@ -9,7 +9,7 @@ import type {
   IdempotencyStore,
   ReconciliationStore,
   TokenStore,
-  WatchedKind,
+  WatchedObject,
 } from '@pay/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -435,7 +435,7 @@ export function runReconciliationContract(
   });
   const watchEnds = Date.now() + 10 * HOUR_MS;
   /** A watched object of `provider`, due at `dueAt`, watched for ten hours. */
-  const watched = (provider: string, id: string, dueAt: number, kind: WatchedKind = 'payment') => ({
+  const watched = (provider: string, id: string, dueAt: number, kind: WatchedObject['kind'] = 'payment') => ({
     provider,
     kind,
     id,

@@ -1,4 +1,4 @@
-import { type ClaimedObject, type ReconciliationStore, ValidationError, type WatchedKind } from '@pay/core';
+import { type ClaimedObject, type ReconciliationStore, ValidationError, type WatchedObject } from '@pay/core';
 import { runScript, unexpectedReply } from './client.js';
 import type { RedisStoreOperation } from './errors.js';
 import { checkNumbers, milliseconds, type RedisStoreOptions, resolveOptions } from './options.js';
@@ -12,7 +12,7 @@ import {
 
 /** How long Redis keeps an object's hash after its `expiresAt`, should no call drop it before (one day). */
 const KEEP_AFTER_EXPIRY_MS = 86_400_000;
-const KINDS: readonly WatchedKind[] = ['payment', 'checkout', 'refund'];
+const KINDS: readonly WatchedObject['kind'][] = ['payment', 'checkout', 'refund'];
 
 /**
  * The reconciler's {@link ReconciliationStore} on Redis, shared by every instance. Per provider, under the hash
@@ -156,7 +156,7 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
 }
 
 /** The sorted-set member of an object: `<kind>:<id>` (a kind holds no `:`, so the first one splits them). */
-function memberOf(kind: WatchedKind, id: string): string {
+function memberOf(kind: WatchedObject['kind'], id: string): string {
   return `${kind}:${id}`;
 }
 
@@ -165,7 +165,7 @@ function claimedObject(provider: string, row: unknown[]): ClaimedObject | undefi
   const [member, lease, status, reads, dueAt, expiresAt] = row;
   if (typeof member !== 'string' || typeof lease !== 'string' || typeof status !== 'string') return undefined;
   const split = member.indexOf(':');
-  const kind = member.slice(0, split) as WatchedKind;
+  const kind = member.slice(0, split) as WatchedObject['kind'];
   let parsedStatus: unknown;
   try {
     parsedStatus = JSON.parse(status);

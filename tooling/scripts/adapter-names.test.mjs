@@ -71,3 +71,34 @@ test('names every departure of an adapter from the files and names of its roles'
     ].sort(),
   );
 });
+
+test('--check <dir> checks the package in that folder, wherever it is, with the names of its own PROVIDER', () => {
+  const root = mkdtempSync(join(tmpdir(), 'adapter-names-'));
+  scratch.push(root);
+  const dir = join(root, 'pay-acme');
+  cpSync(join(REPOSITORY, 'packages/provider-n/src'), join(dir, 'src'), { recursive: true });
+  const write = (file, text) => writeFileSync(join(dir, 'src', file), text);
+  write('index.ts', 'export function acmePay() {}\nexport function createAcmePay() {}\n');
+  write(
+    'config.ts',
+    "export const PROVIDER = 'acmePay';\nexport const ACME_PAY_ENV = [];\nexport function resolveConfig() {}\nexport function checkConfig() {}\nexport function checkCredentials() {}\n",
+  );
+  write('client.ts', 'export function createClient() {}\nexport const ACME_PAY_ERRORS = {};\n');
+  write('adapter.ts', 'export function createAcmePayAdapter() {}\n');
+  const check = () => spawnSync(process.execPath, [SCRIPT, '--check', dir], { cwd: root, encoding: 'utf8' });
+  const passing = check();
+  assert.equal(passing.stderr, '');
+  assert.equal(passing.stdout, 'adapter-names: 1 adapters use the names CONTRIBUTING.md prescribes.\n');
+  assert.equal(passing.status, 0);
+  // Spelt for another provider, the names are departures.
+  write('client.ts', 'export function createClient() {}\nexport const PROVIDER_N_ERRORS = {};\n');
+  const failing = check();
+  assert.equal(failing.status, 1);
+  assert.equal(
+    failing.stderr,
+    "adapter-names: 1 departure(s) from CONTRIBUTING.md's names:\n  pay-acme/src/client.ts: does not export ACME_PAY_ERRORS\n",
+  );
+  const notAnAdapter = spawnSync(process.execPath, [SCRIPT, '--check', root], { encoding: 'utf8' });
+  assert.equal(notAnAdapter.status, 2);
+  assert.match(notAnAdapter.stderr, /is not an adapter package \(no src\/adapter\.ts\)/);
+});

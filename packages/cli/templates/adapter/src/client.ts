@@ -1,13 +1,11 @@
 /**
- * Provider Xyz's client: core's provider client with the provider's authorisation declared, the config passed
- * whole as transport, and its error codes as data; plus the two ways the adapter calls it, a read and a call that
- * moves money (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#provider-client).
+ * Provider Xyz's client: core's provider client with the provider's authorisation declared, the config passed whole
+ * as transport and its error codes as data, and the adapter's two kinds of call, a read and a money-moving call
+ * (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#provider-client).
  */
 import {
   type CallOptions,
   createProviderClient,
-  keyedReference,
-  type OperationContext,
   type ProviderCall,
   type ProviderErrorTable,
   parseReply,
@@ -33,6 +31,13 @@ export const PROVIDER_XYZ_ERRORS: ProviderErrorTable = {
   invalid_request: { kind: 'invalid_request' },
 };
 
+/** What a call found: the parsed body, the body as received (a record's `raw`) and the call's request id. */
+export interface Found<T> {
+  body: T;
+  raw: unknown;
+  requestId: string;
+}
+
 /** A call as the adapter describes it: whether it is retried follows from read or money-moving. */
 type Call = Omit<ProviderCall, 'retrySafe' | 'movesMoney'>;
 
@@ -53,19 +58,21 @@ export function createClient(config: ProviderXyzConfig) {
   });
   return {
     /** A read: retried on failure (it moves nothing); `null` when the error table says not found. */
-    read: <S extends v.GenericSchema>(schema: S, call: Call, context: CallOptions) =>
+    read: <S extends v.GenericSchema>(
+      schema: S,
+      call: Call,
+      context: CallOptions,
+    ): Promise<Found<v.InferOutput<S>> | null> =>
       client.findReplied(schema, { ...call, retrySafe: true }, context),
-    /**
-     * A call that moves money: sent once, never retried, its refusal read by `moneyMovingRefusal`. Resolves to the
-     * parsed body, the body as received (a record's `raw`) and the call's request id.
-     */
-    async moveMoney<S extends v.GenericSchema>(schema: S, call: Call, context: CallOptions) {
+    /** A call that moves money: sent once, never retried, its refusal read by `moneyMovingRefusal`. */
+    async moveMoney<S extends v.GenericSchema>(
+      schema: S,
+      call: Call,
+      context: CallOptions,
+    ): Promise<Found<v.InferOutput<S>>> {
       const outcome = await client.send({ ...call, retrySafe: false, movesMoney: true }, context);
       if (!outcome.ok) throw moneyMovingRefusal(outcome);
-      const body: v.InferOutput<S> = parseReply(schema, outcome.body, {
-        provider: PROVIDER,
-        call: call.call,
-      });
+      const body = parseReply(schema, outcome.body, { provider: PROVIDER, call: call.call });
       return { body, raw: outcome.body, requestId: requestIdOf(outcome.reply) };
     },
     /** Uses `next` from the next call on; checked first, so a bad set changes nothing. */
@@ -73,12 +80,4 @@ export function createClient(config: ProviderXyzConfig) {
       credentials = checkCredentials(next);
     },
   };
-}
-
-/**
- * The merchant reference of a money-moving call: derived from the caller's idempotency key, so a repeat after a
- * lost reply sends the same reference and the provider refuses it as a duplicate instead of moving money twice.
- */
-export async function referenceOf(context: OperationContext): Promise<string> {
-  return (await keyedReference(context)) ?? crypto.randomUUID();
 }

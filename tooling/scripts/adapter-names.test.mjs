@@ -16,6 +16,15 @@ after(() => {
   for (const folder of scratch) rmSync(folder, { recursive: true, force: true });
 });
 
+/** A copy of Provider N's source in a scratch folder `folder`, and a way to replace one of its files. */
+function scratchAdapter(folder) {
+  const root = mkdtempSync(join(tmpdir(), 'adapter-names-'));
+  scratch.push(root);
+  const dir = join(root, folder);
+  cpSync(join(REPOSITORY, 'packages/provider-n/src'), join(dir, 'src'), { recursive: true });
+  return { root, dir, write: (file, text) => writeFileSync(join(dir, 'src', file), text) };
+}
+
 test('every adapter of the workspace uses the names CONTRIBUTING.md prescribes', () => {
   const packages = adapterPackages().map((dir) => dir.slice(REPOSITORY.length));
   assert.deepEqual(packages.sort(), ['packages/provider-n', 'packages/provider-r', 'packages/provider-t']);
@@ -36,12 +45,8 @@ test('reads functions, constants, types and re-exports, renamed ones by their ex
 });
 
 test('names every departure of an adapter from the files and names of its roles', () => {
-  const root = mkdtempSync(join(tmpdir(), 'adapter-names-'));
-  scratch.push(root);
-  const dir = join(root, 'provider-q');
   // Provider N's source as the start, then the departures the three adapters had before they were unified.
-  cpSync(join(REPOSITORY, 'packages/provider-n/src'), join(dir, 'src'), { recursive: true });
-  const write = (file, text) => writeFileSync(join(dir, 'src', file), text);
+  const { dir, write } = scratchAdapter('provider-q');
   write('index.ts', 'export function providerQ() {}\nexport function createProviderQ() {}\n');
   write(
     'config.ts',
@@ -73,11 +78,7 @@ test('names every departure of an adapter from the files and names of its roles'
 });
 
 test('--check <dir> checks the package in that folder, wherever it is, with the names of its own PROVIDER', () => {
-  const root = mkdtempSync(join(tmpdir(), 'adapter-names-'));
-  scratch.push(root);
-  const dir = join(root, 'pay-acme');
-  cpSync(join(REPOSITORY, 'packages/provider-n/src'), join(dir, 'src'), { recursive: true });
-  const write = (file, text) => writeFileSync(join(dir, 'src', file), text);
+  const { root, dir, write } = scratchAdapter('pay-acme');
   write('index.ts', 'export function acmePay() {}\nexport function createAcmePay() {}\n');
   write(
     'config.ts',

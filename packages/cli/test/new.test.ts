@@ -44,16 +44,12 @@ async function payNew(...args: string[]) {
   return { status, out, err };
 }
 
+/** The command line of an Acme Pay adapter in the folder `acme`. */
+const ACME = ['adapter', 'acme', '--name', '@acme/pay-provider-acme', '--provider', 'acmePay'];
+
 describe('pay new adapter', () => {
   it('writes every template file, with the package, provider, type, environment and simulator names filled in', async () => {
-    const made = await payNew(
-      'adapter',
-      'acme',
-      '--name',
-      '@acme/pay-provider-acme',
-      '--provider',
-      'acmePay',
-    );
+    const made = await payNew(...ACME);
     expect(made.err).toEqual([]);
     expect(made.status).toBe(0);
     const target = join(scratch, 'acme');
@@ -80,14 +76,7 @@ describe('pay new adapter', () => {
   });
 
   it('has the file set and the role names CONTRIBUTING.md prescribes, spelt for the provider', async () => {
-    const made = await payNew(
-      'adapter',
-      'acme',
-      '--name',
-      '@acme/pay-provider-acme',
-      '--provider',
-      'acmePay',
-    );
+    const made = await payNew(...ACME);
     expect(made.status).toBe(0);
     const check = spawnSync(
       process.execPath,

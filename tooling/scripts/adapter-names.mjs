@@ -82,7 +82,7 @@ export function exportedNames(text) {
  * The spellings of a package's provider name: `acmePay` (its config's `PROVIDER`) or, without one, the folder
  * `provider-n` → `{ camel: 'providerN', pascal: 'ProviderN', upper: 'PROVIDER_N' }`.
  */
-export function providerNames(packageDir) {
+function providerNames(packageDir) {
   const config = join(packageDir, 'src', 'config.ts');
   const declared = existsSync(config)
     ? /^export const PROVIDER = '([a-z][A-Za-z0-9]*)'/m.exec(readFileSync(config, 'utf8'))?.[1]

@@ -3,12 +3,15 @@
 // role"), so a newcomer finds any behaviour in two hops and the three adapters cannot drift apart again: the files
 // of `src/`, the factory and config-loader pattern, and one name per role.
 //
-//   node tooling/scripts/adapter-names.mjs --check   exit 1 and list every departure (pnpm lint, the test command)
+//   node tooling/scripts/adapter-names.mjs --check         exit 1 and list every departure (pnpm lint, the test command)
+//   node tooling/scripts/adapter-names.mjs --check <dir>…  the same for the adapter packages in the folders given,
+//                                                          wherever they are (a skeleton `pay new adapter` wrote)
 //
-// An adapter package is a folder of packages/ with `@pay/core` as a peer dependency and a src/adapter.ts. Its provider letter or name comes from
-// the folder (`provider-n` → `N`, `ProviderN`), as the names it must use are spelt from it.
+// An adapter package of the workspace is a folder of packages/ with `@pay/core` as a peer dependency and a
+// src/adapter.ts. The names it must use are spelt from its provider name, the `PROVIDER` of its src/config.ts
+// (`acmePay` → `AcmePay`, `ACME_PAY`), else from its folder (`provider-n` → `ProviderN`, `PROVIDER_N`).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -75,17 +78,24 @@ export function exportedNames(text) {
   return names;
 }
 
-/** `provider-n` → `{ letter: 'N', camel: 'providerN', pascal: 'ProviderN', upper: 'PROVIDER_N' }`. */
-function providerNames(folder) {
-  const suffix = folder.replace(/^.*provider-/, '');
-  const letter = suffix
-    .split('-')
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
+/**
+ * The spellings of a package's provider name: `acmePay` (its config's `PROVIDER`) or, without one, the folder
+ * `provider-n` → `{ camel: 'providerN', pascal: 'ProviderN', upper: 'PROVIDER_N' }`.
+ */
+function providerNames(packageDir) {
+  const config = join(packageDir, 'src', 'config.ts');
+  const declared = existsSync(config)
+    ? /^export const PROVIDER = '([a-z][A-Za-z0-9]*)'/m.exec(readFileSync(config, 'utf8'))?.[1]
+    : undefined;
+  const folder = packageDir.split(/[\\/]/).filter(Boolean).pop() ?? '';
+  const words = declared
+    ? declared.split(/(?=[A-Z])/)
+    : ['provider', ...folder.replace(/^.*provider-/, '').split('-')];
+  const pascal = words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
   return {
-    camel: `provider${letter}`,
-    pascal: `Provider${letter}`,
-    upper: `PROVIDER_${suffix.toUpperCase().replaceAll('-', '_')}`,
+    camel: pascal.charAt(0).toLowerCase() + pascal.slice(1),
+    pascal,
+    upper: words.map((word) => word.toUpperCase()).join('_'),
   };
 }
 
@@ -98,10 +108,10 @@ function spelt(name, provider) {
 }
 
 /** Every departure of one adapter package (its folder) from the shape and names, as lines for a reader. */
-export function adapterIssues(packageDir) {
+export function adapterIssues(packageDir, base = ROOT) {
   const src = join(packageDir, 'src');
-  const provider = providerNames(packageDir.split('/').filter(Boolean).pop());
-  const where = (file) => relative(ROOT, join(src, file));
+  const provider = providerNames(packageDir);
+  const where = (file) => relative(base, join(src, file));
   const issues = [];
   const entries = readdirSync(src);
   for (const entry of entries) {
@@ -142,8 +152,16 @@ export function adapterPackages(root = ROOT) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const dirs = adapterPackages();
-  const issues = dirs.flatMap(adapterIssues);
+  // The folders after the flags; none: every adapter package of the workspace.
+  const given = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+  for (const dir of given)
+    if (!existsSync(join(resolve(dir), 'src', 'adapter.ts'))) {
+      console.error(`adapter-names: ${dir} is not an adapter package (no src/adapter.ts).`);
+      process.exit(2);
+    }
+  const dirs = given.length > 0 ? given.map((dir) => resolve(dir)) : adapterPackages();
+  const base = given.length > 0 ? process.cwd() : ROOT;
+  const issues = dirs.flatMap((dir) => adapterIssues(dir, base));
   if (issues.length > 0) {
     console.error(`adapter-names: ${issues.length} departure(s) from CONTRIBUTING.md's names:`);
     for (const issue of issues) console.error(`  ${issue}`);

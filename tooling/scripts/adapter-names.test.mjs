@@ -16,6 +16,15 @@ after(() => {
   for (const folder of scratch) rmSync(folder, { recursive: true, force: true });
 });
 
+/** A copy of Provider N's source in a scratch folder `folder`, and a way to replace one of its files. */
+function scratchAdapter(folder) {
+  const root = mkdtempSync(join(tmpdir(), 'adapter-names-'));
+  scratch.push(root);
+  const dir = join(root, folder);
+  cpSync(join(REPOSITORY, 'packages/provider-n/src'), join(dir, 'src'), { recursive: true });
+  return { root, dir, write: (file, text) => writeFileSync(join(dir, 'src', file), text) };
+}
+
 test('every adapter of the workspace uses the names CONTRIBUTING.md prescribes', () => {
   const packages = adapterPackages().map((dir) => dir.slice(REPOSITORY.length));
   assert.deepEqual(packages.sort(), ['packages/provider-n', 'packages/provider-r', 'packages/provider-t']);
@@ -36,12 +45,8 @@ test('reads functions, constants, types and re-exports, renamed ones by their ex
 });
 
 test('names every departure of an adapter from the files and names of its roles', () => {
-  const root = mkdtempSync(join(tmpdir(), 'adapter-names-'));
-  scratch.push(root);
-  const dir = join(root, 'provider-q');
   // Provider N's source as the start, then the departures the three adapters had before they were unified.
-  cpSync(join(REPOSITORY, 'packages/provider-n/src'), join(dir, 'src'), { recursive: true });
-  const write = (file, text) => writeFileSync(join(dir, 'src', file), text);
+  const { dir, write } = scratchAdapter('provider-q');
   write('index.ts', 'export function providerQ() {}\nexport function createProviderQ() {}\n');
   write(
     'config.ts',
@@ -70,4 +75,31 @@ test('names every departure of an adapter from the files and names of its roles'
       `${where('webhooks.ts')}: providerQWebhooks is named createWebhooks in every adapter`,
     ].sort(),
   );
+});
+
+test('--check <dir> checks the package in that folder, wherever it is, with the names of its own PROVIDER', () => {
+  const { root, dir, write } = scratchAdapter('pay-acme');
+  write('index.ts', 'export function acmePay() {}\nexport function createAcmePay() {}\n');
+  write(
+    'config.ts',
+    "export const PROVIDER = 'acmePay';\nexport const ACME_PAY_ENV = [];\nexport function resolveConfig() {}\nexport function checkConfig() {}\nexport function checkCredentials() {}\n",
+  );
+  write('client.ts', 'export function createClient() {}\nexport const ACME_PAY_ERRORS = {};\n');
+  write('adapter.ts', 'export function createAcmePayAdapter() {}\n');
+  const check = () => spawnSync(process.execPath, [SCRIPT, '--check', dir], { cwd: root, encoding: 'utf8' });
+  const passing = check();
+  assert.equal(passing.stderr, '');
+  assert.equal(passing.stdout, 'adapter-names: 1 adapters use the names CONTRIBUTING.md prescribes.\n');
+  assert.equal(passing.status, 0);
+  // Spelt for another provider, the names are departures.
+  write('client.ts', 'export function createClient() {}\nexport const PROVIDER_N_ERRORS = {};\n');
+  const failing = check();
+  assert.equal(failing.status, 1);
+  assert.equal(
+    failing.stderr,
+    "adapter-names: 1 departure(s) from CONTRIBUTING.md's names:\n  pay-acme/src/client.ts: does not export ACME_PAY_ERRORS\n",
+  );
+  const notAnAdapter = spawnSync(process.execPath, [SCRIPT, '--check', root], { encoding: 'utf8' });
+  assert.equal(notAnAdapter.status, 2);
+  assert.match(notAnAdapter.stderr, /is not an adapter package \(no src\/adapter\.ts\)/);
 });

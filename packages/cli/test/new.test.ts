@@ -1,8 +1,10 @@
 /**
  * `pay new adapter`: the skeleton it writes (every template file, every template name replaced, the versions
- * pinned), and the arguments it refuses before writing anything. That the skeleton compiles, fails its
+ * pinned, the file set and role names `tooling/scripts/adapter-names.mjs` holds every adapter to), and the
+ * arguments it refuses before writing anything. That the skeleton compiles, fails its
  * conformance test until filled in and passes once filled in is proved from outside in tests/packaging.
  */
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -42,16 +44,12 @@ async function payNew(...args: string[]) {
   return { status, out, err };
 }
 
+/** The command line of an Acme Pay adapter in the folder `acme`. */
+const ACME = ['adapter', 'acme', '--name', '@acme/pay-provider-acme', '--provider', 'acmePay'];
+
 describe('pay new adapter', () => {
   it('writes every template file, with the package, provider, type, environment and simulator names filled in', async () => {
-    const made = await payNew(
-      'adapter',
-      'acme',
-      '--name',
-      '@acme/pay-provider-acme',
-      '--provider',
-      'acmePay',
-    );
+    const made = await payNew(...ACME);
     expect(made.err).toEqual([]);
     expect(made.status).toBe(0);
     const target = join(scratch, 'acme');
@@ -75,6 +73,19 @@ describe('pay new adapter', () => {
     expect(read('src/testing/simulator/index.ts')).toContain("export const SIMULATOR_NAME = 'acme-pay';");
     expect(read('src/testing/descriptor.ts')).toContain("label: 'Acme Pay',");
     expect(read('.changeset/first-release.md')).toMatch(/^---\n"@acme\/pay-provider-acme": minor\n---\n/);
+  });
+
+  it('has the file set and the role names CONTRIBUTING.md prescribes, spelt for the provider', async () => {
+    const made = await payNew(...ACME);
+    expect(made.status).toBe(0);
+    const check = spawnSync(
+      process.execPath,
+      [join(WORKSPACE, 'tooling/scripts/adapter-names.mjs'), '--check', join(scratch, 'acme')],
+      { cwd: scratch, encoding: 'utf8' },
+    );
+    expect(check.stderr).toBe('');
+    expect(check.stdout).toBe('adapter-names: 1 adapters use the names CONTRIBUTING.md prescribes.\n');
+    expect(check.status).toBe(0);
   });
 
   it('pins @pay/core as a peer on the caret range of the core it runs with, and the pay that wrote it', async () => {

@@ -108,7 +108,7 @@ describe('an adapter package made outside the repository from the skeleton', () 
       'operation payments.retrieve',
       'operation refunds.create',
       'PAYMENT_STATUS (src/mapping.ts)',
-      'EVENT_TYPES (src/events.ts)',
+      'EVENT_TYPES (src/webhooks.ts)',
     ])
       expect(test.output).toContain(missing);
   }, 120_000);

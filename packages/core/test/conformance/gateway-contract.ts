@@ -2,12 +2,13 @@
  * The fixture gateway's declaration to the conformance suite: what an adapter package writes in its own
  * `test/contract.test.ts`, here for the fixture adapter with an optional planted bug.
  */
-import { hmacSha512Hex } from '../../src/crypto.js';
+import { hmacSignature } from '../../src/adapter-toolkit.js';
 import { type CallOptions, ConfigurationError, type WebhookRequest } from '../../src/index.js';
 import type { AdapterContract, SimulatorContext } from '../../src/testing/contract.js';
 import { createGatewayAdapter, type PlantedBug } from './gateway-adapter.js';
 import {
   GATEWAY_SECRET_KEY,
+  GATEWAY_SIGNATURE,
   GATEWAY_SIGNATURE_HEADER,
   type GatewaySimulator,
   startGatewaySimulator,
@@ -24,7 +25,7 @@ const EVENT = JSON.stringify({
 async function signed(body: string, secret = GATEWAY_SECRET_KEY): Promise<WebhookRequest> {
   return {
     body,
-    headersAsObject: { [GATEWAY_SIGNATURE_HEADER]: await hmacSha512Hex(secret, body) },
+    headersAsObject: { [GATEWAY_SIGNATURE_HEADER]: await hmacSignature(secret, body, GATEWAY_SIGNATURE) },
     fullUrl: 'https://shop.example/webhooks/gateway',
   };
 }

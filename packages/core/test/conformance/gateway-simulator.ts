@@ -4,7 +4,7 @@
  * secret key), built on the `@pay/core/testing` kit like every provider simulator, with the whole
  * `PaymentSimulator` interface.
  */
-import { hmacSha512Hex } from '../../src/crypto.js';
+import { hmacSignature, type SignatureScheme } from '../../src/adapter-toolkit.js';
 import {
   FaultInjector,
   jsonBody,
@@ -60,6 +60,12 @@ export interface GatewaySimulator extends PaymentSimulator<GatewayConfig, Gatewa
 export const GATEWAY_SECRET_KEY = 'sk_test_fixture_0123456789abcdef';
 export const GATEWAY_REQUEST_ID_HEADER = 'x-request-id';
 export const GATEWAY_SIGNATURE_HEADER = 'x-gateway-signature';
+/** How the gateway signs: the hex HMAC-SHA512 of the raw body, keyed with the secret key. */
+export const GATEWAY_SIGNATURE = {
+  header: GATEWAY_SIGNATURE_HEADER,
+  encoding: 'hex',
+  algorithm: 'SHA-512',
+} as const satisfies SignatureScheme;
 
 /** The gateway's refusal envelope. */
 const refused = (status: number, message: string) => jsonReply(status, { status: false, message });
@@ -71,7 +77,9 @@ export async function startGatewaySimulator(): Promise<GatewaySimulator> {
   const faults = new FaultInjector();
   const clock = new SimulatorClock();
   const forwarder = new WebhookForwarder({
-    sign: async (body) => ({ [GATEWAY_SIGNATURE_HEADER]: await hmacSha512Hex(GATEWAY_SECRET_KEY, body) }),
+    sign: async (body) => ({
+      [GATEWAY_SIGNATURE_HEADER]: await hmacSignature(GATEWAY_SECRET_KEY, body, GATEWAY_SIGNATURE),
+    }),
     backoffMs: [10],
   });
   const routes = new Routes();

@@ -4,20 +4,21 @@
  * before any I/O, with the reason given here.
  */
 import { defineAdapter } from '@pay/core/adapter';
+import { createClient } from './client.js';
 import { PROVIDER, type ProviderXyzConfig } from './config.js';
 import { checkCheckout, checkRefund } from './requests.js';
 import type { ProviderXyzAdapter, ProviderXyzTypes } from './types.js';
-import { webhooks } from './webhooks.js';
+import { createWebhooks } from './webhooks.js';
 
 /** Why an operation the skeleton plans is not there yet: the conformance test lists these until they are. */
 const TODO = 'not implemented yet (TODO in src/adapter.ts)';
 
 /** Builds the adapter for a checked `config`. */
-export function createProviderXyzAdapter(_config: ProviderXyzConfig): ProviderXyzAdapter {
-  return defineAdapter<ProviderXyzTypes>({
+export function createProviderXyzAdapter(config: ProviderXyzConfig): ProviderXyzAdapter {
+  const client = createClient(config);
+  const adapter = defineAdapter<ProviderXyzTypes>({
     provider: PROVIDER,
-    // TODO: implement each operation (and list it in types.ts' `operations`), with one client per adapter
-    // (`const client = createClient(config)` above the return), e.g.
+    // TODO: implement each operation (and list it in types.ts' `operations`), e.g.
     //   async retrievePayment(id, context) {
     //     const found = await client.read(paymentReplySchema, paymentRequest(id), context);
     //     return found && toPayment(found.body, found.raw, found.requestId);
@@ -27,6 +28,8 @@ export function createProviderXyzAdapter(_config: ProviderXyzConfig): ProviderXy
     checks: { createCheckout: checkCheckout, createRefund: checkRefund },
     unsupported: { 'checkouts.create': TODO, 'payments.retrieve': TODO, 'refunds.create': TODO },
     fallbackReason: 'Provider Xyz offers no such call',
-    webhooks,
+    webhooks: createWebhooks(),
   });
+  // `Object.assign` keeps the adapter object itself (and core's mark on it).
+  return Object.assign(adapter, { updateCredentials: client.updateCredentials });
 }

@@ -14,11 +14,14 @@ import * as v from '@pay/core/schema';
 /** The provider name records and raw events carry. */
 export const PROVIDER = 'providerXyz';
 
-/** Explicit configuration of `createProviderXyz(config)`. */
-export interface ProviderXyzConfig extends TransportOptions {
+/** The credentials the provider authorises calls with (TODO: yours), replaced whole by `updateCredentials`. */
+export interface ProviderXyzCredentials {
   /** The secret API key from the provider's dashboard (`PROVIDER_XYZ_SECRET_KEY`). */
   secretKey: string;
 }
+
+/** Explicit configuration of `createProviderXyz(config)`: the credentials and `@pay`'s transport options. */
+export interface ProviderXyzConfig extends ProviderXyzCredentials, TransportOptions {}
 
 /** Overrides of the default factory `providerXyz(overrides)`: each one wins over its variable. */
 export type ProviderXyzOverrides = Partial<ProviderXyzConfig>;
@@ -36,7 +39,14 @@ export const PROVIDER_XYZ_ENV: readonly EnvVariable<'secretKey'>[] = [
 
 const credential = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
 
-const configSchema = v.strictObject({ secretKey: credential, ...transportConfigEntries });
+const credentialsSchema = v.strictObject({ secretKey: credential });
+
+const configSchema = v.strictObject({ ...credentialsSchema.entries, ...transportConfigEntries });
+
+/** Validates replacement credentials (`updateCredentials`) before anything changes. */
+export function checkCredentials(credentials: ProviderXyzCredentials): ProviderXyzCredentials {
+  return parseConfig(PROVIDER, credentialsSchema, credentials);
+}
 
 /** Validates an explicit config (`createProviderXyz`): nothing is read from the environment. */
 export function checkConfig(config: ProviderXyzConfig): ProviderXyzConfig {

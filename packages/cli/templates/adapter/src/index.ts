@@ -24,7 +24,12 @@ export function createProviderXyz(config: ProviderXyzConfig): ProviderXyzAdapter
   return createProviderXyzAdapter(checkConfig(config));
 }
 
-export { PROVIDER_XYZ_ENV, type ProviderXyzConfig, type ProviderXyzOverrides } from './config.js';
+export {
+  PROVIDER_XYZ_ENV,
+  type ProviderXyzConfig,
+  type ProviderXyzCredentials,
+  type ProviderXyzOverrides,
+} from './config.js';
 export type {
   ProviderXyzAdapter,
   ProviderXyzCheckoutMetadata,

@@ -1,12 +1,15 @@
 /**
- * Input checks and the wire request of each Provider Xyz call (TODO: the provider's paths and field names). The
- * checks run before the idempotency ledger and any call (`checks` in adapter.ts), every issue in one
- * `ValidationError`; amounts arrive in the currency's standard unit and are converted exactly, never with float
- * arithmetic (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#money).
+ * Input checks, the merchant reference of a money-moving call, and the wire request of each Provider Xyz call
+ * (TODO: the provider's paths and field names). The checks run before the idempotency ledger and any call
+ * (`checks` in adapter.ts), every issue in one `ValidationError`; amounts arrive in the currency's standard unit
+ * and are converted exactly, never with float arithmetic
+ * (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#money).
  */
 import {
   amountIssues,
   type CheckoutCreateParams,
+  keyedReference,
+  type OperationContext,
   type RefundCreateParams,
   toMinorUnits,
   toValidationIssues,
@@ -48,6 +51,14 @@ export function checkRefund(params: RefundCreateParams): RefundCreateParams {
   const issues = params.amount === undefined ? [] : amountProblems(params.amount, currency);
   if (issues.length > 0) throw new ValidationError(issues, { operation: 'refunds.create' });
   return { ...params, currency };
+}
+
+/**
+ * The merchant reference of a money-moving call: derived from the caller's idempotency key, so a repeat after a
+ * lost reply sends the same reference and the provider refuses it as a duplicate instead of moving money twice.
+ */
+export async function referenceOf(context: OperationContext): Promise<string> {
+  return (await keyedReference(context)) ?? crypto.randomUUID();
 }
 
 /** The call opening a checkout for checked `params`, under the merchant `reference`. */

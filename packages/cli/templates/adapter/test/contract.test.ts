@@ -6,7 +6,6 @@
  */
 import { type AdapterContract, runAdapterContract, type SimulatorContext } from '@pay/core/testing/contract';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../src/events.js';
 import { createProviderXyz, providerXyz } from '../src/index.js';
 import { PAYMENT_STATUS } from '../src/mapping.js';
 import {
@@ -15,6 +14,7 @@ import {
   signProviderXyzWebhook,
   startProviderXyzSimulator,
 } from '../src/testing/index.js';
+import { EVENT_TYPES } from '../src/webhooks.js';
 
 type Adapter = ReturnType<typeof createProviderXyz>;
 type Context = SimulatorContext<ProviderXyzSimulator, Adapter>;
@@ -44,7 +44,7 @@ describe('the skeleton', () => {
         (operation) => `operation ${operation} (src/adapter.ts, src/requests.ts)`,
       ),
       ...(PAYMENT_STATUS.size === 0 ? ['PAYMENT_STATUS (src/mapping.ts)'] : []),
-      ...((EVENT_TYPES as readonly string[]).length === 0 ? ['EVENT_TYPES (src/events.ts)'] : []),
+      ...((EVENT_TYPES as readonly string[]).length === 0 ? ['EVENT_TYPES (src/webhooks.ts)'] : []),
     ];
     expect(missing, 'still TODO').toEqual([]);
   });

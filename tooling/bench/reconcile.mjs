@@ -54,7 +54,11 @@ const total = (counts) => Object.values(counts).reduce((sum, n) => sum + n, 0);
 /** The scripted run; returns the rows of `pnpm bench` (see the README's table). */
 export async function reconcileBenchmarks() {
   let providerRequests = 0;
-  const simulator = await startProviderNSimulator({ onRequest: () => void (providerRequests += 1) });
+  const simulator = await startProviderNSimulator({
+    onRequest: () => {
+      providerRequests += 1;
+    },
+  });
   // Every run and every registration on one clock, from a minute boundary (the read budget counts per minute):
   // the checkouts are all created at `start`, so the figures do not depend on when the bench runs.
   const start = Math.ceil(Date.now() / MINUTE) * MINUTE;
@@ -82,7 +86,9 @@ export async function reconcileBenchmarks() {
   let delivered = 0;
   const handler = pay.webhooks
     .setup({ webhookSecret: simulator.credentials.secretKey, deduplicate })
-    .onAny(() => void (delivered += 1));
+    .onAny(() => {
+      delivered += 1;
+    });
   const reconciler = createReconciler(pay, handler, { intervalMs: INTERVAL_MS, now });
 
   try {

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { bundleSizes, dispatch10k, importCold, importColdCore } from './core.mjs';
 import { latency20ms } from './latency.mjs';
 import { providerBenchmarks } from './providers.mjs';
+import { reconcileBenchmarks } from './reconcile.mjs';
 import { storeBenchmarks } from './stores.mjs';
 import { tracingIdle, tracingOtel } from './tracing.mjs';
 
@@ -29,6 +30,7 @@ console.log(
 await record(latency20ms);
 for (const step of await providerBenchmarks()) await record(step);
 await record(storeBenchmarks);
+await record(reconcileBenchmarks);
 await record(tracingIdle);
 await record(tracingOtel);
 await record(dispatch10k);

@@ -336,6 +336,42 @@ describe('the reconciler', () => {
     await app.reconciler.stop();
     expect(book.counters.reads).toBe(1);
   });
+
+  it('started again while stopping, it waits for the run under way and keeps one schedule: runs never overlap', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    vi.setSystemTime(T0);
+    const shared = stores();
+    const backlog = shared.reconcile.backlog.bind(shared.reconcile);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runs = { started: 0, running: 0, most: 0 };
+    shared.reconcile.backlog = async (provider, now) => {
+      runs.started += 1;
+      runs.running += 1;
+      runs.most = Math.max(runs.most, runs.running);
+      try {
+        if (runs.started === 1) await held; // the first run is slow: still under way when start() comes again
+        return await backlog(provider, now);
+      } finally {
+        runs.running -= 1;
+      }
+    };
+    const app = instance(createBook(), shared);
+    app.reconciler.start();
+    const stopping = app.reconciler.stop();
+    app.reconciler.start(); // e.g. a hot reload, or leadership regained, before the stop has finished
+    expect(runs).toEqual({ started: 1, running: 1, most: 1 });
+    release();
+    await stopping;
+    // One schedule after the run under way: the next run 30 s ± 20 % later, then one per interval.
+    await vi.advanceTimersByTimeAsync(36_000);
+    expect(runs).toMatchObject({ started: 2, most: 1 });
+    await vi.advanceTimersByTimeAsync(36_000);
+    expect(runs).toMatchObject({ started: 3, most: 1 });
+    await app.reconciler.stop();
+  });
 });
 
 describe('exactly once across webhooks and reads', () => {

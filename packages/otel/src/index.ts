@@ -1,6 +1,6 @@
 /**
  * `@pay/otel`: OpenTelemetry spans from @pay's tracing channels. It subscribes to the channels core publishes
- * (`pay:operation`, `pay:call`, `pay:attempt`, `pay:webhook`) and turns them into spans:
+ * (`pay:operation`, `pay:call`, `pay:attempt`, `pay:webhook`, `pay:reconcile`) and turns them into spans:
  *
  * ```
  * payments.create                      INTERNAL  pay.provider, pay.operation, pay.outcome, pay.idempotency_key
@@ -8,6 +8,9 @@
  *    ├─ POST /v1/transactions/{id}/commit   CLIENT  http.response.status_code 503, error.type
  *    └─ POST /v1/transactions/{id}/commit   CLIENT  http.request.resend_count 1, http.response.status_code 200
  * ```
+ *
+ * A webhook delivery and a reconciler run are published once, when they ended: each is one span drawn with its
+ * recorded times (`webhook <provider>`, `reconcile <provider>` with the run's counts).
  *
  * Only `@opentelemetry/api` is needed: the application brings the SDK and exporter it already uses. Like core, this
  * package asks the runtime for `diagnostics_channel` instead of importing it, so it loads (and does nothing) where
@@ -25,7 +28,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { type Logger, PAY_CHANNELS, type WebhookTrace } from '@pay/core';
+import { type Logger, PAY_CHANNELS, type ReconcileTrace, type WebhookTrace } from '@pay/core';
 import {
   attemptEnd,
   attemptSpan,
@@ -33,6 +36,7 @@ import {
   callSpan,
   operationEnd,
   operationSpan,
+  reconcileSpan,
   type SpanStart,
   webhookSpan,
 } from './spans.js';
@@ -115,11 +119,17 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
   traced(PAY_CHANNELS.operation, spanHandlers(spans, guard, operationSpan, operationEnd));
   traced(PAY_CHANNELS.call, spanHandlers(spans, guard, callSpan, callEnd));
   traced(PAY_CHANNELS.attempt, spanHandlers(spans, guard, attemptSpan, attemptEnd));
-  const webhook = dc.channel(PAY_CHANNELS.webhook) as Channel;
-  const onWebhook = (message: unknown) =>
-    guard('record the webhook span', () => webhookSpan(tracer, message as WebhookTrace));
-  webhook.subscribe(onWebhook);
-  subscriptions.push(() => webhook.unsubscribe(onWebhook));
+  const published = (name: string, listener: (message: unknown) => void) => {
+    const channel = dc.channel(name) as Channel;
+    channel.subscribe(listener);
+    subscriptions.push(() => channel.unsubscribe(listener));
+  };
+  published(PAY_CHANNELS.webhook, (message) =>
+    guard('record the webhook span', () => webhookSpan(tracer, message as WebhookTrace)),
+  );
+  published(PAY_CHANNELS.reconcile, (message) =>
+    guard('record the reconciler run span', () => reconcileSpan(tracer, message as ReconcileTrace)),
+  );
 
   return {
     disable() {

@@ -10,7 +10,7 @@ import {
   SpanStatusCode,
   type Tracer,
 } from '@opentelemetry/api';
-import type { AttemptTrace, CallTrace, OperationTrace, WebhookTrace } from '@pay/core';
+import type { AttemptTrace, CallTrace, OperationTrace, ReconcileTrace, WebhookTrace } from '@pay/core';
 
 /** How a span starts: its name, kind and attributes, from the start context. */
 export interface SpanStart {
@@ -132,6 +132,41 @@ export function webhookSpan(tracer: Tracer, delivery: WebhookTrace): void {
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
   span.end(delivery.startTime + delivery.durationMs);
+}
+
+/**
+ * A reconciler run (docs/architecture.md#reconciliation) is published once, when it ended: its span is drawn with
+ * the recorded times and the run's counts. A paused run (its store unreachable) is an error; so is a run in which
+ * reads, resolves or deliveries failed (each is retried on a later run, but someone should look).
+ */
+export function reconcileSpan(tracer: Tracer, run: ReconcileTrace): void {
+  const span = tracer.startSpan(
+    `reconcile ${run.provider}`,
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: run.startTime,
+      attributes: {
+        'pay.provider': run.provider,
+        'pay.reconcile.watched': run.watched,
+        'pay.reconcile.due': run.due,
+        'pay.reconcile.lag_ms': run.lagMs,
+        'pay.reconcile.reads': run.reads,
+        'pay.reconcile.budget_refused': run.budgetRefused,
+        'pay.reconcile.transitions': run.transitions,
+        'pay.reconcile.duplicates': run.duplicates,
+        'pay.reconcile.stale_keys': run.staleKeys,
+        'pay.reconcile.errors': run.errors,
+        'pay.reconcile.paused': run.paused,
+      },
+    },
+    contexts.active(),
+  );
+  const errorType = run.paused ? 'store_unavailable' : run.errors > 0 ? 'reconcile_errors' : undefined;
+  if (errorType) {
+    span.setAttribute('error.type', errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end(run.startTime + run.durationMs);
 }
 
 /** Marks a span failed with a low-cardinality `error.type`; the message is core's redacted one. */

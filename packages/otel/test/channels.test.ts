@@ -11,7 +11,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import type { AttemptTrace, CallTrace, OperationTrace, WebhookTrace } from '@pay/core';
+import type { AttemptTrace, CallTrace, OperationTrace, ReconcileTrace, WebhookTrace } from '@pay/core';
 import { PAY_CHANNELS } from '@pay/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { instrumentPay, type PayInstrumentation } from '../src/index.js';
@@ -162,8 +162,64 @@ describe('span tree', () => {
     expect(span?.attributes).toMatchObject({ 'pay.webhook.secret_index': 1, 'pay.webhook.verified': true });
   });
 
+  /** A `pay:reconcile` message: a Provider N run that read 3 objects and delivered 2 transitions. */
+  const reconcileTrace = (fields: Partial<ReconcileTrace> = {}): ReconcileTrace => ({
+    provider: 'providerN',
+    watched: 40,
+    due: 3,
+    lagMs: 1_500,
+    reads: 3,
+    budgetRefused: 0,
+    transitions: 2,
+    duplicates: 1,
+    staleKeys: 0,
+    errors: 0,
+    paused: false,
+    startTime: 1_700_000_000_000,
+    durationMs: 12,
+    ...fields,
+  });
+
+  it("draws a reconciler run as one span with the run's counts and times", () => {
+    dc.channel(PAY_CHANNELS.reconcile).publish(reconcileTrace());
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.name).toBe('reconcile providerN');
+    expect(span?.kind).toBe(SpanKind.INTERNAL);
+    expect(span?.attributes).toEqual({
+      'pay.provider': 'providerN',
+      'pay.reconcile.watched': 40,
+      'pay.reconcile.due': 3,
+      'pay.reconcile.lag_ms': 1_500,
+      'pay.reconcile.reads': 3,
+      'pay.reconcile.budget_refused': 0,
+      'pay.reconcile.transitions': 2,
+      'pay.reconcile.duplicates': 1,
+      'pay.reconcile.stale_keys': 0,
+      'pay.reconcile.errors': 0,
+      'pay.reconcile.paused': false,
+    });
+    expect(span?.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span?.startTime).toEqual([1_700_000_000, 0]);
+    expect(span?.duration).toEqual([0, 12_000_000]);
+  });
+
+  it('marks a paused run (store unreachable) and a run with failed reads as errors', () => {
+    const channel = dc.channel(PAY_CHANNELS.reconcile);
+    channel.publish(reconcileTrace({ paused: true, reads: 0, transitions: 0, duplicates: 0 }));
+    channel.publish(reconcileTrace({ errors: 2 }));
+    const [paused, failed] = exporter.getFinishedSpans();
+    expect(paused?.attributes).toMatchObject({
+      'pay.reconcile.paused': true,
+      'error.type': 'store_unavailable',
+    });
+    expect(paused?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(failed?.attributes).toMatchObject({ 'pay.reconcile.errors': 2, 'error.type': 'reconcile_errors' });
+    expect(failed?.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
   it('stops drawing after disable()', async () => {
     instrumentation.disable();
+    dc.channel(PAY_CHANNELS.reconcile).publish(reconcileTrace());
     const op: OperationTrace = {
       id: 'op-3',
       provider: 'providerR',

@@ -11,7 +11,12 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { createPay } from '@pay/core';
+import {
+  createMemoryDeduplicationStore,
+  createMemoryReconciliationStore,
+  createPay,
+  createReconciler,
+} from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
 import { providerNWebhookRequest, startProviderNSimulator } from '@pay/provider-n/testing';
 import { createProviderT } from '@pay/provider-t';
@@ -201,6 +206,58 @@ describe('a webhook refused for its signature', () => {
         'error.type': 'invalid_signature',
       });
       expect(spans[0]?.status.code).toBe(SpanStatusCode.ERROR);
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('a reconciler run that finds a paid checkout whose webhook was lost', () => {
+  it('is one reconcile span with its counts, beside the status read it made', async () => {
+    const sim = await startProviderNSimulator();
+    try {
+      const pay = createPay(createProviderN(sim.adapterConfig({ retry: 0 })), {
+        reconcile: createMemoryReconciliationStore(),
+      });
+      const handler = pay.webhooks
+        .setup({
+          webhookSecret: sim.credentials.webhookSecret,
+          deduplicate: createMemoryDeduplicationStore(),
+        })
+        .onAny(() => undefined);
+      const checkout = await pay.checkouts.create({
+        customer: { email: 'ada@example.com' },
+        item_id: 'plan-basic',
+        success_url: 'https://shop.example/thanks',
+        provider_metadata: { amount: 5000, currency: 'NGN' },
+      });
+      await sim.payer.pay(checkout.id); // nothing is forwarded: the webhook is lost
+      // The first read is due two minutes after creation (docs/architecture.md#reconciliation).
+      const reconciler = createReconciler(pay, handler, { now: () => Date.now() + 2 * 60_000 });
+      exporter.reset();
+      await reconciler.runOnce();
+
+      const [run] = named('reconcile providerN');
+      expect(run?.attributes).toEqual({
+        'pay.provider': 'providerN',
+        'pay.reconcile.watched': 1,
+        'pay.reconcile.due': 1,
+        'pay.reconcile.lag_ms': expect.any(Number),
+        'pay.reconcile.reads': 1,
+        'pay.reconcile.budget_refused': 0,
+        'pay.reconcile.transitions': 1,
+        'pay.reconcile.duplicates': 0,
+        'pay.reconcile.stale_keys': 0,
+        'pay.reconcile.errors': 0,
+        'pay.reconcile.paused': false,
+      });
+      expect(run?.status.code).toBe(SpanStatusCode.UNSET);
+      // The read is the application's own operation span: the run's span is drawn after the run ended.
+      expect(named('payments.retrieve')[0]?.attributes).toMatchObject({
+        'pay.operation': 'payments.retrieve',
+        'pay.record_id': checkout.id,
+        'pay.outcome': 'succeeded',
+      });
     } finally {
       await sim.close();
     }

@@ -42,7 +42,10 @@ export type ReconcileRun = Omit<ReconcileTrace, 'provider' | 'startTime' | 'dura
 
 /** A reconciler of one `Pay` (see {@link createReconciler}). */
 export interface Reconciler {
-  /** Runs now, then every `intervalMs` (with jitter) until `stop()`; runs never overlap. Idempotent. */
+  /**
+   * Runs now (or, when a stopped run is still under way, once it ends), then every `intervalMs` (with jitter) until
+   * `stop()`; runs never overlap. Idempotent.
+   */
   start(): void;
   /** Stops the runs; resolves once the run under way (if any) has finished. */
   stop(): Promise<void>;
@@ -115,7 +118,9 @@ export function createReconciler<A extends AnyAdapter>(
     start() {
       if (started) return;
       started = true;
-      tick();
+      // Started again before a stop() finished: the run under way schedules the next one when it ends. A run
+      // started now would overlap it, and both would schedule, doubling every run after (and its store calls).
+      if (running === undefined) tick();
     },
     async stop() {
       started = false;

@@ -20,8 +20,8 @@ export const WATCH_FOR_MS = 3 * 24 * 60 * 60_000;
 
 /**
  * When the next read of an object already read `reads` times is due: `FIRST_READ_DELAY_MS` doubled per read
- * (2, 4, 8, 16, 32 minutes), capped at `MAX_READ_DELAY_MS` (about 77 reads over 3 days for an object that never
- * settles).
+ * (2, 4, 8, 16, 32 minutes), capped at `MAX_READ_DELAY_MS`: 75 reads over 3 days for an object that never settles
+ * (docs/architecture.md#intervals-and-cost).
  */
 export function nextReadAt(reads: number, now: number): number {
   return now + Math.min(FIRST_READ_DELAY_MS * 2 ** Math.min(reads, 30), MAX_READ_DELAY_MS);

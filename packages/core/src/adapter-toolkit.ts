@@ -73,7 +73,7 @@ export {
   toMinorUnits,
 } from './money.js';
 export { moneyMovingRefusal, refusalMayHaveLanded } from './money-moving-refusals.js';
-export type { Operation, ResultOf } from './operations.js';
+export { OPERATION_METHODS, type Operation, type ResultOf } from './operations.js';
 export {
   type CaptureParams,
   type Checkout,
@@ -113,7 +113,6 @@ export {
   type TokenStore,
   withinStoreDeadline,
 } from './stores.js';
-export { createRotatingLogin } from './token.js';
 export { assertNoIssues, isRecord, parseInput, toValidationIssues } from './validation.js';
 export {
   type WebhookFailureReason,

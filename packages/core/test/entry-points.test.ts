@@ -7,7 +7,7 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
     for (const name of [
       'defineAdapter',
       'createProviderClient',
-      'createRotatingLogin',
+      'OPERATION_METHODS',
       'verifyHmacHeader',
       'toMinorUnits',
       'paymentCreateSchema',
@@ -34,7 +34,7 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
     const toolkitOnly = [
       'defineAdapter',
       'createProviderClient',
-      'createRotatingLogin',
+      'OPERATION_METHODS',
       'verifyHmacHeader',
       'verifyRsaHeader',
       'hmacSignature',
@@ -82,10 +82,10 @@ describe('the two entry points of @pay/core (docs/architecture.md#packages)', ()
       'verifyRsaSha256',
       'basicAuthorization',
       'utf8',
-      // what no adapter needs: readProviderConfig reads the environment, the operation table is core's own
+      // what no adapter needs: readProviderConfig reads the environment, a declared login replaces the token helper
       'booleanSetting',
       'readEnvironment',
-      'OPERATION_METHODS',
+      'createRotatingLogin',
       'OPERATIONS',
       'OPERATION_NAMES',
       'MONEY_MOVING_OPERATIONS',

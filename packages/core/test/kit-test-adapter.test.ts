@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OPERATION_METHODS } from '../src/adapter-toolkit.js';
 import {
   createMemoryDeduplicationStore,
   createPay,
@@ -9,7 +10,6 @@ import {
   ValidationError,
   WebhookVerificationError,
 } from '../src/index.js';
-import { OPERATION_METHODS } from '../src/operations.js';
 import { createTestAdapter, signTestWebhook, TEST_SIGNATURE_HEADER } from '../src/testing/index.js';
 
 /** A test adapter, a Pay over it and a webhook handler recording what it dispatched. */

@@ -5,7 +5,6 @@
  * (docs/architecture.md#webhooks, docs/architecture.md#outcomes).
  */
 import { createPay, NetworkError, ProviderApiError, ValidationError } from '@pay/core';
-import type { ProviderErrorRule } from '@pay/core/adapter';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_N_ERRORS } from '../src/client.js';
@@ -133,7 +132,7 @@ describe.each(MONEY_CALLS)('money-moving call $call (docs/architecture.md#outcom
         message: 'providerN answered HTTP 400 (code R3): lower amount.',
       }),
       code: 'R3',
-      rule: PROVIDER_N_ERRORS.R3 as ProviderErrorRule,
+      rule: PROVIDER_N_ERRORS.R3 as Parameters<typeof moneyMovingRefusal>[0]['rule'],
       reply,
     };
     const error = moneyMovingRefusal(refusal);

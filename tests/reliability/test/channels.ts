@@ -1,6 +1,6 @@
 /**
  * A recorder of @pay's tracing channels (docs/architecture.md#tracing-channels) for the observability tests: every
- * event of `pay:operation`, `pay:call`, `pay:attempt` and every `pay:webhook` message, with a copy of the context
+ * event of `pay:operation`, `pay:call`, `pay:attempt` and every `pay:webhook` and `pay:reconcile` message, with a copy of the context
  * as it was when the event fired and every text reachable from it at that moment (for the secret scan: errors are
  * redacted in place, so scanning later could miss what a subscriber saw).
  */
@@ -50,9 +50,11 @@ export function recordChannels(options: { scan?: boolean } = {}): ChannelRecorde
     channel.subscribe(handlers as never);
     stops.push(() => channel.unsubscribe(handlers as never));
   }
-  const onWebhook = (message: unknown) => push(PAY_CHANNELS.webhook, 'publish', message as object);
-  dc.subscribe(PAY_CHANNELS.webhook, onWebhook);
-  stops.push(() => dc.unsubscribe(PAY_CHANNELS.webhook, onWebhook));
+  for (const name of [PAY_CHANNELS.webhook, PAY_CHANNELS.reconcile]) {
+    const onMessage = (message: unknown) => push(name, 'publish', message as object);
+    dc.subscribe(name, onMessage);
+    stops.push(() => dc.unsubscribe(name, onMessage));
+  }
   return {
     messages,
     of: (channel, event) =>

@@ -10,7 +10,13 @@
  * and every line is scanned too.
  */
 import { readFileSync } from 'node:fs';
-import { createPay, PAY_CHANNELS } from '@pay/core';
+import {
+  createMemoryDeduplicationStore,
+  createMemoryReconciliationStore,
+  createPay,
+  createReconciler,
+  PAY_CHANNELS,
+} from '@pay/core';
 import { createProviderN } from '@pay/provider-n';
 import { providerNWebhookRequest, startProviderNSimulator } from '@pay/provider-n/testing';
 import { createProviderR } from '@pay/provider-r';
@@ -109,6 +115,41 @@ describe('log lines of every adapter carry no secret', () => {
     onRequest: () => {
       throw new Error(`hook failed near ${secret} / ${encodeURIComponent(secret)}`);
     },
+  });
+
+  it('Provider N: a reconciler run whose status reads are refused with replies echoing the key', async () => {
+    const credentials = {
+      apiKey: LOGGING_SECRETS.nApi,
+      secretKey: LOGGING_SECRETS.nSecret,
+      webhookSecret: LOGGING_SECRETS.nWebhook,
+    };
+    const sim = await startProviderNSimulator({ credentials });
+    try {
+      const adapter = createProviderN({ ...sim.adapterConfig(), retry: 0 });
+      const pay = createPay(adapter, { logger, reconcile: createMemoryReconciliationStore() });
+      const handler = pay.webhooks.setup({
+        webhookSecret: credentials.webhookSecret,
+        deduplicate: createMemoryDeduplicationStore(),
+      });
+      await pay.checkouts.create({
+        customer: { email: 'ada@example.com' },
+        provider_metadata: { amount: 5000, currency: 'NGN' },
+      });
+      sim.faults.inject({
+        path: /transactions/,
+        method: 'GET',
+        times: 5,
+        fault: { kind: 'status', status: 503, body: `{"responseMessage":"down ${credentials.apiKey}"}` },
+      });
+      const before = lines.length;
+      // The checkout's first read is due a few minutes after it was created: the reconciler's clock is ahead.
+      const reconciler = createReconciler(pay, handler, { now: () => Date.now() + 10 * 60_000 });
+      await reconciler.runOnce();
+      const logged = lines.slice(before);
+      expect(logged.filter(([level]) => level === 'warn').length).toBeGreaterThan(0);
+    } finally {
+      await sim.close();
+    }
   });
 
   it('Provider R: a failing hook, retried reads after replies echoing the secret', async () => {

@@ -15,8 +15,12 @@ import type {
 } from './contract-money.js';
 import type { RecordedRequest } from './kit/requests.js';
 
-/** The settings of every suite adapter: retries on, so a retry-safe money call shows up more than once. */
-export const SUITE_SETTINGS: SuiteCallSettings = { retry: 2, timeoutMs: 400 };
+/**
+ * The settings of every suite adapter: retries on, so a retry-safe money call shows up more than once. The timeout
+ * is what the timeout faults wait out; it is long enough that an unfaulted call to a simulator on loopback never
+ * meets it on a loaded two-core machine (at 400 ms, unfaulted steps timed out while other suites ran).
+ */
+export const SUITE_SETTINGS: SuiteCallSettings = { retry: 2, timeoutMs: 1_000 };
 
 /** The rejection of `promise`, or fails when it resolves. */
 export async function rejectionOf(promise: Promise<unknown>, what: string): Promise<unknown> {

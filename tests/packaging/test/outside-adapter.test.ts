@@ -127,7 +127,7 @@ describe('an adapter package made outside the repository from the skeleton', () 
     expect(test.status, test.output).toBe(0);
     expect(test.output).toContain('has no TODO left');
     expect(test.output).toContain(
-      'sends refunds.create once under a reply lost after the provider processed the call',
+      'refunds.create under a reply lost after the provider acted at each upstream step: moves money at most once',
     );
     expect(test.output).toContain('never reads a failure, pending or unknown status as paid');
     const build = run('npm', ['run', 'build'], adapter);

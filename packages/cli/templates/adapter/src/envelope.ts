@@ -9,8 +9,11 @@ import {
   type ProviderApiError,
   type ProviderOutcome,
   parseJson,
+  parseReply,
   moneyMovingRefusal as refuseMoneyMovingCall,
 } from '@pay/core/adapter';
+import * as v from '@pay/core/schema';
+import { PROVIDER } from './config.js';
 
 /** TODO: the header the client sends its request id in (support tickets quote it). */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -21,16 +24,26 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  */
 const ALREADY_DONE = /duplicate/i;
 
+/** TODO: the provider's reply envelope. */
+const envelopeSchema = v.looseObject({
+  data: v.optional(v.unknown()),
+  error: v.optional(v.looseObject({ code: v.optional(v.unknown()), message: v.optional(v.unknown()) })),
+  code: v.optional(v.unknown()),
+  message: v.optional(v.unknown()),
+});
+
 /**
  * Reads the provider's reply envelope (TODO: its shape): a 2xx JSON body is the answer (its `data` when it has
- * one); anything else is a refusal with the provider's code and message.
+ * one); an error status is a refusal with the provider's code and message. A 2xx reply that is not the envelope
+ * (cut short, not JSON) proves nothing about what the provider did: it throws `InvalidResponseError` (outcome
+ * unknown), never a refusal, which would say nothing moved.
  */
-export function readEnvelope(reply: HttpReply): EnvelopeReading {
-  const body = parseJson(reply.text) as
-    | { data?: unknown; error?: { code?: unknown; message?: unknown }; code?: unknown; message?: unknown }
-    | undefined;
-  if (reply.status >= 200 && reply.status < 300 && body !== undefined)
+export function readEnvelope(reply: HttpReply, { call }: { call: string }): EnvelopeReading {
+  if (reply.status >= 200 && reply.status < 300) {
+    const body = parseReply(envelopeSchema, parseJson(reply.text), { provider: PROVIDER, call });
     return { ok: true, body: body.data ?? body };
+  }
+  const body = parseJson(reply.text) as v.InferOutput<typeof envelopeSchema> | undefined;
   const code = body?.error?.code ?? body?.code;
   const message = body?.error?.message ?? body?.message;
   return {

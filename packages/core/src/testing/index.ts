@@ -69,6 +69,13 @@ export type {
   SimulatorStartOptions,
 } from './kit/simulator.js';
 export {
+  type BuiltSimulator,
+  type SimulatorBehaviour,
+  type SimulatorDefinition,
+  type SimulatorKit,
+  startSimulator,
+} from './kit/start-simulator.js';
+export {
   createTestAdapter,
   type TestAdapterBooks,
   type TestAdapterCall,

@@ -69,8 +69,6 @@ export type {
   SimulatorStartOptions,
 } from './kit/simulator.js';
 export {
-  type BuiltSimulator,
-  type SimulatorBehaviour,
   type SimulatorDefinition,
   type SimulatorKit,
   startSimulator,

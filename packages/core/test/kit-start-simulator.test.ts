@@ -133,6 +133,15 @@ async function login(url: string): Promise<string> {
   return (await call(url, '/login')).body.token as string;
 }
 
+/** A simulator forwarding its webhooks to an app, with one open charge `ch_1` of `amount`. */
+async function chargeForwarded(amount: number) {
+  const { simulator } = await startProviderQ();
+  const endpoint = await app();
+  simulator.forwardWebhooks(endpoint.url);
+  await call(simulator.url, '/charges', { body: { amount }, token: await login(simulator.url) });
+  return { simulator, endpoint };
+}
+
 describe('startSimulator (the simulator builder on the kit)', () => {
   it('serves the provider routes on 127.0.0.1 with the kit interface: adapterConfig, books, requests with their ids', async () => {
     const { simulator, readInSetup } = await startProviderQ();
@@ -183,11 +192,7 @@ describe('startSimulator (the simulator builder on the kit)', () => {
   });
 
   it('a payer action moves the books and resolves once its signed webhook is delivered', async () => {
-    const { simulator } = await startProviderQ();
-    const endpoint = await app();
-    simulator.forwardWebhooks(endpoint.url);
-    const token = await login(simulator.url);
-    await call(simulator.url, '/charges', { body: { amount: 700 }, token });
+    const { simulator, endpoint } = await chargeForwarded(700);
 
     await simulator.payer.pay('ch_1');
     const body = JSON.stringify({ id: 'ch_1', amount: 700, status: 'paid' });
@@ -285,11 +290,7 @@ describe('startSimulator (the simulator builder on the kit)', () => {
   });
 
   it('close waits for the deliveries in flight, then stops serving', async () => {
-    const { simulator } = await startProviderQ();
-    const endpoint = await app();
-    simulator.forwardWebhooks(endpoint.url);
-    const token = await login(simulator.url);
-    await call(simulator.url, '/charges', { body: { amount: 3 }, token });
+    const { simulator, endpoint } = await chargeForwarded(3);
     // No await: close must still let this delivery land.
     void simulator.payer.pay('ch_1');
     await simulator.close();

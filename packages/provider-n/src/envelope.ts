@@ -1,7 +1,7 @@
 /**
  * Reading Provider N's replies (docs/providers/provider-n.md#envelope): the envelope, where `requestSuccessful:
- * false` or a non-`"0"` `responseCode` is a refusal whatever the HTTP status, and what a refusal of a money-moving
- * call means (docs/architecture.md#outcomes).
+ * false` or a non-`"0"` `responseCode` is a refusal whatever the HTTP status, what a refusal of a money-moving
+ * call means (docs/architecture.md#outcomes), and the login's reply.
  */
 import {
   type EnvelopeReading,

@@ -1,7 +1,7 @@
 /**
  * Reading Provider R's replies (docs/providers/provider-r.md#response-codes): the envelope where only `code == 0`
- * is success whatever the HTTP status, JSON or form-encoded, and the rule for refusals of calls that can move
- * money (docs/architecture.md#outcomes).
+ * is success whatever the HTTP status, JSON or form-encoded, the rule for refusals of calls that can move
+ * money (docs/architecture.md#outcomes), and a call's answer (its body and request id, or its refusal thrown).
  */
 import {
   type EnvelopeReading,

@@ -3,12 +3,7 @@
  * token from core's token manager, the envelope reader (`requestSuccessful: false` or a non-`"0"` `responseCode`
  * is a refusal whatever the HTTP status), and Provider N's refusal codes as data.
  */
-import {
-  createProviderClient,
-  type ProviderClient,
-  type ProviderErrorTable,
-  parseReply,
-} from '@pay/core/adapter';
+import { createProviderClient, type ProviderClient, type ProviderErrorTable } from '@pay/core/adapter';
 import {
   baseUrlOf,
   checkCredentials,
@@ -16,8 +11,13 @@ import {
   type ProviderNConfig,
   type ProviderNCredentials,
 } from './config.js';
-import { DUPLICATE_REFERENCE_MESSAGE, REQUEST_ID_HEADER, readEnvelope } from './envelope.js';
-import { loginBodySchema } from './wire.js';
+import {
+  CREDENTIALS_HINT,
+  DUPLICATE_REFERENCE_MESSAGE,
+  REQUEST_ID_HEADER,
+  readEnvelope,
+  readLogin,
+} from './envelope.js';
 
 /**
  * Provider code → rule (core reads it with own-property checks). `99` is the provider's catch-all (bad
@@ -46,14 +46,11 @@ export const PROVIDER_N_ERRORS: ProviderErrorTable = {
   R9: { kind: 'conflict' },
 };
 
-/** The client of one adapter: core's provider client, plus the credential rotation of `updateCredentials`. */
-export interface ProviderNClient extends ProviderClient {
-  /**
-   * Logs in with `credentials` from the next call on (docs/providers/provider-n.md#authentication): the token of
-   * the old ones is dropped. Checked first: a `ConfigurationError` names a bad member and changes nothing.
-   */
-  updateCredentials(credentials: ProviderNCredentials): void;
-}
+/**
+ * The client of one adapter: core's provider client, whose `updateCredentials` logs in with new credentials from
+ * the next call on (docs/providers/provider-n.md#authentication).
+ */
+export type ProviderNClient = ProviderClient & { updateCredentials(credentials: ProviderNCredentials): void };
 
 /** Builds the client: no I/O until the first call, which logs in first. */
 export function createClient(config: ProviderNConfig): ProviderNClient {
@@ -81,7 +78,7 @@ export function createClient(config: ProviderNConfig): ProviderNClient {
     providerRequestIdHeader: REQUEST_ID_HEADER,
     readEnvelope,
     errors: PROVIDER_N_ERRORS,
-    credentialsHint: `Check ${CREDENTIALS}.`,
+    credentialsHint: `Check ${CREDENTIALS_HINT}.`,
   });
 }
 
@@ -98,16 +95,5 @@ async function login(credentials: ProviderNCredentials, client: ProviderClient) 
     retrySafe: true,
     credentialsInReply: true,
   });
-  // A refusal that may pass later (429, 5xx) stays as it is; any other points at the credentials.
-  if (!outcome.ok) {
-    const { error, code } = outcome;
-    if (error.retryable) throw error;
-    const message = `${PROVIDER} answered HTTP ${error.status}${code ? ` (code ${code})` : ''}: the login was refused; check ${CREDENTIALS}.`;
-    throw error.withDetails({ message });
-  }
-  const body = parseReply(loginBodySchema, outcome.body, { provider: PROVIDER, call: 'login' });
-  return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
+  return readLogin(outcome);
 }
-
-const CREDENTIALS =
-  'apiKey and secretKey (PROVIDER_N_API_KEY / PROVIDER_N_SECRET_KEY) and that isSandbox matches the keys';

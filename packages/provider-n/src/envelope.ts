@@ -1,7 +1,7 @@
 /**
  * Reading Provider N's replies (docs/providers/provider-n.md#envelope): the envelope, where `requestSuccessful:
- * false` or a non-`"0"` `responseCode` is a refusal whatever the HTTP status, and what a refusal of a money-moving
- * call means (docs/architecture.md#outcomes).
+ * false` or a non-`"0"` `responseCode` is a refusal whatever the HTTP status, what a refusal of a money-moving
+ * call means (docs/architecture.md#outcomes), and the login's reply.
  */
 import {
   type EnvelopeReading,
@@ -16,13 +16,17 @@ import {
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
-import { envelopeSchema } from './wire.js';
+import { envelopeSchema, loginBodySchema } from './wire.js';
 
 /** How the provider words a refusal of a reference it already holds, whatever the code. */
 export const DUPLICATE_REFERENCE_MESSAGE = /duplicate|already exists/i;
 
 /** The request id header sent with every call; a reply header of the same name, if any, is the provider's id. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** What to check when the provider refuses the credentials (never a value). */
+export const CREDENTIALS_HINT =
+  'apiKey and secretKey (PROVIDER_N_API_KEY / PROVIDER_N_SECRET_KEY) and that isSandbox matches the keys';
 
 /** A refusal, as the client's `send` returns it. */
 export type Refusal = Extract<ProviderOutcome, { ok: false }>;
@@ -80,4 +84,19 @@ export function moneyMovingRefusal(refusal: Refusal): ProviderApiError {
   return refuseMoneyMovingCall(refusal.error, refusal.reply, {
     mayHaveLanded: isDuplicateReference(refusal),
   });
+}
+
+/**
+ * The token of a login's reply (docs/providers/provider-n.md#authentication). A refusal that may pass later (429,
+ * 5xx) is thrown as it is; any other points at the credentials.
+ */
+export function readLogin(outcome: ProviderOutcome): { accessToken: string; expiresInSeconds: number } {
+  if (!outcome.ok) {
+    const { error, code } = outcome;
+    if (error.retryable) throw error;
+    const message = `${PROVIDER} answered HTTP ${error.status}${code ? ` (code ${code})` : ''}: the login was refused; check ${CREDENTIALS_HINT}.`;
+    throw error.withDetails({ message });
+  }
+  const body = parseReply(loginBodySchema, outcome.body, { provider: PROVIDER, call: 'login' });
+  return { accessToken: body.accessToken, expiresInSeconds: body.expiresIn };
 }

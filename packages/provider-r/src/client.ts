@@ -2,14 +2,7 @@
  * The client of Provider R over core's provider client (docs/architecture.md#provider-client): HTTP Basic on every
  * call, the provider's envelope (envelope.ts) and its codes as a table of data.
  */
-import {
-  type CallOptions,
-  createProviderClient,
-  type ProviderCall,
-  type ProviderErrorTable,
-  parseReply,
-  requestIdOf,
-} from '@pay/core/adapter';
+import { type CallOptions, createProviderClient, type ProviderErrorTable } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import {
   checkCredentials,
@@ -17,8 +10,8 @@ import {
   type ProviderRConfig,
   type ProviderRCredentials,
 } from './config.js';
-import { moneyMovingRefusal, readEnvelope, secretSpellings } from './envelope.js';
-import type { ProviderRCall } from './requests.js';
+import { type ProviderRAnswer, readAnswer, readEnvelope, secretSpellings } from './envelope.js';
+import { type ProviderRCall, withCredentials } from './requests.js';
 
 /**
  * What each provider code means for a caller (docs/providers/provider-r.md#response-codes), as data. 1400 is "bad request
@@ -40,9 +33,6 @@ export const PROVIDER_R_ERRORS: ProviderErrorTable = {
   '1402': { kind: 'invalid_request' },
 };
 
-/** A call's answer: the parsed body and the request id a record built from it carries (`request_id`). */
-export type ProviderRAnswer<T> = { body: T; requestId: string };
-
 /** The client the adapter's calls go through (see {@link createClient}). */
 export type ProviderRClient = ReturnType<typeof createClient>;
 
@@ -61,20 +51,8 @@ export function createClient(config: ProviderRConfig) {
     credentialsHint: 'Check PROVIDER_R_MERCHANT and PROVIDER_R_SECRET (merchant / secret).',
   });
 
-  /**
-   * The request with its credentials, read once for the whole call: the Basic header and (status call) the form's
-   * `secret` come from one secret, and every attempt of the call sends them unchanged, so a call under way when
-   * the secret is replaced is never retried with the new one in the header and the old one in the form.
-   */
-  function authenticated(call: ProviderRCall): ProviderCall {
-    const { schema: _schema, movesMoney: _movesMoney, secretInForm, ...request } = call;
-    const current = secret;
-    return {
-      ...request,
-      auth: { basic: [config.merchant, current] },
-      ...(secretInForm ? { form: { ...request.form, secret: current } } : {}),
-    };
-  }
+  /** The call with the credentials of this moment, for all its attempts (see {@link withCredentials}). */
+  const authenticated = (call: ProviderRCall) => withCredentials(call, config.merchant, secret);
 
   return {
     /**
@@ -88,24 +66,13 @@ export function createClient(config: ProviderRConfig) {
     },
     /**
      * Sends one call with its operation's context (the caller's signal and per-call settings); its refusal is
-     * thrown (see {@link moneyMovingRefusal} for the calls that move money).
+     * thrown (see {@link readAnswer}).
      */
     async send<S extends v.GenericSchema>(
       call: ProviderRCall<S>,
       context?: CallOptions,
     ): Promise<ProviderRAnswer<v.InferOutput<S>>> {
-      const { schema, movesMoney } = call;
-      const outcome = await provider.send(authenticated(call), context);
-      if (!outcome.ok) {
-        if (!movesMoney) throw outcome.error;
-        throw moneyMovingRefusal(outcome.error, outcome.reply, outcome.rule?.retryable === true);
-      }
-      const errorContext = call.context ? { context: call.context } : {};
-      return {
-        body: parseReply(schema, outcome.body, { provider: 'providerR', call: call.call, ...errorContext }),
-        // The wire contract (docs/providers/provider-r.md#calls) names no request-id header of the provider's: the id `@pay` sent identifies the call.
-        requestId: requestIdOf(outcome.reply),
-      };
+      return readAnswer(call, await provider.send(authenticated(call), context));
     },
     /**
      * A read through core's `findReplied`: `null` only for what `PROVIDER_R_ERRORS` calls not found (1104, or

@@ -1,7 +1,7 @@
 /**
  * Reading Provider R's replies (docs/providers/provider-r.md#response-codes): the envelope where only `code == 0`
- * is success whatever the HTTP status, JSON or form-encoded, and the rule for refusals of calls that can move
- * money (docs/architecture.md#outcomes).
+ * is success whatever the HTTP status, JSON or form-encoded, the rule for refusals of calls that can move
+ * money (docs/architecture.md#outcomes), and a call's answer (its body and request id, or its refusal thrown).
  */
 import {
   type EnvelopeReading,
@@ -9,11 +9,15 @@ import {
   InvalidResponseError,
   isRecord,
   type ProviderApiError,
+  type ProviderOutcome,
   parseForm,
   parseJson,
+  parseReply,
   moneyMovingRefusal as refuseMoneyMovingCall,
+  requestIdOf,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
+import type { ProviderRCall } from './requests.js';
 import { envelopeSchema, mediaType, withoutSecret } from './wire.js';
 
 /** Every spelling of the secret that could appear in a body, a URL or an echoed reply. */
@@ -76,4 +80,27 @@ export function moneyMovingRefusal(
       ? {}
       : { processedAs: `transaction ${transId}`, context: { ...error.context, transId } }),
   });
+}
+
+/** A call's answer: the parsed body and the request id a record built from it carries (`request_id`). */
+export type ProviderRAnswer<T> = { body: T; requestId: string };
+
+/**
+ * The answer of one sent call: its body parsed with the call's schema and the request id, or its refusal thrown
+ * (through {@link moneyMovingRefusal} for a call that moves money).
+ */
+export function readAnswer<S extends v.GenericSchema>(
+  call: ProviderRCall<S>,
+  outcome: ProviderOutcome,
+): ProviderRAnswer<v.InferOutput<S>> {
+  if (!outcome.ok) {
+    if (!call.movesMoney) throw outcome.error;
+    throw moneyMovingRefusal(outcome.error, outcome.reply, outcome.rule?.retryable === true);
+  }
+  const errorContext = call.context ? { context: call.context } : {};
+  return {
+    body: parseReply(call.schema, outcome.body, { provider: 'providerR', call: call.call, ...errorContext }),
+    // The wire contract (docs/providers/provider-r.md#calls) names no request-id header of the provider's: the id `@pay` sent identifies the call.
+    requestId: requestIdOf(outcome.reply),
+  };
 }

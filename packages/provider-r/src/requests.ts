@@ -12,6 +12,7 @@ import {
   type checkoutCreateSchema,
   type HttpRequest,
   type Operation,
+  type ProviderCall,
   path,
   type paymentCreateSchema,
   type refundCreateSchema,
@@ -45,6 +46,21 @@ export interface ProviderRCall<S extends v.GenericSchema = v.GenericSchema> exte
   movesMoney: boolean;
   /** The call carries the merchant secret as a form field too (the status call): the client adds it. */
   secretInForm?: true;
+}
+
+/**
+ * The call as sent, with one secret read once for the whole call: the Basic header and (status call) the form's
+ * `secret` come from it, and every attempt of the call sends them unchanged, so a call under way when the secret
+ * is replaced is never retried with the new one in the header and the old one in the form
+ * (docs/providers/provider-r.md#authentication).
+ */
+export function withCredentials(call: ProviderRCall, merchant: string, secret: string): ProviderCall {
+  const { schema: _schema, movesMoney: _movesMoney, secretInForm, ...request } = call;
+  return {
+    ...request,
+    auth: { basic: [merchant, secret] },
+    ...(secretInForm ? { form: { ...request.form, secret } } : {}),
+  };
 }
 
 /** A reply that only acknowledges (`{ code: 0, message: "OK" }`): capture, cancel, refund. */

@@ -69,6 +69,11 @@ export type {
   SimulatorStartOptions,
 } from './kit/simulator.js';
 export {
+  type SimulatorDefinition,
+  type SimulatorKit,
+  startSimulator,
+} from './kit/start-simulator.js';
+export {
   createTestAdapter,
   type TestAdapterBooks,
   type TestAdapterCall,

@@ -6,16 +6,11 @@
  */
 import { hmacSignature, type SignatureScheme } from '../../src/adapter-toolkit.js';
 import {
-  FaultInjector,
   jsonBody,
   jsonReply,
+  type PayerAction,
   type PaymentSimulator,
-  RequestLog,
-  Routes,
-  SimulatorClock,
-  simulatorListener,
-  startLoopbackServer,
-  WebhookForwarder,
+  startSimulator,
 } from '../../src/testing/index.js';
 
 /** The adapter configuration the simulator hands out. */
@@ -67,22 +62,18 @@ export const GATEWAY_SIGNATURE = {
   algorithm: 'SHA-512',
 } as const satisfies SignatureScheme;
 
+/** The gateway's status after each payer action. */
+const PAYER_STATUS = { pay: 'success', fail: 'failed', cancel: 'abandoned' } as const satisfies Record<
+  PayerAction,
+  string
+>;
+
 /** The gateway's refusal envelope. */
 const refused = (status: number, message: string) => jsonReply(status, { status: false, message });
 
 /** Starts the fixture gateway on 127.0.0.1. */
 export async function startGatewaySimulator(): Promise<GatewaySimulator> {
   const books: GatewayBooks = { transactions: [], refunds: [] };
-  const requests = new RequestLog({ requestIdHeader: GATEWAY_REQUEST_ID_HEADER });
-  const faults = new FaultInjector();
-  const clock = new SimulatorClock();
-  const forwarder = new WebhookForwarder({
-    sign: async (body) => ({
-      [GATEWAY_SIGNATURE_HEADER]: await hmacSignature(GATEWAY_SECRET_KEY, body, GATEWAY_SIGNATURE),
-    }),
-    backoffMs: [10],
-  });
-  const routes = new Routes();
   let nextId = 1000;
   const find = (reference: string) => books.transactions.find((entry) => entry.reference === reference);
   const authorised = (authorization: string | undefined) => authorization === `Bearer ${GATEWAY_SECRET_KEY}`;
@@ -91,112 +82,117 @@ export async function startGatewaySimulator(): Promise<GatewaySimulator> {
       event: transaction.status === 'success' ? 'charge.success' : 'charge.failed',
       data: { ...transaction },
     });
-
-  routes.post('/transaction/initialize', (request) => {
-    if (!authorised(request.headers.authorization)) return refused(401, 'Invalid key');
-    const body = (jsonBody(request) ?? {}) as Record<string, unknown>;
-    const reference = String(body.reference ?? `ref_${nextId}`);
-    if (find(reference)) return refused(400, 'Duplicate Transaction Reference');
-    nextId += 1;
-    books.transactions.push({
-      id: nextId,
-      reference,
-      amount: body.amount,
-      currency: String(body.currency ?? 'NGN'),
-      email: String(body.email ?? ''),
-      status: 'ongoing',
-    });
-    return jsonReply(200, {
-      status: true,
-      message: 'Authorization URL created',
-      data: { authorization_url: `${url}/checkout/${reference}`, access_code: `ac_${nextId}`, reference },
-    });
-  });
-  routes.get('/transaction/verify/:reference', (request) => {
-    if (!authorised(request.headers.authorization)) return refused(401, 'Invalid key');
-    const transaction = find(request.params.reference ?? '');
-    if (!transaction) return refused(404, 'Transaction reference not found');
-    return jsonReply(200, { status: true, message: 'Verification successful', data: transaction });
-  });
-  routes.post('/refund', (request) => {
-    if (!authorised(request.headers.authorization)) return refused(401, 'Invalid key');
-    const body = (jsonBody(request) ?? {}) as Record<string, unknown>;
-    const transaction = find(String(body.transaction ?? ''));
-    if (!transaction) return refused(404, 'Transaction reference not found');
-    if (transaction.status !== 'success') return refused(400, 'Transaction has not been paid');
-    const merchantReference = String(body.merchant_reference ?? '');
-    if (merchantReference && books.refunds.some((refund) => refund.merchantReference === merchantReference))
-      return refused(400, 'Duplicate refund reference');
-    nextId += 1;
-    const refund = {
-      id: nextId,
-      reference: transaction.reference,
-      merchantReference,
-      amount: body.amount ?? transaction.amount,
-    };
-    books.refunds.push(refund);
-    return jsonReply(200, {
-      status: true,
-      message: 'Refund has been queued for processing',
-      data: {
-        id: refund.id,
-        amount: refund.amount,
-        currency: transaction.currency,
-        status: 'pending',
-        transaction,
-      },
-    });
-  });
-
-  const server = await startLoopbackServer(simulatorListener({ routes, requests, faults }));
-  const url = server.url;
-  const move = async (reference: string, status: string) => {
+  const setStatus = (reference: string, status: string) => {
     const transaction = find(reference);
     if (!transaction) throw new Error(`No transaction ${reference}`);
     transaction.status = status;
-    forwarder.enqueue({ event: status, body: event(transaction) });
+    return transaction;
   };
 
-  return {
-    provider: 'fixture-gateway',
-    url,
-    adapterConfig: (overrides = {}) => ({ baseUrl: url, secretKey: GATEWAY_SECRET_KEY, ...overrides }),
-    books: () => structuredClone(books),
-    get requests() {
-      return requests.entries;
+  return startSimulator(
+    {},
+    {
+      provider: 'fixture-gateway',
+      requestIdHeader: GATEWAY_REQUEST_ID_HEADER,
+      sign: async (body) => ({
+        [GATEWAY_SIGNATURE_HEADER]: await hmacSignature(GATEWAY_SECRET_KEY, body, GATEWAY_SIGNATURE),
+      }),
+      delivery: { backoffMs: [10] },
+      setup: (kit) => {
+        const { routes, forwarder } = kit;
+        routes.post('/transaction/initialize', (request) => {
+          if (!authorised(request.headers.authorization)) return refused(401, 'Invalid key');
+          const body = (jsonBody(request) ?? {}) as Record<string, unknown>;
+          const reference = String(body.reference ?? `ref_${nextId}`);
+          if (find(reference)) return refused(400, 'Duplicate Transaction Reference');
+          nextId += 1;
+          books.transactions.push({
+            id: nextId,
+            reference,
+            amount: body.amount,
+            currency: String(body.currency ?? 'NGN'),
+            email: String(body.email ?? ''),
+            status: 'ongoing',
+          });
+          return jsonReply(200, {
+            status: true,
+            message: 'Authorization URL created',
+            data: {
+              authorization_url: `${kit.url}/checkout/${reference}`,
+              access_code: `ac_${nextId}`,
+              reference,
+            },
+          });
+        });
+        routes.get('/transaction/verify/:reference', (request) => {
+          if (!authorised(request.headers.authorization)) return refused(401, 'Invalid key');
+          const transaction = find(request.params.reference ?? '');
+          if (!transaction) return refused(404, 'Transaction reference not found');
+          return jsonReply(200, { status: true, message: 'Verification successful', data: transaction });
+        });
+        routes.post('/refund', (request) => {
+          if (!authorised(request.headers.authorization)) return refused(401, 'Invalid key');
+          const body = (jsonBody(request) ?? {}) as Record<string, unknown>;
+          const transaction = find(String(body.transaction ?? ''));
+          if (!transaction) return refused(404, 'Transaction reference not found');
+          if (transaction.status !== 'success') return refused(400, 'Transaction has not been paid');
+          const merchantReference = String(body.merchant_reference ?? '');
+          if (
+            merchantReference &&
+            books.refunds.some((refund) => refund.merchantReference === merchantReference)
+          )
+            return refused(400, 'Duplicate refund reference');
+          nextId += 1;
+          const refund = {
+            id: nextId,
+            reference: transaction.reference,
+            merchantReference,
+            amount: body.amount ?? transaction.amount,
+          };
+          books.refunds.push(refund);
+          return jsonReply(200, {
+            status: true,
+            message: 'Refund has been queued for processing',
+            data: {
+              id: refund.id,
+              amount: refund.amount,
+              currency: transaction.currency,
+              status: 'pending',
+              transaction,
+            },
+          });
+        });
+
+        return {
+          adapterConfig: (overrides = {}): GatewayConfig => ({
+            baseUrl: kit.url,
+            secretKey: GATEWAY_SECRET_KEY,
+            ...overrides,
+          }),
+          books: () => structuredClone(books),
+          act: (reference, action) => {
+            const transaction = setStatus(reference, PAYER_STATUS[action]);
+            forwarder.enqueue({ event: transaction.status, body: event(transaction) });
+          },
+          async trigger(name, options) {
+            const transaction = find(String(options.reference ?? '')) ?? {
+              id: 1,
+              reference: String(options.reference ?? 'ref_trigger'),
+              amount: 1000,
+              currency: 'NGN',
+              email: 'payer@example.com',
+              status: name === 'charge.success' ? 'success' : 'failed',
+            };
+            const to = String(options.to ?? forwarder.url ?? '');
+            return forwarder.send(to, { event: name, body: event(transaction) });
+          },
+          members: () => ({
+            setStatus(reference: string, status: string) {
+              setStatus(reference, status);
+            },
+          }),
+        };
+      },
     },
-    faults,
-    get deliveries() {
-      return forwarder.deliveries;
-    },
-    payer: {
-      pay: (reference) => move(reference, 'success'),
-      fail: (reference) => move(reference, 'failed'),
-      cancel: (reference) => move(reference, 'abandoned'),
-    },
-    forwardWebhooks: (to) => forwarder.forwardTo(to),
-    async trigger(name, options = {}) {
-      const transaction = find(String(options.reference ?? '')) ?? {
-        id: 1,
-        reference: String(options.reference ?? 'ref_trigger'),
-        amount: 1000,
-        currency: 'NGN',
-        email: 'payer@example.com',
-        status: name === 'charge.success' ? 'success' : 'failed',
-      };
-      const to = String(options.to ?? forwarder.url ?? '');
-      return forwarder.send(to, { event: name, body: event(transaction) });
-    },
-    advanceTime: (ms) => clock.advanceTime(ms),
-    expireTokens: () => undefined,
-    setStatus(reference, status) {
-      const transaction = find(reference);
-      if (!transaction) throw new Error(`No transaction ${reference}`);
-      transaction.status = status;
-    },
-    async close() {
-      await forwarder.close();
-      await server.close();
-    },
-  };
+  );
 }

@@ -7,19 +7,7 @@
  */
 
 import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
-import type { PayerAction } from '@pay/core/testing';
-import {
-  addTriggerRoute,
-  FaultInjector,
-  jsonBody,
-  RequestLog,
-  Routes,
-  SimulatorClock,
-  simulatorListener,
-  startLoopbackServer,
-  TokenIssuer,
-  WebhookForwarder,
-} from '@pay/core/testing';
+import { jsonBody, type PayerAction, type PaymentSimulator, startSimulator } from '@pay/core/testing';
 import type { ProviderNConfig } from '../../config.js';
 import { type ProviderNWebhookPayload, signProviderNWebhook } from '../signing.js';
 import { addCheckoutPage, payerAction } from './pages.js';
@@ -36,6 +24,7 @@ import type {
   ProviderNSimulatorBooks,
   ProviderNSimulatorCredentials,
   ProviderNSimulatorOptions,
+  ProviderNTriggerOptions,
 } from './types.js';
 import { payerWebhook, triggerOptionsOf, triggerPayload } from './webhooks.js';
 
@@ -60,6 +49,12 @@ export const PROVIDER_N_SIMULATOR_CREDENTIALS: Readonly<ProviderNSimulatorCreden
   webhookSecret: 'PN_SIM_SECRET_KEY_0f3b9d',
 });
 
+/** Provider N's controls beside the kit's interface (and its callable `books`). */
+type ProviderNOwnMembers = Omit<
+  ProviderNSimulator,
+  Exclude<keyof PaymentSimulator<ProviderNConfig, ProviderNSimulatorBooks>, 'books'>
+>;
+
 /** Starts a simulator on 127.0.0.1, on `options.port` or a free port. */
 export async function startProviderNSimulator(
   options: ProviderNSimulatorOptions = {},
@@ -71,166 +66,117 @@ export async function startProviderNSimulator(
     // The provider signs webhooks with the merchant's secret key: a changed secret key changes the signing key.
     webhookSecret: options.credentials?.webhookSecret ?? secretKey,
   };
-  const clock = new SimulatorClock();
-  const tokens = new TokenIssuer({
-    clock,
-    lifetimeSeconds: options.tokenLifetimeSeconds ?? 3599,
-    prefix: 'pn_sim_',
-  });
-  const ledger = new ProviderNLedger({
-    clock,
-    merchantBalance: options.merchantBalance ?? 10_000_000,
-    minimumRefundAmount: options.minimumRefundAmount ?? 10,
-  });
-  const faults = new FaultInjector();
-  const requests = new RequestLog({
-    requestIdHeader: 'x-request-id',
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
-  });
-  const sign = async (body: string) => ({
-    'providerN-signature': await signProviderNWebhook(body, credentials.webhookSecret),
-  });
-  const forwarder = new WebhookForwarder({
-    sign,
-    ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
-  });
   const webhook = (payload: ProviderNWebhookPayload) => ({
     event: payload.eventType,
     body: JSON.stringify(payload),
   });
-  /** A status change the payer made: the webhook the provider sends for it (if any), queued for the forwarding URL. */
-  const changed = (transaction: StoredTransaction, action: PayerAction) => {
-    const payload = payerWebhook(ledger, transaction, action);
-    if (payload) forwarder.enqueue(webhook(payload));
-  };
-
-  let baseUrl = '';
-  const routes = new Routes();
-  // `pay trigger` asks the running simulator (pay dev) through the kit's control route.
-  addTriggerRoute(routes, {
+  return startSimulator(options, {
     provider: 'provider-n',
-    trigger: (event, given) => simulator.trigger(event, triggerOptionsOf(given)),
-  });
-  addApiRoutes(routes, { ledger, tokens, credentials, baseUrl: () => baseUrl });
-  addCheckoutPage(routes, { ledger, forwarder, changed });
-  // `pay dev` adds its event log and drops webhooks here (the kit's `attach`).
-  options.attach?.({ routes, forwarder });
-  const listener = simulatorListener({
-    routes,
-    requests,
-    faults,
-    notFound: (request) =>
-      refusal({ status: 404, code: '99', message: `No route ${request.method} ${request.path}` }),
-  });
-  const server = await startLoopbackServer(
-    listener,
-    options.port === undefined ? {} : { port: options.port },
-  );
-  baseUrl = server.url;
-
-  const snapshot = (): ProviderNSimulatorBooks => ({
-    logins: tokens.issued,
-    transactions: [...ledger.transactions.values()].map(ProviderNLedger.view),
-    refunds: [...ledger.refunds.values()].map(ProviderNLedger.refundView),
-    // As before the kit: a JSON body parsed, any other body as text.
-    requests: requests.entries.map((request) => ({
-      method: request.method,
-      path: request.path,
-      query: { ...request.query },
-      headers: { ...request.headers },
-      body: jsonBody(request) ?? request.body,
-    })),
-    balance: toMajorUnits(ledger.balanceMinor, ledger.balanceCurrency),
-  });
-  const act = async (id: string, action: PayerAction) => {
-    payerAction({ ledger, changed }, id, action);
-    await forwarder.idle();
-  };
-  const simulator: ProviderNSimulator = {
-    provider: 'provider-n',
-    url: server.url,
-    credentials,
-    faults,
-    get books() {
-      // A callable snapshot: `books()` (the kit's interface) and `books.transactions` (as before) both read now.
-      return Object.assign(() => snapshot(), snapshot());
-    },
-    get requests() {
-      return requests.entries;
-    },
-    get deliveries() {
-      return forwarder.deliveries;
-    },
-    adapterConfig: (overrides = {}): ProviderNConfig => ({
-      apiKey: credentials.apiKey,
-      secretKey: credentials.secretKey,
-      isSandbox: true,
-      ...(credentials.contractCode === undefined ? {} : { contractCode: credentials.contractCode }),
-      baseUrl: server.url,
-      ...overrides,
+    requestIdHeader: 'x-request-id',
+    sign: async (body) => ({
+      'providerN-signature': await signProviderNWebhook(body, credentials.webhookSecret),
     }),
-    payer: {
-      pay: (id) => act(id, 'pay'),
-      fail: (id) => act(id, 'fail'),
-      cancel: (id) => act(id, 'cancel'),
-    },
-    forwardWebhooks: (url) => forwarder.forwardTo(url),
-    async trigger(eventType, given = {}) {
-      const to = given.to ?? forwarder.url;
-      if (!to) throw new Error('trigger needs a URL: pass { to } or call forwardWebhooks(url) first.');
-      return forwarder.send(to, webhook(triggerPayload(ledger, eventType, given)));
-    },
-    advanceTime: (ms) => clock.advanceTime(ms),
-    expireTokens: () => tokens.expireTokens(),
-    async close() {
-      await forwarder.close();
-      await server.close();
-    },
-    complete(transactionReference, outcome = {}) {
-      const transaction = ledger.transaction(transactionReference);
-      const status = outcome.status ?? 'PAID';
-      const paid = status === 'PAID' || status === 'OVERPAID';
-      const paidMinor =
-        outcome.amountPaid !== undefined
-          ? toMinorUnits(outcome.amountPaid, transaction.currency)
-          : paid
-            ? transaction.amountMinor
-            : 0;
-      ledger.settlePayment(transaction, status, paidMinor);
-      return transactionEventData(transaction, outcome.paymentMethod);
-    },
-    completeRefund: (refundReference, outcome = {}) =>
-      refundEventData(ledger.completeRefund(refundReference, outcome.status ?? 'COMPLETED')),
-    settle(transactionReferences) {
-      const settled = transactionReferences.map((reference) => {
-        const transaction = ledger.transactions.get(reference);
-        if (!transaction || transaction.amountPaidMinor === 0)
-          throw new Error(`The simulator has no paid transaction ${reference} to settle.`);
-        return transaction;
+    tokens: { lifetimeSeconds: options.tokenLifetimeSeconds ?? 3599, prefix: 'pn_sim_' },
+    setup: (kit) => {
+      const { routes, forwarder, requests, clock, tokens } = kit;
+      const ledger = new ProviderNLedger({
+        clock,
+        merchantBalance: options.merchantBalance ?? 10_000_000,
+        minimumRefundAmount: options.minimumRefundAmount ?? 10,
       });
-      return settlementEventData(ledger, settled);
-    },
-    rejectPayment: (transactionReference, rejection) =>
-      rejectedPaymentEventData(ledger, ledger.transaction(transactionReference), {
-        amountSent: rejection.amountSent,
-        reason: rejection.reason ?? 'UNDER_PAYMENT',
-      }),
-    async deliverWebhook(url, payload, deliveryOptions = {}) {
-      const body = JSON.stringify(payload);
-      const signature =
-        deliveryOptions.signature ?? (await signProviderNWebhook(body, credentials.webhookSecret));
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...deliveryOptions.headers,
-          'providerN-signature': signature,
+      /** A status change the payer made: the webhook the provider sends for it (if any), queued for the forwarding URL. */
+      const changed = (transaction: StoredTransaction, action: PayerAction) => {
+        const payload = payerWebhook(ledger, transaction, action);
+        if (payload) forwarder.enqueue(webhook(payload));
+      };
+      addApiRoutes(routes, { ledger, tokens, credentials, baseUrl: () => kit.url });
+      addCheckoutPage(routes, { ledger, forwarder, changed });
+      const snapshot = (): ProviderNSimulatorBooks => ({
+        logins: tokens.issued,
+        transactions: [...ledger.transactions.values()].map(ProviderNLedger.view),
+        refunds: [...ledger.refunds.values()].map(ProviderNLedger.refundView),
+        // As before the kit: a JSON body parsed, any other body as text.
+        requests: requests.entries.map((request) => ({
+          method: request.method,
+          path: request.path,
+          query: { ...request.query },
+          headers: { ...request.headers },
+          body: jsonBody(request) ?? request.body,
+        })),
+        balance: toMajorUnits(ledger.balanceMinor, ledger.balanceCurrency),
+      });
+      return {
+        notFound: (request) =>
+          refusal({ status: 404, code: '99', message: `No route ${request.method} ${request.path}` }),
+        adapterConfig: (overrides = {}): ProviderNConfig => ({
+          apiKey: credentials.apiKey,
+          secretKey: credentials.secretKey,
+          isSandbox: true,
+          ...(credentials.contractCode === undefined ? {} : { contractCode: credentials.contractCode }),
+          baseUrl: kit.url,
+          ...overrides,
+        }),
+        books: snapshot,
+        act: (id, action) => payerAction({ ledger, changed }, id, action),
+        async trigger(eventType, given: ProviderNTriggerOptions) {
+          const to = given.to ?? forwarder.url;
+          if (!to) throw new Error('trigger needs a URL: pass { to } or call forwardWebhooks(url) first.');
+          return forwarder.send(to, webhook(triggerPayload(ledger, eventType, given)));
         },
-        body,
-      });
-      await response.arrayBuffer();
-      return response.status;
+        triggerOptions: triggerOptionsOf,
+        members: (): ProviderNOwnMembers => ({
+          credentials,
+          get books() {
+            // A callable snapshot: `books()` (the kit's interface) and `books.transactions` (as before) both read now.
+            return Object.assign(() => snapshot(), snapshot());
+          },
+          complete(transactionReference, outcome = {}) {
+            const transaction = ledger.transaction(transactionReference);
+            const status = outcome.status ?? 'PAID';
+            const paid = status === 'PAID' || status === 'OVERPAID';
+            const paidMinor =
+              outcome.amountPaid !== undefined
+                ? toMinorUnits(outcome.amountPaid, transaction.currency)
+                : paid
+                  ? transaction.amountMinor
+                  : 0;
+            ledger.settlePayment(transaction, status, paidMinor);
+            return transactionEventData(transaction, outcome.paymentMethod);
+          },
+          completeRefund: (refundReference, outcome = {}) =>
+            refundEventData(ledger.completeRefund(refundReference, outcome.status ?? 'COMPLETED')),
+          settle(transactionReferences) {
+            const settled = transactionReferences.map((reference) => {
+              const transaction = ledger.transactions.get(reference);
+              if (!transaction || transaction.amountPaidMinor === 0)
+                throw new Error(`The simulator has no paid transaction ${reference} to settle.`);
+              return transaction;
+            });
+            return settlementEventData(ledger, settled);
+          },
+          rejectPayment: (transactionReference, rejection) =>
+            rejectedPaymentEventData(ledger, ledger.transaction(transactionReference), {
+              amountSent: rejection.amountSent,
+              reason: rejection.reason ?? 'UNDER_PAYMENT',
+            }),
+          async deliverWebhook(url, payload, deliveryOptions = {}) {
+            const body = JSON.stringify(payload);
+            const signature =
+              deliveryOptions.signature ?? (await signProviderNWebhook(body, credentials.webhookSecret));
+            const response = await fetch(url, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                ...deliveryOptions.headers,
+                'providerN-signature': signature,
+              },
+              body,
+            });
+            await response.arrayBuffer();
+            return response.status;
+          },
+        }),
+      };
     },
-  };
-  return simulator;
+  });
 }

@@ -6,17 +6,11 @@
  * `@pay/core/testing` kit and exposing its `PaymentSimulator` interface beside its own controls.
  */
 import {
-  addTriggerRoute,
-  FaultInjector,
   type PayerAction,
   type PaymentSimulator,
-  RequestLog,
-  Routes,
   type SimulatorStartOptions,
-  simulatorListener,
-  startLoopbackServer,
+  startSimulator,
   type WebhookDelivery,
-  WebhookForwarder,
 } from '@pay/core/testing';
 import type { ProviderRConfig } from '../../config.js';
 import type { ProviderRStatus } from '../../wire.js';
@@ -91,6 +85,9 @@ export interface ProviderRSimulator extends PaymentSimulator<ProviderRConfig, Pr
   deliverWebhook(url: string, options: DeliverWebhookOptions): Promise<number>;
 }
 
+/** Provider R's controls beside the kit's interface. */
+type ProviderROwnMembers = Omit<ProviderRSimulator, keyof PaymentSimulator<ProviderRConfig, ProviderRBooks>>;
+
 /** Starts a simulator on 127.0.0.1 (a free port unless `options.port` is set). */
 export async function startProviderRSimulator(
   options: ProviderRSimulatorOptions = {},
@@ -99,17 +96,6 @@ export async function startProviderRSimulator(
     merchant: options.merchant ?? SIMULATOR_MERCHANT,
     secret: options.secret ?? SIMULATOR_SECRET,
   };
-  const faults = new FaultInjector();
-  const requests = new RequestLog({
-    requestIdHeader: 'x-request-id',
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
-  });
-  // The provider signs nothing: a push is genuine because it carries the merchant and its secret.
-  const forwarder = new WebhookForwarder({
-    sign: () => ({}),
-    ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
-  });
-  let baseUrl = '';
   let locationRefused = false;
 
   /** The push of a transaction's current status (or of `overrides`), as the provider sends it. */
@@ -141,115 +127,89 @@ export async function startProviderRSimulator(
     };
   };
 
-  const ledger = new ProviderRLedger(
-    (transId) => `${baseUrl}${HOSTED_PAGE_PATH}?id=${encodeURIComponent(transId)}`,
-    // Every status change is pushed to the forwarding URL, when one is set (`forwardWebhooks`).
-    (transaction) => forwarder.enqueue(outgoing(transaction)),
-  );
-  const payerAct = (transId: string, action: PayerAction) =>
-    ledger.move(transId, PAYER_TRANSITIONS.get(action) ?? 'cancel');
-
-  const routes = new Routes();
-  // `pay trigger` asks the running simulator (pay dev) through the kit's control route.
-  addTriggerRoute(routes, {
+  return startSimulator(options, {
     provider: 'provider-r',
-    trigger: (event, given) => simulator.trigger(event, given),
+    requestIdHeader: 'x-request-id',
+    // The provider signs nothing: a push is genuine because it carries the merchant and its secret.
+    sign: () => ({}),
+    setup: (kit) => {
+      const { routes, forwarder } = kit;
+      const ledger = new ProviderRLedger(
+        (transId) => `${kit.url}${HOSTED_PAGE_PATH}?id=${encodeURIComponent(transId)}`,
+        // Every status change is pushed to the forwarding URL, when one is set (`forwardWebhooks`).
+        (transaction) => forwarder.enqueue(outgoing(transaction)),
+      );
+      const payerAct = (transId: string, action: PayerAction) =>
+        ledger.move(transId, PAYER_TRANSITIONS.get(action) ?? 'cancel');
+      addHostedPage(routes, ledger, payerAct, forwarder);
+      const notFound = addWireRoutes(routes, ledger, {
+        credentials,
+        statusFormat: options.statusFormat ?? 'form',
+        locationRefused: () => locationRefused,
+      });
+      return {
+        notFound,
+        adapterConfig: (overrides = {}): ProviderRConfig => ({
+          ...credentials,
+          isSandbox: true,
+          baseUrl: kit.url,
+          ...overrides,
+        }),
+        books: () => ledger.books(),
+        act: payerAct,
+        /**
+         * `trigger('PAID', { transId?, to? })`: pushes the status for `transId`, or for a new transaction opened in
+         * that status (so the adapter's status confirmation agrees), to `to` or the forwarding URL.
+         */
+        async trigger(event, triggerOptions) {
+          const status = (
+            event.startsWith('providerR.') ? event.slice('providerR.'.length) : event
+          ).toUpperCase();
+          const to = typeof triggerOptions.to === 'string' ? triggerOptions.to : forwarder.url;
+          if (to === null) throw new Error('trigger needs options.to or a forwarding URL (forwardWebhooks).');
+          let transId = typeof triggerOptions.transId === 'string' ? triggerOptions.transId : undefined;
+          if (transId === undefined) {
+            const opened = JSON.parse(
+              ledger.create('payment', {
+                price: 10000,
+                curr: 'CZK',
+                label: 'Triggered event',
+                email: 'payer@example.com',
+                test: true,
+              }).body,
+            ) as { transId: string };
+            transId = opened.transId;
+            ledger.find(transId).status = status as ProviderRStatus;
+          }
+          return forwarder.send(to, outgoing(ledger.find(transId), { status }));
+        },
+        members: (): ProviderROwnMembers => ({
+          credentials,
+          get transactions() {
+            return ledger.books().transactions;
+          },
+          get refunds() {
+            return ledger.books().refunds;
+          },
+          transaction: (transId) => {
+            const found = ledger.transactions.get(transId);
+            return found && structuredClone(found);
+          },
+          refundable: (transId) => ledger.refundable(transId),
+          pay: (transId) => ledger.move(transId, 'pay'),
+          authorize: (transId) => ledger.move(transId, 'authorize'),
+          cancel: (transId) => ledger.move(transId, 'cancel'),
+          refuseLocation: (refused) => {
+            locationRefused = refused;
+          },
+          async deliverWebhook(url, delivery) {
+            const push = pushOf(ledger.find(delivery.transId), delivery);
+            const response = await fetch(url, { method: 'POST', headers: push.headers, body: push.body });
+            await response.arrayBuffer();
+            return response.status;
+          },
+        }),
+      };
+    },
   });
-  addHostedPage(routes, ledger, payerAct, forwarder);
-  // `pay dev` adds its event log and drops webhooks here (the kit's `attach`).
-  options.attach?.({ routes, forwarder });
-  const otherCall = addWireRoutes(routes, ledger, {
-    credentials,
-    statusFormat: options.statusFormat ?? 'form',
-    locationRefused: () => locationRefused,
-  });
-  const server = await startLoopbackServer(
-    simulatorListener({ routes, requests, faults, notFound: otherCall }),
-    options.port === undefined ? {} : { port: options.port },
-  );
-  baseUrl = server.url;
-
-  const payerAction = (action: PayerAction) => async (transId: string) => {
-    payerAct(transId, action);
-    await forwarder.idle();
-  };
-
-  const simulator: ProviderRSimulator = {
-    provider: 'provider-r',
-    url: server.url,
-    credentials,
-    faults,
-    adapterConfig: (overrides = {}) => ({
-      ...credentials,
-      isSandbox: true,
-      baseUrl: server.url,
-      ...overrides,
-    }),
-    books: () => ledger.books(),
-    get requests() {
-      return [...requests.entries];
-    },
-    get transactions() {
-      return ledger.books().transactions;
-    },
-    get refunds() {
-      return ledger.books().refunds;
-    },
-    get deliveries() {
-      return forwarder.deliveries;
-    },
-    payer: { pay: payerAction('pay'), fail: payerAction('fail'), cancel: payerAction('cancel') },
-    forwardWebhooks: (url) => forwarder.forwardTo(url),
-    /**
-     * `trigger('PAID', { transId?, to? })`: pushes the status for `transId`, or for a new transaction opened in
-     * that status (so the adapter's status confirmation agrees), to `to` or the forwarding URL.
-     */
-    async trigger(event, triggerOptions = {}) {
-      const status = (
-        event.startsWith('providerR.') ? event.slice('providerR.'.length) : event
-      ).toUpperCase();
-      const to = typeof triggerOptions.to === 'string' ? triggerOptions.to : forwarder.url;
-      if (to === null) throw new Error('trigger needs options.to or a forwarding URL (forwardWebhooks).');
-      let transId = typeof triggerOptions.transId === 'string' ? triggerOptions.transId : undefined;
-      if (transId === undefined) {
-        const opened = JSON.parse(
-          ledger.create('payment', {
-            price: 10000,
-            curr: 'CZK',
-            label: 'Triggered event',
-            email: 'payer@example.com',
-            test: true,
-          }).body,
-        ) as { transId: string };
-        transId = opened.transId;
-        ledger.find(transId).status = status as ProviderRStatus;
-      }
-      return forwarder.send(to, outgoing(ledger.find(transId), { status }));
-    },
-    // Provider R issues no tokens and nothing in it expires on a clock: both are no-ops, for the interface.
-    advanceTime: () => undefined,
-    expireTokens: () => undefined,
-    transaction: (transId) => {
-      const found = ledger.transactions.get(transId);
-      return found && structuredClone(found);
-    },
-    refundable: (transId) => ledger.refundable(transId),
-    pay: (transId) => ledger.move(transId, 'pay'),
-    authorize: (transId) => ledger.move(transId, 'authorize'),
-    cancel: (transId) => ledger.move(transId, 'cancel'),
-    refuseLocation: (refused) => {
-      locationRefused = refused;
-    },
-    async deliverWebhook(url, delivery) {
-      const push = pushOf(ledger.find(delivery.transId), delivery);
-      const response = await fetch(url, { method: 'POST', headers: push.headers, body: push.body });
-      await response.arrayBuffer();
-      return response.status;
-    },
-    close: async () => {
-      await forwarder.close();
-      await server.close();
-    },
-  };
-  return simulator;
 }

@@ -10,20 +10,15 @@
  * `transfers.ts` and `after-commit.ts` (the wire routes), `pages.ts` (the receipt page), `tokens.ts` (OAuth and
  * the clock), `webhooks.ts` (signed deliveries), `replies.ts` (reply shapes), `types.ts` (the public shapes).
  */
-import {
-  addTriggerRoute,
-  FaultInjector,
-  RequestLog,
-  simulatorListener,
-  startLoopbackServer,
-  WebhookForwarder,
-} from '@pay/core/testing';
+import { type PaymentSimulator, startSimulator } from '@pay/core/testing';
+import type { ProviderTConfig } from '../../config.js';
 import { generateProviderTKeyPair } from '../signing.js';
-import { createRoutes } from './routes.js';
+import { addRoutes } from './routes.js';
 import { isTransactionStatus, ProviderTBooks } from './state.js';
 import { ProviderTClock, ProviderTTokens } from './tokens.js';
 import {
   PROVIDER_T_SIMULATOR_CREDENTIALS,
+  type ProviderTBooksSnapshot,
   type ProviderTSimulator,
   type ProviderTSimulatorConfig,
   type ProviderTSimulatorCredentials,
@@ -31,6 +26,12 @@ import {
   type ProviderTTriggerOptions,
 } from './types.js';
 import { forwardStatus, sendStatusEvent, TRIGGER_STATUSES } from './webhooks.js';
+
+/** Provider T's controls and counters beside the kit's interface (and its `adapterConfig` holding the values). */
+type ProviderTOwnMembers = Omit<
+  ProviderTSimulator,
+  Exclude<keyof PaymentSimulator<ProviderTConfig, ProviderTBooksSnapshot>, 'adapterConfig'>
+>;
 
 /** Starts a simulator on 127.0.0.1 (a free port unless `options.port` is given). */
 export async function startProviderTSimulator(
@@ -48,147 +49,116 @@ export async function startProviderTSimulator(
     lifetimeSeconds: options.tokenLifetimeSeconds ?? 3599,
     clock,
   });
-  const faults = new FaultInjector();
-  const requests = new RequestLog({ requestIdHeader: 'x-client-request-id', onRequest: options.onRequest });
-  // Each delivery carries its own Signature header, signed for its URL's host when it is queued.
-  const forwarder = new WebhookForwarder({
-    sign: () => ({}),
-    timeoutMs: 30_000,
-    onDelivery: options.onDelivery,
-  });
-  let baseUrl = '';
-  const context = { books, agentPartnerId: credentials.agentPartnerId, baseUrl: () => baseUrl };
   const signer = { books, agentPartnerId: credentials.agentPartnerId, privateKey: keys.privateKey };
-  books.onStatusChange((transfer) =>
-    forwardStatus(signer, forwarder, transfer.transactionId, transfer.status),
-  );
-  /**
-   * A payer action, after the deliveries already queued are done: a person acts on what the application has
-   * been told, and the application's status read for the earlier webhook still sees the status it pushed.
-   */
-  const act = async (transactionId: string, action: 'pay' | 'fail' | 'cancel') => {
-    await forwarder.idle();
-    books.payerAction(transactionId, action);
-  };
-
-  const { routes, notFound } = createRoutes({ context, tokens, pages: { act, forwarder } });
-  // `pay trigger` asks the running simulator (`pay dev`) for the event: signed with THIS simulator's key, about a
-  // transfer in THESE books, so the app's signature check and its status read both agree (test-only route).
-  addTriggerRoute(routes, {
+  return startSimulator(options, {
     provider: 'provider-t',
-    trigger: (event, given) => simulator.trigger(event, triggerOptionsFrom(given)),
+    requestIdHeader: 'x-client-request-id',
+    // Each delivery carries its own Signature header, signed for its URL's host when it is queued.
+    sign: () => ({}),
+    delivery: { timeoutMs: 30_000 },
+    clock,
+    tokens: tokens.issuer,
+    setup: (kit) => {
+      const { forwarder } = kit;
+      const context = { books, agentPartnerId: credentials.agentPartnerId, baseUrl: () => kit.url };
+      books.onStatusChange((transfer) =>
+        forwardStatus(signer, forwarder, transfer.transactionId, transfer.status),
+      );
+      /**
+       * A payer action, after the deliveries already queued are done: a person acts on what the application has
+       * been told, and the application's status read for the earlier webhook still sees the status it pushed.
+       */
+      const act = async (transactionId: string, action: 'pay' | 'fail' | 'cancel') => {
+        await forwarder.idle();
+        books.payerAction(transactionId, action);
+      };
+      const notFound = addRoutes({ routes: kit.routes, context, tokens, pages: { act, forwarder } });
+      const config = (): ProviderTSimulatorConfig => ({
+        ...credentials,
+        isSandbox: true,
+        baseUrl: kit.url,
+        webhookPublicKey: keys.publicKey,
+      });
+      /** The adapter configuration with `overrides` (the kit's `adapterConfig`). */
+      const adapterConfig = (overrides: Partial<ProviderTConfig> = {}) => ({ ...config(), ...overrides });
+      return {
+        notFound,
+        adapterConfig,
+        books: () => ({
+          transfers: [...books.transfers.values()].map((transfer) => structuredClone(transfer)),
+          refunds: structuredClone(books.refunds),
+          movements: structuredClone(books.movements),
+          quotes: books.quotes,
+          committedTransfers: books.committed,
+          replays: books.replays,
+          amendments: books.amendments,
+          tokensIssued: tokens.issuer.issued,
+          webhooks: structuredClone([...forwarder.deliveries]),
+        }),
+        act,
+        async trigger(event, triggerOptions: ProviderTTriggerOptions) {
+          const status = TRIGGER_STATUSES.get(event) ?? event;
+          if (!isTransactionStatus(status)) {
+            const known = [...TRIGGER_STATUSES.keys()].join(', ');
+            throw new Error(`Provider T has no event ${event}: use one of ${known}, or a Provider T status.`);
+          }
+          const url = triggerOptions.to ?? forwarder.url;
+          if (!url) throw new Error('trigger() needs options.to or a forwarding URL (forwardWebhooks).');
+          // As for a payer action: the deliveries already queued land before the status moves under them.
+          await forwarder.idle();
+          const transactionId =
+            triggerOptions.transactionId ?? books.addTriggeredTransfer(status).transactionId;
+          books.setStatusQuietly(transactionId, status);
+          return sendStatusEvent(signer, forwarder, url, { transactionId, eventId: triggerOptions.eventId });
+        },
+        triggerOptions: triggerOptionsFrom,
+        members: (): ProviderTOwnMembers => ({
+          credentials,
+          publicKey: keys.publicKey,
+          privateKey: keys.privateKey,
+          // Callable (the kit's interface) and holding the values (the spread older tests use).
+          adapterConfig: Object.assign(
+            (overrides?: Partial<ProviderTConfig>) => adapterConfig(overrides),
+            config(),
+          ),
+          get transfers() {
+            return [...books.transfers.values()].map((transfer) => structuredClone(transfer));
+          },
+          get quotes() {
+            return books.quotes;
+          },
+          get committedTransfers() {
+            return books.committed;
+          },
+          get refunds() {
+            return books.refunds.map((refund) => structuredClone(refund));
+          },
+          get movements() {
+            return books.movements.map((movement) => structuredClone(movement));
+          },
+          get replays() {
+            return books.replays;
+          },
+          get amendments() {
+            return books.amendments;
+          },
+          get tokensIssued() {
+            return tokens.issuer.issued;
+          },
+          transfer(transactionId) {
+            const transfer = books.transfers.get(transactionId);
+            return transfer && structuredClone(transfer);
+          },
+          setStatus(transactionId, next) {
+            books.setStatus(transactionId, next);
+          },
+          async deliverWebhook(url, delivery) {
+            return (await sendStatusEvent(signer, forwarder, url, delivery)).status;
+          },
+        }),
+      };
+    },
   });
-  // `pay dev` adds its event log and drops webhooks here (the kit's `attach`).
-  options.attach?.({ routes, forwarder });
-  const server = await startLoopbackServer(simulatorListener({ routes, requests, faults, notFound }), {
-    port: options.port,
-  });
-  baseUrl = server.url;
-
-  const config: ProviderTSimulatorConfig = {
-    ...credentials,
-    isSandbox: true,
-    baseUrl: server.url,
-    webhookPublicKey: keys.publicKey,
-  };
-  // Callable (the kit's interface) and holding the values (the spread older tests use).
-  const adapterConfig = Object.assign(
-    (overrides: Parameters<ProviderTSimulator['adapterConfig']>[0] = {}) => ({ ...config, ...overrides }),
-    config,
-  );
-  /** A payer action from a test: the books move, and it resolves once the forwarded webhook is delivered. */
-  const payerAction = (action: 'pay' | 'fail' | 'cancel') => async (transactionId: string) => {
-    await act(transactionId, action);
-    await forwarder.idle();
-  };
-
-  const simulator: ProviderTSimulator = {
-    provider: 'provider-t',
-    url: server.url,
-    credentials,
-    publicKey: keys.publicKey,
-    privateKey: keys.privateKey,
-    adapterConfig,
-    faults,
-    books: () => ({
-      transfers: [...books.transfers.values()].map((transfer) => structuredClone(transfer)),
-      refunds: structuredClone(books.refunds),
-      movements: structuredClone(books.movements),
-      quotes: books.quotes,
-      committedTransfers: books.committed,
-      replays: books.replays,
-      amendments: books.amendments,
-      tokensIssued: tokens.issuer.issued,
-      webhooks: structuredClone([...forwarder.deliveries]),
-    }),
-    get transfers() {
-      return [...books.transfers.values()].map((transfer) => structuredClone(transfer));
-    },
-    get quotes() {
-      return books.quotes;
-    },
-    get committedTransfers() {
-      return books.committed;
-    },
-    get refunds() {
-      return books.refunds.map((refund) => structuredClone(refund));
-    },
-    get movements() {
-      return books.movements.map((movement) => structuredClone(movement));
-    },
-    get replays() {
-      return books.replays;
-    },
-    get amendments() {
-      return books.amendments;
-    },
-    get tokensIssued() {
-      return tokens.issuer.issued;
-    },
-    get requests() {
-      return [...requests.entries];
-    },
-    deliveries: forwarder.deliveries,
-    payer: { pay: payerAction('pay'), fail: payerAction('fail'), cancel: payerAction('cancel') },
-    forwardWebhooks(url) {
-      forwarder.forwardTo(url);
-    },
-    async trigger(event, triggerOptions: ProviderTTriggerOptions = {}) {
-      const status = TRIGGER_STATUSES.get(event) ?? event;
-      if (!isTransactionStatus(status)) {
-        const known = [...TRIGGER_STATUSES.keys()].join(', ');
-        throw new Error(`Provider T has no event ${event}: use one of ${known}, or a Provider T status.`);
-      }
-      const url = triggerOptions.to ?? forwarder.url;
-      if (!url) throw new Error('trigger() needs options.to or a forwarding URL (forwardWebhooks).');
-      // As for a payer action: the deliveries already queued land before the status moves under them.
-      await forwarder.idle();
-      const transactionId = triggerOptions.transactionId ?? books.addTriggeredTransfer(status).transactionId;
-      books.setStatusQuietly(transactionId, status);
-      return sendStatusEvent(signer, forwarder, url, { transactionId, eventId: triggerOptions.eventId });
-    },
-    transfer(transactionId) {
-      const transfer = books.transfers.get(transactionId);
-      return transfer && structuredClone(transfer);
-    },
-    setStatus(transactionId, next) {
-      books.setStatus(transactionId, next);
-    },
-    advanceTime(ms) {
-      clock.advanceTime(ms);
-    },
-    expireTokens() {
-      tokens.issuer.expireTokens();
-    },
-    async deliverWebhook(url, delivery) {
-      return (await sendStatusEvent(signer, forwarder, url, delivery)).status;
-    },
-    async close() {
-      await forwarder.close();
-      await server.close();
-    },
-  };
-  return simulator;
 }
 
 /** The trigger options of a control request (JSON from `pay trigger`): the known ones, each a string. */

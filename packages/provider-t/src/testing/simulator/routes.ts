@@ -3,7 +3,7 @@
  * pages, and the API routes behind the bearer check and the `X-Client-Request-Id` check, where a repeated request
  * id replays its first answer (docs/providers/provider-t.md#authentication).
  */
-import { type RecordedRequest, type RouteHandler, type RouteRequest, Routes } from '@pay/core/testing';
+import type { RecordedRequest, RouteHandler, RouteRequest, Routes } from '@pay/core/testing';
 import { amendName, amendRead, refundCommit, refundRead } from './after-commit.js';
 import { addReceiptPages, type ReceiptPagesOptions } from './pages.js';
 import { type Json, providerError, type Reply, UUID } from './replies.js';
@@ -11,8 +11,9 @@ import type { SimulatorContext } from './state.js';
 import type { ProviderTTokens } from './tokens.js';
 import { commit, quote, status, update } from './transfers.js';
 
-/** What the routes need. */
+/** What the routes need, and the kit's route table they are added to. */
 export interface RouteParts {
+  routes: Routes;
   context: SimulatorContext;
   tokens: ProviderTTokens;
   pages: Omit<ReceiptPagesOptions, 'context'>;
@@ -21,11 +22,11 @@ export interface RouteParts {
 /** A call past the checks: its request id, and for a mutation the parsed JSON body. */
 type ApiHandler = (request: RouteRequest, requestId: string, body: Json) => Reply;
 
-/** The route table, and the answer to a path it does not know (after the same checks as a known one). */
-export function createRoutes(parts: RouteParts): {
-  routes: Routes;
-  notFound: (request: RecordedRequest) => Reply;
-} {
+/**
+ * Adds the provider's routes to `parts.routes`; returns the answer to a path they do not know (after the same
+ * checks as a known one).
+ */
+export function addRoutes(parts: RouteParts): (request: RecordedRequest) => Reply {
   const { context, tokens } = parts;
   const replies = new Map<string, { method: string; path: string; reply: Reply }>();
 
@@ -77,7 +78,7 @@ export function createRoutes(parts: RouteParts): {
     };
 
   const id = (request: RouteRequest) => request.params.id as string;
-  const routes = new Routes()
+  parts.routes
     .get('/oauth/accesstoken', (request) => tokens.issue(request.query, request.headers))
     .get(
       '/status/v1/transactions/:id',
@@ -115,12 +116,9 @@ export function createRoutes(parts: RouteParts): {
       '/refund/v2/transactions/:id/commit',
       mutation((request, requestId, body) => refundCommit(context, id(request), body, requestId)),
     );
-  addReceiptPages(routes, { context, ...parts.pages });
+  addReceiptPages(parts.routes, { context, ...parts.pages });
 
-  return {
-    routes,
-    // An unknown path is refused like a known one first (401 without a token), then answered 404.
-    notFound: (request) =>
-      refusal(request) ?? providerError(404, 'NOT_FOUND', `No route for ${request.method} ${request.path}`),
-  };
+  // An unknown path is refused like a known one first (401 without a token), then answered 404.
+  return (request) =>
+    refusal(request) ?? providerError(404, 'NOT_FOUND', `No route for ${request.method} ${request.path}`);
 }

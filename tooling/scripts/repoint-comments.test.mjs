@@ -24,12 +24,13 @@ after(() => {
   for (const folder of scratch) rmSync(folder, { recursive: true, force: true });
 });
 
-/** A scratch tree: the repository's docs, README, CONTRIBUTING and package READMEs they link to, plus `files`. */
+/** A scratch tree: the repository's docs, README, CONTRIBUTING, the bench README and package READMEs they link to, plus `files`. */
 function tree(files) {
   const root = mkdtempSync(join(tmpdir(), 'repoint-'));
   scratch.push(root);
   cpSync(join(REPOSITORY, 'docs'), join(root, 'docs'), { recursive: true });
-  for (const top of ['README.md', 'CONTRIBUTING.md']) cpSync(join(REPOSITORY, top), join(root, top));
+  for (const top of ['README.md', 'CONTRIBUTING.md', 'tooling/bench/README.md'])
+    cpSync(join(REPOSITORY, top), join(root, top));
   for (const pkg of readdirSync(join(REPOSITORY, 'packages'))) {
     const readme = join('packages', pkg, 'README.md');
     if (existsSync(join(REPOSITORY, readme))) cpSync(join(REPOSITORY, readme), join(root, readme));

@@ -134,7 +134,7 @@ describe('an adapter package made outside the repository from the skeleton', () 
     expect(build.status, build.output).toBe(0);
   }, 120_000);
 
-  it('is served by pay dev by its package name from its own folder, and takes a checkout there', async () => {
+  it('is served by pay dev by its package name from its own folder, takes a checkout there and lists it with its read in the event log', async () => {
     const bin = join(adapter, 'node_modules', '.bin', 'pay');
     const { child, output: printed, exited } = await startPayDev(bin, [PACKAGE, '--port', '0'], adapter);
     children.push(child);

@@ -3,8 +3,8 @@
  * `pay new adapter` from the packed `@pay/cli` writes the skeleton into a folder outside the workspace, which
  * depends only on the packed tarballs (and registry packages); the skeleton compiles and its conformance test names
  * what is left to fill in; the fill-in of a small provider (`fixtures/acme-pay.patch`: three operations and HMAC
- * webhooks) passes the conformance suite, builds, and is served by `pay dev <its package name>`. Nothing in the
- * repository changes.
+ * webhooks) passes the conformance suite, builds, and is served by `pay dev <its package name>` with its event
+ * log. Nothing in the repository changes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -134,7 +134,7 @@ describe('an adapter package made outside the repository from the skeleton', () 
     expect(build.status, build.output).toBe(0);
   }, 120_000);
 
-  it('is served by pay dev by its package name from its own folder, and takes a checkout there', async () => {
+  it('is served by pay dev by its package name from its own folder, takes a checkout there and lists it with its read in the event log', async () => {
     const bin = join(adapter, 'node_modules', '.bin', 'pay');
     const { child, output: printed, exited } = await startPayDev(bin, [PACKAGE, '--port', '0'], adapter);
     children.push(child);
@@ -158,6 +158,8 @@ console.log(JSON.stringify({ url: checkout.payment_url, status: payment?.status,
     app.stdout.on('data', (chunk) => (answer += chunk));
     app.stderr.on('data', (chunk) => (answer += chunk));
     const appExit = await new Promise<number | null>((resolve) => app.on('exit', (code) => resolve(code)));
+    // pay dev's event log, attached by the kit's simulator builder: the payment, and the app's read of it.
+    const eventLog = await fetch(`${env.ACME_PAY_BASE_URL}/_simulator/events`).then((reply) => reply.text());
     child.kill('SIGINT');
     const status = await exited;
     const output = printed();
@@ -173,6 +175,15 @@ console.log(JSON.stringify({ url: checkout.payment_url, status: payment?.status,
       amount: 19.99,
     });
     expect(output).toMatch(/request {2}POST \/v1\/checkouts/);
+    expect(output).toContain(
+      `Event log (objects, reads, webhook deliveries, send again): ${env.ACME_PAY_BASE_URL}/_simulator/events`,
+    );
+    const paymentId = /\/pay\/([\w-]+)"/.exec(answer)?.[1];
+    expect(eventLog, eventLog).toMatch(
+      new RegExp(
+        `<tr><td>payment</td><td><code>${paymentId}</code></td><td>pending</td><td><ul><li><time datetime="[^"]+">[\\d:]+</time> GET /v1/payments/${paymentId}: HTTP 200</li></ul></td></tr>`,
+      ),
+    );
   }, 60_000);
 
   it('changed no file of the repository', () => {

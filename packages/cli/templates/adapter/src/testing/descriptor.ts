@@ -5,6 +5,7 @@
 import { providerVariables } from '@pay/core/adapter';
 import type { SimulatorDescriptor } from '@pay/core/testing';
 import { PROVIDER_XYZ_ENV, type ProviderXyzConfig } from '../config.js';
+import { paymentRequest } from '../requests.js';
 import {
   PAYER_STATUS,
   type ProviderXyzBooks,
@@ -20,5 +21,16 @@ export const simulator: SimulatorDescriptor<ProviderXyzConfig, ProviderXyzBooks>
   events: Object.values(PAYER_STATUS),
   // Signed with the simulators' fixed secret and verified without a status read: any simulator will do.
   throwawayTrigger: { accepted: true, because: "its events are signed with the simulators' fixed secret" },
+  // pay dev's event log (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#pay-dev): the books, and
+  // each status read the app made, matched by the adapter's own request so it follows requests.ts.
+  objects: (books) => [
+    ...books.payments.map(({ id, status }) => ({ kind: 'payment', id, status })),
+    ...books.refunds.map(({ id, status }) => ({ kind: 'refund', id, status })),
+  ],
+  readOf: (request, books) =>
+    books.payments.find(({ id }) => {
+      const read = paymentRequest(id);
+      return request.method === read.method && request.path === read.path;
+    })?.id,
   start: (options) => startProviderXyzSimulator(options),
 };

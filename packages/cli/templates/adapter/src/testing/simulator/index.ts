@@ -1,19 +1,16 @@
 /**
- * The Provider Xyz simulator: the provider's API on 127.0.0.1 (routes.ts), built on the `@pay/core/testing` kit,
- * with the whole `PaymentSimulator` interface the conformance suite and `pay dev` drive: books, request log,
- * faults, payer actions, signed webhook forwarding and `trigger`.
+ * The Provider Xyz simulator: the provider's API on 127.0.0.1 (routes.ts) and its books (state.ts), started with
+ * the `@pay/core/testing` kit's builder, `startSimulator`
+ * (https://github.com/pay-sdk/pay/blob/main/docs/architecture.md#simulator-builder). The builder wires the
+ * request log, faults, signed webhook forwarding, the `pay trigger` control route and `pay dev`'s event log, and
+ * returns the whole `PaymentSimulator` interface the conformance suite and `pay dev` drive; this file adds what
+ * is the provider's own: how a payer's action moves a payment, the webhook it causes, and `trigger`.
  */
 import {
-  addTriggerRoute,
-  FaultInjector,
+  type PayerAction,
   type PaymentSimulator,
-  RequestLog,
-  Routes,
-  SimulatorClock,
   type SimulatorStartOptions,
-  simulatorListener,
-  startLoopbackServer,
-  WebhookForwarder,
+  startSimulator,
 } from '@pay/core/testing';
 import type { ProviderXyzConfig } from '../../config.js';
 import { signProviderXyzWebhook } from '../signing.js';
@@ -46,95 +43,69 @@ export async function startProviderXyzSimulator(
   options: SimulatorStartOptions = {},
 ): Promise<ProviderXyzSimulator> {
   const books: ProviderXyzBooks = { payments: [], refunds: [] };
-  const requests = new RequestLog({
-    requestIdHeader: SIMULATOR_REQUEST_ID_HEADER,
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
-  });
-  const faults = new FaultInjector();
-  const clock = new SimulatorClock();
-  const forwarder = new WebhookForwarder({
-    sign: (body) => signProviderXyzWebhook(body),
-    ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
-  });
   let sequence = 0;
   const nextId = (prefix: string) => {
     sequence += 1;
     return `${prefix}_${String(sequence).padStart(6, '0')}`;
   };
-  const routes = new Routes();
-  addApiRoutes(routes, { books, url: () => server.url, nextId });
   const find = (id: string) => books.payments.find((payment) => payment.id === id);
   const paymentFor = (id: string) => {
     const payment = find(id);
     if (!payment) throw new Error(`The simulator holds no payment ${id}.`);
     return payment;
   };
-  const move = async (id: string, status: string) => {
-    const payment = paymentFor(id);
-    payment.status = status;
-    forwarder.enqueue({ event: status, body: eventBody(status, payment, nextId('evt')) });
-  };
-  const simulator: ProviderXyzSimulator = {
+  return startSimulator(options, {
     provider: SIMULATOR_NAME,
-    get url() {
-      return server.url;
-    },
-    adapterConfig: (overrides = {}) => ({
-      baseUrl: server.url,
-      secretKey: PROVIDER_XYZ_SIMULATOR_SECRET_KEY,
-      ...overrides,
-    }),
-    books: () => structuredClone(books),
-    get requests() {
-      return requests.entries;
-    },
-    faults,
-    get deliveries() {
-      return forwarder.deliveries;
-    },
-    payer: {
-      pay: (id) => move(id, PAYER_STATUS.pay),
-      fail: (id) => move(id, PAYER_STATUS.fail),
-      cancel: (id) => move(id, PAYER_STATUS.cancel),
-    },
-    forwardWebhooks: (to) => forwarder.forwardTo(to),
-    async trigger(event, triggerOptions = {}) {
-      const id = String(triggerOptions.id ?? '');
-      const payment = find(id) ?? {
-        id: id || nextId('pay'),
-        reference: 'trigger',
-        amount: 1000,
-        currency: 'USD',
-        email: 'payer@example.com',
-        status: event,
+    requestIdHeader: SIMULATOR_REQUEST_ID_HEADER,
+    sign: (body) => signProviderXyzWebhook(body),
+    setup: (kit) => {
+      addApiRoutes(kit.routes, { books, url: () => kit.url, nextId });
+      /** A payer's action: the payment takes the action's status word, and its webhook is queued. */
+      const act = (id: string, action: PayerAction) => {
+        const payment = paymentFor(id);
+        payment.status = PAYER_STATUS[action];
+        kit.forwarder.enqueue({
+          event: payment.status,
+          body: eventBody(payment.status, payment, nextId('evt')),
+        });
       };
-      const to = String(triggerOptions.to ?? forwarder.url ?? '');
-      if (!to) throw new Error('Name where to send the event (options.to), or forward webhooks first.');
-      return forwarder.send(to, {
-        event,
-        body: eventBody(event, { ...payment, status: event }, nextId('evt')),
-      });
+      return {
+        adapterConfig: (overrides = {}): ProviderXyzConfig => ({
+          baseUrl: kit.url,
+          secretKey: PROVIDER_XYZ_SIMULATOR_SECRET_KEY,
+          ...overrides,
+        }),
+        books: () => structuredClone(books),
+        act,
+        /**
+         * `trigger(event, { id?, to? })`: sends the event about payment `id` (a made-up payment in the event's
+         * status when the books hold none), signed, to `to` or the forwarding URL.
+         */
+        async trigger(event, triggerOptions) {
+          const id = String(triggerOptions.id ?? '');
+          const payment = find(id) ?? {
+            id: id || nextId('pay'),
+            reference: 'trigger',
+            amount: 1000,
+            currency: 'USD',
+            email: 'payer@example.com',
+            status: event,
+          };
+          const to = String(triggerOptions.to ?? kit.forwarder.url ?? '');
+          if (!to) throw new Error('Name where to send the event (options.to), or forward webhooks first.');
+          return kit.forwarder.send(to, {
+            event,
+            body: eventBody(event, { ...payment, status: event }, nextId('evt')),
+          });
+        },
+        members: () => ({
+          setStatus: (id: string, status: string) => {
+            paymentFor(id).status = status;
+          },
+        }),
+      };
     },
-    advanceTime: (ms) => clock.advanceTime(ms),
-    // The provider authenticates with a static key: there is no token to expire.
-    expireTokens: () => undefined,
-    setStatus: (id, status) => {
-      paymentFor(id).status = status;
-    },
-    async close() {
-      await forwarder.close();
-      await server.close();
-    },
-  };
-  addTriggerRoute(routes, {
-    provider: SIMULATOR_NAME,
-    trigger: (event, given) => simulator.trigger(event, given),
   });
-  const server = await startLoopbackServer(
-    simulatorListener({ routes, requests, faults }),
-    options.port === undefined ? {} : { port: options.port },
-  );
-  return simulator;
 }
 
 export {

@@ -1,4 +1,5 @@
 /** What the Provider Xyz simulator holds: its books, and the status words its payer actions set. */
+import type { PayerAction } from '@pay/core/testing';
 
 /** One payment in the books; `status` is the provider's own word. */
 export interface SimulatedPayment {
@@ -28,7 +29,11 @@ export interface ProviderXyzBooks {
 }
 
 /** The status word each payer action sets (TODO: the provider's words for paid, declined and abandoned). */
-export const PAYER_STATUS = { pay: 'paid', fail: 'failed', cancel: 'canceled' } as const;
+export const PAYER_STATUS = {
+  pay: 'paid',
+  fail: 'failed',
+  cancel: 'canceled',
+} as const satisfies Record<PayerAction, string>;
 
 /** The status word of a payment just opened (TODO). */
 export const OPENED_STATUS = 'pending';

@@ -6,8 +6,9 @@
 import dc from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
+import { startAttempt, traceCall } from '../src/diagnostics/http-tracing.js';
 import { outcomeOf } from '../src/diagnostics/trace-fields.js';
-import { publishWebhook, startAttempt, traceCall, traceOperation } from '../src/diagnostics/tracing.js';
+import { publishWebhook, traceOperation } from '../src/diagnostics/tracing.js';
 import { rememberPathTemplate, urlTemplateOf } from '../src/diagnostics/url-template.js';
 import { NetworkError, ProviderApiError, ValidationError } from '../src/errors.js';
 
@@ -289,6 +290,7 @@ describe('runtimes without diagnostics_channel', () => {
       else vi.stubGlobal('process', { ...process, getBuiltinModule: lookup });
       vi.resetModules();
       const tracing = await import('../src/diagnostics/tracing.js');
+      const httpTracing = await import('../src/diagnostics/http-tracing.js');
       const templates = await import('../src/diagnostics/url-template.js');
       const channels = await import('../src/diagnostics/channels.js');
       // The runtime is looked up on first use: the calls below run while it has no diagnostics_channel.
@@ -298,7 +300,7 @@ describe('runtimes without diagnostics_channel', () => {
         idempotencyKey: 'k',
       }));
       const result = await tracing.traceOperation(describeOperation, () =>
-        tracing.traceCall(
+        httpTracing.traceCall(
           () => CALL,
           {},
           async (trace) => {
@@ -309,7 +311,7 @@ describe('runtimes without diagnostics_channel', () => {
         ),
       );
       expect(result).toBe('sent');
-      expect(tracing.startAttempt({} as never, undefined, 0)).toBeUndefined();
+      expect(httpTracing.startAttempt({} as never, undefined, 0)).toBeUndefined();
       tracing.publishWebhook(() => {
         throw new Error('must not be built');
       });

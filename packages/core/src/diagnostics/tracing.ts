@@ -2,15 +2,10 @@
  * Publishing on the tracing channels (docs/architecture.md#tracing-channels): one helper per channel, each of
  * which builds nothing and publishes nothing while the channel has no subscriber (one property read per call), and
  * never lets a payload carry more than ids and enums. Where the runtime has no `diagnostics_channel` every helper
- * just runs the work it wraps.
+ * just runs the work it wraps. The provider call and HTTP attempt helpers are in http-tracing.ts.
  */
-import { ProviderApiError } from '../errors.js';
 import { knownCredentials, redact } from '../redaction.js';
 import {
-  type AttemptTrace,
-  type CallTrace,
-  enclosingOperation,
-  type HttpTraceBase,
   type OperationTrace,
   payChannels,
   type ReconcileTrace,
@@ -20,7 +15,6 @@ import {
   withinOperation,
 } from './channels.js';
 import { errorTypeOf, outcomeOf, recordFields } from './trace-fields.js';
-import { urlTemplateOf } from './url-template.js';
 
 /** What starts an operation's trace: everything but its id. */
 export interface OperationDescription {
@@ -76,213 +70,6 @@ export async function withoutResult<C extends object, T>(
     value = await fn();
   }, trace);
   return value as T;
-}
-
-/** What a logical provider call is, before anything is sent: the start fields of its trace, without ids. */
-export interface CallDescription {
-  provider: string;
-  /** The adapter's name for the call (`'init-transaction'`); default `'<METHOD> <url template>'`. */
-  call: string | undefined;
-  method: string;
-  /** The client's base URL (host and port are read from it) and the request's path (built with `path`). */
-  baseUrl: string;
-  path: string;
-  requestId: string | undefined;
-  idempotencyKey?: string | undefined;
-}
-
-/** The fields a call and its attempts share, from a description: the URL reduced to its template and host. */
-export function httpTraceFields(description: CallDescription): Omit<HttpTraceBase, 'id' | 'parentId'> {
-  const urlTemplate = urlTemplateOf(description.path);
-  let serverAddress = '';
-  let serverPort: number | undefined;
-  try {
-    const url = new URL(description.baseUrl);
-    serverAddress = url.hostname;
-    serverPort = url.port
-      ? Number(url.port)
-      : url.protocol === 'https:'
-        ? 443
-        : url.protocol === 'http:'
-          ? 80
-          : undefined;
-  } catch {
-    // A base URL the client could not use either: the call fails on its own; the trace names no host.
-  }
-  return {
-    provider: description.provider,
-    call: description.call ?? `${description.method} ${urlTemplate}`,
-    method: description.method,
-    urlTemplate,
-    serverAddress,
-    serverPort,
-    requestId: description.requestId,
-  };
-}
-
-/** True when a call or an attempt would be published: the HTTP client then describes its call (once). */
-export function httpTracing(): { call: boolean; attempt: boolean } | undefined {
-  const channels = payChannels();
-  if (!channels) return undefined;
-  const call = channels.call.hasSubscribers;
-  const attempt = channels.attempt.hasSubscribers;
-  return call || attempt ? { call, attempt } : undefined;
-}
-
-/** Calls already traced by the provider client, so the HTTP client underneath does not trace them again. */
-const CALLS_TRACED_ABOVE = new WeakMap<object, CallTrace>();
-
-/** The call trace a caller (the provider client) started for this request object, if any. */
-export function callTraceOf(request: object): CallTrace | undefined {
-  return CALLS_TRACED_ABOVE.get(request);
-}
-
-/**
- * Runs one logical provider call, traced on `pay:call` when someone subscribes. `fn` receives the trace (or
- * undefined) and `request`: when traced, `request` is registered so the HTTP client below counts attempts on
- * this trace (`attempts`, `status`) instead of starting a trace of its own. `settle` turns what `fn` resolved to
- * into the end fields (default {@link settleCall}).
- */
-export function traceCall<R extends object, T>(
-  describe: () => CallDescription,
-  request: R,
-  fn: (trace: CallTrace | undefined) => Promise<T>,
-  settle: (
-    trace: CallTrace,
-    outcome: { ok: true; value: T } | { ok: false; error: unknown },
-  ) => void = settleCall,
-): Promise<T> {
-  const channel = payChannels()?.call;
-  if (!channel?.hasSubscribers) return fn(undefined);
-  const description = describe();
-  const trace: CallTrace = {
-    id: traceId('call'),
-    parentId: enclosingOperation()?.id,
-    ...httpTraceFields(description),
-    idempotencyKey: description.idempotencyKey,
-    attempts: 0,
-  };
-  CALLS_TRACED_ABOVE.set(request, trace);
-  return withoutResult(channel, trace, async () => {
-    try {
-      const value = await fn(trace);
-      settle(trace, { ok: true, value });
-      return value;
-    } catch (error) {
-      settle(trace, { ok: false, error });
-      throw error;
-    }
-  });
-}
-
-/**
- * The end fields of a call from its result: a reply (`{ status }`) or a provider client's outcome
- * (`{ ok, reply, error }`) is `succeeded` below 400 and `refused` otherwise; a thrown error says its own outcome.
- */
-export function settleCall(
-  trace: CallTrace,
-  outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
-): void {
-  if (!outcome.ok) {
-    trace.outcome = outcomeOf(outcome.error);
-    trace.errorType = errorTypeOf(outcome.error);
-    trace.error = outcome.error;
-    const status = (outcome.error as { status?: unknown } | null)?.status;
-    if (ProviderApiError.isInstance(outcome.error) && typeof status === 'number') trace.status = status;
-    return;
-  }
-  const value = outcome.value as
-    | { status?: unknown; ok?: unknown; reply?: { status?: unknown }; error?: unknown }
-    | null
-    | undefined;
-  const refusal = value && value.ok === false ? value.error : undefined;
-  const status = typeof value?.status === 'number' ? value.status : value?.reply?.status;
-  if (typeof status === 'number') trace.status = status;
-  if (refusal !== undefined) {
-    trace.outcome = 'refused';
-    trace.errorType = errorTypeOf(refusal);
-  } else if (typeof status === 'number' && status >= 400) {
-    trace.outcome = 'refused';
-    trace.errorType = String(status);
-  } else {
-    trace.outcome = 'succeeded';
-  }
-}
-
-/** One HTTP attempt being traced: `finish` publishes its end (only the first call counts). */
-export interface AttemptSpan {
-  readonly trace: AttemptTrace;
-  finish(result: AttemptResult): void;
-}
-
-/** How an attempt ended: the status of the reply it got, or the error it failed with. */
-export interface AttemptResult {
-  status?: number | undefined;
-  /** `'timeout'`, `'network'` (default for a failure) or, for a reply, the status (default when not 2xx/3xx). */
-  errorType?: string | undefined;
-  error?: unknown;
-  mayHaveReached: boolean;
-}
-
-/**
- * Starts tracing one HTTP attempt on `pay:attempt` (undefined when nobody subscribes). An attempt runs inside
- * ky's hooks rather than as one promise, so the events are published by hand in `tracePromise`'s order: start
- * and end now, error (when it failed), asyncStart and asyncEnd at `finish`.
- */
-export function startAttempt(
-  fields: Omit<HttpTraceBase, 'id' | 'parentId'>,
-  parentId: string | undefined,
-  attempt: number,
-): AttemptSpan | undefined {
-  const channel = payChannels()?.attempt;
-  if (!channel?.hasSubscribers) return undefined;
-  const trace: AttemptTrace = {
-    id: traceId('attempt'),
-    parentId,
-    // Picked one by one: `fields` may be the call's own trace, whose id, outcome and error are not the attempt's.
-    provider: fields.provider,
-    call: fields.call,
-    method: fields.method,
-    urlTemplate: fields.urlTemplate,
-    serverAddress: fields.serverAddress,
-    serverPort: fields.serverPort,
-    requestId: fields.requestId,
-    attempt,
-  };
-  publishSafely(channel, 'start', trace);
-  publishSafely(channel, 'end', trace);
-  let open = true;
-  return {
-    trace,
-    finish(result) {
-      if (!open) return;
-      open = false;
-      if (result.status !== undefined) trace.status = result.status;
-      trace.mayHaveReached = result.mayHaveReached;
-      const failed = result.error !== undefined || (result.status !== undefined && result.status >= 400);
-      if (failed)
-        trace.errorType =
-          result.errorType ?? (result.error === undefined ? String(result.status) : 'network');
-      if (result.error !== undefined) {
-        trace.error = result.error;
-        publishSafely(channel, 'error', trace);
-      }
-      publishSafely(channel, 'asyncStart', trace);
-      publishSafely(channel, 'asyncEnd', trace);
-    },
-  };
-}
-
-function publishSafely<C extends object>(
-  channel: TracingChannelLike<C>,
-  event: 'start' | 'end' | 'asyncStart' | 'asyncEnd' | 'error',
-  trace: C,
-): void {
-  // Node catches what a subscriber throws and reports it as an uncaught exception on the next tick; a
-  // channel object that is not Node's could throw here, and must not change the call.
-  try {
-    channel[event].publish(trace);
-  } catch {}
 }
 
 /**

@@ -5,7 +5,7 @@
  * `attemptEnded` (`retry.shouldRetry`, answered by the retry policy's `decide`), `beforeRetry`, and `result`.
  */
 import type { CallTrace, HttpTraceBase } from '../diagnostics/channels.js';
-import { startAttempt } from '../diagnostics/tracing.js';
+import { startAttempt } from '../diagnostics/http-tracing.js';
 import type { NetworkError } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CallerAbort, untilAborted } from './deadline.js';

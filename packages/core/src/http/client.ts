@@ -8,14 +8,14 @@
 import type { Options } from 'ky';
 import type { CallOptions } from '../adapter.js';
 import { enclosingOperation } from '../diagnostics/channels.js';
-import { ambientLogger, createLogger } from '../diagnostics/logger.js';
 import {
   type CallDescription,
   callTraceOf,
   httpTraceFields,
   httpTracing,
   traceCall,
-} from '../diagnostics/tracing.js';
+} from '../diagnostics/http-tracing.js';
+import { ambientLogger, createLogger } from '../diagnostics/logger.js';
 import { assertCallSettings } from '../operation-context.js';
 import { CredentialSet, redactError } from '../redaction.js';
 import { type AttemptTracing, type ClientParts, UpstreamCall } from './call.js';

@@ -9,7 +9,7 @@
 import type * as v from 'valibot';
 import type { CallOptions } from '../adapter.js';
 import { type CallTrace, enclosingOperation } from '../diagnostics/channels.js';
-import { settleCall, traceCall } from '../diagnostics/tracing.js';
+import { settleCall, traceCall } from '../diagnostics/http-tracing.js';
 import type { ProviderApiError } from '../errors.js';
 import { requestIdOf } from '../records.js';
 import { createHttpClient } from './client.js';

@@ -9,17 +9,11 @@ import { publishWebhook } from '../diagnostics/tracing.js';
 import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import type { ProviderName } from '../records.js';
-import {
-  beginLease,
-  type Deduplication,
-  type DeduplicationStore,
-  deduplicationOf,
-  settleQuietly,
-  settleTransition,
-  takeTransitions,
-} from './dedupe.js';
+import { beginLease, type DeduplicationStore, deduplicationOf, settleQuietly } from './dedupe.js';
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
-import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
+import { type Dispatcher, dispatchEvents } from './dispatch.js';
+import { type WebhookHandlerError, WebhookVerificationError } from './errors.js';
+import { keepHandlerInternals } from './handler-internals.js';
 import { decideFailureReply } from './reply.js';
 import { type DeliveryOutcome, deliveryTrace, type Progress, reportFailure } from './report.js';
 import {
@@ -30,13 +24,6 @@ import {
   type PayEvent,
   type WebhookDefinition,
 } from './types.js';
-
-/** The handler's entry for events the reconciler read (not public: `createReconciler` calls it). */
-export const DELIVER_READ_EVENT: unique symbol = Symbol('pay.deliverReadEvent');
-/** Whether the handler has a deduplication store (read by `createReconciler`). */
-export const DEDUPLICATES: unique symbol = Symbol('pay.deduplicates');
-/** The event names the handler accepts (read by `createReconciler`). */
-export const RAISES: unique symbol = Symbol('pay.raises');
 
 /** Options of `pay.webhooks.setup()`. */
 export interface WebhookSetupOptions {
@@ -125,7 +112,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
   /** The webhook secrets, in the caller's order (empty when the provider uses none). */
   readonly #secrets: readonly string[];
-  readonly #deduplication: Deduplication | undefined;
+  /** The callbacks and deduplication each delivery's events are dispatched through. */
+  readonly #dispatcher: Dispatcher;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
   readonly #anyCallbacks: WebhookCallback<PayEvent>[] = [];
   readonly #errorCallbacks: WebhookErrorCallback[] = [];
@@ -143,9 +131,9 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   ) {
     this.#secrets = webhookSecretsOf(adapter, options.webhookSecret);
     this.#adapter = adapter;
-    this.#deduplication = deduplicationOf(options);
+    const deduplication = deduplicationOf(options);
     this.#logger = logger;
-    if (this.#deduplication && isInMemory(this.#deduplication.store) && inProduction())
+    if (deduplication && isInMemory(deduplication.store) && inProduction())
       logger.once(
         'memory-deduplication-store',
         'warn',
@@ -155,6 +143,14 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       ...(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES),
       ...adapter.webhooks.rawEventNames,
     ]);
+    this.#dispatcher = {
+      provider: adapter.provider,
+      callbacks: this.#callbacks,
+      anyCallbacks: this.#anyCallbacks,
+      deduplication,
+    };
+    // The reconciler delivers the events it reads through the same callbacks and transition leases.
+    keepHandlerInternals(this, { dispatcher: this.#dispatcher, raises: this.#knownNames, logger });
   }
 
   /**
@@ -240,7 +236,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     }
     progress.deliveryKey = delivery.key;
     progress.secretIndex = delivery.secretIndex;
-    const deduplication = this.#deduplication;
+    const deduplication = this.#dispatcher.deduplication;
     if (deduplication === undefined) return await this.#process(delivery, progress);
     const storeKey = `${this.#adapter.provider}:${delivery.key}`;
     const lease = await beginLease(deduplication, storeKey);
@@ -265,7 +261,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return result;
   }
 
-  /** Reads the events, then dispatches them (see {@link WebhookHandler.#dispatch}). */
+  /** Reads the events, then dispatches them (see {@link dispatchEvents}). */
   async #process(
     delivery: AuthenticatedDelivery,
     progress: { events: readonly PayEvent[] },
@@ -277,63 +273,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       throw asVerificationError(error);
     }
     progress.events = events;
-    return this.#dispatch(events);
-  }
-
-  /**
-   * Runs each event's callbacks in order, every one even when another threw. An event nobody registered for costs
-   * no await (docs/architecture.md#webhook-handler). With a deduplication store, each normalised event runs under
-   * the lease of its transition (docs/architecture.md#reconciliation): every lease is taken before any callback
-   * runs, a transition already done is skipped (and reported in `duplicates`), one in progress elsewhere makes
-   * the whole dispatch retryable, and a lease is completed only when every callback of its event succeeded.
-   */
-  async #dispatch(events: PayEvent[]): Promise<WebhookResult> {
-    const wanted = events.filter((event) => this.#callbacks.has(event.type) || this.#anyCallbacks.length > 0);
-    const transitions = await takeTransitions(this.#deduplication, this.#adapter.provider, wanted);
-    const errors: unknown[] = [];
-    const duplicates: string[] = [];
-    for (const event of events) {
-      const named = this.#callbacks.get(event.type);
-      if (named === undefined && this.#anyCallbacks.length === 0) continue;
-      const transition = transitions.get(event);
-      if (transition?.state === 'done') {
-        duplicates.push(transition.key);
-        continue;
-      }
-      const failed = errors.length;
-      // The callbacks registered when the event's turn comes, named ones first.
-      for (const callback of [...(named ?? []), ...this.#anyCallbacks]) {
-        try {
-          await (callback as WebhookCallback<PayEvent>)(event);
-        } catch (error) {
-          errors.push(error);
-        }
-      }
-      if (transition?.state === 'acquired')
-        await settleTransition(this.#deduplication, transition, errors.length === failed);
-    }
-    if (errors.length > 0) throw new WebhookHandlerError(errors, events);
-    return { events, duplicates };
-  }
-
-  /**
-   * Delivers one event the reconciler read from the provider (docs/architecture.md#reconciliation) through the
-   * same callbacks and transition leases as a webhook's: `duplicates` names the transition when a webhook (or
-   * another instance) already ran it. Throws `WebhookVerificationError` (`delivery_in_progress`, retryable) while
-   * another instance runs it, `WebhookHandlerError` when a callback threw.
-   */
-  [DELIVER_READ_EVENT](event: PayEvent): Promise<WebhookResult> {
-    return withinLogger(this.#logger, () => this.#dispatch([event]));
-  }
-
-  /** Whether the handler deduplicates (the reconciler needs it to deliver each transition once). */
-  get [DEDUPLICATES](): boolean {
-    return this.#deduplication !== undefined;
-  }
-
-  /** The normalised events the adapter raises (`.on()` accepts them): the reconciler delivers only these. */
-  get [RAISES](): ReadonlySet<string> {
-    return this.#knownNames;
+    return dispatchEvents(this.#dispatcher, events);
   }
 }
 

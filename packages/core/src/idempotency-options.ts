@@ -1,0 +1,88 @@
+/**
+ * The idempotency ledger's settings (docs/architecture.md#idempotency): its store and durations, checked once when
+ * `createPay` builds the ledger, and where the store failures that cannot change a call's answer are reported.
+ */
+import type { PayLogger } from './diagnostics/logger.js';
+import { ConfigurationError } from './errors.js';
+import type { IdempotencyLedger, IdempotencyOptions } from './idempotency.js';
+import type { IdempotencyStore } from './stores.js';
+
+/** How long a key is remembered by default, and at least: 24 hours (docs/architecture.md#idempotency). */
+const MIN_IDEMPOTENCY_RETENTION_SECONDS = 86_400;
+/**
+ * How long one attempt holds its key by default: 5 minutes. The ledger renews the lease every third of it while
+ * the attempt works (with a store that can renew: the in-memory, PostgreSQL and Redis stores all can), so a slow
+ * call keeps its key; a crashed process stops renewing and holds the key at most this long.
+ */
+const DEFAULT_IDEMPOTENCY_LEASE_SECONDS = 300;
+/** The shortest lease accepted: renewed every third of it, a shorter one would leave too little slack. */
+const MIN_IDEMPOTENCY_LEASE_SECONDS = 5;
+
+/**
+ * Reports a store failure that did not change the call's answer: to the logger as an `error` line and to
+ * `onStoreError`; with neither, one `console.warn` line (docs/architecture.md#idempotency).
+ */
+export function storeFailureReporter(
+  logger: PayLogger,
+  onStoreError: IdempotencyOptions['onStoreError'],
+): IdempotencyLedger['report'] {
+  return (error, failure) => {
+    try {
+      const logging = logger.enabled('error');
+      if (logging)
+        logger.error(
+          `the idempotency store failed at ${failure.step} for a ${failure.operation} call; the call's answer stands (${error.message}).`,
+          () => ({
+            operation: failure.operation,
+            idempotencyKey: failure.idempotencyKey,
+            step: failure.step,
+            error,
+          }),
+        );
+      if (onStoreError) onStoreError(error, failure);
+      else if (!logging)
+        console.warn(
+          `@pay/core: the idempotency store failed at ${failure.step} for a ${failure.operation} call (${error.message}). Pass onStoreError to createPay to handle store failures.`,
+        );
+    } catch {
+      // A failing reporter must not change the call's answer either.
+    }
+  };
+}
+
+/** Refuses a store or options the ledger cannot work with, before any call (docs/architecture.md#idempotency). */
+export function checkedLedgerOptions(
+  store: IdempotencyStore,
+  options: Omit<IdempotencyOptions, 'idempotency'>,
+): { retentionSeconds: number; leaseSeconds: number; onStoreError: IdempotencyOptions['onStoreError'] } {
+  const missing = (['begin', 'checkpoint', 'complete', 'release', 'abandon', 'read'] as const).filter(
+    (method) => typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function',
+  );
+  if (missing.length > 0)
+    throw new ConfigurationError(
+      `createPay: idempotency must be an IdempotencyStore (createMemoryIdempotencyStore(), @pay/store-postgres or @pay/store-redis); it lacks ${missing.join(', ')}.`,
+      { missing: ['idempotency'] },
+    );
+  const retentionSeconds = options.idempotencyRetentionSeconds ?? MIN_IDEMPOTENCY_RETENTION_SECONDS;
+  if (!Number.isInteger(retentionSeconds) || retentionSeconds < MIN_IDEMPOTENCY_RETENTION_SECONDS)
+    throw new ConfigurationError(
+      `createPay: idempotencyRetentionSeconds must be a whole number of seconds, at least ${MIN_IDEMPOTENCY_RETENTION_SECONDS} (24 h): callers retry for a day, and a key forgotten earlier could move money twice.`,
+      { missing: ['idempotencyRetentionSeconds'] },
+    );
+  const leaseSeconds = options.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS;
+  if (
+    !Number.isInteger(leaseSeconds) ||
+    leaseSeconds < MIN_IDEMPOTENCY_LEASE_SECONDS ||
+    leaseSeconds >= retentionSeconds
+  )
+    throw new ConfigurationError(
+      `createPay: idempotencyLeaseSeconds must be a whole number of seconds, at least ${MIN_IDEMPOTENCY_LEASE_SECONDS} and below the retention (it is renewed while a call works; a crashed process holds the key this long).`,
+      { missing: ['idempotencyLeaseSeconds'] },
+    );
+  const onStoreError = options.onStoreError;
+  if (onStoreError !== undefined && typeof onStoreError !== 'function')
+    throw new ConfigurationError('createPay: onStoreError must be a function.', {
+      missing: ['onStoreError'],
+    });
+  return { retentionSeconds, leaseSeconds, onStoreError };
+}

@@ -1,0 +1,120 @@
+/**
+ * One claimed object of a reconciler run (docs/architecture.md#reconciliation): read it from the provider, deliver a
+ * changed status as the event the webhook would have raised, through the handler's callbacks and transition leases,
+ * then settle it (final) or reschedule it with backoff.
+ */
+import { withinLogger } from '../diagnostics/logger.js';
+import type { Payment, Refund } from '../records.js';
+import { StoreError } from '../store-errors.js';
+import { dispatchEvents } from '../webhooks/dispatch.js';
+import { WebhookVerificationError } from '../webhooks/errors.js';
+import { webhookEvent } from '../webhooks/types.js';
+import { type ReconcileRun, type RunContext, storeCall } from './run-context.js';
+import type { ClaimedObject, ReconciliationStore, WatchedObject } from './store.js';
+import { eventOfStatus, isFinal } from './transitions.js';
+import { nextReadAt } from './watch.js';
+
+/** Reads one claimed object, delivers a changed status, then settles (final) or reschedules it with backoff. */
+export async function reconcileObject(
+  context: RunContext,
+  { object, lease }: ClaimedObject,
+  summary: ReconcileRun,
+): Promise<void> {
+  const { adapter, provider, settings, logger } = context;
+  const reads = object.reads + 1;
+  const later = (status: string | null) => ({ status, reads, dueAt: nextReadAt(reads, settings.now()) });
+  const settle = (next: Parameters<ReconciliationStore['settle']>[2]) =>
+    storeCall('settle', () => context.store.settle(object, lease, next));
+  if (object.kind === 'refund' && adapter.reconcile?.retrieveRefund === undefined) {
+    // Registered by the application (pay.watch) for an adapter that cannot read refunds: nothing to read by.
+    logger.once(
+      `reconcile-no-refund-read:${provider}`,
+      'warn',
+      `${provider} cannot read refunds (its adapter has no reconcile.retrieveRefund): watched refunds are dropped.`,
+    );
+    await settle('final');
+    return;
+  }
+  let record: Payment | Refund | null;
+  try {
+    summary.reads += 1;
+    record = await readObject(context, object);
+  } catch (error) {
+    summary.errors += 1;
+    logger.warn(
+      `The reconciler could not read ${object.kind} ${object.id}; it reads it again later.`,
+      () => ({
+        provider,
+        kind: object.kind,
+        id: object.id,
+        error,
+      }),
+    );
+    await settle(later(object.status));
+    return;
+  }
+  // Unknown to the provider (not there yet, or another account's id): read again later, until it expires.
+  if (record === null) return void (await settle(later(object.status)));
+  const status = record.status;
+  if (status !== object.status && !(await deliverStatus(context, object, record, summary))) {
+    // Not delivered (callbacks failed, or another instance is delivering it): the status stays unannounced, so
+    // the next read delivers it, soon.
+    await settle({ status: object.status, reads, dueAt: nextReadAt(0, settings.now()) });
+    return;
+  }
+  await settle(isFinal(object.kind, status) ? 'final' : later(status));
+}
+
+/** Reads the object: a payment (also the payment behind a checkout: same id) or a refund. */
+async function readObject(context: RunContext, object: WatchedObject): Promise<Payment | Refund | null> {
+  const retrieveRefund = context.adapter.reconcile?.retrieveRefund;
+  if (object.kind === 'refund' && retrieveRefund) return retrieveRefund(object.id);
+  const payments = context.pay.payments as unknown as { retrieve(id: string): Promise<Payment | null> };
+  return payments.retrieve(object.id);
+}
+
+/**
+ * Delivers the event of the record's new status through the handler's dispatcher (transition-deduplicated), under
+ * the handler's logger as a webhook's delivery runs. True when the transition is delivered (now or earlier, by a
+ * webhook) or raises no event; false when it must be tried again.
+ */
+async function deliverStatus(
+  context: RunContext,
+  object: WatchedObject,
+  record: Payment | Refund,
+  summary: ReconcileRun,
+): Promise<boolean> {
+  const { adapter, handler, provider } = context;
+  const type = eventOfStatus(adapter, object.kind, record.status, handler.raises);
+  if (type === null) return true;
+  const event = webhookEvent({
+    key: ['reconcile', record.id, record.status],
+    type,
+    provider: adapter.provider,
+    data: record,
+    created: context.settings.now(),
+    is_raw: false,
+  });
+  try {
+    const result = await withinLogger(handler.logger, () => dispatchEvents(handler.dispatcher, [event]));
+    if (result.duplicates.length > 0) summary.duplicates += 1;
+    else summary.transitions += 1;
+    return true;
+  } catch (error) {
+    // Another instance (or a webhook) is running this transition right now: it finishes it, or its lease ends.
+    if (WebhookVerificationError.isInstance(error) && error.reason === 'delivery_in_progress') return false;
+    // The deduplication store is down: like any store outage, the run pauses (the object's lease ends, it is
+    // read again).
+    if (WebhookVerificationError.isInstance(error) && error.reason === 'deduplication_unavailable')
+      throw new StoreError(
+        "The reconciler could not reach the webhook handler's deduplication store; this run is paused.",
+        { step: 'begin', cause: error },
+      );
+    summary.errors += 1;
+    context.logger.warn(
+      `A callback failed for ${type} of ${object.kind} ${object.id} found by the reconciler; it is delivered again on a later read.`,
+      () => ({ provider, kind: object.kind, id: object.id, event: type, error }),
+    );
+    return false;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What every step of a reconciler run works with (docs/architecture.md#reconciliation): one context, built once by
+ * `createReconciler` and passed as an argument to the run, the object reads and the stale-key resolution.
+ */
+import type { AnyAdapter } from '../adapter.js';
+import type { ReconcileTrace } from '../diagnostics/channels.js';
+import type { PayLogger } from '../diagnostics/logger.js';
+import type { IdempotencyLedger } from '../idempotency.js';
+import type { Pay } from '../pay.js';
+import { StoreError, type StoreStep } from '../store-errors.js';
+import type { HandlerInternals } from '../webhooks/handler-internals.js';
+import type { ReconciliationStore } from './store.js';
+
+/** What one run did, as the `pay:reconcile` diagnostics message says it. */
+export type ReconcileRun = Omit<ReconcileTrace, 'provider' | 'startTime' | 'durationMs'>;
+
+/** The checked options of `createReconciler`. */
+export interface Settings {
+  intervalMs: number;
+  readsPerMinute: number;
+  leaseSeconds: number;
+  now: () => number;
+}
+
+/** One reconciler's state across runs. */
+export interface RunContext {
+  pay: Pay<AnyAdapter>;
+  adapter: AnyAdapter;
+  provider: string;
+  /** The idempotency ledger of `pay`, whose stale keys each run resolves. */
+  ledger: IdempotencyLedger;
+  /** The watch list and the read budget. */
+  store: ReconciliationStore;
+  /** The webhook handler a changed status is delivered through. */
+  handler: HandlerInternals;
+  settings: Settings;
+  logger: PayLogger;
+  /**
+   * Stale keys not to ask about again before a time (epoch ms): an `unknown` answer's `askAgainAt`, and a found
+   * checkout, whose key `pay.resolve` leaves for the caller's retry (docs/architecture.md#reconciliation).
+   */
+  askAgain: Map<string, number>;
+}
+
+/** Runs a reconciliation store call; whatever it throws becomes a `StoreError` that pauses the run. */
+export async function storeCall<T>(step: StoreStep, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (StoreError.isInstance(error)) throw error;
+    throw new StoreError(
+      `The reconciler's store failed at ${step}; this run is paused and the next one catches up (nothing was lost).`,
+      { step, cause: error },
+    );
+  }
+}
+
+/** Spends up to `wanted` reads from the budget shared by every instance; counts what it refused. */
+export async function spendReads(
+  context: RunContext,
+  now: number,
+  wanted: number,
+  summary: ReconcileRun,
+): Promise<number> {
+  const { store, provider, settings } = context;
+  const granted = await storeCall('spend', () =>
+    store.spend(provider, { now, reads: wanted, perMinute: settings.readsPerMinute }),
+  );
+  summary.budgetRefused += wanted - granted;
+  return granted;
+}

@@ -1,0 +1,61 @@
+/**
+ * Running the callbacks of verified events (docs/architecture.md#webhook-handler), shared by a webhook's delivery
+ * and the reconciler's read (docs/architecture.md#reconciliation): both go through the same callbacks and the same
+ * transition leases, so a transition seen by both runs its callbacks once.
+ */
+import type { ProviderName } from '../records.js';
+import { type Deduplication, settleTransition, takeTransitions } from './dedupe.js';
+import { WebhookHandlerError } from './errors.js';
+import type { WebhookCallback, WebhookResult } from './handler.js';
+import type { PayEvent } from './types.js';
+
+/**
+ * Where one handler's events go: the callbacks `.on()` and `.onAny()` registered (the handler adds to these
+ * collections, so a dispatch sees every callback registered before it) and its deduplication settings.
+ */
+export interface Dispatcher {
+  provider: ProviderName;
+  /** `.on()` callbacks by event name, in registration order. */
+  callbacks: ReadonlyMap<string, readonly WebhookCallback<never>[]>;
+  /** `.onAny()` callbacks, run after an event's named ones. */
+  anyCallbacks: readonly WebhookCallback<PayEvent>[];
+  /** The handler's deduplication store and durations, when it has one. */
+  deduplication: Deduplication | undefined;
+}
+
+/**
+ * Runs each event's callbacks in order, every one even when another threw. An event nobody registered for costs
+ * no await (docs/architecture.md#webhook-handler). With a deduplication store, each normalised event runs under
+ * the lease of its transition (docs/architecture.md#reconciliation): every lease is taken before any callback
+ * runs, a transition already done is skipped (and reported in `duplicates`), one in progress elsewhere makes
+ * the whole dispatch retryable, and a lease is completed only when every callback of its event succeeded.
+ */
+export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[]): Promise<WebhookResult> {
+  const { callbacks, anyCallbacks, deduplication } = dispatcher;
+  const wanted = events.filter((event) => callbacks.has(event.type) || anyCallbacks.length > 0);
+  const transitions = await takeTransitions(deduplication, dispatcher.provider, wanted);
+  const errors: unknown[] = [];
+  const duplicates: string[] = [];
+  for (const event of events) {
+    const named = callbacks.get(event.type);
+    if (named === undefined && anyCallbacks.length === 0) continue;
+    const transition = transitions.get(event);
+    if (transition?.state === 'done') {
+      duplicates.push(transition.key);
+      continue;
+    }
+    const failed = errors.length;
+    // The callbacks registered when the event's turn comes, named ones first.
+    for (const callback of [...(named ?? []), ...anyCallbacks]) {
+      try {
+        await (callback as WebhookCallback<PayEvent>)(event);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (transition?.state === 'acquired')
+      await settleTransition(deduplication, transition, errors.length === failed);
+  }
+  if (errors.length > 0) throw new WebhookHandlerError(errors, events);
+  return { events, duplicates };
+}

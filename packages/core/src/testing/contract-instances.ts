@@ -33,6 +33,7 @@ interface SharedLedger {
   outliveLeases(): void;
 }
 
+/** A fresh shared ledger: an in-memory store whose clock starts at the real time. */
 function sharedLedger(): SharedLedger {
   let offset = 0;
   return {
@@ -99,22 +100,30 @@ async function raceOneKey<S extends AnySimulator, A extends AnyAdapter>(
     );
     const records = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const refused = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
-    expect(records.length, `${call.name}: instances that got a record (${refused.map(String).join('; ')})`).toBeGreaterThan(0);
+    expect(
+      records.length,
+      `${call.name}: instances that got a record (${refused.map(String).join('; ')})`,
+    ).toBeGreaterThan(0);
     for (const error of refused)
       expect(
         IdempotencyInProgressError.isInstance(error),
         `${call.name}: an instance racing for the key failed with ${String(error)}`,
       ).toBe(true);
     const [record] = records.map(asRecorded);
-    for (const other of records) expect(asRecorded(other), `${call.name}: the racing instances' records`).toEqual(record);
+    for (const other of records)
+      expect(asRecorded(other), `${call.name}: the racing instances' records`).toEqual(record);
     expect(call.moved(simulator) - movedBefore, `${call.name}: times the money moved`).toBe(1);
 
     const requestsBefore = simulator.requests.length;
     const retry = instanceOf(contract, simulator, ledger.store);
     const again = await call.send(retry, prepared, options);
     expect(asRecorded(again), `${call.name}: the record a retry from another instance got`).toEqual(record);
-    expect(simulator.requests.length - requestsBefore, `${call.name}: upstream calls made by the retry`).toBe(0);
-    expect(call.moved(simulator) - movedBefore, `${call.name}: times the money moved after the retry`).toBe(1);
+    expect(simulator.requests.length - requestsBefore, `${call.name}: upstream calls made by the retry`).toBe(
+      0,
+    );
+    expect(call.moved(simulator) - movedBefore, `${call.name}: times the money moved after the retry`).toBe(
+      1,
+    );
   });
 }
 
@@ -145,7 +154,10 @@ async function resumeAfterDeath<S extends AnySimulator, A extends AnyAdapter>(
       () => undefined,
     );
     simulator.faults.clear();
-    expect(call.moved(simulator) - movedBefore, `${call.name}: times the money moved before the process died`).toBe(1);
+    expect(
+      call.moved(simulator) - movedBefore,
+      `${call.name}: times the money moved before the process died`,
+    ).toBe(1);
 
     ledger.outliveLeases();
     const survivor = instanceOf(contract, simulator, ledger.store);

@@ -21,7 +21,7 @@ import type {
 import { SUITE_SETTINGS } from './contract-run.js';
 
 /** How many instances race for one idempotency key. */
-export const INSTANCES = 4;
+const INSTANCES = 4;
 
 /** The lease every suite instance takes on a key, in seconds (the ledger's minimum). */
 const LEASE_SECONDS = 5;

@@ -12,6 +12,7 @@ import { ProviderApiError, type ProviderErrorKind, ValidationError } from '../er
 import type { Operation } from '../operations.js';
 import type { Pay } from '../pay.js';
 import { faultMatrixChecks } from './contract-faults.js';
+import { multiInstanceChecks } from './contract-instances.js';
 import { callsTo, rejectionOf, unknownIdReads, withSimulator } from './contract-run.js';
 import type { Fault } from './kit/faults.js';
 import type { RecordedRequest } from './kit/requests.js';
@@ -312,6 +313,7 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
   );
 
   checks.push(...faultMatrixChecks(contract, seen));
+  checks.push(...multiInstanceChecks(contract));
 
   const { amounts } = contract;
   for (const { currency, decimals, minimum = 0 } of amounts.currencies) {

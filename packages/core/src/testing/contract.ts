@@ -64,6 +64,9 @@ export interface AdapterContract<S extends AnySimulator = AnySimulator, A extend
   simulator?: SimulatorContract<S, A>;
 }
 
+/** How many handlers race for one webhook delivery, as several instances behind one endpoint would. */
+const CONCURRENT_HANDLERS = 4;
+
 /** A fetch that fails the test when called: proves an operation did no I/O. */
 function forbiddenFetch() {
   return vi.fn(async () => {
@@ -97,6 +100,13 @@ function deliveryOf(request: WebhookRequest): WebhookDelivery {
 /** The secrets `setup({ webhookSecret })` hands the adapter's `verify`: none for a provider that uses none. */
 function secretsOf(contract: AdapterContract): string[] {
   return contract.webhookSecret === null ? [] : [contract.webhookSecret];
+}
+
+/** The delivery key a fresh adapter (another process) derives from the genuine webhook. */
+async function deliveryKeyOf(contract: AdapterContract): Promise<string> {
+  const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+  const delivery = deliveryOf(await contract.genuineWebhook());
+  return ((await adapter.webhooks.verify(delivery, secretsOf(contract))) as AuthenticatedDelivery).key;
 }
 
 /** Every event name the adapter raises, normalised (its `eventNames`, else all of them) and raw. */
@@ -242,12 +252,7 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
       expect(first.duplicates).toEqual([]);
       const callsAfterFirst = upstream.calls();
       const dispatched = callback.mock.calls.length;
-      const { key } = (await contract
-        .createAdapter(contract.webhookFetch ?? forbiddenFetch())
-        .webhooks.verify(
-          deliveryOf(await contract.genuineWebhook()),
-          secretsOf(contract),
-        )) as AuthenticatedDelivery;
+      const key = await deliveryKeyOf(contract);
       for (let redelivery = 0; redelivery < 3; redelivery += 1) {
         expect(await handler.handle(await contract.genuineWebhook())).toEqual({
           events: [],
@@ -256,6 +261,45 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
       }
       expect(upstream.calls(), 'upstream calls made for redeliveries').toBe(callsAfterFirst);
       expect(callback).toHaveBeenCalledTimes(dispatched);
+    },
+  );
+
+  check(
+    `runs each callback once when ${CONCURRENT_HANDLERS} instances handle one delivery at once with one deduplication store, and a redelivery is a duplicate`,
+    async () => {
+      // Each handler has its own adapter, as each process of a deployment has: the delivery key must come from
+      // the delivery alone, or the shared store never matches (docs/architecture.md#conformance-suite).
+      const deduplicate = createMemoryDeduplicationStore();
+      const callback = vi.fn();
+      const handler = () => {
+        const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+        return createPay(adapter)
+          .webhooks.setup({ webhookSecret: contract.webhookSecret, deduplicate })
+          .on(everyEventOf(adapter), callback);
+      };
+      const handlers = Array.from({ length: CONCURRENT_HANDLERS }, handler);
+      const deliveries = await Promise.all(handlers.map(() => contract.genuineWebhook()));
+      const settled = await Promise.allSettled(
+        handlers.map((each, index) => each.handle(deliveries[index] as WebhookRequest)),
+      );
+      for (const outcome of settled)
+        if (outcome.status === 'rejected')
+          expect(outcome.reason, 'a handler that lost the race').toMatchObject({
+            reason: 'delivery_in_progress',
+          });
+      const handled = settled.flatMap((outcome) =>
+        outcome.status === 'fulfilled' ? outcome.value.events : [],
+      );
+      const ids = handled.map((event) => event.id);
+      expect(ids.length, 'events handled by the racing handlers').toBeGreaterThan(0);
+      expect(new Set(ids).size, `event ids handled: ${ids.join(', ')}`).toBe(ids.length);
+      expect(callback, 'callback runs').toHaveBeenCalledTimes(ids.length);
+      const key = await deliveryKeyOf(contract);
+      expect(await handler().handle(await contract.genuineWebhook())).toEqual({
+        events: [],
+        duplicates: [key],
+      });
+      expect(callback, 'callback runs after a redelivery').toHaveBeenCalledTimes(ids.length);
     },
   );
 

@@ -31,6 +31,8 @@ const CAUGHT_BY: Readonly<Record<PlantedBug, RegExp>> = {
     /^retries each read of an id the provider does not hold when one attempt meets HTTP 503/,
   'refund-ignores-failed-check': /^refunds\.create under HTTP 500 at each upstream step/,
   'unreadable-reply-read-as-refusal': /^checkouts\.create under a truncated reply at each upstream step/,
+  'reference-per-instance': /^checkouts\.create whose instance dies after the money step/,
+  'webhook-key-per-instance': /^runs each callback once when 4 instances handle one delivery at once/,
 };
 
 describe('the conformance suite catches each money bug planted in the fixture adapter', () => {

@@ -47,6 +47,8 @@ export const PLANTED_BUGS = [
   'read-marked-not-retry-safe',
   'refund-ignores-failed-check',
   'unreadable-reply-read-as-refusal',
+  'reference-per-instance',
+  'webhook-key-per-instance',
 ] as const;
 
 export type PlantedBug = (typeof PLANTED_BUGS)[number];
@@ -92,6 +94,8 @@ const transactionSchema = v.looseObject({
 /** Creates the fixture adapter for `config`, with `bug` planted. */
 export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
   const provider = GATEWAY_PROVIDER;
+  // What tells this adapter instance from another (only the per-instance planted bugs read it).
+  const instance = crypto.randomUUID();
   // The provider name the records carry (the planted bug: one copied from another adapter).
   const named = bug === 'record-names-another-provider' ? ('providerN' as string) : provider;
   const errors: ProviderErrorTable =
@@ -160,7 +164,10 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
    */
   const reference = async (options: OperationContext) => {
     const key = idempotencyKeyOf(options);
-    return key === undefined || bug === 'retry-starts-again' ? crypto.randomUUID() : keyedReference(key);
+    if (key === undefined || bug === 'retry-starts-again') return crypto.randomUUID();
+    // The planted bug: the reference also depends on this adapter instance, so a retry from another process
+    // (a resume after a crash) sends a reference the gateway has never seen and the money moves again.
+    return keyedReference(bug === 'reference-per-instance' ? `${key}:${instance}` : key);
   };
 
   /** Reads a transaction by its reference (`null`: the gateway holds none); a read, so retried. */
@@ -294,8 +301,12 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
           throw new WebhookVerificationError('The delivery is not a gateway event.', {
             reason: 'malformed_payload',
           });
+        // The planted bugs: a key that differs per delivery attempt, or per adapter instance (so deduplication
+        // matches within one process, never across the processes behind one endpoint).
         const key =
-          bug === 'replayed-webhook-accepted' ? crypto.randomUUID() : `${data.reference}:${data.status}`;
+          bug === 'replayed-webhook-accepted'
+            ? crypto.randomUUID()
+            : `${data.reference}:${data.status}${bug === 'webhook-key-per-instance' ? `:${instance}` : ''}`;
         return {
           key,
           secretIndex,

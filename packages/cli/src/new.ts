@@ -41,10 +41,14 @@ const CORE_VERSION = 'PAY_CORE_VERSION';
 const CLI_VERSION = 'PAY_CLI_VERSION';
 
 /**
- * Template files npm would drop or rename in this package's tarball, stored under another name and renamed on
- * generation.
+ * Template files npm would drop or rename in this package's tarball, or that would read as part of this package
+ * (a nested package.json with `exports`, which Node ignores and publint refuses), stored under another name and
+ * renamed on generation.
  */
-const RENAMED: Readonly<Record<string, string>> = { _gitignore: '.gitignore' };
+const RENAMED: Readonly<Record<string, string>> = {
+  _gitignore: '.gitignore',
+  '_package.json': 'package.json',
+};
 
 /** The provider names of the `@pay` adapters: taken, an adapter from elsewhere names its own provider. */
 const TAKEN_PROVIDERS = new Set(['providerT', 'providerR', 'providerN']);

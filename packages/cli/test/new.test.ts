@@ -53,7 +53,9 @@ describe('pay new adapter', () => {
     expect(made.err).toEqual([]);
     expect(made.status).toBe(0);
     const target = join(scratch, 'acme');
-    const expected = filesUnder(TEMPLATE).map((file) => file.replace(/(^|\/)_gitignore$/, '$1.gitignore'));
+    const expected = filesUnder(TEMPLATE).map((file) =>
+      file.replace(/(^|\/)_gitignore$/, '$1.gitignore').replace(/(^|\/)_package\.json$/, '$1package.json'),
+    );
     expect(filesUnder(target)).toEqual(expected.sort());
     expect(made.out[0]).toBe(
       `Wrote the Acme Pay adapter skeleton (@acme/pay-provider-acme) to ${target}: ${expected.length} files.`,
@@ -111,7 +113,7 @@ describe('pay new adapter', () => {
   });
 
   it('pins the tool versions the workspace builds and tests with', () => {
-    const manifest = JSON.parse(readFileSync(join(TEMPLATE, 'package.json'), 'utf8'));
+    const manifest = JSON.parse(readFileSync(join(TEMPLATE, '_package.json'), 'utf8'));
     const catalog = readFileSync(join(WORKSPACE, 'pnpm-workspace.yaml'), 'utf8');
     for (const [name, range] of Object.entries<string>(manifest.devDependencies)) {
       const pinned = new RegExp(`^ {2}"?${name.replace('/', '\\/')}"?: (\\S+)$`, 'm').exec(catalog)?.[1];

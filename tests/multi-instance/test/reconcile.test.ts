@@ -41,6 +41,12 @@ const RECONCILE = { intervalMs: INTERVAL_MS, leaseSeconds: 2, readsPerMinute: 6_
  */
 const LEDGER_LEASE_SECONDS = 5;
 /**
+ * Transition leases of 4 s (the handler's default is 60 s): a worker killed while a transition's callbacks run
+ * holds that transition until its lease ends, so the lease must end within the settle bound below, and still
+ * outlast a callback (one insert into the view) on a loaded machine.
+ */
+const TRANSITION_LEASE_SECONDS = 4;
+/**
  * How long after the last kill every object must show its booked status: two reconciler intervals, plus what a
  * killed process holds until it runs out (a claim's lease, or the ledger lease of a call it was making) and the
  * half second the shortened schedule waits before a read.
@@ -359,7 +365,7 @@ async function proveReconciled(run: Run): Promise<{ settledAfterLastKillMs: numb
       adapter: run.scenario.adapter,
       store: run.store,
       idempotencyLeaseSeconds: LEDGER_LEASE_SECONDS,
-      webhooks: { webhookSecret: run.scenario.webhookSecret },
+      webhooks: { webhookSecret: run.scenario.webhookSecret, leaseSeconds: TRANSITION_LEASE_SECONDS },
       reconcile: { ...RECONCILE, viewUrl: run.viewUrl, viewTable: table },
     });
     await fleet.start();

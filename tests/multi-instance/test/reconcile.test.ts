@@ -421,18 +421,20 @@ interface Run {
   during?(fleet: Fleet, created: string[]): Promise<void>;
 }
 
-/**
- * Creates `objects` objects through random instances while a random instance is killed (and replaced) about
- * every second; moves each at the provider (paid, failed, abandoned) a little later. Then waits until the view
- * equals the books and checks each transition ran its callback once.
- */
-async function proveReconciled(
-  run: Run,
-): Promise<{
+/** What a proof ends with: how soon after the last kill the view was settled, the kills, the callbacks' runs. */
+interface Proved {
   settledAfterLastKillMs: number;
   kills: number;
   runs: Awaited<ReturnType<typeof readView>>['runs'];
-}> {
+}
+
+/**
+ * Creates `objects` objects through random instances while a random instance is killed (and replaced) about
+ * every second; moves each at the provider (paid, failed, abandoned) a little later, and refunds the paid ones where
+ * the scenario can (Provider N), the kills still going. Then waits until the view
+ * equals the books and checks each transition ran its callback once.
+ */
+async function proveReconciled(run: Run): Promise<Proved> {
   const table = uniqueName('view').toLowerCase();
   const view = await createView(run.viewUrl, table);
   try {

@@ -117,12 +117,15 @@ describe('log lines of every adapter carry no secret', () => {
     },
   });
 
+  /** Provider N's credentials in the logging tests, each a secret the scan looks for. */
+  const N_LOGGING_CREDENTIALS = {
+    apiKey: LOGGING_SECRETS.nApi,
+    secretKey: LOGGING_SECRETS.nSecret,
+    webhookSecret: LOGGING_SECRETS.nWebhook,
+  };
+
   it('Provider N: a reconciler run whose status reads are refused with replies echoing the key', async () => {
-    const credentials = {
-      apiKey: LOGGING_SECRETS.nApi,
-      secretKey: LOGGING_SECRETS.nSecret,
-      webhookSecret: LOGGING_SECRETS.nWebhook,
-    };
+    const credentials = N_LOGGING_CREDENTIALS;
     const sim = await startProviderNSimulator({ credentials });
     try {
       const adapter = createProviderN({ ...sim.adapterConfig(), retry: 0 });
@@ -186,11 +189,7 @@ describe('log lines of every adapter carry no secret', () => {
   });
 
   it('Provider N: a failing hook, retried reads, a webhook confirmation that fails', async () => {
-    const credentials = {
-      apiKey: LOGGING_SECRETS.nApi,
-      secretKey: LOGGING_SECRETS.nSecret,
-      webhookSecret: LOGGING_SECRETS.nWebhook,
-    };
+    const credentials = N_LOGGING_CREDENTIALS;
     const sim = await startProviderNSimulator({ credentials });
     try {
       const adapter = createProviderN({

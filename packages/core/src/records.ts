@@ -1,14 +1,12 @@
 /**
- * The unified records of docs/architecture.md#records and the request contracts of docs/architecture.md#request-fields, as valibot schemas with inferred
- * types. Records are snake case; each carries `provider` and `raw` (the provider reply it was built from,
- * with credential fields removed).
+ * The unified records (docs/architecture.md#records) and the request contracts
+ * (docs/architecture.md#request-fields), as valibot schemas with inferred types.
  */
 import * as v from 'valibot';
 
 /**
  * An adapter's name as its records, events and errors carry it (`providerN`), also the prefix of its raw event
- * names (`providerN.SUCCESSFUL_TRANSACTION`). Open: any package can be an adapter, and each declares its own
- * name as a literal in its types (`AdapterTypes['provider']`), which `pay.adapter.provider` carries.
+ * names. Open: each adapter declares its own as a literal in `AdapterTypes['provider']`.
  */
 export type ProviderName = string;
 
@@ -129,9 +127,8 @@ export function requestIdOf(reply: { headers: Headers; requestId: string }, head
   return answered ? answered : reply.requestId;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Request contracts. What every provider shares lives here; fields whose presence depends on the provider are
-// optional here and required by the adapter that needs them (docs/architecture.md#request-fields). Unknown top-level fields are refused.
+// Request contracts: fields whose presence depends on the provider are optional here and required by the adapter
+// that needs them (docs/architecture.md#request-fields). Unknown top-level fields are refused.
 
 const nonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
 /** ISO 4217 code in any letter case, normalised to upper case. */
@@ -147,18 +144,20 @@ export const amountSchema = v.pipe(
   v.minValue(0, 'must not be negative'),
 );
 const urlSchema = v.pipe(v.string(), v.url('must be an absolute URL'));
-const metadataSchema = v.record(v.string(), v.string('metadata values must be strings'));
-const providerMetadataSchema = v.record(v.string(), v.unknown());
+const emailSchema = v.pipe(v.string(), v.email('must be an e-mail address'));
 /** A customer given by e-mail or by the provider's id. */
 export const customerInputSchema = v.union(
-  [
-    v.strictObject({ email: v.pipe(v.string(), v.email('must be an e-mail address')) }),
-    v.strictObject({ id: nonEmpty }),
-  ],
+  [v.strictObject({ email: emailSchema }), v.strictObject({ id: nonEmpty })],
   'must be { email } or { id }',
 );
 /** A resource identifier argument. */
 export const idSchema = v.pipe(v.string('must be a string identifier'), v.minLength(1, 'must not be empty'));
+
+/** `metadata` and `provider_metadata`, which every request that writes takes (last, in this order). */
+const metadataEntries = {
+  metadata: v.optional(v.record(v.string(), v.string('metadata values must be strings'))),
+  provider_metadata: v.optional(v.record(v.string(), v.unknown())),
+};
 
 /** `checkouts.create` input. */
 export const checkoutCreateSchema = v.strictObject({
@@ -172,8 +171,7 @@ export const checkoutCreateSchema = v.strictObject({
   currency: v.optional(currencySchema),
   success_url: v.optional(urlSchema),
   cancel_url: v.optional(urlSchema),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `payments.create` input. `amount` is required; its unit is the provider's. */
@@ -182,20 +180,16 @@ export const paymentCreateSchema = v.strictObject({
   item_id: v.optional(nonEmpty),
   amount: amountSchema,
   currency: v.optional(currencySchema),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `payments.update` / `checkouts.update` (and the other updates) input. */
-export const updateSchema = v.strictObject({
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
-});
+export const updateSchema = v.strictObject(metadataEntries);
 
 /** `payments.capture` input: the amount to capture, when less than authorised. */
 export const captureSchema = v.strictObject({
   amount: v.optional(amountSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  provider_metadata: metadataEntries.provider_metadata,
 });
 
 /** `refunds.create` input. */
@@ -204,16 +198,14 @@ export const refundCreateSchema = v.strictObject({
   amount: v.optional(amountSchema),
   currency: v.optional(currencySchema),
   reason: v.optional(v.string()),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `customers.create` input. */
 export const customerCreateSchema = v.strictObject({
-  email: v.optional(v.pipe(v.string(), v.email('must be an e-mail address'))),
+  email: v.optional(emailSchema),
   name: v.optional(nonEmpty),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `subscriptions.create` input. */
@@ -222,46 +214,28 @@ export const subscriptionCreateSchema = v.strictObject({
   item_id: v.optional(nonEmpty),
   amount: v.optional(amountSchema),
   currency: v.optional(currencySchema),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** Makes `provider_metadata` required when the provider's metadata type has a required member. */
 export type WithProviderMetadata<Base, M> = Omit<Base, 'provider_metadata'> &
   ({} extends M ? { provider_metadata?: M } : { provider_metadata: M });
 
-/** `checkouts.create` params, with the provider's `provider_metadata`. */
-export type CheckoutCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof checkoutCreateSchema>,
-  M
->;
-/** `payments.create` params, with the provider's `provider_metadata`. */
-export type PaymentCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof paymentCreateSchema>,
-  M
->;
+/** The params of a request contract, with the provider's `provider_metadata`. */
+type ParamsFor<S extends v.GenericSchema, M> = WithProviderMetadata<v.InferInput<S>, M>;
+type AnyMetadata = Record<string, unknown>;
+
+/** `checkouts.create` params. */
+export type CheckoutCreateParams<M = AnyMetadata> = ParamsFor<typeof checkoutCreateSchema, M>;
+/** `payments.create` params. */
+export type PaymentCreateParams<M = AnyMetadata> = ParamsFor<typeof paymentCreateSchema, M>;
 /** Update params (`{ metadata?, provider_metadata? }`). */
-export type UpdateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof updateSchema>,
-  M
->;
+export type UpdateParams<M = AnyMetadata> = ParamsFor<typeof updateSchema, M>;
 /** `payments.capture` params. */
-export type CaptureParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof captureSchema>,
-  M
->;
+export type CaptureParams<M = AnyMetadata> = ParamsFor<typeof captureSchema, M>;
 /** `refunds.create` params. */
-export type RefundCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof refundCreateSchema>,
-  M
->;
+export type RefundCreateParams<M = AnyMetadata> = ParamsFor<typeof refundCreateSchema, M>;
 /** `customers.create` / `customers.update` params. */
-export type CustomerCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof customerCreateSchema>,
-  M
->;
+export type CustomerCreateParams<M = AnyMetadata> = ParamsFor<typeof customerCreateSchema, M>;
 /** `subscriptions.create` params. */
-export type SubscriptionCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof subscriptionCreateSchema>,
-  M
->;
+export type SubscriptionCreateParams<M = AnyMetadata> = ParamsFor<typeof subscriptionCreateSchema, M>;

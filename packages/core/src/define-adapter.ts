@@ -1,9 +1,6 @@
 /**
- * `defineAdapter` (docs/architecture.md#adapter-operations) composes an adapter from the operations a provider
- * implements, so that every other operation throws `ProviderNotSupportedError` before validation and before any
- * I/O, and every implemented one receives input already checked against core's request contracts. Every error an
- * operation or a webhook verification throws leaves through core's redaction (docs/architecture.md#redaction): no
- * configured secret and no credential an HTTP client sent survives in it.
+ * `defineAdapter` (docs/architecture.md#adapter-operations). Every error an operation or a webhook verification
+ * throws leaves through core's redaction (docs/architecture.md#redaction).
  */
 import type * as v from 'valibot';
 import type {
@@ -91,7 +88,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     capabilities: Object.freeze(capabilities),
     webhooks: redactingWebhooks(definition.webhooks),
     ...(definition.resolve
-      ? { resolve: tracedResolve(definition.provider, redactingResolve(definition.resolve.bind(definition))) }
+      ? { resolve: tracedResolve(definition.provider, definition.resolve.bind(definition)) }
       : {}),
     ...(definition.reconcile ? { reconcile: redactingReconcile(definition.reconcile) } : {}),
   };
@@ -132,47 +129,33 @@ function validatingPerformer(
   );
 }
 
-/** `resolve` on `pay:operation` as the operation `'resolve'`, with the key it looks up. */
+/** The adapter's `resolve`, its errors redacted, on `pay:operation` as the operation `'resolve'`. */
 function tracedResolve(
   provider: string,
-  resolve: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>,
+  resolve: (lookup: ResolveLookup, options: CallOptions) => Promise<ResolvedRecord>,
 ): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
+  const redacted = redactingErrors(async (lookup: ResolveLookup, options: CallOptions = {}) =>
+    resolve(lookup, options),
+  );
   return (lookup, options) =>
     traceOperation(
       () => ({ provider, operation: 'resolve', idempotencyKey: idempotencyKeyOf(lookup) }),
-      () => resolve(lookup, options),
+      () => redacted(lookup, options),
     );
-}
-
-/** The adapter's `resolve`, with its lookup checked and its errors redacted like the operations. */
-function redactingResolve(
-  resolve: (lookup: ResolveLookup, options: CallOptions) => Promise<ResolvedRecord>,
-): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
-  return redactingErrors(async (lookup: ResolveLookup, options: CallOptions = {}) =>
-    resolve(lookup, options),
-  );
 }
 
 /** The adapter's reconcile support, its refund read redacted like the operations. */
 function redactingReconcile(reconcile: ReconcileSupport): ReconcileSupport {
-  const retrieveRefund = reconcile.retrieveRefund;
-  return {
-    ...reconcile,
-    ...(retrieveRefund
-      ? {
-          retrieveRefund: redactingErrors((id: string, options?: CallOptions) => retrieveRefund(id, options)),
-        }
-      : {}),
-  };
+  const { retrieveRefund } = reconcile;
+  return { ...reconcile, ...(retrieveRefund ? { retrieveRefund: redactingErrors(retrieveRefund) } : {}) };
 }
 
 /** Fields of request objects that name a resource and so become a URL path segment. */
 const IDENTIFIER_FIELDS = ['payment_id'] as const;
 
 /**
- * Refuses identifiers `.` and `..`: as a URL path segment they collapse the path (`retrievePayment('..')`
- * would read `/status/v1/`), so they can never be what the caller meant (docs/architecture.md#http-client). Core's
- * `path` helper refuses them too; this check names the argument.
+ * Refuses identifiers `.` and `..`: as a URL path segment they collapse the path, so they can never be what the
+ * caller meant (docs/architecture.md#http-client). Core's `path` helper refuses them too; this names the argument.
  */
 function refuseDotIdentifiers(
   shape: readonly ('id' | v.GenericSchema)[],
@@ -193,10 +176,8 @@ function refuseDotIdentifiers(
 }
 
 /**
- * Wraps an async function so that whatever it throws passes through core's redaction first: every configured
- * secret and every credential sent by a live HTTP client is removed from the error, its context and its cause
- * chain (docs/architecture.md#redaction). Adapters use it for provider-specific methods outside the flat
- * operations (e.g. Provider R's `createCheckoutRedirect`).
+ * Wraps an async function so that whatever it throws passes through core's redaction first
+ * (docs/architecture.md#redaction): for provider-specific methods outside the flat operations.
  */
 export function redactingErrors<A extends unknown[], R>(
   run: (...args: A) => Promise<R>,
@@ -211,25 +192,19 @@ export function redactingErrors<A extends unknown[], R>(
 }
 
 /**
- * The adapter's webhook definition with its verification redacted like the operations: what `verify` throws,
- * and what the `events()` of the delivery it resolves to throws (a confirmation read), is redacted.
+ * The adapter's webhook definition with what `verify` throws, and what the `events()` of the delivery it resolves
+ * to throws (a confirmation read), redacted like the operations.
  */
 function redactingWebhooks<W extends WebhookDefinition>(webhooks: W): W {
   return {
     ...webhooks,
-    async verify(delivery: WebhookDelivery, webhookSecrets: readonly string[]) {
-      let verified: unknown;
-      try {
-        verified = await webhooks.verify(delivery, webhookSecrets);
-      } catch (error) {
-        throw redactError(error);
-      }
-      const authenticated = verified as { events?: unknown } | null;
-      if (authenticated && !Array.isArray(authenticated) && typeof authenticated.events === 'function') {
-        const events = (authenticated.events as () => Promise<unknown>).bind(authenticated);
-        return { ...authenticated, events: redactingErrors(events) } as AuthenticatedDelivery;
+    verify: redactingErrors(async (delivery: WebhookDelivery, webhookSecrets: readonly string[]) => {
+      const verified = (await webhooks.verify(delivery, webhookSecrets)) as { events?: unknown } | null;
+      if (verified && !Array.isArray(verified) && typeof verified.events === 'function') {
+        const events = (verified.events as () => Promise<unknown>).bind(verified);
+        return { ...verified, events: redactingErrors(events) } as AuthenticatedDelivery;
       }
       return verified as AuthenticatedDelivery;
-    },
+    }),
   };
 }

@@ -51,10 +51,7 @@ export function readEnvironment<Member extends string>(
   return values;
 }
 
-/**
- * Reads a boolean switch such as `PROVIDER_R_SANDBOX`: `true`/`false` (any case) or a boolean. Anything else is
- * a `ConfigurationError`, never a silent switch to production.
- */
+/** Reads a boolean switch: `true`/`false` (any case) or a boolean; anything else is a `ConfigurationError`. */
 export function booleanSetting(name: string, value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
@@ -129,10 +126,7 @@ function memberSchema(schema: unknown, keys: readonly string[]): { type?: unknow
   return current;
 }
 
-/**
- * Converts the validation library's issues into plain ones naming the member and what it must be. Messages
- * the schemas set themselves (`'must be an absolute URL'`) are kept; values are never quoted.
- */
+/** The validation library's issues in plain words; messages the schemas set themselves are kept. */
 function configIssues(schema: v.GenericSchema, issues: readonly v.BaseIssue<unknown>[]): ValidationIssue[] {
   return issues.map((issue) => {
     const keys = (issue.path ?? []).map((item) => String((item as { key: unknown }).key));
@@ -202,10 +196,7 @@ export interface ProviderConfigSource<S extends v.GenericSchema, Member extends 
   env?: Record<string, string | undefined>;
 }
 
-/**
- * Every variable an adapter's default factory reads: its own table, then `<prefix>_BASE_URL → baseUrl` unless the
- * table lists it already. `readProviderConfig` reads these, and `pay dev` prints them, from this one list.
- */
+/** Every variable an adapter's default factory reads: its own, then `<prefix>_BASE_URL → baseUrl` unless listed. */
 export function providerVariables<Member extends string>(
   envPrefix: string,
   variables: readonly EnvVariable<Member>[],

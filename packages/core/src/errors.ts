@@ -119,10 +119,7 @@ export class ProviderNotSupportedError extends PayError {
   }
 }
 
-/**
- * What a caller is told when a money-moving call was refused after an earlier attempt of it may have been
- * processed (docs/architecture.md#outcomes): a later refusal proves nothing about the earlier attempt.
- */
+/** What a caller is told when a refused money-moving call may have been processed (docs/architecture.md#outcomes). */
 export const RECONCILE_ADVICE =
   'the provider may have processed an earlier attempt: look it up with retrievePayment before sending again';
 
@@ -136,11 +133,7 @@ export type ProviderErrorKind =
   | 'provider_unavailable'
   | 'declined';
 
-/**
- * The kind an HTTP status implies when the adapter's error table does not list the provider's code: 401/403
- * authentication, 404 not found, 409 conflict, 429 rate limited, 408 and 5xx provider unavailable (the provider
- * did not get to judge the request), any other status invalid request.
- */
+/** The kind an HTTP status implies when the adapter's error table does not list the provider's code. */
 export function providerErrorKindOf(status: number): ProviderErrorKind {
   if (status === 401 || status === 403) return 'authentication';
   if (status === 404) return 'not_found';
@@ -233,10 +226,7 @@ export interface ProviderApiErrorDetails {
   outcome?: 'unknown' | undefined;
 }
 
-/**
- * `withDetails`, outside the class body: a class that names itself inside its body is renamed by the bundler
- * (`class _ProviderApiError`), and `console.log(error)` would print that name.
- */
+/** Outside the class body: a class that names itself inside it is renamed by the bundler (`_ProviderApiError`). */
 function withProviderApiDetails(error: ProviderApiError, details: ProviderApiErrorDetails): ProviderApiError {
   const outcome = details.outcome ?? error.outcome;
   return new ProviderApiError(

@@ -190,28 +190,24 @@ async function settle(
   write: () => Promise<boolean>,
 ): Promise<void> {
   const context = { idempotencyKey: key };
+  let failure: StoreError;
   try {
     if (await write()) return;
-    ledger.report(
-      new StoreError(
-        `${operation}: the lease on the idempotency key was lost before ${step} (the call ran longer than idempotencyLeaseSeconds); a retry with the key resumes and reconciles.`,
-        { step, reason: 'lease_lost', context },
-      ),
-      { operation, idempotencyKey: key, step },
+    failure = new StoreError(
+      `${operation}: the lease on the idempotency key was lost before ${step} (the call ran longer than idempotencyLeaseSeconds); a retry with the key resumes and reconciles.`,
+      { step, reason: 'lease_lost', context },
     );
   } catch (error) {
-    ledger.report(
-      new StoreError(
-        `${operation}: the idempotency store failed at ${step} (${describeStoreFailure(error)}); ${
-          step === 'complete'
-            ? 'the call succeeded and its result was returned; a retry with the key resumes and reconciles'
-            : 'the call’s own error was thrown; the key frees itself when its lease runs out'
-        }.`,
-        { step, cause: error, context },
-      ),
-      { operation, idempotencyKey: key, step },
+    failure = new StoreError(
+      `${operation}: the idempotency store failed at ${step} (${describeStoreFailure(error)}); ${
+        step === 'complete'
+          ? 'the call succeeded and its result was returned; a retry with the key resumes and reconciles'
+          : 'the call’s own error was thrown; the key frees itself when its lease runs out'
+      }.`,
+      { step, cause: error, context },
     );
   }
+  ledger.report(failure, { operation, idempotencyKey: key, step });
 }
 
 /** A JSON copy of `value` (what the store keeps); throws on what JSON cannot hold (cycles, BigInt). */

@@ -21,10 +21,7 @@ import {
 } from './records.js';
 import type { NormalisedEventName } from './webhooks/types.js';
 
-/**
- * What an operation resolves to, by name: a record, `nothing` (a delete), or `adapterCheckout`, the checkout
- * type the adapter declares (`AdapterTypes['checkout']`: Provider R's redirect flow resolves to `null`).
- */
+/** What an operation resolves to, by name (`adapterCheckout`: the checkout type the adapter declares). */
 export interface OperationResults<T extends AdapterTypes = AdapterTypes> {
   payment: Payment;
   checkout: Checkout;

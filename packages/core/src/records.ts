@@ -29,15 +29,11 @@ interface RecordBase {
   /** The provider reply this record was built from, credential fields removed. */
   raw: unknown;
   metadata: Record<string, string>;
-  /**
-   * `true` for a live payment that moves real money, `false` for a sandbox or test one (Provider R's `test=true`
-   * push, a sandbox-configured adapter): test data can never be mistaken for a real payment.
-   */
+  /** `true` for a live payment that moves real money, `false` for a sandbox or test one. */
   livemode: boolean;
   /**
-   * The provider's request id of the call that produced this record, so a support ticket can quote it: the id
-   * the provider answered with (its request-id reply header), else the id `@pay` sent with the call. `null` when
-   * no call produced the record (a record built from a webhook payload without a status read).
+   * The request id of the call that produced this record, for a support ticket: the provider's, else the one `@pay`
+   * sent. `null` when no call produced the record (built from a webhook payload).
    */
   request_id: string | null;
 }
@@ -48,9 +44,8 @@ export interface Payment extends RecordBase {
   /** The amount asked of the payer. */
   amount: number;
   /**
-   * What the payer has actually paid so far, in the same unit as `amount`; `null` when the provider does not say.
-   * Below `amount` for a partial payment, above it for an over-payment: `status` says `succeeded` only when the
-   * provider confirms the payment complete.
+   * What the payer has paid so far, in the unit of `amount` (`null` when the provider does not say); `status` says
+   * `succeeded` only when the provider confirms the payment complete.
    */
   amount_paid: number | null;
   currency: string;
@@ -118,10 +113,7 @@ export interface Subscription extends RecordBase {
   currency: string | null;
 }
 
-/**
- * The request id a record carries (`request_id`) for a reply: the provider's own id from `header` (a reply
- * header name, any case) when the provider sent one, else the id `@pay` sent with the call (`reply.requestId`).
- */
+/** The `request_id` of a record for a reply: the provider's own from reply `header` when sent, else `@pay`'s. */
 export function requestIdOf(reply: { headers: Headers; requestId: string }, header?: string): string {
   const answered = header ? reply.headers.get(header)?.trim() : undefined;
   return answered ? answered : reply.requestId;

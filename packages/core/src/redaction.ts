@@ -108,9 +108,8 @@ export class CredentialSet {
   }
 
   /**
-   * Remembers an Authorization header value: the value, its credential after the scheme (`Bearer <token>`),
-   * and for a Basic credential the decoded `user:secret` and both halves, since base64 decodes straight to
-   * the secret (docs/architecture.md#redaction).
+   * Remembers an Authorization header value, its credential after the scheme, and for Basic the decoded
+   * `user:secret` and both halves, since base64 decodes straight to the secret (docs/architecture.md#redaction).
    */
   addAuthorization(headerValue: string): void {
     const value = headerValue.trim();

@@ -12,9 +12,8 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** What {@link IdempotencyStore.begin} found for a key. */
 export type IdempotencyBegin =
   /**
-   * The caller holds the key until `leaseSeconds` pass: it must `checkpoint`, `complete` or `release` it with
-   * `lease`. `recoveryPoint` is `null` for a new key, or where an earlier attempt whose lease expired (a crash,
-   * an unknown outcome) got to: the caller resumes from there instead of starting again.
+   * The caller holds the key with `lease` until `leaseSeconds` pass. `recoveryPoint` is `null` for a new key, or
+   * where an earlier attempt whose lease expired got to: the caller resumes from there.
    */
   | { state: 'acquired'; lease: string; recoveryPoint: JsonValue | null }
   /** Another attempt holds an unexpired lease on the key. */
@@ -42,10 +41,7 @@ export interface IdempotencyEntry {
  * the lease was lost, so an attempt that outlived its lease cannot overwrite the one that took over.
  */
 export interface IdempotencyStore {
-  /**
-   * Leases `key` for `leaseSeconds` when it is new (recording `fingerprint`) or when its earlier lease expired
-   * without completing; otherwise says whether it is `in_progress`, `completed` or used with another request.
-   */
+  /** Leases `key` when it is new (recording `fingerprint`) or its earlier lease expired; else says why not. */
   begin(
     key: string,
     fingerprint: string,
@@ -60,15 +56,9 @@ export interface IdempotencyStore {
   renew?(key: string, lease: string, leaseSeconds: number): Promise<boolean>;
   /** Records the final result; later calls with the key get it back without calling the provider. */
   complete(key: string, lease: string, result: JsonValue): Promise<boolean>;
-  /**
-   * Forgets the key: the call failed in a way that proves no money moved (refused before anything was sent, or
-   * refused by the provider on the first attempt), so the same key may be used again.
-   */
+  /** Forgets the key: the call failed in a way that proves no money moved, so the key may be used again. */
   release(key: string, lease: string): Promise<boolean>;
-  /**
-   * Ends the lease at once but keeps the entry and its recovery point: the call's outcome is unknown (a lost
-   * reply), so the next call with the key resumes from the recovery point without waiting for the lease to run out.
-   */
+  /** Ends the lease but keeps the entry: the outcome is unknown, so the next call resumes from the recovery point. */
   abandon(key: string, lease: string): Promise<boolean>;
   /** The ledger entry of `key`, or `null` when there is none (never used, released or expired). */
   read(key: string): Promise<IdempotencyEntry | null>;

@@ -52,9 +52,8 @@ export interface ResolveLookup {
 }
 
 /**
- * An adapter's answer when the provider holds nothing yet but the money-moving step may still land (a commit it
- * may still be processing): `pay.resolve` answers `unknown` and keeps the key. `askAgainAt` (epoch milliseconds)
- * is when the provider will have proved it can no longer land, `null` when nothing says when.
+ * An adapter's answer when the provider holds nothing yet but the money-moving step may still land: `pay.resolve`
+ * answers `unknown` and keeps the key. `askAgainAt` (epoch ms): when it can no longer land, `null` when unknown.
  */
 export interface MayStillLand {
   mayStillLand: true;
@@ -72,10 +71,7 @@ export type ResolvedRecord = Payment | Refund | Checkout | MayStillLand | null |
 
 /** What the reconciler needs of an adapter beyond its operations (docs/architecture.md#reconciliation). */
 export interface ReconcileSupport {
-  /**
-   * Reads a refund by the `id` of the `Refund` that `refunds.create` returned; `null` when the provider does not
-   * know it. Only reads. Without it, refunds are not watched.
-   */
+  /** Reads a refund by the `id` `refunds.create` returned (`null`: unknown). Without it, refunds are not watched. */
   readonly retrieveRefund?: (id: string, options?: CallOptions) => Promise<Refund | null>;
   /**
    * Per `<kind>.<status>` (`payment.succeeded`), the normalised event the adapter's webhooks raise where it differs
@@ -134,9 +130,8 @@ export type TypesOf<A> = A extends { readonly '~types'?: infer T }
   : AdapterTypes;
 
 /**
- * The implementation of each operation, as an adapter writes it: parameters are already validated against
- * core's request contracts (currency upper-cased, unknown top-level fields refused). `provider_metadata` is
- * still the caller's object: the adapter validates its own members.
+ * The implementation of each operation, as an adapter writes it: parameters already validated against core's
+ * request contracts; `provider_metadata` is still the caller's object, for the adapter to validate.
  */
 export type OperationImplementations<T extends AdapterTypes> = {
   [K in Operation as RowOf<K>['method']]: (
@@ -154,10 +149,7 @@ export type OperationChecks = {
   ) => ValidatedParamsOf<K> | undefined;
 };
 
-/**
- * The implementations an adapter definition holds: exactly the declared operations when its types declare
- * `operations` (a missing one, or one more, is a compile error), otherwise any of them.
- */
+/** The implementations an adapter definition holds: exactly its declared `operations` when declared, else any. */
 export type ImplementationsOf<T extends AdapterTypes> = T extends { operations: infer O extends Operation }
   ? Pick<OperationImplementations<T>, RowOf<O>['method']> & {
       [M in RowOf<Exclude<Operation, O>>['method']]?: never;
@@ -172,10 +164,7 @@ type EventNamesOf<T extends AdapterTypes> = T extends { events: infer E extends 
 /** What `defineAdapter` composes an adapter from. */
 export interface AdapterDefinition<T extends AdapterTypes> {
   provider: T['provider'];
-  /**
-   * The operations the provider performs (exactly `T['operations']` when the types declare them): every other
-   * operation throws `ProviderNotSupportedError`.
-   */
+  /** The operations the provider performs; every other one throws `ProviderNotSupportedError`. */
   operations: ImplementationsOf<T>;
   /** Why each other operation cannot be done, as the `reason` of its `ProviderNotSupportedError`. */
   unsupported?: { [K in Operation]?: string };
@@ -188,10 +177,7 @@ export interface AdapterDefinition<T extends AdapterTypes> {
    * implementation receives.
    */
   checks?: OperationChecks;
-  /**
-   * Webhook verification; `rawEventNames` must list exactly the adapter's raw event names, and `eventNames` the
-   * normalised events it raises when its types declare `events`.
-   */
+  /** Webhook verification; `rawEventNames` lists the raw event names, `eventNames` the declared `events`. */
   webhooks: WebhookDefinition & {
     rawEventNames: readonly (keyof T['rawEvents'] & string)[];
   } & EventNamesOf<T>;

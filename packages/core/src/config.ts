@@ -219,12 +219,11 @@ export function readProviderConfig<S extends v.GenericSchema, Member extends str
       missing: ['(config)'],
     });
   }
-  const env = source.env ?? processEnv();
   const variables = providerVariables(source.envPrefix, source.variables);
   const given = Object.fromEntries(
     Object.entries(overrides).filter(([, value]) => value !== undefined),
   ) as Partial<Record<Member | 'baseUrl', unknown>>;
-  const values = readEnvironment(source.provider, variables, given, env);
+  const values = readEnvironment(source.provider, variables, given, source.env ?? processEnv());
   const config: Record<string, unknown> = { ...given };
   for (const variable of variables) {
     if (!Object.hasOwn(values, variable.member)) continue;

@@ -32,6 +32,9 @@ import { redactError } from './redaction.js';
 import { parseInput } from './validation.js';
 import type { AuthenticatedDelivery, WebhookDefinition, WebhookDelivery } from './webhooks/types.js';
 
+/** How one operation of the adapter runs, on its caller's arguments. */
+type Performer = (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown>;
+
 /**
  * Builds an {@link Adapter}: implemented operations validate their arguments against core's contracts and
  * run; every other operation throws `ProviderNotSupportedError` before validation and before any I/O.
@@ -39,14 +42,9 @@ import type { AuthenticatedDelivery, WebhookDefinition, WebhookDelivery } from '
  */
 export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
   const capabilities: Operation[] = [];
-  const performers = new Map<
-    Operation,
-    (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown>
-  >();
+  const performers = new Map<Operation, Performer>();
   const implementations = definition.operations as Partial<Record<OperationMethod, unknown>>;
-  const checks = definition.checks as
-    | Record<string, ((...args: unknown[]) => unknown) | undefined>
-    | undefined;
+  const checks = (definition.checks ?? {}) as Partial<Record<string, (...args: unknown[]) => unknown>>;
   for (const operation of OPERATION_NAMES) {
     const method = OPERATIONS[operation].method;
     const implementation = implementations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -64,7 +62,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
       continue;
     }
     capabilities.push(operation);
-    performers.set(operation, validatingPerformer(operation, implementation, checks?.[method]));
+    performers.set(operation, validatingPerformer(operation, implementation, checks[method]));
   }
   // One public operation on `pay:operation` (docs/architecture.md#tracing-channels), around the redaction so the
   // trace's `error` is the redacted one the caller gets.
@@ -105,7 +103,7 @@ function validatingPerformer(
   operation: Operation,
   implementation: (...args: unknown[]) => Promise<unknown>,
   check: ((...args: unknown[]) => unknown) | undefined,
-): (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown> {
+): Performer {
   const shape = argumentsOf(operation);
   return redactingErrors((args: readonly unknown[], ledger?: IdempotencyLedger) =>
     runOperation(

@@ -43,12 +43,8 @@ export function operationOfError(error: object): Operation | undefined {
  * (no `outcome`). Anything else (a lost reply, an unreadable answer, a bug) may have moved money.
  */
 export function provesNothingMoved(error: unknown): boolean {
-  if (
-    ValidationError.isInstance(error) ||
-    ProviderNotSupportedError.isInstance(error) ||
-    ConfigurationError.isInstance(error)
-  )
-    return true;
+  const refusedBeforeSending = [ValidationError, ProviderNotSupportedError, ConfigurationError];
+  if (refusedBeforeSending.some((type) => type.isInstance(error))) return true;
   if (NetworkError.isInstance(error)) return error.outcome === 'not_sent';
   if (ProviderApiError.isInstance(error)) return error.outcome !== 'unknown';
   return false;

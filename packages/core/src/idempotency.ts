@@ -18,7 +18,7 @@ import {
 } from './store-errors.js';
 import type { IdempotencyBegin, IdempotencyStore, JsonValue } from './stores.js';
 
-/** What an implementation receives when the caller passed an idempotency key (through `createPay`). */
+/** What an implementation receives when the caller passed an idempotency key through `createPay`. */
 export interface IdempotencyContext {
   /** The caller's key. */
   readonly key: string;

@@ -169,8 +169,7 @@ export function movesMoney(operation: Operation): operation is MoneyMovingOperat
 
 /** The position of the options argument of `operation` (after its id and parameters). */
 export function optionsIndexOf(operation: Operation): number {
-  const row: OperationRow = OPERATIONS[operation];
-  return (row.id ? 1 : 0) + (row.params ? 1 : 0);
+  return argumentsOf(operation).length;
 }
 
 /** The arguments of `operation` before its options, as `defineAdapter` validates them. */

@@ -1,7 +1,6 @@
 /**
  * Redaction (docs/architecture.md#redaction): no secret, token or Authorization header ever enters an error, a
- * hook or a log. Adapters pass what a provider echoes through {@link redact}; every HTTP client keeps a
- * {@link CredentialSet}, and {@link redactError} removes all of them from an error before it leaves an operation.
+ * hook or a log.
  */
 import { toBase64, utf8 } from './crypto.js';
 
@@ -165,10 +164,9 @@ export function knownCredentials(): string[] {
 }
 
 /**
- * Removes `secrets` (default: every credential known to core) from everything an error carries: message, stack,
- * every own property, `context` and the whole `cause` chain. Errors are rewritten in place (they were made for this
- * failure); plain objects and arrays inside them are replaced by redacted copies, so a caller's own objects are
- * never changed. Returns `error` (a thrown string is returned redacted).
+ * Removes `secrets` (default: every credential known to core) from everything an error carries, its `cause` chain
+ * included. Errors are rewritten in place; plain objects and arrays inside them are replaced by redacted copies, so
+ * a caller's own objects are never changed. Returns `error` (a thrown string redacted).
  */
 export function redactError<E>(error: E, secrets: readonly string[] = knownCredentials()): E {
   if (secrets.length === 0) return error;

@@ -25,6 +25,7 @@ export type PaymentStatus =
 
 /** Fields every record carries. */
 interface RecordBase {
+  id: string;
   provider: ProviderName;
   /** The provider reply this record was built from, credential fields removed. */
   raw: unknown;
@@ -40,7 +41,6 @@ interface RecordBase {
 
 /** A payment. `amount` is in the unit the provider defines (R: minor units; T and N: major units). */
 export interface Payment extends RecordBase {
-  id: string;
   /** The amount asked of the payer. */
   amount: number;
   /**
@@ -59,7 +59,6 @@ export interface Payment extends RecordBase {
 
 /** A checkout session. Provider T: a committed transfer whose `payment_url` is a 5-minute receipt link. */
 export interface Checkout extends RecordBase {
-  id: string;
   payment_url: string | null;
   amount: number;
   currency: string;
@@ -75,7 +74,6 @@ export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
 /** A refund of (part of) a payment. */
 export interface Refund extends RecordBase {
-  id: string;
   payment_id: string;
   amount: number;
   currency: string;
@@ -85,7 +83,6 @@ export interface Refund extends RecordBase {
 
 /** An invoice, raised by webhooks (Provider R: `invoice.generated` on PAID). */
 export interface Invoice extends RecordBase {
-  id: string;
   payment_id: string;
   amount_paid: number;
   currency: string;
@@ -96,7 +93,6 @@ export interface Invoice extends RecordBase {
 
 /** A customer stored at the provider. */
 export interface Customer extends RecordBase {
-  id: string;
   email: string | null;
   name: string | null;
 }
@@ -106,7 +102,6 @@ export type SubscriptionStatus = 'pending' | 'active' | 'canceled' | 'failed' | 
 
 /** A subscription (Provider N: a mandate). */
 export interface Subscription extends RecordBase {
-  id: string;
   status: SubscriptionStatus;
   customer: CustomerRef;
   amount: number | null;

@@ -64,8 +64,8 @@ export interface MayStillLand {
 
 /**
  * An adapter's answer to a {@link ResolveLookup}: the record the provider holds, `null` only when the provider
- * proves it holds nothing and the step can no longer land (safe to send again), {@link MayStillLand} when it holds
- * nothing yet but the step may still land, or `undefined` when it cannot tell.
+ * proves it holds nothing and the step can no longer land (safe to send again), {@link MayStillLand}, or
+ * `undefined` when it cannot tell.
  */
 export type ResolvedRecord = Payment | Refund | Checkout | MayStillLand | null | undefined;
 
@@ -171,10 +171,9 @@ export interface AdapterDefinition<T extends AdapterTypes> {
   /** Reason for unsupported operations not named in `unsupported`. */
   fallbackReason?: string;
   /**
-   * Everything the adapter checks about an operation's input without the provider, run after core's request
-   * contract and BEFORE the idempotency ledger is touched, so a request that can never succeed is refused even while
-   * the store is down (docs/architecture.md#idempotency). What each returns is what the ledger fingerprints and the
-   * implementation receives.
+   * The adapter's checks of an operation's input, run BEFORE the idempotency ledger is touched, so a request that
+   * can never succeed is refused even while the store is down (docs/architecture.md#idempotency). What each returns
+   * is what the ledger fingerprints and the implementation receives.
    */
   checks?: OperationChecks;
   /** Webhook verification; `rawEventNames` lists the raw event names, `eventNames` the declared `events`. */

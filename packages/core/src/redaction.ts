@@ -12,10 +12,9 @@ export const SHORT_SECRET_LENGTH = 4;
 
 /**
  * Replaces every occurrence of each secret in `text` with `[REDACTED]`, in the spellings a secret takes on the
- * wire too (URL- and form-encoded, JSON-escaped, base64). Longer secrets go first, so a secret that contains
- * another is removed whole. A secret shorter than {@link SHORT_SECRET_LENGTH} is redacted only as a whole word
- * (not next to a letter or digit): inside every word it would make messages unreadable, while a credential a
- * provider echoes stands on its own (`secret=ab`, `"ab"`).
+ * wire too (URL- and form-encoded, JSON-escaped, base64). A secret shorter than {@link SHORT_SECRET_LENGTH} is
+ * redacted only as a whole word: inside every word it would make messages unreadable, while a credential a
+ * provider echoes stands on its own (`secret=ab`).
  */
 export function redact(text: string, secrets: readonly string[]): string {
   return redactSpellings(text, spellingsOfAll(secrets));

@@ -2,7 +2,8 @@ import type { IdempotencyStore } from './stores.js';
 
 /**
  * Runs `work` while renewing `lease` on `key` every third of the lease (when the store can renew), so an attempt
- * still working never loses its key, while a crashed one frees it one lease later (docs/architecture.md#idempotency).
+ * still working never loses its key (`pay.resolve` elsewhere then answers `unknown` instead of asking the provider
+ * about a step that may still land), while a crashed one frees it one lease later (docs/architecture.md#idempotency).
  * A refused renewal (the lease was lost) ends the renewals; a failed one is tried again at the next tick.
  */
 export async function whileHeld<T>(

@@ -1,13 +1,7 @@
 /**
- * `@pay/core/adapter`: the toolkit for adapter and store authors (docs/architecture.md#packages). What an adapter
- * package builds on: `defineAdapter` and the adapter types, the provider client, rotating logins, crypto and money
- * helpers, request schemas, reply parsing, validation and configuration helpers, redaction, webhook building
- * blocks and the records and errors an adapter produces and throws; and what a store package builds on: the
- * store-failure error and the per-call deadline. An application imports `@pay/core` instead.
- *
- * Every name is listed here, none comes through `export *`: the checked-in report `api/adapter.api.md` shows each
- * one (docs/architecture.md#public-surface). A name goes here when an adapter or store package needs it, not
- * because core has it.
+ * `@pay/core/adapter`: the toolkit for adapter and store authors (docs/architecture.md#packages). Every name is
+ * listed here (report `api/adapter.api.md`, docs/architecture.md#public-surface), and goes here when an adapter or
+ * store package needs it, not because core has it.
  */
 
 export type {

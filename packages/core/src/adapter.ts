@@ -15,41 +15,27 @@ import type {
   ValidatedArgumentsOf,
   ValidatedParamsOf,
 } from './operations.js';
-import type { Checkout, Payment, ProviderName, Refund } from './records.js';
+import type { Checkout, Payment, Refund } from './records.js';
 import type { JsonValue } from './stores.js';
 import type { NormalisedEventName, WebhookDefinition } from './webhooks/types.js';
 
 export type { IdempotencyContext } from './idempotency.js';
 export type { OperationContext } from './operation-context.js';
-export {
-  type AdapterTypes,
-  type MetadataOf,
-  MONEY_MOVING_OPERATIONS,
-  type MoneyMovingOperation,
-  OPERATION_METHODS,
-  type Operation,
-  type OperationMethod,
-} from './operations.js';
+export type { AdapterTypes, OperationMethod } from './operations.js';
 
 /** Per-call options. */
 export interface CallOptions {
   /** Aborts the call; an aborted call that may have reached the provider says `outcome: 'unknown'`. */
   signal?: AbortSignal;
   /**
-   * Caller's idempotency key for a money-moving call (`checkouts.create`, `payments.create`, `refunds.create`,
-   * `payments.capture`, `payments.cancel`): the same key for every attempt of one intent, carried on every error
-   * (`error.context.idempotencyKey`). Through `createPay` the ledger makes a repeated call return the recorded
-   * result or resume where the earlier attempt stopped (see `IdempotencyContext`). 1–255 printable characters.
+   * Caller's idempotency key for a money-moving call: the same key for every attempt of one intent, carried on
+   * every error (`error.context.idempotencyKey`). Through `createPay` a repeated call returns the recorded result
+   * or resumes where the earlier attempt stopped. 1–255 printable characters.
    */
   idempotencyKey?: string;
-  /**
-   * Timeout of one attempt of this call in milliseconds, overriding the adapter's `timeoutMs` (1 ms – 10 min).
-   */
+  /** Timeout of one attempt of this call in milliseconds, overriding the adapter's `timeoutMs` (1 ms – 10 min). */
   timeoutMs?: number;
-  /**
-   * Retries after the first attempt for this call, overriding the adapter's `retry` (0–10). It only ever applies
-   * to calls that are safe to repeat (reads, logins): a call that could move money is never retried.
-   */
+  /** Retries after the first attempt, overriding the adapter's `retry` (0–10); a money-moving call is never retried. */
   retry?: number;
 }
 
@@ -66,9 +52,8 @@ export interface ResolveLookup {
 }
 
 /**
- * An adapter's answer when the provider holds nothing yet but the money-moving step may still land (a commit it
- * may still be processing): `pay.resolve` answers `unknown` and keeps the key. `askAgainAt` (epoch milliseconds)
- * is when the provider will have proved it can no longer land, `null` when nothing says when.
+ * An adapter's answer when the provider holds nothing yet but the money-moving step may still land: `pay.resolve`
+ * answers `unknown` and keeps the key. `askAgainAt` (epoch ms): when it can no longer land, `null` when unknown.
  */
 export interface MayStillLand {
   mayStillLand: true;
@@ -79,26 +64,18 @@ export interface MayStillLand {
 
 /**
  * An adapter's answer to a {@link ResolveLookup}: the record the provider holds, `null` only when the provider
- * proves it holds nothing and the step can no longer land (safe to send again), {@link MayStillLand} when it holds
- * nothing yet but the step may still land, or `undefined` when it cannot tell.
+ * proves it holds nothing and the step can no longer land (safe to send again), {@link MayStillLand}, or
+ * `undefined` when it cannot tell.
  */
 export type ResolvedRecord = Payment | Refund | Checkout | MayStillLand | null | undefined;
 
-/**
- * What the reconciler needs of an adapter beyond its operations (docs/architecture.md#reconciliation), optional:
- * how to read a refund (there is no `refunds.retrieve` operation) and where its webhooks raise another event for
- * a status than core's table does.
- */
+/** What the reconciler needs of an adapter beyond its operations (docs/architecture.md#reconciliation). */
 export interface ReconcileSupport {
-  /**
-   * Reads a refund by the `id` of the `Refund` that `refunds.create` returned; `null` when the provider does not
-   * know it. Only reads. Without it, refunds are not watched.
-   */
+  /** Reads a refund by the `id` `refunds.create` returned (`null`: unknown). Without it, refunds are not watched. */
   readonly retrieveRefund?: (id: string, options?: CallOptions) => Promise<Refund | null>;
   /**
-   * Per `<kind>.<status>` (`payment.succeeded`, `refund.failed`), the normalised event the adapter's webhooks raise
-   * for that status where it differs from core's table (`null`: they raise none), so a read delivers the event
-   * a webhook would have delivered (Provider N raises `payment.created` for a received payment).
+   * Per `<kind>.<status>` (`payment.succeeded`), the normalised event the adapter's webhooks raise where it differs
+   * from core's table (`null`: none), so a read delivers what a webhook would have delivered.
    */
   readonly events?: { readonly [transition: string]: NormalisedEventName | null };
 }
@@ -122,9 +99,8 @@ export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterO
   /** What the reconciler needs beyond the operations (see {@link ReconcileSupport}). */
   readonly reconcile?: ReconcileSupport;
   /**
-   * Runs `operation` on its caller's arguments (the options last) as the flat method does, under `ledger` when one
-   * is given: what `createPay` calls (docs/architecture.md#operation-context). Set by `defineAdapter`, not
-   * enumerable: a copy of the adapter made with spread has none, so `createPay` calls that copy's methods.
+   * Runs `operation` on its caller's arguments as the flat method does, under `ledger` when given: what `createPay`
+   * calls (docs/architecture.md#operation-context). Not enumerable: a spread copy has none, so its methods run.
    */
   readonly perform?: PerformOperation;
   /** Type-level only: the adapter's declared types. */
@@ -140,18 +116,11 @@ export type PerformOperation = (
 
 /**
  * Any configured adapter, whatever its declared types: what `createPay`, the webhook handler and the contract
- * suite accept. (An `Adapter<SomeTypes>` is not assignable to `Adapter<AdapterTypes>` because parameter types
- * vary with the types; this shape asks only for what those consumers use.)
+ * suite accept (an `Adapter<SomeTypes>` is not an `Adapter<AdapterTypes>`: parameter types vary with the types).
  */
-export type AnyAdapter = {
-  readonly provider: ProviderName;
-  readonly capabilities: readonly Operation[];
-  readonly webhooks: WebhookDefinition;
-  readonly resolve?: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>;
-  readonly reconcile?: ReconcileSupport;
-  readonly perform?: PerformOperation;
-  readonly '~types'?: AdapterTypes;
-} & { readonly [M in OperationMethod]: (...args: never[]) => Promise<unknown> };
+export type AnyAdapter = Omit<Adapter, OperationMethod> & {
+  readonly [M in OperationMethod]: (...args: never[]) => Promise<unknown>;
+};
 
 /** The declared types of an adapter. */
 export type TypesOf<A> = A extends { readonly '~types'?: infer T }
@@ -161,9 +130,8 @@ export type TypesOf<A> = A extends { readonly '~types'?: infer T }
   : AdapterTypes;
 
 /**
- * The implementation of each operation, as an adapter writes it: parameters are already validated against
- * core's request contracts (currency upper-cased, unknown top-level fields refused). `provider_metadata` is
- * still the caller's object: the adapter validates its own members.
+ * The implementation of each operation, as an adapter writes it: parameters already validated against core's
+ * request contracts; `provider_metadata` is still the caller's object, for the adapter to validate.
  */
 export type OperationImplementations<T extends AdapterTypes> = {
   [K in Operation as RowOf<K>['method']]: (
@@ -172,9 +140,8 @@ export type OperationImplementations<T extends AdapterTypes> = {
 };
 
 /**
- * The adapter's own checks of an operation's input, per method: for operations that take parameters, a function
- * of the validated arguments that throws `ValidationError` for what the adapter refuses and returns the
- * parameters as the adapter reads them (`undefined`: as given).
+ * The adapter's own checks of an operation's parameters, per method: throws `ValidationError` for what the adapter
+ * refuses, returns the parameters as the adapter reads them (`undefined`: as given).
  */
 export type OperationChecks = {
   [K in Operation as RowOf<K>['params'] extends null ? never : RowOf<K>['method']]?: (
@@ -182,16 +149,10 @@ export type OperationChecks = {
   ) => ValidatedParamsOf<K> | undefined;
 };
 
-/** The adapter method behind each of the operations `O`. */
-type MethodsOf<O extends Operation> = RowOf<O>['method'];
-
-/**
- * The implementations an adapter definition holds: exactly the declared operations when its types declare
- * `operations` (a missing one, or one more, is a compile error), otherwise any of them.
- */
+/** The implementations an adapter definition holds: exactly its declared `operations` when declared, else any. */
 export type ImplementationsOf<T extends AdapterTypes> = T extends { operations: infer O extends Operation }
-  ? Pick<OperationImplementations<T>, MethodsOf<O>> & {
-      [M in MethodsOf<Exclude<Operation, O>>]?: never;
+  ? Pick<OperationImplementations<T>, RowOf<O>['method']> & {
+      [M in RowOf<Exclude<Operation, O>>['method']]?: never;
     }
   : Partial<OperationImplementations<T>>;
 
@@ -203,44 +164,24 @@ type EventNamesOf<T extends AdapterTypes> = T extends { events: infer E extends 
 /** What `defineAdapter` composes an adapter from. */
 export interface AdapterDefinition<T extends AdapterTypes> {
   provider: T['provider'];
-  /**
-   * The operations the provider performs (exactly `T['operations']` when the types declare them): every other
-   * operation throws `ProviderNotSupportedError`.
-   */
+  /** The operations the provider performs; every other one throws `ProviderNotSupportedError`. */
   operations: ImplementationsOf<T>;
-  /**
-   * Why each other operation cannot be done, as the `reason` of its `ProviderNotSupportedError`
-   * (e.g. `'the provider has no customer storage'`). Operations not named get `fallbackReason`.
-   */
+  /** Why each other operation cannot be done, as the `reason` of its `ProviderNotSupportedError`. */
   unsupported?: { [K in Operation]?: string };
   /** Reason for unsupported operations not named in `unsupported`. */
   fallbackReason?: string;
   /**
-   * Everything the adapter checks about an operation's input without the provider (its `provider_metadata`, the
-   * fields it requires), run after core's request contract and BEFORE the idempotency ledger is touched: a request
-   * that can never succeed is refused with its `ValidationError` even while the store is down
-   * (docs/architecture.md#idempotency). Each returns the parameters as the adapter reads them (a currency
-   * upper-cased): the ledger fingerprints those, so two requests the adapter sends alike are one request under a
-   * key, and the implementation receives them.
+   * The adapter's checks of an operation's input, run BEFORE the idempotency ledger is touched, so a request that
+   * can never succeed is refused even while the store is down (docs/architecture.md#idempotency). What each returns
+   * is what the ledger fingerprints and the implementation receives.
    */
   checks?: OperationChecks;
-  /**
-   * Webhook verification; `rawEventNames` must list exactly the adapter's raw event names, and `eventNames` the
-   * normalised events it raises when its types declare `events`.
-   */
+  /** Webhook verification; `rawEventNames` lists the raw event names, `eventNames` the declared `events`. */
   webhooks: WebhookDefinition & {
     rawEventNames: readonly (keyof T['rawEvents'] & string)[];
   } & EventNamesOf<T>;
-  /**
-   * What the provider holds for a money-moving call whose outcome is unknown (used by `pay.resolve`): the
-   * record, `null` when the provider proves it holds nothing (safe to send again), `undefined` when it cannot
-   * tell. Only reads: it must never move money.
-   */
+  /** What the provider holds for a call whose outcome is unknown (see {@link ResolvedRecord}). Only reads. */
   resolve?(lookup: ResolveLookup, options: CallOptions): Promise<ResolvedRecord>;
-  /**
-   * What the reconciler needs beyond the operations (docs/architecture.md#reconciliation): a refund read and the
-   * statuses whose webhook event differs from core's table. `retrieveRefund`'s errors are redacted like the
-   * operations'.
-   */
+  /** What the reconciler needs beyond the operations; `retrieveRefund`'s errors are redacted like theirs. */
   reconcile?: ReconcileSupport;
 }

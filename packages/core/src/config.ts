@@ -1,9 +1,7 @@
 /**
- * Configuration helpers for adapter factories (docs/architecture.md#configuration): a default factory reads the environment when it is
- * called (never on import) and names every missing variable, with the config member that replaces it, in one
- * `ConfigurationError`. Values are never copied into errors.
+ * Configuration helpers for adapter factories (docs/architecture.md#configuration): the environment is read when a
+ * default factory is called, never on import. Values are never copied into errors.
  */
-
 import * as v from 'valibot';
 import type { Logger } from './diagnostics/logger.js';
 import type { ValidationIssue } from './errors.js';
@@ -16,10 +14,9 @@ export interface EnvVariable<Member extends string = string> {
   member: Member;
   required: boolean;
   /**
-   * How the text of the variable becomes the member's value: `string` (default, as written), `boolean`
-   * (`true`/`false` in any case, anything else a `ConfigurationError`; see {@link booleanSetting}) or `list`
-   * (comma-separated, each item trimmed; one item stays a string, several become an array: keys given during a
-   * rotation). Used by {@link readProviderConfig}; an explicit member is taken as given.
+   * How {@link readProviderConfig} reads the variable: `string` (default, as written), `boolean` (strictly, see
+   * {@link booleanSetting}) or `list` (comma-separated and trimmed; several items become an array: keys given
+   * during a rotation). An explicit member is taken as given.
    */
   kind?: 'string' | 'boolean' | 'list';
 }
@@ -29,10 +26,7 @@ function processEnv(): Record<string, string | undefined> {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
 }
 
-/**
- * Reads the variables, letting each explicit override win over its variable. Throws one
- * `ConfigurationError` naming every required variable that is neither set nor overridden.
- */
+/** Reads the variables, each explicit override winning; one `ConfigurationError` names every one missing. */
 export function readEnvironment<Member extends string>(
   provider: string,
   variables: readonly EnvVariable<Member>[],
@@ -57,10 +51,7 @@ export function readEnvironment<Member extends string>(
   return values;
 }
 
-/**
- * Reads a boolean switch such as `PROVIDER_R_SANDBOX`: `true`/`false` (any case) or a boolean. Anything else is
- * a `ConfigurationError`, never a silent switch to production.
- */
+/** Reads a boolean switch: `true`/`false` (any case) or a boolean; anything else is a `ConfigurationError`. */
 export function booleanSetting(name: string, value: unknown): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
@@ -89,25 +80,19 @@ export function parseConfig<S extends v.GenericSchema>(
   );
 }
 
+const ONE_OF_DOCUMENTED = 'must be one of the documented values';
 /**
- * What a value of each schema type must be, in the words of a configuration error
- * (docs/architecture.md#configuration: the validation library's own text, "Invalid type: Expected string but
- * received undefined", names neither the member nor what to write, and can quote the value).
+ * What a value of each schema type must be, in the words of a configuration error: the validation library's own
+ * text names neither the member nor what to write, and can quote the value (docs/architecture.md#configuration).
  */
-const EXPECTED_TYPES = new Map([
+const EXPECTED_TYPES = new Map<string, string>([
   ['string', 'must be a non-empty string'],
   ['number', 'must be a number'],
   ['boolean', 'must be true or false'],
-  ['object', 'must be an object'],
-  ['strict_object', 'must be an object'],
-  ['loose_object', 'must be an object'],
   ['array', 'must be a list'],
   ['function', 'must be a function'],
-  ['picklist', 'must be one of the documented values'],
-  ['literal', 'must be one of the documented values'],
-  ['union', 'must be one of the documented values'],
-  ['variant', 'must be one of the documented values'],
-  ['enum', 'must be one of the documented values'],
+  ...['object', 'strict_object', 'loose_object'].map((type) => [type, 'must be an object'] as const),
+  ...['picklist', 'literal', 'union', 'variant', 'enum'].map((type) => [type, ONE_OF_DOCUMENTED] as const),
 ]);
 
 /** Plain messages for the validation library's built-in checks, from the check's requirement only. */
@@ -141,10 +126,7 @@ function memberSchema(schema: unknown, keys: readonly string[]): { type?: unknow
   return current;
 }
 
-/**
- * Converts the validation library's issues into plain ones naming the member and what it must be. Messages
- * the schemas set themselves (`'must be an absolute URL'`) are kept; values are never quoted.
- */
+/** The validation library's issues in plain words; messages the schemas set themselves are kept. */
 function configIssues(schema: v.GenericSchema, issues: readonly v.BaseIssue<unknown>[]): ValidationIssue[] {
   return issues.map((issue) => {
     const keys = (issue.path ?? []).map((item) => String((item as { key: unknown }).key));
@@ -163,6 +145,10 @@ function configIssues(schema: v.GenericSchema, issues: readonly v.BaseIssue<unkn
     return { path, message: check ? check(issue.requirement) : 'is not valid' };
   });
 }
+
+const hookSchema = v.optional(
+  v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
+);
 
 /** Transport members every adapter config accepts, for adapters' config schemas. */
 export const transportConfigEntries = {
@@ -191,30 +177,14 @@ export const transportConfigEntries = {
       'must be a logger (an object with debug, info, warn and/or error methods, e.g. console)',
     ),
   ),
-  hooks: v.optional(
-    v.object({
-      onRequest: v.optional(
-        v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
-      ),
-      onResponse: v.optional(
-        v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
-      ),
-      onHookError: v.optional(
-        v.custom<NonNullable<unknown>>((value) => typeof value === 'function', 'must be a function'),
-      ),
-    }),
-  ),
+  hooks: v.optional(v.object({ onRequest: hookSchema, onResponse: hookSchema, onHookError: hookSchema })),
 };
 
 /** What {@link readProviderConfig} reads. */
 export interface ProviderConfigSource<S extends v.GenericSchema, Member extends string> {
   /** The provider, as configuration errors name it (`'providerN'`). */
   provider: string;
-  /**
-   * The prefix of the provider's variables (`'PROVIDER_N'`): `<prefix>_BASE_URL`, when set and no explicit
-   * `baseUrl` is given, becomes `baseUrl`, so an application switches to a simulator (`pay dev`) or a proxy
-   * without code changes.
-   */
+  /** The prefix of the provider's variables (`'PROVIDER_N'`): `<prefix>_BASE_URL` overrides `baseUrl`. */
   envPrefix: string;
   /** The variables the default factory reads, with the config member each one replaces. */
   variables: readonly EnvVariable<Member>[];
@@ -226,10 +196,7 @@ export interface ProviderConfigSource<S extends v.GenericSchema, Member extends 
   env?: Record<string, string | undefined>;
 }
 
-/**
- * Every variable an adapter's default factory reads: its own table, then `<prefix>_BASE_URL → baseUrl` unless the
- * table lists it already. `readProviderConfig` reads these, and `pay dev` prints them, from this one list.
- */
+/** Every variable an adapter's default factory reads: its own, then `<prefix>_BASE_URL → baseUrl` unless listed. */
 export function providerVariables<Member extends string>(
   envPrefix: string,
   variables: readonly EnvVariable<Member>[],
@@ -239,11 +206,9 @@ export function providerVariables<Member extends string>(
 }
 
 /**
- * Loads an adapter's configuration in one step, the same way for every adapter: the environment (now, not on
- * import) plus the explicit options, each explicit member winning over its variable, `<prefix>_BASE_URL` as the
- * `baseUrl` override, boolean variables read strictly, then the whole validated against the config schema.
- * Throws one `ConfigurationError` naming every missing required variable (with the member that replaces it), or
- * naming each invalid member in plain words; values are never quoted.
+ * Loads an adapter's configuration: the environment (now, not on import) plus the explicit options, each explicit
+ * member winning over its variable, validated against the config schema. Throws one `ConfigurationError` naming
+ * every missing variable (with the member that replaces it) or each invalid member; values are never quoted.
  */
 export function readProviderConfig<S extends v.GenericSchema, Member extends string>(
   source: ProviderConfigSource<S, Member>,
@@ -254,12 +219,11 @@ export function readProviderConfig<S extends v.GenericSchema, Member extends str
       missing: ['(config)'],
     });
   }
-  const env = source.env ?? processEnv();
   const variables = providerVariables(source.envPrefix, source.variables);
   const given = Object.fromEntries(
     Object.entries(overrides).filter(([, value]) => value !== undefined),
   ) as Partial<Record<Member | 'baseUrl', unknown>>;
-  const values = readEnvironment(source.provider, variables, given, env);
+  const values = readEnvironment(source.provider, variables, given, source.env ?? processEnv());
   const config: Record<string, unknown> = { ...given };
   for (const variable of variables) {
     if (!Object.hasOwn(values, variable.member)) continue;

@@ -1,9 +1,6 @@
 /**
- * `defineAdapter` (docs/architecture.md#adapter-operations) composes an adapter from the operations a provider
- * implements, so that every other operation throws `ProviderNotSupportedError` before validation and before any
- * I/O, and every implemented one receives input already checked against core's request contracts. Every error an
- * operation or a webhook verification throws leaves through core's redaction (docs/architecture.md#redaction): no
- * configured secret and no credential an HTTP client sent survives in it.
+ * `defineAdapter` (docs/architecture.md#adapter-operations). Every error an operation or a webhook verification
+ * throws leaves through core's redaction (docs/architecture.md#redaction).
  */
 import type * as v from 'valibot';
 import type {
@@ -35,6 +32,9 @@ import { redactError } from './redaction.js';
 import { parseInput } from './validation.js';
 import type { AuthenticatedDelivery, WebhookDefinition, WebhookDelivery } from './webhooks/types.js';
 
+/** How one operation of the adapter runs, on its caller's arguments. */
+type Performer = (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown>;
+
 /**
  * Builds an {@link Adapter}: implemented operations validate their arguments against core's contracts and
  * run; every other operation throws `ProviderNotSupportedError` before validation and before any I/O.
@@ -42,14 +42,9 @@ import type { AuthenticatedDelivery, WebhookDefinition, WebhookDelivery } from '
  */
 export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
   const capabilities: Operation[] = [];
-  const performers = new Map<
-    Operation,
-    (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown>
-  >();
+  const performers = new Map<Operation, Performer>();
   const implementations = definition.operations as Partial<Record<OperationMethod, unknown>>;
-  const checks = definition.checks as
-    | Record<string, ((...args: unknown[]) => unknown) | undefined>
-    | undefined;
+  const checks = (definition.checks ?? {}) as Partial<Record<string, (...args: unknown[]) => unknown>>;
   for (const operation of OPERATION_NAMES) {
     const method = OPERATIONS[operation].method;
     const implementation = implementations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
@@ -67,7 +62,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
       continue;
     }
     capabilities.push(operation);
-    performers.set(operation, validatingPerformer(operation, implementation, checks?.[method]));
+    performers.set(operation, validatingPerformer(operation, implementation, checks[method]));
   }
   // One public operation on `pay:operation` (docs/architecture.md#tracing-channels), around the redaction so the
   // trace's `error` is the redacted one the caller gets.
@@ -91,7 +86,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
     capabilities: Object.freeze(capabilities),
     webhooks: redactingWebhooks(definition.webhooks),
     ...(definition.resolve
-      ? { resolve: tracedResolve(definition.provider, redactingResolve(definition.resolve.bind(definition))) }
+      ? { resolve: tracedResolve(definition.provider, definition.resolve.bind(definition)) }
       : {}),
     ...(definition.reconcile ? { reconcile: redactingReconcile(definition.reconcile) } : {}),
   };
@@ -108,7 +103,7 @@ function validatingPerformer(
   operation: Operation,
   implementation: (...args: unknown[]) => Promise<unknown>,
   check: ((...args: unknown[]) => unknown) | undefined,
-): (args: readonly unknown[], ledger?: IdempotencyLedger) => Promise<unknown> {
+): Performer {
   const shape = argumentsOf(operation);
   return redactingErrors((args: readonly unknown[], ledger?: IdempotencyLedger) =>
     runOperation(
@@ -132,47 +127,33 @@ function validatingPerformer(
   );
 }
 
-/** `resolve` on `pay:operation` as the operation `'resolve'`, with the key it looks up. */
+/** The adapter's `resolve`, its errors redacted, on `pay:operation` as the operation `'resolve'`. */
 function tracedResolve(
   provider: string,
-  resolve: (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord>,
+  resolve: (lookup: ResolveLookup, options: CallOptions) => Promise<ResolvedRecord>,
 ): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
+  const redacted = redactingErrors(async (lookup: ResolveLookup, options: CallOptions = {}) =>
+    resolve(lookup, options),
+  );
   return (lookup, options) =>
     traceOperation(
       () => ({ provider, operation: 'resolve', idempotencyKey: idempotencyKeyOf(lookup) }),
-      () => resolve(lookup, options),
+      () => redacted(lookup, options),
     );
-}
-
-/** The adapter's `resolve`, with its lookup checked and its errors redacted like the operations. */
-function redactingResolve(
-  resolve: (lookup: ResolveLookup, options: CallOptions) => Promise<ResolvedRecord>,
-): (lookup: ResolveLookup, options?: CallOptions) => Promise<ResolvedRecord> {
-  return redactingErrors(async (lookup: ResolveLookup, options: CallOptions = {}) =>
-    resolve(lookup, options),
-  );
 }
 
 /** The adapter's reconcile support, its refund read redacted like the operations. */
 function redactingReconcile(reconcile: ReconcileSupport): ReconcileSupport {
-  const retrieveRefund = reconcile.retrieveRefund;
-  return {
-    ...reconcile,
-    ...(retrieveRefund
-      ? {
-          retrieveRefund: redactingErrors((id: string, options?: CallOptions) => retrieveRefund(id, options)),
-        }
-      : {}),
-  };
+  const { retrieveRefund } = reconcile;
+  return { ...reconcile, ...(retrieveRefund ? { retrieveRefund: redactingErrors(retrieveRefund) } : {}) };
 }
 
 /** Fields of request objects that name a resource and so become a URL path segment. */
 const IDENTIFIER_FIELDS = ['payment_id'] as const;
 
 /**
- * Refuses identifiers `.` and `..`: as a URL path segment they collapse the path (`retrievePayment('..')`
- * would read `/status/v1/`), so they can never be what the caller meant (docs/architecture.md#http-client). Core's
- * `path` helper refuses them too; this check names the argument.
+ * Refuses identifiers `.` and `..`: as a URL path segment they collapse the path, so they can never be what the
+ * caller meant (docs/architecture.md#http-client). Core's `path` helper refuses them too; this names the argument.
  */
 function refuseDotIdentifiers(
   shape: readonly ('id' | v.GenericSchema)[],
@@ -193,10 +174,8 @@ function refuseDotIdentifiers(
 }
 
 /**
- * Wraps an async function so that whatever it throws passes through core's redaction first: every configured
- * secret and every credential sent by a live HTTP client is removed from the error, its context and its cause
- * chain (docs/architecture.md#redaction). Adapters use it for provider-specific methods outside the flat
- * operations (e.g. Provider R's `createCheckoutRedirect`).
+ * Wraps an async function so that whatever it throws passes through core's redaction first
+ * (docs/architecture.md#redaction): for provider-specific methods outside the flat operations.
  */
 export function redactingErrors<A extends unknown[], R>(
   run: (...args: A) => Promise<R>,
@@ -211,25 +190,19 @@ export function redactingErrors<A extends unknown[], R>(
 }
 
 /**
- * The adapter's webhook definition with its verification redacted like the operations: what `verify` throws,
- * and what the `events()` of the delivery it resolves to throws (a confirmation read), is redacted.
+ * The adapter's webhook definition with what `verify` throws, and what the `events()` of the delivery it resolves
+ * to throws (a confirmation read), redacted like the operations.
  */
 function redactingWebhooks<W extends WebhookDefinition>(webhooks: W): W {
   return {
     ...webhooks,
-    async verify(delivery: WebhookDelivery, webhookSecrets: readonly string[]) {
-      let verified: unknown;
-      try {
-        verified = await webhooks.verify(delivery, webhookSecrets);
-      } catch (error) {
-        throw redactError(error);
-      }
-      const authenticated = verified as { events?: unknown } | null;
-      if (authenticated && !Array.isArray(authenticated) && typeof authenticated.events === 'function') {
-        const events = (authenticated.events as () => Promise<unknown>).bind(authenticated);
-        return { ...authenticated, events: redactingErrors(events) } as AuthenticatedDelivery;
+    verify: redactingErrors(async (delivery: WebhookDelivery, webhookSecrets: readonly string[]) => {
+      const verified = (await webhooks.verify(delivery, webhookSecrets)) as { events?: unknown } | null;
+      if (verified && !Array.isArray(verified) && typeof verified.events === 'function') {
+        const events = (verified.events as () => Promise<unknown>).bind(verified);
+        return { ...verified, events: redactingErrors(events) } as AuthenticatedDelivery;
       }
       return verified as AuthenticatedDelivery;
-    },
+    }),
   };
 }

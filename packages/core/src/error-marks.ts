@@ -1,10 +1,7 @@
 /**
- * What a keyed call's errors carry (docs/architecture.md#idempotency): the caller's key in the error's context, and,
- * beside the error, the operation it came out of for `pay.resolve(error)`; and what an error proves about money
+ * What a keyed call's errors carry (docs/architecture.md#idempotency), and what an error proves about money
  * (docs/architecture.md#outcomes), which decides whether the ledger frees the key.
- */
-
-import {
+ */ import {
   ConfigurationError,
   NetworkError,
   PayError,
@@ -14,10 +11,7 @@ import {
 } from './errors.js';
 import type { Operation } from './operations.js';
 
-/**
- * Adds the caller's key to a `PayError`'s context (every error of a keyed call carries it,
- * docs/architecture.md#idempotency).
- */
+/** Adds the caller's key to a `PayError`'s context. */
 export function withIdempotencyKey(error: unknown, key: string): unknown {
   if (!PayError.isInstance(error)) return error;
   if (error.context?.idempotencyKey === key) return error;
@@ -30,10 +24,7 @@ export function withIdempotencyKey(error: unknown, key: string): unknown {
   return error;
 }
 
-/**
- * The operation each thrown error came out of, for `pay.resolve(error)`: kept beside the error, never on it (so
- * never in its `toJSON()`).
- */
+/** The operation each thrown error came out of, for `pay.resolve(error)`: beside the error, never in `toJSON()`. */
 const operationsOfErrors = new WeakMap<object, Operation>();
 
 /** Remembers the operation an error came out of (the innermost one, when operations nest). */
@@ -52,12 +43,8 @@ export function operationOfError(error: object): Operation | undefined {
  * (no `outcome`). Anything else (a lost reply, an unreadable answer, a bug) may have moved money.
  */
 export function provesNothingMoved(error: unknown): boolean {
-  if (
-    ValidationError.isInstance(error) ||
-    ProviderNotSupportedError.isInstance(error) ||
-    ConfigurationError.isInstance(error)
-  )
-    return true;
+  const refusedBeforeSending = [ValidationError, ProviderNotSupportedError, ConfigurationError];
+  if (refusedBeforeSending.some((type) => type.isInstance(error))) return true;
   if (NetworkError.isInstance(error)) return error.outcome === 'not_sent';
   if (ProviderApiError.isInstance(error)) return error.outcome !== 'unknown';
   return false;

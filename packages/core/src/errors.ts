@@ -1,10 +1,6 @@
 /**
- * The one error tree of `@pay/core` (docs/architecture.md#errors). Every class carries a stable `code`, optional `context`, ES2022
- * `cause`, and a message that says what to do next. `isInstance` works across duplicated copies of the package
- * (an app that ends up with two copies of core still recognises its errors) and follows inheritance.
- *
- * No secret, token or Authorization header ever enters a message or a property: adapters pass values through
- * `redact` (redaction.ts) and the HTTP client never copies request headers into an error.
+ * The one error tree of `@pay/core` (docs/architecture.md#errors): a stable `code`, optional `context`, ES2022
+ * `cause`, and a message that says what to do next. No secret ever enters a message or a property (redaction.ts).
  */
 
 /** Brand shared by every copy of this package: the list of error kinds an instance belongs to. */
@@ -123,17 +119,11 @@ export class ProviderNotSupportedError extends PayError {
   }
 }
 
-/**
- * What a caller is told when a money-moving call was refused after an earlier attempt of it may have been
- * processed (docs/architecture.md#outcomes): a later refusal proves nothing about the earlier attempt.
- */
+/** What a caller is told when a refused money-moving call may have been processed (docs/architecture.md#outcomes). */
 export const RECONCILE_ADVICE =
   'the provider may have processed an earlier attempt: look it up with retrievePayment before sending again';
 
-/**
- * What kind of refusal a {@link ProviderApiError} is, whatever the provider's own codes: applications branch on it
- * without knowing provider codes (docs/architecture.md#provider-client).
- */
+/** What kind of refusal a {@link ProviderApiError} is, whatever the provider's codes (docs/architecture.md#provider-client). */
 export type ProviderErrorKind =
   | 'authentication'
   | 'invalid_request'
@@ -143,11 +133,7 @@ export type ProviderErrorKind =
   | 'provider_unavailable'
   | 'declined';
 
-/**
- * The kind an HTTP status implies when the adapter's error table does not list the provider's code: 401/403
- * authentication, 404 not found, 409 conflict, 429 rate limited, 408 and 5xx provider unavailable (the provider
- * did not get to judge the request), any other status invalid request.
- */
+/** The kind an HTTP status implies when the adapter's error table does not list the provider's code. */
 export function providerErrorKindOf(status: number): ProviderErrorKind {
   if (status === 401 || status === 403) return 'authentication';
   if (status === 404) return 'not_found';
@@ -160,9 +146,8 @@ export function providerErrorKindOf(status: number): ProviderErrorKind {
 /** Options of a {@link ProviderApiError} beyond the provider's answer. */
 export interface ProviderApiErrorOptions extends PayErrorOptions {
   /**
-   * `'unknown'` when an earlier attempt of this call may have reached the provider (see
-   * `HttpReply.earlierAttemptMayHaveReached`): the message then ends with {@link RECONCILE_ADVICE} and the error
-   * is not retryable, since repeating the call could move money twice.
+   * `'unknown'` when an earlier attempt of this call may have reached the provider: the message then ends with
+   * {@link RECONCILE_ADVICE} and the error is not retryable, since repeating the call could move money twice.
    */
   outcome?: 'unknown' | undefined;
 }
@@ -180,15 +165,9 @@ export class ProviderApiError extends PayError {
   readonly requestId: string | undefined;
   /** True when the same call may succeed later (429, 5xx); always false when `outcome` is `'unknown'`. */
   readonly retryable: boolean;
-  /**
-   * What kind of refusal this is, portable across providers: from the adapter's error table when it lists the
-   * provider's code, else from the HTTP status ({@link providerErrorKindOf}).
-   */
+  /** The kind of refusal: from the adapter's error table, else from the HTTP status ({@link providerErrorKindOf}). */
   readonly kind: ProviderErrorKind;
-  /**
-   * `'unknown'`: an earlier attempt of this call may have been processed although this answer refused it.
-   * Reconcile (e.g. `retrievePayment`) before sending again. Absent when the answer is all there is.
-   */
+  /** `'unknown'`: an earlier attempt may have been processed; reconcile before sending again. Else absent. */
   declare readonly outcome?: 'unknown';
 
   /** The provider that answered. */
@@ -232,9 +211,8 @@ export class ProviderApiError extends PayError {
   }
 
   /**
-   * The same provider answer with a message that says what to do about it here, the context of the operation
-   * it happened in (e.g. the step of a multi-step operation), and/or `outcome: 'unknown'` when an earlier
-   * attempt may have landed; this error becomes the `cause`.
+   * The same provider answer with another message, the context of the operation it happened in, and/or
+   * `outcome: 'unknown'` when an earlier attempt may have landed; this error becomes the `cause`.
    */
   withDetails(details: ProviderApiErrorDetails): ProviderApiError {
     return withProviderApiDetails(this, details);
@@ -248,23 +226,11 @@ export interface ProviderApiErrorDetails {
   outcome?: 'unknown' | undefined;
 }
 
-/**
- * `withDetails`, outside the class body: a class that names itself inside its body is renamed by the bundler
- * (`class _ProviderApiError`), and `console.log(error)` would print that name.
- */
+/** Outside the class body: a class that names itself inside it is renamed by the bundler (`_ProviderApiError`). */
 function withProviderApiDetails(error: ProviderApiError, details: ProviderApiErrorDetails): ProviderApiError {
   const outcome = details.outcome ?? error.outcome;
   return new ProviderApiError(
-    {
-      provider: error.provider,
-      status: error.status,
-      providerCode: error.providerCode,
-      providerMessage: error.providerMessage,
-      requestId: error.requestId,
-      retryable: error.retryable,
-      kind: error.kind,
-      message: details.message ?? error.message,
-    },
+    { ...error, message: details.message ?? error.message },
     { cause: error, context: details.context ?? error.context, ...(outcome ? { outcome } : {}) },
   );
 }

@@ -1,17 +1,11 @@
-/**
- * The fingerprint of a money-moving request (docs/architecture.md#idempotency): the canonical JSON of the operation
- * and its validated input, hashed with Web Crypto, so the ledger tells the same request from another one under one key.
- */
-
 import { sha256Hex } from './crypto.js';
 import { ValidationError } from './errors.js';
 import { isOperation, type Operation } from './operations.js';
 import { unserialisableIssues } from './validation.js';
 
 /**
- * The fingerprint of a money-moving request: `v1:<operation>:<SHA-256 hex of the canonical JSON of the
- * operation and its validated input>`. The operation is spelled out so `pay.resolve(key)` knows what to ask the
- * provider about.
+ * The fingerprint of a money-moving request (docs/architecture.md#idempotency): `v1:<operation>:<SHA-256 hex of the
+ * canonical JSON of the operation and its validated input>`, the operation spelled out for `pay.resolve(key)`.
  */
 export async function fingerprintOf(operation: Operation, input: readonly unknown[]): Promise<string> {
   return `v1:${operation}:${await sha256Hex(canonicalJson([operation, input]))}`;
@@ -47,10 +41,7 @@ export function operationOfFingerprint(fingerprint: string): Operation | undefin
   return isOperation(operation) ? operation : undefined;
 }
 
-/**
- * JSON with object keys sorted at every level and `undefined` members left out, so two requests that mean the
- * same thing have the same text whatever order their fields were written in.
- */
+/** JSON with object keys sorted at every level and `undefined` members left out. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;

@@ -1,8 +1,6 @@
 /**
- * Provider references derived from a caller's idempotency key (docs/architecture.md#idempotency), for adapters
- * whose provider has no idempotency header but refuses (or lets the merchant find) a repeated merchant reference:
- * Provider N's `paymentReference` / `refundReference`, Provider R's `refId`. Web Crypto only (no `node:` import),
- * so it runs on every runtime core supports. Also the check of the caller's key itself.
+ * Provider references derived from a caller's idempotency key, for providers without an idempotency header
+ * (docs/architecture.md#idempotency), and the check of the key itself.
  */
 import { sha256Hex } from './crypto.js';
 
@@ -13,14 +11,10 @@ export const KEYED_REFERENCE_PREFIX = 'idem-';
 const KEYED_REFERENCE_DIGITS = 31;
 
 /**
- * The provider reference of a call's idempotency key (docs/architecture.md#idempotency), the one step from key to
- * reference every adapter takes: given the key itself, or the operation context, options or `resolve` lookup it
- * comes in (`undefined` when they carry none), `prefix` followed by the first 31 hex digits of SHA-256 of the
- * key's UTF-8 bytes. Deterministic, so every attempt and every process sends the same reference for one key, and
- * a merchant can compute it to search the provider's portal. A digest rather than the key itself: any key core
- * accepts (1–255 printable characters) fits the 36 characters `[0-9a-z-]` of a UUID-like reference; 124 bits
- * leave no practical room for collisions. References already sent to providers depend on this exact output:
- * never change the digest, the digit count or the default prefix.
+ * The provider reference of a call's idempotency key (or of the operation context, options or `resolve` lookup it
+ * comes in; `undefined` when none): `prefix` and the first 31 hex digits of SHA-256 of the key, the same for every
+ * attempt and process, and UUID-sized whatever the key. References already sent to providers depend on this exact
+ * output: never change the digest, the digit count or the default prefix.
  */
 export async function keyedReference(idempotencyKey: string, prefix?: string): Promise<string>;
 export async function keyedReference(
@@ -37,10 +31,7 @@ export async function keyedReference(
   return `${prefix}${hex.slice(0, KEYED_REFERENCE_DIGITS)}`;
 }
 
-/**
- * The caller's key of a call, from its operation context, options or `resolve` lookup: the ledger's when called
- * through `createPay`, else the option itself; `undefined` when none is given (or what is given is no string).
- */
+/** The caller's key of a call, from its operation context, options or `resolve` lookup; else `undefined`. */
 export function idempotencyKeyOf(
   given: { idempotency?: { key: string } | undefined; idempotencyKey?: unknown } | null | undefined,
 ): string | undefined {
@@ -52,9 +43,8 @@ export function idempotencyKeyOf(
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /**
- * Checks a caller's idempotency key: 1–255 characters of well-formed text, no control characters. A lone
- * surrogate (`'a\uD800'`) has no UTF-8 form: hashed, it becomes U+FFFD, so two different keys would derive the
- * same provider reference (`keyedReference`); control characters are C0, DEL and C1 (`\p{Cc}`).
+ * Checks a caller's idempotency key: 1–255 characters of well-formed text, no control characters. A lone surrogate
+ * has no UTF-8 form (hashed, it becomes U+FFFD), so two different keys would derive the same provider reference.
  */
 export function idempotencyKeyIssue(key: unknown): string | undefined {
   if (key === undefined) return undefined;

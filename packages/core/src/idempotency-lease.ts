@@ -1,17 +1,10 @@
-/**
- * The lease an attempt holds on its idempotency key (docs/architecture.md#idempotency), renewed while it works.
- */
-
 import type { IdempotencyStore } from './stores.js';
 
 /**
  * Runs `work` while renewing `lease` on `key` every third of the lease (when the store can renew), so an attempt
- * that is still working never loses its key to another one: another process's `pay.resolve(key)` then answers
- * `unknown` (in progress) instead of asking the provider about a step that may still land, and a retry is told
- * to come back (docs/architecture.md#idempotency). A crashed process stops renewing, so its key is free again one
- * lease later. A renewal the store refuses (the lease was lost) ends the renewals; one that fails is tried again at
- * the next tick, and when the lease runs out meanwhile, the next `checkpoint` stops the operation before its next
- * step.
+ * still working never loses its key (`pay.resolve` elsewhere then answers `unknown` instead of asking the provider
+ * about a step that may still land), while a crashed one frees it one lease later (docs/architecture.md#idempotency).
+ * A refused renewal (the lease was lost) ends the renewals; a failed one is tried again at the next tick.
  */
 export async function whileHeld<T>(
   store: IdempotencyStore,

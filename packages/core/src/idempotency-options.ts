@@ -1,7 +1,4 @@
-/**
- * The idempotency ledger's settings (docs/architecture.md#idempotency): its store and durations, checked once when
- * `createPay` builds the ledger, and where the store failures that cannot change a call's answer are reported.
- */
+/** The idempotency ledger's settings, checked once by `createPay` (docs/architecture.md#idempotency). */
 import type { PayLogger } from './diagnostics/logger.js';
 import { ConfigurationError } from './errors.js';
 import type { IdempotencyLedger, IdempotencyOptions } from './idempotency.js';
@@ -9,19 +6,12 @@ import type { IdempotencyStore } from './stores.js';
 
 /** How long a key is remembered by default, and at least: 24 hours (docs/architecture.md#idempotency). */
 const MIN_IDEMPOTENCY_RETENTION_SECONDS = 86_400;
-/**
- * How long one attempt holds its key by default: 5 minutes. The ledger renews the lease every third of it while
- * the attempt works (with a store that can renew: the in-memory, PostgreSQL and Redis stores all can), so a slow
- * call keeps its key; a crashed process stops renewing and holds the key at most this long.
- */
+/** How long one attempt holds its key by default (renewed while it works): a crashed one holds it this long. */
 const DEFAULT_IDEMPOTENCY_LEASE_SECONDS = 300;
 /** The shortest lease accepted: renewed every third of it, a shorter one would leave too little slack. */
 const MIN_IDEMPOTENCY_LEASE_SECONDS = 5;
 
-/**
- * Reports a store failure that did not change the call's answer: to the logger as an `error` line and to
- * `onStoreError`; with neither, one `console.warn` line (docs/architecture.md#idempotency).
- */
+/** Reports a store failure that did not change the call's answer: logger, `onStoreError`, else `console.warn`. */
 export function storeFailureReporter(
   logger: PayLogger,
   onStoreError: IdempotencyOptions['onStoreError'],

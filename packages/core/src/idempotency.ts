@@ -1,12 +1,8 @@
 /**
- * The idempotency ledger around money-moving operations (docs/architecture.md#idempotency). A caller's key maps to
- * one ledger entry holding a fingerprint of the request, the recovery point a multi-step call reached and its
- * final result, so that the same key with the same request returns the recorded result (no second call to the
- * provider) or resumes where an earlier attempt stopped, the same key with another request is refused, and a
- * concurrent attempt is told to come back. The store is fail-closed: when it cannot be asked before the operation,
- * nothing is sent. Runtime code: Web APIs only (Web Crypto for the fingerprint).
+ * The idempotency ledger around money-moving operations (docs/architecture.md#idempotency): the same key with the
+ * same request returns the recorded result or resumes where an earlier attempt stopped; with another request it is
+ * refused. Fail-closed: when the store cannot be asked before the operation, nothing is sent.
  */
-
 import { type PayLogger, SILENT_LOGGER } from './diagnostics/logger.js';
 import { provesNothingMoved } from './error-marks.js';
 import { requestFingerprint } from './idempotency-fingerprint.js';
@@ -22,20 +18,18 @@ import {
 } from './store-errors.js';
 import type { IdempotencyBegin, IdempotencyStore, JsonValue } from './stores.js';
 
-/** What an implementation receives when the caller passed an idempotency key (through `createPay`). */
+/** What an implementation receives when the caller passed an idempotency key through `createPay`. */
 export interface IdempotencyContext {
   /** The caller's key. */
   readonly key: string;
   /**
-   * Where an earlier attempt with this key got to (`null` for a new key): resume from here, never start over
-   * when money may already have moved. Adapter-defined JSON, e.g. Provider T
-   * `{ transactionId, step: 'quoted' | 'updated' | 'commit_sent' }`.
+   * Where an earlier attempt with this key got to (`null` for a new key): resume from here, never start over when
+   * money may already have moved. Adapter-defined JSON.
    */
   readonly recoveryPoint: JsonValue | null;
   /**
-   * Records progress durably BEFORE the next step; rejects with core's `StoreError` (code `store_unavailable`)
-   * when the store fails or the lease on the key was lost: the adapter must then stop before moving money
-   * (fail closed) and say how far it got.
+   * Records progress durably BEFORE the next step; rejects with `StoreError` when the store fails or the lease was
+   * lost: the adapter must then stop before moving money (fail closed) and say how far it got.
    */
   checkpoint(point: JsonValue): Promise<void>;
 }
@@ -53,17 +47,12 @@ export interface IdempotencyOptions {
   idempotency?: IdempotencyStore;
   /** How long keys are remembered, in seconds (default and minimum 86 400 = 24 h). */
   idempotencyRetentionSeconds?: number;
-  /**
-   * How long one attempt holds its key without renewing it, in seconds (default 300, minimum 5): the ledger renews
-   * the lease every third of it while the attempt works, so this is how long a crashed process keeps the key.
-   */
+  /** How long a crashed attempt keeps its key, in seconds (default 300, minimum 5); renewed while it works. */
   idempotencyLeaseSeconds?: number;
   /**
-   * Receives a store failure that did not change the call's answer: recording the result after the provider
-   * succeeded (the result is still returned; a retry with the key resumes and reconciles), or releasing /
-   * abandoning a key after the operation failed (its own error is still thrown). What this callback throws is
-   * ignored. Such failures are also logged as `error` lines to `createPay`'s `logger`; with neither, one
-   * `console.warn` line.
+   * Receives a store failure that did not change the call's answer (recording the result after a success, or
+   * releasing a key after a failure). What it throws is ignored. Such failures are also logged as `error` lines;
+   * with neither a logger nor this callback, one `console.warn` line.
    * @deprecated Pass `logger` to `createPay` instead; still called when given.
    */
   onStoreError?: (error: StoreError, failure: StoreFailure) => void;
@@ -75,9 +64,8 @@ export interface IdempotencyLedger {
   readonly retentionSeconds: number;
   readonly leaseSeconds: number;
   /**
-   * Runs a money-moving operation under `key`: the recorded result when the key completed, a typed error when
-   * it is in progress or was used with another request, otherwise the operation with an
-   * {@link IdempotencyContext} (the recovery point of an earlier attempt, and `checkpoint`).
+   * Runs a money-moving operation under `key`: the recorded result when the key completed, a typed error when it is
+   * in progress or was used with another request, otherwise the operation with an {@link IdempotencyContext}.
    */
   run(
     operation: MoneyMovingOperation,
@@ -165,10 +153,7 @@ export function createIdempotencyLedger(
   return ledger;
 }
 
-/**
- * Asks the store for the key before anything is sent: the lease, or the recorded result; a mismatch, an attempt in
- * progress or a store that cannot answer is a typed error (docs/architecture.md#idempotency).
- */
+/** Asks the store for the key before anything is sent: the lease or the recorded result, else a typed error. */
 async function beginAttempt(
   store: IdempotencyStore,
   operation: Operation,
@@ -205,28 +190,24 @@ async function settle(
   write: () => Promise<boolean>,
 ): Promise<void> {
   const context = { idempotencyKey: key };
+  let failure: StoreError;
   try {
     if (await write()) return;
-    ledger.report(
-      new StoreError(
-        `${operation}: the lease on the idempotency key was lost before ${step} (the call ran longer than idempotencyLeaseSeconds); a retry with the key resumes and reconciles.`,
-        { step, reason: 'lease_lost', context },
-      ),
-      { operation, idempotencyKey: key, step },
+    failure = new StoreError(
+      `${operation}: the lease on the idempotency key was lost before ${step} (the call ran longer than idempotencyLeaseSeconds); a retry with the key resumes and reconciles.`,
+      { step, reason: 'lease_lost', context },
     );
   } catch (error) {
-    ledger.report(
-      new StoreError(
-        `${operation}: the idempotency store failed at ${step} (${describeStoreFailure(error)}); ${
-          step === 'complete'
-            ? 'the call succeeded and its result was returned; a retry with the key resumes and reconciles'
-            : 'the call’s own error was thrown; the key frees itself when its lease runs out'
-        }.`,
-        { step, cause: error, context },
-      ),
-      { operation, idempotencyKey: key, step },
+    failure = new StoreError(
+      `${operation}: the idempotency store failed at ${step} (${describeStoreFailure(error)}); ${
+        step === 'complete'
+          ? 'the call succeeded and its result was returned; a retry with the key resumes and reconciles'
+          : 'the call’s own error was thrown; the key frees itself when its lease runs out'
+      }.`,
+      { step, cause: error, context },
     );
   }
+  ledger.report(failure, { operation, idempotencyKey: key, step });
 }
 
 /** A JSON copy of `value` (what the store keeps); throws on what JSON cannot hold (cycles, BigInt). */

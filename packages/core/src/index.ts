@@ -1,12 +1,7 @@
 /**
- * `@pay/core`: the application API. One API for payments, checkouts, refunds, customers, subscriptions and
- * verified webhooks over one configured provider adapter: `createPay`, the records, the error tree, the webhook
- * handler and its HTTP bridges, the store contracts and in-memory stores, and the tracing channels' names and
- * message types.
- *
- * Every name is listed here, none comes through `export *`: the checked-in report `api/index.api.md` shows each
- * one (docs/architecture.md#public-surface). Adapter and store authors import `@pay/core/adapter` (the toolkit);
- * none of its helpers is exported here.
+ * `@pay/core`: the application API. Every name is listed here, none through `export *`: the checked-in report
+ * `api/index.api.md` shows each one (docs/architecture.md#public-surface). Adapter and store authors import
+ * `@pay/core/adapter`.
  */
 
 export type { Adapter, AdapterTypes, AnyAdapter, CallOptions } from './adapter.js';

@@ -1,19 +1,13 @@
 /**
- * Refusals of calls that move money (docs/architecture.md#outcomes): a refusal proves that nothing happened only
- * when no earlier attempt of the call may have reached the provider and the answer itself is not one a gateway can
- * send after the provider processed the call (a 5xx or 408). Otherwise the caller must reconcile, never repeat.
- * Core's provider client covers the earlier-attempt case for `request`; adapters that read refusals themselves (to
- * resolve a duplicate reference, or to name the transaction an error reply still carries) use this.
+ * Refusals of calls that move money (docs/architecture.md#outcomes), for adapters that read refusals themselves
+ * (core's provider client covers the earlier-attempt case for `request`).
  */
 import type { ErrorContext, ProviderApiError } from './errors.js';
 import type { HttpReply } from './http/index.js';
 
 /** What the adapter knows about a refusal beyond its HTTP answer. */
 export interface MoneyMovingRefusalFacts {
-  /**
-   * A provider-specific sign that the call may have been processed: a "duplicate reference" refusal, a code the
-   * provider uses for its own failures, an error reply that names a transaction.
-   */
+  /** A provider-specific sign that the call may have been processed (a "duplicate reference" refusal, …). */
   mayHaveLanded?: boolean;
   /** What the call may have been processed as, for the message (e.g. `transaction 7Q2K`). */
   processedAs?: string | undefined;
@@ -23,12 +17,9 @@ export interface MoneyMovingRefusalFacts {
 
 /**
  * Whether a refused call that moves money may still have gone through (docs/architecture.md#outcomes): an earlier
- * attempt of it may have reached the provider, or the answer is a 5xx or a 408 (a gateway can send those after the
- * provider processed the call), or the provider gave its own sign (`providerSign`: a "duplicate reference"
- * refusal, a code for its own failures, a resumed call whose request id an earlier process may have sent). When it
- * is false the refusal proves that nothing happened; when true the caller must reconcile, never repeat. Adapters
- * that word their own messages (Provider T's stage-aware ones) take the decision from here; `moneyMovingRefusal`
- * uses it.
+ * attempt may have reached the provider, the answer is a 5xx or a 408 (a gateway can send those after the provider
+ * processed the call), or the provider gave its own sign (`providerSign`). When true the caller must reconcile,
+ * never repeat.
  */
 export function refusalMayHaveLanded(
   reply: Pick<HttpReply, 'status' | 'earlierAttemptMayHaveReached'>,
@@ -39,8 +30,7 @@ export function refusalMayHaveLanded(
 
 /**
  * The error to throw for a refused call that moves money: `error` itself when the refusal proves that nothing
- * happened; otherwise the same answer with `outcome: 'unknown'` (not retryable, with the reconcile advice core
- * appends), saying the call may have been processed, so the caller looks it up instead of moving money twice.
+ * happened, otherwise the same answer with `outcome: 'unknown'`, so the caller looks it up instead of paying twice.
  */
 export function moneyMovingRefusal(
   error: ProviderApiError,

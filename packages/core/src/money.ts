@@ -1,44 +1,21 @@
 /**
- * Money helpers (docs/architecture.md#money). Amounts are numbers in the unit a provider defines: major units (Providers T and
- * N) or integer minor units (Provider R). Every check works on the decimal text of the number and never on
- * float arithmetic, so `0.1 + 0.2`-style drift can never reach the wire.
+ * Money helpers (docs/architecture.md#money). Every check works on the decimal text of an amount, never on float
+ * arithmetic, so `0.1 + 0.2`-style drift can never reach the wire.
  */
 import type { ValidationIssue } from './errors.js';
 
-/** ISO 4217 minor digits for currencies that differ from the usual 2. */
-const MINOR_DIGITS: Record<string, number> = {
-  BHD: 3,
-  BIF: 0,
-  CLF: 4,
-  CLP: 0,
-  DJF: 0,
-  GNF: 0,
-  IQD: 3,
-  ISK: 0,
-  JOD: 3,
-  JPY: 0,
-  KMF: 0,
-  KRW: 0,
-  KWD: 3,
-  LYD: 3,
-  OMR: 3,
-  PYG: 0,
-  RWF: 0,
-  TND: 3,
-  UGX: 0,
-  UYI: 0,
-  UYW: 4,
-  VND: 0,
-  VUV: 0,
-  XAF: 0,
-  XOF: 0,
-  XPF: 0,
-};
+/** ISO 4217 currencies whose minor digits differ from the usual 2, by their digits. */
+const MINOR_DIGITS = new Map(
+  Object.entries({
+    0: 'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF',
+    3: 'BHD IQD JOD KWD LYD OMR TND',
+    4: 'CLF UYW',
+  }).flatMap(([digits, codes]) => codes.split(' ').map((code) => [code, Number(digits)] as const)),
+);
 
 /** Number of minor digits of an ISO 4217 currency (2 unless the standard says otherwise). */
 export function minorDigits(currency: string): number {
-  const code = currency.toUpperCase();
-  return Object.hasOwn(MINOR_DIGITS, code) ? (MINOR_DIGITS[code] as number) : 2;
+  return MINOR_DIGITS.get(currency.toUpperCase()) ?? 2;
 }
 
 /** Upper-cases a currency code; the wire and the records always carry upper case (docs/architecture.md#money). */
@@ -79,10 +56,7 @@ export interface AmountRule {
   currency?: string | undefined;
   /** Zero allowed (true for nothing that charges). Default false. */
   allowZero?: boolean;
-  /**
-   * The largest amount the provider accepts, in the same unit (a provider's documented ceiling). Whatever is
-   * given, an amount is never more than {@link maxAmount} allows, so it fits exactly in integer minor units.
-   */
+  /** The largest amount the provider accepts, in the same unit; never above {@link maxAmount}. */
   max?: number | undefined;
 }
 
@@ -90,10 +64,9 @@ export interface AmountRule {
 const MAX_EXACT_MINOR_OF_MAJOR = 999_999_999_999_999;
 
 /**
- * The largest amount core lets through, in the rule's unit, so that an amount is always counted exactly and
- * written as plain digits, never in exponent notation (docs/architecture.md#money): `Number.MAX_SAFE_INTEGER` for
- * integer minor units; for major units, 15 significant digits including the currency's minor digits (USD
- * 9 999 999 999 999.99), because a float with more digits may not read back as the number the caller wrote.
+ * The largest amount core lets through, so that an amount is always counted exactly and written as plain digits
+ * (docs/architecture.md#money): `Number.MAX_SAFE_INTEGER` minor units, or 15 significant digits of major units, since
+ * a float with more digits may not read back as the number the caller wrote.
  */
 export function maxAmount(rule: Pick<AmountRule, 'unit' | 'currency'>): number {
   if (rule.unit === 'minor') return Number.MAX_SAFE_INTEGER;
@@ -101,10 +74,7 @@ export function maxAmount(rule: Pick<AmountRule, 'unit' | 'currency'>): number {
   return toMajorUnits(MAX_EXACT_MINOR_OF_MAJOR, rule.currency ?? 'USD');
 }
 
-/**
- * Checks an amount: finite, not negative, not zero unless allowed, and no finer than the unit allows.
- * Returns the issues found (empty when the amount is good), with `path` naming the field.
- */
+/** Checks an amount: finite, not negative, not zero unless allowed, no finer than the unit allows. */
 export function amountIssues(amount: unknown, path: string, rule: AmountRule): ValidationIssue[] {
   if (typeof amount !== 'number' || !Number.isFinite(amount)) {
     return [{ path, message: 'must be a finite number' }];
@@ -130,10 +100,7 @@ export function amountIssues(amount: unknown, path: string, rule: AmountRule): V
   return [];
 }
 
-/**
- * Parses a decimal amount sent as text (`"5000.00"`) into a number, exactly; `undefined` when it is not a
- * plain decimal. Used for provider replies that carry amounts as strings.
- */
+/** Parses a decimal amount sent as text (`"5000.00"`) into a number; `undefined` when it is not a plain decimal. */
 export function parseDecimal(text: string): number | undefined {
   const trimmed = text.trim();
   if (!/^-?\d+(\.\d+)?$/.test(trimmed)) return undefined;

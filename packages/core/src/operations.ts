@@ -1,9 +1,6 @@
 /**
- * The operation table: every operation `@pay` knows, one row each. Everything that used to be a list kept by
- * hand derives from it: the adapter method behind each name, which arguments are validated against which
- * request contract, which operations go through the idempotency ledger, the options argument's position, the
- * `pay.<resource>.<verb>` namespaces, the contract suite's checks and the public types of every method. Adding
- * an operation is adding one row (and its request schema in `records.ts` when it takes new input).
+ * The operation table: every operation `@pay` knows, one row each. The adapter methods, argument validation, the
+ * idempotency ledger's scope, the `pay.<resource>.<verb>` namespaces and the public method types derive from it.
  */
 import type * as v from 'valibot';
 import {
@@ -24,10 +21,7 @@ import {
 } from './records.js';
 import type { NormalisedEventName } from './webhooks/types.js';
 
-/**
- * What an operation resolves to, by name: a record, `nothing` (a delete), or `adapterCheckout`, the checkout
- * type the adapter declares (`AdapterTypes['checkout']`: Provider R's redirect flow resolves to `null`).
- */
+/** What an operation resolves to, by name (`adapterCheckout`: the checkout type the adapter declares). */
 export interface OperationResults<T extends AdapterTypes = AdapterTypes> {
   payment: Payment;
   checkout: Checkout;
@@ -43,10 +37,7 @@ export interface OperationResults<T extends AdapterTypes = AdapterTypes> {
 export interface OperationRow {
   /** The adapter method behind the operation (`createPayment`). */
   readonly method: string;
-  /**
-   * Whether the call can move money: a caller's `idempotencyKey` then runs it under the idempotency ledger, and
-   * it is never retried automatically.
-   */
+  /** Whether the call can move money: a key runs it under the ledger, and it is never retried automatically. */
   readonly movesMoney: boolean;
   /** Whether the first argument is a resource id (validated as a non-empty string, never `.` or `..`). */
   readonly id: boolean;
@@ -60,7 +51,7 @@ export interface OperationRow {
   readonly orNull: boolean;
 }
 
-/** What a row leaves out: a call that moves no money, takes no id, no parameters, and finds its resource. */
+/** What a row leaves out. */
 const DEFAULTS = {
   movesMoney: false,
   id: false,
@@ -69,7 +60,7 @@ const DEFAULTS = {
   orNull: false,
 } as const;
 
-/** A row of the table: `given` over {@link DEFAULTS}, with its literal types kept. */
+/** `given` over {@link DEFAULTS}, with its literal types kept. */
 function row<const R extends Partial<OperationRow> & Pick<OperationRow, 'method' | 'result'>>(
   given: R,
 ): Omit<typeof DEFAULTS, keyof R> & R {
@@ -142,10 +133,6 @@ export type Operation = keyof typeof OPERATIONS;
 export type RowOf<K extends Operation> = (typeof OPERATIONS)[K];
 /** An adapter method name (`'createRefund'`). */
 export type OperationMethod = RowOf<Operation>['method'];
-/** The operation behind an adapter method. */
-export type OperationOfMethod<M extends OperationMethod> = {
-  [K in Operation]: RowOf<K>['method'] extends M ? K : never;
-}[Operation];
 /** An operation that can move money (see {@link OperationRow.movesMoney}). */
 export type MoneyMovingOperation = {
   [K in Operation]: RowOf<K>['movesMoney'] extends true ? K : never;
@@ -160,12 +147,12 @@ export type VerbOf<R extends Resource, O extends Operation = Operation> = O exte
 /** Every operation name, in table order. */
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as Operation[];
 
-/** Operation names, as `pay.supports()` takes them, and the adapter method behind each. */
+/** The adapter method behind each operation name. */
 export const OPERATION_METHODS = Object.freeze(
   Object.fromEntries(OPERATION_NAMES.map((operation) => [operation, OPERATIONS[operation].method])),
 ) as { readonly [K in Operation]: RowOf<K>['method'] };
 
-/** The operations that can move money: a caller's idempotency key goes through the ledger for these. */
+/** The operations that can move money. */
 export const MONEY_MOVING_OPERATIONS = Object.freeze(
   OPERATION_NAMES.filter((operation) => OPERATIONS[operation].movesMoney),
 ) as readonly MoneyMovingOperation[];
@@ -175,15 +162,14 @@ export function isOperation(name: unknown): name is Operation {
   return typeof name === 'string' && Object.hasOwn(OPERATIONS, name);
 }
 
-/** Whether `operation` can move money (runs under the idempotency ledger with a key). */
+/** Whether `operation` can move money. */
 export function movesMoney(operation: Operation): operation is MoneyMovingOperation {
   return OPERATIONS[operation].movesMoney;
 }
 
 /** The position of the options argument of `operation` (after its id and parameters). */
 export function optionsIndexOf(operation: Operation): number {
-  const row: OperationRow = OPERATIONS[operation];
-  return (row.id ? 1 : 0) + (row.params ? 1 : 0);
+  return argumentsOf(operation).length;
 }
 
 /** The arguments of `operation` before its options, as `defineAdapter` validates them. */
@@ -192,34 +178,25 @@ export function argumentsOf(operation: Operation): readonly ('id' | v.GenericSch
   return [...(row.id ? (['id'] as const) : []), ...(row.params ? [row.params] : [])];
 }
 
-/**
- * What an adapter declares about its types: its name, `provider_metadata` per operation, raw webhook events
- * with their `data`, what `checkouts.create` resolves to, and (optionally) the operations it performs.
- */
+/** What an adapter declares about its types (docs/architecture.md#adapter-operations). */
 export interface AdapterTypes {
   provider: ProviderName;
   metadata: { [K in Operation]?: object };
   rawEvents: { [name: string]: unknown };
   checkout: Checkout | null;
   /**
-   * The operations the adapter performs, as a union (`'payments.create' | 'payments.retrieve'`). When declared,
-   * `defineAdapter` requires exactly these implementations and `Pay` exposes only these methods, so calling an
-   * unsupported operation is a compile error. Not declared: every operation is typed (and the unsupported ones
-   * throw `ProviderNotSupportedError` at run time).
+   * The operations the adapter performs, as a union. When declared, `defineAdapter` requires exactly these
+   * implementations and `Pay` exposes only these methods; otherwise every operation is typed.
    */
   operations?: Operation;
   /**
-   * The normalised events the adapter's webhooks can raise, as a union (`'payment.created' | 'refund.created'`).
-   * When declared, `defineAdapter` requires the same list as `webhooks.eventNames` and `.on()` accepts only these
-   * (and the raw events), so a callback that could never run is a compile error. Not declared: every normalised
-   * event name is accepted.
+   * The normalised events the adapter's webhooks can raise, as a union. When declared, `webhooks.eventNames` must
+   * list them and `.on()` accepts only these (and the raw events); otherwise every event name is accepted.
    */
   events?: NormalisedEventName;
   /**
-   * The top-level params the provider needs although core's request contract leaves them optional, per operation
-   * (`{ 'payments.create': 'amount'; 'checkouts.create': 'amount' | 'currency' }`): a call without one is a
-   * compile error for the caller, with no override of the adapter's method types
-   * (docs/architecture.md#request-fields). Checking them at run time stays the adapter's.
+   * The top-level params the provider needs although core's contract leaves them optional, per operation
+   * (`{ 'payments.create': 'amount' }`): a compile error for a caller without one (docs/architecture.md#request-fields).
    */
   required?: { [K in Operation]?: string };
 }
@@ -249,10 +226,7 @@ type WithRequired<P, F extends string> = [F] extends [never]
   ? P
   : Omit<P, F> & { [M in F & keyof P]-?: Exclude<P[M], undefined> };
 
-/**
- * The parameters a caller passes to `operation` (with the adapter's `provider_metadata`, and the members its
- * types declare `required`).
- */
+/** The parameters a caller passes to `operation`, with the adapter's `provider_metadata` and `required`. */
 export type ParamsOf<T extends AdapterTypes, K extends Operation> = RowOf<K>['params'] extends infer S extends
   v.GenericSchema
   ? WithRequired<WithProviderMetadata<v.InferInput<S>, MetadataOf<T, K>>, RequiredOf<T, K>>

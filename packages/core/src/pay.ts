@@ -1,8 +1,6 @@
 /**
- * `createPay(adapter, options)`: one API over the configured provider (docs/architecture.md#createpay). The namespaces call the
- * adapter's flat operations, which validate their input before any I/O; money-moving operations called with an
- * `idempotencyKey` run under the idempotency ledger (docs/architecture.md#idempotency); `resolve` answers what the
- * provider holds for a call whose outcome is unknown; webhooks are set up per secret.
+ * `createPay(adapter, options)`: one API over the configured provider (docs/architecture.md#createpay); money-moving
+ * operations called with an `idempotencyKey` run under the idempotency ledger (docs/architecture.md#idempotency).
  */
 import type { Adapter, AnyAdapter, CallOptions, PerformOperation, TypesOf } from './adapter.js';
 import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
@@ -28,17 +26,15 @@ import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js'
 /** Options of {@link createPay}. */
 export interface PayOptions extends IdempotencyOptions {
   /**
-   * Where the library reports what it cannot throw (console-compatible: `logger: console` works; silent by
-   * default): a store error swallowed after a success (`error`), an in-memory idempotency or deduplication store
-   * while `NODE_ENV` is `production` (`warn`, once), and, for calls made through this `Pay` whose adapter has no
+   * Where the library reports what it cannot throw (console-compatible; silent by default): a store error swallowed
+   * after a success (`error`), an in-memory store in production (`warn`, once), and, for calls whose adapter has no
    * `logger` of its own, each retry (`debug`) and each failed hook (`warn`). Every line is redacted.
    */
   logger?: Logger;
   /**
-   * Where the reconciler's watch list is kept (docs/architecture.md#reconciliation): with it, every payment,
-   * checkout and refund created through this `Pay` is registered after the call returned its record, and
-   * `createReconciler(pay, handler)` reads each until it reaches a final status. A failure to register is logged
-   * (`error`) and never fails the call.
+   * Where the reconciler's watch list is kept (docs/architecture.md#reconciliation): every payment, checkout and
+   * refund created through this `Pay` is registered, and `createReconciler(pay, handler)` reads each until it reaches
+   * a final status. A failure to register is logged (`error`) and never fails the call.
    */
   reconcile?: ReconciliationStore;
 }
@@ -52,15 +48,14 @@ export interface PayInternals {
 
 const INTERNALS = new WeakMap<object, PayInternals>();
 
-/** The ledger, reconciliation store and logger of `pay`; `undefined` for an object `createPay` did not make. */
+/** The internals of `pay`; `undefined` for an object `createPay` did not make. */
 export function internalsOf(pay: object): PayInternals | undefined {
   return INTERNALS.get(pay);
 }
 
 /**
- * The methods of one resource (`pay.payments`): only the operations the adapter performs (its declared
- * `operations`; every operation when it declares none), so calling an unsupported one is a compile error.
- * `pay.supports(operation)` answers the same question at run time.
+ * The methods of one resource (`pay.payments`): only the operations the adapter's types declare (all when it
+ * declares none), so calling an unsupported one is a compile error.
  */
 export type Namespace<A extends AnyAdapter, R extends Resource> = {
   readonly [K in SupportedOperations<TypesOf<A>> & `${R}.${string}` as VerbOf<R, K>]: A[RowOf<K>['method']];
@@ -70,25 +65,18 @@ export type Namespace<A extends AnyAdapter, R extends Resource> = {
 export class Pay<A extends AnyAdapter = Adapter> {
   /** The adapter itself, for provider-specific methods (e.g. Provider R's `createCheckoutRedirect`). */
   readonly adapter: A;
-  readonly checkouts: Namespace<A, 'checkouts'>;
-  readonly payments: Namespace<A, 'payments'>;
-  readonly refunds: Namespace<A, 'refunds'>;
-  readonly customers: Namespace<A, 'customers'>;
-  readonly subscriptions: Namespace<A, 'subscriptions'>;
-  readonly webhooks: {
+  declare readonly checkouts: Namespace<A, 'checkouts'>;
+  declare readonly payments: Namespace<A, 'payments'>;
+  declare readonly refunds: Namespace<A, 'refunds'>;
+  declare readonly customers: Namespace<A, 'customers'>;
+  declare readonly subscriptions: Namespace<A, 'subscriptions'>;
+  declare readonly webhooks: {
     /**
      * A webhook handler checked with `webhookSecret` (`null` for Provider T). Chain `.on(event, callback)`,
      * then call `.handle({ body, headersAsObject, fullUrl })` with the raw body.
      */
     setup(options: WebhookSetupOptions): WebhookHandler<TypesOf<A>>;
   };
-
-  /** The idempotency ledger money-moving calls with a key run under. */
-  readonly #ledger: IdempotencyLedger;
-  /** The application's logger (silent when none was given). */
-  readonly #logger: PayLogger;
-  /** The reconciler's watch list, when `reconcile` was given. */
-  readonly #reconcile: ReconciliationStore | undefined;
 
   /**
    * Wraps a configured adapter, e.g. `new Pay(providerR(), { idempotency })`. Throws `ConfigurationError` for a
@@ -98,7 +86,6 @@ export class Pay<A extends AnyAdapter = Adapter> {
     this.adapter = adapter;
     const { idempotency, logger: given, reconcile, ...ledgerOptions } = options;
     const logger = createLogger(given);
-    this.#logger = logger;
     const store = idempotency ?? createMemoryIdempotencyStore();
     if (isInMemory(store) && inProduction())
       logger.once(
@@ -107,8 +94,6 @@ export class Pay<A extends AnyAdapter = Adapter> {
         'createPay uses an in-memory idempotency store while NODE_ENV is production: its keys live in this process only, so another instance or a restart can send a money-moving call twice. Pass idempotency: a shared store (@pay/store-postgres, @pay/store-redis).',
       );
     const ledger = createIdempotencyLedger(store, ledgerOptions, logger);
-    this.#ledger = ledger;
-    this.#reconcile = reconcile;
     INTERNALS.set(this, { ledger, reconcile, logger });
     // Each operation runs once, with this Pay's ledger as an argument (docs/architecture.md#operation-context).
     const perform = adapter.perform ?? performerOf(adapter);
@@ -146,11 +131,8 @@ export class Pay<A extends AnyAdapter = Adapter> {
               return record;
             };
     }
-    this.checkouts = namespaces.checkouts as never;
-    this.payments = namespaces.payments as never;
-    this.refunds = namespaces.refunds as never;
-    this.customers = namespaces.customers as never;
-    this.subscriptions = namespaces.subscriptions as never;
+    // Own properties in the order they are declared: adapter, the namespaces (in table order), webhooks.
+    Object.assign(this, namespaces);
     this.webhooks = { setup: (options) => new WebhookHandler<TypesOf<A>>(adapter, options, logger) };
   }
 
@@ -161,42 +143,36 @@ export class Pay<A extends AnyAdapter = Adapter> {
 
   /**
    * Asks the reconciler to watch an object this `Pay` did not create (or whose registration failed), by the
-   * provider's id: `'payment'` and `'checkout'` are read as payments, `'refund'` with the adapter's refund read.
-   * Its first read is due in 2 minutes; an object already watched is left as it is. The application is not told
-   * its current status again unless it changes: pass `status` (the last one it knows) or `null` to be told the
-   * first status read. Throws `ConfigurationError` without `createPay(…, { reconcile })`, `ValidationError` for a
-   * bad kind or id, and the store's error when it cannot be reached (docs/architecture.md#reconciliation).
+   * provider's id; first read due in 2 minutes. Pass `status` (the last one the application knows), or `null` to be
+   * told the first status read. Throws `ConfigurationError` without `createPay(…, { reconcile })`,
+   * `ValidationError` for a bad kind or id (docs/architecture.md#reconciliation).
    */
   async watch(kind: WatchedKind, id: string, status: string | null = null): Promise<void> {
-    const checked = checkedWatch(this.#reconcile, kind, id);
+    const checked = checkedWatch(INTERNALS.get(this)?.reconcile, kind, id);
     await watchObject(checked.store, { provider: this.adapter.provider, kind, id, status });
   }
 
   /**
    * What the provider holds for a money-moving call whose outcome is unknown, given its idempotency key or the
-   * error it threw (a `NetworkError` / `ProviderApiError` with `outcome: 'unknown'`):
-   * - `found` with the record: from the ledger when the call completed (for Provider R's redirect checkout, which
-   *   resolves to `null`, the Checkout its key opened, `payment_url` being the redirect), otherwise from the
-   *   provider (the ledger then records it as the key's result, so a retry with the key returns it);
-   * - `not_found`: the provider proved it holds nothing and the step can no longer land, so sending again is safe
-   *   (the ledger frees the key);
-   * - `unknown`: nothing proves either way — an attempt still holds the key (it renews its lease while it works),
-   *   the provider may still be processing the step that moves money, the adapter cannot look the call up, or
-   *   there is no ledger entry and no `operation` to ask the provider about. `askAgainAt` says when asking again
-   *   can tell more, when known. Never send with a new key on `unknown`.
+   * error it threw (docs/architecture.md#idempotency):
+   * - `found` with the record, from the ledger when the call completed, otherwise from the provider (the ledger
+   *   then records it as the key's result);
+   * - `not_found`: the provider proved it holds nothing and the step can no longer land: sending again is safe;
+   * - `unknown`: nothing proves either way (`askAgainAt` says when asking again can tell more, when known). Never
+   *   send with a new key on `unknown`.
    *
-   * An absent ledger entry never means "not found": the key may have been released, expired or be kept by
-   * another store. Store failures throw `StoreError`; provider failures throw the adapter's error.
+   * An absent ledger entry never means "not found" (the key may have been released or expired). Store failures
+   * throw `StoreError`; provider failures throw the adapter's error.
    */
   async resolve(keyOrError: string | unknown, options: ResolveOptions = {}): Promise<ResolveResult> {
-    return resolveCall(this.adapter, this.#ledger, this.#logger, keyOrError, options);
+    const { ledger, logger } = INTERNALS.get(this)!;
+    return resolveCall(this.adapter, ledger, logger, keyOrError, options);
   }
 }
 
 /**
  * For an adapter not built by `defineAdapter` (or a spread copy of one): each operation through the same
- * {@link runOperation} on the caller's arguments as given (only the options checked), calling the adapter's method
- * with the operation context as its options.
+ * {@link runOperation}, only the options checked, the adapter's method called with the operation context.
  */
 function performerOf(adapter: AnyAdapter): PerformOperation {
   return (operation, args, ledger) => {
@@ -215,8 +191,7 @@ function performerOf(adapter: AnyAdapter): PerformOperation {
 }
 
 /**
- * Creates the unified service over one configured adapter: `createPay(providerR())`, or with a shared
- * idempotency ledger `createPay(providerR(), { idempotency: stores.idempotency })`. Throws
+ * Creates the unified service over one configured adapter: `createPay(providerR(), { idempotency })`. Throws
  * `ConfigurationError` for invalid options (a retention below 24 h, a lease out of bounds).
  */
 export function createPay<A extends AnyAdapter>(adapter: A, options: PayOptions = {}): Pay<A> {

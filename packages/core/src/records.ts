@@ -1,14 +1,12 @@
 /**
- * The unified records of docs/architecture.md#records and the request contracts of docs/architecture.md#request-fields, as valibot schemas with inferred
- * types. Records are snake case; each carries `provider` and `raw` (the provider reply it was built from,
- * with credential fields removed).
+ * The unified records (docs/architecture.md#records) and the request contracts
+ * (docs/architecture.md#request-fields), as valibot schemas with inferred types.
  */
 import * as v from 'valibot';
 
 /**
  * An adapter's name as its records, events and errors carry it (`providerN`), also the prefix of its raw event
- * names (`providerN.SUCCESSFUL_TRANSACTION`). Open: any package can be an adapter, and each declares its own
- * name as a literal in its types (`AdapterTypes['provider']`), which `pay.adapter.provider` carries.
+ * names. Open: each adapter declares its own as a literal in `AdapterTypes['provider']`.
  */
 export type ProviderName = string;
 
@@ -27,32 +25,27 @@ export type PaymentStatus =
 
 /** Fields every record carries. */
 interface RecordBase {
+  id: string;
   provider: ProviderName;
   /** The provider reply this record was built from, credential fields removed. */
   raw: unknown;
   metadata: Record<string, string>;
-  /**
-   * `true` for a live payment that moves real money, `false` for a sandbox or test one (Provider R's `test=true`
-   * push, a sandbox-configured adapter): test data can never be mistaken for a real payment.
-   */
+  /** `true` for a live payment that moves real money, `false` for a sandbox or test one. */
   livemode: boolean;
   /**
-   * The provider's request id of the call that produced this record, so a support ticket can quote it: the id
-   * the provider answered with (its request-id reply header), else the id `@pay` sent with the call. `null` when
-   * no call produced the record (a record built from a webhook payload without a status read).
+   * The request id of the call that produced this record, for a support ticket: the provider's, else the one `@pay`
+   * sent. `null` when no call produced the record (built from a webhook payload).
    */
   request_id: string | null;
 }
 
 /** A payment. `amount` is in the unit the provider defines (R: minor units; T and N: major units). */
 export interface Payment extends RecordBase {
-  id: string;
   /** The amount asked of the payer. */
   amount: number;
   /**
-   * What the payer has actually paid so far, in the same unit as `amount`; `null` when the provider does not say.
-   * Below `amount` for a partial payment, above it for an over-payment: `status` says `succeeded` only when the
-   * provider confirms the payment complete.
+   * What the payer has paid so far, in the unit of `amount` (`null` when the provider does not say); `status` says
+   * `succeeded` only when the provider confirms the payment complete.
    */
   amount_paid: number | null;
   currency: string;
@@ -66,7 +59,6 @@ export interface Payment extends RecordBase {
 
 /** A checkout session. Provider T: a committed transfer whose `payment_url` is a 5-minute receipt link. */
 export interface Checkout extends RecordBase {
-  id: string;
   payment_url: string | null;
   amount: number;
   currency: string;
@@ -82,7 +74,6 @@ export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
 /** A refund of (part of) a payment. */
 export interface Refund extends RecordBase {
-  id: string;
   payment_id: string;
   amount: number;
   currency: string;
@@ -92,7 +83,6 @@ export interface Refund extends RecordBase {
 
 /** An invoice, raised by webhooks (Provider R: `invoice.generated` on PAID). */
 export interface Invoice extends RecordBase {
-  id: string;
   payment_id: string;
   amount_paid: number;
   currency: string;
@@ -103,7 +93,6 @@ export interface Invoice extends RecordBase {
 
 /** A customer stored at the provider. */
 export interface Customer extends RecordBase {
-  id: string;
   email: string | null;
   name: string | null;
 }
@@ -113,25 +102,20 @@ export type SubscriptionStatus = 'pending' | 'active' | 'canceled' | 'failed' | 
 
 /** A subscription (Provider N: a mandate). */
 export interface Subscription extends RecordBase {
-  id: string;
   status: SubscriptionStatus;
   customer: CustomerRef;
   amount: number | null;
   currency: string | null;
 }
 
-/**
- * The request id a record carries (`request_id`) for a reply: the provider's own id from `header` (a reply
- * header name, any case) when the provider sent one, else the id `@pay` sent with the call (`reply.requestId`).
- */
+/** The `request_id` of a record for a reply: the provider's own from reply `header` when sent, else `@pay`'s. */
 export function requestIdOf(reply: { headers: Headers; requestId: string }, header?: string): string {
   const answered = header ? reply.headers.get(header)?.trim() : undefined;
   return answered ? answered : reply.requestId;
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Request contracts. What every provider shares lives here; fields whose presence depends on the provider are
-// optional here and required by the adapter that needs them (docs/architecture.md#request-fields). Unknown top-level fields are refused.
+// Request contracts: fields whose presence depends on the provider are optional here and required by the adapter
+// that needs them (docs/architecture.md#request-fields). Unknown top-level fields are refused.
 
 const nonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
 /** ISO 4217 code in any letter case, normalised to upper case. */
@@ -147,18 +131,20 @@ export const amountSchema = v.pipe(
   v.minValue(0, 'must not be negative'),
 );
 const urlSchema = v.pipe(v.string(), v.url('must be an absolute URL'));
-const metadataSchema = v.record(v.string(), v.string('metadata values must be strings'));
-const providerMetadataSchema = v.record(v.string(), v.unknown());
+const emailSchema = v.pipe(v.string(), v.email('must be an e-mail address'));
 /** A customer given by e-mail or by the provider's id. */
 export const customerInputSchema = v.union(
-  [
-    v.strictObject({ email: v.pipe(v.string(), v.email('must be an e-mail address')) }),
-    v.strictObject({ id: nonEmpty }),
-  ],
+  [v.strictObject({ email: emailSchema }), v.strictObject({ id: nonEmpty })],
   'must be { email } or { id }',
 );
 /** A resource identifier argument. */
 export const idSchema = v.pipe(v.string('must be a string identifier'), v.minLength(1, 'must not be empty'));
+
+/** `metadata` and `provider_metadata`, which every request that writes takes (last, in this order). */
+const metadataEntries = {
+  metadata: v.optional(v.record(v.string(), v.string('metadata values must be strings'))),
+  provider_metadata: v.optional(v.record(v.string(), v.unknown())),
+};
 
 /** `checkouts.create` input. */
 export const checkoutCreateSchema = v.strictObject({
@@ -172,8 +158,7 @@ export const checkoutCreateSchema = v.strictObject({
   currency: v.optional(currencySchema),
   success_url: v.optional(urlSchema),
   cancel_url: v.optional(urlSchema),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `payments.create` input. `amount` is required; its unit is the provider's. */
@@ -182,20 +167,16 @@ export const paymentCreateSchema = v.strictObject({
   item_id: v.optional(nonEmpty),
   amount: amountSchema,
   currency: v.optional(currencySchema),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `payments.update` / `checkouts.update` (and the other updates) input. */
-export const updateSchema = v.strictObject({
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
-});
+export const updateSchema = v.strictObject(metadataEntries);
 
 /** `payments.capture` input: the amount to capture, when less than authorised. */
 export const captureSchema = v.strictObject({
   amount: v.optional(amountSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  provider_metadata: metadataEntries.provider_metadata,
 });
 
 /** `refunds.create` input. */
@@ -204,16 +185,14 @@ export const refundCreateSchema = v.strictObject({
   amount: v.optional(amountSchema),
   currency: v.optional(currencySchema),
   reason: v.optional(v.string()),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `customers.create` input. */
 export const customerCreateSchema = v.strictObject({
-  email: v.optional(v.pipe(v.string(), v.email('must be an e-mail address'))),
+  email: v.optional(emailSchema),
   name: v.optional(nonEmpty),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** `subscriptions.create` input. */
@@ -222,46 +201,28 @@ export const subscriptionCreateSchema = v.strictObject({
   item_id: v.optional(nonEmpty),
   amount: v.optional(amountSchema),
   currency: v.optional(currencySchema),
-  metadata: v.optional(metadataSchema),
-  provider_metadata: v.optional(providerMetadataSchema),
+  ...metadataEntries,
 });
 
 /** Makes `provider_metadata` required when the provider's metadata type has a required member. */
 export type WithProviderMetadata<Base, M> = Omit<Base, 'provider_metadata'> &
   ({} extends M ? { provider_metadata?: M } : { provider_metadata: M });
 
-/** `checkouts.create` params, with the provider's `provider_metadata`. */
-export type CheckoutCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof checkoutCreateSchema>,
-  M
->;
-/** `payments.create` params, with the provider's `provider_metadata`. */
-export type PaymentCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof paymentCreateSchema>,
-  M
->;
+/** The params of a request contract, with the provider's `provider_metadata`. */
+type ParamsFor<S extends v.GenericSchema, M> = WithProviderMetadata<v.InferInput<S>, M>;
+type AnyMetadata = Record<string, unknown>;
+
+/** `checkouts.create` params. */
+export type CheckoutCreateParams<M = AnyMetadata> = ParamsFor<typeof checkoutCreateSchema, M>;
+/** `payments.create` params. */
+export type PaymentCreateParams<M = AnyMetadata> = ParamsFor<typeof paymentCreateSchema, M>;
 /** Update params (`{ metadata?, provider_metadata? }`). */
-export type UpdateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof updateSchema>,
-  M
->;
+export type UpdateParams<M = AnyMetadata> = ParamsFor<typeof updateSchema, M>;
 /** `payments.capture` params. */
-export type CaptureParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof captureSchema>,
-  M
->;
+export type CaptureParams<M = AnyMetadata> = ParamsFor<typeof captureSchema, M>;
 /** `refunds.create` params. */
-export type RefundCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof refundCreateSchema>,
-  M
->;
+export type RefundCreateParams<M = AnyMetadata> = ParamsFor<typeof refundCreateSchema, M>;
 /** `customers.create` / `customers.update` params. */
-export type CustomerCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof customerCreateSchema>,
-  M
->;
+export type CustomerCreateParams<M = AnyMetadata> = ParamsFor<typeof customerCreateSchema, M>;
 /** `subscriptions.create` params. */
-export type SubscriptionCreateParams<M = Record<string, unknown>> = WithProviderMetadata<
-  v.InferInput<typeof subscriptionCreateSchema>,
-  M
->;
+export type SubscriptionCreateParams<M = AnyMetadata> = ParamsFor<typeof subscriptionCreateSchema, M>;

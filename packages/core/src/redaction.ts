@@ -1,7 +1,6 @@
 /**
  * Redaction (docs/architecture.md#redaction): no secret, token or Authorization header ever enters an error, a
- * hook or a log. Adapters pass what a provider echoes through {@link redact}; every HTTP client keeps a
- * {@link CredentialSet}, and {@link redactError} removes all of them from an error before it leaves an operation.
+ * hook or a log.
  */
 import { toBase64, utf8 } from './crypto.js';
 
@@ -13,13 +12,9 @@ export const SHORT_SECRET_LENGTH = 4;
 
 /**
  * Replaces every occurrence of each secret in `text` with `[REDACTED]`, in the spellings a secret takes on the
- * wire too (URL- and form-encoded, JSON-escaped, base64). Used on anything that could echo a credential back (an
- * upstream error body, a URL, a request body) before it reaches an error, a hook or a log.
- *
- * A secret shorter than {@link SHORT_SECRET_LENGTH} characters is redacted wherever it stands as a whole word
- * (not next to a letter or digit): redacting `"ab"` inside every word would make every message unreadable,
- * while a credential echoed by a provider stands on its own (`secret=ab`, `"ab"`, `user:ab`). Longer secrets
- * are redacted wherever they occur. Longer secrets go first, so a secret that contains another is removed whole.
+ * wire too (URL- and form-encoded, JSON-escaped, base64). A secret shorter than {@link SHORT_SECRET_LENGTH} is
+ * redacted only as a whole word: inside every word it would make messages unreadable, while a credential a
+ * provider echoes stands on its own (`secret=ab`).
  */
 export function redact(text: string, secrets: readonly string[]): string {
   return redactSpellings(text, spellingsOfAll(secrets));
@@ -87,10 +82,9 @@ function fromBase64(text: string): string | undefined {
 const SENT_CREDENTIALS_KEPT = 256;
 
 /**
- * What one HTTP client must never let out (docs/architecture.md#redaction): its configured secrets and every
- * credential it has sent — each Authorization value, its part after the scheme, and for Basic the decoded
- * `user:secret` and each half — plus every access token it has received. Every live set is known to core, so an
- * error thrown out of any adapter operation is redacted with all of them (see {@link redactError}).
+ * What one HTTP client must never let out (docs/architecture.md#redaction): its configured secrets, every
+ * credential it has sent and every access token it has received. Every live set is known to core, so an error
+ * thrown out of any adapter operation is redacted with all of them (see {@link redactError}).
  */
 export class CredentialSet {
   readonly #configured: string[];
@@ -112,9 +106,8 @@ export class CredentialSet {
   }
 
   /**
-   * Remembers an Authorization header value: the value, its credential after the scheme (`Bearer <token>`),
-   * and for a Basic credential the decoded `user:secret` and both halves, since base64 decodes straight to
-   * the secret (docs/architecture.md#redaction).
+   * Remembers an Authorization header value, its credential after the scheme, and for Basic the decoded
+   * `user:secret` and both halves, since base64 decodes straight to the secret (docs/architecture.md#redaction).
    */
   addAuthorization(headerValue: string): void {
     const value = headerValue.trim();
@@ -146,9 +139,8 @@ const SETS_HELD_WITHOUT_WEAKREF = 64;
 
 /**
  * A weak reference to `set` where the runtime has `WeakRef`. Cloudflare Workers with a compatibility date before
- * 2025-05-05 have none (docs/architecture.md#redaction): there the set is held strongly and only the most recent
- * ones are kept, so an application that builds an adapter per request does not grow without bound; an older
- * client's errors are still redacted with its own set by its HTTP client.
+ * 2025-05-05 have none (docs/architecture.md#redaction): there only the most recent sets are held, so an app that
+ * builds an adapter per request does not grow without bound (an older client still redacts with its own set).
  */
 function referenceTo(set: CredentialSet): { deref(): CredentialSet | undefined } {
   if (typeof WeakRef === 'function') return new WeakRef(set);
@@ -171,12 +163,9 @@ export function knownCredentials(): string[] {
 }
 
 /**
- * Removes `secrets` (default: every credential known to core, {@link knownCredentials}) from everything an
- * error carries: message, stack, every own property (`providerMessage`, `providerCode`, `requestId`, …),
- * `context` and the whole `cause` chain, so `toJSON()` and any logger see redacted values only. Errors are
- * rewritten in place (they were made for this failure); plain objects and arrays inside them are replaced
- * by redacted copies, so a caller's own objects are never changed. Returns `error` (a thrown string is
- * returned redacted).
+ * Removes `secrets` (default: every credential known to core) from everything an error carries, its `cause` chain
+ * included. Errors are rewritten in place; plain objects and arrays inside them are replaced by redacted copies, so
+ * a caller's own objects are never changed. Returns `error` (a thrown string redacted).
  */
 export function redactError<E>(error: E, secrets: readonly string[] = knownCredentials()): E {
   if (secrets.length === 0) return error;
@@ -189,7 +178,21 @@ function redactValue(value: unknown, secrets: readonly string[], seen: Set<unkno
   if (value === null || typeof value !== 'object' || depth > 12 || seen.has(value)) return value;
   seen.add(value);
   if (value instanceof Error || KINDS in value) {
-    redactErrorFields(value as Error, secrets, seen, depth);
+    // The stack repeats the message as it was when the error was made: it is rewritten on its own.
+    for (const key of new Set([...Object.getOwnPropertyNames(value), 'message', 'stack', 'cause'])) {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      const fields = value as Record<string, unknown>;
+      if (descriptor?.get && descriptor.set) {
+        // Runtimes that keep `stack` as an accessor: read it, and write the redacted text back.
+        const text = fields[key];
+        if (typeof text === 'string') fields[key] = redactSpellings(text, secrets);
+        continue;
+      }
+      if (!descriptor || !('value' in descriptor)) continue;
+      const redacted = redactValue(descriptor.value, secrets, seen, depth + 1);
+      if (redacted !== descriptor.value && (descriptor.writable || descriptor.configurable))
+        Object.defineProperty(value, key, { ...descriptor, value: redacted });
+    }
     return value;
   }
   if (Array.isArray(value)) {
@@ -206,28 +209,4 @@ function redactValue(value: unknown, secrets: readonly string[], seen: Set<unkno
     changed ||= redactedKey !== key || copy[redactedKey] !== item;
   }
   return changed ? copy : value;
-}
-
-function redactErrorFields(
-  error: Error,
-  secrets: readonly string[],
-  seen: Set<unknown>,
-  depth: number,
-): void {
-  // The stack repeats the message as it was when the error was made: it is rewritten on its own.
-  for (const key of new Set([...Object.getOwnPropertyNames(error), 'message', 'stack', 'cause'])) {
-    const descriptor = Object.getOwnPropertyDescriptor(error, key);
-    if (descriptor?.get && descriptor.set) {
-      // Runtimes that keep `stack` as an accessor: read it, and write the redacted text back.
-      const text = (error as unknown as Record<string, unknown>)[key];
-      if (typeof text === 'string')
-        (error as unknown as Record<string, unknown>)[key] = redactSpellings(text, secrets);
-      continue;
-    }
-    if (!descriptor || !('value' in descriptor)) continue;
-    const redacted = redactValue(descriptor.value, secrets, seen, depth + 1);
-    if (redacted === descriptor.value) continue;
-    if (descriptor.writable || descriptor.configurable)
-      Object.defineProperty(error, key, { ...descriptor, value: redacted });
-  }
 }

@@ -1,37 +1,18 @@
 /**
- * The errors of the idempotency ledger (docs/architecture.md#idempotency): a key already used for another request,
- * a key another attempt holds, and the failure of a shared store (the ledger's or the token store's). Drivers
- * quote the connection string they were given, so what a store throws is stripped of credentials before it
- * reaches a message.
+ * The errors of the idempotency ledger and the shared stores (docs/architecture.md#idempotency). Drivers quote the
+ * connection string they were given, so what a store throws is stripped of credentials before it reaches a message.
  */
 import { PayError, type PayErrorOptions } from './errors.js';
 import { redact, redactError, SHORT_SECRET_LENGTH } from './redaction.js';
 
-/**
- * What a store was doing when it failed: an idempotency ledger step, or a reconciliation store call (`watch`,
- * `claim`, `settle`, `spend`, `backlog`) or the ledger's `stale` (docs/architecture.md#reconciliation).
- */
-export type StoreStep =
-  | 'begin'
-  | 'checkpoint'
-  | 'renew'
-  | 'complete'
-  | 'release'
-  | 'abandon'
-  | 'read'
-  | 'watch'
-  | 'claim'
-  | 'settle'
-  | 'spend'
-  | 'backlog'
-  | 'stale';
+/** What a store was doing when it failed: an idempotency ledger step or a reconciliation store call. */
+export type StoreStep = LedgerStep | 'watch' | 'claim' | 'settle' | 'spend' | 'backlog' | 'stale';
+type LedgerStep = 'begin' | 'checkpoint' | 'renew' | 'complete' | 'release' | 'abandon' | 'read';
 
 /**
- * A shared store (the idempotency ledger, `@pay/store-postgres`, `@pay/store-redis`, or your own) failed or
- * could not be reached, or an attempt lost its lease on a key. Core wraps whatever the store throws in this
- * error (docs/architecture.md#idempotency): before a money-moving call it means nothing was sent (fail closed,
- * safe to call again once the store is back); the message says which. No connection string, password or credential
- * is ever in it: they are redacted from the message and the whole `cause` chain.
+ * A shared store failed or could not be reached, or an attempt lost its lease on a key
+ * (docs/architecture.md#idempotency). Before a money-moving call it means nothing was sent (fail closed); the
+ * message says which. Connection strings and passwords are redacted from the message and the whole `cause` chain.
  */
 export class StoreError extends PayError {
   static override readonly kind = 'StoreError';
@@ -77,10 +58,7 @@ function redactConnectionStrings(text: string): string {
     );
 }
 
-/**
- * Credentials a store failure may spell out: the user-info of any connection URL and `password=` members in
- * the error, its message and its cause chain (drivers quote the URL they were given).
- */
+/** Credentials a store failure may spell out: connection-URL user-info and `password=` members, with its causes. */
 function storeSecretsIn(message: string, cause: unknown): string[] {
   const texts = [message];
   for (

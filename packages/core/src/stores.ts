@@ -1,12 +1,8 @@
 /**
  * Shared state for applications that run more than one instance (docs/architecture.md#stores): the idempotency
- * ledger that makes a retried money-moving call safe across processes and crashes, and the token cache that lets
- * instances share one provider login. The deduplication store of webhooks is in `webhooks/dedupe.ts`. Each
- * contract maps onto one atomic statement per call on PostgreSQL (`INSERT … ON CONFLICT`, row locks) and on Redis
- * (`SET NX PX`, a compare-and-set script); `@pay/store-postgres` and `@pay/store-redis` implement all three, and
- * the in-memory versions serve a single process.
+ * ledger and the token cache (the webhook deduplication store is in `webhooks/dedupe.ts`). Each contract maps onto
+ * one atomic statement per call on PostgreSQL and on Redis; the in-memory versions serve a single process.
  */
-
 import { markInMemory } from './diagnostics/production.js';
 import { StoreError, type StoreStep } from './store-errors.js';
 
@@ -16,9 +12,8 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** What {@link IdempotencyStore.begin} found for a key. */
 export type IdempotencyBegin =
   /**
-   * The caller holds the key until `leaseSeconds` pass: it must `checkpoint`, `complete` or `release` it with
-   * `lease`. `recoveryPoint` is `null` for a new key, or where an earlier attempt whose lease expired (a crash,
-   * an unknown outcome) got to: the caller resumes from there instead of starting again.
+   * The caller holds the key with `lease` until `leaseSeconds` pass. `recoveryPoint` is `null` for a new key, or
+   * where an earlier attempt whose lease expired got to: the caller resumes from there.
    */
   | { state: 'acquired'; lease: string; recoveryPoint: JsonValue | null }
   /** Another attempt holds an unexpired lease on the key. */
@@ -42,15 +37,11 @@ export interface IdempotencyEntry {
 
 /**
  * The idempotency ledger: per caller key, the request's fingerprint, the recovery point a multi-step call reached
- * and its final result, kept for `retentionSeconds` (at least 24 h). Every write after `begin` names the lease it
- * holds and is ignored (resolves `false`) when the lease was lost, so an attempt that outlived its lease cannot
- * overwrite the one that took over.
+ * and its final result. Every write after `begin` names the lease it holds and is ignored (resolves `false`) when
+ * the lease was lost, so an attempt that outlived its lease cannot overwrite the one that took over.
  */
 export interface IdempotencyStore {
-  /**
-   * Leases `key` for `leaseSeconds` when it is new (recording `fingerprint`) or when its earlier lease expired
-   * without completing; otherwise says whether it is `in_progress`, `completed` or used with another request.
-   */
+  /** Leases `key` when it is new (recording `fingerprint`) or its earlier lease expired; else says why not. */
   begin(
     key: string,
     fingerprint: string,
@@ -59,29 +50,20 @@ export interface IdempotencyStore {
   /** Records how far the call got (for example Provider T's transaction id after the quote). */
   checkpoint(key: string, lease: string, recoveryPoint: JsonValue): Promise<boolean>;
   /**
-   * Extends a held lease to `leaseSeconds` from now; `false` (and nothing changed) when the lease was lost. The
-   * ledger renews every third of the lease while the attempt works, so a call slower than the lease keeps its key
-   * while a crashed process frees it within one lease (docs/architecture.md#idempotency). Optional: without it
-   * the lease is never renewed and must outlast the slowest money-moving call.
+   * Extends a held lease to `leaseSeconds` from now; `false` when the lease was lost. Optional: without it the lease
+   * is never renewed and must outlast the slowest money-moving call (docs/architecture.md#idempotency).
    */
   renew?(key: string, lease: string, leaseSeconds: number): Promise<boolean>;
   /** Records the final result; later calls with the key get it back without calling the provider. */
   complete(key: string, lease: string, result: JsonValue): Promise<boolean>;
-  /**
-   * Forgets the key: the call failed in a way that proves no money moved (refused before anything was sent, or
-   * refused by the provider on the first attempt), so the same key may be used again.
-   */
+  /** Forgets the key: the call failed in a way that proves no money moved, so the key may be used again. */
   release(key: string, lease: string): Promise<boolean>;
-  /**
-   * Ends the lease at once but keeps the entry and its recovery point: the call's outcome is unknown (a lost
-   * reply), so the next call with the key resumes from the recovery point without waiting for the lease to run out.
-   */
+  /** Ends the lease but keeps the entry: the outcome is unknown, so the next call resumes from the recovery point. */
   abandon(key: string, lease: string): Promise<boolean>;
   /** The ledger entry of `key`, or `null` when there is none (never used, released or expired). */
   read(key: string): Promise<IdempotencyEntry | null>;
   /**
-   * Entries still `in_progress` whose lease ended (expired or abandoned) at `now`: calls nobody is working on
-   * (a crashed process, a lost reply no caller retried). Oldest first, at most `limit`. The reconciler resolves
+   * Entries still `in_progress` whose lease ended at `now`, oldest first, at most `limit`: the reconciler resolves
    * them (docs/architecture.md#reconciliation). Optional: without it abandoned keys wait for a caller's retry.
    */
   stale?(options: { now: number; limit: number }): Promise<IdempotencyEntry[]>;
@@ -94,9 +76,8 @@ export interface CachedToken {
 }
 
 /**
- * A token cache shared by instances, so they reuse one provider login until it expires. Keys name the provider
- * and the credential they belong to (never the credential itself: use a digest). Tokens are credentials: the
- * store's own access control protects them.
+ * A token cache shared by instances. Keys name the provider and the credential they belong to (never the
+ * credential itself: use a digest). Tokens are credentials: the store's own access control protects them.
  */
 export interface TokenStore {
   /** The cached token of `name`, or `null` when there is none or it expired. */
@@ -115,9 +96,8 @@ function entryOf(row: LedgerRow): IdempotencyEntry {
 }
 
 /**
- * An in-memory {@link IdempotencyStore} for one process (tests, single-instance apps): it forgets everything on
- * restart, so a crash between sending money and recording the result is not covered. Use `@pay/store-postgres`
- * or `@pay/store-redis` when that matters. `now` is the clock in epoch milliseconds.
+ * An in-memory {@link IdempotencyStore} for one process: it forgets everything on restart, so a crash between
+ * sending money and recording the result is not covered. `now` is the clock in epoch milliseconds.
  */
 export function createMemoryIdempotencyStore(now: () => number = Date.now): IdempotencyStore {
   const rows = new Map<string, LedgerRow>();
@@ -126,9 +106,12 @@ export function createMemoryIdempotencyStore(now: () => number = Date.now): Idem
     if (row && row.expiresAt <= now()) rows.delete(key);
     return rows.get(key);
   };
-  const held = (key: string, lease: string): LedgerRow | undefined => {
+  /** Changes the row while `lease` holds it; `false` when the lease was lost. */
+  const whenHeld = (key: string, lease: string, change: (row: LedgerRow) => void): boolean => {
     const row = live(key);
-    return row?.state === 'in_progress' && row.lease === lease && row.leaseUntil > now() ? row : undefined;
+    const held = row?.state === 'in_progress' && row.lease === lease && row.leaseUntil > now();
+    if (held) change(row);
+    return held;
   };
   return markInMemory({
     async begin(key, fingerprint, { leaseSeconds, retentionSeconds }) {
@@ -151,29 +134,21 @@ export function createMemoryIdempotencyStore(now: () => number = Date.now): Idem
       return { state: 'acquired', lease, recoveryPoint };
     },
     async checkpoint(key, lease, recoveryPoint) {
-      const row = held(key, lease);
-      if (row) row.recoveryPoint = recoveryPoint;
-      return row !== undefined;
+      return whenHeld(key, lease, (row) => Object.assign(row, { recoveryPoint }));
     },
     async renew(key, lease, leaseSeconds) {
-      const row = held(key, lease);
-      if (row) row.leaseUntil = now() + leaseSeconds * 1000;
-      return row !== undefined;
+      return whenHeld(key, lease, (row) => Object.assign(row, { leaseUntil: now() + leaseSeconds * 1000 }));
     },
     async complete(key, lease, result) {
-      const row = held(key, lease);
-      if (row) Object.assign(row, { state: 'completed', result, lease: null, leaseUntil: 0 });
-      return row !== undefined;
+      return whenHeld(key, lease, (row) =>
+        Object.assign(row, { state: 'completed', result, lease: null, leaseUntil: 0 }),
+      );
     },
     async release(key, lease) {
-      const row = held(key, lease);
-      if (row) rows.delete(key);
-      return row !== undefined;
+      return whenHeld(key, lease, () => rows.delete(key));
     },
     async abandon(key, lease) {
-      const row = held(key, lease);
-      if (row) row.leaseUntil = 0;
-      return row !== undefined;
+      return whenHeld(key, lease, (row) => Object.assign(row, { leaseUntil: 0 }));
     },
     async read(key) {
       const row = live(key);
@@ -222,10 +197,8 @@ export interface StoreFailureContext extends Record<string, unknown> {
 
 /**
  * The error a store package throws when its backend did not answer a call, or answered what the store never
- * writes: core's {@link StoreError} (`code: 'store_unavailable'`, `reason: 'unavailable'`), one class for every
- * store, so `StoreError.isInstance` and `instanceof StoreError` recognise a failure of any of them. `message`
- * says what happened and what not to do (fail closed); core removes connection-string credentials and
- * `password=` pairs from it. `step` is the store call's last segment (`tokens.get` → `get`).
+ * writes: core's {@link StoreError} (`reason: 'unavailable'`), one class for every store. Core removes
+ * connection-string credentials from `message`. `step` is the store call's last segment (`tokens.get` → `get`).
  */
 export function storeUnavailable(message: string, context: StoreFailureContext): StoreError {
   const step = context.operation.slice(context.operation.lastIndexOf('.') + 1);
@@ -233,12 +206,10 @@ export function storeUnavailable(message: string, context: StoreFailureContext):
 }
 
 /**
- * Runs one store call under a deadline kept by the application, not the server: it settles as `call` does, or
- * rejects with `Error: no answer within <timeoutMs> ms (is the server up and reachable?)` when no answer came in
- * time. Every store package bounds each call with it (docs/architecture.md#stores): a server-side limit such as
- * PostgreSQL's `statement_timeout` cannot fire on a hung server, and clients queue calls while they reconnect,
- * so without it a frozen store would hold a payment or a webhook forever instead of failing closed. An answer
- * that comes later is ignored (a late rejection too).
+ * Runs one store call under a deadline kept by the application: it settles as `call` does, or rejects with
+ * `Error: no answer within <timeoutMs> ms …`. A server-side limit cannot fire on a hung server and clients queue
+ * calls while they reconnect, so without it a frozen store would hold a payment forever instead of failing closed
+ * (docs/architecture.md#stores). A later answer is ignored.
  */
 export async function withinStoreDeadline<T>(timeoutMs: number, call: () => Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

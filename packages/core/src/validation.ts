@@ -25,16 +25,12 @@ export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[], pref
 }
 
 /**
- * Key names that JavaScript objects treat specially. A schema drops them silently (a `metadata` entry named
- * `constructor` would vanish between the caller and the provider), so request input that uses one is refused
- * by name instead (docs/architecture.md#adapter-operations).
+ * Key names that JavaScript objects treat specially: a schema drops them silently, so request input that uses one
+ * is refused by name instead (docs/architecture.md#adapter-operations).
  */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/**
- * Issues for every own key of `input` (at any depth of its plain objects and arrays) that is a reserved
- * name: `__proto__`, `constructor` or `prototype`. `prefix` names where `input` sits in the request.
- */
+/** Issues for every own key of `input`, at any depth, that is a reserved name; `prefix` names where it sits. */
 export function reservedKeyIssues(input: unknown, prefix = ''): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const keys: string[] = [];
@@ -55,10 +51,7 @@ export function reservedKeyIssues(input: unknown, prefix = ''): ValidationIssue[
   return issues;
 }
 
-/**
- * Issues for what a request cannot carry as JSON, at any depth of `input`: a `BigInt` and a cycle (JSON has
- * neither, so such a request can be neither sent nor fingerprinted). `prefix` names where `input` sits.
- */
+/** Issues for what a request cannot carry as JSON (a `BigInt`, a cycle) at any depth of `input`. */
 export function unserialisableIssues(input: unknown, prefix = ''): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const keys: string[] = [];
@@ -89,19 +82,14 @@ export function unserialisableIssues(input: unknown, prefix = ''): ValidationIss
   return issues;
 }
 
-/**
- * The dotted path of the keys walked below `prefix`, built only for an issue (a request's metadata can be large,
- * and most have none): each key follows a dot, except where nothing precedes it.
- */
+/** The dotted path of the keys walked below `prefix`, built only for an issue. */
 function pathOf(prefix: string, keys: readonly string[]): string {
   return keys.reduce((at, key) => (at ? `${at}.${key}` : key), prefix);
 }
 
 /**
- * Validates `input` against `schema` and returns the parsed output, or throws one {@link ValidationError}
- * listing every issue, including keys with a reserved name ({@link reservedKeyIssues}) and values JSON cannot
- * carry ({@link unserialisableIssues}), which a schema with free members would otherwise let through to a
- * `TypeError` when the request is sent. `prefix` names where `input` sits in the request (`provider_metadata`).
+ * Validates `input` against `schema` and returns the parsed output, or throws one {@link ValidationError} listing
+ * every issue, reserved key names and values JSON cannot carry included. `prefix` names where `input` sits.
  */
 export function parseInput<S extends v.GenericSchema>(
   schema: S,
@@ -123,18 +111,12 @@ export function assertNoIssues(issues: ValidationIssue[], operation: string): vo
   if (issues.length > 0) throw new ValidationError(issues, { operation });
 }
 
-/**
- * The fields a provider payload failed on, for InvalidResponseError and malformed-webhook messages: names only,
- * never values (a reply or webhook can carry personal data).
- */
+/** The fields a provider payload failed on: names only, never values (they can carry personal data). */
 export function mismatchedFields(issues: readonly v.BaseIssue<unknown>[]): string {
   return [...new Set(toValidationIssues(issues).map((issue) => issue.path || '(body)'))].join(', ');
 }
 
-/**
- * A JSON object (not `null`, not an array): the check every adapter makes of a parsed reply, push or recovery
- * point before reading its members.
- */
+/** A JSON object (not `null`, not an array), before reading its members. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
-import { type StoreError, withinStoreDeadline } from '@pay/core/adapter';
+import { ConfigurationError, type StoreError, withinStoreDeadline } from '@pay/core/adapter';
 import { failureReason, type RedisStoreOperation, storeFailure } from './errors.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type RedisStoreOptions } from './options.js';
 
 /**
  * The one command the stores need from a Redis client: `EVAL` with keys and arguments, in node-redis's shape
@@ -30,34 +31,47 @@ export function fromIoredis(client: IoredisLikeClient): RedisScriptClient {
   };
 }
 
-/** How one store call runs a script: which call it is, and the values its error must never show. */
-export interface ScriptCall {
-  operation: RedisStoreOperation;
-  script: string;
-  keys: string[];
-  arguments: string[];
-  /** Lease tokens and cached credentials among `arguments`, redacted from any error. */
-  secrets: string[];
-}
-
 /**
- * Runs one store script and turns every failure into core's `StoreError` (`store_unavailable`). The call is bounded by
- * `timeoutMs` on the client (core's `withinStoreDeadline`): clients queue commands while they reconnect
+ * The script runner of one store. Its options are checked once, when the store is created (no I/O), so a wrong
+ * client fails at start-up and not at the first payment. Each call runs one script (atomic on the server: Redis
+ * runs a script alone; one round trip) and turns every failure into core's `StoreError` (`store_unavailable`),
+ * with `secrets` (lease tokens, cached credentials among the arguments) redacted. The call is bounded by
+ * `commandTimeoutMs` on the client (core's `withinStoreDeadline`): clients queue commands while they reconnect
  * (node-redis's offline queue, ioredis's retries) and a hung server answers nothing, so a stopped server would
  * otherwise leave the caller waiting with money or a webhook on hold.
+ *
+ * Scripts return only strings, integers and arrays of strings: Lua booleans and nils convert differently under
+ * RESP2 and RESP3.
  */
-export async function runScript(
-  client: RedisScriptClient,
-  timeoutMs: number,
-  call: ScriptCall,
-): Promise<unknown> {
-  try {
-    return await withinStoreDeadline(timeoutMs, () =>
-      client.eval(call.script, { keys: call.keys, arguments: call.arguments }),
+export function scriptRunner(options: RedisStoreOptions) {
+  const { client, keyPrefix = DEFAULT_KEY_PREFIX, commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS } = options;
+  const invalid: string[] = [];
+  if (typeof (client as { eval?: unknown } | undefined)?.eval !== 'function') invalid.push('client');
+  if (typeof keyPrefix !== 'string') invalid.push('keyPrefix');
+  if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) invalid.push('commandTimeoutMs');
+  if (invalid.length > 0) {
+    throw new ConfigurationError(
+      `Invalid Redis store options: ${invalid.join(', ')}. Pass a connected node-redis client (or fromIoredis(client)) ` +
+        'as `client`, a string `keyPrefix` and a positive `commandTimeoutMs`.',
+      { missing: invalid },
     );
-  } catch (error) {
-    throw storeFailure(call.operation, failureReason(error, call.secrets));
   }
+  const run = async (
+    operation: RedisStoreOperation,
+    script: string,
+    keys: string[],
+    values: string[] = [],
+    secrets: string[] = [],
+  ): Promise<unknown> => {
+    try {
+      return await withinStoreDeadline(commandTimeoutMs, () =>
+        client.eval(script, { keys, arguments: values }),
+      );
+    } catch (error) {
+      throw storeFailure(operation, failureReason(error, secrets));
+    }
+  };
+  return { run, keyPrefix };
 }
 
 /** A reply the script cannot have given: the server is not running these scripts (or a proxy changed them). */

@@ -17,16 +17,6 @@ export interface TableOptions {
 /** Options of every store factory: the client, the deadline of each call, and where the tables live. */
 export interface PostgresStoreOptions extends TableOptions, ClientOptions {}
 
-/** The qualified names of the store tables, for SQL text. Built only from checked identifiers. */
-export interface StoreTables {
-  schemaVersion: string;
-  deliveries: string;
-  idempotencyKeys: string;
-  tokens: string;
-  reconciliation: string;
-  reconciliationReads: string;
-}
-
 /** The schema version this package writes; `migrate` records it in `<prefix>schema_version`. */
 export const SCHEMA_VERSION = 2;
 
@@ -38,7 +28,7 @@ const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
  * Checks the table options and returns the qualified table names. Names are spliced into SQL text (PostgreSQL
  * takes no parameters for identifiers), so only plain lower-case identifiers are accepted; the schema is quoted.
  */
-export function storeTables(options: TableOptions = {}): StoreTables & { prefix: string; schema?: string } {
+export function storeTables(options: TableOptions = {}) {
   const prefix = options.tablePrefix ?? DEFAULT_PREFIX;
   if (!PREFIX_PATTERN.test(prefix)) {
     throw new RangeError(

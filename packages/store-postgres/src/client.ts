@@ -78,11 +78,8 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
  * into core's `StoreError`.
  */
 export function statementRunner({ client, queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS }: ClientOptions) {
-  if (!Number.isFinite(queryTimeoutMs) || queryTimeoutMs <= 0) {
-    throw new RangeError(
-      `queryTimeoutMs must be a positive number of milliseconds, got ${String(queryTimeoutMs)}.`,
-    );
-  }
+  const valid = Number.isFinite(queryTimeoutMs) && queryTimeoutMs > 0;
+  checked('queryTimeoutMs', queryTimeoutMs, valid, 'a positive number of milliseconds');
   return async (operation: string, text: string, values?: unknown[]) => {
     try {
       return await withinStoreDeadline(queryTimeoutMs, () =>
@@ -94,25 +91,20 @@ export function statementRunner({ client, queryTimeoutMs = DEFAULT_QUERY_TIMEOUT
   };
 }
 
-/** A lifetime in seconds, checked before it reaches SQL: a store call with a zero or negative lease is a bug. */
-export function seconds(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`${name} must be a positive number of seconds, got ${String(value)}.`);
-  }
+/** `value` when `valid`, else a RangeError naming it: every number is checked before it reaches SQL. */
+export function checked(name: string, value: number, valid: boolean, expected: string): number {
+  if (!valid) throw new RangeError(`${name} must be ${expected}, got ${String(value)}.`);
   return value;
 }
 
-/** A count (reads, a limit), checked before it reaches SQL. */
-export function count(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a whole number of at least 0, got ${String(value)}.`);
-  }
-  return value;
-}
+/** A lifetime in seconds: a store call with a zero or negative lease is a bug. */
+export const seconds = (name: string, value: number) =>
+  checked(name, value, Number.isFinite(value) && value > 0, 'a positive number of seconds');
 
-/** Epoch milliseconds, checked before they reach SQL. */
-export function epoch(name: string, value: number): number {
-  if (!Number.isFinite(value))
-    throw new RangeError(`${name} must be epoch milliseconds, got ${String(value)}.`);
-  return value;
-}
+/** A count (reads, a limit). */
+export const count = (name: string, value: number) =>
+  checked(name, value, Number.isSafeInteger(value) && value >= 0, 'a whole number of at least 0');
+
+/** Epoch milliseconds. */
+export const epoch = (name: string, value: number) =>
+  checked(name, value, Number.isFinite(value), 'epoch milliseconds');

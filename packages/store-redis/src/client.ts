@@ -79,3 +79,26 @@ export function unexpectedReply(operation: RedisStoreOperation, reply: unknown):
   const shape = Array.isArray(reply) ? `an array of ${reply.length}` : typeof reply;
   return storeFailure(operation, `unexpected reply from the server (${shape})`);
 }
+
+/** A lease-guarded write's reply: `true` when the write applied (1), `false` when the lease was lost (0). */
+export function applied(operation: RedisStoreOperation, reply: unknown): boolean {
+  if (reply !== 0 && reply !== 1) throw unexpectedReply(operation, reply);
+  return reply === 1;
+}
+
+/** A script's flat reply of rows of `width` values, each read by `read`; anything else is an unexpected reply. */
+export function replyRows<T>(
+  operation: RedisStoreOperation,
+  reply: unknown,
+  width: number,
+  read: (row: unknown[]) => T | undefined,
+): T[] {
+  if (!Array.isArray(reply) || reply.length % width !== 0) throw unexpectedReply(operation, reply);
+  const rows: T[] = [];
+  for (let index = 0; index < reply.length; index += width) {
+    const row = read(reply.slice(index, index + width));
+    if (row === undefined) throw unexpectedReply(operation, reply);
+    rows.push(row);
+  }
+  return rows;
+}

@@ -1,6 +1,6 @@
 import type { IdempotencyEntry, IdempotencyStore, JsonValue } from '@pay/core';
 import { parseJson } from '@pay/core/adapter';
-import { scriptRunner, unexpectedReply } from './client.js';
+import { applied, replyRows, scriptRunner, unexpectedReply } from './client.js';
 import type { RedisStoreOperation } from './errors.js';
 import { checkNumbers, milliseconds, type RedisStoreOptions } from './options.js';
 
@@ -153,9 +153,7 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
     lease: string,
     values: string[] = [],
   ): Promise<boolean> {
-    const reply = await run(operation, script, keys(key), [lease, ...values], [lease]);
-    if (reply !== 0 && reply !== 1) throw unexpectedReply(operation, reply);
-    return reply === 1;
+    return applied(operation, await run(operation, script, keys(key), [lease, ...values], [lease]));
   }
   return {
     async begin(key, fingerprint, { leaseSeconds, retentionSeconds }) {
@@ -198,16 +196,9 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
         [inProgress],
         [String(Math.round(now)), String(limit)],
       );
-      if (!Array.isArray(reply) || reply.length % 6 !== 0) throw unexpectedReply('idempotency.stale', reply);
-      const entries: IdempotencyEntry[] = [];
-      for (let index = 0; index < reply.length; index += 6) {
-        const [redisKey, ...row] = reply.slice(index, index + 6) as unknown[];
-        const key = typeof redisKey === 'string' ? redisKey.slice(entryPrefix.length) : undefined;
-        const entry = key === undefined ? undefined : ledgerEntry(key, row);
-        if (entry === undefined) throw unexpectedReply('idempotency.stale', reply);
-        entries.push(entry);
-      }
-      return entries;
+      return replyRows('idempotency.stale', reply, 6, ([redisKey, ...row]) =>
+        typeof redisKey === 'string' ? ledgerEntry(redisKey.slice(entryPrefix.length), row) : undefined,
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
 import { type ClaimedObject, type ReconciliationStore, ValidationError, type WatchedObject } from '@pay/core';
 import { parseJson } from '@pay/core/adapter';
-import { scriptRunner, unexpectedReply } from './client.js';
+import { applied, replyRows, scriptRunner, unexpectedReply } from './client.js';
 import { checkNumbers, milliseconds, type RedisStoreOptions } from './options.js';
 
 /**
@@ -158,28 +158,17 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
     };
   };
   return {
-    async watch(object) {
-      const member = `${object.kind}:${object.id}`;
-      checkNumbers(
-        'reconciliation.watch',
-        { reads: object.reads },
-        { dueAt: object.dueAt, expiresAt: object.expiresAt },
-      );
-      const { sets, objects } = keysOf(object.provider);
-      const keep = Math.max(1, Math.ceil(object.expiresAt - Date.now()) + KEEP_AFTER_EXPIRY_MS);
+    async watch({ provider, kind, id, status, reads, dueAt, expiresAt }) {
+      const member = `${kind}:${id}`;
+      checkNumbers('reconciliation.watch', { reads }, { dueAt, expiresAt });
+      const { sets, objects } = keysOf(provider);
+      const keep = Math.max(1, Math.ceil(expiresAt - Date.now()) + KEEP_AFTER_EXPIRY_MS);
+      const numbers = [reads, Math.round(dueAt), Math.round(expiresAt), keep, Date.now()].map(String);
       await run(
         'reconciliation.watch',
         WATCH,
         [...sets, objects + member],
-        [
-          member,
-          JSON.stringify(object.status),
-          String(object.reads),
-          String(Math.round(object.dueAt)),
-          String(Math.round(object.expiresAt)),
-          String(keep),
-          String(Date.now()),
-        ],
+        [member, JSON.stringify(status), ...numbers],
       );
     },
     async claim(provider, { now, limit, leaseSeconds }) {
@@ -187,21 +176,13 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
       checkNumbers('reconciliation.claim', { limit }, { now });
       if (limit === 0) return [];
       const { sets, objects } = keysOf(provider);
+      const numbers = [Math.round(now), limit, leaseMs].map(String);
       const reply = await run('reconciliation.claim', CLAIM, sets, [
         objects,
-        String(Math.round(now)),
-        String(limit),
-        String(leaseMs),
+        ...numbers,
         crypto.randomUUID(),
       ]);
-      if (!Array.isArray(reply) || reply.length % 6 !== 0)
-        throw unexpectedReply('reconciliation.claim', reply);
-      const claimed: ClaimedObject[] = [];
-      for (let index = 0; index < reply.length; index += 6) {
-        const found = claimedObject(provider, reply.slice(index, index + 6));
-        if (found === undefined) throw unexpectedReply('reconciliation.claim', reply);
-        claimed.push(found);
-      }
+      const claimed = replyRows('reconciliation.claim', reply, 6, (row) => claimedObject(provider, row));
       // The script takes objects whose lease ended in the order of their `dueAt` too; sorted again for clarity.
       return claimed.sort((a, b) => a.object.dueAt - b.object.dueAt);
     },
@@ -216,8 +197,7 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
           : ['next', JSON.stringify(next.status), String(next.reads), String(Math.round(next.dueAt))];
       const keys = [...sets, objects + member];
       const reply = await run('reconciliation.settle', SETTLE, keys, [member, lease, ...read], [lease]);
-      if (reply !== 0 && reply !== 1) throw unexpectedReply('reconciliation.settle', reply);
-      return reply === 1;
+      return applied('reconciliation.settle', reply);
     },
     async spend(provider, { now, reads, perMinute }) {
       checkNumbers('reconciliation.spend', { reads }, { now });
@@ -228,17 +208,10 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
       }
       if (reads === 0) return 0;
       const budget = Math.max(0, Math.min(Math.floor(perMinute), Number.MAX_SAFE_INTEGER));
-      const minute = Math.floor(now / 60_000);
-      const reply = await run(
-        'reconciliation.spend',
-        SPEND,
-        [`${keysOf(provider).reads}${minute}`],
-        [String(reads), String(budget)],
-      );
-      if (typeof reply !== 'number' || !Number.isSafeInteger(reply)) {
-        throw unexpectedReply('reconciliation.spend', reply);
-      }
-      return reply;
+      const counter = `${keysOf(provider).reads}${Math.floor(now / 60_000)}`;
+      const reply = await run('reconciliation.spend', SPEND, [counter], [String(reads), String(budget)]);
+      if (!Number.isSafeInteger(reply)) throw unexpectedReply('reconciliation.spend', reply);
+      return reply as number;
     },
     async backlog(provider, now) {
       checkNumbers('reconciliation.backlog', {}, { now });

@@ -2,8 +2,7 @@
  * The adapter packages `pay` serves, found by package, never from a list: a package is an adapter `pay` can run
  * when its `./testing` entry exports `simulator`, a `SimulatorDescriptor` of `@pay/core/testing`
  * (docs/architecture.md#simulator-descriptor). `pay dev <package>` resolves the package from the app's directory
- * as Node does; `pay --help` lists the app's dependencies that are adapters. Node's built-ins are asked of the
- * runtime, as `parseCommandLine` does (docs/architecture.md#packages).
+ * as Node does; `pay --help` lists the app's dependencies that are adapters.
  */
 import type { EnvVariable } from '@pay/core/adapter';
 import type { PaymentSimulator, SimulatorDescriptor } from '@pay/core/testing';

@@ -61,20 +61,14 @@ function readSigningKey(file: string, type: string): string {
     );
   const privateKey = fs.readFileSync(file, 'utf8');
   const { createPrivateKey } = process.getBuiltinModule('node:crypto');
-  let key: ReturnType<typeof createPrivateKey> | undefined;
+  let unreadable: ErrorOptions = {};
   try {
-    key = createPrivateKey(privateKey);
+    if (createPrivateKey(privateKey).asymmetricKeyType === type) return privateKey;
   } catch (error) {
-    throw unusableKeyFile(file, type, { cause: error });
+    unreadable = { cause: error };
   }
-  if (key.asymmetricKeyType !== type) throw unusableKeyFile(file, type, {});
-  return privateKey;
-}
-
-/** The error for a key file that holds no private key of `type`. */
-function unusableKeyFile(file: string, type: string, options: ErrorOptions): Error {
-  return new Error(
+  throw new Error(
     `${file} is not a PEM ${type.toUpperCase()} private key: delete it and pay dev makes a new key (then give your app the new public key it prints).`,
-    options,
+    unreadable,
   );
 }

@@ -77,7 +77,11 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
 
   const log = activityLog(simulator, io);
   const timer = setInterval(log, LOG_INTERVAL_MS);
-  await stopped(io.stop);
+  // Runs until `io.stop` aborts (forever without one).
+  await new Promise<void>((resolve) => {
+    if (io.stop?.aborted) resolve();
+    else io.stop?.addEventListener('abort', () => resolve(), { once: true });
+  });
   clearInterval(timer);
   log();
   io.out('Stopping: waiting for webhook deliveries in flight…');
@@ -215,13 +219,4 @@ function attemptLine(delivery: WebhookDelivery, attempt: WebhookAttempt): string
     return `${at} webhook  -> ${delivery.url}: not delivered (${attempt.error ?? 'no answer'})`;
   const ok = attempt.status >= 200 && attempt.status < 300;
   return `${at} webhook  -> ${delivery.url}: HTTP ${attempt.status}${ok || !attempt.answer ? '' : ` ${attempt.answer}`}`;
-}
-
-/** Resolves when `signal` aborts (never without one). */
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (!signal) return;
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }

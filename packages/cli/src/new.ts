@@ -138,15 +138,10 @@ function versions(): Record<string, string> {
   };
 }
 
-/** `text` with every template name and version placeholder replaced. */
-function filled(text: string, names: AdapterNames, pinned: Record<string, string>): string {
-  let result = text;
-  for (const [placeholder, member] of TEMPLATE_NAMES) result = result.replaceAll(placeholder, names[member]);
-  for (const [placeholder, value] of Object.entries(pinned)) result = result.replaceAll(placeholder, value);
-  return result;
-}
-
-/** Writes every template file into `target` (created), filled for `names`; resolves to the number written. */
+/**
+ * Writes every template file into `target` (created), with every template name and version placeholder replaced;
+ * resolves to the number written.
+ */
 function writeSkeleton(target: string, names: AdapterNames): number {
   const { mkdirSync, readdirSync, readFileSync, writeFileSync } = process.getBuiltinModule('node:fs');
   const { dirname, join, relative } = process.getBuiltinModule('node:path');
@@ -161,7 +156,10 @@ function writeSkeleton(target: string, names: AdapterNames): number {
     const base = file.split(/[\\/]/).at(-1) ?? file;
     const destination = join(target, dirname(file), RENAMED[base] ?? base);
     mkdirSync(dirname(destination), { recursive: true });
-    writeFileSync(destination, filled(readFileSync(join(source, file), 'utf8'), names, pinned));
+    let text = readFileSync(join(source, file), 'utf8');
+    for (const [placeholder, member] of TEMPLATE_NAMES) text = text.replaceAll(placeholder, names[member]);
+    for (const [placeholder, value] of Object.entries(pinned)) text = text.replaceAll(placeholder, value);
+    writeFileSync(destination, text);
   }
   return files.length;
 }

@@ -52,13 +52,7 @@ export interface PayInstrumentation {
 
 const TRACER_NAME = '@pay/otel';
 
-interface Handlers {
-  start(message: unknown): void;
-  end(message: unknown): void;
-  asyncStart(message: unknown): void;
-  asyncEnd(message: unknown): void;
-  error(message: unknown): void;
-}
+type Handlers = Record<'start' | 'end' | 'asyncStart' | 'asyncEnd' | 'error', (message: unknown) => void>;
 
 interface Subscribable<S> {
   subscribe(subscriber: S): void;
@@ -99,10 +93,9 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
   const open = new Map<string, Span>();
 
   /**
-   * Runs one tracer step (`what`, for the log line); what it throws is logged, never rethrown. A subscriber that
-   * throws does not fail the publisher: Node's `diagnostics_channel` rethrows the error on the next tick, as an
-   * uncaught exception that ends a process without a handler, after the payment already went through. So every
-   * tracer call runs here, and its failure is a `warn` line on the application's logger.
+   * Runs one tracer step (`what`, for the log line). What it throws is a `warn` line on the application's logger,
+   * never rethrown: Node's `diagnostics_channel` would rethrow it on the next tick, as an uncaught exception that
+   * ends a process without a handler, after the payment already went through.
    */
   const guard = (what: string, step: () => void) => {
     try {

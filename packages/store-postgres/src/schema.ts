@@ -30,20 +30,18 @@ const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
  */
 export function storeTables(options: TableOptions = {}) {
   const prefix = options.tablePrefix ?? DEFAULT_PREFIX;
-  if (!PREFIX_PATTERN.test(prefix)) {
+  const { schema } = options;
+  const refuse = (option: string, value: string, most: number) => {
     throw new RangeError(
-      `tablePrefix must be lower-case letters, digits and underscores (not starting with a digit), at most 36 characters; got ${JSON.stringify(prefix)}.`,
+      `${option} must be lower-case letters, digits and underscores (not starting with a digit), at most ${most} characters; got ${JSON.stringify(value)}.`,
     );
-  }
-  if (options.schema !== undefined && !SCHEMA_PATTERN.test(options.schema)) {
-    throw new RangeError(
-      `schema must be lower-case letters, digits and underscores (not starting with a digit), at most 63 characters; got ${JSON.stringify(options.schema)}.`,
-    );
-  }
-  const qualify = (name: string) => (options.schema === undefined ? name : `"${options.schema}".${name}`);
+  };
+  if (!PREFIX_PATTERN.test(prefix)) refuse('tablePrefix', prefix, 36);
+  if (schema !== undefined && !SCHEMA_PATTERN.test(schema)) refuse('schema', schema, 63);
+  const qualify = (name: string) => (schema === undefined ? name : `"${schema}".${name}`);
   return {
     prefix,
-    ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(schema === undefined ? {} : { schema }),
     schemaVersion: qualify(`${prefix}schema_version`),
     deliveries: qualify(`${prefix}webhook_deliveries`),
     idempotencyKeys: qualify(`${prefix}idempotency_keys`),

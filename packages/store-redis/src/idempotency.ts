@@ -4,9 +4,7 @@ import { applied, replyRows, scriptRunner, unexpectedReply } from './client.js';
 import type { RedisStoreOperation } from './errors.js';
 import { checkNumbers, milliseconds, type RedisStoreOptions } from './options.js';
 
-/**
- * Epoch milliseconds on the server's clock: instances whose clocks disagree still agree on when a lease ran out.
- */
+/** Epoch ms on the server's clock, so instances whose clocks disagree still agree on when a lease ran out. */
 const NOW = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -146,15 +144,13 @@ export function createRedisIdempotencyStore(options: RedisStoreOptions): Idempot
   const inProgress = `${keyPrefix}idempotency-in-progress`;
   const keys = (key: string) => [entryPrefix + key, inProgress];
   /** Runs one of the lease-guarded writes; `true` when the lease was still held and the write applied. */
-  async function leasedWrite(
+  const leasedWrite = async (
     operation: RedisStoreOperation,
     script: string,
     key: string,
     lease: string,
     values: string[] = [],
-  ): Promise<boolean> {
-    return applied(operation, await run(operation, script, keys(key), [lease, ...values], [lease]));
-  }
+  ) => applied(operation, await run(operation, script, keys(key), [lease, ...values], [lease]));
   return {
     async begin(key, fingerprint, { leaseSeconds, retentionSeconds }) {
       const leaseMs = milliseconds(leaseSeconds, 'leaseSeconds', 'idempotency.begin');

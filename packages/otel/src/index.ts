@@ -89,6 +89,7 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
   const dc = diagnosticsChannel();
   if (!dc) return { disable() {} };
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
+  const { logger } = options;
   /** Open spans by trace id, so a call finds its operation's span and an attempt its call's. */
   const open = new Map<string, Span>();
 
@@ -102,7 +103,7 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
       step();
     } catch (error) {
       try {
-        options.logger?.warn?.(`@pay/otel: could not ${what}; the operation is not affected.`, { error });
+        logger?.warn?.(`@pay/otel: could not ${what}; the operation is not affected.`, { error });
       } catch {
         // A logger that throws must not reach the application either.
       }

@@ -74,6 +74,15 @@ export function scriptRunner(options: RedisStoreOptions) {
   return { run, keyPrefix };
 }
 
+/** The script of a read: the values of `fields` of the hash `KEYS[1]`, or {} when it has no `fields[0]`. */
+export const hashRead = (...fields: string[]) => `
+local row = redis.call('HMGET', KEYS[1], ${fields.map((field) => `'${field}'`).join(', ')})
+if not row[1] then
+  return {}
+end
+return row
+`;
+
 /** A reply the script cannot have given: the server is not running these scripts (or a proxy changed them). */
 export function unexpectedReply(operation: RedisStoreOperation, reply: unknown): StoreError {
   const shape = Array.isArray(reply) ? `an array of ${reply.length}` : typeof reply;

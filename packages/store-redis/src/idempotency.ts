@@ -1,6 +1,6 @@
 import type { IdempotencyEntry, IdempotencyStore, JsonValue } from '@pay/core';
 import { parseJson } from '@pay/core/adapter';
-import { applied, replyRows, scriptRunner, unexpectedReply } from './client.js';
+import { applied, hashRead, replyRows, scriptRunner, unexpectedReply } from './client.js';
 import type { RedisStoreOperation } from './errors.js';
 import { checkNumbers, milliseconds, type RedisStoreOptions } from './options.js';
 
@@ -85,13 +85,7 @@ return 1
 `;
 
 /** `read`. Reply: {} or {fingerprint, state, recoveryPoint JSON, result JSON, expiresAt}. */
-const READ = `
-local row = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'recoveryPoint', 'result', 'expiresAt')
-if not row[1] then
-  return {}
-end
-return row
-`;
+const READ = hashRead('fingerprint', 'state', 'recoveryPoint', 'result', 'expiresAt');
 
 /**
  * `stale`: the entries of the in-progress index (`KEYS[1]`) whose lease ended by ARGV[1] (epoch ms), still in

@@ -1,5 +1,5 @@
 import type { TokenStore } from '@pay/core';
-import { scriptRunner, unexpectedReply } from './client.js';
+import { hashRead, scriptRunner, unexpectedReply } from './client.js';
 import type { RedisStoreOptions } from './options.js';
 
 /** `set`: replaces the cached token; one already expired is not cached. ARGV: token, expiresAt, ms until then. */
@@ -14,13 +14,7 @@ return 1
 `;
 
 /** `get`. Reply: {} or {token, expiresAt}. */
-const GET = `
-local row = redis.call('HMGET', KEYS[1], 'token', 'expiresAt')
-if not row[1] then
-  return {}
-end
-return row
-`;
+const GET = hashRead('token', 'expiresAt');
 
 /** `delete`: drops the cached token only when it is still ARGV[1] (the one a 401 rejected). */
 const DELETE = `

@@ -30,10 +30,7 @@ export function defaultStateDirectory(env: Record<string, string | undefined>): 
  * Error naming the file when it cannot be used: readable by other users (POSIX), or not a PEM private key of the
  * key's type.
  */
-export function keptSigningKey(
-  directory: string,
-  key: KeptSigningKey,
-): { privateKey: string; file: string; made: boolean } {
+export function keptSigningKey(directory: string, key: KeptSigningKey) {
   const fs = process.getBuiltinModule('node:fs');
   const { resolve } = process.getBuiltinModule('node:path');
   const file = resolve(directory, key.file);

@@ -2,8 +2,7 @@
  * The adapter packages `pay` serves, found by package, never from a list: a package is an adapter `pay` can run
  * when its `./testing` entry exports `simulator`, a `SimulatorDescriptor` of `@pay/core/testing`
  * (docs/architecture.md#simulator-descriptor). `pay dev <package>` resolves the package from the app's directory
- * as Node does; `pay --help` lists the app's dependencies that are adapters. Node's built-ins are asked of the
- * runtime, as `parseCommandLine` does (docs/architecture.md#packages).
+ * as Node does; `pay --help` lists the app's dependencies that are adapters.
  */
 import type { EnvVariable } from '@pay/core/adapter';
 import type { PaymentSimulator, SimulatorDescriptor } from '@pay/core/testing';
@@ -21,11 +20,6 @@ export interface InstalledAdapter {
 
 /** The scope whose packages `pay` also finds by their short name (`provider-r` for `@pay/provider-r`). */
 const SHORT_NAME_SCOPE = '@pay/';
-
-/** The packages a name on the command line may stand for, in the order tried. */
-function candidates(name: string): string[] {
-  return name.startsWith('@') || name.includes('/') ? [name] : [`${SHORT_NAME_SCOPE}${name}`, name];
-}
 
 /** How an app refers to an installed adapter: its short name for `@pay/` ones, else the package name. */
 export function commandName(adapter: InstalledAdapter): string {
@@ -54,12 +48,13 @@ function testingEntry(packageName: string, directory: string): string | undefine
 /** The fields a `simulator` export lacks to be a `SimulatorDescriptor` (none: it is one). */
 function missingFields(value: unknown): string[] {
   const descriptor = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const trigger = descriptor.throwawayTrigger as { accepted?: unknown; because?: unknown } | null | undefined;
   const checks: [string, boolean][] = [
     ['provider', typeof descriptor.provider === 'string'],
     ['label', typeof descriptor.label === 'string'],
     ['env', Array.isArray(descriptor.env)],
     ['events', Array.isArray(descriptor.events)],
-    ['throwawayTrigger', isThrowawayTrigger(descriptor.throwawayTrigger)],
+    ['throwawayTrigger', typeof trigger?.accepted === 'boolean' && typeof trigger.because === 'string'],
     [
       'keptSigningKey',
       descriptor.keptSigningKey === undefined || isKeptSigningKey(descriptor.keptSigningKey),
@@ -69,11 +64,6 @@ function missingFields(value: unknown): string[] {
     ['start', typeof descriptor.start === 'function'],
   ];
   return checks.filter(([, ok]) => !ok).map(([field]) => field);
-}
-
-function isThrowawayTrigger(value: unknown): boolean {
-  const trigger = value as { accepted?: unknown; because?: unknown } | null | undefined;
-  return typeof trigger?.accepted === 'boolean' && typeof trigger.because === 'string';
 }
 
 /**
@@ -88,17 +78,6 @@ function isKeptSigningKey(value: unknown): boolean {
     !/^\.+$/.test(key.file) &&
     typeof key.type === 'string' &&
     typeof key.generate === 'function'
-  );
-}
-
-/** The environment table rows with a string `env` and `member` (a package's table, read defensively). */
-function envRows(table: readonly unknown[]): EnvVariable[] {
-  return table.filter(
-    (row): row is EnvVariable =>
-      typeof row === 'object' &&
-      row !== null &&
-      typeof (row as EnvVariable).env === 'string' &&
-      typeof (row as EnvVariable).member === 'string',
   );
 }
 
@@ -121,10 +100,15 @@ async function loadAdapter(packageName: string, directory: string): Promise<Inst
       `The simulator descriptor of ${packageName}/testing lacks ${missing.join(', ')} (the SimulatorDescriptor of @pay/core/testing): update the package.`,
     );
   const simulator = exports.simulator as SimulatorDescriptor;
-  return {
-    packageName,
-    simulator: { ...simulator, env: envRows(simulator.env), start: (options) => simulator.start(options) },
-  };
+  // The environment table's rows with a string `env` and `member` (a package's table, read defensively).
+  const env = (simulator.env as readonly unknown[]).filter(
+    (row): row is EnvVariable =>
+      typeof row === 'object' &&
+      row !== null &&
+      typeof (row as EnvVariable).env === 'string' &&
+      typeof (row as EnvVariable).member === 'string',
+  );
+  return { packageName, simulator: { ...simulator, env, start: (options) => simulator.start(options) } };
 }
 
 /** The app's directory: the nearest one from `cwd` up that holds a `package.json` (else `cwd`). */
@@ -141,7 +125,9 @@ function appDirectory(cwd: string): string {
 export async function adapterNamed(name: string | undefined, cwd: string): Promise<InstalledAdapter> {
   if (name === undefined) throw new UsageError(`Name an adapter package: ${await choices(cwd)}.`);
   const directory = appDirectory(cwd);
-  for (const packageName of candidates(name)) {
+  const candidates =
+    name.startsWith('@') || name.includes('/') ? [name] : [`${SHORT_NAME_SCOPE}${name}`, name];
+  for (const packageName of candidates) {
     const adapter = await loadAdapter(packageName, directory);
     if (adapter) return adapter;
   }

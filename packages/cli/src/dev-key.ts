@@ -8,20 +8,9 @@
  * app in production verifies with the key the provider publishes, never this one.
  *
  * The directory: `--state <dir>`, else the user's cache directory (`$XDG_CACHE_HOME/pay`, default
- * `~/.cache/pay`; `~/Library/Caches/pay` on macOS; `%LOCALAPPDATA%\pay` on Windows). Node's built-ins are asked of
- * the runtime, as `parseCommandLine` does (docs/architecture.md#packages).
+ * `~/.cache/pay`; `~/Library/Caches/pay` on macOS; `%LOCALAPPDATA%\pay` on Windows).
  */
 import type { KeptSigningKey } from '@pay/core/testing';
-
-/** A signing key read from (or just written to) its file. */
-export interface KeptKeyFile {
-  /** The private key, PKCS#8 PEM. */
-  privateKey: string;
-  /** The key file (absolute). */
-  file: string;
-  /** Whether this run made it (the app must be given the public key once). */
-  made: boolean;
-}
 
 /** The directory `pay dev` keeps its state in when no `--state` is given: `<user cache directory>/pay`. */
 export function defaultStateDirectory(env: Record<string, string | undefined>): string {
@@ -36,10 +25,12 @@ export function defaultStateDirectory(env: Record<string, string | undefined>): 
 
 /**
  * The signing key `key` describes, kept in `directory/<key.file>`: read when the file exists, else made and written
- * (exclusively, mode 0600, so two runs starting at once end up with the same key). Throws an Error naming the file
- * when it cannot be used: readable by other users (POSIX), or not a PEM private key of the key's type.
+ * (exclusively, mode 0600, so two runs starting at once end up with the same key). Returns the private key (PKCS#8
+ * PEM), the key file (absolute) and whether this run made it (the app must be given the public key once). Throws an
+ * Error naming the file when it cannot be used: readable by other users (POSIX), or not a PEM private key of the
+ * key's type.
  */
-export function keptSigningKey(directory: string, key: KeptSigningKey): KeptKeyFile {
+export function keptSigningKey(directory: string, key: KeptSigningKey) {
   const fs = process.getBuiltinModule('node:fs');
   const { resolve } = process.getBuiltinModule('node:path');
   const file = resolve(directory, key.file);
@@ -67,20 +58,14 @@ function readSigningKey(file: string, type: string): string {
     );
   const privateKey = fs.readFileSync(file, 'utf8');
   const { createPrivateKey } = process.getBuiltinModule('node:crypto');
-  let key: ReturnType<typeof createPrivateKey> | undefined;
+  let unreadable: ErrorOptions = {};
   try {
-    key = createPrivateKey(privateKey);
+    if (createPrivateKey(privateKey).asymmetricKeyType === type) return privateKey;
   } catch (error) {
-    throw unusableKeyFile(file, type, { cause: error });
+    unreadable = { cause: error };
   }
-  if (key.asymmetricKeyType !== type) throw unusableKeyFile(file, type, {});
-  return privateKey;
-}
-
-/** The error for a key file that holds no private key of `type`. */
-function unusableKeyFile(file: string, type: string, options: ErrorOptions): Error {
-  return new Error(
+  throw new Error(
     `${file} is not a PEM ${type.toUpperCase()} private key: delete it and pay dev makes a new key (then give your app the new public key it prints).`,
-    options,
+    unreadable,
   );
 }

@@ -7,14 +7,13 @@
 import {
   addEventLogPage,
   EVENT_LOG_PATH,
-  type RecordedRequest,
   type SimulatorParts,
   type WebhookAttempt,
   type WebhookDelivery,
 } from '@pay/core/testing';
 import { type AnySimulator, adapterNamed, asPaymentSimulator, type InstalledAdapter } from './adapters.js';
 import { type CliIo, parseCommandLine, UsageError, urlOption } from './command-line.js';
-import { defaultStateDirectory, type KeptKeyFile, keptSigningKey } from './dev-key.js';
+import { defaultStateDirectory, keptSigningKey } from './dev-key.js';
 import { printedConfiguration } from './env.js';
 
 /** Default port of `pay dev` (any free port with `--port 0`). */
@@ -62,23 +61,27 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
   // Straight to the app, never through a relay: Provider T signs the host each delivery is posted to, so only a
   // delivery addressed to the app itself verifies there. The attempts are logged from the delivery log.
   simulator.forwardWebhooks(forward);
-  printBanner(io, label, adapter.simulator.env, simulator, forward, signingKey);
+  printBanner(io, adapter.simulator, simulator, forward, signingKey);
   io.out(
     eventLog.attached
       ? `Event log (objects, reads, webhook deliveries, send again): ${simulator.url}${EVENT_LOG_PATH}`
       : `No event log: the ${label} simulator does not take the kit's attach option.`,
   );
-  if (drop > 0) io.out(dropLine(drop));
+  if (drop > 0) {
+    const which = drop >= 1 ? 'every webhook' : `about ${Math.round(drop * 100)}% of webhooks, at random`;
+    io.out(
+      `Dropping ${which} (--drop-webhooks): each dropped one is in the event log, to send again from there.`,
+    );
+  }
   io.out('Press Ctrl+C to stop.');
 
-  const logRequests = requestLog(simulator, io);
-  const logDeliveries = deliveryLog(simulator, io);
-  const log = () => {
-    logRequests();
-    logDeliveries();
-  };
+  const log = activityLog(simulator, io);
   const timer = setInterval(log, LOG_INTERVAL_MS);
-  await stopped(io.stop);
+  // Runs until `io.stop` aborts (forever without one).
+  await new Promise<void>((resolve) => {
+    if (io.stop?.aborted) resolve();
+    else io.stop?.addEventListener('abort', () => resolve(), { once: true });
+  });
   clearInterval(timer);
   log();
   io.out('Stopping: waiting for webhook deliveries in flight…');
@@ -99,11 +102,10 @@ function portOption(value: string | undefined): number {
 
 function printBanner(
   io: CliIo,
-  label: string,
-  env: Parameters<typeof printedConfiguration>[1],
+  { label, env }: InstalledAdapter['simulator'],
   simulator: AnySimulator,
   forward: string | null,
-  signingKey: KeptKeyFile | undefined,
+  signingKey: ReturnType<typeof keptSigningKey> | undefined,
 ): void {
   const { envLines, otherLines } = printedConfiguration(simulator.adapterConfig(), env);
   io.out(`${label} simulator listening on ${simulator.url} (test mode: no real money moves)`);
@@ -126,7 +128,12 @@ function printBanner(
       ? `Forwarding a signed webhook to ${forward} on every payment change.`
       : 'Not forwarding webhooks (add --forward http://localhost:3000/webhooks).',
   );
-  if (signingKey) io.out(signingKeyLine(signingKey));
+  if (signingKey)
+    io.out(
+      signingKey.made
+        ? `Made a webhook signing key, kept in ${signingKey.file} (mode 0600): the next runs sign with it too.`
+        : `Signing webhooks with the key kept in ${signingKey.file}: the same public key as the earlier runs.`,
+    );
 }
 
 /**
@@ -145,11 +152,6 @@ function dropOption(value: string | undefined, forward: string | null): number {
       '--drop-webhooks drops webhooks sent to --forward: add --forward <your webhook URL>.',
     );
   return share;
-}
-
-function dropLine(share: number): string {
-  const which = share >= 1 ? 'every webhook' : `about ${Math.round(share * 100)}% of webhooks, at random`;
-  return `Dropping ${which} (--drop-webhooks): each dropped one is in the event log, to send again from there.`;
 }
 
 /**
@@ -175,51 +177,37 @@ function eventLogFor(adapter: InstalledAdapter, drop: number, random: () => numb
   return state;
 }
 
-/** Where the signing key is kept, and whether the app must be given its public half now. */
-function signingKeyLine(kept: KeptKeyFile): string {
-  return kept.made
-    ? `Made a webhook signing key, kept in ${kept.file} (mode 0600): the next runs sign with it too.`
-    : `Signing webhooks with the key kept in ${kept.file}: the same public key as the earlier runs.`;
-}
-
-/** A function that logs the requests not logged yet, in order. */
-function requestLog(simulator: AnySimulator, io: CliIo): () => void {
-  let logged = 0;
+/**
+ * A function that logs what happened since it last ran, in order: the requests the simulator answered, each webhook
+ * delivery attempt, and a delivery dropped or given up on after its redeliveries.
+ */
+function activityLog(simulator: AnySimulator, io: CliIo): () => void {
+  const clock = () => new Date().toISOString().slice(11, 19);
+  let requestsLogged = 0;
+  const deliveries = new Map<WebhookDelivery, { attempts: number; ends: Set<string> }>();
   return () => {
     const requests = simulator.requests;
-    for (; logged < requests.length; logged += 1) {
-      const request = requests[logged];
+    for (const request of requests.slice(requestsLogged)) {
       // The event log page's own views are the developer's, not the app's: they would drown the log.
-      if (request && request.path !== EVENT_LOG_PATH) io.out(requestLine(request));
+      if (request.path === EVENT_LOG_PATH) continue;
+      const query = new URLSearchParams(request.query).toString();
+      io.out(
+        `${clock()} request  ${request.method} ${request.path}${query ? `?${query}` : ''} (${request.requestId})`,
+      );
     }
-  };
-}
-
-/**
- * A function that logs the webhook delivery attempts not logged yet (each attempt once, in order), and a
- * delivery the simulator gave up on after its redeliveries.
- */
-function deliveryLog(simulator: AnySimulator, io: CliIo): () => void {
-  const logged = new Map<WebhookDelivery, { attempts: number; final: boolean; dropped: boolean }>();
-  return () => {
+    requestsLogged = requests.length;
     for (const delivery of simulator.deliveries ?? []) {
-      const seen = logged.get(delivery) ?? { attempts: 0, final: false, dropped: false };
-      logged.set(delivery, seen);
-      for (; seen.attempts < delivery.attempts.length; seen.attempts += 1) {
-        const attempt = delivery.attempts[seen.attempts];
-        if (attempt) io.out(attemptLine(delivery, attempt));
-      }
-      if (delivery.state === 'dropped' && !seen.dropped) {
-        seen.dropped = true;
-        io.out(
-          `${clock()} webhook  -> ${delivery.url}: ${delivery.event} dropped (--drop-webhooks), not sent`,
-        );
-      }
-      if (delivery.state === 'failed' && !seen.final) {
-        seen.final = true;
-        io.out(
-          `${clock()} webhook  -> ${delivery.url}: ${delivery.event} not delivered after ${delivery.attempts.length} attempt(s); the simulator stopped redelivering it`,
-        );
+      const seen = deliveries.get(delivery) ?? { attempts: 0, ends: new Set<string>() };
+      deliveries.set(delivery, seen);
+      for (const attempt of delivery.attempts.slice(seen.attempts)) io.out(attemptLine(delivery, attempt));
+      seen.attempts = delivery.attempts.length;
+      if ((delivery.state === 'dropped' || delivery.state === 'failed') && !seen.ends.has(delivery.state)) {
+        seen.ends.add(delivery.state);
+        const end =
+          delivery.state === 'dropped'
+            ? 'dropped (--drop-webhooks), not sent'
+            : `not delivered after ${delivery.attempts.length} attempt(s); the simulator stopped redelivering it`;
+        io.out(`${clock()} webhook  -> ${delivery.url}: ${delivery.event} ${end}`);
       }
     }
   };
@@ -231,22 +219,4 @@ function attemptLine(delivery: WebhookDelivery, attempt: WebhookAttempt): string
     return `${at} webhook  -> ${delivery.url}: not delivered (${attempt.error ?? 'no answer'})`;
   const ok = attempt.status >= 200 && attempt.status < 300;
   return `${at} webhook  -> ${delivery.url}: HTTP ${attempt.status}${ok || !attempt.answer ? '' : ` ${attempt.answer}`}`;
-}
-
-function clock(): string {
-  return new Date().toISOString().slice(11, 19);
-}
-
-function requestLine(request: RecordedRequest): string {
-  const query = new URLSearchParams(request.query).toString();
-  return `${clock()} request  ${request.method} ${request.path}${query ? `?${query}` : ''} (${request.requestId})`;
-}
-
-/** Resolves when `signal` aborts (never without one). */
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (!signal) return;
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }

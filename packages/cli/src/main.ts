@@ -3,8 +3,7 @@
  * signed webhooks to an app; `pay trigger <adapter package> <event> --to <url>` sends one signed event. The
  * adapters are the app's installed packages whose `./testing` entry describes a simulator
  * (docs/architecture.md#simulator-descriptor); `pay new adapter <dir>` writes a new adapter package to start
- * from. `main(argv, io)` is the whole command (the `bin` only wires the
- * process to it), so tests call it directly.
+ * from. `main(argv, io)` is the whole command (the `bin` only wires the process to it), so tests call it directly.
  */
 import { commandName, installedAdapters } from './adapters.js';
 import { type CliIo, isParseArgsError, UsageError } from './command-line.js';

@@ -6,21 +6,8 @@
  */
 import { type CliIo, parseCommandLine, UsageError } from './command-line.js';
 
-/** The names one adapter package is generated with, each derived from `--provider` unless given. */
-export interface AdapterNames {
-  /** The npm package name (`@acme/pay-provider-x`). */
-  packageName: string;
-  /** The provider name records and raw events carry (`acmePay`): a camelCase identifier. */
-  provider: string;
-  /** The prefix of its types and factories (`AcmePay`: `createAcmePay`, `AcmePayTypes`). */
-  typePrefix: string;
-  /** The prefix of its environment variables (`ACME_PAY`: `ACME_PAY_SECRET_KEY`). */
-  envPrefix: string;
-  /** The simulator's name (`acme-pay`), which `pay trigger` compares. */
-  simulatorName: string;
-  /** The name people read (`Acme Pay`). */
-  label: string;
-}
+/** The names one adapter package is generated with. */
+type AdapterNames = ReturnType<typeof adapterNames>;
 
 /**
  * The template's own names, each replaced by the generated package's: distinct spellings of one made-up provider,
@@ -35,11 +22,6 @@ const TEMPLATE_NAMES: readonly (readonly [string, keyof AdapterNames])[] = [
   ['Provider Xyz', 'label'],
 ];
 
-/** The template's version placeholders (package.json), replaced by what this `pay` ships with. */
-const CORE_RANGE = 'PAY_CORE_RANGE';
-const CORE_VERSION = 'PAY_CORE_VERSION';
-const CLI_VERSION = 'PAY_CLI_VERSION';
-
 /**
  * Template files npm would drop or rename in this package's tarball, or that would read as part of this package
  * (a nested package.json with `exports`, which Node ignores and publint refuses), stored under another name and
@@ -53,9 +35,6 @@ const RENAMED: Readonly<Record<string, string>> = {
 /** The provider names of the `@pay` adapters: taken, an adapter from elsewhere names its own provider. */
 const TAKEN_PROVIDERS = new Set(['providerT', 'providerR', 'providerN']);
 
-/** The generators `pay new` has. */
-const KINDS = ['adapter'] as const;
-
 /** Runs `pay new`; resolves to the exit status. */
 export async function newPackage(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(args, {
@@ -64,7 +43,7 @@ export async function newPackage(args: readonly string[], io: CliIo): Promise<nu
     label: { type: 'string' },
   });
   const [kind, dir, ...extra] = positionals;
-  if (kind === undefined || !KINDS.includes(kind as (typeof KINDS)[number]))
+  if (kind !== 'adapter')
     throw new UsageError(
       `pay new makes an adapter package: pay new adapter <dir> --name <package> --provider <id>.`,
     );
@@ -81,8 +60,11 @@ export async function newPackage(args: readonly string[], io: CliIo): Promise<nu
   return 0;
 }
 
-/** The names from the command line, or a `UsageError` naming each bad or missing one. */
-export function adapterNames(values: { name?: string; provider?: string; label?: string }): AdapterNames {
+/**
+ * The names one adapter package is generated with, each derived from `--provider` unless given, or a `UsageError`
+ * naming each bad or missing one.
+ */
+export function adapterNames(values: { name?: string; provider?: string; label?: string }) {
   const problems: string[] = [];
   if (values.name === undefined) problems.push('--name <package> is required (e.g. @acme/pay-provider-x)');
   else problems.push(...packageNameProblems(values.name).map((problem) => `--name ${problem}`));
@@ -94,13 +76,14 @@ export function adapterNames(values: { name?: string; provider?: string; label?:
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   const provider = values.provider as string;
   const words = provider.split(/(?=[A-Z])/);
+  const capitalised = words.map((word) => word[0]!.toUpperCase() + word.slice(1));
   return {
-    packageName: values.name as string,
-    provider,
-    typePrefix: words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join(''),
-    envPrefix: words.map((word) => word.toUpperCase()).join('_'),
-    simulatorName: words.map((word) => word.toLowerCase()).join('-'),
-    label: values.label ?? words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join(' '),
+    packageName: values.name as string, // @acme/pay-provider-x
+    provider, // acmePay: the provider name records and raw events carry
+    typePrefix: capitalised.join(''), // AcmePay: createAcmePay, AcmePayTypes
+    envPrefix: words.map((word) => word.toUpperCase()).join('_'), // ACME_PAY: ACME_PAY_SECRET_KEY
+    simulatorName: words.map((word) => word.toLowerCase()).join('-'), // acme-pay, which pay trigger compares
+    label: values.label ?? capitalised.join(' '), // Acme Pay: the name people read
   };
 }
 
@@ -137,13 +120,10 @@ function refuseUsedDirectory(target: string, given: string): void {
     throw new UsageError(`${given} is not empty: name a new or empty directory (nothing was written).`);
 }
 
-/** The template folder: `templates/adapter` beside `src/` and `dist/` in this package. */
-function templateDirectory(): string {
-  const { fileURLToPath } = process.getBuiltinModule('node:url');
-  return fileURLToPath(new URL('../templates/adapter/', import.meta.url));
-}
-
-/** The versions the generated package depends on: the `@pay/core` this `pay` runs with, and this `pay`. */
+/**
+ * The template's version placeholders (package.json) and their values: the `@pay/core` this `pay` runs with, and
+ * this `pay`.
+ */
 function versions(): Record<string, string> {
   const { createRequire } = process.getBuiltinModule('node:module');
   const { readFileSync } = process.getBuiltinModule('node:fs');
@@ -152,25 +132,22 @@ function versions(): Record<string, string> {
   const core = read(require.resolve('@pay/core/package.json'));
   // Caret on a 0.x version holds its minor: the range the adapter is tested against, as the @pay adapters pin it.
   return {
-    [CORE_RANGE]: `^${core}`,
-    [CORE_VERSION]: core,
-    [CLI_VERSION]: read(new URL('../package.json', import.meta.url).pathname),
+    PAY_CORE_RANGE: `^${core}`,
+    PAY_CORE_VERSION: core,
+    PAY_CLI_VERSION: read(new URL('../package.json', import.meta.url).pathname),
   };
 }
 
-/** `text` with every template name and version placeholder replaced. */
-function filled(text: string, names: AdapterNames, pinned: Record<string, string>): string {
-  let result = text;
-  for (const [placeholder, member] of TEMPLATE_NAMES) result = result.replaceAll(placeholder, names[member]);
-  for (const [placeholder, value] of Object.entries(pinned)) result = result.replaceAll(placeholder, value);
-  return result;
-}
-
-/** Writes every template file into `target` (created), filled for `names`; resolves to the number written. */
+/**
+ * Writes every template file into `target` (created), with every template name and version placeholder replaced;
+ * resolves to the number written.
+ */
 function writeSkeleton(target: string, names: AdapterNames): number {
   const { mkdirSync, readdirSync, readFileSync, writeFileSync } = process.getBuiltinModule('node:fs');
   const { dirname, join, relative } = process.getBuiltinModule('node:path');
-  const source = templateDirectory();
+  const { fileURLToPath } = process.getBuiltinModule('node:url');
+  // The template folder: `templates/adapter` beside `src/` and `dist/` in this package.
+  const source = fileURLToPath(new URL('../templates/adapter/', import.meta.url));
   const pinned = versions();
   const files = readdirSync(source, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -179,7 +156,10 @@ function writeSkeleton(target: string, names: AdapterNames): number {
     const base = file.split(/[\\/]/).at(-1) ?? file;
     const destination = join(target, dirname(file), RENAMED[base] ?? base);
     mkdirSync(dirname(destination), { recursive: true });
-    writeFileSync(destination, filled(readFileSync(join(source, file), 'utf8'), names, pinned));
+    let text = readFileSync(join(source, file), 'utf8');
+    for (const [placeholder, member] of TEMPLATE_NAMES) text = text.replaceAll(placeholder, names[member]);
+    for (const [placeholder, value] of Object.entries(pinned)) text = text.replaceAll(placeholder, value);
+    writeFileSync(destination, text);
   }
   return files.length;
 }

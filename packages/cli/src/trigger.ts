@@ -58,7 +58,12 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
       `pay: No ${label} simulator answers at ${dev} (${error.code}): sending from a throwaway simulator ` +
         `(${throwawayTrigger.because}, so your app accepts it all the same).`,
     );
-    result = await triggerFromThrowawaySimulator(adapter, event, { ...options, to });
+    const simulator = await asPaymentSimulator(await adapter.simulator.start({ port: 0 }), adapter, 0);
+    try {
+      result = await simulator.trigger(event, { ...options, to });
+    } finally {
+      await simulator.close();
+    }
   }
   const ok = result.status >= 200 && result.status < 300;
   io.out(`${label} ${event} -> ${to}: HTTP ${result.status}`);
@@ -92,18 +97,4 @@ function devUrl(
         '(127.0.0.1). Pass --dev http://127.0.0.1:<port>.',
     );
   return url.origin;
-}
-
-/** The event from a simulator started for this one event (only for adapters whose descriptor allows it). */
-async function triggerFromThrowawaySimulator(
-  adapter: InstalledAdapter,
-  event: string,
-  options: Record<string, unknown>,
-): Promise<{ status: number; body: string }> {
-  const simulator = await asPaymentSimulator(await adapter.simulator.start({ port: 0 }), adapter, 0);
-  try {
-    return await simulator.trigger(event, options);
-  } finally {
-    await simulator.close();
-  }
 }

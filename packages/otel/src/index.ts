@@ -20,14 +20,7 @@
  * span, never the operation, and the failure goes to the `logger` option instead of reaching the process as an
  * uncaught exception (`diagnostics_channel` rethrows a subscriber's error on the next tick).
  */
-import {
-  type Context,
-  context as contexts,
-  type Span,
-  type Tracer,
-  type TracerProvider,
-  trace,
-} from '@opentelemetry/api';
+import { context as contexts, type Span, type TracerProvider, trace } from '@opentelemetry/api';
 import { type Logger, PAY_CHANNELS, type ReconcileTrace, type WebhookTrace } from '@pay/core';
 import {
   attemptEnd,
@@ -59,27 +52,16 @@ export interface PayInstrumentation {
 
 const TRACER_NAME = '@pay/otel';
 
-interface Handlers {
-  start(message: unknown): void;
-  end(message: unknown): void;
-  asyncStart(message: unknown): void;
-  asyncEnd(message: unknown): void;
-  error(message: unknown): void;
-}
+type Handlers = Record<'start' | 'end' | 'asyncStart' | 'asyncEnd' | 'error', (message: unknown) => void>;
 
-interface TracingChannel {
-  subscribe(handlers: Handlers): void;
-  unsubscribe(handlers: Handlers): void;
-}
-
-interface Channel {
-  subscribe(listener: (message: unknown) => void): void;
-  unsubscribe(listener: (message: unknown) => void): void;
+interface Subscribable<S> {
+  subscribe(subscriber: S): void;
+  unsubscribe(subscriber: S): void;
 }
 
 interface DiagnosticsChannel {
-  tracingChannel(name: string): unknown;
-  channel(name: string): unknown;
+  tracingChannel(name: string): Subscribable<Handlers>;
+  channel(name: string): Subscribable<(message: unknown) => void>;
 }
 
 /**
@@ -107,78 +89,16 @@ export function instrumentPay(options: PayInstrumentationOptions = {}): PayInstr
   const dc = diagnosticsChannel();
   if (!dc) return { disable() {} };
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
-  const spans = new SpanBook(tracer);
-  const guard = spanGuard(options.logger);
+  const { logger } = options;
+  /** Open spans by trace id, so a call finds its operation's span and an attempt its call's. */
+  const open = new Map<string, Span>();
 
-  const subscriptions: Array<() => void> = [];
-  const traced = (name: string, handlers: Handlers) => {
-    const channel = dc.tracingChannel(name) as TracingChannel;
-    channel.subscribe(handlers);
-    subscriptions.push(() => channel.unsubscribe(handlers));
-  };
-  traced(PAY_CHANNELS.operation, spanHandlers(spans, guard, operationSpan, operationEnd));
-  traced(PAY_CHANNELS.call, spanHandlers(spans, guard, callSpan, callEnd));
-  traced(PAY_CHANNELS.attempt, spanHandlers(spans, guard, attemptSpan, attemptEnd));
-  const published = (name: string, listener: (message: unknown) => void) => {
-    const channel = dc.channel(name) as Channel;
-    channel.subscribe(listener);
-    subscriptions.push(() => channel.unsubscribe(listener));
-  };
-  published(PAY_CHANNELS.webhook, (message) =>
-    guard('record the webhook span', () => webhookSpan(tracer, message as WebhookTrace)),
-  );
-  published(PAY_CHANNELS.reconcile, (message) =>
-    guard('record the reconciler run span', () => reconcileSpan(tracer, message as ReconcileTrace)),
-  );
-
-  return {
-    disable() {
-      for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
-      spans.endAll(guard);
-    },
-  };
-}
-
-/** Open spans by trace id, so a call finds its operation's span and an attempt its call's. */
-class SpanBook {
-  readonly #open = new Map<string, Span>();
-  constructor(readonly tracer: Tracer) {}
-
-  start(id: string, parentId: string | undefined, start: SpanStart): Span {
-    const parent = parentId === undefined ? undefined : this.#open.get(parentId);
-    // Outside any traced parent the span joins whatever the application has active (its request span).
-    const parentContext: Context = parent ? trace.setSpan(contexts.active(), parent) : contexts.active();
-    const span = this.tracer.startSpan(
-      start.name,
-      { kind: start.kind, attributes: start.attributes },
-      parentContext,
-    );
-    this.#open.set(id, span);
-    return span;
-  }
-
-  take(id: string): Span | undefined {
-    const span = this.#open.get(id);
-    this.#open.delete(id);
-    return span;
-  }
-
-  endAll(guard: SpanGuard): void {
-    for (const span of this.#open.values()) guard('end an open span', () => span.end());
-    this.#open.clear();
-  }
-}
-
-/** Runs one tracer step (`what`, for the log line); what it throws is logged, never rethrown. */
-type SpanGuard = (what: string, step: () => void) => void;
-
-/**
- * A subscriber that throws does not fail the publisher: Node's `diagnostics_channel` rethrows the error on the next
- * tick, as an uncaught exception that ends a process without a handler, after the payment already went through.
- * So every tracer call runs here, and its failure is a `warn` line on the application's logger.
- */
-function spanGuard(logger: Logger | undefined): SpanGuard {
-  return (what, step) => {
+  /**
+   * Runs one tracer step (`what`, for the log line). What it throws is a `warn` line on the application's logger,
+   * never rethrown: Node's `diagnostics_channel` would rethrow it on the next tick, as an uncaught exception that
+   * ends a process without a handler, after the payment already went through.
+   */
+  const guard = (what: string, step: () => void) => {
     try {
       step();
     } catch (error) {
@@ -189,35 +109,62 @@ function spanGuard(logger: Logger | undefined): SpanGuard {
       }
     }
   };
-}
 
-/** The five handlers of one tracing channel: start opens the span, asyncEnd (or a synchronous throw) ends it. */
-function spanHandlers<C extends { id: string }>(
-  spans: SpanBook,
-  guard: SpanGuard,
-  starting: (trace: C) => SpanStart & { parentId: string | undefined },
-  ending: (span: Span, trace: C) => void,
-): Handlers {
-  const finish = (message: unknown) => {
-    const trace = message as C;
-    const span = spans.take(trace.id);
-    if (!span) return;
-    guard('record the outcome on a span', () => ending(span, trace));
-    guard('end a span', () => span.end());
+  /** The five handlers of one tracing channel: start opens the span, asyncEnd (or a synchronous throw) ends it. */
+  const spanHandlers = <C extends { id: string }>(
+    starting: (traced: C) => SpanStart,
+    ending: (span: Span, traced: C) => void,
+  ): Handlers => {
+    const finish = (message: unknown) => {
+      const traced = message as C;
+      const span = open.get(traced.id);
+      if (!span) return;
+      open.delete(traced.id);
+      guard('record the outcome on a span', () => ending(span, traced));
+      guard('end a span', () => span.end());
+    };
+    return {
+      start(message) {
+        const traced = message as C;
+        const { parentId, name, kind, attributes } = starting(traced);
+        guard(`start span "${name}"`, () => {
+          const parent = parentId === undefined ? undefined : open.get(parentId);
+          // Outside any traced parent the span joins whatever the application has active (its request span).
+          const parentContext = parent ? trace.setSpan(contexts.active(), parent) : contexts.active();
+          open.set(traced.id, tracer.startSpan(name, { kind, attributes }, parentContext));
+        });
+      },
+      end(message) {
+        // `tracePromise` publishes end right after the function returned its promise; the span ends at asyncEnd.
+        // A function that threw synchronously has an error and no asyncEnd.
+        if ((message as { error?: unknown }).error !== undefined) finish(message);
+      },
+      asyncStart() {},
+      asyncEnd: finish,
+      error() {},
+    };
   };
+
+  const subscriptions: Array<() => void> = [];
+  const subscribe = <S>(channel: Subscribable<S>, subscriber: S) => {
+    channel.subscribe(subscriber);
+    subscriptions.push(() => channel.unsubscribe(subscriber));
+  };
+  subscribe(dc.tracingChannel(PAY_CHANNELS.operation), spanHandlers(operationSpan, operationEnd));
+  subscribe(dc.tracingChannel(PAY_CHANNELS.call), spanHandlers(callSpan, callEnd));
+  subscribe(dc.tracingChannel(PAY_CHANNELS.attempt), spanHandlers(attemptSpan, attemptEnd));
+  subscribe(dc.channel(PAY_CHANNELS.webhook), (message) =>
+    guard('record the webhook span', () => webhookSpan(tracer, message as WebhookTrace)),
+  );
+  subscribe(dc.channel(PAY_CHANNELS.reconcile), (message) =>
+    guard('record the reconciler run span', () => reconcileSpan(tracer, message as ReconcileTrace)),
+  );
+
   return {
-    start(message) {
-      const trace = message as C;
-      const { parentId, ...start } = starting(trace);
-      guard(`start span "${start.name}"`, () => spans.start(trace.id, parentId, start));
+    disable() {
+      for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
+      for (const span of open.values()) guard('end an open span', () => span.end());
+      open.clear();
     },
-    end(message) {
-      // `tracePromise` publishes end right after the function returned its promise; the span ends at asyncEnd.
-      // A function that threw synchronously has an error and no asyncEnd.
-      if ((message as { error?: unknown }).error !== undefined) finish(message);
-    },
-    asyncStart() {},
-    asyncEnd: finish,
-    error() {},
   };
 }

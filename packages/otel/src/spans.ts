@@ -1,6 +1,6 @@
 /**
  * What each trace core publishes becomes as a span: its name, kind and attributes at the start, what its end adds,
- * after the OpenTelemetry semantic conventions for HTTP client spans. Used by index.ts's channel subscribers.
+ * after the OpenTelemetry semantic conventions for HTTP client spans.
  */
 import {
   type Attributes,
@@ -12,15 +12,16 @@ import {
 } from '@opentelemetry/api';
 import type { AttemptTrace, CallTrace, OperationTrace, ReconcileTrace, WebhookTrace } from '@pay/core';
 
-/** How a span starts: its name, kind and attributes, from the start context. */
+/** How a span starts: its parent's trace id, its name, kind and attributes, from the start context. */
 export interface SpanStart {
+  parentId: string | undefined;
   name: string;
   kind: SpanKind;
   attributes: Attributes;
 }
 
 /** The span of one operation (`payments.create`, …): a root unless the application has one active. */
-export function operationSpan(trace: OperationTrace): SpanStart & { parentId: string | undefined } {
+export function operationSpan(trace: OperationTrace): SpanStart {
   return {
     parentId: undefined,
     name: trace.operation,
@@ -42,7 +43,7 @@ export function operationEnd(span: Span, trace: OperationTrace): void {
       'pay.request_id': trace.requestId ?? undefined,
     }),
   );
-  endStatus(span, trace.error, trace.errorType);
+  endStatus(span, trace.errorType, trace.error);
 }
 
 function httpAttributes(trace: CallTrace | AttemptTrace): Attributes {
@@ -58,7 +59,7 @@ function httpAttributes(trace: CallTrace | AttemptTrace): Attributes {
 }
 
 /** The span of one provider call, under its operation. */
-export function callSpan(trace: CallTrace): SpanStart & { parentId: string | undefined } {
+export function callSpan(trace: CallTrace): SpanStart {
   return {
     parentId: trace.parentId,
     name: trace.call,
@@ -76,11 +77,11 @@ export function callEnd(span: Span, trace: CallTrace): void {
       'pay.outcome': trace.outcome,
     }),
   );
-  endStatus(span, trace.error, trace.errorType);
+  endStatus(span, trace.errorType, trace.error);
 }
 
 /** The CLIENT span of one HTTP attempt, under its call. */
-export function attemptSpan(trace: AttemptTrace): SpanStart & { parentId: string | undefined } {
+export function attemptSpan(trace: AttemptTrace): SpanStart {
   return {
     parentId: trace.parentId,
     // HTTP client spans are named "{method} {url.template}" by the semantic conventions.
@@ -101,7 +102,7 @@ export function attemptEnd(span: Span, trace: AttemptTrace): void {
   );
   // An attempt's failure is its error.type (`timeout`, `network`, the status); the call and the operation above it
   // carry the error's message.
-  endStatus(span, undefined, trace.errorType);
+  endStatus(span, trace.errorType);
 }
 
 /** A webhook delivery is published once, after the answer: its span is drawn with the recorded times. */
@@ -127,10 +128,7 @@ export function webhookSpan(tracer: Tracer, delivery: WebhookTrace): void {
     contexts.active(),
   );
   const failed = !delivery.verified || delivery.callbackFailures > 0 || delivery.status >= 500;
-  if (failed) {
-    span.setAttribute('error.type', delivery.reason ?? String(delivery.status));
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
+  endStatus(span, failed ? (delivery.reason ?? String(delivery.status)) : undefined);
   span.end(delivery.startTime + delivery.durationMs);
 }
 
@@ -161,16 +159,12 @@ export function reconcileSpan(tracer: Tracer, run: ReconcileTrace): void {
     },
     contexts.active(),
   );
-  const errorType = run.paused ? 'store_unavailable' : run.errors > 0 ? 'reconcile_errors' : undefined;
-  if (errorType) {
-    span.setAttribute('error.type', errorType);
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
+  endStatus(span, run.paused ? 'store_unavailable' : run.errors > 0 ? 'reconcile_errors' : undefined);
   span.end(run.startTime + run.durationMs);
 }
 
 /** Marks a span failed with a low-cardinality `error.type`; the message is core's redacted one. */
-function endStatus(span: Span, error: unknown, errorType: string | undefined): void {
+function endStatus(span: Span, errorType: string | undefined, error?: unknown): void {
   if (error === undefined && errorType === undefined) return;
   if (errorType) span.setAttribute('error.type', errorType);
   span.setStatus({

@@ -41,22 +41,18 @@ export const StoreUnavailableError = StoreError;
 /** A store failure (core's `StoreError`). */
 export type StoreUnavailableError = StoreError;
 
-/** SQLSTATE of a missing table: the schema was never applied. */
-const UNDEFINED_TABLE = '42P01';
-
 /** The typed store error for a driver failure of `operation`. */
 export function storeFailure(operation: string, failure: unknown): StoreError {
   const driverCode = (failure as { code?: unknown } | null)?.code;
   const code = typeof driverCode === 'string' ? driverCode : undefined;
   const detail = failure instanceof Error ? failure.message : String(failure);
   const advice =
-    code === UNDEFINED_TABLE
+    code === '42P01'
       ? 'The store tables are missing: run `migrate()` (or sql/schema.sql) first.'
       : 'Whether it took effect is unknown: do not move money or mark a webhook done on this answer, and try again once the database answers.';
-  const context: StoreFailureContext = { store: 'postgres', operation, driverCode: code };
   return storeUnavailable(
     `The PostgreSQL store could not complete ${operation} (${code ?? 'no code'}: ${detail}). ${advice}`,
-    context,
+    { store: 'postgres', operation, driverCode: code } satisfies StoreFailureContext,
   );
 }
 
@@ -76,28 +72,15 @@ export interface ClientOptions {
 /** The default {@link ClientOptions.queryTimeoutMs}. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
 
-/** A statement runner bound to one client and its deadline (see {@link statementRunner}). */
-export type RunStatement = (
-  operation: string,
-  text: string,
-  values?: unknown[],
-) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
-
 /**
  * The statement runner of one store: checks `queryTimeoutMs` once, when the store is created (no I/O), then runs
  * each statement for its `operation` under that deadline, turning any driver failure, or no answer in time,
  * into core's `StoreError`.
  */
-export function statementRunner({
-  client,
-  queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
-}: ClientOptions): RunStatement {
-  if (typeof queryTimeoutMs !== 'number' || !Number.isFinite(queryTimeoutMs) || queryTimeoutMs <= 0) {
-    throw new RangeError(
-      `queryTimeoutMs must be a positive number of milliseconds, got ${String(queryTimeoutMs)}.`,
-    );
-  }
-  return async (operation, text, values) => {
+export function statementRunner({ client, queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS }: ClientOptions) {
+  const valid = Number.isFinite(queryTimeoutMs) && queryTimeoutMs > 0;
+  checked('queryTimeoutMs', queryTimeoutMs, valid, 'a positive number of milliseconds');
+  return async (operation: string, text: string, values?: unknown[]) => {
     try {
       return await withinStoreDeadline(queryTimeoutMs, () =>
         values === undefined ? client.query(text) : client.query(text, values),
@@ -108,10 +91,20 @@ export function statementRunner({
   };
 }
 
-/** A lifetime in seconds, checked before it reaches SQL: a store call with a zero or negative lease is a bug. */
-export function seconds(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`${name} must be a positive number of seconds, got ${String(value)}.`);
-  }
+/** `value` when `valid`, else a RangeError naming it: every number is checked before it reaches SQL. */
+export function checked(name: string, value: number, valid: boolean, expected: string): number {
+  if (!valid) throw new RangeError(`${name} must be ${expected}, got ${String(value)}.`);
   return value;
 }
+
+/** A lifetime in seconds: a store call with a zero or negative lease is a bug. */
+export const seconds = (name: string, value: number) =>
+  checked(name, value, Number.isFinite(value) && value > 0, 'a positive number of seconds');
+
+/** A count (reads, a limit). */
+export const count = (name: string, value: number) =>
+  checked(name, value, Number.isSafeInteger(value) && value >= 0, 'a whole number of at least 0');
+
+/** Epoch milliseconds. */
+export const epoch = (name: string, value: number) =>
+  checked(name, value, Number.isFinite(value), 'epoch milliseconds');

@@ -1,5 +1,5 @@
 import type { IdempotencyEntry, IdempotencyStore, JsonValue } from '@pay/core';
-import { seconds, statementRunner } from './client.js';
+import { count, epoch, seconds, statementRunner } from './client.js';
 import { type PostgresStoreOptions, storeTables } from './schema.js';
 
 /** A jsonb column read as text (so any client returns the same thing), back to its JSON value. */
@@ -14,9 +14,8 @@ function jsonColumn(value: unknown): JsonValue | null {
  * attempt that lost its lease.
  */
 export function createPostgresIdempotencyStore(options: PostgresStoreOptions): IdempotencyStore {
-  const tables = storeTables(options);
+  const table = storeTables(options).idempotencyKeys;
   const runStatement = statementRunner(options);
-  const table = tables.idempotencyKeys;
   // An entry past its retention is forgotten: the key starts afresh with the new request.
   const forgotten = 'entry.expires_at <= now()';
   // The key can be leased: forgotten, or the same request whose earlier lease ran out (a crash, an abandon).
@@ -54,10 +53,8 @@ WHERE state = 'in_progress' AND (lease IS NULL OR lease_expires_at <= to_timesta
 ORDER BY expires_at, key LIMIT $2`;
 
   /** Runs a lease-guarded write; true when it matched the held row. */
-  async function write(operation: string, sql: string, values: unknown[]): Promise<boolean> {
-    const { rowCount } = await runStatement(operation, sql, values);
-    return rowCount === 1;
-  }
+  const write = async (operation: string, sql: string, values: unknown[]) =>
+    (await runStatement(operation, sql, values)).rowCount === 1;
 
   return {
     async begin(key, fingerprint, { leaseSeconds, retentionSeconds }) {
@@ -77,32 +74,22 @@ ORDER BY expires_at, key LIMIT $2`;
       if (row.state === 'completed') return { state: 'completed', result: jsonColumn(row.result) };
       return { state: 'in_progress' };
     },
-    checkpoint(key, lease, recoveryPoint) {
-      return write('idempotency.checkpoint', checkpointSql, [key, lease, JSON.stringify(recoveryPoint)]);
-    },
-    renew(key, lease, leaseSeconds) {
-      return write('idempotency.renew', renewSql, [key, lease, seconds('leaseSeconds', leaseSeconds)]);
-    },
-    complete(key, lease, result) {
-      return write('idempotency.complete', completeSql, [key, lease, JSON.stringify(result)]);
-    },
-    release(key, lease) {
-      return write('idempotency.release', releaseSql, [key, lease]);
-    },
-    abandon(key, lease) {
-      return write('idempotency.abandon', abandonSql, [key, lease]);
-    },
+    checkpoint: (key, lease, recoveryPoint) =>
+      write('idempotency.checkpoint', checkpointSql, [key, lease, JSON.stringify(recoveryPoint)]),
+    renew: (key, lease, leaseSeconds) =>
+      write('idempotency.renew', renewSql, [key, lease, seconds('leaseSeconds', leaseSeconds)]),
+    complete: (key, lease, result) =>
+      write('idempotency.complete', completeSql, [key, lease, JSON.stringify(result)]),
+    release: (key, lease) => write('idempotency.release', releaseSql, [key, lease]),
+    abandon: (key, lease) => write('idempotency.abandon', abandonSql, [key, lease]),
     async read(key) {
       const { rows } = await runStatement('idempotency.read', readSql, [key]);
       const row = rows[0];
       return row === undefined ? null : ledgerEntry(row);
     },
     async stale({ now, limit }) {
-      if (!Number.isFinite(now)) throw new RangeError(`now must be epoch milliseconds, got ${String(now)}.`);
-      if (!Number.isSafeInteger(limit) || limit < 0) {
-        throw new RangeError(`limit must be a whole number of at least 0, got ${String(limit)}.`);
-      }
-      if (limit === 0) return [];
+      epoch('now', now);
+      if (count('limit', limit) === 0) return [];
       const { rows } = await runStatement('idempotency.stale', staleSql, [now, limit]);
       return rows.map(ledgerEntry);
     },

@@ -1,5 +1,5 @@
 import type { ClaimedObject, ReconciliationStore, WatchedObject } from '@pay/core';
-import { seconds, statementRunner } from './client.js';
+import { checked, count, epoch, seconds, statementRunner } from './client.js';
 import { type PostgresStoreOptions, storeTables } from './schema.js';
 
 /** A parameter holding epoch milliseconds, as a `timestamptz`. */
@@ -118,7 +118,7 @@ FROM ${table} WHERE provider = $1 AND expires_at > ${at(2)}`;
     },
     async spend(provider, { now, reads, perMinute }) {
       if (count('reads', reads) === 0) return 0;
-      if (Number.isNaN(perMinute)) throw new RangeError('perMinute must be a number of reads, got NaN.');
+      checked('perMinute', perMinute, !Number.isNaN(perMinute), 'a number of reads');
       const budget = Math.min(MAX_READS, Math.max(0, Math.floor(perMinute)));
       const { rows } = await runStatement('reconciliation.spend', spendSql, [
         provider,
@@ -142,19 +142,4 @@ FROM ${table} WHERE provider = $1 AND expires_at > ${at(2)}`;
       };
     },
   };
-}
-
-/** A count (reads, a limit), checked before it reaches SQL. */
-function count(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a whole number of at least 0, got ${String(value)}.`);
-  }
-  return value;
-}
-
-/** Epoch milliseconds, checked before they reach SQL. */
-function epoch(name: string, value: number): number {
-  if (!Number.isFinite(value))
-    throw new RangeError(`${name} must be epoch milliseconds, got ${String(value)}.`);
-  return value;
 }

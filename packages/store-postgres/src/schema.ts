@@ -17,16 +17,6 @@ export interface TableOptions {
 /** Options of every store factory: the client, the deadline of each call, and where the tables live. */
 export interface PostgresStoreOptions extends TableOptions, ClientOptions {}
 
-/** The qualified names of the store tables, for SQL text. Built only from checked identifiers. */
-export interface StoreTables {
-  schemaVersion: string;
-  deliveries: string;
-  idempotencyKeys: string;
-  tokens: string;
-  reconciliation: string;
-  reconciliationReads: string;
-}
-
 /** The schema version this package writes; `migrate` records it in `<prefix>schema_version`. */
 export const SCHEMA_VERSION = 2;
 
@@ -38,22 +28,20 @@ const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
  * Checks the table options and returns the qualified table names. Names are spliced into SQL text (PostgreSQL
  * takes no parameters for identifiers), so only plain lower-case identifiers are accepted; the schema is quoted.
  */
-export function storeTables(options: TableOptions = {}): StoreTables & { prefix: string; schema?: string } {
+export function storeTables(options: TableOptions = {}) {
   const prefix = options.tablePrefix ?? DEFAULT_PREFIX;
-  if (!PREFIX_PATTERN.test(prefix)) {
+  const { schema } = options;
+  const refuse = (option: string, value: string, most: number) => {
     throw new RangeError(
-      `tablePrefix must be lower-case letters, digits and underscores (not starting with a digit), at most 36 characters; got ${JSON.stringify(prefix)}.`,
+      `${option} must be lower-case letters, digits and underscores (not starting with a digit), at most ${most} characters; got ${JSON.stringify(value)}.`,
     );
-  }
-  if (options.schema !== undefined && !SCHEMA_PATTERN.test(options.schema)) {
-    throw new RangeError(
-      `schema must be lower-case letters, digits and underscores (not starting with a digit), at most 63 characters; got ${JSON.stringify(options.schema)}.`,
-    );
-  }
-  const qualify = (name: string) => (options.schema === undefined ? name : `"${options.schema}".${name}`);
+  };
+  if (!PREFIX_PATTERN.test(prefix)) refuse('tablePrefix', prefix, 36);
+  if (schema !== undefined && !SCHEMA_PATTERN.test(schema)) refuse('schema', schema, 63);
+  const qualify = (name: string) => (schema === undefined ? name : `"${schema}".${name}`);
   return {
     prefix,
-    ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(schema === undefined ? {} : { schema }),
     schemaVersion: qualify(`${prefix}schema_version`),
     deliveries: qualify(`${prefix}webhook_deliveries`),
     idempotencyKeys: qualify(`${prefix}idempotency_keys`),

@@ -47,10 +47,8 @@ export function createPostgresStores(options: PostgresStoreOptions): PostgresSto
   const tables = storeTables(options);
   const runStatement = statementRunner(options);
   /** Deletes the expired rows of one table in one statement and counts them. */
-  async function sweepTable(table: string, expired = 'expires_at <= now()'): Promise<number> {
-    const { rowCount } = await runStatement('sweep', `DELETE FROM ${table} WHERE ${expired}`);
-    return rowCount ?? 0;
-  }
+  const sweepTable = async (table: string, expired = 'expires_at <= now()') =>
+    (await runStatement('sweep', `DELETE FROM ${table} WHERE ${expired}`)).rowCount ?? 0;
   // A minute's budget is spent only while that minute runs; the previous minute is kept for instances whose
   // clock runs behind the database's.
   const pastMinutes = `minute < floor(extract(epoch FROM now()) / 60) - 1`;

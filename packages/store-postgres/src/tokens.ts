@@ -8,9 +8,8 @@ import { type PostgresStoreOptions, storeTables } from './schema.js';
  * instance needs it back in clear): grant the table to the application's role only.
  */
 export function createPostgresTokenStore(options: PostgresStoreOptions): TokenStore {
-  const tables = storeTables(options);
+  const table = storeTables(options).tokens;
   const runStatement = statementRunner(options);
-  const table = tables.tokens;
   const getSql = `SELECT token, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at_ms
 FROM ${table} WHERE name = $1 AND expires_at > now()`;
   const setSql = `INSERT INTO ${table} (name, token, expires_at) VALUES ($1, $2, to_timestamp($3::float8 / 1000))

@@ -1,4 +1,4 @@
-import { ConfigurationError, ValidationError } from '@pay/core';
+import { ValidationError } from '@pay/core';
 import type { RedisScriptClient } from './client.js';
 
 /** How every Redis store is set up. */
@@ -27,33 +27,6 @@ export interface RedisStoreOptions {
 export const DEFAULT_KEY_PREFIX = 'pay:';
 /** The default {@link RedisStoreOptions.commandTimeoutMs}. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
-
-/** Options after defaults, as each store reads them. */
-export interface ResolvedRedisStoreOptions {
-  client: RedisScriptClient;
-  keyPrefix: string;
-  commandTimeoutMs: number;
-}
-
-/**
- * Checks the options once, when a store is created (no I/O), so a wrong client fails at start-up and not at the
- * first payment.
- */
-export function resolveOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
-  const { client, keyPrefix = DEFAULT_KEY_PREFIX, commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS } = options;
-  const invalid: string[] = [];
-  if (typeof (client as { eval?: unknown } | undefined)?.eval !== 'function') invalid.push('client');
-  if (typeof keyPrefix !== 'string') invalid.push('keyPrefix');
-  if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) invalid.push('commandTimeoutMs');
-  if (invalid.length > 0) {
-    throw new ConfigurationError(
-      `Invalid Redis store options: ${invalid.join(', ')}. Pass a connected node-redis client (or fromIoredis(client)) ` +
-        'as `client`, a string `keyPrefix` and a positive `commandTimeoutMs`.',
-      { missing: invalid },
-    );
-  }
-  return { client, keyPrefix, commandTimeoutMs };
-}
 
 /**
  * Seconds (fractions allowed) as the whole milliseconds Redis takes, refusing what Redis would refuse

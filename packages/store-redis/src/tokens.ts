@@ -1,8 +1,29 @@
-import type { CachedToken, TokenStore } from '@pay/core';
-import { unexpectedReply } from './client.js';
+import type { TokenStore } from '@pay/core';
+import { hashRead, scriptRunner, unexpectedReply } from './client.js';
 import type { RedisStoreOptions } from './options.js';
-import { TOKEN_DELETE, TOKEN_GET, TOKEN_SET } from './scripts.js';
-import { storeScripts } from './store-calls.js';
+
+/** `set`: replaces the cached token; one already expired is not cached. ARGV: token, expiresAt, ms until then. */
+const SET = `
+redis.call('DEL', KEYS[1])
+if tonumber(ARGV[3]) <= 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'expiresAt', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/** `get`. Reply: {} or {token, expiresAt}. */
+const GET = hashRead('token', 'expiresAt');
+
+/** `delete`: drops the cached token only when it is still ARGV[1] (the one a 401 rejected). */
+const DELETE = `
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+return 1
+`;
 
 /**
  * A {@link TokenStore} on Redis, so every instance reuses one provider login until it expires. Each token is a
@@ -14,39 +35,27 @@ import { storeScripts } from './store-calls.js';
  * never contains the token.
  */
 export function createRedisTokenStore(options: RedisStoreOptions): TokenStore {
-  const run = storeScripts(options, 'token');
+  const { run, keyPrefix } = scriptRunner(options);
+  const keys = (name: string) => [`${keyPrefix}token:${name}`];
   return {
     async get(name) {
-      const reply = await run('tokens.get', TOKEN_GET, name);
+      const reply = await run('tokens.get', GET, keys(name));
       if (Array.isArray(reply) && reply.length === 0) return null;
-      const cached = cachedToken(reply);
+      const [token, expiresAt] = Array.isArray(reply) && reply.length === 2 ? reply : [];
+      const expiry = Number(expiresAt);
       // unexpectedReply names only the reply's shape, never its content (a token).
-      if (cached === undefined) throw unexpectedReply('tokens.get', reply);
+      if (typeof token !== 'string' || !Number.isFinite(expiry)) throw unexpectedReply('tokens.get', reply);
       // Redis expires the key on its own clock; this check keeps a token this process's clock sees as expired
       // from being used.
-      return cached.expiresAt > Date.now() ? cached : null;
+      return expiry > Date.now() ? { token, expiresAt: expiry } : null;
     },
     async set(name, token) {
       const ttlMs = Math.ceil(token.expiresAt - Date.now());
-      await run(
-        'tokens.set',
-        TOKEN_SET,
-        name,
-        [token.token, String(token.expiresAt), String(ttlMs)],
-        [token.token],
-      );
+      const values = [token.token, String(token.expiresAt), String(ttlMs)];
+      await run('tokens.set', SET, keys(name), values, [token.token]);
     },
     async delete(name, token) {
-      await run('tokens.delete', TOKEN_DELETE, name, [token], [token]);
+      await run('tokens.delete', DELETE, keys(name), [token], [token]);
     },
   };
-}
-
-/** The get script's `{token, expiresAt}` row; `undefined` when it is not one. */
-function cachedToken(reply: unknown): CachedToken | undefined {
-  if (!Array.isArray(reply) || reply.length !== 2) return undefined;
-  const [token, expiresAt] = reply as unknown[];
-  const expiry = Number(expiresAt);
-  if (typeof token !== 'string' || !Number.isFinite(expiry)) return undefined;
-  return { token, expiresAt: expiry };
 }

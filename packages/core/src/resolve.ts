@@ -55,8 +55,8 @@ export async function resolveCall(
 ): Promise<ResolveResult> {
   const lookup = lookupOf(keyOrError, options);
   const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
-  const ask: AskProvider = async (operation, extra) => {
-    return withinLogger(logger, () =>
+  const ask: AskProvider = async (operation, extra) =>
+    withinLogger(logger, () =>
       adapter.resolve?.(
         {
           operation,
@@ -67,7 +67,6 @@ export async function resolveCall(
         callOptions,
       ),
     );
-  };
   if (lookup.key === undefined) {
     if (!lookup.operation)
       return { status: 'unknown', reason: 'the error names no operation and no idempotency key' };
@@ -75,8 +74,7 @@ export async function resolveCall(
   }
   const key = lookup.key;
   try {
-    const store = ledger.store;
-    const entry = await storeCall('read', key, () => store.read(key));
+    const entry = await storeCall('read', key, () => ledger.store.read(key));
     if (entry?.state === 'completed') return await fromCompletedEntry(adapter, entry, ask);
     if (!entry) {
       if (!lookup.operation)
@@ -147,14 +145,20 @@ async function askUnderLease(
     await settleResolve(ledger, operation, key, 'abandon', () => store.abandon(key, lease));
     throw error;
   }
-  if (answer === null)
-    await settleResolve(ledger, operation, key, 'release', () => store.release(key, lease));
-  else if (!isRecordAnswer(answer) || !readBackStandsForResult(operation))
-    await settleResolve(ledger, operation, key, 'abandon', () => store.abandon(key, lease));
-  else
-    await settleResolve(ledger, operation, key, 'complete', () =>
-      store.complete(key, lease, JSON.parse(JSON.stringify(answer))),
-    );
+  // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here
+  // is returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes
+  // through the adapter instead of replaying it.
+  const step =
+    answer === null
+      ? 'release'
+      : isRecordAnswer(answer) && operation !== 'checkouts.create'
+        ? 'complete'
+        : 'abandon';
+  await settleResolve(ledger, operation, key, step, () =>
+    step === 'complete'
+      ? store.complete(key, lease, JSON.parse(JSON.stringify(answer)))
+      : store[step](key, lease),
+  );
   return answerOf(answer, 'the provider cannot tell what happened to this key');
 }
 
@@ -177,15 +181,6 @@ async function settleResolve(
       { operation, idempotencyKey: key, step },
     );
   }
-}
-
-/**
- * Whether a record read back from the provider may be recorded as the key's result. A checkout's create reply
- * carries what no read gives back (Provider N's `checkoutUrl`), so a checkout found by `resolve` is returned but
- * never replayed to a later `checkouts.create` with the key: that call resumes through the adapter instead.
- */
-function readBackStandsForResult(operation: Operation): boolean {
-  return operation !== 'checkouts.create';
 }
 
 /** The key, operation and error context `pay.resolve` was given. */

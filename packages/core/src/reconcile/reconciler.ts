@@ -12,8 +12,7 @@ import { publishReconcile } from '../diagnostics/tracing.js';
 import { ConfigurationError } from '../errors.js';
 import { internalsOf, type Pay } from '../pay.js';
 import { StoreError } from '../store-errors.js';
-import type { WebhookHandler } from '../webhooks/handler.js';
-import { handlerInternals } from '../webhooks/handler-internals.js';
+import { handlerInternals, type WebhookHandler } from '../webhooks/handler.js';
 import { reconcileObject } from './reconcile-object.js';
 import { type ReconcileRun, type RunContext, type Settings, spendReads, storeCall } from './run-context.js';
 import { resolveStaleKeys } from './stale-keys.js';
@@ -46,10 +45,8 @@ export interface Reconciler {
   runOnce(): Promise<ReconcileRun>;
 }
 
-/** Defaults (docs/architecture.md#reconciliation). */
-const DEFAULT_INTERVAL_MS = 30_000;
-const DEFAULT_READS_PER_MINUTE = 60;
-const DEFAULT_LEASE_SECONDS = 120;
+/** Each option's least value and default (docs/architecture.md#reconciliation). */
+const BOUNDS = { intervalMs: [1000, 30_000], readsPerMinute: [1, 60], leaseSeconds: [1, 120] } as const;
 /** How far each delay between runs strays from `intervalMs`, both ways, so instances do not run in step. */
 const JITTER = 0.2;
 
@@ -129,22 +126,19 @@ export function createReconciler<A extends AnyAdapter>(
 
 /** The options with their defaults; refuses a value out of bounds (`ConfigurationError`). */
 function checkedOptions(options: ReconcilerOptions): Settings {
-  const bad = (
-    [
-      ['intervalMs', options.intervalMs, 1000],
-      ['readsPerMinute', options.readsPerMinute, 1],
-      ['leaseSeconds', options.leaseSeconds, 1],
-    ] as const
-  ).filter(([, value, least]) => value !== undefined && !(Number.isInteger(value) && value >= least));
+  const bad = (['intervalMs', 'readsPerMinute', 'leaseSeconds'] as const).filter((name) => {
+    const value = options[name];
+    return value !== undefined && !(Number.isInteger(value) && value >= BOUNDS[name][0]);
+  });
   if (bad.length > 0)
     throw new ConfigurationError(
-      `createReconciler: ${bad.map(([name, , least]) => `${name} must be a whole number of at least ${least}`).join('; ')}.`,
-      { missing: bad.map(([name]) => name) },
+      `createReconciler: ${bad.map((name) => `${name} must be a whole number of at least ${BOUNDS[name][0]}`).join('; ')}.`,
+      { missing: bad },
     );
   return {
-    intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
-    readsPerMinute: options.readsPerMinute ?? DEFAULT_READS_PER_MINUTE,
-    leaseSeconds: options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+    intervalMs: options.intervalMs ?? BOUNDS.intervalMs[1],
+    readsPerMinute: options.readsPerMinute ?? BOUNDS.readsPerMinute[1],
+    leaseSeconds: options.leaseSeconds ?? BOUNDS.leaseSeconds[1],
     now: options.now ?? Date.now,
   };
 }

@@ -8,7 +8,7 @@ import type { PayLogger } from '../diagnostics/logger.js';
 import type { IdempotencyLedger } from '../idempotency.js';
 import type { Pay } from '../pay.js';
 import { StoreError, type StoreStep } from '../store-errors.js';
-import type { HandlerInternals } from '../webhooks/handler-internals.js';
+import type { HandlerInternals } from '../webhooks/handler.js';
 import type { ReconciliationStore } from './store.js';
 
 /** What one run did, as the `pay:reconcile` diagnostics message says it. */

@@ -16,7 +16,7 @@ import { bodyAlreadyParsedError } from './delivery.js';
 import type { WebhookHandler, WebhookResult } from './handler.js';
 import { failureReply, internalError, type WebhookReply } from './reply.js';
 import { readNodeBody, readWebBody } from './request-body.js';
-import { joinUrl, originFromHost, targetPathAndQuery } from './request-url.js';
+import { joinUrl, originFromHost, targetPathAndQuery, urlOf } from './request-url.js';
 
 export type { WebhookReply } from './reply.js';
 
@@ -38,9 +38,6 @@ export interface WebhookBridgeOptions {
    */
   maxBodyBytes?: number;
 }
-
-/** Options of {@link toNodeListener}. */
-export type NodeListenerOptions = WebhookBridgeOptions;
 
 /** Default `maxBodyBytes`: provider webhooks are a few KiB; 1 MiB leaves room without inviting memory abuse. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -84,13 +81,9 @@ async function fetchReply<T extends AdapterTypes>(
   settings: BridgeSettings,
   request: Request,
 ): Promise<WebhookReply> {
-  let target: URL;
-  try {
-    target = new URL(request.url);
-  } catch {
-    return badRequest('The request URL cannot be parsed.');
-  }
-  const fullUrl = joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
+  const target = urlOf(request.url);
+  const fullUrl =
+    target && joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
   if (fullUrl === undefined) return badRequest('The request URL cannot be parsed.');
   // A middleware or framework that read the body first (`await request.json()`) leaves a used stream: the raw
   // bytes are gone, which is a configuration error, not a forgery (answered 503 with the fix).
@@ -135,7 +128,7 @@ export interface NodeResponseLike {
  */
 export function toNodeListener<T extends AdapterTypes>(
   handler: WebhookHandler<T>,
-  options: NodeListenerOptions = {},
+  options: WebhookBridgeOptions = {},
 ): (req: NodeRequestLike, res: NodeResponseLike) => Promise<void> {
   const settings = bridgeSettings(options);
   return async (req, res) => {
@@ -174,35 +167,20 @@ async function nodeReply<T extends AdapterTypes>(
   const body = await readNodeBody(req, settings.maxBodyBytes);
   if (body === 'unreadable') return 'unanswerable';
   if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
-  if (body.byteLength === 0 && bodyWasConsumed(req, declared, endedBeforeReading)) {
-    // A body parser (a global express.json(), Fastify's) read the stream before the bridge: the bytes the
-    // signature covers are gone. Answered 503 with the fix for the framework at hand, since the delivery may well
-    // be genuine (docs/architecture.md#webhook-handler).
-    return failureReply(bodyAlreadyParsedError(isExpressRequest(req) ? 'express' : 'node'));
+  // The request announced a body (a Content-Length above 0, or a chunked body whose stream had ended before the
+  // bridge read it) yet the stream gave nothing: a body parser (a global express.json(), Fastify's) read it first
+  // and the bytes the signature covers are gone. A request that announced no body is never counted as consumed.
+  const announced =
+    declared === undefined
+      ? endedBeforeReading && req.headers['transfer-encoding'] !== undefined
+      : declared > 0;
+  if (body.byteLength === 0 && announced) {
+    // Answered 503 with the fix for the framework at hand, since the delivery may well be genuine
+    // (docs/architecture.md#webhook-handler). Express (4 and 5) gives every request its application as `req.app`.
+    const express = typeof (req as { app?: unknown }).app === 'function';
+    return failureReply(bodyAlreadyParsedError(express ? 'express' : 'node'));
   }
   return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
-}
-
-/**
- * Whether Express routed the request: Express gives every request its application as `req.app` (4 and 5). Any
- * other Node framework (Fastify, Koa, a plain server) does not.
- */
-function isExpressRequest(req: NodeRequestLike): boolean {
-  return typeof (req as { app?: unknown }).app === 'function';
-}
-
-/**
- * True when the request announced a body (a Content-Length above 0, or a chunked body whose stream had already
- * ended before the bridge read it) yet the stream gave the bridge nothing: something in front of it consumed the
- * body. A request that announced no body, or whose stream the bridge read itself, is never counted as consumed.
- */
-function bodyWasConsumed(
-  req: NodeRequestLike,
-  declared: number | undefined,
-  endedBeforeReading: boolean,
-): boolean {
-  if (declared !== undefined) return declared > 0;
-  return endedBeforeReading && req.headers['transfer-encoding'] !== undefined;
 }
 
 function writeReply(res: NodeResponseLike, reply: WebhookReply): void {
@@ -224,12 +202,9 @@ function closeConnection(req: NodeRequestLike): void {
   }
 }
 
-interface BridgeSettings {
-  publicOrigin: string | undefined;
-  maxBodyBytes: number;
-}
+type BridgeSettings = ReturnType<typeof bridgeSettings>;
 
-function bridgeSettings(options: WebhookBridgeOptions): BridgeSettings {
+function bridgeSettings(options: WebhookBridgeOptions) {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new ConfigurationError('maxBodyBytes must be a whole number of bytes, 0 or more.', {
@@ -237,20 +212,14 @@ function bridgeSettings(options: WebhookBridgeOptions): BridgeSettings {
     });
   }
   if (options.publicOrigin === undefined) return { publicOrigin: undefined, maxBodyBytes };
-  let origin: string | undefined;
-  try {
-    const url = new URL(options.publicOrigin);
-    if (url.protocol === 'https:' || url.protocol === 'http:') origin = url.origin;
-  } catch {
-    origin = undefined;
-  }
-  if (origin === undefined) {
+  const url = urlOf(options.publicOrigin);
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
     throw new ConfigurationError(
       `publicOrigin must be an http(s) origin such as 'https://shop.example' (got an unparsable value).`,
       { missing: ['publicOrigin'] },
     );
   }
-  return { publicOrigin: origin, maxBodyBytes };
+  return { publicOrigin: url.origin, maxBodyBytes };
 }
 
 function declaredLength(value: string | string[] | null | undefined): number | undefined {

@@ -24,16 +24,8 @@ export type DeliveryLease =
 /**
  * A store of delivery keys shared by every process that handles webhooks (the in-memory one for a single
  * process; Redis or a database otherwise). Each key is in one of three states: free, leased (an attempt is
- * running; the lease expires on its own after `leaseSeconds`) or done (kept for `ttlSeconds`).
- *
- * The contract maps onto one atomic statement per call:
- * - PostgreSQL: `begin` is `INSERT … ON CONFLICT (key) DO UPDATE SET state = 'leased', lease = $new,
- *   expires_at = $lease_end WHERE store.expires_at <= now() RETURNING lease` (no row back: read the row's state);
- *   `complete` is `UPDATE … SET state = 'done', expires_at = now() + ttl WHERE key = $1 AND lease = $2`;
- *   `release` is `DELETE … WHERE key = $1 AND lease = $2`.
- * - Redis: `begin` is `SET key leased:<lease> NX PX <leaseMs>` (on failure `GET` tells `done` from in progress);
- *   `complete` and `release` are a small script that compares the stored lease before `SET key done PX <ttlMs>`
- *   or `DEL key`.
+ * running; the lease expires on its own after `leaseSeconds`) or done (kept for `ttlSeconds`). Each call is one
+ * atomic statement (the core README, Webhooks, shows them on PostgreSQL and Redis).
  */
 export interface DeduplicationStore {
   /**
@@ -195,47 +187,37 @@ export async function takeTransitions(
 ): Promise<Map<PayEvent, TransitionLease>> {
   const taken = new Map<PayEvent, TransitionLease>();
   if (deduplication === undefined) return taken;
-  const free = async () => {
+  try {
+    for (const event of events) {
+      const key = transitionKeyOf(provider, event);
+      if (key === undefined) continue;
+      const lease = await beginLease(deduplication, key);
+      if (lease.state === 'in_progress')
+        throw new WebhookVerificationError(
+          `The ${event.type} transition of ${key.split(':')[3]} is being processed by another attempt right now (a webhook or the reconciler); answer 503 so it is delivered again once that attempt has finished (or its lease has expired).`,
+          { reason: 'delivery_in_progress', retryable: true },
+        );
+      taken.set(
+        event,
+        lease.state === 'done' ? { key, state: 'done' } : { key, state: 'acquired', lease: lease.lease },
+      );
+    }
+  } catch (error) {
     for (const held of taken.values())
       if (held.state === 'acquired')
         await settleQuietly(() => deduplication.store.release(held.key, held.lease));
-  };
-  for (const event of events) {
-    const key = transitionKeyOf(provider, event);
-    if (key === undefined) continue;
-    let lease: DeliveryLease;
-    try {
-      lease = await beginLease(deduplication, key);
-    } catch (error) {
-      await free();
-      throw error;
-    }
-    if (lease.state === 'in_progress') {
-      await free();
-      throw new WebhookVerificationError(
-        `The ${event.type} transition of ${key.split(':')[3]} is being processed by another attempt right now (a webhook or the reconciler); answer 503 so it is delivered again once that attempt has finished (or its lease has expired).`,
-        { reason: 'delivery_in_progress', retryable: true },
-      );
-    }
-    taken.set(
-      event,
-      lease.state === 'done' ? { key, state: 'done' } : { key, state: 'acquired', lease: lease.lease },
-    );
+    throw error;
   }
   return taken;
 }
 
 /** Completes a transition whose callbacks all succeeded, or frees it for the next delivery or read. */
-export async function settleTransition(
-  deduplication: Deduplication | undefined,
-  transition: TransitionLease & { state: 'acquired' },
+export function settleTransition(
+  { store, ttlSeconds }: Deduplication,
+  { key, lease }: TransitionLease & { state: 'acquired' },
   succeeded: boolean,
 ): Promise<void> {
-  if (deduplication === undefined) return;
-  const { store, ttlSeconds } = deduplication;
-  await settleQuietly(() =>
-    succeeded
-      ? store.complete(transition.key, transition.lease, ttlSeconds)
-      : store.release(transition.key, transition.lease),
+  return settleQuietly(() =>
+    succeeded ? store.complete(key, lease, ttlSeconds) : store.release(key, lease),
   );
 }

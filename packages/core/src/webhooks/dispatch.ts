@@ -53,7 +53,7 @@ export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[])
         errors.push(error);
       }
     }
-    if (transition?.state === 'acquired')
+    if (transition?.state === 'acquired' && deduplication)
       await settleTransition(deduplication, transition, errors.length === failed);
   }
   if (errors.length > 0) throw new WebhookHandlerError(errors, events);

@@ -13,7 +13,6 @@ import { beginLease, type DeduplicationStore, deduplicationOf, settleQuietly } f
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { type Dispatcher, dispatchEvents } from './dispatch.js';
 import { type WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import { keepHandlerInternals } from './handler-internals.js';
 import { decideFailureReply } from './reply.js';
 import { type DeliveryOutcome, deliveryTrace, type Progress, reportFailure } from './report.js';
 import {
@@ -107,6 +106,24 @@ export type WebhookErrorCallback = (
   context: WebhookErrorContext,
 ) => unknown;
 
+/**
+ * What the reconciler delivers through (docs/architecture.md#reconciliation): the handler's dispatcher (its
+ * callbacks and deduplication), the event names `.on()` accepts and its logger. Kept in a WeakMap beside the
+ * handler, as `Pay` keeps its own (`internalsOf` in pay.ts): not public.
+ */
+export interface HandlerInternals {
+  dispatcher: Dispatcher;
+  raises: ReadonlySet<string>;
+  logger: PayLogger;
+}
+
+const INTERNALS = new WeakMap<object, HandlerInternals>();
+
+/** The internals of `handler`; `undefined` for an object the `WebhookHandler` constructor did not make. */
+export function handlerInternals(handler: object): HandlerInternals | undefined {
+  return INTERNALS.get(handler);
+}
+
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
@@ -149,8 +166,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       anyCallbacks: this.#anyCallbacks,
       deduplication,
     };
-    // The reconciler delivers the events it reads through the same callbacks and transition leases.
-    keepHandlerInternals(this, { dispatcher: this.#dispatcher, raises: this.#knownNames, logger });
+    INTERNALS.set(this, { dispatcher: this.#dispatcher, raises: this.#knownNames, logger });
   }
 
   /**

@@ -22,7 +22,9 @@ const decidedReplies = new WeakMap<object, WebhookReply>();
  * the application itself) is decided here, on first sight.
  */
 export function failureReply(error: unknown): WebhookReply {
-  return copyOf(decideFailureReply(error));
+  // A fresh copy, so a caller changing the reply it got cannot change the next caller's.
+  const { status, body } = decideFailureReply(error);
+  return { status, body: { ...body } };
 }
 
 /**
@@ -45,9 +47,4 @@ export function decideFailureReply(error: unknown): WebhookReply {
 /** The reply to an unexpected failure: retryable, and saying nothing about the cause. */
 export function internalError(): WebhookReply {
   return { status: 500, body: { error: 'internal_error', message: 'The webhook could not be processed.' } };
-}
-
-/** A fresh copy, so a caller changing the reply it got cannot change the next caller's. */
-function copyOf(reply: WebhookReply): WebhookReply {
-  return { status: reply.status, body: { ...reply.body } };
 }

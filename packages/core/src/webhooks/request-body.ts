@@ -4,6 +4,7 @@
  */
 import { utf8 } from '../crypto.js';
 import type { NodeRequestLike } from './bridges.js';
+import { concatBytes } from './signatures.js';
 
 /** What reading a body came to. */
 type BodyRead = Uint8Array | 'too_large' | 'unreadable';
@@ -54,11 +55,5 @@ async function readChunks(
   } catch {
     return 'unreadable';
   }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  return concatBytes(chunks);
 }

@@ -18,11 +18,7 @@ export function originFromHost(req: NodeRequestLike): string | undefined {
   if (match === null) return undefined;
   if (match[1] !== undefined && Number(match[1]) > 65535) return undefined;
   const encrypted = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
-  try {
-    return new URL(`${encrypted ? 'https' : 'http'}://${host}`).origin;
-  } catch {
-    return undefined;
-  }
+  return urlOf(`${encrypted ? 'https' : 'http'}://${host}`)?.origin;
 }
 
 /**
@@ -45,9 +41,14 @@ export function targetPathAndQuery(target: string | undefined): string | undefin
  * target `//other.example/x` stays a path on our origin instead of naming another host).
  */
 export function joinUrl(origin: string, pathAndQuery: string): string | undefined {
+  const url = urlOf(`${origin}${pathAndQuery}`);
+  return url?.origin === origin ? url.toString() : undefined;
+}
+
+/** `text` parsed as an absolute URL; `undefined` when it is not one. */
+export function urlOf(text: string): URL | undefined {
   try {
-    const url = new URL(`${origin}${pathAndQuery}`);
-    return url.origin === origin ? url.toString() : undefined;
+    return new URL(text);
   } catch {
     return undefined;
   }

@@ -163,7 +163,8 @@ function readSignatureHeader(
     if (!(age <= scheme.tolerance.maxAgeSeconds && -age <= (scheme.tolerance.maxFutureSeconds ?? 0)))
       refuse(scheme, 'staleTimestamp', 'stale_timestamp');
   }
-  const content = () => concat(scheme.signedContent?.(delivery.rawBody, timestamp) ?? [delivery.rawBody]);
+  const content = () =>
+    concatBytes(scheme.signedContent?.(delivery.rawBody, timestamp) ?? [delivery.rawBody]);
   return { signatures: parsed.signatures, timestamp, content };
 }
 
@@ -201,9 +202,8 @@ function parseHeader(
   return { signatures, timestamp: Number(timestampText) };
 }
 
-/** The pieces of the signed content as one byte array. */
-function concat(pieces: readonly (string | Uint8Array)[]): Uint8Array {
-  if (pieces.length === 1) return utf8(pieces[0]!);
+/** The pieces (of signed content, of a streamed body) as one new byte array. */
+export function concatBytes(pieces: readonly (string | Uint8Array)[]): Uint8Array {
   const bytes = pieces.map(utf8);
   const joined = new Uint8Array(bytes.reduce((length, piece) => length + piece.length, 0));
   let offset = 0;

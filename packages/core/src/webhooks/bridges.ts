@@ -1,13 +1,9 @@
 /**
- * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges). They read the raw
- * body themselves and map outcomes to the statuses providers act on: 200 processed or nothing to do, 400
- * verification failure or malformed request, 413 body over `maxBodyBytes`, 503 retryable (deliver again), 500
- * callback failure (deliver again).
- *
- * The webhook URL faces the internet without authentication, so everything a bridge does (building the URL,
- * reading the body, verifying, dispatching, writing the reply) runs inside one error boundary: no request, however
- * malformed or however aborted, rejects the listener's promise (an unhandled rejection ends a Node process).
- * Neither bridge imports a Node built-in: the Node listener works on the request's async iterator.
+ * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges): they read the raw
+ * body themselves and answer 200 (processed, or nothing to do), 400 (refused or malformed), 413 (over
+ * `maxBodyBytes`), 503 (retryable) or 500 (a callback failed). The webhook URL faces the internet unauthenticated,
+ * so everything a bridge does runs inside one error boundary: no request, however malformed or aborted, rejects the
+ * listener's promise (an unhandled rejection ends a Node process). Neither bridge imports a Node built-in.
  */
 
 import { ConfigurationError } from '../errors.js';
@@ -23,19 +19,13 @@ export type { WebhookReply } from './reply.js';
 /** Options of {@link toNodeListener} and {@link toFetchHandler}. */
 export interface WebhookBridgeOptions {
   /**
-   * The public origin the provider posts to (`https://shop.example`). Provider T signs the host it addressed,
-   * so set this in production: the verified URL is then this origin plus the request target's path and query,
-   * whatever the request's Host header or target says. Only the origin is used (a path here is ignored).
-   *
-   * Default: Node listener, the request's `Host` header when it is a valid `host[:port]` (`https` on a TLS
-   * socket, `http` otherwise; a missing or invalid Host is answered 400); Web handler, the origin of
-   * `request.url` as the runtime built it.
+   * The public origin the provider posts to (`https://shop.example`; a path here is ignored). Provider T signs the
+   * host it addressed, so set this in production: the verified URL is then this origin plus the request target's
+   * path and query, whatever the Host header or target says. Default: Node listener, a valid `Host` header
+   * (`https` on a TLS socket; a missing or invalid one is answered 400); Web handler, the origin of `request.url`.
    */
   publicOrigin?: string;
-  /**
-   * Largest body accepted, in bytes (default 1 MiB). Enforced while streaming: reading stops at the limit and the
-   * request is answered 413 (a Content-Length above it is refused before reading).
-   */
+  /** Largest body accepted, in bytes (default 1 MiB), enforced while streaming (past it: 413). */
   maxBodyBytes?: number;
 }
 
@@ -44,7 +34,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Maps the outcome of `handle()` to the reply a provider expects. Never rejects. A failure gets the answer the
- * handler decided before its `.onError` callbacks ran, so nothing they change on the error changes it.
+ * handler decided before its `.onError` callbacks ran.
  */
 export async function replyFor(outcome: Promise<WebhookResult>): Promise<WebhookReply> {
   try {
@@ -122,9 +112,8 @@ export interface NodeResponseLike {
 
 /**
  * A Node `(req, res)` listener for `http.createServer`, Express (mount without a body parser) or Fastify's raw
- * mode. The returned promise never rejects: a malformed request is answered 4xx, one that cannot be answered
- * (the client went away mid-body) has its connection closed. Throws `ConfigurationError` at once for an invalid
- * `publicOrigin` or `maxBodyBytes`.
+ * mode. The returned promise never rejects: a request that cannot be answered (the client went away mid-body) has
+ * its connection closed. Throws `ConfigurationError` at once for an invalid `publicOrigin` or `maxBodyBytes`.
  */
 export function toNodeListener<T extends AdapterTypes>(
   handler: WebhookHandler<T>,
@@ -167,16 +156,15 @@ async function nodeReply<T extends AdapterTypes>(
   const body = await readNodeBody(req, settings.maxBodyBytes);
   if (body === 'unreadable') return 'unanswerable';
   if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
-  // The request announced a body (a Content-Length above 0, or a chunked body whose stream had ended before the
-  // bridge read it) yet the stream gave nothing: a body parser (a global express.json(), Fastify's) read it first
-  // and the bytes the signature covers are gone. A request that announced no body is never counted as consumed.
+  // A body announced (a Content-Length above 0, or a chunked stream that had ended before the bridge read it) yet
+  // none read: a body parser (a global express.json(), Fastify's) consumed it. Answered 503 with the fix for the
+  // framework at hand, since the delivery may well be genuine (docs/architecture.md#webhook-handler).
   const announced =
     declared === undefined
       ? endedBeforeReading && req.headers['transfer-encoding'] !== undefined
       : declared > 0;
   if (body.byteLength === 0 && announced) {
-    // Answered 503 with the fix for the framework at hand, since the delivery may well be genuine
-    // (docs/architecture.md#webhook-handler). Express (4 and 5) gives every request its application as `req.app`.
+    // Express (4 and 5) gives every request its application as `req.app`.
     const express = typeof (req as { app?: unknown }).app === 'function';
     return failureReply(bodyAlreadyParsedError(express ? 'express' : 'node'));
   }

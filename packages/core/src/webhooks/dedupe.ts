@@ -1,9 +1,8 @@
 /**
- * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication). Providers deliver at least
- * once and in no guaranteed order: a store lets a delivery that was already processed be skipped when it comes
- * again, without ever losing one. A delivery is taken with a short **lease** while it is processed and becomes
- * **done** only when every callback succeeded; a failed attempt releases its lease, and a crashed one lets its
- * lease expire, so the provider's next delivery runs it.
+ * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication): providers deliver at least once,
+ * so a delivery already processed is skipped when it comes again, without ever losing one. A delivery is leased
+ * while it is processed and done only when every callback succeeded; a failed attempt releases its lease, and a
+ * crashed one lets it expire, so the provider's next delivery runs it.
  */
 
 import { markInMemory } from '../diagnostics/production.js';
@@ -82,25 +81,22 @@ export function createMemoryDeduplicationStore(now: () => number = Date.now): De
   });
 }
 
-/** Default `deduplicateTtlSeconds`: 7 days, longer than any of the providers keeps redelivering. */
-const DEFAULT_DEDUPLICATE_TTL_SECONDS = 7 * 24 * 3600;
-/** Default `deduplicateLeaseSeconds`: long enough for a status read plus callbacks, short enough to retry soon. */
-const DEFAULT_DEDUPLICATE_LEASE_SECONDS = 60;
+/**
+ * Default durations: the TTL 7 days, longer than any of the providers keeps redelivering; the lease long enough for
+ * a status read plus callbacks, short enough to retry soon.
+ */
+const DEFAULT_SECONDS = { deduplicateTtlSeconds: 7 * 24 * 3600, deduplicateLeaseSeconds: 60 };
 
 /** The checked deduplication settings of one handler. */
-export interface Deduplication {
-  store: DeduplicationStore;
-  ttlSeconds: number;
-  leaseSeconds: number;
-}
+export type Deduplication = NonNullable<ReturnType<typeof deduplicationOf>>;
 
 /**
  * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean
  * "no deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
  */
-export function deduplicationOf(options: WebhookSetupOptions): Deduplication | undefined {
-  const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds', DEFAULT_DEDUPLICATE_TTL_SECONDS);
-  const leaseSeconds = positiveSeconds(options, 'deduplicateLeaseSeconds', DEFAULT_DEDUPLICATE_LEASE_SECONDS);
+export function deduplicationOf(options: WebhookSetupOptions) {
+  const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds');
+  const leaseSeconds = positiveSeconds(options, 'deduplicateLeaseSeconds');
   const store = options.deduplicate;
   if (store === undefined) return undefined;
   const methods = ['begin', 'complete', 'release'] as const;
@@ -117,14 +113,10 @@ export function deduplicationOf(options: WebhookSetupOptions): Deduplication | u
   return { store, ttlSeconds, leaseSeconds };
 }
 
-/** `options[name]` (`fallback` when absent), refused unless it is a positive, finite number of seconds. */
-function positiveSeconds(
-  options: WebhookSetupOptions,
-  name: 'deduplicateTtlSeconds' | 'deduplicateLeaseSeconds',
-  fallback: number,
-): number {
+/** `options[name]` (its default when absent), refused unless it is a positive, finite number of seconds. */
+function positiveSeconds(options: WebhookSetupOptions, name: keyof typeof DEFAULT_SECONDS): number {
   const value = options[name];
-  if (value === undefined) return fallback;
+  if (value === undefined) return DEFAULT_SECONDS[name];
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new ConfigurationError(
       `${name} must be a positive, finite number of seconds (0, a negative number or NaN would turn deduplication off).`,
@@ -134,7 +126,7 @@ function positiveSeconds(
   return value;
 }
 
-/** Runs a store call whose failure changes nothing for the caller (see `handle`), even if it throws synchronously. */
+/** Runs a store call whose failure changes nothing for the caller, even if it throws synchronously. */
 export async function settleQuietly(call: () => Promise<void>): Promise<void> {
   try {
     await call();
@@ -159,12 +151,10 @@ export async function beginLease(deduplication: Deduplication, key: string): Pro
 export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: string } | { state: 'done' });
 
 /**
- * The transition an event reports (docs/architecture.md#reconciliation): `<provider>:transition:<kind>:<id>:<event>`
- * and the record's status, for a normalised event whose record has an id (`kind` is the event's prefix:
- * `payment`, `refund`, `invoice`, `subscription`). The same whether a webhook or the reconciler's read raised it,
- * so the two paths run its callbacks once. The status is part of the key because one event name reports several
- * transitions (`payment.updated` for `processing`, then for `requires_capture`). Raw events have none: they belong
- * to their delivery.
+ * The transition a normalised event reports (docs/architecture.md#reconciliation), the same whether a webhook or the
+ * reconciler's read raised it, so the two paths run its callbacks once. The status is part of the key because one
+ * event name reports several transitions (`payment.updated` for `processing`, then `requires_capture`). Raw events
+ * have none: they belong to their delivery.
  */
 export function transitionKeyOf(provider: string, event: PayEvent): string | undefined {
   if (event.is_raw) return undefined;
@@ -176,9 +166,8 @@ export function transitionKeyOf(provider: string, event: PayEvent): string | und
 }
 
 /**
- * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a
- * webhook and the reconciler at the same moment, on two instances) makes the whole dispatch retryable, after
- * the leases already taken are freed, so no callback ran twice and none is lost. Without a store, nothing.
+ * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a webhook
+ * and the reconciler at once, on two instances) frees the leases taken and makes the whole dispatch retryable.
  */
 export async function takeTransitions(
   deduplication: Deduplication | undefined,

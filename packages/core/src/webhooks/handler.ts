@@ -1,7 +1,4 @@
-/**
- * The webhook handler (docs/architecture.md#webhook-handler), shaped like Octokit's: verify completely, then dispatch. `.on()` chains;
- * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
- */
+/** The webhook handler (docs/architecture.md#webhook-handler), shaped like Octokit's: verify completely, then dispatch. */
 
 import { type PayLogger, SILENT_LOGGER, withinLogger } from '../diagnostics/logger.js';
 import { inProduction, isInMemory } from '../diagnostics/production.js';
@@ -27,11 +24,10 @@ import {
 /** Options of `pay.webhooks.setup()`. */
 export interface WebhookSetupOptions {
   /**
-   * The secret the provider's webhooks are checked with: Provider R's configuration secret, Provider N's
-   * webhook signing secret, `null` for Provider T (it signs with its own key pair: its public keys are in the
-   * adapter's config). While a secret is rotated, pass both, `[newSecret, oldSecret]`: a delivery verified by
-   * either is accepted, and the `pay:webhook` diagnostics message says which one did (`secretIndex`, its position
-   * here), so the old one can be removed once nothing uses it (docs/architecture.md#credential-rotation).
+   * The secret the provider's webhooks are checked with: Provider R's configuration secret, Provider N's webhook
+   * signing secret, `null` for Provider T (its public keys are in the adapter's config). While a secret is rotated,
+   * pass `[newSecret, oldSecret]`: either verifies, and the `pay:webhook` diagnostics message says which one did
+   * (`secretIndex`), so the old one can be removed once unused (docs/architecture.md#credential-rotation).
    */
   webhookSecret: string | readonly string[] | null | undefined;
   /**
@@ -40,15 +36,13 @@ export interface WebhookSetupOptions {
    */
   deduplicate?: DeduplicationStore;
   /**
-   * How long a processed delivery is remembered, in seconds: a redelivery within it is skipped. Default 7 days,
-   * longer than providers keep redelivering. Must be a positive finite number. Provider N signs no timestamp: a
-   * captured delivery replayed after this is processed again, so keep it at least as long as Provider N retries.
+   * How long a processed delivery is remembered, in seconds (positive; default 7 days). Provider N signs no
+   * timestamp: a captured delivery replayed after this is processed again, so keep it as long as Provider N retries.
    */
   deduplicateTtlSeconds?: number;
   /**
-   * How long one attempt holds its lease on a delivery, in seconds (default 60): a concurrent redelivery meanwhile
-   * gets a retryable 503, and a crashed attempt's lease expires after this so the next delivery runs. Keep it
-   * above your callbacks' running time. Must be a positive finite number.
+   * How long one attempt holds its lease on a delivery, in seconds (positive; default 60): a concurrent redelivery
+   * meanwhile gets a retryable 503, and a crashed attempt's lease expires. Keep it above your callbacks' run time.
    */
   deduplicateLeaseSeconds?: number;
 }
@@ -66,10 +60,9 @@ export interface WebhookResult {
   /** Every verified event of the delivery, in dispatch order (empty when the delivery was a duplicate). */
   events: PayEvent[];
   /**
-   * Delivery keys skipped because the deduplication store had them done (`AuthenticatedDelivery.key`, e.g.
-   * `<transactionId>:<status>`): a redelivery of a processed delivery, whose events were not read again. Also the
-   * transition keys (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events whose callbacks already ran
-   * for an earlier delivery or the reconciler's read (docs/architecture.md#reconciliation): those were skipped.
+   * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`), whose events were not read again,
+   * and the transition keys (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events whose callbacks already
+   * ran for an earlier delivery or the reconciler's read (docs/architecture.md#reconciliation).
    */
   duplicates: string[];
 }
@@ -85,10 +78,7 @@ export type AnyEventOf<T extends AdapterTypes> = {
 /** What an `onError` callback learns about the delivery that failed (never a secret, header or body). */
 export interface WebhookErrorContext {
   provider: ProviderName;
-  /**
-   * Where it failed: `verification` (authentication, deduplication, reading the events: nothing was dispatched)
-   * or `dispatch` (every callback ran; some threw).
-   */
+  /** `verification` (authentication, deduplication, reading the events: nothing dispatched) or `dispatch`. */
   stage: 'verification' | 'dispatch';
   /** The delivery's key once it was authenticated (`AuthenticatedDelivery.key`), else `null`. */
   deliveryKey: string | null;
@@ -97,9 +87,8 @@ export interface WebhookErrorContext {
 }
 
 /**
- * A callback registered with `.onError()`: it observes a failed delivery (for logging or alerting). What it
- * returns or throws is ignored and a promise it returns is not awaited: the rejection of `handle()`, its timing
- * and the HTTP answer stay the same, whatever it does to the error.
+ * A callback registered with `.onError()`: it observes a failed delivery. What it returns or throws is ignored and
+ * a promise it returns is not awaited: `handle()`'s rejection, its timing and the HTTP answer stay the same.
  */
 export type WebhookErrorCallback = (
   error: WebhookVerificationError | WebhookHandlerError,
@@ -127,9 +116,7 @@ export function handlerInternals(handler: object): HandlerInternals | undefined 
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
-  /** The webhook secrets, in the caller's order (empty when the provider uses none). */
   readonly #secrets: readonly string[];
-  /** The callbacks and deduplication each delivery's events are dispatched through. */
   readonly #dispatcher: Dispatcher;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
   readonly #anyCallbacks: WebhookCallback<PayEvent>[] = [];
@@ -170,8 +157,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /**
-   * Registers `callback` for one event name or several, and returns this handler so calls chain. A name that
-   * is neither a normalised event nor one of the adapter's raw events is refused here, not silently ignored.
+   * Registers `callback` for one event name or several; returns this handler. A name the adapter does not raise
+   * is refused here, not silently ignored.
    */
   on<K extends keyof EventMap<T> & string>(
     names: K | readonly K[],
@@ -190,21 +177,16 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return this;
   }
 
-  /**
-   * Registers `callback` for every event of every delivery, run after the event's `.on()` callbacks (as
-   * Octokit's `onAny`). Its failures count like any callback's (`WebhookHandlerError`). Returns this handler.
-   */
+  /** Registers `callback` for every event, run after the event's `.on()` callbacks; returns this handler. */
   onAny(callback: WebhookCallback<AnyEventOf<T>>): this {
     this.#anyCallbacks.push(callback as WebhookCallback<PayEvent>);
     return this;
   }
 
   /**
-   * Registers `callback` for every failed delivery: verification refused or could not finish
-   * (`WebhookVerificationError`, no callback ran) or callbacks threw (`WebhookHandlerError`), with the delivery
-   * context. It is called before `handle()` rejects, after the answer was decided: whatever it throws, returns
-   * (a promise is not awaited) or changes on the error never changes or holds the answer (as Octokit's `onError`).
-   * Returns this handler.
+   * Registers `callback` for every failed delivery (`WebhookVerificationError`: no callback ran;
+   * `WebhookHandlerError`: callbacks threw), called before `handle()` rejects, after the answer was decided: nothing
+   * it does changes or holds the answer. Returns this handler.
    */
   onError(callback: WebhookErrorCallback): this {
     this.#errorCallbacks.push(callback);
@@ -212,11 +194,9 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /**
-   * Authenticates the delivery, takes its deduplication lease (when a store is configured), reads its events
-   * (any upstream confirmation happens here, after deduplication) and runs the callbacks of each event in order.
-   * Rejects with `WebhookVerificationError` (nothing ran; `retryable` for a delivery in progress elsewhere or a
-   * failed confirmation) or `WebhookHandlerError` (every callback ran; some threw). The delivery is marked done
-   * only when every callback succeeded.
+   * Authenticates the delivery, takes its deduplication lease (with a store), reads its events (any upstream
+   * confirmation happens here) and runs each event's callbacks in order. Rejects with `WebhookVerificationError`
+   * (nothing ran) or `WebhookHandlerError` (every callback ran; some threw). Done only when every callback succeeded.
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
     const startTime = Date.now();
@@ -234,8 +214,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       reportFailure(this.#errorCallbacks, this.#adapter.provider, error, progress);
       throw error;
     } finally {
-      // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels):
-      // ids and enums only.
+      // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels).
       const settled = outcome;
       publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress, startTime));
     }
@@ -293,10 +272,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 }
 
-/**
- * The webhook secrets of `setup()` as a list, in the caller's order: one string or several (old and new while
- * one is rotated). A provider that checks with a secret refuses none, an empty list, or an empty member.
- */
+/** The webhook secrets of `setup()` as a list; a provider that checks with a secret refuses none or an empty one. */
 function webhookSecretsOf(
   adapter: { provider: ProviderName; webhooks: WebhookDefinition },
   given: WebhookSetupOptions['webhookSecret'],

@@ -1,9 +1,8 @@
 /**
  * Webhook signature headers (docs/architecture.md#webhook-signatures): the one implementation of "a header signs
- * the raw body" that an adapter configures instead of writing, for HMAC schemes (a shared secret) and RSA SHA-256
- * schemes (the provider's public key). Checked in a fixed order, each failure a `WebhookVerificationError` with
- * its own reason; every key and every signature given is compared (constant-time for HMAC), so the time taken
- * does not tell which key matched. Web Crypto only, so it runs on every runtime core supports.
+ * the raw body" that an adapter configures, for HMAC (a shared secret) and RSA SHA-256 (the provider's public key).
+ * Every key and every signature given is compared (constant-time for HMAC), so the time taken does not tell which
+ * key matched. Web Crypto only, so it runs on every runtime core supports.
  */
 import {
   fromBase64,
@@ -35,10 +34,9 @@ export interface SignatureScheme {
   /** How each signature is written: `hex` (either case) or standard padded `base64`. Anything else is refused. */
   encoding: 'hex' | 'base64';
   /**
-   * The header as named parts (`t=1700000000, v1=ab…, v1=cd…`): the name of the timestamp part (unix seconds),
-   * the name of a signature part (it may repeat: any one that verifies is enough, as during the provider's own
-   * secret rotation) and the separator between parts (default `,`). Without it, the whole header (trimmed) is one
-   * signature.
+   * The header as named parts (`t=1700000000, v1=ab…, v1=cd…`): the timestamp part (unix seconds), the signature
+   * part (it may repeat: any one that verifies is enough) and the separator (default `,`). Without it, the whole
+   * header (trimmed) is one signature.
    */
   parts?: { timestamp?: string; signature: string; separator?: string };
   /**
@@ -47,41 +45,28 @@ export interface SignatureScheme {
    */
   tolerance?: { maxAgeSeconds: number; maxFutureSeconds?: number; now?: () => number };
   /**
-   * The content that is signed, as pieces joined byte for byte: default the raw body alone; a timestamped scheme
-   * signs e.g. `` [`${timestamp}.`, rawBody] ``. Called after the header and the timestamp passed; what it throws
-   * (a setting the signature covers is missing) is thrown as it is.
+   * The signed content, as pieces joined byte for byte (default the raw body alone; e.g. `` [`${timestamp}.`,
+   * rawBody] ``). Called after the header and timestamp passed; what it throws is thrown as it is.
    */
   signedContent?: (rawBody: Uint8Array, timestamp: number | undefined) => readonly (string | Uint8Array)[];
-  /**
-   * The error messages, in the provider's words (which secret to pass, which header): one per failure, each with
-   * a plain default naming the header.
-   */
+  /** The error messages, in the provider's words (which secret to pass): one per failure, each with a default. */
   messages?: Partial<Record<SignatureFailure, string>>;
 }
 
 /** What can fail in a signature header, each with its own message in {@link SignatureScheme.messages}. */
-type SignatureFailure =
-  | 'missingSecret'
-  | 'missingSignature'
-  | 'malformedSignature'
-  | 'staleTimestamp'
-  | 'mismatch';
+type SignatureFailure = keyof typeof DEFAULT_MESSAGES;
 
-/** What a verified header proved: which of the keys given verified it, and the header's timestamp if any. */
+/** Which of the keys given verified the header (reported as `secretIndex`), and its timestamp (unix seconds). */
 interface VerifiedSignature {
-  /** The index of the secret or public key that verified the signature (the handler reports it as `secretIndex`). */
   secretIndex: number;
-  /** The header's timestamp in unix seconds, when the scheme has one. */
   timestamp: number | undefined;
 }
 
 /**
- * Verifies an HMAC signature header over the raw body (docs/architecture.md#webhook-signatures): the HMAC of the
- * signed content with every one of `secrets` (several while one is rotated) is compared in constant time with
- * every signature in the header. Resolves to the index of the secret that matched; throws
- * `WebhookVerificationError` with reason `missing_secret` (no secret given), `missing_signature`,
- * `invalid_signature` (malformed, wrong encoding, truncated or not matching) or `stale_timestamp`. No upstream
- * call: run it first in an adapter's `verify`.
+ * Verifies an HMAC signature header over the raw body (docs/architecture.md#webhook-signatures): the HMAC with
+ * every one of `secrets` (several while one is rotated) is compared in constant time with every signature in the
+ * header. Resolves to the index of the secret that matched; throws `WebhookVerificationError` with reason
+ * `missing_secret`, `missing_signature`, `invalid_signature` (malformed or not matching) or `stale_timestamp`.
  */
 export async function verifyHmacHeader(
   delivery: WebhookDelivery,
@@ -103,10 +88,8 @@ export async function verifyHmacHeader(
 
 /**
  * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature header (docs/architecture.md#webhook-signatures) with every one
- * of `publicKeys` (SPKI, base64 DER or PEM; several while the provider rotates its key), in the order given.
- * Resolves to the index of the first key that verified; throws `WebhookVerificationError` as
- * {@link verifyHmacHeader} does (`missing_secret` when no key is given), and `TypeError` for a key that cannot be
- * imported.
+ * of `publicKeys` (SPKI, base64 DER or PEM; several while the provider rotates its key). Resolves to the index of
+ * the first key that verified; throws as {@link verifyHmacHeader} does, and `TypeError` for a key it cannot import.
  */
 export async function verifyRsaHeader(
   delivery: WebhookDelivery,
@@ -141,10 +124,7 @@ export async function hmacSignature(
   return scheme.encoding === 'hex' ? toHex(signature) : toBase64(signature);
 }
 
-/**
- * The checks before any cryptography: keys given, header present and well formed, timestamp fresh. Returns the
- * decoded signatures, the timestamp and the signed content (built only once these passed).
- */
+/** The checks before any cryptography; the signed content is built only once they passed. */
 function readSignatureHeader(
   delivery: WebhookDelivery,
   keys: readonly string[],
@@ -214,14 +194,15 @@ export function concatBytes(pieces: readonly (string | Uint8Array)[]): Uint8Arra
   return joined;
 }
 
-const DEFAULT_MESSAGES: Record<SignatureFailure, (header: string) => string> = {
+const DEFAULT_MESSAGES = {
   missingSecret: () =>
     'No webhook secret or key is configured, so no delivery can be verified: pass webhookSecret.',
-  missingSignature: (header) => `The ${header} header is missing: this request was not sent by the provider.`,
-  malformedSignature: (header) => `The ${header} header is not a signature in the provider's format.`,
-  staleTimestamp: (header) =>
+  missingSignature: (header: string) =>
+    `The ${header} header is missing: this request was not sent by the provider.`,
+  malformedSignature: (header: string) => `The ${header} header is not a signature in the provider's format.`,
+  staleTimestamp: (header: string) =>
     `The ${header} timestamp is outside the accepted window; refused as a possible replay. Check the server clock.`,
-  mismatch: (header) =>
+  mismatch: (header: string) =>
     `The ${header} signature does not match the body: check the webhook secret and that the raw body is passed unchanged.`,
 };
 

@@ -31,10 +31,7 @@ export type ResolveResult =
 
 /** Options of `pay.resolve`. */
 export interface ResolveOptions {
-  /**
-   * The money-moving operation the key was used for, when the ledger no longer has the key (another store,
-   * expired): lets the adapter look the key up at the provider.
-   */
+  /** The operation the key was used for, when the ledger no longer has the key: the adapter looks it up. */
   operation?: MoneyMovingOperation;
   signal?: AbortSignal;
 }
@@ -96,7 +93,7 @@ export async function resolveCall(
 
 /**
  * A completed entry. A call that resolves to nothing (Provider R's redirect checkout) recorded `null`: the adapter
- * reads what the key made from the recovery point (its redirect), and nothing can move money any more.
+ * reads what the key made from the recovery point, and nothing can move money any more.
  */
 async function fromCompletedEntry(
   adapter: AnyAdapter,
@@ -110,9 +107,8 @@ async function fromCompletedEntry(
 }
 
 /**
- * An entry in progress or abandoned: takes the key's lease, so no attempt can move money while the provider is
- * asked and the answer recorded; then records the answer (a record), frees the key (`null`: nothing can land) or
- * leaves it to resume.
+ * An entry in progress or abandoned, asked under the key's lease; then records the answer (a record), frees the key
+ * (`null`: nothing can land) or leaves it to resume.
  */
 async function askUnderLease(
   ledger: IdempotencyLedger,
@@ -142,23 +138,18 @@ async function askUnderLease(
       ask(operation, { recoveryPoint: begun.recoveryPoint }),
     );
   } catch (error) {
-    await settleResolve(ledger, operation, key, 'abandon', () => store.abandon(key, lease));
+    await settleResolve(ledger, operation, key, lease, 'abandon');
     throw error;
   }
-  // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here
-  // is returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes
-  // through the adapter instead of replaying it.
+  // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here is
+  // returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes instead.
   const step =
     answer === null
       ? 'release'
       : isRecordAnswer(answer) && operation !== 'checkouts.create'
         ? 'complete'
         : 'abandon';
-  await settleResolve(ledger, operation, key, step, () =>
-    step === 'complete'
-      ? store.complete(key, lease, JSON.parse(JSON.stringify(answer)))
-      : store[step](key, lease),
-  );
+  await settleResolve(ledger, operation, key, lease, step, answer);
   return answerOf(answer, 'the provider cannot tell what happened to this key');
 }
 
@@ -167,11 +158,15 @@ async function settleResolve(
   ledger: IdempotencyLedger,
   operation: Operation,
   key: string,
+  lease: string,
   step: 'complete' | 'release' | 'abandon',
-  write: () => Promise<boolean>,
+  answer?: ResolvedRecord,
 ): Promise<void> {
+  const { store } = ledger;
   try {
-    await write();
+    await (step === 'complete'
+      ? store.complete(key, lease, JSON.parse(JSON.stringify(answer)))
+      : store[step](key, lease));
   } catch (error) {
     ledger.report(
       new StoreError(

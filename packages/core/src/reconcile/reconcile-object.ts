@@ -1,8 +1,4 @@
-/**
- * One claimed object of a reconciler run (docs/architecture.md#reconciliation): read it from the provider, deliver a
- * changed status as the event the webhook would have raised, through the handler's callbacks and transition leases,
- * then settle it (final) or reschedule it with backoff.
- */
+/** One claimed object of a reconciler run (docs/architecture.md#reconciliation). */
 import { withinLogger } from '../diagnostics/logger.js';
 import type { Payment, Refund } from '../records.js';
 import { StoreError } from '../store-errors.js';
@@ -74,9 +70,8 @@ async function readObject(context: RunContext, object: WatchedObject): Promise<P
 }
 
 /**
- * Delivers the event of the record's new status through the handler's dispatcher (transition-deduplicated), under
- * the handler's logger as a webhook's delivery runs. True when the transition is delivered (now or earlier, by a
- * webhook) or raises no event; false when it must be tried again.
+ * Delivers the event of the record's new status through the handler's dispatcher, under its logger. True when the
+ * transition is delivered (now or earlier) or raises no event; false when it must be tried again.
  */
 async function deliverStatus(
   context: RunContext,

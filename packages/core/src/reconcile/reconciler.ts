@@ -1,11 +1,8 @@
 /**
- * The reconciler (docs/architecture.md#reconciliation): on an interval, on every instance, it reads the objects
- * this library created that are due, from a read budget shared by every instance, and delivers each status
- * change as the normalised event the webhook would have delivered, through the same webhook handler and its
- * transition deduplication, so a transition seen by a webhook and by a read runs its callbacks once. It also
- * resolves the idempotency keys nobody is working on (a crashed process, a lost reply no caller retried). This
- * file holds the runs and their timer; one object's read and delivery is in reconcile-object.ts, the stale keys'
- * resolution in stale-keys.ts.
+ * The reconciler (docs/architecture.md#reconciliation): on an interval, on every instance, it reads the due objects
+ * this library created, from a read budget shared by every instance, and delivers each status change as the event
+ * the webhook would have raised, through the same handler and its transition deduplication; it also resolves the
+ * idempotency keys nobody is working on. This file holds the runs and their timer.
  */
 import type { AnyAdapter, TypesOf } from '../adapter.js';
 import { publishReconcile } from '../diagnostics/tracing.js';
@@ -22,8 +19,8 @@ export interface ReconcilerOptions {
   /** Milliseconds between two runs of `start()` (default 30 000), each delay drawn within ±20 % of it. */
   intervalMs?: number;
   /**
-   * Provider reads per minute, shared by every instance through the store (default 60): object reads and stale
-   * key resolves both spend from it. Keep it below the provider's rate limit, less what the application reads.
+   * Provider reads per minute, shared by every instance (default 60), for object reads and stale keys alike. Keep
+   * it below the provider's rate limit, less what the application reads.
    */
   readsPerMinute?: number;
   /** How long a run holds the objects it claimed (default 120 s): another instance takes over after it. */
@@ -34,10 +31,7 @@ export interface ReconcilerOptions {
 
 /** A reconciler of one `Pay` (see {@link createReconciler}). */
 export interface Reconciler {
-  /**
-   * Runs now (or, when a stopped run is still under way, once it ends), then every `intervalMs` (with jitter) until
-   * `stop()`; runs never overlap. Idempotent.
-   */
+  /** Runs now (or once a stopped run under way ends), then every `intervalMs` until `stop()`; never overlapping. */
   start(): void;
   /** Stops the runs; resolves once the run under way (if any) has finished. */
   stop(): Promise<void>;
@@ -52,10 +46,8 @@ const JITTER = 0.2;
 
 /**
  * Creates the reconciler of `pay` (made with `createPay(adapter, { reconcile: store })`), delivering through
- * `handler` (from `pay.webhooks.setup({ …, deduplicate })`). Throws `ConfigurationError` when `pay` has no
- * reconciliation store, when the handler has no `deduplicate` store (without it a transition seen by a webhook
- * and by a read would run its callbacks twice) or for options out of bounds. Nothing runs before `start()` or
- * `runOnce()`.
+ * `handler` (from `pay.webhooks.setup({ …, deduplicate })`). Throws `ConfigurationError` without either store or
+ * for options out of bounds. Nothing runs before `start()` or `runOnce()`.
  */
 export function createReconciler<A extends AnyAdapter>(
   pay: Pay<A>,

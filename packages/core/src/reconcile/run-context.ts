@@ -1,7 +1,4 @@
-/**
- * What every step of a reconciler run works with (docs/architecture.md#reconciliation): one context, built once by
- * `createReconciler` and passed as an argument to the run, the object reads and the stale-key resolution.
- */
+/** What every step of a reconciler run works with (docs/architecture.md#reconciliation), built by `createReconciler`. */
 import type { AnyAdapter } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
 import type { PayLogger } from '../diagnostics/logger.js';
@@ -27,11 +24,9 @@ export interface RunContext {
   pay: Pay<AnyAdapter>;
   adapter: AnyAdapter;
   provider: string;
-  /** The idempotency ledger of `pay`, whose stale keys each run resolves. */
   ledger: IdempotencyLedger;
   /** The watch list and the read budget. */
   store: ReconciliationStore;
-  /** The webhook handler a changed status is delivered through. */
   handler: HandlerInternals;
   settings: Settings;
   logger: PayLogger;

@@ -1,7 +1,6 @@
 /**
- * The idempotency keys nobody is working on (docs/architecture.md#reconciliation): in progress, their lease ended
- * without completion (a crashed process, a lost reply no caller retried). Each run resolves some through
- * `pay.resolve`, which leases the key and asks the adapter from the recovery point.
+ * The idempotency keys nobody is working on (docs/architecture.md#reconciliation): their lease ended without
+ * completion (a crashed process, a lost reply no caller retried). Each run resolves some through `pay.resolve`.
  */
 import { operationOfFingerprint } from '../idempotency-fingerprint.js';
 import type { Pay } from '../pay.js';

@@ -10,11 +10,10 @@ import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import { bodyAlreadyParsedError } from './delivery.js';
 import type { WebhookHandler, WebhookResult } from './handler.js';
-import { failureReply, internalError, type WebhookReply } from './reply.js';
-import { readNodeBody, readWebBody } from './request-body.js';
-import { joinUrl, originFromHost, targetPathAndQuery, urlOf } from './request-url.js';
+import { failureReply, internalError, type WebhookReply } from './report.js';
+import { joinUrl, originFromHost, readNodeBody, readWebBody, targetPathAndQuery, urlOf } from './request.js';
 
-export type { WebhookReply } from './reply.js';
+export type { WebhookReply } from './report.js';
 
 /** Options of {@link toNodeListener} and {@link toFetchHandler}. */
 export interface WebhookBridgeOptions {

@@ -10,8 +10,13 @@ import { beginLease, type DeduplicationStore, deduplicationOf, settleQuietly } f
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { type Dispatcher, dispatchEvents } from './dispatch.js';
 import { type WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import { decideFailureReply } from './reply.js';
-import { type DeliveryOutcome, deliveryTrace, type Progress, reportFailure } from './report.js';
+import {
+  type DeliveryOutcome,
+  decideFailureReply,
+  deliveryTrace,
+  type Progress,
+  reportFailure,
+} from './report.js';
 import {
   type AuthenticatedDelivery,
   type EventMap,

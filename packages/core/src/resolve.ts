@@ -1,7 +1,8 @@
 /**
  * `pay.resolve` (docs/architecture.md#outcomes): what the provider holds for a money-moving call whose outcome is
  * unknown, read from the ledger when the call completed, otherwise asked of the adapter under the key's lease, so
- * no attempt can move money while the provider is asked and the answer recorded (docs/architecture.md#idempotency).
+ * no attempt can move money while the provider is asked and the answer recorded
+ * (docs/architecture.md#idempotency).
  */
 import type { AnyAdapter, CallOptions, ResolvedRecord } from './adapter.js';
 import { type PayLogger, withinLogger } from './diagnostics/logger.js';
@@ -23,9 +24,9 @@ export type ResolveResult =
   /** The provider proved it holds nothing for this call: it is safe to send again (with the same key). */
   | { status: 'not_found' }
   /**
-   * Nothing proves either way (yet): do not send with a new key; ask later (a retry with the same key is safe: it
-   * resumes). `reason` says why; `askAgainAt` (ISO 8601), when known, is when asking again can tell more: an
-   * attempt's lease ends, or the provider will have proved that a step it may still be processing cannot land.
+   * Nothing proves either way (yet): do not send with a new key (a retry with the same key is safe: it resumes).
+   * `askAgainAt` (ISO 8601), when known, is when asking again can tell more (a lease ends, a step can no longer
+   * land).
    */
   | { status: 'unknown'; reason: string; askAgainAt?: string };
 
@@ -107,8 +108,8 @@ async function fromCompletedEntry(
 }
 
 /**
- * An entry in progress or abandoned, asked under the key's lease; then records the answer (a record), frees the key
- * (`null`: nothing can land) or leaves it to resume.
+ * An entry in progress or abandoned, asked under the key's lease; then records the answer (a record), frees the
+ * key (`null`: nothing can land) or leaves it to resume.
  */
 async function askUnderLease(
   ledger: IdempotencyLedger,
@@ -141,8 +142,9 @@ async function askUnderLease(
     await settleResolve(ledger, operation, key, lease, 'abandon');
     throw error;
   }
-  // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here is
-  // returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes instead.
+  // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here
+  // is returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes
+  // instead.
   const step =
     answer === null
       ? 'release'

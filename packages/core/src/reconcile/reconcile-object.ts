@@ -53,8 +53,7 @@ export async function reconcileObject(
   if (record === null) return void (await settle(later(object.status)));
   const status = record.status;
   if (status !== object.status && !(await deliverStatus(context, object, record, summary))) {
-    // Not delivered (callbacks failed, or another instance is delivering it): the status stays unannounced, so
-    // the next read delivers it, soon.
+    // Not delivered (callbacks failed, or another instance is on it): the status stays unannounced; read soon.
     await settle({ status: object.status, reads, dueAt: nextReadAt(0, settings.now()) });
     return;
   }
@@ -98,8 +97,7 @@ async function deliverStatus(
   } catch (error) {
     // Another instance (or a webhook) is running this transition right now: it finishes it, or its lease ends.
     if (WebhookVerificationError.isInstance(error) && error.reason === 'delivery_in_progress') return false;
-    // The deduplication store is down: like any store outage, the run pauses (the object's lease ends, it is
-    // read again).
+    // The deduplication store is down: like any store outage, the run pauses (the object is read again).
     if (WebhookVerificationError.isInstance(error) && error.reason === 'deduplication_unavailable')
       throw new StoreError(
         "The reconciler could not reach the webhook handler's deduplication store; this run is paused.",

@@ -1,8 +1,7 @@
 /**
- * The reconciler (docs/architecture.md#reconciliation): on an interval, on every instance, it reads the due objects
- * this library created, from a read budget shared by every instance, and delivers each status change as the event
- * the webhook would have raised, through the same handler and its transition deduplication; it also resolves the
- * idempotency keys nobody is working on. This file holds the runs and their timer.
+ * The reconciler's runs and their timer (docs/architecture.md#reconciliation): on every instance, it reads the due
+ * objects within a shared read budget, delivers each status change through the webhook handler as its webhook
+ * would, and resolves the idempotency keys nobody is working on.
  */
 import type { AnyAdapter, TypesOf } from '../adapter.js';
 import { publishReconcile } from '../diagnostics/tracing.js';
@@ -18,10 +17,7 @@ import { resolveStaleKeys } from './stale-keys.js';
 export interface ReconcilerOptions {
   /** Milliseconds between two runs of `start()` (default 30 000), each delay drawn within ±20 % of it. */
   intervalMs?: number;
-  /**
-   * Provider reads per minute, shared by every instance (default 60), for object reads and stale keys alike. Keep
-   * it below the provider's rate limit, less what the application reads.
-   */
+  /** Provider reads per minute shared by every instance (default 60): below the provider's rate limit. */
   readsPerMinute?: number;
   /** How long a run holds the objects it claimed (default 120 s): another instance takes over after it. */
   leaseSeconds?: number;
@@ -31,11 +27,11 @@ export interface ReconcilerOptions {
 
 /** A reconciler of one `Pay` (see {@link createReconciler}). */
 export interface Reconciler {
-  /** Runs now (or once a stopped run under way ends), then every `intervalMs` until `stop()`; never overlapping. */
+  /** Runs now (or once a stopped run under way ends), then every `intervalMs` until `stop()`; never overlaps. */
   start(): void;
   /** Stops the runs; resolves once the run under way (if any) has finished. */
   stop(): Promise<void>;
-  /** One run: due objects, then stale idempotency keys. A store outage pauses it (`paused: true`); never throws for it. */
+  /** One run: due objects, then stale keys; a store outage pauses it (`paused: true`) rather than throw. */
   runOnce(): Promise<ReconcileRun>;
 }
 

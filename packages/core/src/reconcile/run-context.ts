@@ -1,4 +1,4 @@
-/** What every step of a reconciler run works with (docs/architecture.md#reconciliation), built by `createReconciler`. */
+/** What every step of a reconciler run works with (docs/architecture.md#reconciliation). */
 import type { AnyAdapter } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
 import type { PayLogger } from '../diagnostics/logger.js';
@@ -31,8 +31,8 @@ export interface RunContext {
   settings: Settings;
   logger: PayLogger;
   /**
-   * Stale keys not to ask about again before a time (epoch ms): an `unknown` answer's `askAgainAt`, and a found
-   * checkout, whose key `pay.resolve` leaves for the caller's retry (docs/architecture.md#reconciliation).
+   * Stale keys not to ask about again before a time (epoch ms): an `unknown` answer's `askAgainAt`, or a found
+   * checkout's, whose key `pay.resolve` leaves for the caller's retry.
    */
   askAgain: Map<string, number>;
 }

@@ -1,7 +1,7 @@
 /**
- * The reconciler's shared state (docs/architecture.md#reconciliation): the watched objects, when each is next read,
- * which instance holds it, and the per-provider read budget every instance spends from. One atomic statement (or
- * script) per call on PostgreSQL and Redis; the in-memory store serves a single process.
+ * The reconciler's shared state (docs/architecture.md#reconciliation): the watched objects, when each is next
+ * read, which instance holds it, and the per-provider read budget every instance spends from. One atomic statement
+ * (or script) per call on PostgreSQL and Redis; the in-memory store serves a single process.
  */
 
 import { markInMemory } from '../diagnostics/production.js';
@@ -9,9 +9,8 @@ import { markInMemory } from '../diagnostics/production.js';
 /** What the reconciler watches: objects this library created (or the application registered). */
 export type WatchedKind = 'payment' | 'checkout' | 'refund';
 
-/** One watched object of one provider, until a final status is seen or it expires. */
+/** One watched object of one provider, until a final status is seen or it expires (times in epoch ms). */
 export interface WatchedObject {
-  /** The adapter's `provider`. */
   provider: string;
   kind: WatchedKind;
   id: string;
@@ -19,9 +18,9 @@ export interface WatchedObject {
   status: string | null;
   /** Reads made so far (the backoff grows with it). */
   reads: number;
-  /** Epoch milliseconds: the next read is due at or after this. */
+  /** The next read is due at or after this. */
   dueAt: number;
-  /** Epoch milliseconds: stop watching after this, final or not. */
+  /** Stop watching after this, final or not. */
   expiresAt: number;
 }
 
@@ -40,8 +39,9 @@ export interface ReconciliationStore {
   /** Starts watching `object`. When (provider, kind, id) is already watched, nothing changes (never reset). */
   watch(object: WatchedObject): Promise<void>;
   /**
-   * Leases up to `limit` objects of `provider` that are due (`dueAt <= now`), not leased (or whose lease ended) and
-   * not expired, earliest `dueAt` first, each for `leaseSeconds`; two concurrent claims never return the same one.
+   * Leases up to `limit` objects of `provider` that are due (`dueAt <= now`), not leased (or whose lease ended)
+   * and not expired, earliest `dueAt` first, each for `leaseSeconds`; two concurrent claims never return the same
+   * one.
    */
   claim(
     provider: string,
@@ -53,7 +53,7 @@ export interface ReconciliationStore {
     lease: string,
     next: { status: string | null; reads: number; dueAt: number } | 'final',
   ): Promise<boolean>;
-  /** Atomically grants up to `reads` of `provider`'s `perMinute` reads in the window `Math.floor(now / 60_000)`. */
+  /** Atomically grants up to `reads` of `provider`'s `perMinute` in the window `Math.floor(now / 60_000)`. */
   spend(provider: string, options: { now: number; reads: number; perMinute: number }): Promise<number>;
   /** For diagnostics: how many objects of `provider` are watched, how many are due at `now`, the oldest `dueAt` due. */
   backlog(
@@ -65,8 +65,9 @@ export interface ReconciliationStore {
 type Row = WatchedObject & { lease: string | null; leaseUntil: number };
 
 /**
- * An in-memory {@link ReconciliationStore} for one process (tests, single-instance apps), forgotten on restart; with
- * more than one instance, use `@pay/store-postgres` or `@pay/store-redis`. `now` (epoch ms) is `watch`'s clock.
+ * An in-memory {@link ReconciliationStore} for one process (tests, single-instance apps), forgotten on restart;
+ * with more than one instance, use `@pay/store-postgres` or `@pay/store-redis`. `now` (epoch ms) is `watch`'s
+ * clock.
  */
 export function createMemoryReconciliationStore(now: () => number = Date.now): ReconciliationStore {
   const rows = new Map<string, Row>();

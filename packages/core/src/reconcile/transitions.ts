@@ -1,7 +1,7 @@
 /**
- * What a status read means (docs/architecture.md#reconciliation): which normalised event a (kind, status) raises, as
- * the adapters' webhooks raise it (an adapter that raises another says so in `reconcile.events`), and which statuses
- * are final.
+ * What a status read means (docs/architecture.md#reconciliation): which normalised event a (kind, status) raises,
+ * as the adapters' webhooks raise it (an adapter that raises another says so in `reconcile.events`), and which
+ * statuses are final.
  */
 import type { AnyAdapter } from '../adapter.js';
 import type { PaymentStatus, RefundStatus } from '../records.js';
@@ -9,8 +9,8 @@ import type { NormalisedEventName } from '../webhooks/types.js';
 import type { WatchedKind } from './store.js';
 
 /**
- * The event a payment's status raises, as the webhooks of Provider R and Provider T raise it: `payment.created` for
- * a new `pending` or `requires_action` one (`PENDING`, `UNFUNDED`), `payment.failed` for a cancelled one.
+ * The event a payment's status raises, as the webhooks of Provider R and Provider T raise it: `payment.created`
+ * for a new `pending` or `requires_action` one (`PENDING`, `UNFUNDED`), `payment.failed` for a cancelled one.
  */
 export const PAYMENT_EVENTS = {
   pending: 'payment.created',

@@ -1,4 +1,4 @@
-/** Registering what the library created with the reconciler's store, and the schedule of reads (docs/architecture.md#reconciliation). */
+/** What the library created, registered with the reconciler's store, and the schedule of its reads. */
 import type { AnyAdapter } from '../adapter.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import { ConfigurationError, ValidationError } from '../errors.js';
@@ -17,7 +17,8 @@ export const WATCH_FOR_MS = 3 * 24 * 60 * 60_000;
 
 /**
  * When the next read of an object read `reads` times is due: `FIRST_READ_DELAY_MS` doubled per read, capped at
- * `MAX_READ_DELAY_MS`: 75 reads over 3 days for an object that never settles (docs/architecture.md#intervals-and-cost).
+ * `MAX_READ_DELAY_MS`: 75 reads over 3 days for an object that never settles
+ * (docs/architecture.md#intervals-and-cost).
  */
 export function nextReadAt(reads: number, now: number): number {
   return now + Math.min(FIRST_READ_DELAY_MS * 2 ** Math.min(reads, 30), MAX_READ_DELAY_MS);
@@ -30,7 +31,7 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
   'refunds.create': 'refund',
 };
 
-/** The kind a creating operation's record is watched as; `undefined` for others, and when the adapter cannot read it. */
+/** The kind a creating operation's record is watched as; `undefined` for others or when the adapter can't read it. */
 export function watchedKindOf(
   operation: Operation,
   adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>,

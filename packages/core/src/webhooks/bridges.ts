@@ -2,8 +2,8 @@
  * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges): they read the raw
  * body themselves and answer 200 (processed, or nothing to do), 400 (refused or malformed), 413 (over
  * `maxBodyBytes`), 503 (retryable) or 500 (a callback failed). The webhook URL faces the internet unauthenticated,
- * so everything a bridge does runs inside one error boundary: no request, however malformed or aborted, rejects the
- * listener's promise (an unhandled rejection ends a Node process). Neither bridge imports a Node built-in.
+ * so everything a bridge does runs inside one error boundary: no request, however malformed or aborted, rejects
+ * the listener's promise (an unhandled rejection ends a Node process). Neither bridge imports a Node built-in.
  */
 
 import { ConfigurationError } from '../errors.js';
@@ -92,11 +92,10 @@ async function fetchReply<T extends AdapterTypes>(
 export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
   url?: string | undefined;
   headers: Record<string, string | string[] | undefined>;
-  /** The socket; a TLS socket has `encrypted: true`. */
+  /** A TLS socket has `encrypted: true`. */
   socket?: unknown;
-  /** Closes the connection when a request cannot be answered (Node's `IncomingMessage.destroy`). */
   destroy?: () => unknown;
-  /** True once the body stream has ended (Node's `readableEnded`): a body parser may have read it already. */
+  /** True once the body stream has ended: a body parser may have read it already. */
   readableEnded?: boolean;
 }
 
@@ -105,7 +104,6 @@ export interface NodeResponseLike {
   statusCode: number;
   setHeader(name: string, value: string): unknown;
   end(body?: string): unknown;
-  /** True once the reply was started (Node's `headersSent`). */
   headersSent?: boolean;
 }
 

@@ -1,8 +1,7 @@
 /**
- * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication): providers deliver at least once,
- * so a delivery already processed is skipped when it comes again, without ever losing one. A delivery is leased
- * while it is processed and done only when every callback succeeded; a failed attempt releases its lease, and a
- * crashed one lets it expire, so the provider's next delivery runs it.
+ * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication), delivered at least once: a
+ * delivery is leased while it is processed and done only when every callback succeeded; a failed attempt releases
+ * its lease and a crashed one lets it expire, so the provider's next delivery runs it.
  */
 
 import { markInMemory } from '../diagnostics/production.js';
@@ -27,26 +26,19 @@ export type DeliveryLease =
  * atomic statement (the core README, Webhooks, shows them on PostgreSQL and Redis).
  */
 export interface DeduplicationStore {
-  /**
-   * Takes a lease of `leaseSeconds` on `key` when it is free (never seen, released, or its lease expired), with a
-   * fresh owner token in `lease`; otherwise says whether the key is `in_progress` or `done`.
-   */
+  /** Leases a free `key` (never seen, released or expired) with a fresh owner token, or says where it is. */
   begin(key: string, options: { leaseSeconds: number }): Promise<DeliveryLease>;
-  /**
-   * Marks `key` done for `ttlSeconds`, only when `lease` is still the key's owner token: an attempt whose lease
-   * expired and was taken over cannot complete (or release) the new owner's lease.
-   */
+  /** Marks `key` done for `ttlSeconds`, only when `lease` still owns it (not another attempt's lease). */
   complete(key: string, lease: string, ttlSeconds: number): Promise<void>;
-  /** Frees `key` so that the next delivery runs it, only when `lease` is still the key's owner token. */
+  /** Frees `key` for the next delivery, only when `lease` still owns it. */
   release(key: string, lease: string): Promise<void>;
 }
 
 type Entry = { state: 'leased'; lease: string; until: number } | { state: 'done'; until: number };
 
 /**
- * An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps). With more than one
- * process, back the same contract with Redis or a database: a store per process deduplicates nothing across them.
- * `now` is the clock in epoch milliseconds (injectable for tests).
+ * An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps): a store per process
+ * deduplicates nothing across processes. `now` is the clock in epoch milliseconds.
  */
 export function createMemoryDeduplicationStore(now: () => number = Date.now): DeduplicationStore {
   const entries = new Map<string, Entry>();
@@ -81,18 +73,15 @@ export function createMemoryDeduplicationStore(now: () => number = Date.now): De
   });
 }
 
-/**
- * Default durations: the TTL 7 days, longer than any of the providers keeps redelivering; the lease long enough for
- * a status read plus callbacks, short enough to retry soon.
- */
+/** Defaults: a TTL longer than any provider keeps redelivering; a lease for a status read plus callbacks. */
 const DEFAULT_SECONDS = { deduplicateTtlSeconds: 7 * 24 * 3600, deduplicateLeaseSeconds: 60 };
 
 /** The checked deduplication settings of one handler. */
 export type Deduplication = NonNullable<ReturnType<typeof deduplicationOf>>;
 
 /**
- * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean
- * "no deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
+ * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean "no
+ * deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
  */
 export function deduplicationOf(options: WebhookSetupOptions) {
   const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds');
@@ -151,10 +140,10 @@ export async function beginLease(deduplication: Deduplication, key: string): Pro
 export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: string } | { state: 'done' });
 
 /**
- * The transition a normalised event reports (docs/architecture.md#reconciliation), the same whether a webhook or the
- * reconciler's read raised it, so the two paths run its callbacks once. The status is part of the key because one
- * event name reports several transitions (`payment.updated` for `processing`, then `requires_capture`). Raw events
- * have none: they belong to their delivery.
+ * The transition a normalised event reports (docs/architecture.md#reconciliation), the same whether a webhook or
+ * the reconciler's read raised it, so the two paths run its callbacks once. The status is part of the key because
+ * one event name reports several transitions (`payment.updated` for `processing`, then `requires_capture`). Raw
+ * events have none: they belong to their delivery.
  */
 export function transitionKeyOf(provider: string, event: PayEvent): string | undefined {
   if (event.is_raw) return undefined;

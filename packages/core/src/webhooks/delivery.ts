@@ -41,8 +41,8 @@ const PARSED_BODY_FIX = {
 
 /**
  * The refusal of a body that a parser already consumed. The delivery itself may be genuine: this is the
- * application's configuration, not a forgery, so it is retryable (503) and delivered again once the route is fixed,
- * instead of a final 400 that blames the secret and loses it (docs/architecture.md#webhook-handler).
+ * application's configuration, not a forgery, so it is retryable (503) and delivered again once the route is
+ * fixed, instead of a final 400 that blames the secret and loses it (docs/architecture.md#webhook-handler).
  */
 export function bodyAlreadyParsedError(site: keyof typeof PARSED_BODY_FIX): WebhookVerificationError {
   return new WebhookVerificationError(
@@ -174,9 +174,9 @@ function malformedRequest(message: string, cause?: unknown): WebhookVerification
 }
 
 /**
- * Any failure while verifying as a `WebhookVerificationError`. A failed confirmation call (Provider R's status read)
- * is retryable when the provider may answer later. An exception that is not a `PayError` is a bug, not proof that
- * the delivery is bad: answered retryably (503) so the delivery is not lost once the bug is fixed.
+ * Any failure while verifying as a `WebhookVerificationError`. A failed confirmation call (Provider R's status
+ * read) is retryable when the provider may answer later. An exception that is not a `PayError` is a bug, not proof
+ * that the delivery is bad: answered retryably (503) so the delivery is not lost once the bug is fixed.
  */
 export function asVerificationError(error: unknown): WebhookVerificationError {
   if (WebhookVerificationError.isInstance(error)) return error;

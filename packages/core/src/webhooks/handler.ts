@@ -1,4 +1,4 @@
-/** The webhook handler (docs/architecture.md#webhook-handler), shaped like Octokit's: verify completely, then dispatch. */
+/** The webhook handler (docs/architecture.md#webhook-handler), like Octokit's: verify fully, then dispatch. */
 
 import { type PayLogger, SILENT_LOGGER, withinLogger } from '../diagnostics/logger.js';
 import { inProduction, isInMemory } from '../diagnostics/production.js';
@@ -30,9 +30,9 @@ import {
 export interface WebhookSetupOptions {
   /**
    * The secret the provider's webhooks are checked with: Provider R's configuration secret, Provider N's webhook
-   * signing secret, `null` for Provider T (its public keys are in the adapter's config). While a secret is rotated,
-   * pass `[newSecret, oldSecret]`: either verifies, and the `pay:webhook` diagnostics message says which one did
-   * (`secretIndex`), so the old one can be removed once unused (docs/architecture.md#credential-rotation).
+   * signing secret, `null` for Provider T (its public keys are in the adapter's config). While a secret is
+   * rotated, pass `[newSecret, oldSecret]`: either verifies, and the `pay:webhook` diagnostics message says which
+   * one did (`secretIndex`), so the old one can be removed once unused (docs/architecture.md#credential-rotation).
    */
   webhookSecret: string | readonly string[] | null | undefined;
   /**
@@ -42,7 +42,8 @@ export interface WebhookSetupOptions {
   deduplicate?: DeduplicationStore;
   /**
    * How long a processed delivery is remembered, in seconds (positive; default 7 days). Provider N signs no
-   * timestamp: a captured delivery replayed after this is processed again, so keep it as long as Provider N retries.
+   * timestamp: a captured delivery replayed after this is processed again, so keep it as long as Provider N
+   * retries.
    */
   deduplicateTtlSeconds?: number;
   /**
@@ -66,8 +67,8 @@ export interface WebhookResult {
   events: PayEvent[];
   /**
    * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`), whose events were not read again,
-   * and the transition keys (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events whose callbacks already
-   * ran for an earlier delivery or the reconciler's read (docs/architecture.md#reconciliation).
+   * and the transition keys (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events whose callbacks
+   * already ran for an earlier delivery or the reconciler's read (docs/architecture.md#reconciliation).
    */
   duplicates: string[];
 }
@@ -80,14 +81,15 @@ export type AnyEventOf<T extends AdapterTypes> = {
   [K in keyof EventMap<T> & string]: EventOf<T, K>;
 }[keyof EventMap<T> & string];
 
-/** What an `onError` callback learns about the delivery that failed (never a secret, header or body). */
+/**
+ * What an `onError` callback learns about the failed delivery (never a secret, header or body): where it failed
+ * (`verification`: nothing dispatched), the delivery's key once authenticated, and its events for a `dispatch`
+ * one.
+ */
 export interface WebhookErrorContext {
   provider: ProviderName;
-  /** `verification` (authentication, deduplication, reading the events: nothing dispatched) or `dispatch`. */
   stage: 'verification' | 'dispatch';
-  /** The delivery's key once it was authenticated (`AuthenticatedDelivery.key`), else `null`. */
   deliveryKey: string | null;
-  /** The events of the delivery when they were read (dispatch failures), else empty. */
   events: readonly PayEvent[];
 }
 
@@ -190,8 +192,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
 
   /**
    * Registers `callback` for every failed delivery (`WebhookVerificationError`: no callback ran;
-   * `WebhookHandlerError`: callbacks threw), called before `handle()` rejects, after the answer was decided: nothing
-   * it does changes or holds the answer. Returns this handler.
+   * `WebhookHandlerError`: callbacks threw), called before `handle()` rejects, after the answer was decided:
+   * nothing it does changes or holds the answer. Returns this handler.
    */
   onError(callback: WebhookErrorCallback): this {
     this.#errorCallbacks.push(callback);
@@ -201,7 +203,8 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   /**
    * Authenticates the delivery, takes its deduplication lease (with a store), reads its events (any upstream
    * confirmation happens here) and runs each event's callbacks in order. Rejects with `WebhookVerificationError`
-   * (nothing ran) or `WebhookHandlerError` (every callback ran; some threw). Done only when every callback succeeded.
+   * (nothing ran) or `WebhookHandlerError` (every callback ran; some threw). Done only when every callback
+   * succeeded.
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
     const startTime = Date.now();
@@ -262,10 +265,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /** Reads the events, then dispatches them (see {@link dispatchEvents}). */
-  async #process(
-    delivery: AuthenticatedDelivery,
-    progress: { events: readonly PayEvent[] },
-  ): Promise<WebhookResult> {
+  async #process(delivery: AuthenticatedDelivery, progress: Progress): Promise<WebhookResult> {
     let events: PayEvent[];
     try {
       events = await delivery.events();
@@ -277,7 +277,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 }
 
-/** The webhook secrets of `setup()` as a list; a provider that checks with a secret refuses none or an empty one. */
+/** The webhook secrets of `setup()` as a list; a provider that checks with one refuses none or an empty one. */
 function webhookSecretsOf(
   adapter: { provider: ProviderName; webhooks: WebhookDefinition },
   given: WebhookSetupOptions['webhookSecret'],

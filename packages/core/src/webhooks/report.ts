@@ -1,9 +1,10 @@
 /**
- * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer (docs/architecture.md#webhook-bridges),
- * the `pay:webhook` diagnostics message (docs/architecture.md#tracing-channels) and the `onError` callbacks. The
- * answer to a failed `handle()` is decided once, by the handler, before any `.onError` callback sees the error: user
- * code may set `status` on it (an http-errors-style normaliser does), and a provider told 200 for an event that was
- * never processed stops delivering it.
+ * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer
+ * (docs/architecture.md#webhook-bridges), the `pay:webhook` diagnostics message
+ * (docs/architecture.md#tracing-channels) and the `onError` callbacks. The answer to a failed `handle()` is
+ * decided once, by the handler, before any `.onError` callback sees the error: user code may set `status` on it
+ * (an http-errors-style normaliser does), and a provider told 200 for an event that was never processed stops
+ * delivering it.
  */
 import type { WebhookTrace } from '../diagnostics/channels.js';
 import type { ProviderName } from '../records.js';
@@ -21,9 +22,8 @@ export interface WebhookReply {
 const decidedReplies = new WeakMap<object, WebhookReply>();
 
 /**
- * The reply for an error `handle()` rejects with: the one decided when the handler first saw the error (see
- * {@link decideFailureReply}), whatever was changed on the error since. An error the handler never saw (thrown by
- * the application itself) is decided here, on first sight.
+ * The reply for an error `handle()` rejects with: the one decided when the handler first saw it, whatever changed
+ * on the error since; an error the handler never saw (the application's own) is decided here.
  */
 export function failureReply(error: unknown): WebhookReply {
   // A fresh copy, so a caller changing the reply it got cannot change the next caller's.
@@ -31,10 +31,7 @@ export function failureReply(error: unknown): WebhookReply {
   return { status, body: { ...body } };
 }
 
-/**
- * Fixes the reply for `error` from what it is now (its class and the status its constructor set) and remembers it
- * for {@link failureReply}. The handler calls this before any `.onError` callback runs.
- */
+/** Fixes the reply for `error` from its class and the status its constructor set, and remembers it. */
 export function decideFailureReply(error: unknown): WebhookReply {
   if (typeof error === 'object' && error !== null) {
     const decided = decidedReplies.get(error);
@@ -73,7 +70,6 @@ export function deliveryTrace(
 ): WebhookTrace {
   const error = outcome?.ok === false ? outcome.error : undefined;
   const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
-  const status = outcome?.ok ? 200 : decideFailureReply(error).status;
   return {
     provider,
     verified: !refused && !(error !== undefined && !WebhookHandlerError.isInstance(error)),
@@ -83,15 +79,15 @@ export function deliveryTrace(
     eventTypes: progress.events.map((event) => event.type),
     duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
     callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
-    status,
+    status: outcome?.ok ? 200 : decideFailureReply(error).status,
     startTime,
     durationMs: Date.now() - startTime,
   };
 }
 
 /**
- * Calls the `onError` callbacks for a failure of `handle()`, one after the other, without awaiting what they
- * return: an observer that never settles must not hold the reply, nor one that throws or rejects change it.
+ * Calls the `onError` callbacks for a failure of `handle()`, without awaiting what they return: an observer that
+ * never settles must not hold the reply, nor one that throws or rejects change it.
  */
 export function reportFailure(
   callbacks: readonly WebhookErrorCallback[],
@@ -110,8 +106,7 @@ export function reportFailure(
   for (const callback of callbacks) {
     try {
       const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
-      // A rejection nobody handles would end the process; an observer's failure changes nothing here (a value
-      // that is no promise resolves as it is).
+      // A rejection nobody handles would end the process.
       Promise.resolve(returned).catch(() => undefined);
     } catch {
       // An observer's failure must not change the answer to the provider.

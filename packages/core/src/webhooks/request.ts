@@ -1,8 +1,6 @@
 /**
  * What a bridge reads of a webhook request (docs/architecture.md#webhook-bridges): the full URL it was posted to,
- * rebuilt from a Node request when no `publicOrigin` is configured (the origin a valid Host header names, the path
- * and query of the target); and the raw body, up to `maxBodyBytes`, never buffering past it, a stream that fails
- * being `unreadable` rather than a rejection.
+ * and the raw body, never buffered past `maxBodyBytes` (a stream that fails is `unreadable`, not a rejection).
  */
 import { utf8 } from '../crypto.js';
 import type { NodeRequestLike } from './bridges.js';
@@ -27,8 +25,7 @@ export function originFromHost(req: NodeRequestLike): string | undefined {
 
 /**
  * The path and query of a request target (RFC 9112 §3.2): origin-form as it is, absolute-form reduced to its path
- * and query (its scheme and authority are the client's word, never trusted, never parsed). Asterisk- and
- * authority-form, or anything else, is `undefined`.
+ * and query (its scheme and authority are the client's word, never trusted); anything else is `undefined`.
  */
 export function targetPathAndQuery(target: string | undefined): string | undefined {
   if (target === undefined || target === '') return '/';
@@ -40,10 +37,7 @@ export function targetPathAndQuery(target: string | undefined): string | undefin
   return rest.startsWith('/') ? rest : rest.startsWith('?') ? `/${rest}` : undefined;
 }
 
-/**
- * `origin` followed by `pathAndQuery`, parsed as one absolute URL, never resolved relative to the origin (a
- * target `//other.example/x` stays a path on our origin instead of naming another host).
- */
+/** `origin` then `pathAndQuery` as one URL, never resolved relatively (`//other.example/x` stays ours). */
 export function joinUrl(origin: string, pathAndQuery: string): string | undefined {
   const url = urlOf(`${origin}${pathAndQuery}`);
   return url?.origin === origin ? url.toString() : undefined;
@@ -74,10 +68,8 @@ export async function readWebBody(
 }
 
 /**
- * Reads the body up to `maxBytes`. Past the limit it stops asking for chunks without destroying the stream (that
- * would close the socket before the 413 is written); the 413 carries `connection: close`, so Node closes the
- * socket once the reply is out and an endless body is cut off. A stream that fails (client abort) is
- * `unreadable`.
+ * Reads the body up to `maxBytes`. Past it, it stops asking for chunks without destroying the stream (that would
+ * close the socket before the 413 is written); the 413's `connection: close` then cuts an endless body off.
  */
 export function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<BodyRead> {
   return readChunks(() => {
@@ -86,10 +78,7 @@ export function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Bo
   }, maxBytes);
 }
 
-/**
- * Opens the body, then asks it for chunks until it ends, is over `maxBytes` (no chunk asked for after it) or
- * fails (opening included).
- */
+/** Opens the body, then asks it for chunks until it ends, is over `maxBytes` or fails (opening included). */
 async function readChunks(
   open: () => () => Promise<IteratorResult<Uint8Array | string>>,
   maxBytes: number,

@@ -1,8 +1,7 @@
 /**
- * Webhook signature headers (docs/architecture.md#webhook-signatures): the one implementation of "a header signs
- * the raw body" that an adapter configures, for HMAC (a shared secret) and RSA SHA-256 (the provider's public key).
- * Every key and every signature given is compared (constant-time for HMAC), so the time taken does not tell which
- * key matched. Web Crypto only, so it runs on every runtime core supports.
+ * Webhook signature headers (docs/architecture.md#webhook-signatures), HMAC or RSA SHA-256, configured by
+ * adapters. Every key and every signature given is compared (constant-time for HMAC), so the time taken does not
+ * tell which key matched. Web Crypto only, so it runs on every runtime core supports.
  */
 import {
   fromBase64,
@@ -21,10 +20,8 @@ import type { WebhookDelivery } from './types.js';
 export type HmacAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-512';
 
 /**
- * How a provider signs its webhooks in one header (docs/architecture.md#webhook-signatures). The simplest scheme
- * is `{ header: 'x-signature', encoding: 'hex' }` (the whole header is one signature of the raw body); a
- * timestamped one with several signatures (`t=1700000000,v1=ab…,v1=cd…`) adds `parts`, `tolerance` and
- * `signedContent`.
+ * How a provider signs its webhooks in one header (docs/architecture.md#webhook-signatures): simplest,
+ * `{ header: 'x-signature', encoding: 'hex' }`; a timestamped one adds `parts`, `tolerance` and `signedContent`.
  */
 export interface SignatureScheme {
   /** HMAC only: the hash (default `'SHA-256'`). RSA schemes are RSASSA-PKCS1-v1_5 with SHA-256. */
@@ -63,10 +60,10 @@ interface VerifiedSignature {
 }
 
 /**
- * Verifies an HMAC signature header over the raw body (docs/architecture.md#webhook-signatures): the HMAC with
- * every one of `secrets` (several while one is rotated) is compared in constant time with every signature in the
- * header. Resolves to the index of the secret that matched; throws `WebhookVerificationError` with reason
- * `missing_secret`, `missing_signature`, `invalid_signature` (malformed or not matching) or `stale_timestamp`.
+ * Verifies an HMAC signature header over the raw body with every one of `secrets` (several while one is rotated),
+ * in constant time. Resolves to the index of the secret that matched; throws `WebhookVerificationError` with
+ * reason `missing_secret`, `missing_signature`, `invalid_signature` (malformed or not matching) or
+ * `stale_timestamp`.
  */
 export async function verifyHmacHeader(
   delivery: WebhookDelivery,
@@ -89,7 +86,8 @@ export async function verifyHmacHeader(
 /**
  * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature header (docs/architecture.md#webhook-signatures) with every one
  * of `publicKeys` (SPKI, base64 DER or PEM; several while the provider rotates its key). Resolves to the index of
- * the first key that verified; throws as {@link verifyHmacHeader} does, and `TypeError` for a key it cannot import.
+ * the first key that verified; throws as {@link verifyHmacHeader} does, and `TypeError` for a key it cannot
+ * import.
  */
 export async function verifyRsaHeader(
   delivery: WebhookDelivery,
@@ -111,10 +109,7 @@ export async function verifyRsaHeader(
   return { secretIndex, timestamp };
 }
 
-/**
- * Signs `content` as an HMAC scheme's provider does (`algorithm`, `encoding` as in {@link SignatureScheme}): for
- * simulators and tests that send signed webhooks.
- */
+/** Signs `content` as an HMAC scheme's provider does: for simulators and tests that send signed webhooks. */
 export async function hmacSignature(
   secret: string,
   content: string | Uint8Array,

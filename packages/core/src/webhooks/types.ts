@@ -34,7 +34,7 @@ export const NORMALISED_EVENT_NAMES: readonly NormalisedEventName[] = [
   'subscription.updated',
 ];
 
-/** What `.on()` accepts: the normalised events the adapter raises (every one when it declares none), and its raw ones. */
+/** What `.on()` accepts: the normalised events the adapter raises (all when it declares none), its raw ones. */
 export type EventMap<T extends AdapterTypes> = Pick<NormalisedEvents, SupportedEvents<T>> & T['rawEvents'];
 
 /** The envelope every callback receives. `id` is the same on a redelivery, unique within one delivery. */
@@ -68,13 +68,14 @@ export interface WebhookDelivery {
 
 /** A delivery whose authenticity is proven, before any upstream call: deduplicated on `key`, then `events()`. */
 export interface AuthenticatedDelivery {
-  /** Stable id of this delivery: identical on redelivery, different for another push (`<transactionId>:<status>`). */
+  /** Stable id of this delivery: identical on redelivery, different for another push (`<id>:<status>`). */
   key: string;
   /** Any upstream confirmation, then the events in dispatch order; may throw any `PayError`. */
   events(): Promise<PayEvent[]>;
   /**
-   * Which credential verified the delivery: its index among the webhook secrets given to `setup()` (Provider T: its
-   * public keys). An index that no longer shows up lets the old one retire (docs/architecture.md#credential-rotation).
+   * Which credential verified the delivery: its index among the webhook secrets given to `setup()` (Provider T:
+   * its public keys). An index that no longer shows up lets the old one retire
+   * (docs/architecture.md#credential-rotation).
    */
   secretIndex?: number;
 }
@@ -124,11 +125,8 @@ export function parseWebhookPayload<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, value, { abortEarly: false });
   if (result.success) return result.output;
-  const fields = mismatchedFields(result.issues);
   throw new WebhookVerificationError(
-    `The ${provider} webhook payload is malformed: fields ${fields} do not match.`,
-    {
-      reason: 'malformed_payload',
-    },
+    `The ${provider} webhook payload is malformed: fields ${mismatchedFields(result.issues)} do not match.`,
+    { reason: 'malformed_payload' },
   );
 }

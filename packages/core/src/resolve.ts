@@ -1,8 +1,7 @@
 /**
  * `pay.resolve` (docs/architecture.md#outcomes): what the provider holds for a money-moving call whose outcome is
- * unknown, read from the ledger when the call completed, otherwise asked of the adapter under the key's lease, so
- * no attempt can move money while the provider is asked and the answer recorded
- * (docs/architecture.md#idempotency).
+ * unknown, from the ledger when the call completed, else asked of the adapter under the key's lease, so no attempt
+ * moves money meanwhile (docs/architecture.md#idempotency).
  */
 import type { AnyAdapter, CallOptions, ResolvedRecord } from './adapter.js';
 import { type PayLogger, withinLogger } from './diagnostics/logger.js';

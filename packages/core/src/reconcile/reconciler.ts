@@ -1,7 +1,7 @@
 /**
- * The reconciler's runs and their timer (docs/architecture.md#reconciliation): on every instance, it reads the due
- * objects within a shared read budget, delivers each status change through the webhook handler as its webhook
- * would, and resolves the idempotency keys nobody is working on.
+ * The reconciler's runs and their timer (docs/architecture.md#reconciliation): each instance reads the due objects
+ * within a shared budget, delivers status changes through the webhook handler, and resolves stale idempotency
+ * keys.
  */
 import type { AnyAdapter, TypesOf } from '../adapter.js';
 import { publishReconcile } from '../diagnostics/tracing.js';
@@ -41,9 +41,9 @@ const BOUNDS = { intervalMs: [1000, 30_000], readsPerMinute: [1, 60], leaseSecon
 const JITTER = 0.2;
 
 /**
- * Creates the reconciler of `pay` (made with `createPay(adapter, { reconcile: store })`), delivering through
- * `handler` (from `pay.webhooks.setup({ …, deduplicate })`). Throws `ConfigurationError` without either store or
- * for options out of bounds. Nothing runs before `start()` or `runOnce()`.
+ * Creates the reconciler of `pay` (from `createPay(adapter, { reconcile })`), delivering through `handler` (from
+ * `pay.webhooks.setup({ …, deduplicate })`). Throws `ConfigurationError` without either store or for options out
+ * of bounds. Nothing runs before `start()` or `runOnce()`.
  */
 export function createReconciler<A extends AnyAdapter>(
   pay: Pay<A>,

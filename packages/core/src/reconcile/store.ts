@@ -1,7 +1,7 @@
 /**
  * The reconciler's shared state (docs/architecture.md#reconciliation): the watched objects, when each is next
- * read, which instance holds it, and the per-provider read budget every instance spends from. One atomic statement
- * (or script) per call on PostgreSQL and Redis; the in-memory store serves a single process.
+ * read, which instance holds it, and each provider's shared read budget; one atomic statement per call on
+ * PostgreSQL and Redis.
  */
 
 import { markInMemory } from '../diagnostics/production.js';
@@ -39,9 +39,8 @@ export interface ReconciliationStore {
   /** Starts watching `object`. When (provider, kind, id) is already watched, nothing changes (never reset). */
   watch(object: WatchedObject): Promise<void>;
   /**
-   * Leases up to `limit` objects of `provider` that are due (`dueAt <= now`), not leased (or whose lease ended)
-   * and not expired, earliest `dueAt` first, each for `leaseSeconds`; two concurrent claims never return the same
-   * one.
+   * Leases up to `limit` due (`dueAt <= now`), unleased (or lease ended), unexpired objects of `provider`,
+   * earliest first, for `leaseSeconds`; two concurrent claims never return the same one.
    */
   claim(
     provider: string,
@@ -66,8 +65,7 @@ type Row = WatchedObject & { lease: string | null; leaseUntil: number };
 
 /**
  * An in-memory {@link ReconciliationStore} for one process (tests, single-instance apps), forgotten on restart;
- * with more than one instance, use `@pay/store-postgres` or `@pay/store-redis`. `now` (epoch ms) is `watch`'s
- * clock.
+ * else use `@pay/store-postgres` or `@pay/store-redis`. `now` (epoch ms) is `watch`'s clock.
  */
 export function createMemoryReconciliationStore(now: () => number = Date.now): ReconciliationStore {
   const rows = new Map<string, Row>();

@@ -1,7 +1,6 @@
 /**
- * What a status read means (docs/architecture.md#reconciliation): which normalised event a (kind, status) raises,
- * as the adapters' webhooks raise it (an adapter that raises another says so in `reconcile.events`), and which
- * statuses are final.
+ * What a status read means (docs/architecture.md#reconciliation): the normalised event a (kind, status) raises, as
+ * the adapters' webhooks do (one that raises another says so in `reconcile.events`), and which statuses are final.
  */
 import type { AnyAdapter } from '../adapter.js';
 import type { PaymentStatus, RefundStatus } from '../records.js';

@@ -16,9 +16,8 @@ export const MAX_READ_DELAY_MS = 60 * 60_000;
 export const WATCH_FOR_MS = 3 * 24 * 60 * 60_000;
 
 /**
- * When the next read of an object read `reads` times is due: `FIRST_READ_DELAY_MS` doubled per read, capped at
- * `MAX_READ_DELAY_MS`: 75 reads over 3 days for an object that never settles
- * (docs/architecture.md#intervals-and-cost).
+ * When the next read of an object read `reads` times is due: `FIRST_READ_DELAY_MS` doubled per read, at most
+ * `MAX_READ_DELAY_MS`: 75 reads in 3 days for one that never settles (docs/architecture.md#intervals-and-cost).
  */
 export function nextReadAt(reads: number, now: number): number {
   return now + Math.min(FIRST_READ_DELAY_MS * 2 ** Math.min(reads, 30), MAX_READ_DELAY_MS);
@@ -31,7 +30,7 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
   'refunds.create': 'refund',
 };
 
-/** The kind a creating operation's record is watched as; `undefined` for others or when the adapter can't read it. */
+/** The kind a creating operation's record is watched as (`undefined`: another operation, or unreadable). */
 export function watchedKindOf(
   operation: Operation,
   adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>,

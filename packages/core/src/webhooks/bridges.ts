@@ -1,9 +1,8 @@
 /**
  * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges): they read the raw
- * body themselves and answer 200 (processed, or nothing to do), 400 (refused or malformed), 413 (over
- * `maxBodyBytes`), 503 (retryable) or 500 (a callback failed). The webhook URL faces the internet unauthenticated,
- * so everything a bridge does runs inside one error boundary: no request, however malformed or aborted, rejects
- * the listener's promise (an unhandled rejection ends a Node process). Neither bridge imports a Node built-in.
+ * body themselves and answer 200, 400 (refused or malformed), 413 (over `maxBodyBytes`), 503 (retryable) or 500 (a
+ * callback failed). The URL faces the internet unauthenticated, so no request, however malformed or aborted,
+ * rejects the listener's promise (an unhandled rejection ends a Node process). No Node built-in.
  */
 
 import { ConfigurationError } from '../errors.js';

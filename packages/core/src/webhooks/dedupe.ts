@@ -20,10 +20,9 @@ export type DeliveryLease =
   | { state: 'done' };
 
 /**
- * A store of delivery keys shared by every process that handles webhooks (the in-memory one for a single
- * process; Redis or a database otherwise). Each key is in one of three states: free, leased (an attempt is
- * running; the lease expires on its own after `leaseSeconds`) or done (kept for `ttlSeconds`). Each call is one
- * atomic statement (the core README, Webhooks, shows them on PostgreSQL and Redis).
+ * A store of delivery keys shared by every process that handles webhooks. Each key is free, leased (an attempt is
+ * running; the lease expires after `leaseSeconds`) or done (kept for `ttlSeconds`); each call is one atomic
+ * statement (the core README, Webhooks, shows them on PostgreSQL and Redis).
  */
 export interface DeduplicationStore {
   /** Leases a free `key` (never seen, released or expired) with a fresh owner token, or says where it is. */
@@ -140,10 +139,9 @@ export async function beginLease(deduplication: Deduplication, key: string): Pro
 export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: string } | { state: 'done' });
 
 /**
- * The transition a normalised event reports (docs/architecture.md#reconciliation), the same whether a webhook or
- * the reconciler's read raised it, so the two paths run its callbacks once. The status is part of the key because
- * one event name reports several transitions (`payment.updated` for `processing`, then `requires_capture`). Raw
- * events have none: they belong to their delivery.
+ * The transition a normalised event reports (docs/architecture.md#reconciliation), the same from a webhook or a
+ * reconciler read, so its callbacks run once. The status is in the key because one event name reports several
+ * transitions (`payment.updated`); raw events have none: they belong to their delivery.
  */
 export function transitionKeyOf(provider: string, event: PayEvent): string | undefined {
   if (event.is_raw) return undefined;

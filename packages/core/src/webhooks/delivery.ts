@@ -101,9 +101,8 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
 
 /**
  * The raw body of `request`. An object with content is what a body parser made of the bytes: refused retryably
- * with the fix. Nothing (`undefined`, or the `{}` Express 4 leaves) from a request whose headers announce no body
- * is the empty body it is (then refused 400 as the bridges refuse it, not a retryable 503 to garbage); from one
- * that announced a body it is the application's wiring: retryable (docs/architecture.md#webhook-handler).
+ * with the fix. Nothing (`undefined`, the `{}` Express 4 leaves) is the empty body when the headers announce none
+ * (refused 400 as the bridges do, not a retryable 503 to garbage); otherwise the application's wiring: retryable.
  */
 function rawBodyOf(request: WebhookRequest): string | Uint8Array {
   const { body } = request;

@@ -21,9 +21,8 @@ export interface Dispatcher {
 
 /**
  * Runs each event's callbacks in order, every one even when another threw; an event nobody registered for costs no
- * await. With a deduplication store each normalised event runs under its transition's lease (see {@link
- * takeTransitions}): one already done is skipped (in `duplicates`), and a lease is completed only when every
- * callback of its event succeeded.
+ * await. With a deduplication store each normalised event runs under its transition's lease: one already done is
+ * skipped (in `duplicates`), one is completed only when all its callbacks succeeded.
  */
 export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[]): Promise<WebhookResult> {
   const { callbacks, anyCallbacks, deduplication } = dispatcher;

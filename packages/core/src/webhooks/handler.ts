@@ -29,10 +29,10 @@ import {
 /** Options of `pay.webhooks.setup()`. */
 export interface WebhookSetupOptions {
   /**
-   * The secret the provider's webhooks are checked with: Provider R's configuration secret, Provider N's webhook
-   * signing secret, `null` for Provider T (its public keys are in the adapter's config). While a secret is
-   * rotated, pass `[newSecret, oldSecret]`: either verifies, and the `pay:webhook` diagnostics message says which
-   * one did (`secretIndex`), so the old one can be removed once unused (docs/architecture.md#credential-rotation).
+   * The secret the webhooks are checked with: Provider R's configuration secret, Provider N's webhook signing
+   * secret, `null` for Provider T (its public keys are in its config). While one is rotated, pass `[newSecret,
+   * oldSecret]`: the `pay:webhook` message says which verified (`secretIndex`), so the old one can go once unused
+   * (docs/architecture.md#credential-rotation).
    */
   webhookSecret: string | readonly string[] | null | undefined;
   /**
@@ -103,9 +103,8 @@ export type WebhookErrorCallback = (
 ) => unknown;
 
 /**
- * What the reconciler delivers through (docs/architecture.md#reconciliation): the handler's dispatcher (its
- * callbacks and deduplication), the event names `.on()` accepts and its logger. Kept in a WeakMap beside the
- * handler, as `Pay` keeps its own (`internalsOf` in pay.ts): not public.
+ * What the reconciler delivers through (docs/architecture.md#reconciliation), kept in a WeakMap beside the handler
+ * as `Pay` keeps its own (`internalsOf`): its dispatcher, the names `.on()` accepts and its logger.
  */
 export interface HandlerInternals {
   dispatcher: Dispatcher;
@@ -201,10 +200,9 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /**
-   * Authenticates the delivery, takes its deduplication lease (with a store), reads its events (any upstream
-   * confirmation happens here) and runs each event's callbacks in order. Rejects with `WebhookVerificationError`
-   * (nothing ran) or `WebhookHandlerError` (every callback ran; some threw). Done only when every callback
-   * succeeded.
+   * Authenticates the delivery, takes its deduplication lease, reads its events (any upstream confirmation happens
+   * here) and runs each event's callbacks in order. Rejects with `WebhookVerificationError` (nothing ran) or
+   * `WebhookHandlerError` (every callback ran; some threw).
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
     const startTime = Date.now();

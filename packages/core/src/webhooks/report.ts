@@ -1,10 +1,8 @@
 /**
- * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer
- * (docs/architecture.md#webhook-bridges), the `pay:webhook` diagnostics message
- * (docs/architecture.md#tracing-channels) and the `onError` callbacks. The answer to a failed `handle()` is
- * decided once, by the handler, before any `.onError` callback sees the error: user code may set `status` on it
- * (an http-errors-style normaliser does), and a provider told 200 for an event that was never processed stops
- * delivering it.
+ * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer, the `pay:webhook` diagnostics
+ * message and the `onError` callbacks. A failed `handle()`'s answer is decided once, before any `.onError`
+ * callback sees the error: user code may set `status` on it (an http-errors-style normaliser does), and a provider
+ * told 200 for an event never processed stops delivering it.
  */
 import type { WebhookTrace } from '../diagnostics/channels.js';
 import type { ProviderName } from '../records.js';
@@ -33,10 +31,8 @@ export function failureReply(error: unknown): WebhookReply {
 
 /** Fixes the reply for `error` from its class and the status its constructor set, and remembers it. */
 export function decideFailureReply(error: unknown): WebhookReply {
-  if (typeof error === 'object' && error !== null) {
-    const decided = decidedReplies.get(error);
-    if (decided !== undefined) return decided;
-  }
+  const decided = typeof error === 'object' && error !== null ? decidedReplies.get(error) : undefined;
+  if (decided !== undefined) return decided;
   const reply: WebhookReply =
     WebhookVerificationError.isInstance(error) || WebhookHandlerError.isInstance(error)
       ? { status: error.status, body: { error: error.code, message: error.message } }

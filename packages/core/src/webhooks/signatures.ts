@@ -61,9 +61,8 @@ interface VerifiedSignature {
 
 /**
  * Verifies an HMAC signature header over the raw body with every one of `secrets` (several while one is rotated),
- * in constant time. Resolves to the index of the secret that matched; throws `WebhookVerificationError` with
- * reason `missing_secret`, `missing_signature`, `invalid_signature` (malformed or not matching) or
- * `stale_timestamp`.
+ * in constant time; resolves to the index of the secret that matched. Throws `WebhookVerificationError`:
+ * `missing_secret`, `missing_signature`, `invalid_signature` or `stale_timestamp`.
  */
 export async function verifyHmacHeader(
   delivery: WebhookDelivery,
@@ -73,21 +72,17 @@ export async function verifyHmacHeader(
   const { signatures, timestamp, content } = readSignatureHeader(delivery, secrets, scheme);
   const algorithm = scheme.algorithm ?? 'SHA-256';
   const expected = await Promise.all(secrets.map((secret) => hmacBytes(algorithm, secret, content())));
-  let secretIndex = -1;
   // Every signature against every secret, whether or not one matched already.
-  for (const signature of signatures) {
-    const index = timingSafeIndexOf(signature, expected);
-    if (index >= 0 && secretIndex < 0) secretIndex = index;
-  }
+  const matches = signatures.map((signature) => timingSafeIndexOf(signature, expected));
+  const secretIndex = matches.find((index) => index >= 0) ?? -1;
   if (secretIndex < 0) refuse(scheme, 'mismatch', 'invalid_signature');
   return { secretIndex, timestamp };
 }
 
 /**
- * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature header (docs/architecture.md#webhook-signatures) with every one
- * of `publicKeys` (SPKI, base64 DER or PEM; several while the provider rotates its key). Resolves to the index of
- * the first key that verified; throws as {@link verifyHmacHeader} does, and `TypeError` for a key it cannot
- * import.
+ * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature header with every one of `publicKeys` (SPKI, base64 DER or PEM);
+ * resolves to the index of the first that verified. Throws as {@link verifyHmacHeader} does, and `TypeError` for a
+ * key it cannot import.
  */
 export async function verifyRsaHeader(
   delivery: WebhookDelivery,
@@ -96,15 +91,11 @@ export async function verifyRsaHeader(
 ): Promise<VerifiedSignature> {
   const { signatures, timestamp, content } = readSignatureHeader(delivery, publicKeys, scheme);
   const signed = content();
+  // Key by key, every signature: the first key with one that verifies.
   const verified = await Promise.all(
-    publicKeys.map(async (key) => {
-      const results = await Promise.all(
-        signatures.map((signature) => verifyRsaSha256(key, signed, signature)),
-      );
-      return results.includes(true);
-    }),
+    publicKeys.flatMap((key) => signatures.map((signature) => verifyRsaSha256(key, signed, signature))),
   );
-  const secretIndex = verified.indexOf(true);
+  const secretIndex = Math.floor(verified.indexOf(true) / signatures.length);
   if (secretIndex < 0) refuse(scheme, 'mismatch', 'invalid_signature');
   return { secretIndex, timestamp };
 }

@@ -90,10 +90,9 @@ export interface WebhookDefinition {
   readonly secret: 'required' | 'unused';
   /**
    * Authenticates the delivery with everything that needs no upstream call (signature, secret, merchant, host,
-   * partner; payload parsing) and resolves to its deduplication key, its events and `secretIndex`. The delivery is
-   * genuine when any one of `webhookSecrets` (`setup()`'s, in order) verifies it; every one is checked, each in
-   * constant time. Throws `WebhookVerificationError` (or another `PayError`); any other exception is treated as an
-   * adapter bug and answered retryably (503).
+   * partner; payload) and resolves to its deduplication key, its events and `secretIndex`: genuine when any one of
+   * `webhookSecrets` (`setup()`'s, in order) verifies it, every one checked in constant time. Throws a `PayError`;
+   * any other exception is an adapter bug, answered 503.
    */
   verify(delivery: WebhookDelivery, webhookSecrets: readonly string[]): Promise<AuthenticatedDelivery>;
 }

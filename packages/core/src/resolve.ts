@@ -23,9 +23,8 @@ export type ResolveResult =
   /** The provider proved it holds nothing for this call: it is safe to send again (with the same key). */
   | { status: 'not_found' }
   /**
-   * Nothing proves either way (yet): do not send with a new key (a retry with the same key is safe: it resumes).
-   * `askAgainAt` (ISO 8601), when known, is when asking again can tell more (a lease ends, a step can no longer
-   * land).
+   * Nothing proves either way (yet): do not send with a new key (the same key is safe: it resumes); `askAgainAt`
+   * (ISO 8601), when known, is when asking again can tell more.
    */
   | { status: 'unknown'; reason: string; askAgainAt?: string };
 

@@ -69,8 +69,8 @@ async function readObject(context: RunContext, object: WatchedObject): Promise<P
 }
 
 /**
- * Delivers the event of the record's new status through the handler's dispatcher, under its logger. True when the
- * transition is delivered (now or earlier) or raises no event; false when it must be tried again.
+ * Delivers the record's new status as its event through the handler's dispatcher and logger: true when delivered
+ * (now or earlier) or it raises none; false to try again.
  */
 async function deliverStatus(
   context: RunContext,

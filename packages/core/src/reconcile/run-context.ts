@@ -31,8 +31,8 @@ export interface RunContext {
   settings: Settings;
   logger: PayLogger;
   /**
-   * Stale keys not to ask about again before a time (epoch ms): an `unknown` answer's `askAgainAt`, or a found
-   * checkout's, whose key `pay.resolve` leaves for the caller's retry.
+   * Stale keys not to ask about before a time (epoch ms): an `unknown` answer's `askAgainAt`, or a found
+   * checkout's (its key is left for the caller's retry).
    */
   askAgain: Map<string, number>;
 }

@@ -7,10 +7,7 @@ import type { PaymentStatus, RefundStatus } from '../records.js';
 import type { NormalisedEventName } from '../webhooks/types.js';
 import type { WatchedKind } from './store.js';
 
-/**
- * The event a payment's status raises, as the webhooks of Provider R and Provider T raise it: `payment.created`
- * for a new `pending` or `requires_action` one (`PENDING`, `UNFUNDED`), `payment.failed` for a cancelled one.
- */
+/** The event a payment's status raises, as the webhooks of Provider R and Provider T raise it. */
 export const PAYMENT_EVENTS = {
   pending: 'payment.created',
   requires_action: 'payment.created',
@@ -21,10 +18,7 @@ export const PAYMENT_EVENTS = {
   canceled: 'payment.failed',
 } as const satisfies Record<PaymentStatus, NormalisedEventName>;
 
-/**
- * The event a refund's status raises: `refund.created` once it is final (Provider N's `SUCCESSFUL_REFUND` and
- * `FAILED_REFUND`); a pending refund raises none (the application learnt it from `refunds.create`).
- */
+/** The event a refund's status raises: `refund.created` once final (as Provider N's); none while pending. */
 export const REFUND_EVENTS = {
   pending: null,
   succeeded: 'refund.created',

@@ -59,8 +59,8 @@ export function watchObject(
 }
 
 /**
- * Registers the record a creating call returned, after the call: a failure to register never fails the money call
- * (it has moved money already); it is logged, and the object is not watched unless `pay.watch` registers it.
+ * Registers the record a creating call returned, after it: a failure never fails the money call (money moved
+ * already); it is logged, and the object is not watched unless `pay.watch` registers it.
  */
 export async function registerCreated(
   store: ReconciliationStore,

@@ -46,10 +46,7 @@ export async function replyFor(outcome: Promise<WebhookResult>): Promise<Webhook
   }
 }
 
-/**
- * A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes). The returned
- * function never rejects: a request it cannot read is answered 400, an oversized one 413.
- */
+/** A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes); never rejects. */
 export function toFetchHandler<T extends AdapterTypes>(
   handler: WebhookHandler<T>,
   options: WebhookBridgeOptions = {},

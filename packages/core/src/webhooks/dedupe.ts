@@ -36,8 +36,8 @@ export interface DeduplicationStore {
 type Entry = { state: 'leased'; lease: string; until: number } | { state: 'done'; until: number };
 
 /**
- * An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps): a store per process
- * deduplicates nothing across processes. `now` is the clock in epoch milliseconds.
+ * An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps); `now` is its clock (epoch
+ * ms).
  */
 export function createMemoryDeduplicationStore(now: () => number = Date.now): DeduplicationStore {
   const entries = new Map<string, Entry>();

@@ -1,7 +1,4 @@
-/**
- * What `handle()` receives, made into the delivery an adapter verifies (docs/architecture.md#webhook-handler), and
- * what any verification failure becomes.
- */
+/** What `handle()` receives, made into the delivery an adapter verifies (docs/architecture.md#webhook-handler). */
 import { utf8 } from '../crypto.js';
 import { PayError } from '../errors.js';
 import { WebhookVerificationError } from './errors.js';
@@ -14,9 +11,8 @@ const RAW_BODY_HELP =
   'Next.js route handler: await request.text(); or use the core bridges toFetchHandler / toNodeListener.';
 
 /**
- * The fix for each place a consumed body is found, as the root README's recipes mount the route: `express` (an
- * Express request reached the Node bridge), `node` (another Node framework, such as Fastify), `fetch` (a used
- * `Request`), `handle` (a parsed object passed to `handle()`).
+ * The fix for each place a consumed body is found (`express`; `node`: another Node framework; `fetch`: a used
+ * `Request`; `handle`), as the root README's recipes mount the route.
  */
 const PARSED_BODY_FIX = {
   express:
@@ -40,9 +36,9 @@ const PARSED_BODY_FIX = {
 };
 
 /**
- * The refusal of a body that a parser already consumed. The delivery itself may be genuine: this is the
- * application's configuration, not a forgery, so it is retryable (503) and delivered again once the route is
- * fixed, instead of a final 400 that blames the secret and loses it (docs/architecture.md#webhook-handler).
+ * The refusal of a body a parser already consumed: the application's configuration, not a forgery, so retryable
+ * (503) and delivered again once the route is fixed, not a final 400 that loses it
+ * (docs/architecture.md#webhook-handler).
  */
 export function bodyAlreadyParsedError(site: keyof typeof PARSED_BODY_FIX): WebhookVerificationError {
   return new WebhookVerificationError(
@@ -140,8 +136,8 @@ function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
 }
 
 /**
- * Header names in lower case, repeated values joined, so lookups ignore the case the sender used. A value that
- * is not a string (or a list of strings) cannot come from an HTTP request: it is refused, not guessed at.
+ * Header names in lower case, repeated values joined. A value that is not a string (or list of strings) cannot
+ * come from an HTTP request: refused, not guessed at.
  */
 export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Record<string, string> {
   const result: Record<string, string> = {};
@@ -173,9 +169,8 @@ function malformedRequest(message: string, cause?: unknown): WebhookVerification
 }
 
 /**
- * Any failure while verifying as a `WebhookVerificationError`. A failed confirmation call (Provider R's status
- * read) is retryable when the provider may answer later. An exception that is not a `PayError` is a bug, not proof
- * that the delivery is bad: answered retryably (503) so the delivery is not lost once the bug is fixed.
+ * Any failure while verifying as a `WebhookVerificationError`: a failed confirmation call is retryable when the
+ * provider may answer later; an exception that is not a `PayError` is a bug, answered retryably (503).
  */
 export function asVerificationError(error: unknown): WebhookVerificationError {
   if (WebhookVerificationError.isInstance(error)) return error;

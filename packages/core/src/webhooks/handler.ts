@@ -36,19 +36,18 @@ export interface WebhookSetupOptions {
    */
   webhookSecret: string | readonly string[] | null | undefined;
   /**
-   * Skips deliveries already processed (delivery is at least once). A delivery is leased while it runs, marked
-   * done only when every callback succeeded, and released when one failed, so the redelivery runs it again.
+   * Skips deliveries already processed (delivery is at least once): leased while running, done only when every
+   * callback succeeded, released when one failed.
    */
   deduplicate?: DeduplicationStore;
   /**
    * How long a processed delivery is remembered, in seconds (positive; default 7 days). Provider N signs no
-   * timestamp: a captured delivery replayed after this is processed again, so keep it as long as Provider N
-   * retries.
+   * timestamp: a replay after this is processed again, so keep it as long as Provider N retries.
    */
   deduplicateTtlSeconds?: number;
   /**
-   * How long one attempt holds its lease on a delivery, in seconds (positive; default 60): a concurrent redelivery
-   * meanwhile gets a retryable 503, and a crashed attempt's lease expires. Keep it above your callbacks' run time.
+   * How long one attempt leases a delivery, in seconds (positive; default 60): a concurrent redelivery meanwhile
+   * gets a 503, a crashed attempt's lease expires. Keep it above your callbacks' run time.
    */
   deduplicateLeaseSeconds?: number;
 }
@@ -66,9 +65,9 @@ export interface WebhookResult {
   /** Every verified event of the delivery, in dispatch order (empty when the delivery was a duplicate). */
   events: PayEvent[];
   /**
-   * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`), whose events were not read again,
-   * and the transition keys (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events whose callbacks
-   * already ran for an earlier delivery or the reconciler's read (docs/architecture.md#reconciliation).
+   * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`) and the transition keys
+   * (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events already run
+   * (docs/architecture.md#reconciliation).
    */
   duplicates: string[];
 }

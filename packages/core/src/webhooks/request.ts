@@ -6,10 +6,7 @@ import { utf8 } from '../crypto.js';
 import type { NodeRequestLike } from './bridges.js';
 import { concatBytes } from './signatures.js';
 
-/**
- * A hostname (letters, digits, hyphens, dots), an IPv4 address or a bracketed IPv6 address, then an optional
- * port: what RFC 9110 §7.2 allows in Host. Anything else (spaces, `@`, a second colon) is refused.
- */
+/** A hostname, an IPv4 or a bracketed IPv6 address, then an optional port: what RFC 9110 §7.2 allows in Host. */
 const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$/;
 
 /** The origin a request's Host header names, when it is a valid `host[:port]`; `undefined` otherwise. */
@@ -68,8 +65,8 @@ export async function readWebBody(
 }
 
 /**
- * Reads the body up to `maxBytes`. Past it, it stops asking for chunks without destroying the stream (that would
- * close the socket before the 413 is written); the 413's `connection: close` then cuts an endless body off.
+ * Reads the body up to `maxBytes`, then stops without destroying the stream (that would close the socket before
+ * the 413 is written); the 413's `connection: close` cuts an endless body off.
  */
 export function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<BodyRead> {
   return readChunks(() => {

@@ -32,8 +32,8 @@ export interface SignatureScheme {
   encoding: 'hex' | 'base64';
   /**
    * The header as named parts (`t=1700000000, v1=ab…, v1=cd…`): the timestamp part (unix seconds), the signature
-   * part (it may repeat: any one that verifies is enough) and the separator (default `,`). Without it, the whole
-   * header (trimmed) is one signature.
+   * part (any one that verifies is enough) and the separator (default `,`); without it, the header is one
+   * signature.
    */
   parts?: { timestamp?: string; signature: string; separator?: string };
   /**

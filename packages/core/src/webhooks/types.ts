@@ -73,9 +73,8 @@ export interface AuthenticatedDelivery {
   /** Any upstream confirmation, then the events in dispatch order; may throw any `PayError`. */
   events(): Promise<PayEvent[]>;
   /**
-   * Which credential verified the delivery: its index among the webhook secrets given to `setup()` (Provider T:
-   * its public keys). An index that no longer shows up lets the old one retire
-   * (docs/architecture.md#credential-rotation).
+   * Which credential verified the delivery: its index among `setup()`'s webhook secrets (Provider T: its public
+   * keys); once one no longer shows up it can retire (docs/architecture.md#credential-rotation).
    */
   secretIndex?: number;
 }

@@ -96,9 +96,9 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
 }
 
 /**
- * The raw body of `request`. An object with content is what a body parser made of the bytes: refused retryably
- * with the fix. Nothing (`undefined`, the `{}` Express 4 leaves) is the empty body when the headers announce none
- * (refused 400 as the bridges do, not a retryable 503 to garbage); otherwise the application's wiring: retryable.
+ * The raw body of `request`. An object with content is what a body parser made of it: refused retryably with the
+ * fix. Nothing (`undefined`, the `{}` Express 4 leaves) is the empty body when the headers announce none (then
+ * 400, as the bridges answer), else the wiring: retryable (docs/architecture.md#webhook-handler).
  */
 function rawBodyOf(request: WebhookRequest): string | Uint8Array {
   const { body } = request;

@@ -182,7 +182,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return this;
   }
 
-  /** Registers `callback` for every event, run after the event's `.on()` callbacks; returns this handler. */
+  /** Registers `callback` for every event, after its `.on()` callbacks and failing as they do; returns this. */
   onAny(callback: WebhookCallback<AnyEventOf<T>>): this {
     this.#anyCallbacks.push(callback as WebhookCallback<PayEvent>);
     return this;

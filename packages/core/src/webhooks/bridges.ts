@@ -1,8 +1,8 @@
 /**
  * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges): they read the raw
  * body themselves and answer 200, 400 (refused or malformed), 413 (over `maxBodyBytes`), 503 (retryable) or 500 (a
- * callback failed). The URL faces the internet unauthenticated, so no request, however malformed or aborted,
- * rejects the listener's promise (an unhandled rejection ends a Node process). No Node built-in.
+ * callback failed). The URL faces the internet unauthenticated: no request rejects the listener's promise (an
+ * unhandled rejection ends a Node process). No Node built-in is imported.
  */
 
 import { ConfigurationError } from '../errors.js';

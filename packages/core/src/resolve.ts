@@ -1,7 +1,7 @@
 /**
  * `pay.resolve` (docs/architecture.md#outcomes): what the provider holds for a money-moving call whose outcome is
- * unknown, read from the ledger when the call completed, otherwise asked of the adapter under the key's lease, so
- * no attempt can move money while the provider is asked and the answer recorded (docs/architecture.md#idempotency).
+ * unknown, from the ledger when the call completed, else asked of the adapter under the key's lease, so no attempt
+ * moves money meanwhile (docs/architecture.md#idempotency).
  */
 import type { AnyAdapter, CallOptions, ResolvedRecord } from './adapter.js';
 import { type PayLogger, withinLogger } from './diagnostics/logger.js';
@@ -23,18 +23,14 @@ export type ResolveResult =
   /** The provider proved it holds nothing for this call: it is safe to send again (with the same key). */
   | { status: 'not_found' }
   /**
-   * Nothing proves either way (yet): do not send with a new key; ask later (a retry with the same key is safe: it
-   * resumes). `reason` says why; `askAgainAt` (ISO 8601), when known, is when asking again can tell more: an
-   * attempt's lease ends, or the provider will have proved that a step it may still be processing cannot land.
+   * Nothing proves either way (yet): do not send with a new key (the same key is safe: it resumes); `askAgainAt`
+   * (ISO 8601), when known, is when asking again can tell more.
    */
   | { status: 'unknown'; reason: string; askAgainAt?: string };
 
 /** Options of `pay.resolve`. */
 export interface ResolveOptions {
-  /**
-   * The money-moving operation the key was used for, when the ledger no longer has the key (another store,
-   * expired): lets the adapter look the key up at the provider.
-   */
+  /** The operation the key was used for, when the ledger no longer has the key: the adapter looks it up. */
   operation?: MoneyMovingOperation;
   signal?: AbortSignal;
 }
@@ -55,8 +51,8 @@ export async function resolveCall(
 ): Promise<ResolveResult> {
   const lookup = lookupOf(keyOrError, options);
   const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
-  const ask: AskProvider = async (operation, extra) => {
-    return withinLogger(logger, () =>
+  const ask: AskProvider = async (operation, extra) =>
+    withinLogger(logger, () =>
       adapter.resolve?.(
         {
           operation,
@@ -67,7 +63,6 @@ export async function resolveCall(
         callOptions,
       ),
     );
-  };
   if (lookup.key === undefined) {
     if (!lookup.operation)
       return { status: 'unknown', reason: 'the error names no operation and no idempotency key' };
@@ -75,8 +70,7 @@ export async function resolveCall(
   }
   const key = lookup.key;
   try {
-    const store = ledger.store;
-    const entry = await storeCall('read', key, () => store.read(key));
+    const entry = await storeCall('read', key, () => ledger.store.read(key));
     if (entry?.state === 'completed') return await fromCompletedEntry(adapter, entry, ask);
     if (!entry) {
       if (!lookup.operation)
@@ -98,7 +92,7 @@ export async function resolveCall(
 
 /**
  * A completed entry. A call that resolves to nothing (Provider R's redirect checkout) recorded `null`: the adapter
- * reads what the key made from the recovery point (its redirect), and nothing can move money any more.
+ * reads what the key made from the recovery point, and nothing can move money any more.
  */
 async function fromCompletedEntry(
   adapter: AnyAdapter,
@@ -112,9 +106,8 @@ async function fromCompletedEntry(
 }
 
 /**
- * An entry in progress or abandoned: takes the key's lease, so no attempt can move money while the provider is
- * asked and the answer recorded; then records the answer (a record), frees the key (`null`: nothing can land) or
- * leaves it to resume.
+ * An entry in progress or abandoned, asked under the key's lease; then records the answer (a record), frees the
+ * key (`null`: nothing can land) or leaves it to resume.
  */
 async function askUnderLease(
   ledger: IdempotencyLedger,
@@ -144,17 +137,19 @@ async function askUnderLease(
       ask(operation, { recoveryPoint: begun.recoveryPoint }),
     );
   } catch (error) {
-    await settleResolve(ledger, operation, key, 'abandon', () => store.abandon(key, lease));
+    await settleResolve(ledger, operation, key, lease, 'abandon');
     throw error;
   }
-  if (answer === null)
-    await settleResolve(ledger, operation, key, 'release', () => store.release(key, lease));
-  else if (!isRecordAnswer(answer) || !readBackStandsForResult(operation))
-    await settleResolve(ledger, operation, key, 'abandon', () => store.abandon(key, lease));
-  else
-    await settleResolve(ledger, operation, key, 'complete', () =>
-      store.complete(key, lease, JSON.parse(JSON.stringify(answer))),
-    );
+  // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here
+  // is returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes
+  // instead.
+  const step =
+    answer === null
+      ? 'release'
+      : isRecordAnswer(answer) && operation !== 'checkouts.create'
+        ? 'complete'
+        : 'abandon';
+  await settleResolve(ledger, operation, key, lease, step, answer);
   return answerOf(answer, 'the provider cannot tell what happened to this key');
 }
 
@@ -163,11 +158,15 @@ async function settleResolve(
   ledger: IdempotencyLedger,
   operation: Operation,
   key: string,
+  lease: string,
   step: 'complete' | 'release' | 'abandon',
-  write: () => Promise<boolean>,
+  answer?: ResolvedRecord,
 ): Promise<void> {
+  const { store } = ledger;
   try {
-    await write();
+    await (step === 'complete'
+      ? store.complete(key, lease, JSON.parse(JSON.stringify(answer)))
+      : store[step](key, lease));
   } catch (error) {
     ledger.report(
       new StoreError(
@@ -177,15 +176,6 @@ async function settleResolve(
       { operation, idempotencyKey: key, step },
     );
   }
-}
-
-/**
- * Whether a record read back from the provider may be recorded as the key's result. A checkout's create reply
- * carries what no read gives back (Provider N's `checkoutUrl`), so a checkout found by `resolve` is returned but
- * never replayed to a later `checkouts.create` with the key: that call resumes through the adapter instead.
- */
-function readBackStandsForResult(operation: Operation): boolean {
-  return operation !== 'checkouts.create';
 }
 
 /** The key, operation and error context `pay.resolve` was given. */

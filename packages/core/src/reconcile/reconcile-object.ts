@@ -1,8 +1,4 @@
-/**
- * One claimed object of a reconciler run (docs/architecture.md#reconciliation): read it from the provider, deliver a
- * changed status as the event the webhook would have raised, through the handler's callbacks and transition leases,
- * then settle it (final) or reschedule it with backoff.
- */
+/** One claimed object of a reconciler run (docs/architecture.md#reconciliation). */
 import { withinLogger } from '../diagnostics/logger.js';
 import type { Payment, Refund } from '../records.js';
 import { StoreError } from '../store-errors.js';
@@ -57,8 +53,7 @@ export async function reconcileObject(
   if (record === null) return void (await settle(later(object.status)));
   const status = record.status;
   if (status !== object.status && !(await deliverStatus(context, object, record, summary))) {
-    // Not delivered (callbacks failed, or another instance is delivering it): the status stays unannounced, so
-    // the next read delivers it, soon.
+    // Not delivered (callbacks failed, or another instance is on it): the status stays unannounced; read soon.
     await settle({ status: object.status, reads, dueAt: nextReadAt(0, settings.now()) });
     return;
   }
@@ -74,9 +69,8 @@ async function readObject(context: RunContext, object: WatchedObject): Promise<P
 }
 
 /**
- * Delivers the event of the record's new status through the handler's dispatcher (transition-deduplicated), under
- * the handler's logger as a webhook's delivery runs. True when the transition is delivered (now or earlier, by a
- * webhook) or raises no event; false when it must be tried again.
+ * Delivers the record's new status as its event through the handler's dispatcher and logger: true when delivered
+ * (now or earlier) or it raises none; false to try again.
  */
 async function deliverStatus(
   context: RunContext,
@@ -103,8 +97,7 @@ async function deliverStatus(
   } catch (error) {
     // Another instance (or a webhook) is running this transition right now: it finishes it, or its lease ends.
     if (WebhookVerificationError.isInstance(error) && error.reason === 'delivery_in_progress') return false;
-    // The deduplication store is down: like any store outage, the run pauses (the object's lease ends, it is
-    // read again).
+    // The deduplication store is down: like any store outage, the run pauses (the object is read again).
     if (WebhookVerificationError.isInstance(error) && error.reason === 'deduplication_unavailable')
       throw new StoreError(
         "The reconciler could not reach the webhook handler's deduplication store; this run is paused.",

@@ -1,19 +1,14 @@
 /**
- * The reconciler (docs/architecture.md#reconciliation): on an interval, on every instance, it reads the objects
- * this library created that are due, from a read budget shared by every instance, and delivers each status
- * change as the normalised event the webhook would have delivered, through the same webhook handler and its
- * transition deduplication, so a transition seen by a webhook and by a read runs its callbacks once. It also
- * resolves the idempotency keys nobody is working on (a crashed process, a lost reply no caller retried). This
- * file holds the runs and their timer; one object's read and delivery is in reconcile-object.ts, the stale keys'
- * resolution in stale-keys.ts.
+ * The reconciler's runs and their timer (docs/architecture.md#reconciliation): each instance reads the due objects
+ * within a shared budget, delivers status changes through the webhook handler, and resolves stale idempotency
+ * keys.
  */
 import type { AnyAdapter, TypesOf } from '../adapter.js';
 import { publishReconcile } from '../diagnostics/tracing.js';
 import { ConfigurationError } from '../errors.js';
 import { internalsOf, type Pay } from '../pay.js';
 import { StoreError } from '../store-errors.js';
-import type { WebhookHandler } from '../webhooks/handler.js';
-import { handlerInternals } from '../webhooks/handler-internals.js';
+import { handlerInternals, type WebhookHandler } from '../webhooks/handler.js';
 import { reconcileObject } from './reconcile-object.js';
 import { type ReconcileRun, type RunContext, type Settings, spendReads, storeCall } from './run-context.js';
 import { resolveStaleKeys } from './stale-keys.js';
@@ -22,10 +17,7 @@ import { resolveStaleKeys } from './stale-keys.js';
 export interface ReconcilerOptions {
   /** Milliseconds between two runs of `start()` (default 30 000), each delay drawn within ±20 % of it. */
   intervalMs?: number;
-  /**
-   * Provider reads per minute, shared by every instance through the store (default 60): object reads and stale
-   * key resolves both spend from it. Keep it below the provider's rate limit, less what the application reads.
-   */
+  /** Provider reads per minute shared by every instance (default 60): below the provider's rate limit. */
   readsPerMinute?: number;
   /** How long a run holds the objects it claimed (default 120 s): another instance takes over after it. */
   leaseSeconds?: number;
@@ -35,30 +27,23 @@ export interface ReconcilerOptions {
 
 /** A reconciler of one `Pay` (see {@link createReconciler}). */
 export interface Reconciler {
-  /**
-   * Runs now (or, when a stopped run is still under way, once it ends), then every `intervalMs` (with jitter) until
-   * `stop()`; runs never overlap. Idempotent.
-   */
+  /** Runs now (or once a stopped run under way ends), then every `intervalMs` until `stop()`; never overlaps. */
   start(): void;
   /** Stops the runs; resolves once the run under way (if any) has finished. */
   stop(): Promise<void>;
-  /** One run: due objects, then stale idempotency keys. A store outage pauses it (`paused: true`); never throws for it. */
+  /** One run: due objects, then stale keys; a store outage pauses it (`paused: true`) rather than throw. */
   runOnce(): Promise<ReconcileRun>;
 }
 
-/** Defaults (docs/architecture.md#reconciliation). */
-const DEFAULT_INTERVAL_MS = 30_000;
-const DEFAULT_READS_PER_MINUTE = 60;
-const DEFAULT_LEASE_SECONDS = 120;
+/** Each option's least value and default (docs/architecture.md#reconciliation). */
+const BOUNDS = { intervalMs: [1000, 30_000], readsPerMinute: [1, 60], leaseSeconds: [1, 120] } as const;
 /** How far each delay between runs strays from `intervalMs`, both ways, so instances do not run in step. */
 const JITTER = 0.2;
 
 /**
- * Creates the reconciler of `pay` (made with `createPay(adapter, { reconcile: store })`), delivering through
- * `handler` (from `pay.webhooks.setup({ …, deduplicate })`). Throws `ConfigurationError` when `pay` has no
- * reconciliation store, when the handler has no `deduplicate` store (without it a transition seen by a webhook
- * and by a read would run its callbacks twice) or for options out of bounds. Nothing runs before `start()` or
- * `runOnce()`.
+ * Creates the reconciler of `pay` (from `createPay(adapter, { reconcile })`), delivering through `handler` (from
+ * `pay.webhooks.setup({ …, deduplicate })`). Throws `ConfigurationError` without either store or for options out
+ * of bounds. Nothing runs before `start()` or `runOnce()`.
  */
 export function createReconciler<A extends AnyAdapter>(
   pay: Pay<A>,
@@ -129,22 +114,19 @@ export function createReconciler<A extends AnyAdapter>(
 
 /** The options with their defaults; refuses a value out of bounds (`ConfigurationError`). */
 function checkedOptions(options: ReconcilerOptions): Settings {
-  const bad = (
-    [
-      ['intervalMs', options.intervalMs, 1000],
-      ['readsPerMinute', options.readsPerMinute, 1],
-      ['leaseSeconds', options.leaseSeconds, 1],
-    ] as const
-  ).filter(([, value, least]) => value !== undefined && !(Number.isInteger(value) && value >= least));
+  const bad = (['intervalMs', 'readsPerMinute', 'leaseSeconds'] as const).filter((name) => {
+    const value = options[name];
+    return value !== undefined && !(Number.isInteger(value) && value >= BOUNDS[name][0]);
+  });
   if (bad.length > 0)
     throw new ConfigurationError(
-      `createReconciler: ${bad.map(([name, , least]) => `${name} must be a whole number of at least ${least}`).join('; ')}.`,
-      { missing: bad.map(([name]) => name) },
+      `createReconciler: ${bad.map((name) => `${name} must be a whole number of at least ${BOUNDS[name][0]}`).join('; ')}.`,
+      { missing: bad },
     );
   return {
-    intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
-    readsPerMinute: options.readsPerMinute ?? DEFAULT_READS_PER_MINUTE,
-    leaseSeconds: options.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+    intervalMs: options.intervalMs ?? BOUNDS.intervalMs[1],
+    readsPerMinute: options.readsPerMinute ?? BOUNDS.readsPerMinute[1],
+    leaseSeconds: options.leaseSeconds ?? BOUNDS.leaseSeconds[1],
     now: options.now ?? Date.now,
   };
 }

@@ -1,14 +1,11 @@
-/**
- * What every step of a reconciler run works with (docs/architecture.md#reconciliation): one context, built once by
- * `createReconciler` and passed as an argument to the run, the object reads and the stale-key resolution.
- */
+/** What every step of a reconciler run works with (docs/architecture.md#reconciliation). */
 import type { AnyAdapter } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import type { IdempotencyLedger } from '../idempotency.js';
 import type { Pay } from '../pay.js';
 import { StoreError, type StoreStep } from '../store-errors.js';
-import type { HandlerInternals } from '../webhooks/handler-internals.js';
+import type { HandlerInternals } from '../webhooks/handler.js';
 import type { ReconciliationStore } from './store.js';
 
 /** What one run did, as the `pay:reconcile` diagnostics message says it. */
@@ -27,17 +24,15 @@ export interface RunContext {
   pay: Pay<AnyAdapter>;
   adapter: AnyAdapter;
   provider: string;
-  /** The idempotency ledger of `pay`, whose stale keys each run resolves. */
   ledger: IdempotencyLedger;
   /** The watch list and the read budget. */
   store: ReconciliationStore;
-  /** The webhook handler a changed status is delivered through. */
   handler: HandlerInternals;
   settings: Settings;
   logger: PayLogger;
   /**
-   * Stale keys not to ask about again before a time (epoch ms): an `unknown` answer's `askAgainAt`, and a found
-   * checkout, whose key `pay.resolve` leaves for the caller's retry (docs/architecture.md#reconciliation).
+   * Stale keys not to ask about before a time (epoch ms): an `unknown` answer's `askAgainAt`, or a found
+   * checkout's (its key is left for the caller's retry).
    */
   askAgain: Map<string, number>;
 }

@@ -1,7 +1,6 @@
 /**
- * The idempotency keys nobody is working on (docs/architecture.md#reconciliation): in progress, their lease ended
- * without completion (a crashed process, a lost reply no caller retried). Each run resolves some through
- * `pay.resolve`, which leases the key and asks the adapter from the recovery point.
+ * The idempotency keys nobody is working on (docs/architecture.md#reconciliation): their lease ended without
+ * completion (a crashed process, a lost reply no caller retried). Each run resolves some through `pay.resolve`.
  */
 import { operationOfFingerprint } from '../idempotency-fingerprint.js';
 import type { Pay } from '../pay.js';
@@ -13,10 +12,7 @@ import { kindOfOperation, watchObject } from './watch.js';
 /** Stale idempotency keys looked at per run. */
 const STALE_KEYS_PER_RUN = 20;
 
-/**
- * Resolves the stale keys the read budget allows: found → recorded in the ledger (by `resolve`) and watched from
- * the next run; not found → freed (by `resolve`); unknown → asked again at `askAgainAt`.
- */
+/** Resolves the stale keys the read budget allows (found: then watched; unknown: asked again at `askAgainAt`). */
 export async function resolveStaleKeys(context: RunContext, summary: ReconcileRun): Promise<void> {
   const ledgerStore = context.ledger.store;
   if (ledgerStore.stale === undefined) return;

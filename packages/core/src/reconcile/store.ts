@@ -1,9 +1,7 @@
 /**
- * The reconciler's shared state (docs/architecture.md#reconciliation): which objects this library created (or the
- * application registered) are still watched, when each is next read, which instance holds it, and the per-provider
- * read budget every instance spends from. The contract maps onto one atomic statement (or script) per call on
- * PostgreSQL (`FOR UPDATE SKIP LOCKED`) and Redis (a sorted set per provider scored by `dueAt`); the in-memory
- * store serves a single process.
+ * The reconciler's shared state (docs/architecture.md#reconciliation): the watched objects, when each is next
+ * read, which instance holds it, and each provider's shared read budget; one atomic statement per call on
+ * PostgreSQL and Redis.
  */
 
 import { markInMemory } from '../diagnostics/production.js';
@@ -11,20 +9,18 @@ import { markInMemory } from '../diagnostics/production.js';
 /** What the reconciler watches: objects this library created (or the application registered). */
 export type WatchedKind = 'payment' | 'checkout' | 'refund';
 
-/** One watched object of one provider, until a final status is seen or it expires. */
+/** One watched object of one provider, until a final status is seen or it expires (times in epoch ms). */
 export interface WatchedObject {
-  /** The adapter's `provider`. */
   provider: string;
   kind: WatchedKind;
-  /** The provider's id of the object (as in the record's `id`). */
   id: string;
   /** The last normalised status the application was told about; `null`: none yet. */
   status: string | null;
   /** Reads made so far (the backoff grows with it). */
   reads: number;
-  /** Epoch milliseconds: the next read is due at or after this. */
+  /** The next read is due at or after this. */
   dueAt: number;
-  /** Epoch milliseconds: stop watching after this, final or not. */
+  /** Stop watching after this, final or not. */
   expiresAt: number;
 }
 
@@ -36,35 +32,27 @@ export interface ClaimedObject {
 }
 
 /**
- * The watch list and read budget the reconciler shares across instances. Every write after `claim` names the
- * lease it holds and is ignored (resolves `false`) when the lease was lost, so a slow instance whose lease ended
- * cannot overwrite the one that took the object over.
+ * The watch list and read budget the reconciler shares across instances. Every write after `claim` names its lease
+ * and is ignored (resolves `false`) when the lease was lost to another instance.
  */
 export interface ReconciliationStore {
   /** Starts watching `object`. When (provider, kind, id) is already watched, nothing changes (never reset). */
   watch(object: WatchedObject): Promise<void>;
   /**
-   * Leases up to `limit` objects of `provider` that are due (`dueAt <= now`), not leased (or whose lease ended)
-   * and not expired, earliest `dueAt` first, each for `leaseSeconds`. Two concurrent claims never return the same
-   * object. Expired objects are dropped (they may be dropped here or by any later call).
+   * Leases up to `limit` due (`dueAt <= now`), unleased (or lease ended), unexpired objects of `provider`,
+   * earliest first, for `leaseSeconds`; two concurrent claims never return the same one.
    */
   claim(
     provider: string,
     options: { now: number; limit: number; leaseSeconds: number },
   ): Promise<ClaimedObject[]>;
-  /**
-   * With the lease: records the read's outcome and frees the lease (`next`), or stops watching (`'final'`).
-   * Resolves false, changing nothing, when the lease was lost (expired and claimed by another instance).
-   */
+  /** With the lease: records the read's outcome and frees the lease (`next`), or stops watching (`'final'`). */
   settle(
     object: Pick<WatchedObject, 'provider' | 'kind' | 'id'>,
     lease: string,
     next: { status: string | null; reads: number; dueAt: number } | 'final',
   ): Promise<boolean>;
-  /**
-   * Grants up to `reads` reads from `provider`'s budget of `perMinute` reads shared by every instance, counted
-   * in the minute window `Math.floor(now / 60_000)`. Resolves how many were granted (0..reads); atomic.
-   */
+  /** Atomically grants up to `reads` of `provider`'s `perMinute` in the window `Math.floor(now / 60_000)`. */
   spend(provider: string, options: { now: number; reads: number; perMinute: number }): Promise<number>;
   /** For diagnostics: how many objects of `provider` are watched, how many are due at `now`, the oldest `dueAt` due. */
   backlog(
@@ -76,10 +64,8 @@ export interface ReconciliationStore {
 type Row = WatchedObject & { lease: string | null; leaseUntil: number };
 
 /**
- * An in-memory {@link ReconciliationStore} for one process (tests, single-instance apps): it forgets the watch
- * list on restart. With more than one instance, use `@pay/store-postgres` or `@pay/store-redis`: a store per
- * process shares neither the objects nor the read budget. `now` is the clock in epoch milliseconds (`watch` drops
- * expired objects with it); `claim`, `spend` and `backlog` use the `now` they are given.
+ * An in-memory {@link ReconciliationStore} for one process (tests, single-instance apps), forgotten on restart;
+ * else use `@pay/store-postgres` or `@pay/store-redis`. `now` (epoch ms) is `watch`'s clock.
  */
 export function createMemoryReconciliationStore(now: () => number = Date.now): ReconciliationStore {
   const rows = new Map<string, Row>();
@@ -128,18 +114,10 @@ export function createMemoryReconciliationStore(now: () => number = Date.now): R
     },
     async backlog(provider, time) {
       dropExpired(time);
-      let watched = 0;
-      let due = 0;
-      let oldestDueAt: number | null = null;
-      for (const row of rows.values()) {
-        if (row.provider !== provider) continue;
-        watched += 1;
-        if (row.dueAt <= time) {
-          due += 1;
-          if (oldestDueAt === null || row.dueAt < oldestDueAt) oldestDueAt = row.dueAt;
-        }
-      }
-      return { watched, due, oldestDueAt };
+      const watched = [...rows.values()].filter((row) => row.provider === provider);
+      const due = watched.filter((row) => row.dueAt <= time).map((row) => row.dueAt);
+      const oldestDueAt = due.length === 0 ? null : due.reduce((oldest, dueAt) => Math.min(oldest, dueAt));
+      return { watched: watched.length, due: due.length, oldestDueAt };
     },
   });
 }

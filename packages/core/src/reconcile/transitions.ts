@@ -1,19 +1,13 @@
 /**
- * What a status read means (docs/architecture.md#reconciliation): which normalised event a (kind, status) raises,
- * as the adapters' webhooks raise it, and which statuses are final (the object stops being watched). Tables, so a
- * status is looked up, never reasoned about; an adapter whose webhooks raise another event for a status says so
- * in its `reconcile.events`.
+ * What a status read means (docs/architecture.md#reconciliation): the normalised event a (kind, status) raises, as
+ * the adapters' webhooks do (one that raises another says so in `reconcile.events`), and which statuses are final.
  */
 import type { AnyAdapter } from '../adapter.js';
 import type { PaymentStatus, RefundStatus } from '../records.js';
 import type { NormalisedEventName } from '../webhooks/types.js';
 import type { WatchedKind } from './store.js';
 
-/**
- * The event a payment's status raises (the payment behind a checkout too): the one the webhooks of Provider R and
- * Provider T raise for it. A newly seen `pending` or `requires_action` payment is `payment.created` (Provider R's
- * `PENDING`, Provider T's `UNFUNDED`); a cancelled one is `payment.failed` (Provider R's `CANCELLED`).
- */
+/** The event a payment's status raises, as the webhooks of Provider R and Provider T raise it. */
 export const PAYMENT_EVENTS = {
   pending: 'payment.created',
   requires_action: 'payment.created',
@@ -24,20 +18,14 @@ export const PAYMENT_EVENTS = {
   canceled: 'payment.failed',
 } as const satisfies Record<PaymentStatus, NormalisedEventName>;
 
-/**
- * The event a refund's status raises: `refund.created` once it is final (Provider N's `SUCCESSFUL_REFUND` and
- * `FAILED_REFUND`); a pending refund raises none (the application learnt it from `refunds.create`).
- */
+/** The event a refund's status raises: `refund.created` once final (as Provider N's); none while pending. */
 export const REFUND_EVENTS = {
   pending: null,
   succeeded: 'refund.created',
   failed: 'refund.created',
 } as const satisfies Record<RefundStatus, NormalisedEventName | null>;
 
-/**
- * The statuses after which an object is no longer watched, per kind: nothing the provider does later changes
- * them (a refund of a succeeded payment is a refund of its own, watched as one).
- */
+/** The statuses after which an object is no longer watched: nothing the provider does later changes them. */
 export const FINAL_STATUSES = {
   payment: ['succeeded', 'failed', 'canceled'],
   checkout: ['succeeded', 'failed', 'canceled'],
@@ -53,9 +41,8 @@ export function isFinal(kind: WatchedKind, status: string): boolean {
 }
 
 /**
- * The normalised event a read of a `kind` object in `status` delivers through `adapter`'s webhook handler, or
- * `null` when none: the adapter's own entry first (`reconcile.events`), then core's table; an event the adapter's
- * webhooks never raise (`raises`: what `.on()` accepts) is not delivered either.
+ * The normalised event a read of a `kind` object in `status` delivers, or `null`: the adapter's own entry first
+ * (`reconcile.events`), then core's table; one not in `raises` (what `.on()` accepts) is not delivered either.
  */
 export function eventOfStatus(
   adapter: Pick<AnyAdapter, 'reconcile'>,

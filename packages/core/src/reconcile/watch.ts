@@ -1,7 +1,4 @@
-/**
- * Registering what the library created with the reconciler's store (docs/architecture.md#reconciliation), and the
- * schedule of reads: when an object is first read, how the wait between reads grows, when watching stops.
- */
+/** What the library created, registered with the reconciler's store, and the schedule of its reads. */
 import type { AnyAdapter } from '../adapter.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import { ConfigurationError, ValidationError } from '../errors.js';
@@ -19,9 +16,8 @@ export const MAX_READ_DELAY_MS = 60 * 60_000;
 export const WATCH_FOR_MS = 3 * 24 * 60 * 60_000;
 
 /**
- * When the next read of an object already read `reads` times is due: `FIRST_READ_DELAY_MS` doubled per read
- * (2, 4, 8, 16, 32 minutes), capped at `MAX_READ_DELAY_MS`: 75 reads over 3 days for an object that never settles
- * (docs/architecture.md#intervals-and-cost).
+ * When the next read of an object read `reads` times is due: `FIRST_READ_DELAY_MS` doubled per read, at most
+ * `MAX_READ_DELAY_MS`: 75 reads in 3 days for one that never settles (docs/architecture.md#intervals-and-cost).
  */
 export function nextReadAt(reads: number, now: number): number {
   return now + Math.min(FIRST_READ_DELAY_MS * 2 ** Math.min(reads, 30), MAX_READ_DELAY_MS);
@@ -34,11 +30,7 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
   'refunds.create': 'refund',
 };
 
-/**
- * The kind a creating operation's record is watched as; `undefined` for every other operation, and when the
- * adapter cannot read it back (a refund without `reconcile.retrieveRefund`, a payment or checkout without
- * `payments.retrieve`).
- */
+/** The kind a creating operation's record is watched as (`undefined`: another operation, or unreadable). */
 export function watchedKindOf(
   operation: Operation,
   adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>,
@@ -67,9 +59,8 @@ export function watchObject(
 }
 
 /**
- * Registers the record a creating call returned, after the call: a failure to register never fails the money
- * call (it has moved money already). It is logged (`error`), and the object is then not watched unless the
- * application registers it (`pay.watch`) or a stale ledger key leads the reconciler back to it.
+ * Registers the record a creating call returned, after it: a failure never fails the money call (money moved
+ * already); it is logged, and the object is not watched unless `pay.watch` registers it.
  */
 export async function registerCreated(
   store: ReconciliationStore,

@@ -1,53 +1,38 @@
 /**
- * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges). They read the raw
- * body themselves and map outcomes to the statuses providers act on: 200 processed or nothing to do, 400
- * verification failure or malformed request, 413 body over `maxBodyBytes`, 503 retryable (deliver again), 500
- * callback failure (deliver again).
- *
- * The webhook URL faces the internet without authentication, so everything a bridge does (building the URL,
- * reading the body, verifying, dispatching, writing the reply) runs inside one error boundary: no request, however
- * malformed or however aborted, rejects the listener's promise (an unhandled rejection ends a Node process).
- * Neither bridge imports a Node built-in: the Node listener works on the request's async iterator.
+ * Bridges from HTTP servers to a {@link WebhookHandler} (docs/architecture.md#webhook-bridges): they read the raw
+ * body themselves and answer 200, 400 (refused or malformed), 413 (over `maxBodyBytes`), 503 (retryable) or 500 (a
+ * callback failed). The URL faces the internet unauthenticated: no request rejects the listener's promise (an
+ * unhandled rejection ends a Node process). No Node built-in is imported.
  */
 
 import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import { bodyAlreadyParsedError } from './delivery.js';
 import type { WebhookHandler, WebhookResult } from './handler.js';
-import { failureReply, internalError, type WebhookReply } from './reply.js';
-import { readNodeBody, readWebBody } from './request-body.js';
-import { joinUrl, originFromHost, targetPathAndQuery } from './request-url.js';
+import { failureReply, internalError, type WebhookReply } from './report.js';
+import { joinUrl, originFromHost, readNodeBody, readWebBody, targetPathAndQuery, urlOf } from './request.js';
 
-export type { WebhookReply } from './reply.js';
+export type { WebhookReply } from './report.js';
 
 /** Options of {@link toNodeListener} and {@link toFetchHandler}. */
 export interface WebhookBridgeOptions {
   /**
-   * The public origin the provider posts to (`https://shop.example`). Provider T signs the host it addressed,
-   * so set this in production: the verified URL is then this origin plus the request target's path and query,
-   * whatever the request's Host header or target says. Only the origin is used (a path here is ignored).
-   *
-   * Default: Node listener, the request's `Host` header when it is a valid `host[:port]` (`https` on a TLS
-   * socket, `http` otherwise; a missing or invalid Host is answered 400); Web handler, the origin of
-   * `request.url` as the runtime built it.
+   * The public origin the provider posts to (`https://shop.example`; a path here is ignored). Provider T signs the
+   * host it addressed, so set this in production: the verified URL is then this origin plus the request target's
+   * path and query, whatever the Host header or target says. Default: Node listener, a valid `Host` header
+   * (`https` on a TLS socket; a missing or invalid one is answered 400); Web handler, the origin of `request.url`.
    */
   publicOrigin?: string;
-  /**
-   * Largest body accepted, in bytes (default 1 MiB). Enforced while streaming: reading stops at the limit and the
-   * request is answered 413 (a Content-Length above it is refused before reading).
-   */
+  /** Largest body accepted, in bytes (default 1 MiB), enforced while streaming (past it: 413). */
   maxBodyBytes?: number;
 }
-
-/** Options of {@link toNodeListener}. */
-export type NodeListenerOptions = WebhookBridgeOptions;
 
 /** Default `maxBodyBytes`: provider webhooks are a few KiB; 1 MiB leaves room without inviting memory abuse. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Maps the outcome of `handle()` to the reply a provider expects. Never rejects. A failure gets the answer the
- * handler decided before its `.onError` callbacks ran, so nothing they change on the error changes it.
+ * handler decided before its `.onError` callbacks ran.
  */
 export async function replyFor(outcome: Promise<WebhookResult>): Promise<WebhookReply> {
   try {
@@ -61,10 +46,7 @@ export async function replyFor(outcome: Promise<WebhookResult>): Promise<Webhook
   }
 }
 
-/**
- * A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes). The returned
- * function never rejects: a request it cannot read is answered 400, an oversized one 413.
- */
+/** A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes); never rejects. */
 export function toFetchHandler<T extends AdapterTypes>(
   handler: WebhookHandler<T>,
   options: WebhookBridgeOptions = {},
@@ -84,13 +66,9 @@ async function fetchReply<T extends AdapterTypes>(
   settings: BridgeSettings,
   request: Request,
 ): Promise<WebhookReply> {
-  let target: URL;
-  try {
-    target = new URL(request.url);
-  } catch {
-    return badRequest('The request URL cannot be parsed.');
-  }
-  const fullUrl = joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
+  const target = urlOf(request.url);
+  const fullUrl =
+    target && joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
   if (fullUrl === undefined) return badRequest('The request URL cannot be parsed.');
   // A middleware or framework that read the body first (`await request.json()`) leaves a used stream: the raw
   // bytes are gone, which is a configuration error, not a forgery (answered 503 with the fix).
@@ -110,11 +88,10 @@ async function fetchReply<T extends AdapterTypes>(
 export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
   url?: string | undefined;
   headers: Record<string, string | string[] | undefined>;
-  /** The socket; a TLS socket has `encrypted: true`. */
+  /** A TLS socket has `encrypted: true`. */
   socket?: unknown;
-  /** Closes the connection when a request cannot be answered (Node's `IncomingMessage.destroy`). */
   destroy?: () => unknown;
-  /** True once the body stream has ended (Node's `readableEnded`): a body parser may have read it already. */
+  /** True once the body stream has ended: a body parser may have read it already. */
   readableEnded?: boolean;
 }
 
@@ -123,19 +100,17 @@ export interface NodeResponseLike {
   statusCode: number;
   setHeader(name: string, value: string): unknown;
   end(body?: string): unknown;
-  /** True once the reply was started (Node's `headersSent`). */
   headersSent?: boolean;
 }
 
 /**
  * A Node `(req, res)` listener for `http.createServer`, Express (mount without a body parser) or Fastify's raw
- * mode. The returned promise never rejects: a malformed request is answered 4xx, one that cannot be answered
- * (the client went away mid-body) has its connection closed. Throws `ConfigurationError` at once for an invalid
- * `publicOrigin` or `maxBodyBytes`.
+ * mode. The returned promise never rejects: a request that cannot be answered (the client went away mid-body) has
+ * its connection closed. Throws `ConfigurationError` at once for an invalid `publicOrigin` or `maxBodyBytes`.
  */
 export function toNodeListener<T extends AdapterTypes>(
   handler: WebhookHandler<T>,
-  options: NodeListenerOptions = {},
+  options: WebhookBridgeOptions = {},
 ): (req: NodeRequestLike, res: NodeResponseLike) => Promise<void> {
   const settings = bridgeSettings(options);
   return async (req, res) => {
@@ -174,35 +149,19 @@ async function nodeReply<T extends AdapterTypes>(
   const body = await readNodeBody(req, settings.maxBodyBytes);
   if (body === 'unreadable') return 'unanswerable';
   if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
-  if (body.byteLength === 0 && bodyWasConsumed(req, declared, endedBeforeReading)) {
-    // A body parser (a global express.json(), Fastify's) read the stream before the bridge: the bytes the
-    // signature covers are gone. Answered 503 with the fix for the framework at hand, since the delivery may well
-    // be genuine (docs/architecture.md#webhook-handler).
-    return failureReply(bodyAlreadyParsedError(isExpressRequest(req) ? 'express' : 'node'));
+  // A body announced (a Content-Length above 0, or a chunked stream that had ended before the bridge read it) yet
+  // none read: a body parser (a global express.json(), Fastify's) consumed it. Answered 503 with the fix for the
+  // framework at hand, since the delivery may well be genuine (docs/architecture.md#webhook-handler).
+  const announced =
+    declared === undefined
+      ? endedBeforeReading && req.headers['transfer-encoding'] !== undefined
+      : declared > 0;
+  if (body.byteLength === 0 && announced) {
+    // Express (4 and 5) gives every request its application as `req.app`.
+    const express = typeof (req as { app?: unknown }).app === 'function';
+    return failureReply(bodyAlreadyParsedError(express ? 'express' : 'node'));
   }
   return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
-}
-
-/**
- * Whether Express routed the request: Express gives every request its application as `req.app` (4 and 5). Any
- * other Node framework (Fastify, Koa, a plain server) does not.
- */
-function isExpressRequest(req: NodeRequestLike): boolean {
-  return typeof (req as { app?: unknown }).app === 'function';
-}
-
-/**
- * True when the request announced a body (a Content-Length above 0, or a chunked body whose stream had already
- * ended before the bridge read it) yet the stream gave the bridge nothing: something in front of it consumed the
- * body. A request that announced no body, or whose stream the bridge read itself, is never counted as consumed.
- */
-function bodyWasConsumed(
-  req: NodeRequestLike,
-  declared: number | undefined,
-  endedBeforeReading: boolean,
-): boolean {
-  if (declared !== undefined) return declared > 0;
-  return endedBeforeReading && req.headers['transfer-encoding'] !== undefined;
 }
 
 function writeReply(res: NodeResponseLike, reply: WebhookReply): void {
@@ -224,12 +183,9 @@ function closeConnection(req: NodeRequestLike): void {
   }
 }
 
-interface BridgeSettings {
-  publicOrigin: string | undefined;
-  maxBodyBytes: number;
-}
+type BridgeSettings = ReturnType<typeof bridgeSettings>;
 
-function bridgeSettings(options: WebhookBridgeOptions): BridgeSettings {
+function bridgeSettings(options: WebhookBridgeOptions) {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new ConfigurationError('maxBodyBytes must be a whole number of bytes, 0 or more.', {
@@ -237,20 +193,14 @@ function bridgeSettings(options: WebhookBridgeOptions): BridgeSettings {
     });
   }
   if (options.publicOrigin === undefined) return { publicOrigin: undefined, maxBodyBytes };
-  let origin: string | undefined;
-  try {
-    const url = new URL(options.publicOrigin);
-    if (url.protocol === 'https:' || url.protocol === 'http:') origin = url.origin;
-  } catch {
-    origin = undefined;
-  }
-  if (origin === undefined) {
+  const url = urlOf(options.publicOrigin);
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
     throw new ConfigurationError(
       `publicOrigin must be an http(s) origin such as 'https://shop.example' (got an unparsable value).`,
       { missing: ['publicOrigin'] },
     );
   }
-  return { publicOrigin: origin, maxBodyBytes };
+  return { publicOrigin: url.origin, maxBodyBytes };
 }
 
 function declaredLength(value: string | string[] | null | undefined): number | undefined {

@@ -1,9 +1,7 @@
 /**
- * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication). Providers deliver at least
- * once and in no guaranteed order: a store lets a delivery that was already processed be skipped when it comes
- * again, without ever losing one. A delivery is taken with a short **lease** while it is processed and becomes
- * **done** only when every callback succeeded; a failed attempt releases its lease, and a crashed one lets its
- * lease expire, so the provider's next delivery runs it.
+ * Deduplication of webhook deliveries (docs/architecture.md#webhook-deduplication), delivered at least once: a
+ * delivery is leased while it is processed and done only when every callback succeeded; a failed attempt releases
+ * its lease and a crashed one lets it expire, so the provider's next delivery runs it.
  */
 
 import { markInMemory } from '../diagnostics/production.js';
@@ -22,40 +20,24 @@ export type DeliveryLease =
   | { state: 'done' };
 
 /**
- * A store of delivery keys shared by every process that handles webhooks (the in-memory one for a single
- * process; Redis or a database otherwise). Each key is in one of three states: free, leased (an attempt is
- * running; the lease expires on its own after `leaseSeconds`) or done (kept for `ttlSeconds`).
- *
- * The contract maps onto one atomic statement per call:
- * - PostgreSQL: `begin` is `INSERT … ON CONFLICT (key) DO UPDATE SET state = 'leased', lease = $new,
- *   expires_at = $lease_end WHERE store.expires_at <= now() RETURNING lease` (no row back: read the row's state);
- *   `complete` is `UPDATE … SET state = 'done', expires_at = now() + ttl WHERE key = $1 AND lease = $2`;
- *   `release` is `DELETE … WHERE key = $1 AND lease = $2`.
- * - Redis: `begin` is `SET key leased:<lease> NX PX <leaseMs>` (on failure `GET` tells `done` from in progress);
- *   `complete` and `release` are a small script that compares the stored lease before `SET key done PX <ttlMs>`
- *   or `DEL key`.
+ * A store of delivery keys shared by every process that handles webhooks. Each key is free, leased (an attempt is
+ * running; the lease expires after `leaseSeconds`) or done (kept for `ttlSeconds`); each call is one atomic
+ * statement (the core README, Webhooks, shows them on PostgreSQL and Redis).
  */
 export interface DeduplicationStore {
-  /**
-   * Takes a lease of `leaseSeconds` on `key` when it is free (never seen, released, or its lease expired), with a
-   * fresh owner token in `lease`; otherwise says whether the key is `in_progress` or `done`.
-   */
+  /** Leases a free `key` (never seen, released or expired) with a fresh owner token, or says where it is. */
   begin(key: string, options: { leaseSeconds: number }): Promise<DeliveryLease>;
-  /**
-   * Marks `key` done for `ttlSeconds`, only when `lease` is still the key's owner token: an attempt whose lease
-   * expired and was taken over cannot complete (or release) the new owner's lease.
-   */
+  /** Marks `key` done for `ttlSeconds`, only when `lease` still owns it (not another attempt's lease). */
   complete(key: string, lease: string, ttlSeconds: number): Promise<void>;
-  /** Frees `key` so that the next delivery runs it, only when `lease` is still the key's owner token. */
+  /** Frees `key` for the next delivery, only when `lease` still owns it. */
   release(key: string, lease: string): Promise<void>;
 }
 
 type Entry = { state: 'leased'; lease: string; until: number } | { state: 'done'; until: number };
 
 /**
- * An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps). With more than one
- * process, back the same contract with Redis or a database: a store per process deduplicates nothing across them.
- * `now` is the clock in epoch milliseconds (injectable for tests).
+ * An in-memory {@link DeduplicationStore} for one process (tests, single-instance apps); `now` is its clock (epoch
+ * ms).
  */
 export function createMemoryDeduplicationStore(now: () => number = Date.now): DeduplicationStore {
   const entries = new Map<string, Entry>();
@@ -90,25 +72,19 @@ export function createMemoryDeduplicationStore(now: () => number = Date.now): De
   });
 }
 
-/** Default `deduplicateTtlSeconds`: 7 days, longer than any of the providers keeps redelivering. */
-const DEFAULT_DEDUPLICATE_TTL_SECONDS = 7 * 24 * 3600;
-/** Default `deduplicateLeaseSeconds`: long enough for a status read plus callbacks, short enough to retry soon. */
-const DEFAULT_DEDUPLICATE_LEASE_SECONDS = 60;
+/** Defaults: a TTL longer than any provider keeps redelivering; a lease for a status read plus callbacks. */
+const DEFAULT_SECONDS = { deduplicateTtlSeconds: 7 * 24 * 3600, deduplicateLeaseSeconds: 60 };
 
 /** The checked deduplication settings of one handler. */
-export interface Deduplication {
-  store: DeduplicationStore;
-  ttlSeconds: number;
-  leaseSeconds: number;
-}
+export type Deduplication = NonNullable<ReturnType<typeof deduplicationOf>>;
 
 /**
- * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean
- * "no deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
+ * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean "no
+ * deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
  */
-export function deduplicationOf(options: WebhookSetupOptions): Deduplication | undefined {
-  const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds', DEFAULT_DEDUPLICATE_TTL_SECONDS);
-  const leaseSeconds = positiveSeconds(options, 'deduplicateLeaseSeconds', DEFAULT_DEDUPLICATE_LEASE_SECONDS);
+export function deduplicationOf(options: WebhookSetupOptions) {
+  const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds');
+  const leaseSeconds = positiveSeconds(options, 'deduplicateLeaseSeconds');
   const store = options.deduplicate;
   if (store === undefined) return undefined;
   const methods = ['begin', 'complete', 'release'] as const;
@@ -125,14 +101,10 @@ export function deduplicationOf(options: WebhookSetupOptions): Deduplication | u
   return { store, ttlSeconds, leaseSeconds };
 }
 
-/** `options[name]` (`fallback` when absent), refused unless it is a positive, finite number of seconds. */
-function positiveSeconds(
-  options: WebhookSetupOptions,
-  name: 'deduplicateTtlSeconds' | 'deduplicateLeaseSeconds',
-  fallback: number,
-): number {
+/** `options[name]` (its default when absent), refused unless it is a positive, finite number of seconds. */
+function positiveSeconds(options: WebhookSetupOptions, name: keyof typeof DEFAULT_SECONDS): number {
   const value = options[name];
-  if (value === undefined) return fallback;
+  if (value === undefined) return DEFAULT_SECONDS[name];
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new ConfigurationError(
       `${name} must be a positive, finite number of seconds (0, a negative number or NaN would turn deduplication off).`,
@@ -142,7 +114,7 @@ function positiveSeconds(
   return value;
 }
 
-/** Runs a store call whose failure changes nothing for the caller (see `handle`), even if it throws synchronously. */
+/** Runs a store call whose failure changes nothing for the caller, even if it throws synchronously. */
 export async function settleQuietly(call: () => Promise<void>): Promise<void> {
   try {
     await call();
@@ -167,12 +139,9 @@ export async function beginLease(deduplication: Deduplication, key: string): Pro
 export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: string } | { state: 'done' });
 
 /**
- * The transition an event reports (docs/architecture.md#reconciliation): `<provider>:transition:<kind>:<id>:<event>`
- * and the record's status, for a normalised event whose record has an id (`kind` is the event's prefix:
- * `payment`, `refund`, `invoice`, `subscription`). The same whether a webhook or the reconciler's read raised it,
- * so the two paths run its callbacks once. The status is part of the key because one event name reports several
- * transitions (`payment.updated` for `processing`, then for `requires_capture`). Raw events have none: they belong
- * to their delivery.
+ * The transition a normalised event reports (docs/architecture.md#reconciliation), the same from a webhook or a
+ * reconciler read, so its callbacks run once. The status is in the key because one event name reports several
+ * transitions (`payment.updated`); raw events have none: they belong to their delivery.
  */
 export function transitionKeyOf(provider: string, event: PayEvent): string | undefined {
   if (event.is_raw) return undefined;
@@ -184,9 +153,8 @@ export function transitionKeyOf(provider: string, event: PayEvent): string | und
 }
 
 /**
- * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a
- * webhook and the reconciler at the same moment, on two instances) makes the whole dispatch retryable, after
- * the leases already taken are freed, so no callback ran twice and none is lost. Without a store, nothing.
+ * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a webhook
+ * and the reconciler at once, on two instances) frees the leases taken and makes the whole dispatch retryable.
  */
 export async function takeTransitions(
   deduplication: Deduplication | undefined,
@@ -195,47 +163,37 @@ export async function takeTransitions(
 ): Promise<Map<PayEvent, TransitionLease>> {
   const taken = new Map<PayEvent, TransitionLease>();
   if (deduplication === undefined) return taken;
-  const free = async () => {
+  try {
+    for (const event of events) {
+      const key = transitionKeyOf(provider, event);
+      if (key === undefined) continue;
+      const lease = await beginLease(deduplication, key);
+      if (lease.state === 'in_progress')
+        throw new WebhookVerificationError(
+          `The ${event.type} transition of ${key.split(':')[3]} is being processed by another attempt right now (a webhook or the reconciler); answer 503 so it is delivered again once that attempt has finished (or its lease has expired).`,
+          { reason: 'delivery_in_progress', retryable: true },
+        );
+      taken.set(
+        event,
+        lease.state === 'done' ? { key, state: 'done' } : { key, state: 'acquired', lease: lease.lease },
+      );
+    }
+  } catch (error) {
     for (const held of taken.values())
       if (held.state === 'acquired')
         await settleQuietly(() => deduplication.store.release(held.key, held.lease));
-  };
-  for (const event of events) {
-    const key = transitionKeyOf(provider, event);
-    if (key === undefined) continue;
-    let lease: DeliveryLease;
-    try {
-      lease = await beginLease(deduplication, key);
-    } catch (error) {
-      await free();
-      throw error;
-    }
-    if (lease.state === 'in_progress') {
-      await free();
-      throw new WebhookVerificationError(
-        `The ${event.type} transition of ${key.split(':')[3]} is being processed by another attempt right now (a webhook or the reconciler); answer 503 so it is delivered again once that attempt has finished (or its lease has expired).`,
-        { reason: 'delivery_in_progress', retryable: true },
-      );
-    }
-    taken.set(
-      event,
-      lease.state === 'done' ? { key, state: 'done' } : { key, state: 'acquired', lease: lease.lease },
-    );
+    throw error;
   }
   return taken;
 }
 
 /** Completes a transition whose callbacks all succeeded, or frees it for the next delivery or read. */
-export async function settleTransition(
-  deduplication: Deduplication | undefined,
-  transition: TransitionLease & { state: 'acquired' },
+export function settleTransition(
+  { store, ttlSeconds }: Deduplication,
+  { key, lease }: TransitionLease & { state: 'acquired' },
   succeeded: boolean,
 ): Promise<void> {
-  if (deduplication === undefined) return;
-  const { store, ttlSeconds } = deduplication;
-  await settleQuietly(() =>
-    succeeded
-      ? store.complete(transition.key, transition.lease, ttlSeconds)
-      : store.release(transition.key, transition.lease),
+  return settleQuietly(() =>
+    succeeded ? store.complete(key, lease, ttlSeconds) : store.release(key, lease),
   );
 }

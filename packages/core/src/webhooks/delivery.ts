@@ -1,8 +1,4 @@
-/**
- * What `handle()` receives, made into the delivery an adapter verifies (docs/architecture.md#webhook-handler): the
- * raw body (refused with the fix when a body parser consumed it), its text and lower-cased headers; and what
- * any verification failure becomes.
- */
+/** What `handle()` receives, made into the delivery an adapter verifies (docs/architecture.md#webhook-handler). */
 import { utf8 } from '../crypto.js';
 import { PayError } from '../errors.js';
 import { WebhookVerificationError } from './errors.js';
@@ -15,14 +11,10 @@ const RAW_BODY_HELP =
   'Next.js route handler: await request.text(); or use the core bridges toFetchHandler / toNodeListener.';
 
 /**
- * Where the consumed body was found, so the message names the fix that applies there: `express` (an Express
- * request reached the Node bridge), `node` (another Node framework, such as Fastify), `fetch` (a used `Request`),
- * `handle` (a parsed object passed to `handle()`).
+ * The fix for each place a consumed body is found (`express`; `node`: another Node framework; `fetch`: a used
+ * `Request`; `handle`), as the root README's recipes mount the route.
  */
-export type ParsedBodySite = 'express' | 'node' | 'fetch' | 'handle';
-
-/** The fix for each {@link ParsedBodySite}, as the root README's recipes mount the route. */
-const PARSED_BODY_FIX: Record<ParsedBodySite, string> = {
+const PARSED_BODY_FIX = {
   express:
     'a body parser such as express.json() or express.urlencoded() ran first. Fix: mount the webhook route ' +
     "before any body parser (app.post('/webhooks', toNodeListener(handler)) above app.use(express.json())), or " +
@@ -44,13 +36,11 @@ const PARSED_BODY_FIX: Record<ParsedBodySite, string> = {
 };
 
 /**
- * The refusal of a body that a parser already consumed (a global `express.json()` in front of the webhook route,
- * Fastify's JSON parser, a framework that read the Web request). The delivery itself may be genuine: this is the
- * application's configuration, not a forgery, so it is retryable (503) and the provider delivers it again once
- * the route is fixed, instead of a final 400 that blames the secret and loses the delivery. The message names the
- * fix for `site` (docs/architecture.md#webhook-handler).
+ * The refusal of a body a parser already consumed: the application's configuration, not a forgery, so retryable
+ * (503) and delivered again once the route is fixed, not a final 400 that loses it
+ * (docs/architecture.md#webhook-handler).
  */
-export function bodyAlreadyParsedError(site: ParsedBodySite): WebhookVerificationError {
+export function bodyAlreadyParsedError(site: keyof typeof PARSED_BODY_FIX): WebhookVerificationError {
   return new WebhookVerificationError(
     'The webhook body was already parsed or read before it reached the webhook handler, so the raw bytes the ' +
       `signature covers are gone; answered 503 so the provider delivers it again. Cause: ${PARSED_BODY_FIX[site]}`,
@@ -58,10 +48,7 @@ export function bodyAlreadyParsedError(site: ParsedBodySite): WebhookVerificatio
   );
 }
 
-/**
- * Checks what the adapter's `verify` resolved to: `{ key, events() }` with a non-empty key. Anything else (such as
- * the events array of the former contract) is an adapter bug, answered retryably.
- */
+/** Checks that the adapter's `verify` resolved to `{ key, events() }`: anything else is an adapter bug (503). */
 export function asAuthenticatedDelivery(value: AuthenticatedDelivery): AuthenticatedDelivery {
   if (
     typeof value !== 'object' ||
@@ -109,13 +96,9 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
 }
 
 /**
- * The raw body of `request`. An object with content is what a body parser made of the bytes: refused retryably
- * with the fix. Nothing (`undefined`, or the `{}` Express 4 leaves) is what a route without a raw body parser
- * leaves, for a request with a body or without one. Which one matters: a request whose headers announce no body
- * (no `Transfer-Encoding`, no `Content-Length` or 0) had nothing to parse, so it is checked as the empty body it
- * is and refused 400 as the bridges refuse it, never reported as a parser that ran first (a retryable 503 to
- * garbage). One that announced a body is the application's wiring: retryable, so genuine deliveries are not lost
- * while the route is fixed (docs/architecture.md#webhook-handler).
+ * The raw body of `request`. An object with content is what a body parser made of it: refused retryably with the
+ * fix. Nothing (`undefined`, the `{}` Express 4 leaves) is the empty body when the headers announce none (then
+ * 400, as the bridges answer), else the wiring: retryable (docs/architecture.md#webhook-handler).
  */
 function rawBodyOf(request: WebhookRequest): string | Uint8Array {
   const { body } = request;
@@ -138,8 +121,7 @@ function isEmptyPlainObject(value: unknown): boolean {
 
 /**
  * Whether request headers announce a body (RFC 9112 §6.3): chunked, or a `Content-Length` other than 0. Over
- * HTTP/2 (Node gives its pseudo-headers, `:method`, with the others) a body needs no `Content-Length`, so there
- * its absence proves nothing and the body counts as announced.
+ * HTTP/2 (Node gives its pseudo-header `:method`) a body needs no `Content-Length`: it counts as announced.
  */
 function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
   let names: Record<string, string>;
@@ -154,8 +136,8 @@ function announcesBody(headers: WebhookRequest['headersAsObject']): boolean {
 }
 
 /**
- * Header names in lower case, repeated values joined, so lookups ignore the case the sender used. A value that
- * is not a string (or a list of strings) cannot come from an HTTP request: it is refused, not guessed at.
+ * Header names in lower case, repeated values joined. A value that is not a string (or list of strings) cannot
+ * come from an HTTP request: refused, not guessed at.
  */
 export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Record<string, string> {
   const result: Record<string, string> = {};
@@ -187,10 +169,8 @@ function malformedRequest(message: string, cause?: unknown): WebhookVerification
 }
 
 /**
- * Any failure while verifying is a `WebhookVerificationError`. A failed confirmation call (Provider R's status
- * read) is retryable when the provider may answer later, so the delivery comes again. An exception that is not a
- * `PayError` is a bug (ours or the adapter's), not proof that the delivery is bad: it is answered retryably
- * (503) so the delivery is not lost once the bug is fixed.
+ * Any failure while verifying as a `WebhookVerificationError`: a failed confirmation call is retryable when the
+ * provider may answer later; an exception that is not a `PayError` is a bug, answered retryably (503).
  */
 export function asVerificationError(error: unknown): WebhookVerificationError {
   if (WebhookVerificationError.isInstance(error)) return error;

@@ -1,7 +1,7 @@
 /**
- * Running the callbacks of verified events (docs/architecture.md#webhook-handler), shared by a webhook's delivery
- * and the reconciler's read (docs/architecture.md#reconciliation): both go through the same callbacks and the same
- * transition leases, so a transition seen by both runs its callbacks once.
+ * Running the callbacks of verified events (docs/architecture.md#webhook-handler), for a webhook's delivery and
+ * the reconciler's read alike, so a transition seen by both runs its callbacks once
+ * (docs/architecture.md#reconciliation).
  */
 import type { ProviderName } from '../records.js';
 import { type Deduplication, settleTransition, takeTransitions } from './dedupe.js';
@@ -9,26 +9,20 @@ import { WebhookHandlerError } from './errors.js';
 import type { WebhookCallback, WebhookResult } from './handler.js';
 import type { PayEvent } from './types.js';
 
-/**
- * Where one handler's events go: the callbacks `.on()` and `.onAny()` registered (the handler adds to these
- * collections, so a dispatch sees every callback registered before it) and its deduplication settings.
- */
+/** Where one handler's events go: its callbacks (the handler's own collections, so a dispatch sees every one). */
 export interface Dispatcher {
   provider: ProviderName;
   /** `.on()` callbacks by event name, in registration order. */
   callbacks: ReadonlyMap<string, readonly WebhookCallback<never>[]>;
   /** `.onAny()` callbacks, run after an event's named ones. */
   anyCallbacks: readonly WebhookCallback<PayEvent>[];
-  /** The handler's deduplication store and durations, when it has one. */
   deduplication: Deduplication | undefined;
 }
 
 /**
- * Runs each event's callbacks in order, every one even when another threw. An event nobody registered for costs
- * no await (docs/architecture.md#webhook-handler). With a deduplication store, each normalised event runs under
- * the lease of its transition (docs/architecture.md#reconciliation): every lease is taken before any callback
- * runs, a transition already done is skipped (and reported in `duplicates`), one in progress elsewhere makes
- * the whole dispatch retryable, and a lease is completed only when every callback of its event succeeded.
+ * Runs each event's callbacks in order, every one even when another threw; an event nobody registered for costs no
+ * await. With a deduplication store each normalised event runs under its transition's lease: one already done is
+ * skipped (in `duplicates`), one is completed only when all its callbacks succeeded.
  */
 export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[]): Promise<WebhookResult> {
   const { callbacks, anyCallbacks, deduplication } = dispatcher;
@@ -53,7 +47,7 @@ export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[])
         errors.push(error);
       }
     }
-    if (transition?.state === 'acquired')
+    if (transition?.state === 'acquired' && deduplication)
       await settleTransition(deduplication, transition, errors.length === failed);
   }
   if (errors.length > 0) throw new WebhookHandlerError(errors, events);

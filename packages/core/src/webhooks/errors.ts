@@ -1,7 +1,4 @@
-/**
- * The errors of webhook handling (docs/architecture.md#webhook-handler): a refused or unreadable delivery, and
- * callbacks that threw. Both carry the HTTP status a webhook endpoint answers with.
- */
+/** The errors of webhook handling (docs/architecture.md#webhook-handler), with the HTTP status to answer. */
 import { PayError, type PayErrorOptions } from '../errors.js';
 
 /** Why a webhook was refused. */
@@ -16,15 +13,9 @@ export type WebhookFailureReason =
   | 'unconfirmed_status'
   | 'confirmation_failed'
   | 'missing_secret'
-  /**
-   * A webhook setting the signature covers is not configured (e.g. the registered host in production), so no
-   * delivery can be verified until it is set; answered retryably (503) so nothing is lost meanwhile.
-   */
+  /** A webhook setting the signature covers is not configured (retryable: 503, so nothing is lost meanwhile). */
   | 'missing_host'
-  /**
-   * The delivery is for the other mode than the handler serves (a test payment on a production handler, a live
-   * payment on a sandbox handler): not this deployment's to process (400).
-   */
+  /** The delivery is for the other mode (test or live) than the handler serves: not this deployment's (400). */
   | 'mode_mismatch'
   /** Another attempt of the same delivery holds its deduplication lease (retryable: 503). */
   | 'delivery_in_progress'

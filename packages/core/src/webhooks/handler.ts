@@ -1,7 +1,4 @@
-/**
- * The webhook handler (docs/architecture.md#webhook-handler), shaped like Octokit's: verify completely, then dispatch. `.on()` chains;
- * every callback runs even when another throws; failures are aggregated into one `WebhookHandlerError`.
- */
+/** The webhook handler (docs/architecture.md#webhook-handler), like Octokit's: verify fully, then dispatch. */
 
 import { type PayLogger, SILENT_LOGGER, withinLogger } from '../diagnostics/logger.js';
 import { inProduction, isInMemory } from '../diagnostics/production.js';
@@ -13,9 +10,13 @@ import { beginLease, type DeduplicationStore, deduplicationOf, settleQuietly } f
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { type Dispatcher, dispatchEvents } from './dispatch.js';
 import { type WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import { keepHandlerInternals } from './handler-internals.js';
-import { decideFailureReply } from './reply.js';
-import { type DeliveryOutcome, deliveryTrace, type Progress, reportFailure } from './report.js';
+import {
+  type DeliveryOutcome,
+  decideFailureReply,
+  deliveryTrace,
+  type Progress,
+  reportFailure,
+} from './report.js';
 import {
   type AuthenticatedDelivery,
   type EventMap,
@@ -28,28 +29,25 @@ import {
 /** Options of `pay.webhooks.setup()`. */
 export interface WebhookSetupOptions {
   /**
-   * The secret the provider's webhooks are checked with: Provider R's configuration secret, Provider N's
-   * webhook signing secret, `null` for Provider T (it signs with its own key pair: its public keys are in the
-   * adapter's config). While a secret is rotated, pass both, `[newSecret, oldSecret]`: a delivery verified by
-   * either is accepted, and the `pay:webhook` diagnostics message says which one did (`secretIndex`, its position
-   * here), so the old one can be removed once nothing uses it (docs/architecture.md#credential-rotation).
+   * The secret the webhooks are checked with: Provider R's configuration secret, Provider N's webhook signing
+   * secret, `null` for Provider T (its public keys are in its config). While one is rotated, pass `[newSecret,
+   * oldSecret]`: the `pay:webhook` message says which verified (`secretIndex`), so the old one can go once unused
+   * (docs/architecture.md#credential-rotation).
    */
   webhookSecret: string | readonly string[] | null | undefined;
   /**
-   * Skips deliveries already processed (delivery is at least once). A delivery is leased while it runs, marked
-   * done only when every callback succeeded, and released when one failed, so the redelivery runs it again.
+   * Skips deliveries already processed (delivery is at least once): leased while running, done only when every
+   * callback succeeded, released when one failed.
    */
   deduplicate?: DeduplicationStore;
   /**
-   * How long a processed delivery is remembered, in seconds: a redelivery within it is skipped. Default 7 days,
-   * longer than providers keep redelivering. Must be a positive finite number. Provider N signs no timestamp: a
-   * captured delivery replayed after this is processed again, so keep it at least as long as Provider N retries.
+   * How long a processed delivery is remembered, in seconds (positive; default 7 days). Provider N signs no
+   * timestamp: a replay after this is processed again, so keep it as long as Provider N retries.
    */
   deduplicateTtlSeconds?: number;
   /**
-   * How long one attempt holds its lease on a delivery, in seconds (default 60): a concurrent redelivery meanwhile
-   * gets a retryable 503, and a crashed attempt's lease expires after this so the next delivery runs. Keep it
-   * above your callbacks' running time. Must be a positive finite number.
+   * How long one attempt leases a delivery, in seconds (positive; default 60): a concurrent redelivery meanwhile
+   * gets a 503, a crashed attempt's lease expires. Keep it above your callbacks' run time.
    */
   deduplicateLeaseSeconds?: number;
 }
@@ -67,10 +65,9 @@ export interface WebhookResult {
   /** Every verified event of the delivery, in dispatch order (empty when the delivery was a duplicate). */
   events: PayEvent[];
   /**
-   * Delivery keys skipped because the deduplication store had them done (`AuthenticatedDelivery.key`, e.g.
-   * `<transactionId>:<status>`): a redelivery of a processed delivery, whose events were not read again. Also the
-   * transition keys (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events whose callbacks already ran
-   * for an earlier delivery or the reconciler's read (docs/architecture.md#reconciliation): those were skipped.
+   * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`) and the transition keys
+   * (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events already run
+   * (docs/architecture.md#reconciliation).
    */
   duplicates: string[];
 }
@@ -83,36 +80,48 @@ export type AnyEventOf<T extends AdapterTypes> = {
   [K in keyof EventMap<T> & string]: EventOf<T, K>;
 }[keyof EventMap<T> & string];
 
-/** What an `onError` callback learns about the delivery that failed (never a secret, header or body). */
+/**
+ * What an `onError` callback learns about the failed delivery (never a secret, header or body): where it failed
+ * (`verification`: nothing dispatched), the delivery's key once authenticated, and its events for a `dispatch`
+ * one.
+ */
 export interface WebhookErrorContext {
   provider: ProviderName;
-  /**
-   * Where it failed: `verification` (authentication, deduplication, reading the events: nothing was dispatched)
-   * or `dispatch` (every callback ran; some threw).
-   */
   stage: 'verification' | 'dispatch';
-  /** The delivery's key once it was authenticated (`AuthenticatedDelivery.key`), else `null`. */
   deliveryKey: string | null;
-  /** The events of the delivery when they were read (dispatch failures), else empty. */
   events: readonly PayEvent[];
 }
 
 /**
- * A callback registered with `.onError()`: it observes a failed delivery (for logging or alerting). What it
- * returns or throws is ignored and a promise it returns is not awaited: the rejection of `handle()`, its timing
- * and the HTTP answer stay the same, whatever it does to the error.
+ * A callback registered with `.onError()`: it observes a failed delivery. What it returns or throws is ignored and
+ * a promise it returns is not awaited: `handle()`'s rejection, its timing and the HTTP answer stay the same.
  */
 export type WebhookErrorCallback = (
   error: WebhookVerificationError | WebhookHandlerError,
   context: WebhookErrorContext,
 ) => unknown;
 
+/**
+ * What the reconciler delivers through (docs/architecture.md#reconciliation), kept in a WeakMap beside the handler
+ * as `Pay` keeps its own (`internalsOf`): its dispatcher, the names `.on()` accepts and its logger.
+ */
+export interface HandlerInternals {
+  dispatcher: Dispatcher;
+  raises: ReadonlySet<string>;
+  logger: PayLogger;
+}
+
+const INTERNALS = new WeakMap<object, HandlerInternals>();
+
+/** The internals of `handler`; `undefined` for an object the `WebhookHandler` constructor did not make. */
+export function handlerInternals(handler: object): HandlerInternals | undefined {
+  return INTERNALS.get(handler);
+}
+
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
-  /** The webhook secrets, in the caller's order (empty when the provider uses none). */
   readonly #secrets: readonly string[];
-  /** The callbacks and deduplication each delivery's events are dispatched through. */
   readonly #dispatcher: Dispatcher;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
   readonly #anyCallbacks: WebhookCallback<PayEvent>[] = [];
@@ -149,13 +158,12 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       anyCallbacks: this.#anyCallbacks,
       deduplication,
     };
-    // The reconciler delivers the events it reads through the same callbacks and transition leases.
-    keepHandlerInternals(this, { dispatcher: this.#dispatcher, raises: this.#knownNames, logger });
+    INTERNALS.set(this, { dispatcher: this.#dispatcher, raises: this.#knownNames, logger });
   }
 
   /**
-   * Registers `callback` for one event name or several, and returns this handler so calls chain. A name that
-   * is neither a normalised event nor one of the adapter's raw events is refused here, not silently ignored.
+   * Registers `callback` for one event name or several; returns this handler. A name the adapter does not raise
+   * is refused here, not silently ignored.
    */
   on<K extends keyof EventMap<T> & string>(
     names: K | readonly K[],
@@ -174,21 +182,16 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     return this;
   }
 
-  /**
-   * Registers `callback` for every event of every delivery, run after the event's `.on()` callbacks (as
-   * Octokit's `onAny`). Its failures count like any callback's (`WebhookHandlerError`). Returns this handler.
-   */
+  /** Registers `callback` for every event, after its `.on()` callbacks and failing as they do; returns this. */
   onAny(callback: WebhookCallback<AnyEventOf<T>>): this {
     this.#anyCallbacks.push(callback as WebhookCallback<PayEvent>);
     return this;
   }
 
   /**
-   * Registers `callback` for every failed delivery: verification refused or could not finish
-   * (`WebhookVerificationError`, no callback ran) or callbacks threw (`WebhookHandlerError`), with the delivery
-   * context. It is called before `handle()` rejects, after the answer was decided: whatever it throws, returns
-   * (a promise is not awaited) or changes on the error never changes or holds the answer (as Octokit's `onError`).
-   * Returns this handler.
+   * Registers `callback` for every failed delivery (`WebhookVerificationError`: no callback ran;
+   * `WebhookHandlerError`: callbacks threw), called before `handle()` rejects, after the answer was decided:
+   * nothing it does changes or holds the answer. Returns this handler.
    */
   onError(callback: WebhookErrorCallback): this {
     this.#errorCallbacks.push(callback);
@@ -196,11 +199,9 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /**
-   * Authenticates the delivery, takes its deduplication lease (when a store is configured), reads its events
-   * (any upstream confirmation happens here, after deduplication) and runs the callbacks of each event in order.
-   * Rejects with `WebhookVerificationError` (nothing ran; `retryable` for a delivery in progress elsewhere or a
-   * failed confirmation) or `WebhookHandlerError` (every callback ran; some threw). The delivery is marked done
-   * only when every callback succeeded.
+   * Authenticates the delivery, takes its deduplication lease, reads its events (any upstream confirmation happens
+   * here) and runs each event's callbacks in order. Rejects with `WebhookVerificationError` (nothing ran) or
+   * `WebhookHandlerError` (every callback ran; some threw).
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
     const startTime = Date.now();
@@ -218,8 +219,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       reportFailure(this.#errorCallbacks, this.#adapter.provider, error, progress);
       throw error;
     } finally {
-      // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels):
-      // ids and enums only.
+      // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels).
       const settled = outcome;
       publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress, startTime));
     }
@@ -262,10 +262,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 
   /** Reads the events, then dispatches them (see {@link dispatchEvents}). */
-  async #process(
-    delivery: AuthenticatedDelivery,
-    progress: { events: readonly PayEvent[] },
-  ): Promise<WebhookResult> {
+  async #process(delivery: AuthenticatedDelivery, progress: Progress): Promise<WebhookResult> {
     let events: PayEvent[];
     try {
       events = await delivery.events();
@@ -277,10 +274,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   }
 }
 
-/**
- * The webhook secrets of `setup()` as a list, in the caller's order: one string or several (old and new while
- * one is rotated). A provider that checks with a secret refuses none, an empty list, or an empty member.
- */
+/** The webhook secrets of `setup()` as a list; a provider that checks with one refuses none or an empty one. */
 function webhookSecretsOf(
   adapter: { provider: ProviderName; webhooks: WebhookDefinition },
   given: WebhookSetupOptions['webhookSecret'],

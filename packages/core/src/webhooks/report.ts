@@ -1,13 +1,50 @@
 /**
- * What one delivery came to, for its observers (docs/architecture.md#callbacks): the `pay:webhook` diagnostics
- * message (docs/architecture.md#tracing-channels) and the `onError` callbacks. Neither can change the answer.
+ * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer, the `pay:webhook` diagnostics
+ * message and the `onError` callbacks. A failed `handle()`'s answer is decided once, before any `.onError`
+ * callback sees the error: user code may set `status` on it (an http-errors-style normaliser does), and a provider
+ * told 200 for an event never processed stops delivering it.
  */
 import type { WebhookTrace } from '../diagnostics/channels.js';
 import type { ProviderName } from '../records.js';
 import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
 import type { WebhookErrorCallback, WebhookErrorContext, WebhookResult } from './handler.js';
-import { decideFailureReply } from './reply.js';
 import type { PayEvent } from './types.js';
+
+/** The reply a bridge sends: status and a small JSON body with no secret in it. */
+export interface WebhookReply {
+  status: 200 | 400 | 413 | 500 | 503;
+  body: { received: true; events: number; duplicates: number } | { error: string; message: string };
+}
+
+/** What a failed delivery was answered, keyed by the error `handle()` rejected with. */
+const decidedReplies = new WeakMap<object, WebhookReply>();
+
+/**
+ * The reply for an error `handle()` rejects with: the one decided when the handler first saw it, whatever changed
+ * on the error since; an error the handler never saw (the application's own) is decided here.
+ */
+export function failureReply(error: unknown): WebhookReply {
+  // A fresh copy, so a caller changing the reply it got cannot change the next caller's.
+  const { status, body } = decideFailureReply(error);
+  return { status, body: { ...body } };
+}
+
+/** Fixes the reply for `error` from its class and the status its constructor set, and remembers it. */
+export function decideFailureReply(error: unknown): WebhookReply {
+  const decided = typeof error === 'object' && error !== null ? decidedReplies.get(error) : undefined;
+  if (decided !== undefined) return decided;
+  const reply: WebhookReply =
+    WebhookVerificationError.isInstance(error) || WebhookHandlerError.isInstance(error)
+      ? { status: error.status, body: { error: error.code, message: error.message } }
+      : internalError();
+  if (typeof error === 'object' && error !== null) decidedReplies.set(error, reply);
+  return reply;
+}
+
+/** The reply to an unexpected failure: retryable, and saying nothing about the cause. */
+export function internalError(): WebhookReply {
+  return { status: 500, body: { error: 'internal_error', message: 'The webhook could not be processed.' } };
+}
 
 /** How far one delivery got: what its trace and `onError` callbacks report. */
 export interface Progress {
@@ -29,7 +66,6 @@ export function deliveryTrace(
 ): WebhookTrace {
   const error = outcome?.ok === false ? outcome.error : undefined;
   const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
-  const status = outcome?.ok ? 200 : decideFailureReply(error).status;
   return {
     provider,
     verified: !refused && !(error !== undefined && !WebhookHandlerError.isInstance(error)),
@@ -39,15 +75,15 @@ export function deliveryTrace(
     eventTypes: progress.events.map((event) => event.type),
     duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
     callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
-    status,
+    status: outcome?.ok ? 200 : decideFailureReply(error).status,
     startTime,
     durationMs: Date.now() - startTime,
   };
 }
 
 /**
- * Calls the `onError` callbacks for a failure of `handle()`, one after the other, without awaiting what they
- * return: an observer that never settles must not hold the reply, nor one that throws or rejects change it.
+ * Calls the `onError` callbacks for a failure of `handle()`, without awaiting what they return: an observer that
+ * never settles must not hold the reply, nor one that throws or rejects change it.
  */
 export function reportFailure(
   callbacks: readonly WebhookErrorCallback[],
@@ -66,8 +102,7 @@ export function reportFailure(
   for (const callback of callbacks) {
     try {
       const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
-      // A rejection nobody handles would end the process; an observer's failure changes nothing here (a value
-      // that is no promise resolves as it is).
+      // A rejection nobody handles would end the process.
       Promise.resolve(returned).catch(() => undefined);
     } catch {
       // An observer's failure must not change the answer to the provider.

@@ -1,9 +1,7 @@
 /**
- * Webhook signature headers (docs/architecture.md#webhook-signatures): the one implementation of "a header signs
- * the raw body" that an adapter configures instead of writing, for HMAC schemes (a shared secret) and RSA SHA-256
- * schemes (the provider's public key). Checked in a fixed order, each failure a `WebhookVerificationError` with
- * its own reason; every key and every signature given is compared (constant-time for HMAC), so the time taken
- * does not tell which key matched. Web Crypto only, so it runs on every runtime core supports.
+ * Webhook signature headers (docs/architecture.md#webhook-signatures), HMAC or RSA SHA-256, configured by
+ * adapters. Every key and every signature given is compared (constant-time for HMAC), so the time taken does not
+ * tell which key matched. Web Crypto only, so it runs on every runtime core supports.
  */
 import {
   fromBase64,
@@ -22,10 +20,8 @@ import type { WebhookDelivery } from './types.js';
 export type HmacAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-512';
 
 /**
- * How a provider signs its webhooks in one header (docs/architecture.md#webhook-signatures). The simplest scheme
- * is `{ header: 'x-signature', encoding: 'hex' }` (the whole header is one signature of the raw body); a
- * timestamped one with several signatures (`t=1700000000,v1=ab…,v1=cd…`) adds `parts`, `tolerance` and
- * `signedContent`.
+ * How a provider signs its webhooks in one header (docs/architecture.md#webhook-signatures): simplest,
+ * `{ header: 'x-signature', encoding: 'hex' }`; a timestamped one adds `parts`, `tolerance` and `signedContent`.
  */
 export interface SignatureScheme {
   /** HMAC only: the hash (default `'SHA-256'`). RSA schemes are RSASSA-PKCS1-v1_5 with SHA-256. */
@@ -35,9 +31,8 @@ export interface SignatureScheme {
   /** How each signature is written: `hex` (either case) or standard padded `base64`. Anything else is refused. */
   encoding: 'hex' | 'base64';
   /**
-   * The header as named parts (`t=1700000000, v1=ab…, v1=cd…`): the name of the timestamp part (unix seconds),
-   * the name of a signature part (it may repeat: any one that verifies is enough, as during the provider's own
-   * secret rotation) and the separator between parts (default `,`). Without it, the whole header (trimmed) is one
+   * The header as named parts (`t=1700000000, v1=ab…, v1=cd…`): the timestamp part (unix seconds), the signature
+   * part (any one that verifies is enough) and the separator (default `,`); without it, the header is one
    * signature.
    */
   parts?: { timestamp?: string; signature: string; separator?: string };
@@ -47,41 +42,27 @@ export interface SignatureScheme {
    */
   tolerance?: { maxAgeSeconds: number; maxFutureSeconds?: number; now?: () => number };
   /**
-   * The content that is signed, as pieces joined byte for byte: default the raw body alone; a timestamped scheme
-   * signs e.g. `` [`${timestamp}.`, rawBody] ``. Called after the header and the timestamp passed; what it throws
-   * (a setting the signature covers is missing) is thrown as it is.
+   * The signed content, as pieces joined byte for byte (default the raw body alone; e.g. `` [`${timestamp}.`,
+   * rawBody] ``). Called after the header and timestamp passed; what it throws is thrown as it is.
    */
   signedContent?: (rawBody: Uint8Array, timestamp: number | undefined) => readonly (string | Uint8Array)[];
-  /**
-   * The error messages, in the provider's words (which secret to pass, which header): one per failure, each with
-   * a plain default naming the header.
-   */
+  /** The error messages, in the provider's words (which secret to pass): one per failure, each with a default. */
   messages?: Partial<Record<SignatureFailure, string>>;
 }
 
 /** What can fail in a signature header, each with its own message in {@link SignatureScheme.messages}. */
-type SignatureFailure =
-  | 'missingSecret'
-  | 'missingSignature'
-  | 'malformedSignature'
-  | 'staleTimestamp'
-  | 'mismatch';
+type SignatureFailure = keyof typeof DEFAULT_MESSAGES;
 
-/** What a verified header proved: which of the keys given verified it, and the header's timestamp if any. */
+/** Which of the keys given verified the header (reported as `secretIndex`), and its timestamp (unix seconds). */
 interface VerifiedSignature {
-  /** The index of the secret or public key that verified the signature (the handler reports it as `secretIndex`). */
   secretIndex: number;
-  /** The header's timestamp in unix seconds, when the scheme has one. */
   timestamp: number | undefined;
 }
 
 /**
- * Verifies an HMAC signature header over the raw body (docs/architecture.md#webhook-signatures): the HMAC of the
- * signed content with every one of `secrets` (several while one is rotated) is compared in constant time with
- * every signature in the header. Resolves to the index of the secret that matched; throws
- * `WebhookVerificationError` with reason `missing_secret` (no secret given), `missing_signature`,
- * `invalid_signature` (malformed, wrong encoding, truncated or not matching) or `stale_timestamp`. No upstream
- * call: run it first in an adapter's `verify`.
+ * Verifies an HMAC signature header over the raw body with every one of `secrets` (several while one is rotated),
+ * in constant time; resolves to the index of the secret that matched. Throws `WebhookVerificationError`:
+ * `missing_secret`, `missing_signature`, `invalid_signature` or `stale_timestamp`.
  */
 export async function verifyHmacHeader(
   delivery: WebhookDelivery,
@@ -91,22 +72,17 @@ export async function verifyHmacHeader(
   const { signatures, timestamp, content } = readSignatureHeader(delivery, secrets, scheme);
   const algorithm = scheme.algorithm ?? 'SHA-256';
   const expected = await Promise.all(secrets.map((secret) => hmacBytes(algorithm, secret, content())));
-  let secretIndex = -1;
   // Every signature against every secret, whether or not one matched already.
-  for (const signature of signatures) {
-    const index = timingSafeIndexOf(signature, expected);
-    if (index >= 0 && secretIndex < 0) secretIndex = index;
-  }
+  const matches = signatures.map((signature) => timingSafeIndexOf(signature, expected));
+  const secretIndex = matches.find((index) => index >= 0) ?? -1;
   if (secretIndex < 0) refuse(scheme, 'mismatch', 'invalid_signature');
   return { secretIndex, timestamp };
 }
 
 /**
- * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature header (docs/architecture.md#webhook-signatures) with every one
- * of `publicKeys` (SPKI, base64 DER or PEM; several while the provider rotates its key), in the order given.
- * Resolves to the index of the first key that verified; throws `WebhookVerificationError` as
- * {@link verifyHmacHeader} does (`missing_secret` when no key is given), and `TypeError` for a key that cannot be
- * imported.
+ * Verifies an RSASSA-PKCS1-v1_5 SHA-256 signature header with every one of `publicKeys` (SPKI, base64 DER or PEM);
+ * resolves to the index of the first that verified. Throws as {@link verifyHmacHeader} does, and `TypeError` for a
+ * key it cannot import.
  */
 export async function verifyRsaHeader(
   delivery: WebhookDelivery,
@@ -115,23 +91,16 @@ export async function verifyRsaHeader(
 ): Promise<VerifiedSignature> {
   const { signatures, timestamp, content } = readSignatureHeader(delivery, publicKeys, scheme);
   const signed = content();
+  // Key by key, every signature: the first key with one that verifies.
   const verified = await Promise.all(
-    publicKeys.map(async (key) => {
-      const results = await Promise.all(
-        signatures.map((signature) => verifyRsaSha256(key, signed, signature)),
-      );
-      return results.includes(true);
-    }),
+    publicKeys.flatMap((key) => signatures.map((signature) => verifyRsaSha256(key, signed, signature))),
   );
-  const secretIndex = verified.indexOf(true);
+  const secretIndex = Math.floor(verified.indexOf(true) / signatures.length);
   if (secretIndex < 0) refuse(scheme, 'mismatch', 'invalid_signature');
   return { secretIndex, timestamp };
 }
 
-/**
- * Signs `content` as an HMAC scheme's provider does (`algorithm`, `encoding` as in {@link SignatureScheme}): for
- * simulators and tests that send signed webhooks.
- */
+/** Signs `content` as an HMAC scheme's provider does: for simulators and tests that send signed webhooks. */
 export async function hmacSignature(
   secret: string,
   content: string | Uint8Array,
@@ -141,10 +110,7 @@ export async function hmacSignature(
   return scheme.encoding === 'hex' ? toHex(signature) : toBase64(signature);
 }
 
-/**
- * The checks before any cryptography: keys given, header present and well formed, timestamp fresh. Returns the
- * decoded signatures, the timestamp and the signed content (built only once these passed).
- */
+/** The checks before any cryptography; the signed content is built only once they passed. */
 function readSignatureHeader(
   delivery: WebhookDelivery,
   keys: readonly string[],
@@ -163,7 +129,8 @@ function readSignatureHeader(
     if (!(age <= scheme.tolerance.maxAgeSeconds && -age <= (scheme.tolerance.maxFutureSeconds ?? 0)))
       refuse(scheme, 'staleTimestamp', 'stale_timestamp');
   }
-  const content = () => concat(scheme.signedContent?.(delivery.rawBody, timestamp) ?? [delivery.rawBody]);
+  const content = () =>
+    concatBytes(scheme.signedContent?.(delivery.rawBody, timestamp) ?? [delivery.rawBody]);
   return { signatures: parsed.signatures, timestamp, content };
 }
 
@@ -201,9 +168,8 @@ function parseHeader(
   return { signatures, timestamp: Number(timestampText) };
 }
 
-/** The pieces of the signed content as one byte array. */
-function concat(pieces: readonly (string | Uint8Array)[]): Uint8Array {
-  if (pieces.length === 1) return utf8(pieces[0]!);
+/** The pieces (of signed content, of a streamed body) as one new byte array. */
+export function concatBytes(pieces: readonly (string | Uint8Array)[]): Uint8Array {
   const bytes = pieces.map(utf8);
   const joined = new Uint8Array(bytes.reduce((length, piece) => length + piece.length, 0));
   let offset = 0;
@@ -214,14 +180,15 @@ function concat(pieces: readonly (string | Uint8Array)[]): Uint8Array {
   return joined;
 }
 
-const DEFAULT_MESSAGES: Record<SignatureFailure, (header: string) => string> = {
+const DEFAULT_MESSAGES = {
   missingSecret: () =>
     'No webhook secret or key is configured, so no delivery can be verified: pass webhookSecret.',
-  missingSignature: (header) => `The ${header} header is missing: this request was not sent by the provider.`,
-  malformedSignature: (header) => `The ${header} header is not a signature in the provider's format.`,
-  staleTimestamp: (header) =>
+  missingSignature: (header: string) =>
+    `The ${header} header is missing: this request was not sent by the provider.`,
+  malformedSignature: (header: string) => `The ${header} header is not a signature in the provider's format.`,
+  staleTimestamp: (header: string) =>
     `The ${header} timestamp is outside the accepted window; refused as a possible replay. Check the server clock.`,
-  mismatch: (header) =>
+  mismatch: (header: string) =>
     `The ${header} signature does not match the body: check the webhook secret and that the raw body is passed unchanged.`,
 };
 

@@ -34,16 +34,10 @@ export const NORMALISED_EVENT_NAMES: readonly NormalisedEventName[] = [
   'subscription.updated',
 ];
 
-/**
- * The normalised events the adapter raises (its declared `events`, every one when it declares none) plus its raw
- * events: what `.on()` accepts.
- */
+/** What `.on()` accepts: the normalised events the adapter raises (all when it declares none), its raw ones. */
 export type EventMap<T extends AdapterTypes> = Pick<NormalisedEvents, SupportedEvents<T>> & T['rawEvents'];
 
-/**
- * The envelope every callback receives, the same for normalised and raw events. `id` is deterministic: the
- * same on a redelivery of the same webhook, unique within one delivery.
- */
+/** The envelope every callback receives. `id` is the same on a redelivery, unique within one delivery. */
 export interface PayEvent<Type extends string = string, Data = unknown> {
   id: string;
   type: Type;
@@ -65,35 +59,22 @@ export type EventOf<T extends AdapterTypes, K extends keyof EventMap<T>> = PayEv
 export interface WebhookDelivery {
   /** The raw body bytes, exactly as received, byte order mark included (signatures are computed on these). */
   rawBody: Uint8Array;
-  /**
-   * The raw body decoded as UTF-8, without a leading byte order mark: the same text whether the body was passed
-   * as a string or as bytes.
-   */
+  /** The raw body decoded as UTF-8, without a leading byte order mark (whether passed as a string or as bytes). */
   body: string;
   /** Header names in lower case; repeated headers joined with `, `. */
   headers: Readonly<Record<string, string>>;
   fullUrl: string;
 }
 
-/**
- * A delivery whose authenticity is proven (signature, secret, merchant, host and partner checks passed; payload
- * parsed), before any upstream call. The handler deduplicates on `key`, then calls `events()`.
- */
+/** A delivery whose authenticity is proven, before any upstream call: deduplicated on `key`, then `events()`. */
 export interface AuthenticatedDelivery {
-  /**
-   * Stable id of this delivery, known after authentication and before any upstream call: identical on
-   * redelivery, different for a different push (e.g. `<transactionId>:<pushed status>`).
-   */
+  /** Stable id of this delivery: identical on redelivery, different for another push (`<id>:<status>`). */
   key: string;
-  /**
-   * Any upstream confirmation (status read), then the events in dispatch order. May throw
-   * `WebhookVerificationError` (retryable or not) or another `PayError`.
-   */
+  /** Any upstream confirmation, then the events in dispatch order; may throw any `PayError`. */
   events(): Promise<PayEvent[]>;
   /**
-   * Which credential verified the delivery: its index among the webhook secrets given to `setup()` (Provider T:
-   * among its configured public keys), in the order given. During a rotation, an index that no longer shows up
-   * is the evidence that the old credential can be retired (docs/architecture.md#credential-rotation).
+   * Which credential verified the delivery: its index among `setup()`'s webhook secrets (Provider T: its public
+   * keys); once one no longer shows up it can retire (docs/architecture.md#credential-rotation).
    */
   secretIndex?: number;
 }
@@ -102,24 +83,15 @@ export interface AuthenticatedDelivery {
 export interface WebhookDefinition {
   /** Raw event names the adapter can raise (`providerR.PAID`, …): `.on()` refuses any other non-normalised name. */
   readonly rawEventNames: readonly string[];
-  /**
-   * The normalised events the adapter can raise: `.on()` refuses any other normalised name (as the types do when
-   * the adapter declares `events`). Left out: every normalised name is accepted.
-   */
+  /** The normalised events the adapter can raise (`.on()` refuses any other); left out: every one. */
   readonly eventNames?: readonly NormalisedEventName[];
-  /**
-   * `required`: `setup()` refuses a missing `webhookSecret`. `unused`: the provider signs with a key of its own
-   * and `webhookSecret` is `null`.
-   */
+  /** `required`: `setup()` refuses a missing `webhookSecret`; `unused`: the provider signs with its own key. */
   readonly secret: 'required' | 'unused';
   /**
    * Authenticates the delivery with everything that needs no upstream call (signature, secret, merchant, host,
-   * partner; payload parsing) and resolves to its deduplication key, a way to read its events and which secret
-   * verified it (`secretIndex`). `webhookSecrets` are the secrets given to `setup()` in the caller's order (two
-   * while one is rotated; none for `secret: 'unused'`): the delivery is genuine when any one of them verifies it,
-   * and every one is checked, each in constant time. Throws `WebhookVerificationError` (or another `PayError`)
-   * when anything fails; no callback has run by then. Any other exception is treated as a bug in the adapter and
-   * answered retryably (503).
+   * partner; payload) and resolves to its deduplication key, its events and `secretIndex`: genuine when any one of
+   * `webhookSecrets` (`setup()`'s, in order) verifies it, every one checked in constant time. Throws a `PayError`;
+   * any other exception is an adapter bug, answered 503.
    */
   verify(delivery: WebhookDelivery, webhookSecrets: readonly string[]): Promise<AuthenticatedDelivery>;
 }
@@ -143,10 +115,7 @@ export function webhookEvent<Type extends string, Data>(fields: {
   };
 }
 
-/**
- * Validates a webhook payload against the adapter's lenient schema. A mismatch is a `WebhookVerificationError`
- * with reason `malformed_payload` naming the fields (never their values); nothing is dispatched.
- */
+/** Validates a webhook payload; a mismatch is `malformed_payload` naming the fields (never their values). */
 export function parseWebhookPayload<S extends v.GenericSchema>(
   schema: S,
   value: unknown,
@@ -154,11 +123,8 @@ export function parseWebhookPayload<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, value, { abortEarly: false });
   if (result.success) return result.output;
-  const fields = mismatchedFields(result.issues);
   throw new WebhookVerificationError(
-    `The ${provider} webhook payload is malformed: fields ${fields} do not match.`,
-    {
-      reason: 'malformed_payload',
-    },
+    `The ${provider} webhook payload is malformed: fields ${mismatchedFields(result.issues)} do not match.`,
+    { reason: 'malformed_payload' },
   );
 }

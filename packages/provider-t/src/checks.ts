@@ -40,30 +40,8 @@ function check<S extends v.GenericSchema>(
   return { output: undefined, issues };
 }
 
-/** Identity fields of transfer calls (docs/providers/provider-t.md#identity-fields): operator and point of sale too. */
-export interface TransferIdentity extends ProviderTIdentity {
-  operatorId: string;
-  posId: string;
-}
-
 /** Everything a transfer needs, checked: what the quote, update and commit steps send, and what the record echoes. */
-export interface TransferPlan {
-  amount: number;
-  currency: string;
-  destinationCountryCode: string;
-  metadata: TransferMetadata;
-  /** The identity fields of every step: the config's, each overridable through `provider_metadata`. */
-  identity: TransferIdentity;
-  /**
-   * What the update sends as `additionalDetails`: the caller's `metadata` merged with
-   * `provider_metadata.additionalDetails` (no key conflicts), so it comes back on status reads. The record's
-   * `metadata` starts with exactly this.
-   */
-  additionalDetails: Record<string, string>;
-  customer: CustomerRef;
-  itemId: string | null;
-  quantity: number;
-}
+export type TransferPlan = ReturnType<typeof checkTransfer>;
 
 /** The fields of a `payments.create` / `checkouts.create` request the plan is built from. */
 export interface TransferInput {
@@ -96,7 +74,7 @@ export function checkTransfer(
   operation: keyof typeof TRANSFER_SHAPES,
   input: TransferInput,
   config: ResolvedConfig,
-): TransferPlan {
+) {
   const shape = TRANSFER_SHAPES[operation];
   const checkout = operation === 'checkouts.create';
   const given = checkout ? (input.provider_metadata as Record<string, unknown> | undefined) : input;
@@ -137,24 +115,19 @@ export function checkTransfer(
   if (issues.length > 0 || !metadata || !destination || typeof amount !== 'number' || !currency.output) {
     throw new ValidationError(issues, { operation });
   }
-  const {
-    amount: _amount,
-    currency: _currency,
-    ...transfer
-  } = metadata as TransferMetadata & {
-    amount?: unknown;
-    currency?: unknown;
-  };
   return {
-    amount,
+    amount: amount as number,
     currency: currency.output,
     destinationCountryCode: destination,
-    metadata: transfer,
-    identity: {
-      ...identityOf(config.identity, transfer),
-      operatorId: transfer.operatorId ?? config.operatorId,
-      posId: transfer.posId ?? config.posId,
-    },
+    // A checkout's also holds its amount and currency, which no request reads from it.
+    metadata,
+    // The identity fields of every step: the config's, each overridable through `provider_metadata`.
+    identity: Object.assign(identityOf(config.identity, metadata), {
+      operatorId: metadata.operatorId ?? config.operatorId,
+      posId: metadata.posId ?? config.posId,
+    }),
+    // The caller's `metadata` merged with `provider_metadata.additionalDetails`, sent by the update so it comes
+    // back on status reads; the record's `metadata` starts with exactly this.
     additionalDetails,
     customer: input.customer ?? null,
     itemId: input.item_id ?? null,
@@ -224,7 +197,7 @@ function mergedDetails(
 /** Identity fields of a call, each overridable per call through `provider_metadata`. */
 export function identityOf(
   defaults: ProviderTIdentity,
-  overrides: Partial<ProviderTIdentity> | undefined,
+  overrides?: Partial<ProviderTIdentity>,
 ): ProviderTIdentity {
   return {
     targetAudience: overrides?.targetAudience ?? defaults.targetAudience,
@@ -233,24 +206,14 @@ export function identityOf(
   };
 }
 
-/** A checked refund request. */
-export interface RefundPlan {
-  transactionId: string;
-  /** The amount the caller expects back, when given: it must equal the refundable amount. */
-  amount: number | undefined;
-  currency: string | undefined;
-  reason: string | null;
-  metadata: Record<string, string>;
-  refundReasonCode: string;
-  refundFee: boolean | undefined;
-  identity: ProviderTIdentity;
-}
+/** A checked refund request; `amount`, when given, must equal the refundable amount. */
+export type RefundPlan = ReturnType<typeof checkRefund>;
 
 /**
  * Checks a refund before the refund read: metadata and the amount's digits. The whole-amount rule needs the
  * refundable amount and is checked after the read (docs/architecture.md#reading-provider-t-refunds).
  */
-export function checkRefund(params: RefundCreateParams, config: ResolvedConfig): RefundPlan {
+export function checkRefund(params: RefundCreateParams, config: ResolvedConfig) {
   const { output: metadata, issues } = check(
     refundMetadataSchema,
     params.provider_metadata ?? {},
@@ -273,18 +236,14 @@ export function checkRefund(params: RefundCreateParams, config: ResolvedConfig):
 }
 
 /** A checked amendment: the name parts to change (none: only the re-read) and the identity of its calls. */
-export interface AmendPlan {
-  firstName: string | undefined;
-  lastName: string | undefined;
-  identity: ProviderTIdentity;
-}
+export type AmendPlan = ReturnType<typeof checkAmend>;
 
 /** Checks `payments.update` / `checkouts.update`: only the receiver name can be amended (docs/architecture.md#operations). */
 export function checkAmend(
   operation: 'payments.update' | 'checkouts.update',
   params: UpdateParams,
   config: ResolvedConfig,
-): AmendPlan {
+) {
   const { output: metadata, issues } = check(
     updateMetadataSchema,
     params.provider_metadata ?? {},

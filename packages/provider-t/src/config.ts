@@ -132,11 +132,7 @@ export const PROVIDER_T_ENV = [
 ] as const;
 
 /** Identity fields every call carries (docs/providers/provider-t.md#identity-fields). */
-export interface ProviderTIdentity {
-  targetAudience: string;
-  agentPartnerId: string;
-  userLanguage: string;
-}
+export type ProviderTIdentity = { targetAudience: string; agentPartnerId: string; userLanguage: string };
 
 /** The settings the adapter runs with: validated, defaults applied. */
 export interface ResolvedConfig extends TransportOptions {

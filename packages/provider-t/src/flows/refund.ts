@@ -15,20 +15,18 @@ import {
   idempotencyKeyOf,
   NetworkError,
   type OperationContext,
-  ProviderApiError,
   type Refund,
   refusalMayHaveLanded,
   ValidationError,
 } from '@pay/core/adapter';
 import type { RefundPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
-import { PROVIDER } from '../config.js';
 import { describeRefusal, type ProviderOutcome, readBody } from '../envelope.js';
 import { toRefund } from '../mapping.js';
 import { refundCommitRequest, refundReadRequest } from '../requests.js';
 import { refundCommitSchema, refundReadSchema } from '../wire.js';
 import { keyedRequestId, recordProgress, refundRecoveryPoint } from './recovery.js';
-import { errorText, findTransaction, unknownTransaction, unreadable } from './status.js';
+import { errorText, readInDoubt, stepRefused, unknownTransaction, unreadable } from './status.js';
 
 /**
  * Reads, checks and commits a whole-transfer refund. A recovery point from an earlier attempt with the same key
@@ -97,38 +95,32 @@ async function readRefund(client: ProviderTClient, plan: RefundPlan, options: Ca
   if (!outcome.ok) throw outcome.error.withDetails({ message: unreadable(transactionId, 'refund', outcome) });
   const reply = readBody(refundReadSchema, outcome.body, call);
   if (reply.availableForRefund !== true || !reply.refundAmount) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: outcome.reply.status,
-        providerCode: 'NOT_AVAILABLE_FOR_REFUND',
-        requestId: outcome.reply.requestId,
-        message: `Provider T does not allow transfer ${transactionId} to be refunded (availableForRefund is not true: it may be paid out, already refunded, or older than 90 days). Nothing was refunded.`,
-        retryable: false,
-      },
-      { context: { transactionId, step: 'refund_read' } },
+    throw stepRefused(
+      'NOT_AVAILABLE_FOR_REFUND',
+      `Provider T does not allow transfer ${transactionId} to be refunded (availableForRefund is not true: it may be paid out, already refunded, or older than 90 days). Nothing was refunded.`,
+      { transactionId, step: 'refund_read' },
+      outcome.reply,
     );
   }
   return { refundId: reply.refundId, amount: reply.refundAmount.amount, reply };
 }
 
 /** The status read of a resumed refund; a failed read leaves the outcome unknown. */
-async function readResumedRefund(
+function readResumedRefund(
   client: ProviderTClient,
   plan: RefundPlan,
   context: ErrorContext,
   options: CallOptions,
 ) {
-  const unknown = { ...context, outcome: 'unknown' };
-  return findTransaction(client, plan.transactionId, options, {
-    identity: plan.identity,
-    context: unknown,
-  }).catch((error: unknown) => {
-    throw new NetworkError(
-      `An earlier attempt with this idempotency key may have refunded transfer ${plan.transactionId}, and its status could not be read (${errorText(error)}), so the outcome is unknown. Do not refund again: call retrievePayment('${plan.transactionId}') and check for status 'canceled' (REFUNDED).`,
-      { outcome: 'unknown', cause: error, context: unknown },
-    );
-  });
+  const { transactionId, identity } = plan;
+  return readInDoubt(
+    client,
+    transactionId,
+    { identity, context },
+    options,
+    (reason) =>
+      `An earlier attempt with this idempotency key may have refunded transfer ${transactionId}, and its status could not be read (${reason}), so the outcome is unknown. Do not refund again: call retrievePayment('${transactionId}') and check for status 'canceled' (REFUNDED).`,
+  );
 }
 
 /** A transfer is refunded whole (docs/architecture.md#reading-provider-t-refunds): a different amount or currency is refused before the commit. */
@@ -239,27 +231,21 @@ async function confirmRefunded(
   reconcile: string,
   options: CallOptions,
 ): Promise<{ facts: RefundCommitFacts; requestId: string }> {
-  const { transactionId } = plan;
-  const unknownContext = { ...context, outcome: 'unknown' };
-  const status = await findTransaction(client, transactionId, options, {
-    identity: plan.identity,
-    context: unknownContext,
-  }).catch((error: unknown) => {
-    throw new NetworkError(
-      `Provider T says the refund of transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)}). ${reconcile}`,
-      { outcome: 'unknown', cause: error, context: unknownContext },
-    );
-  });
+  const { transactionId, identity } = plan;
+  const said = `Provider T says the refund of transfer ${transactionId} is already committed, but its status`;
+  const status = await readInDoubt(
+    client,
+    transactionId,
+    { identity, context },
+    options,
+    (reason) => `${said} could not be read (${reason}). ${reconcile}`,
+  );
   if (status?.body.transactionStatus !== 'REFUNDED') {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: ALREADY_COMMITTED_CODE,
-        message: `Provider T says the refund of transfer ${transactionId} is already committed, but its status read does not show it refunded yet. ${reconcile}`,
-        retryable: false,
-      },
-      { context: unknownContext, outcome: 'unknown' },
+    throw stepRefused(
+      ALREADY_COMMITTED_CODE,
+      `${said} read does not show it refunded yet. ${reconcile}`,
+      { ...context, outcome: 'unknown' },
+      { outcome: 'unknown' },
     );
   }
   return { facts: { referenceNumber: status.body.referenceNumber }, requestId: status.requestId };

@@ -1,8 +1,9 @@
 /**
  * The status read every flow relies on (docs/providers/provider-t.md#status): retrievePayment, retrieveCheckout, the amend
- * re-read, the confirmations of "already committed" and of a resumed call, and webhook `data`.
+ * re-read, the confirmations of "already committed" and of a resumed call, and webhook `data`; and the errors the
+ * flows share.
  */
-import { type CallOptions, type ErrorContext, ProviderApiError } from '@pay/core/adapter';
+import { type CallOptions, type ErrorContext, NetworkError, ProviderApiError } from '@pay/core/adapter';
 import type { ProviderTClient } from '../client.js';
 import type { ProviderTIdentity } from '../config.js';
 import { PROVIDER } from '../config.js';
@@ -26,6 +27,45 @@ export function findTransaction(
   return client.findReplied(statusReplySchema, statusRequest(transactionId, identity, { context }), options);
 }
 
+/**
+ * The status read that settles a call that may have moved money: `context` gains `outcome: 'unknown'`, and a read
+ * that fails is a `NetworkError` with that outcome, worded by `failed` (never "nothing moved").
+ */
+export async function readInDoubt(
+  client: ProviderTClient,
+  transactionId: string,
+  where: { identity: ProviderTIdentity; context: ErrorContext },
+  options: CallOptions,
+  failed: (reason: string) => string,
+): Promise<Replied<StatusReply> | null> {
+  const context = { ...where.context, outcome: 'unknown' };
+  try {
+    return await findTransaction(client, transactionId, options, { identity: where.identity, context });
+  } catch (error) {
+    throw new NetworkError(failed(errorText(error)), { outcome: 'unknown', cause: error, context });
+  }
+}
+
+/** An error of a reply that does not allow the next step (a 200 unless `reply.status` says otherwise); not retryable. */
+export function stepRefused(
+  providerCode: string,
+  message: string,
+  context: ErrorContext | undefined,
+  reply: { status?: number; requestId?: string; outcome?: 'unknown' } = {},
+): ProviderApiError {
+  return new ProviderApiError(
+    {
+      provider: PROVIDER,
+      status: reply.status ?? 200,
+      providerCode,
+      requestId: reply.requestId,
+      message,
+      retryable: false,
+    },
+    { context, outcome: reply.outcome },
+  );
+}
+
 /** The message of a refused read before an amendment or a refund. */
 export function unreadable(
   transactionId: string,
@@ -39,15 +79,11 @@ export function unreadable(
 
 /** An unknown transaction where an existing transfer is required (update): an error, unlike retrieve's `null`. */
 export function unknownTransaction(transactionId: string, step: string): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: 404,
-      providerCode: 'TRANSACTION_NOT_FOUND',
-      message: `Provider T does not know transfer ${transactionId}. Check the id (it is the transactionId of createPayment/createCheckout).`,
-      retryable: false,
-    },
-    { context: { transactionId, step } },
+  return stepRefused(
+    'TRANSACTION_NOT_FOUND',
+    `Provider T does not know transfer ${transactionId}. Check the id (it is the transactionId of createPayment/createCheckout).`,
+    { transactionId, step },
+    { status: 404 },
   );
 }
 

@@ -15,7 +15,6 @@ import {
 import type * as v from '@pay/core/schema';
 import type { TransferPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
-import { PROVIDER } from '../config.js';
 import {
   describeRefusal,
   offendingFieldsOf,
@@ -25,7 +24,7 @@ import {
   readBody,
 } from '../envelope.js';
 import type { StatusReply } from '../wire.js';
-import { errorText, findTransaction } from './status.js';
+import { errorText, readInDoubt, stepRefused } from './status.js';
 
 /**
  * A quote or update call: a refusal is a `ProviderApiError` naming the offending fields, and any other
@@ -87,37 +86,26 @@ export async function readResumedTransfer(
   options: OperationContext,
 ): Promise<Replied<StatusReply> | null> {
   const context = { transactionId, step: 'commit', resumedFrom: 'commit_sent' };
-  let status: Replied<StatusReply> | null;
-  try {
-    status = await findTransaction(client, transactionId, options, {
-      identity: plan.identity,
-      context: { ...context, outcome: 'unknown' },
-    });
-  } catch (error) {
-    throw new NetworkError(
+  const status = await readInDoubt(
+    client,
+    transactionId,
+    { identity: plan.identity, context },
+    options,
+    (reason) =>
       unknownOutcomeMessage(
         transactionId,
-        `An earlier attempt with this idempotency key may have committed transfer ${transactionId}, and its status could not be read (${errorText(error)})`,
+        `An earlier attempt with this idempotency key may have committed transfer ${transactionId}, and its status could not be read (${reason})`,
       ),
-      { outcome: 'unknown', cause: error, context: { ...context, outcome: 'unknown' } },
+  );
+  if (status?.body.transactionStatus === 'REJECTED') {
+    // Committed under the key, then rejected: not sent again, the caller decides.
+    throw stepRefused(
+      'TRANSACTION_REJECTED',
+      `Transfer ${transactionId}, committed by an earlier attempt with this idempotency key, was REJECTED by Provider T. It is not sent again under this key; retrievePayment('${transactionId}') shows it (status 'failed'). To send the money, call create with a new idempotency key.`,
+      { ...context, transactionStatus: 'REJECTED' },
     );
   }
-  if (status?.body.transactionStatus === 'REJECTED') throw rejectedTransfer(transactionId, context);
   return status;
-}
-
-/** A transfer committed under the key that Provider T then rejected: not sent again, the caller decides. */
-function rejectedTransfer(transactionId: string, context: ErrorContext): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: 200,
-      providerCode: 'TRANSACTION_REJECTED',
-      message: `Transfer ${transactionId}, committed by an earlier attempt with this idempotency key, was REJECTED by Provider T. It is not sent again under this key; retrievePayment('${transactionId}') shows it (status 'failed'). To send the money, call create with a new idempotency key.`,
-      retryable: false,
-    },
-    { context: { ...context, transactionStatus: 'REJECTED' } },
-  );
 }
 
 /**
@@ -130,38 +118,22 @@ export async function confirmCommitted(
   transactionId: string,
   options: OperationContext,
 ): Promise<Replied<StatusReply>> {
-  const context = { transactionId, step: 'commit', outcome: 'unknown' };
-  let status: Replied<StatusReply> | null;
-  try {
-    status = await findTransaction(client, transactionId, options, {
-      identity: plan.identity,
-      context,
-    });
-  } catch (error) {
-    throw new NetworkError(
-      unknownOutcomeMessage(
-        transactionId,
-        `Provider T says transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)})`,
-      ),
-      { outcome: 'unknown', cause: error, context },
-    );
-  }
-  if (!status) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: ALREADY_COMMITTED_CODE,
-        message: unknownOutcomeMessage(
-          transactionId,
-          `Provider T says transfer ${transactionId} is already committed, but its status read does not show it yet`,
-        ),
-        retryable: false,
-      },
-      { context, outcome: 'unknown' },
-    );
-  }
-  return status;
+  const context = { transactionId, step: 'commit' };
+  const said = `Provider T says transfer ${transactionId} is already committed, but its status`;
+  const status = await readInDoubt(
+    client,
+    transactionId,
+    { identity: plan.identity, context },
+    options,
+    (reason) => unknownOutcomeMessage(transactionId, `${said} could not be read (${reason})`),
+  );
+  if (status) return status;
+  throw stepRefused(
+    ALREADY_COMMITTED_CODE,
+    unknownOutcomeMessage(transactionId, `${said} read does not show it yet`),
+    { ...context, outcome: 'unknown' },
+    { outcome: 'unknown' },
+  );
 }
 
 /**

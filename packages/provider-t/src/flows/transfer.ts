@@ -22,11 +22,9 @@ import {
   InvalidResponseError,
   idempotencyKeyOf,
   type OperationContext,
-  ProviderApiError,
 } from '@pay/core/adapter';
 import type { TransferPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
-import { PROVIDER } from '../config.js';
 import { describeRefusal, type ProviderOutcome, readBody } from '../envelope.js';
 import { commitRequest, type QuotedTransfer, quoteRequest, updateRequest } from '../requests.js';
 import {
@@ -43,6 +41,7 @@ import {
   type TransferRecoveryPoint,
   transferRecoveryPoint,
 } from './recovery.js';
+import { stepRefused } from './status.js';
 import {
   commitFailure,
   commitRefusal,
@@ -150,15 +149,10 @@ async function requestQuote(
     ? reply.transactions.find((candidate) => candidate.serviceOptionCode === requested)
     : reply.transactions[0];
   if (!option) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: 'SERVICE_OPTION_UNAVAILABLE',
-        message: `Provider T's quote offers no ${requested} service option for this transfer. Choose another provider_metadata.serviceOptionCode. ${advice}`,
-        retryable: false,
-      },
-      { context: call.context },
+    throw stepRefused(
+      'SERVICE_OPTION_UNAVAILABLE',
+      `Provider T's quote offers no ${requested} service option for this transfer. Choose another provider_metadata.serviceOptionCode. ${advice}`,
+      call.context,
     );
   }
   return {
@@ -188,15 +182,10 @@ async function updateTransfer(
   const reply = await stepCall(client, call, options, updateReplySchema, what, advice);
   // Commit only on an explicit `readyForCommit: true` (docs/providers/provider-t.md#commit): absent or false means not accepted.
   if (reply.readyForCommit !== true) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: 'NOT_READY_FOR_COMMIT',
-        message: `Provider T did not accept the data of transfer ${transactionId} for commit (readyForCommit is not true). ${advice}`,
-        retryable: false,
-      },
-      { context },
+    throw stepRefused(
+      'NOT_READY_FOR_COMMIT',
+      `Provider T did not accept the data of transfer ${transactionId} for commit (readyForCommit is not true). ${advice}`,
+      context,
     );
   }
   const sent = reply.sendAmount.amount;

@@ -9,11 +9,11 @@
 import {
   type ErrorContext,
   InvalidResponseError,
-  isRecord,
   type JsonValue,
   type OperationContext,
   StoreError,
 } from '@pay/core/adapter';
+import * as v from '@pay/core/schema';
 
 /** The upstream steps that carry a request id derived from the key (mutations only; reads stay fresh). */
 export type KeyedStep = 'quote' | 'update' | 'commit' | 'refund_commit';
@@ -45,68 +45,45 @@ export async function keyedRequestId(agentPartnerId: string, key: string, step: 
 }
 
 /** Where a transfer got to, as recorded in the ledger before each next step. */
-export interface TransferRecoveryPoint {
-  transactionId: string;
+const transferPointSchema = v.looseObject({
+  transactionId: v.pipe(v.string(), v.minLength(1)),
   /** `quoted`: reserved; `updated`: ready for commit; `commit_sent`: the commit may have been sent. */
-  step: 'quoted' | 'updated' | 'commit_sent';
+  step: v.picklist(['quoted', 'updated', 'commit_sent']),
   /** The quote's service option, which the update must repeat (docs/providers/provider-t.md#update). */
-  serviceOptionCode?: string;
-  serviceOptionRoutingCode?: string;
+  serviceOptionCode: v.optional(v.string()),
+  serviceOptionRoutingCode: v.optional(v.string()),
   /**
    * With `commit_sent`: when the last commit was about to be sent (epoch milliseconds). Provider T commits only
    * within 30 minutes of `readyForCommit` (docs/providers/provider-t.md#commit), which came before: 30 minutes
    * after this, a commit it does not show can no longer land.
    */
-  commitSentAt?: number;
-}
+  commitSentAt: v.optional(v.pipe(v.number(), v.finite())),
+});
+export type TransferRecoveryPoint = v.InferOutput<typeof transferPointSchema>;
 
 /** Where a refund got to: read, about to commit `refundId` for `amount`. */
-export interface RefundRecoveryPoint {
-  transactionId: string;
-  step: 'commit_sent';
-  refundId: string;
-  amount: { value: number; currencyCode: string };
-}
+const refundPointSchema = v.looseObject({
+  transactionId: v.string(),
+  step: v.literal('commit_sent'),
+  refundId: v.string(),
+  amount: v.looseObject({ value: v.number(), currencyCode: v.string() }),
+});
 
-const TRANSFER_STEPS = new Set(['quoted', 'updated', 'commit_sent']);
-
-const optionalText = (value: unknown) => value === undefined || typeof value === 'string';
-
-/** Reads a transfer recovery point; `null` for a new key; an error for one this adapter did not write. */
-export function transferRecoveryPoint(point: JsonValue | null | undefined): TransferRecoveryPoint | null {
+/** Reads a recovery point; `null` for a new key; an error for one this adapter did not write. */
+function readPoint<S extends v.GenericSchema>(
+  schema: S,
+  what: string,
+  point: JsonValue | null | undefined,
+): v.InferOutput<S> | null {
   if (point === null || point === undefined) return null;
-  if (
-    isRecord(point) &&
-    typeof point.transactionId === 'string' &&
-    point.transactionId !== '' &&
-    typeof point.step === 'string' &&
-    TRANSFER_STEPS.has(point.step) &&
-    optionalText(point.serviceOptionCode) &&
-    optionalText(point.serviceOptionRoutingCode) &&
-    (point.commitSentAt === undefined || Number.isFinite(point.commitSentAt))
-  ) {
-    return point as unknown as TransferRecoveryPoint;
-  }
-  throw unreadablePoint('transfer');
+  if (v.is(schema, point)) return point as v.InferOutput<S>;
+  throw unreadablePoint(what);
 }
 
-/** Reads a refund recovery point; `null` for a new key; an error for one this adapter did not write. */
-export function refundRecoveryPoint(point: JsonValue | null | undefined): RefundRecoveryPoint | null {
-  if (point === null || point === undefined) return null;
-  const amount = isRecord(point) ? point.amount : undefined;
-  if (
-    isRecord(point) &&
-    typeof point.transactionId === 'string' &&
-    point.step === 'commit_sent' &&
-    typeof point.refundId === 'string' &&
-    isRecord(amount) &&
-    typeof amount.value === 'number' &&
-    typeof amount.currencyCode === 'string'
-  ) {
-    return point as unknown as RefundRecoveryPoint;
-  }
-  throw unreadablePoint('refund');
-}
+export const transferRecoveryPoint = (point: JsonValue | null | undefined) =>
+  readPoint(transferPointSchema, 'transfer', point);
+export const refundRecoveryPoint = (point: JsonValue | null | undefined) =>
+  readPoint(refundPointSchema, 'refund', point);
 
 /**
  * A recovery point of another shape cannot be resumed, and starting over could move the money twice: the
@@ -126,7 +103,7 @@ function unreadablePoint(what: string): InvalidResponseError {
  */
 export async function recordProgress(
   options: OperationContext,
-  point: TransferRecoveryPoint | RefundRecoveryPoint,
+  point: Record<string, unknown>,
   stopped: { done: string; context: ErrorContext },
 ): Promise<void> {
   const ledger = options.idempotency;
@@ -144,7 +121,7 @@ export async function recordProgress(
 }
 
 /** A JSON copy without `undefined` members (the ledger stores JSON). */
-function compact(point: TransferRecoveryPoint | RefundRecoveryPoint): JsonValue {
+function compact(point: Record<string, unknown>): JsonValue {
   return Object.fromEntries(
     Object.entries(point).filter(([, value]) => value !== undefined),
   ) as unknown as JsonValue;

@@ -1,12 +1,9 @@
 /**
- * Refunds (docs/providers/provider-t.md#refunds, docs/architecture.md#reading-provider-t-refunds): read the refund transaction, refuse unless
- * `availableForRefund`, check the caller's amount against the whole refundable amount, then commit. The
- * commit moves money back, so it is handled like the transfer's: retried with the same request id, an
- * unknown outcome says so (also when a retry is refused after an earlier attempt may have landed), and "already
- * committed" is confirmed with a status read and returned as the Refund (docs/architecture.md#outcomes). With an
- * idempotency key (docs/architecture.md#idempotency) the commit's request id is derived from the key, the ledger
- * records the refund id before the commit, and a call that finds that record reads the status instead of reading
- * and committing again.
+ * Refunds (docs/providers/provider-t.md#refunds, docs/architecture.md#reading-provider-t-refunds): read the refund
+ * transaction, refuse unless `availableForRefund`, check the caller's amount against the whole refundable amount,
+ * then commit. The commit moves money back, so it is handled like the transfer's (docs/architecture.md#outcomes):
+ * retried with the same request id, an unknown outcome says so, and "already committed" is confirmed with a status
+ * read. With an idempotency key the ledger records the refund id before the commit.
  */
 import {
   type CallOptions,
@@ -22,7 +19,7 @@ import {
 import type { RefundPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
 import { describeRefusal, type ProviderOutcome, readBody } from '../envelope.js';
-import { toRefund } from '../mapping.js';
+import { type CommittedRefund, toRefund } from '../mapping.js';
 import { refundCommitRequest, refundReadRequest } from '../requests.js';
 import { refundCommitSchema, refundReadSchema } from '../wire.js';
 import { keyedRequestId, recordProgress, refundRecoveryPoint } from './recovery.js';
@@ -30,9 +27,8 @@ import { errorText, readInDoubt, stepRefused, unknownTransaction, unreadable } f
 
 /**
  * Reads, checks and commits a whole-transfer refund. A recovery point from an earlier attempt with the same key
- * (docs/architecture.md#idempotency) enters the same sequence at the commit: the status is read first; `REFUNDED`
- * ⇒ the Refund (no second commit); otherwise the recorded refund id is committed with the same request id, which
- * Provider T processes once. Nothing is read or refunded anew under the key.
+ * (docs/architecture.md#idempotency) reads the status first: `REFUNDED` ⇒ the Refund (no second commit); otherwise
+ * the recorded refund id is committed with the same request id, which Provider T processes once.
  */
 export async function refundTransfer(
   client: ProviderTClient,
@@ -42,11 +38,8 @@ export async function refundTransfer(
   const { transactionId, identity } = plan;
   const key = idempotencyKeyOf(options);
   const point = refundRecoveryPoint(options.idempotency?.recoveryPoint);
-  const attempt: CommitAttempt = {
-    requestId:
-      key === undefined ? undefined : await keyedRequestId(identity.agentPartnerId, key, 'refund_commit'),
-    resumed: point !== null,
-  };
+  const requestId =
+    key === undefined ? undefined : await keyedRequestId(identity.agentPartnerId, key, 'refund_commit');
   const read = point ?? (await readRefund(client, plan, options));
   const { refundId, amount } = read;
   checkWholeRefund(plan, amount);
@@ -83,7 +76,7 @@ export async function refundTransfer(
       },
     );
   }
-  const committed = await commitRefund(client, plan, refundId, options, attempt);
+  const committed = await commitRefund(client, plan, refundId, options, requestId, point !== null);
   return record(committed.facts, committed.requestId);
 }
 
@@ -146,17 +139,7 @@ function checkWholeRefund(plan: RefundPlan, refundable: { value: number; currenc
   }
 }
 
-/** How the refund commit is sent: its request id, and whether an earlier process may have sent it already. */
-interface CommitAttempt {
-  requestId: string | undefined;
-  resumed: boolean;
-}
-
-/** What a committed refund returns: the commit reply, or the status read that confirmed "already committed". */
-interface RefundCommitFacts {
-  referenceNumber?: string | undefined;
-  expectedPayoutDate?: string | undefined;
-}
+type RefundCommitFacts = CommittedRefund['commit'];
 
 /** Refund step 2: moves the money back. Retried with the same request id, which Provider T processes once. */
 async function commitRefund(
@@ -164,16 +147,17 @@ async function commitRefund(
   plan: RefundPlan,
   refundId: string,
   options: CallOptions,
-  attempt: CommitAttempt,
+  requestId: string | undefined,
+  resumed: boolean,
 ): Promise<{ facts: RefundCommitFacts; requestId: string }> {
   const { transactionId } = plan;
   const context: Record<string, string> = {
     transactionId,
     refundId,
     step: 'refund_commit',
-    ...(attempt.resumed ? { resumedFrom: 'commit_sent' } : {}),
+    ...(resumed ? { resumedFrom: 'commit_sent' } : {}),
   };
-  const call = refundCommitRequest(plan, refundId, { requestId: attempt.requestId, context });
+  const call = refundCommitRequest(plan, refundId, { requestId, context });
   const reconcile = `Do not refund again: call retrievePayment('${transactionId}') and check for status 'canceled' (REFUNDED).`;
   let outcome: ProviderOutcome;
   try {
@@ -193,7 +177,7 @@ async function commitRefund(
     return confirmRefunded(client, plan, context, reconcile, options);
   }
   const inDoubt = reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500;
-  if (attempt.resumed && !inDoubt) {
+  if (resumed && !inDoubt) {
     // A refusal of the request id an earlier process may have sent: a landed commit would have been replayed,
     // and the status read settles it (docs/architecture.md#idempotency).
     const status = await readResumedRefund(client, plan, context, options);
@@ -207,7 +191,7 @@ async function commitRefund(
   // After an attempt that may have landed, a refusal of the retry proves nothing about it
   // (docs/architecture.md#outcomes): core's one rule, with a resumed call (its request id an earlier process may
   // have sent) as Provider T's own sign.
-  const unknown = refusalMayHaveLanded(reply, attempt.resumed);
+  const unknown = refusalMayHaveLanded(reply, resumed);
   if (!unknown) {
     throw outcome.error.withDetails({
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}); nothing was refunded.`,

@@ -1,22 +1,18 @@
 /**
- * The transfer (docs/architecture.md#provider-flows): quote → update → commit, executed as one call by `createPayment` and
- * `createCheckout`. Money moves only at the commit, so the failure handling is the point of this module (its errors are built in `transfer-errors.ts`):
+ * The transfer (docs/architecture.md#provider-flows): quote → update → commit, executed as one call by
+ * `createPayment` and `createCheckout`. Money moves only at the commit, so the failure handling is the point of
+ * this module (its errors are built in `transfer-errors.ts`):
  *
- * - the quote is never retried (a repeat would reserve a second transaction);
- * - the update and the commit are retried with the same `X-Client-Request-Id`: Provider T processes a
- *   repeated request once (docs/providers/provider-t.md#authentication);
+ * - the quote is never retried (a repeat would reserve a second transaction); the update and the commit are
+ *   retried with the same `X-Client-Request-Id`, which Provider T processes once
+ *   (docs/providers/provider-t.md#authentication);
  * - every error after the quote carries `context: { transactionId, step, outcome? }` (docs/architecture.md#errors);
- * - a commit whose outcome is unknown says `outcome: 'unknown'` and tells the caller to reconcile with
- *   `retrievePayment(transactionId)` instead of sending the money again; that includes a refusal (409 request
- *   in progress, 400 quote expired, …) of a retry after an earlier attempt may have landed
- *   (docs/architecture.md#outcomes);
- * - "already committed" for the transaction this call quoted means the money moved: the status is read and
- *   the transfer is returned as the provider holds it;
- * - with an idempotency key (docs/architecture.md#idempotency) every step's request id is derived from the key, a
- *   recovery point is recorded after the quote, after the update and before the commit, and a call that finds one
- *   continues from it through the same steps instead of quoting again.
+ *   a commit that may have landed says `outcome: 'unknown'` (docs/architecture.md#outcomes);
+ * - "already committed" for the transaction this call quoted means the money moved: the transfer is returned as
+ *   the status read shows it;
+ * - with an idempotency key (docs/architecture.md#idempotency) every step's request id is derived from the key,
+ *   and a recovery point is recorded after the quote, after the update and before the commit.
  */
-
 import {
   type ErrorContext,
   InvalidResponseError,
@@ -59,23 +55,16 @@ import {
  */
 export type CommittedTransfer = { transactionId: string; requestId: string } & (
   | { update: UpdateReply; commit: CommitReply; confirmed?: undefined }
-  | { commit?: undefined; confirmed: StatusReply }
+  | { update?: UpdateReply; commit?: undefined; confirmed: StatusReply }
 );
 
 /**
- * Runs quote → update → commit. With an idempotency key, each step's request id is derived from it and the
- * ledger records where the transfer got to before each next step. A recovery point from an earlier attempt
- * enters the same sequence where that attempt stopped (docs/architecture.md#idempotency), never quoting again
- * under the key:
- *
- * - `quoted` / `updated`: no commit was sent under the key (`commit_sent` is recorded before the commit), so the
- *   transfer continues with the update (a repeat of an accepted update, with its request id, is answered with the
- *   original reply, which the record is built from) and the commit;
- * - `commit_sent`: the commit may have landed, so the status is read first: committed ⇒ the transfer as the
- *   provider holds it (a `REJECTED` one is an error); not known as committed ⇒ update and commit again with the
- *   same request ids, which Provider T processes once.
- *
- * An expired quote or another refusal of a resumed transfer is an error carrying `resumedFrom`.
+ * Runs quote → update → commit. A recovery point from an earlier attempt with the key enters the same sequence
+ * where that attempt stopped (docs/architecture.md#idempotency), never quoting again: `quoted` / `updated` (no
+ * commit was sent) continue with the update (a repeat of an accepted update is answered with the original reply)
+ * and the commit; `commit_sent` reads the status first: committed ⇒ the transfer as the provider holds it (a
+ * `REJECTED` one is an error), else update and commit again with the same request ids. A refusal of a resumed
+ * transfer is an error carrying `resumedFrom`.
  */
 export async function sendTransfer(
   client: ProviderTClient,
@@ -123,14 +112,8 @@ export async function sendTransfer(
   // The last record before money can move: a crash from here on resumes with a status read. Recorded before
   // every commit, a resumed one too, so `pay.resolve` knows until when the last one may still land.
   await recordProgress(options, reached('commit_sent'), updated);
-  const committed = await commitTransfer(client, plan, transactionId, options, {
-    requestId: await idOf('commit'),
-    resumed: point?.step === 'commit_sent',
-    context: resumed,
-  });
-  return 'commit' in committed
-    ? { transactionId, requestId: committed.requestId, update, commit: committed.commit }
-    : { transactionId, requestId: committed.requestId, confirmed: committed.confirmed };
+  const committed = await commitTransfer(client, plan, transactionId, options, await idOf('commit'), resumed);
+  return { transactionId, update, ...committed };
 }
 
 /** Step 1: reserves a transaction id and locks fees and FX for 30 minutes. Never retried. */
@@ -199,31 +182,25 @@ async function updateTransfer(
   return reply;
 }
 
-/** How the commit is sent: its request id, and whether an earlier process may have sent it already. */
-interface CommitAttempt {
-  requestId: string | undefined;
-  /** Resumed from `commit_sent`: an earlier attempt with the same key may have reached Provider T. */
-  resumed: boolean;
-  /** Added to the context of every error (e.g. `resumedFrom`). */
-  context: ErrorContext;
-}
-
 /** Step 3: moves the money. Retried with the same request id, which Provider T processes once. */
 async function commitTransfer(
   client: ProviderTClient,
   plan: TransferPlan,
   transactionId: string,
   options: OperationContext,
-  attempt: CommitAttempt,
+  requestId: string | undefined,
+  resumed: ErrorContext,
 ): Promise<{ requestId: string } & ({ commit: CommitReply } | { confirmed: StatusReply })> {
-  const context = { transactionId, step: 'commit', ...attempt.context };
-  const call = commitRequest(plan, transactionId, { requestId: attempt.requestId, context });
+  // Resumed from `commit_sent`: an earlier attempt with the same key may have reached Provider T.
+  const sentBefore = resumed.resumedFrom === 'commit_sent';
+  const context = { transactionId, step: 'commit', ...resumed };
+  const call = commitRequest(plan, transactionId, { requestId, context });
   let outcome: ProviderOutcome;
   try {
     outcome = await client.send(call, options);
   } catch (error) {
-    const singleAttempt = (client.config.retry ?? 2) === 0 && !attempt.resumed;
-    throw commitFailure(error, transactionId, singleAttempt, attempt.context);
+    const singleAttempt = (client.config.retry ?? 2) === 0 && !sentBefore;
+    throw commitFailure(error, transactionId, singleAttempt, resumed);
   }
   if (outcome.ok) {
     try {
@@ -244,7 +221,7 @@ async function commitTransfer(
     return { requestId: status.requestId, confirmed: status.body };
   }
   const inDoubt = reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500;
-  if (attempt.resumed && !inDoubt) {
+  if (sentBefore && !inDoubt) {
     // A refusal of the same request id an earlier process may have sent: Provider T would have answered a
     // landed commit with its original reply, and a status read settles it (docs/architecture.md#idempotency).
     const status = await readResumedTransfer(client, plan, transactionId, options);
@@ -253,5 +230,5 @@ async function commitTransfer(
       message: `Provider T refused to commit transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not committed: no money moved under this idempotency key. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`,
     });
   }
-  throw commitRefusal(outcome, transactionId, attempt.resumed);
+  throw commitRefusal(outcome, transactionId, sentBefore);
 }

@@ -135,25 +135,13 @@ export const PROVIDER_T_ENV = [
 export type ProviderTIdentity = { targetAudience: string; agentPartnerId: string; userLanguage: string };
 
 /** The settings the adapter runs with: validated, defaults applied. */
-export interface ResolvedConfig extends TransportOptions {
-  clientId: string;
-  clientSecret: string;
-  baseUrl: string;
-  identity: ProviderTIdentity;
-  operatorId: string;
-  posId: string;
-  /** The keys webhooks are verified with, in the order configured (one, or several during a rotation). */
-  webhookPublicKeys: readonly string[];
-  webhookHost: string | undefined;
-  /** False in the sandbox: records carry it as `livemode`. */
-  livemode: boolean;
-}
+export type ResolvedConfig = ReturnType<typeof checkConfig>;
 
 /**
- * Validates an explicit config and applies the wire contract's (docs/providers/provider-t.md#hosts-and-configuration) defaults; `baseUrl` (or `PROVIDER_T_BASE_URL`
- * through the default factory) replaces the environment's host.
+ * Validates an explicit config and applies the defaults of docs/providers/provider-t.md#hosts-and-configuration;
+ * `baseUrl` (or `PROVIDER_T_BASE_URL` through the default factory) replaces the environment's host.
  */
-export function checkConfig(config: ProviderTConfig): ResolvedConfig {
+export function checkConfig(config: ProviderTConfig) {
   const parsed = parseConfig(LABEL, configSchema, config);
   const environment = parsed.isSandbox ? 'sandbox' : 'production';
   return {
@@ -167,8 +155,12 @@ export function checkConfig(config: ProviderTConfig): ResolvedConfig {
     },
     operatorId: parsed.operatorId,
     posId: parsed.posId ?? '01',
-    webhookPublicKeys: publicKeysOf(parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment]),
+    // The keys webhooks are verified with, in the order configured (one, or several during a rotation).
+    webhookPublicKeys: Object.freeze(
+      [parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment]].flat(),
+    ),
     webhookHost: parsed.webhookHost,
+    // False in the sandbox: records carry it as `livemode`.
     livemode: !parsed.isSandbox,
     fetch: config.fetch,
     timeoutMs: parsed.timeoutMs,
@@ -196,9 +188,4 @@ export function resolveConfig(overrides: Partial<ProviderTConfig> = {}): Resolve
   // The explicit options as given (hooks, fetch and a token store keep their identity), over the variables read.
   const given = Object.entries(overrides).filter(([, value]) => value !== undefined);
   return checkConfig({ ...read, ...Object.fromEntries(given) } as ProviderTConfig);
-}
-
-/** The configured key or keys as a list, in the order given. */
-function publicKeysOf(given: string | readonly string[]): readonly string[] {
-  return Object.freeze(typeof given === 'string' ? [given] : [...given]);
 }

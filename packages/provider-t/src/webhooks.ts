@@ -1,16 +1,12 @@
 /**
  * Provider T webhooks (docs/providers/provider-t.md#webhooks), in two phases (core's `AuthenticatedDelivery`):
  *
- * 1. `verify` — everything that needs no upstream call: signature header, freshness, RSA-SHA256 over
- *    `"<t>.<host>.<raw body>"` with Provider T's public key (the environment's, or the configured ones), where
- *    the host is the one this application configured (Provider T signs every partner's deliveries with the same
- *    key, so the signed host is what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
- *    delivery's deduplication key, so a replayed delivery is stopped before any upstream work
- *    (docs/providers/provider-t.md#webhooks, docs/architecture.md#webhook-deduplication).
+ * 1. `verify` — everything that needs no upstream call: signature, freshness, the configured host it was signed
+ *    for, then the payload and its `agentPartnerId` against ours. It resolves to the delivery's deduplication key,
+ *    so a replayed delivery is stopped before any upstream work (docs/architecture.md#webhook-deduplication).
  * 2. `events()` — the status read, and the events derived from the CONFIRMED status, not from the push
  *    (docs/providers/provider-t.md#events): a late `SENT` push for a transfer that is now `REJECTED` raises
- *    `payment.failed`; a push that claims a state the read does not show yet is answered retryably so Provider T
- *    delivers it again.
+ *    `payment.failed`; a push ahead of the read is answered retryably so Provider T delivers it again.
  */
 import {
   type AuthenticatedDelivery,
@@ -37,9 +33,6 @@ import {
   type WebhookBody,
   webhookBodySchema,
 } from './wire.js';
-
-/** The raw event names, for `.on()` registration checks. */
-export const RAW_EVENT_NAMES = ['providerT.TRANSACTION_STATUS_EVENT'] as const;
 
 /** The normalised events of the status table (and `payment.updated` for a state it does not know), once each. */
 const EVENT_NAMES = [
@@ -74,7 +67,7 @@ export function parseSignatureHeader(value: string): SignatureHeader | undefined
 }
 
 /** What the webhook verifier needs besides the client. */
-export interface WebhookSettings {
+interface WebhookSettings {
   /** The keys a signature may verify with, in the order configured (two while Provider T rotates its key). */
   publicKeys: readonly string[];
   /** The host this application registered with Provider T (`webhookHost` / `PROVIDER_T_WEBHOOK_HOST`). */
@@ -87,11 +80,7 @@ export interface WebhookSettings {
   now?: () => number;
 }
 
-/**
- * How far a transfer has got, per state: a push whose state is further along than the status read shows is
- * ahead of the read (eventual consistency at the provider), and is answered retryably
- * (docs/providers/provider-t.md#events).
- */
+/** How far a transfer has got, per state: a push further along than the status read is answered retryably. */
 const PROGRESS = {
   UNFUNDED: 0,
   PROCESSING: 1,
@@ -105,7 +94,7 @@ const PROGRESS = {
   CLOSED: 5,
 } as const satisfies Record<TransactionStatus, number>;
 
-/** The subscription whose deliveries raise events (the only one the wire contract (docs/providers/provider-t.md#webhooks) documents). */
+/** The subscription whose deliveries raise events (the only one docs/providers/provider-t.md#webhooks documents). */
 const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
 /** Provider T's webhook definition: no shared secret, Provider T's public key (or keys, during a rotation). */
@@ -117,7 +106,7 @@ export function createWebhooks(
   eventNames: readonly ProviderTEventName[];
 } {
   return {
-    rawEventNames: RAW_EVENT_NAMES,
+    rawEventNames: ['providerT.TRANSACTION_STATUS_EVENT'],
     eventNames: EVENT_NAMES,
     secret: 'unused',
     async verify(delivery): Promise<AuthenticatedDelivery> {
@@ -131,20 +120,14 @@ export function createWebhooks(
   };
 }
 
-/**
- * The deduplication key of a delivery, known before any upstream call: the transfer and the state pushed, so a
- * redelivery of the same push (whatever its eventId) is processed once; other subscriptions by their eventId.
- */
+/** The deduplication key: the transfer and the state pushed (whatever its eventId); other subscriptions by eventId. */
 function deliveryKey(body: WebhookBody): string {
   return body.subscriptionType === STATUS_SUBSCRIPTION
     ? `${body.eventPayload.transactionId}:${body.eventPayload.transactionStatus}`
     : `${body.subscriptionType}:${body.eventId}`;
 }
 
-/**
- * Checks header, freshness, host binding, signature and partner; returns the body as sent (the raw event's
- * `data`) and as read, and which configured key verified it. Nothing is read upstream before this passes.
- */
+/** Checks signature and partner; returns the body as sent (the raw event's `data`) and as read, and the key's index. */
 async function authenticate(
   delivery: WebhookDelivery,
   settings: WebhookSettings,
@@ -174,9 +157,9 @@ async function authenticate(
 
 /**
  * How Provider T signs (docs/providers/provider-t.md#webhooks): `Signature: t=<unix seconds>, s=<base64>`, an
- * RSA-SHA256 signature of `"<t>.<host>.<raw body>"`, where the host is the one this application configured (see
- * {@link signedHost}), refused when older than 65 minutes or dated more than 5 minutes ahead. Every key is tried,
- * whether or not an earlier one verified, so the time taken does not tell which key matched.
+ * RSA-SHA256 signature of `"<t>.<host>.<raw body>"` with the configured host ({@link signedHost}), refused when
+ * older than 65 minutes or dated more than 5 minutes ahead. Every key is tried, whether or not an earlier one
+ * verified, so the time taken does not tell which key matched.
  */
 function signatureScheme(
   delivery: WebhookDelivery,
@@ -244,8 +227,8 @@ function eventTime(eventDate: string | undefined): number {
 }
 
 /**
- * The normalised event of the CONFIRMED status (data re-read from the status endpoint), then the raw event. A
- * pushed state the adapter does not know (a new one, or a name like `constructor`) raises the raw event only.
+ * The normalised event of the CONFIRMED status, then the raw event. A pushed state the adapter does not know (a
+ * new one, or a name like `constructor`) raises the raw event only.
  */
 async function eventsOf(
   client: ProviderTClient,

@@ -19,25 +19,23 @@ const decimal = v.union([
 const idText = v.union([v.pipe(v.string(), v.minLength(1)), v.pipe(v.number(), v.toString())]);
 
 /** `{ value, currencyCode }` (major units). */
-export const moneySchema = v.looseObject({
+const moneySchema = v.looseObject({
   value: decimal,
   currencyCode: v.pipe(v.string(), v.toUpperCase()),
 });
 /** A money amount as read from a reply. */
 export type WireMoney = v.InferOutput<typeof moneySchema>;
 
+/** Money whose members are optional to read. */
+const partialMoney = v.optional(
+  v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) }),
+);
+
 /** `sendAmount` / `refundAmount`: the amount with its fees and total (fees and total are optional to read). */
-const amountBreakdownSchema = v.looseObject({
-  amount: moneySchema,
-  fees: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
-  total: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
-});
+const amountBreakdownSchema = v.looseObject({ amount: moneySchema, fees: partialMoney, total: partialMoney });
 
 /** `receiveAmount`: what the receiver gets, and the locked FX rate. */
-const receiveAmountSchema = v.looseObject({
-  amount: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
-  fxRate: v.optional(decimal),
-});
+const receiveAmountSchema = v.looseObject({ amount: partialMoney, fxRate: v.optional(decimal) });
 
 /** `GET /oauth/accesstoken` 200. */
 export const tokenReplySchema = v.looseObject({
@@ -45,35 +43,30 @@ export const tokenReplySchema = v.looseObject({
   expires_in: decimal,
 });
 
+const errorEntries = {
+  category: v.optional(v.string()),
+  code: v.optional(v.union([v.string(), v.number()])),
+  message: v.optional(v.string()),
+};
 /** The error envelope of 4xx/5xx replies (and the token endpoint's `{ error }` variant). */
 export const errorEnvelopeSchema = v.looseObject({
   errors: v.optional(
     v.array(
       v.looseObject({
-        category: v.optional(v.string()),
-        code: v.optional(v.union([v.string(), v.number()])),
-        message: v.optional(v.string()),
+        ...errorEntries,
         offendingFields: v.optional(v.array(v.looseObject({ field: v.optional(v.string()) }))),
       }),
     ),
   ),
-  error: v.optional(
-    v.looseObject({
-      category: v.optional(v.string()),
-      code: v.optional(v.union([v.string(), v.number()])),
-      message: v.optional(v.string()),
-    }),
-  ),
+  error: v.optional(v.looseObject(errorEntries)),
 });
 
-/** One service option of a quote. */
-export const quoteOptionSchema = v.looseObject({
+const quoteOptionSchema = v.looseObject({
   transactionId: idText,
   serviceOptionCode: v.optional(v.string()),
   serviceOptionRoutingCode: v.optional(v.string()),
 });
-
-/** `POST /transfer/v1/transactions/quote` 200. */
+/** `POST /transfer/v1/transactions/quote` 200: the service options offered. */
 export const quoteReplySchema = v.looseObject({
   transactions: v.pipe(v.array(quoteOptionSchema), v.minLength(1, 'must hold at least one quote')),
 });
@@ -138,8 +131,6 @@ const nameSchema = v.looseObject({
   lastName: v.optional(v.string()),
   secondLastName: v.optional(v.string()),
 });
-/** A person's name as Provider T sends it. */
-export type WireName = v.InferOutput<typeof nameSchema>;
 
 /** `GET /status/v1/transactions/{id}` 200. */
 export const statusReplySchema = v.looseObject({

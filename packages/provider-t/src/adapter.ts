@@ -102,12 +102,7 @@ export function createProviderTAdapter(config: ResolvedConfig): ProviderTAdapter
     // (`canceled`) is `payment.updated` (docs/providers/provider-t.md#webhooks).
     reconcile: { events: { 'payment.canceled': 'payment.updated' } },
     resolve: (lookup, options) => resolveTransfer(client, lookup, options),
-    webhooks: createWebhooks(client, {
-      publicKeys: config.webhookPublicKeys,
-      host: config.webhookHost,
-      isSandbox: !livemode,
-      agentPartnerId: config.identity.agentPartnerId,
-    }),
+    webhooks: createWebhooks(client),
   });
   // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
   // input (a spread copy would lose it).

@@ -30,7 +30,7 @@ import {
 function check<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
-  prefix: string,
+  prefix = 'provider_metadata',
 ): { output: v.InferOutput<S> | undefined; issues: ValidationIssue[] } {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return { output: result.output, issues: [] };
@@ -65,10 +65,9 @@ const TRANSFER_SHAPES = {
 } as const;
 
 /**
- * Checks a transfer request completely before the quote: sender and receiver (docs/architecture.md#request-fields: required on every call),
- * amount in major units with no more than the currency's minor digits, currency, a destination country. A
- * checkout takes amount and currency in `provider_metadata` (docs/architecture.md#request-fields): top-level ones are refused rather than
- * guessed between. One `ValidationError` lists every issue.
+ * Checks a transfer request completely before the quote (docs/architecture.md#request-fields): sender and receiver,
+ * amount in major units with no more than the currency's minor digits, currency, a destination country. A checkout
+ * takes amount and currency in `provider_metadata`: top-level ones are refused rather than guessed between.
  */
 export function checkTransfer(
   operation: keyof typeof TRANSFER_SHAPES,
@@ -80,11 +79,7 @@ export function checkTransfer(
   const given = checkout ? (input.provider_metadata as Record<string, unknown> | undefined) : input;
   const amount = given?.amount;
   const currencyText = given?.currency;
-  const { output: metadata, issues: metadataIssues } = check(
-    shape.schema,
-    input.provider_metadata ?? {},
-    'provider_metadata',
-  );
+  const { output: metadata, issues: metadataIssues } = check(shape.schema, input.provider_metadata ?? {});
   // Amount and currency are reported below with the payment's wording, once.
   const issues = metadataIssues.filter(
     (issue) => issue.path !== shape.amount && issue.path !== shape.currency,
@@ -102,21 +97,18 @@ export function checkTransfer(
   else issues.push(...amountIssues(amount, shape.amount, { unit: 'major', currency: currency.output }));
   const destination = metadata && destinationOf(metadata, issues);
   const additionalDetails = mergedDetails(input.metadata ?? {}, metadata?.additionalDetails ?? {}, issues);
-  if (checkout) {
-    for (const field of ['amount', 'currency'] as const) {
-      if (input[field] !== undefined) {
-        issues.push({
-          path: field,
-          message: `is not used by Provider T checkouts: put it in provider_metadata.${field}`,
-        });
-      }
-    }
+  for (const field of checkout ? (['amount', 'currency'] as const) : []) {
+    if (input[field] === undefined) continue;
+    issues.push({
+      path: field,
+      message: `is not used by Provider T checkouts: put it in provider_metadata.${field}`,
+    });
   }
   if (issues.length > 0 || !metadata || !destination || typeof amount !== 'number' || !currency.output) {
     throw new ValidationError(issues, { operation });
   }
   return {
-    amount: amount as number,
+    amount,
     currency: currency.output,
     destinationCountryCode: destination,
     // A checkout's also holds its amount and currency, which no request reads from it.
@@ -179,9 +171,8 @@ function mergedDetails(
     }
     merged.set(key, value);
   }
-  const reserved = new Set<string>(METADATA_FACT_KEYS);
   for (const key of merged.keys()) {
-    if (reserved.has(key)) {
+    if ((METADATA_FACT_KEYS as readonly string[]).includes(key)) {
       const path = Object.hasOwn(details, key)
         ? `provider_metadata.additionalDetails.${key}`
         : `metadata.${key}`;
@@ -214,11 +205,7 @@ export type RefundPlan = ReturnType<typeof checkRefund>;
  * refundable amount and is checked after the read (docs/architecture.md#reading-provider-t-refunds).
  */
 export function checkRefund(params: RefundCreateParams, config: ResolvedConfig) {
-  const { output: metadata, issues } = check(
-    refundMetadataSchema,
-    params.provider_metadata ?? {},
-    'provider_metadata',
-  );
+  const { output: metadata, issues } = check(refundMetadataSchema, params.provider_metadata ?? {});
   if (params.amount !== undefined) {
     issues.push(...amountIssues(params.amount, 'amount', { unit: 'major', currency: params.currency }));
   }
@@ -244,11 +231,7 @@ export function checkAmend(
   params: UpdateParams,
   config: ResolvedConfig,
 ) {
-  const { output: metadata, issues } = check(
-    updateMetadataSchema,
-    params.provider_metadata ?? {},
-    'provider_metadata',
-  );
+  const { output: metadata, issues } = check(updateMetadataSchema, params.provider_metadata ?? {});
   if (params.metadata !== undefined) {
     issues.push({
       path: 'metadata',

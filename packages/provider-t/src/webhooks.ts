@@ -22,7 +22,7 @@ import {
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import type { ProviderTClient } from './client.js';
-import { PROVIDER } from './config.js';
+import { PROVIDER, type ResolvedConfig } from './config.js';
 import { findTransaction } from './flows/status.js';
 import { eventTypeOf, STATUS_EVENTS, toPayment, toRefund } from './mapping.js';
 import type { ProviderTEventName, ProviderTRawEvents } from './types.js';
@@ -66,20 +66,6 @@ export function parseSignatureHeader(value: string): SignatureHeader | undefined
   return { timestamp: Number(t), signature };
 }
 
-/** What the webhook verifier needs besides the client. */
-interface WebhookSettings {
-  /** The keys a signature may verify with, in the order configured (two while Provider T rotates its key). */
-  publicKeys: readonly string[];
-  /** The host this application registered with Provider T (`webhookHost` / `PROVIDER_T_WEBHOOK_HOST`). */
-  host: string | undefined;
-  /** In the sandbox, a missing `host` falls back to the host of `fullUrl`; in production it is required. */
-  isSandbox: boolean;
-  /** Our agent partner id: a delivery for any other partner is refused. */
-  agentPartnerId: string;
-  /** Clock in milliseconds, for tests. */
-  now?: () => number;
-}
-
 /** How far a transfer has got, per state: a push further along than the status read is answered retryably. */
 const PROGRESS = {
   UNFUNDED: 0,
@@ -98,10 +84,7 @@ const PROGRESS = {
 const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
 /** Provider T's webhook definition: no shared secret, Provider T's public key (or keys, during a rotation). */
-export function createWebhooks(
-  client: ProviderTClient,
-  settings: WebhookSettings,
-): WebhookDefinition & {
+export function createWebhooks(client: ProviderTClient): WebhookDefinition & {
   rawEventNames: readonly (keyof ProviderTRawEvents)[];
   eventNames: readonly ProviderTEventName[];
 } {
@@ -110,7 +93,7 @@ export function createWebhooks(
     eventNames: EVENT_NAMES,
     secret: 'unused',
     async verify(delivery): Promise<AuthenticatedDelivery> {
-      const { sent, read, keyIndex } = await authenticate(delivery, settings);
+      const { sent, read, keyIndex } = await authenticate(delivery, client.config);
       return {
         key: deliveryKey(read),
         events: () => eventsOf(client, sent, read),
@@ -130,12 +113,12 @@ function deliveryKey(body: WebhookBody): string {
 /** Checks signature and partner; returns the body as sent (the raw event's `data`) and as read, and the key's index. */
 async function authenticate(
   delivery: WebhookDelivery,
-  settings: WebhookSettings,
+  config: ResolvedConfig,
 ): Promise<{ sent: ProviderTStatusEvent; read: WebhookBody; keyIndex: number }> {
   const { secretIndex: keyIndex } = await verifyRsaHeader(
     delivery,
-    settings.publicKeys,
-    signatureScheme(delivery, settings),
+    config.webhookPublicKeys,
+    signatureScheme(delivery, config),
   );
   const sent = parseJson(delivery.body); // undefined for text that is not JSON: malformed_payload below
   const result = v.safeParse(webhookBodySchema, sent);
@@ -145,7 +128,7 @@ async function authenticate(
     });
   }
   // One key signs every partner's deliveries, so the partner named in the delivery must be ours.
-  if (result.output.eventPayload.agentPartnerId !== settings.agentPartnerId) {
+  if (result.output.eventPayload.agentPartnerId !== config.identity.agentPartnerId) {
     throw new WebhookVerificationError(
       'The webhook is for another agent partner than the one configured (agentPartnerId); it is not ours.',
       { reason: 'merchant_mismatch' },
@@ -163,7 +146,7 @@ async function authenticate(
  */
 function signatureScheme(
   delivery: WebhookDelivery,
-  settings: WebhookSettings,
+  config: ResolvedConfig,
 ): Omit<SignatureScheme, 'algorithm'> {
   // Known once the header and its timestamp passed (a production handler without one refuses retryably then).
   let host = '';
@@ -174,11 +157,10 @@ function signatureScheme(
     tolerance: {
       maxAgeSeconds: MAX_SIGNATURE_AGE_SECONDS,
       maxFutureSeconds: MAX_SIGNATURE_FUTURE_SECONDS,
-      ...(settings.now ? { now: settings.now } : {}),
     },
     // The signed content is `<t>.<host>.` followed by the raw body bytes exactly as received.
     signedContent: (rawBody, timestamp) => {
-      host = signedHost(delivery, settings);
+      host = signedHost(delivery, config);
       return [`${timestamp}.${host}.`, rawBody];
     },
     messages: {
@@ -198,9 +180,9 @@ function signatureScheme(
  * Without one, the sandbox falls back to the host of `fullUrl` (local development behind tunnels), and
  * production refuses retryably (503) so no delivery is lost while the configuration is fixed.
  */
-function signedHost(delivery: WebhookDelivery, settings: WebhookSettings): string {
-  if (settings.host) return settings.host;
-  if (settings.isSandbox) return hostOf(delivery.fullUrl);
+function signedHost(delivery: WebhookDelivery, config: ResolvedConfig): string {
+  if (config.webhookHost) return config.webhookHost;
+  if (!config.livemode) return hostOf(delivery.fullUrl);
   throw new WebhookVerificationError(
     'Provider T webhooks in production are verified against the host you registered with Provider T: set webhookHost (env PROVIDER_T_WEBHOOK_HOST), e.g. "pay.shop.example". Until it is set every delivery is answered 503, so Provider T delivers it again later.',
     { reason: 'missing_host', retryable: true },

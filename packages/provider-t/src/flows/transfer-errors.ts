@@ -17,7 +17,6 @@ import type { TransferPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
 import {
   describeRefusal,
-  offendingFieldsOf,
   type ProviderCall,
   type ProviderOutcome,
   type Replied,
@@ -46,7 +45,8 @@ export async function stepCall<S extends v.GenericSchema>(
     throw withStepContext(error, context, `${what} got no usable answer`, advice);
   }
   if (!outcome.ok) {
-    const fields = offendingFieldsOf(outcome.error);
+    const named = outcome.error.context?.offendingFields;
+    const fields = Array.isArray(named) ? named.filter((field) => typeof field === 'string') : [];
     const message = [
       `Provider T refused ${what} (${describeRefusal(outcome)}).`,
       fields.length > 0 ? `Incomplete or invalid: ${fields.join(', ')}.` : '',
@@ -137,9 +137,8 @@ export async function confirmCommitted(
 }
 
 /**
- * The error of a commit Provider T refused other than "already committed" (and, resuming, other than a refusal a
- * status read settles): `outcome: 'unknown'` when the refusal proves nothing about whether the money moved, else
- * "no money moved" (docs/architecture.md#outcomes).
+ * The error of a commit Provider T refused (not "already committed"): `outcome: 'unknown'` when the refusal proves
+ * nothing about whether the money moved, else "no money moved" (docs/architecture.md#outcomes).
  */
 export function commitRefusal(
   outcome: Extract<ProviderOutcome, { ok: false }>,
@@ -148,11 +147,9 @@ export function commitRefusal(
 ): ProviderApiError {
   const { reply } = outcome;
   // Core's one rule (a 5xx or 408, an earlier attempt that may have landed), with Provider T's own sign: a
-  // resumed call whose request id an earlier process may have sent.
+  // resumed call whose request id an earlier process may have sent. A refusal of a retry (409 in progress, 400
+  // quote expired) proves nothing about an earlier attempt: only a status read can tell.
   if (refusalMayHaveLanded(reply, resumed)) {
-    // The provider may have committed before failing, or an earlier attempt may have landed before this
-    // refusal of the retry (409 in progress, 400 quote expired prove nothing about it): only a status read
-    // can tell.
     const retryRefused =
       (reply.earlierAttemptMayHaveReached || resumed) && reply.status < 500 && reply.status !== 408;
     return outcome.error.withDetails({

@@ -1,11 +1,9 @@
 /**
- * The caller's idempotency key on Provider T (docs/architecture.md#idempotency): Provider T's own mechanism is the
- * client request id (docs/providers/provider-t.md#authentication: `X-Client-Request-Id: <uuid>`, the same on every
- * retry, processed once), so each money-moving step's request id is derived from the key and the step, and the
- * ledger's recovery points (`checkpoint`) record how far a transfer or refund got so that a retry with the same
- * key resumes there instead of quoting again.
+ * The caller's idempotency key on Provider T (docs/architecture.md#idempotency): each money-moving step's
+ * `X-Client-Request-Id` is derived from the key and the step (Provider T processes a repeated one once,
+ * docs/providers/provider-t.md#authentication), and the ledger's recovery points record how far a transfer or
+ * refund got, so a retry with the same key resumes there instead of quoting again.
  */
-
 import {
   type ErrorContext,
   InvalidResponseError,
@@ -14,9 +12,6 @@ import {
   StoreError,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-
-/** The upstream steps that carry a request id derived from the key (mutations only; reads stay fresh). */
-export type KeyedStep = 'quote' | 'update' | 'commit' | 'refund_commit';
 
 /**
  * Namespace of the name-based UUIDs (RFC 9562 version 5) this adapter derives: fixed forever, since a new one
@@ -27,12 +22,16 @@ const REQUEST_ID_NAMESPACE = new Uint8Array([
 ]);
 
 /**
- * The `X-Client-Request-Id` of one step of the call made with `key`: a UUID (the wire contract's (docs/providers/provider-t.md#authentication) format; a raw
- * key could be any length or character) derived by SHA-1 name-based UUID (version 5) from the agent partner, the
- * key and the step. The same key and step give the same id in every process, so Provider T recognises a
+ * The `X-Client-Request-Id` of one step (mutations only; reads stay fresh) of the call made with `key`: a UUID
+ * (the format docs/providers/provider-t.md#authentication asks for; a raw key could be any length or character),
+ * version 5 of the agent partner, the key and the step. The same in every process, so Provider T recognises a
  * retry after a crash as the same request; the partner scopes it, so two partners' equal keys never meet.
  */
-export async function keyedRequestId(agentPartnerId: string, key: string, step: KeyedStep): Promise<string> {
+export async function keyedRequestId(
+  agentPartnerId: string,
+  key: string,
+  step: 'quote' | 'update' | 'commit' | 'refund_commit',
+): Promise<string> {
   const name = new TextEncoder().encode(JSON.stringify([agentPartnerId, key, step]));
   const input = new Uint8Array(REQUEST_ID_NAMESPACE.length + name.length);
   input.set(REQUEST_ID_NAMESPACE);
@@ -98,8 +97,7 @@ function unreadablePoint(what: string): InvalidResponseError {
 
 /**
  * Records a recovery point before the next step. When the ledger fails, nothing more is sent (fail closed): the
- * error keeps `StoreError`'s code and reason and says how far the call got (`stopped`) and that the step that
- * moves money (`next`) was never sent.
+ * error keeps `StoreError`'s code and reason and says how far the call got (`stopped`).
  */
 export async function recordProgress(
   options: OperationContext,
@@ -109,7 +107,9 @@ export async function recordProgress(
   const ledger = options.idempotency;
   if (!ledger) return;
   try {
-    await ledger.checkpoint(compact(point));
+    // The ledger stores JSON: no `undefined` members.
+    const defined = Object.entries(point).filter(([, value]) => value !== undefined);
+    await ledger.checkpoint(Object.fromEntries(defined) as JsonValue);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const message = `${stopped.done}: the idempotency store could not record the progress (${reason}), so nothing more was sent and no money moved. Call again with the same key once the store answers.`;
@@ -118,11 +118,4 @@ export async function recordProgress(
       ? new StoreError(message, { step: error.step, reason: error.reason, cause: error, context })
       : new StoreError(message, { step: 'checkpoint', cause: error, context });
   }
-}
-
-/** A JSON copy without `undefined` members (the ledger stores JSON). */
-function compact(point: Record<string, unknown>): JsonValue {
-  return Object.fromEntries(
-    Object.entries(point).filter(([, value]) => value !== undefined),
-  ) as unknown as JsonValue;
 }

@@ -6,8 +6,9 @@
 import {
   amountIssues,
   assertNoIssues,
-  type CustomerRef,
+  type CheckoutCreateParams,
   currencySchema,
+  type PaymentCreateParams,
   type RefundCreateParams,
   toValidationIssues,
   type UpdateParams,
@@ -43,17 +44,6 @@ function check<S extends v.GenericSchema>(
 /** Everything a transfer needs, checked: what the quote, update and commit steps send, and what the record echoes. */
 export type TransferPlan = ReturnType<typeof checkTransfer>;
 
-/** The fields of a `payments.create` / `checkouts.create` request the plan is built from. */
-export interface TransferInput {
-  amount?: unknown;
-  currency?: unknown;
-  provider_metadata?: unknown;
-  metadata?: Record<string, string> | undefined;
-  customer?: CustomerRef | undefined;
-  item_id?: string | undefined;
-  quantity?: number | undefined;
-}
-
 /** Where each transfer operation takes its metadata, amount and currency from. */
 const TRANSFER_SHAPES = {
   'payments.create': { schema: transferMetadataSchema, amount: 'amount', currency: 'currency' },
@@ -71,7 +61,7 @@ const TRANSFER_SHAPES = {
  */
 export function checkTransfer(
   operation: keyof typeof TRANSFER_SHAPES,
-  input: TransferInput,
+  input: Partial<PaymentCreateParams<unknown> & CheckoutCreateParams<unknown>>,
   config: ResolvedConfig,
 ) {
   const shape = TRANSFER_SHAPES[operation];

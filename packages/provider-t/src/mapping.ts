@@ -74,11 +74,7 @@ export const STATUS_EVENTS = {
 export const RECEIPT_LINK_LIFETIME_MS = 5 * 60 * 1000;
 
 /** What every record carries besides the provider's data: the mode, and the request id of the call behind it. */
-export interface RecordFacts {
-  livemode: boolean;
-  /** The request id of the call whose reply the record is built from; `null` when no call produced it. */
-  requestId: string | null;
-}
+export type RecordFacts = { livemode: boolean; requestId: string | null };
 
 const recordBase = (facts: RecordFacts) =>
   ({ provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId }) as const;
@@ -87,9 +83,8 @@ const recordBase = (facts: RecordFacts) =>
 export type TransferSource = { status: StatusReply } | { transfer: CommittedTransfer; plan: TransferPlan };
 
 /**
- * The Payment of a status read, or of a committed transfer: built from the update and commit replies with no
- * further call (committed means sent, so `succeeded`), or, when the commit was answered "already committed", from
- * the status read that confirmed it, with the caller's customer and item (docs/architecture.md#outcomes).
+ * The Payment of a status read, or of a committed transfer: from the update and commit replies, or from the status
+ * read that confirmed "already committed", with the caller's customer and item (docs/architecture.md#outcomes).
  */
 export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
   if ('status' in source) {
@@ -143,9 +138,8 @@ export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
 }
 
 /**
- * The Checkout of a status read (no receipt link, which only the commit gives), or of a committed transfer:
- * `payment_url` is the receipt link, valid 5 minutes from `now` (docs/architecture.md#operations,
- * docs/architecture.md#limits): the transfer is committed, so it is a receipt, not a payment redirect.
+ * The Checkout of a status read, or of a committed transfer: `payment_url` is the commit's receipt link, valid 5
+ * minutes from `now` (docs/architecture.md#limits): the transfer is committed, so a receipt, not a payment page.
  */
 export function toCheckout(source: TransferSource, facts: RecordFacts, now = Date.now()): Checkout {
   if ('status' in source) {

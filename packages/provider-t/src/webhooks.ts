@@ -177,8 +177,8 @@ function signatureScheme(
 
 /**
  * The host the signature must cover: the configured one, never the request's (a request can name any host).
- * Without one, the sandbox falls back to the host of `fullUrl` (local development behind tunnels), and
- * production refuses retryably (503) so no delivery is lost while the configuration is fixed.
+ * Without one, the sandbox takes the host of `fullUrl` (development behind tunnels); production refuses retryably
+ * (503) so no delivery is lost while the configuration is fixed.
  */
 function signedHost(delivery: WebhookDelivery, config: ResolvedConfig): string {
   if (config.webhookHost) return config.webhookHost;

@@ -1,6 +1,6 @@
 /**
- * Provider T's replies, as lenient valibot schemas (docs/providers/provider-t.md): only the fields the adapter reads are
- * required, amounts may come as numbers or decimal strings, and unknown fields are kept for `raw`.
+ * Provider T's replies, as lenient valibot schemas (docs/providers/provider-t.md): only the fields the adapter
+ * reads are required, amounts may come as numbers or decimal strings, and unknown fields are kept for `raw`.
  */
 import { parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
@@ -23,7 +23,6 @@ const moneySchema = v.looseObject({
   value: decimal,
   currencyCode: v.pipe(v.string(), v.toUpperCase()),
 });
-/** A money amount as read from a reply. */
 export type WireMoney = v.InferOutput<typeof moneySchema>;
 
 /** Money whose members are optional to read. */
@@ -80,7 +79,6 @@ export const updateReplySchema = v.looseObject({
   sendAmount: amountBreakdownSchema,
   receiveAmount: v.optional(receiveAmountSchema),
 });
-/** The update reply, as read. */
 export type UpdateReply = v.InferOutput<typeof updateReplySchema>;
 
 /** `PUT /transfer/v1/transactions/{id}/commit` 200. */
@@ -89,7 +87,6 @@ export const commitReplySchema = v.looseObject({
   expectedPayoutDate: v.optional(v.string()),
   commitReceipt: v.optional(v.looseObject({ consumerHyperLink: v.optional(v.string()) })),
 });
-/** The commit reply, as read. */
 export type CommitReply = v.InferOutput<typeof commitReplySchema>;
 
 /** Transaction states (docs/providers/provider-t.md#status); `IN_TRANSIT` is accepted for `IN TRANSIT`. */
@@ -109,9 +106,8 @@ export const TRANSACTION_STATUSES = [
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /**
- * A transaction state as sent: the `IN_TRANSIT` spelling folded into `IN TRANSIT`, any other text kept as is.
- * A state this adapter does not know is not an error (docs/architecture.md#lenient-reading): the mapping gives it
- * a safe unified status.
+ * A transaction state as sent, `IN_TRANSIT` folded into `IN TRANSIT`. A state this adapter does not know is not an
+ * error (docs/architecture.md#lenient-reading): the mapping gives it a safe unified status.
  */
 export const transactionStatusSchema = v.pipe(
   v.string(),
@@ -145,7 +141,6 @@ export const statusReplySchema = v.looseObject({
   receiver: v.optional(v.looseObject({ name: v.optional(nameSchema) })),
   additionalDetails: v.optional(v.record(v.string(), v.unknown())),
 });
-/** The status reply, as read. */
 export type StatusReply = v.InferOutput<typeof statusReplySchema>;
 
 /** `GET /amend/v1/transactions/{id}` 200. */
@@ -173,9 +168,8 @@ export const refundCommitSchema = v.looseObject({
 });
 
 /**
- * The webhook body (docs/providers/provider-t.md#webhooks); it carries no personal data. Only what verification and the
- * mapping read is required; ids may come as numbers. `agentPartnerId` is required: it binds the delivery to
- * this partner (docs/providers/provider-t.md#webhooks).
+ * The webhook body (docs/providers/provider-t.md#webhooks): only what verification and the mapping read is
+ * required, ids may come as numbers. `agentPartnerId` is required: it binds the delivery to this partner.
  */
 export const webhookBodySchema = v.looseObject({
   eventId: idText,
@@ -187,7 +181,6 @@ export const webhookBodySchema = v.looseObject({
     transactionStatus: transactionStatusSchema,
   }),
 });
-/** A webhook body as read (ids as text, the status spelling folded). */
 export type WebhookBody = v.InferOutput<typeof webhookBodySchema>;
 /** A verified webhook body, the `data` of the raw event `providerT.TRANSACTION_STATUS_EVENT`. */
 export interface ProviderTStatusEvent {

@@ -3,7 +3,7 @@
  * (docs/providers/provider-t.md#status and docs/providers/provider-t.md#webhooks), so tests can walk them.
  */
 import type { Checkout, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core/adapter';
-import type { TransferPlan } from './checks.js';
+import type { RefundPlan, TransferPlan } from './checks.js';
 import { PROVIDER } from './config.js';
 import type { CommittedTransfer } from './flows/transfer.js';
 import { statusMetadata, transferMetadata, withFacts } from './record-metadata.js';
@@ -188,12 +188,9 @@ export function toCheckout(source: TransferSource, facts: RecordFacts, now = Dat
 
 /** A refund this call committed (docs/providers/provider-t.md#refunds). */
 export interface CommittedRefund {
-  transactionId: string;
+  plan: RefundPlan;
   refundId: string;
   amount: WireMoney;
-  reason: string | null;
-  metadata: Record<string, string>;
-  refundReasonCode: string;
   read: unknown;
   commit: { referenceNumber?: string | undefined; expectedPayoutDate?: string | undefined };
 }
@@ -220,24 +217,23 @@ export function toRefund(
       raw: status,
     };
   }
-  const { committed } = source;
-  const { commit } = committed;
+  const { plan, refundId, amount, read, commit } = source.committed;
   return {
     ...recordBase(facts),
-    id: committed.refundId,
-    payment_id: committed.transactionId,
-    amount: committed.amount.value,
-    currency: committed.amount.currencyCode,
+    id: refundId,
+    payment_id: plan.transactionId,
+    amount: amount.value,
+    currency: amount.currencyCode,
     status: 'succeeded',
-    reason: committed.reason,
+    reason: plan.reason,
     metadata: withFacts(
-      { ...committed.metadata },
+      { ...plan.metadata },
       {
-        refundReasonCode: committed.refundReasonCode,
+        refundReasonCode: plan.refundReasonCode,
         referenceNumber: commit.referenceNumber,
         expectedPayoutDate: commit.expectedPayoutDate,
       },
     ),
-    raw: { read: committed.read, commit },
+    raw: { read, commit },
   };
 }

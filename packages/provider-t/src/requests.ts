@@ -8,10 +8,7 @@ import type { ProviderTIdentity } from './config.js';
 import type { ProviderCall } from './envelope.js';
 
 /** Where a call is made from: a request id derived from an idempotency key, the context. */
-export interface CallSettings {
-  requestId?: string | undefined;
-  context: ErrorContext;
-}
+type CallSettings = { requestId?: string | undefined; context: ErrorContext };
 
 /** The quote a transfer continues with: its transaction id and the service option the update must repeat. */
 export interface QuotedTransfer {

@@ -45,18 +45,7 @@ export async function refundTransfer(
   checkWholeRefund(plan, amount);
   const record = (commit: RefundCommitFacts, requestId: string) =>
     toRefund(
-      {
-        committed: {
-          transactionId,
-          refundId,
-          amount,
-          reason: plan.reason,
-          metadata: plan.metadata,
-          refundReasonCode: plan.refundReasonCode,
-          read: 'reply' in read ? read.reply : null,
-          commit,
-        },
-      },
+      { committed: { plan, refundId, amount, read: 'reply' in read ? read.reply : null, commit } },
       { livemode: client.config.livemode, requestId },
     );
   if (point) {
@@ -188,9 +177,7 @@ async function commitRefund(
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not refunded: nothing was refunded under this idempotency key.`,
     });
   }
-  // After an attempt that may have landed, a refusal of the retry proves nothing about it
-  // (docs/architecture.md#outcomes): core's one rule, with a resumed call (its request id an earlier process may
-  // have sent) as Provider T's own sign.
+  // Core's one rule (docs/architecture.md#outcomes), with a resumed call as Provider T's own sign.
   const unknown = refusalMayHaveLanded(reply, resumed);
   if (!unknown) {
     throw outcome.error.withDetails({
@@ -205,8 +192,8 @@ async function commitRefund(
 }
 
 /**
- * "Already committed" on the refund commit of this call's refund id: an earlier attempt refunded the transfer.
- * The status read confirms it (REFUNDED); anything else leaves the outcome unknown, never "nothing refunded".
+ * "Already committed" on this call's refund id: an earlier attempt refunded the transfer. The status read confirms
+ * it (REFUNDED); anything else leaves the outcome unknown, never "nothing refunded".
  */
 async function confirmRefunded(
   client: ProviderTClient,

@@ -1,7 +1,6 @@
 /**
- * The status read every flow relies on (docs/providers/provider-t.md#status): retrievePayment, retrieveCheckout, the amend
- * re-read, the confirmations of "already committed" and of a resumed call, and webhook `data`; and the errors the
- * flows share.
+ * The status read every flow relies on (docs/providers/provider-t.md#status): retrieves, the amend re-read, the
+ * confirmations of "already committed" and of a resumed call, and webhook `data`; and the errors flows share.
  */
 import { type CallOptions, type ErrorContext, NetworkError, ProviderApiError } from '@pay/core/adapter';
 import type { ProviderTClient } from '../client.js';
@@ -12,9 +11,8 @@ import { statusRequest } from '../requests.js';
 import { type StatusReply, statusReplySchema } from '../wire.js';
 
 /**
- * Reads a transaction's status through core's `findReplied`, with the operation's context (or the caller's
- * options); `null` when Provider T does not know it (400 code 697, or its envelope with HTTP 404:
- * `PROVIDER_T_ERRORS`). `where` names the identity to read with and the error context.
+ * Reads a transaction's status through core's `findReplied`; `null` when Provider T does not know it (400 code 697,
+ * or its envelope with HTTP 404: `PROVIDER_T_ERRORS`). `where` names the identity and the error context.
  */
 export function findTransaction(
   client: ProviderTClient,

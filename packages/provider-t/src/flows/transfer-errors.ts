@@ -47,14 +47,10 @@ export async function stepCall<S extends v.GenericSchema>(
   if (!outcome.ok) {
     const named = outcome.error.context?.offendingFields;
     const fields = Array.isArray(named) ? named.filter((field) => typeof field === 'string') : [];
-    const message = [
-      `Provider T refused ${what} (${describeRefusal(outcome)}).`,
-      fields.length > 0 ? `Incomplete or invalid: ${fields.join(', ')}.` : '',
-      advice,
-    ]
-      .filter(Boolean)
-      .join(' ');
-    throw outcome.error.withDetails({ message });
+    const invalid = fields.length > 0 ? ` Incomplete or invalid: ${fields.join(', ')}.` : '';
+    throw outcome.error.withDetails({
+      message: `Provider T refused ${what} (${describeRefusal(outcome)}).${invalid} ${advice}`,
+    });
   }
   try {
     return readBody(schema, outcome.body, call);
@@ -75,9 +71,8 @@ function withStepContext(error: unknown, context: ErrorContext, what: string, ad
 }
 
 /**
- * The status read of a resumed transfer whose commit may have been sent: the transfer when committed, `null`
- * when Provider T knows no committed transfer with the id. A rejected transfer is an error (the caller decides),
- * and a read that fails leaves the outcome unknown.
+ * The status read of a resumed transfer whose commit may have been sent: the transfer when committed, `null` when
+ * Provider T knows no committed transfer with the id, an error when it was rejected.
  */
 export async function readResumedTransfer(
   client: ProviderTClient,
@@ -108,10 +103,7 @@ export async function readResumedTransfer(
   return status;
 }
 
-/**
- * The status read after "already committed": the transfer as the provider holds it. When the read cannot show
- * it, the outcome stays unknown (never "nothing moved").
- */
+/** The status read after "already committed": the transfer as the provider holds it, else an unknown outcome. */
 export async function confirmCommitted(
   client: ProviderTClient,
   plan: TransferPlan,
@@ -169,9 +161,8 @@ export function commitRefusal(
 }
 
 /**
- * The error of a commit that raised instead of answering. Only when the request provably never left (one
- * attempt, refused before sending, or a failed login before it) is the outcome `not_sent`; after a retry an
- * earlier attempt may have reached the provider, so everything else is `unknown`.
+ * The error of a commit that raised instead of answering: `not_sent` only when the request provably never left
+ * (one attempt, refused before sending, or a failed login before it), else `unknown`.
  */
 export function commitFailure(
   error: unknown,

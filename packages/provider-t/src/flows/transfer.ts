@@ -48,10 +48,8 @@ import {
 } from './transfer-errors.js';
 
 /**
- * A committed transfer: the replies its record is built from, with the request id of the call that produced
- * it. `commit` is the commit reply (with the update's); when the provider answered "already committed" (an
- * earlier attempt of this call went through), or a resumed call found the transfer committed, `confirmed` is
- * the status read that shows it instead.
+ * A committed transfer: the update and commit replies its record is built from, or, when an earlier attempt of this
+ * call went through ("already committed", or found by a resumed call), the status read that shows it.
  */
 export type CommittedTransfer = { transactionId: string; requestId: string } & (
   | { update: UpdateReply; commit: CommitReply; confirmed?: undefined }
@@ -215,8 +213,6 @@ async function commitTransfer(
   }
   const { reply } = outcome;
   if (outcome.code === ALREADY_COMMITTED_CODE) {
-    // This call quoted the transaction, so "already committed" means an earlier attempt of ours moved the
-    // money (docs/architecture.md#outcomes): read what the provider holds and return it.
     const status = await confirmCommitted(client, plan, transactionId, options);
     return { requestId: status.requestId, confirmed: status.body };
   }

@@ -119,9 +119,8 @@ const COMMIT_WINDOW_MS = 30 * 60 * 1000;
 
 /**
  * A transfer the status read does not show as committed: `null` (nothing moved, nothing can) only when no commit
- * was sent under the key or the last one was sent more than {@link COMMIT_WINDOW_MS} ago. Otherwise the commit
- * may still be processed by Provider T: {@link MayStillLand}, until the window closes. A new key in between could
- * send the money twice; a retry with the same key resumes with the same request ids.
+ * was sent under the key or the last one more than {@link COMMIT_WINDOW_MS} ago; else {@link MayStillLand} until
+ * the window closes (a new key in between could send the money twice).
  */
 function commitNotShown(lookup: ResolveLookup, fromPoint: (name: string) => unknown): MayStillLand | null {
   const step = fromPoint('step') ?? lookup.context?.step;
@@ -138,9 +137,8 @@ function commitNotShown(lookup: ResolveLookup, fromPoint: (name: string) => unkn
 
 /**
  * `pay.resolve` for Provider T (docs/architecture.md#createpay): the status read of the transaction id in the
- * error's context or the recovery point answers with the Payment / Checkout (a refund: the Refund once the
- * transfer is `REFUNDED`, else `null`); `undefined` without a transaction id: Provider T offers no lookup by client
- * request id (docs/providers/provider-t.md#refunds). A transfer the read does not show is {@link commitNotShown}.
+ * error's context or the recovery point (a refund: the Refund once `REFUNDED`, else `null`); `undefined` without
+ * one, since Provider T offers no lookup by client request id (docs/providers/provider-t.md#refunds).
  */
 async function resolveTransfer(
   client: ProviderTClient,

@@ -1,7 +1,6 @@
 /**
- * The checks before the first upstream call (docs/architecture.md#adapter-operations): every issue found without
- * provider data in one `ValidationError`, so nothing is quoted for a request that cannot succeed. Each returns
- * the plan its flow sends.
+ * The checks before the first upstream call (docs/architecture.md#adapter-operations): every issue in one
+ * `ValidationError`, so nothing is quoted for a request that cannot succeed. Each returns the plan its flow sends.
  */
 import {
   amountIssues,
@@ -140,10 +139,9 @@ function destinationOf(metadata: TransferMetadata, issues: ValidationIssue[]): s
 }
 
 /**
- * The `additionalDetails` a transfer sends: the caller's `metadata` and `provider_metadata.additionalDetails`
- * together. A key given in both with different values, or named like a fact the record fills itself
- * (`referenceNumber`, `fees`, …), is an issue: otherwise the provider would store one value and the returned
- * record show another (docs/providers/provider-t.md#update).
+ * The `additionalDetails` a transfer sends: `metadata` and `provider_metadata.additionalDetails` together. A key
+ * given in both with different values, or named like a fact the record fills itself (`fees`, …), is an issue:
+ * otherwise the provider would store one value and the record show another (docs/providers/provider-t.md#update).
  */
 function mergedDetails(
   callerMetadata: Record<string, string>,

@@ -1,6 +1,6 @@
 /**
  * Reading Provider T's replies (docs/providers/provider-t.md#errors): a 2xx body as JSON, the error envelope of a
- * refusal (code, messages, offending fields), and the words the flows' errors quote a refusal in.
+ * refusal, and the words the flows' errors quote a refusal in.
  */
 import {
   type EnvelopeReading,
@@ -17,10 +17,7 @@ import { errorEnvelopeSchema } from './wire.js';
 export type { ProviderCall, ProviderOutcome } from '@pay/core/adapter';
 
 /** A parsed reply with the request id of the call that produced it (records carry it as `request_id`). */
-export interface Replied<T> {
-  body: T;
-  requestId: string;
-}
+export type Replied<T> = { body: T; requestId: string };
 
 /**
  * Reads one reply: a 2xx body as JSON; otherwise the first error's code, every error's message, and the offending

@@ -25,8 +25,7 @@ export const PAYMENT_STATUS = {
 
 /**
  * What a transfer in each state tells about `Payment.amount_paid`: the sender has paid the send amount, nothing
- * yet (an unfunded transfer waits for the sender's funds), or the state does not say (processing, rejected or
- * closed transfers may or may not hold the sender's money).
+ * yet (unfunded), or the state does not say (the transfer may or may not hold the sender's money).
  */
 export const AMOUNT_PAID = {
   UNFUNDED: 'nothing',

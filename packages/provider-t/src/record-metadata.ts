@@ -1,7 +1,6 @@
 /**
  * The metadata strings of Provider T's records (docs/architecture.md#records): the caller's metadata (sent as
- * `additionalDetails`), then the provider's facts the record has no field for: references, payout date, service
- * option, fees, totals and FX.
+ * `additionalDetails`), then the provider's facts the record has no field for.
  */
 import { decimalText } from '@pay/core/adapter';
 import type { TransferPlan } from './checks.js';
@@ -9,10 +8,7 @@ import type { CommitReply, StatusReply, UpdateReply } from './wire.js';
 
 const decimal = (value: number | undefined) => (value === undefined ? undefined : decimalText(value));
 
-/**
- * Sets each string member of `facts` on `metadata` (a later value wins, as in a spread), in place: a record's
- * metadata is built into one object, not merged from a copy per group of facts.
- */
+/** Sets each string member of `facts` on `metadata` in place (one object per record, no copy per group of facts). */
 export function withFacts(
   metadata: Record<string, string>,
   facts: Record<string, unknown>,

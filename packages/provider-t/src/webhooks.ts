@@ -1,12 +1,9 @@
 /**
  * Provider T webhooks (docs/providers/provider-t.md#webhooks), in two phases (core's `AuthenticatedDelivery`):
- *
- * 1. `verify` — everything that needs no upstream call: signature, freshness, the configured host it was signed
- *    for, then the payload and its `agentPartnerId` against ours. It resolves to the delivery's deduplication key,
- *    so a replayed delivery is stopped before any upstream work (docs/architecture.md#webhook-deduplication).
- * 2. `events()` — the status read, and the events derived from the CONFIRMED status, not from the push
- *    (docs/providers/provider-t.md#events): a late `SENT` push for a transfer that is now `REJECTED` raises
- *    `payment.failed`; a push ahead of the read is answered retryably so Provider T delivers it again.
+ * `verify` checks everything that needs no upstream call and resolves to the deduplication key, so a replay is
+ * stopped before any upstream work (docs/architecture.md#webhook-deduplication); `events()` reads the status and
+ * raises the events of the CONFIRMED status, not of the push (docs/providers/provider-t.md#events): a late `SENT`
+ * push for a transfer now `REJECTED` raises `payment.failed`; a push ahead of the read is answered retryably.
  */
 import {
   type AuthenticatedDelivery,
@@ -33,11 +30,6 @@ import {
   type WebhookBody,
   webhookBodySchema,
 } from './wire.js';
-
-/** The normalised events of the status table (and `payment.updated` for a state it does not know), once each. */
-const EVENT_NAMES = [
-  ...new Set([...Object.values(STATUS_EVENTS), 'payment.updated']),
-] as ProviderTEventName[];
 
 /** A signature older than this is refused (docs/providers/provider-t.md#webhooks). */
 export const MAX_SIGNATURE_AGE_SECONDS = 65 * 60;
@@ -90,24 +82,22 @@ export function createWebhooks(client: ProviderTClient): WebhookDefinition & {
 } {
   return {
     rawEventNames: ['providerT.TRANSACTION_STATUS_EVENT'],
-    eventNames: EVENT_NAMES,
+    // The status table's events (and `payment.updated` for a state it does not know), once each.
+    eventNames: [...new Set([...Object.values(STATUS_EVENTS), 'payment.updated'])] as ProviderTEventName[],
     secret: 'unused',
     async verify(delivery): Promise<AuthenticatedDelivery> {
       const { sent, read, keyIndex } = await authenticate(delivery, client.config);
       return {
-        key: deliveryKey(read),
+        // Known before any upstream call: the transfer and the state pushed, whatever its eventId.
+        key:
+          read.subscriptionType === STATUS_SUBSCRIPTION
+            ? `${read.eventPayload.transactionId}:${read.eventPayload.transactionStatus}`
+            : `${read.subscriptionType}:${read.eventId}`,
         events: () => eventsOf(client, sent, read),
         secretIndex: keyIndex,
       };
     },
   };
-}
-
-/** The deduplication key: the transfer and the state pushed (whatever its eventId); other subscriptions by eventId. */
-function deliveryKey(body: WebhookBody): string {
-  return body.subscriptionType === STATUS_SUBSCRIPTION
-    ? `${body.eventPayload.transactionId}:${body.eventPayload.transactionStatus}`
-    : `${body.subscriptionType}:${body.eventId}`;
 }
 
 /** Checks signature and partner; returns the body as sent (the raw event's `data`) and as read, and the key's index. */
@@ -182,22 +172,20 @@ function signatureScheme(
  */
 function signedHost(delivery: WebhookDelivery, config: ResolvedConfig): string {
   if (config.webhookHost) return config.webhookHost;
-  if (!config.livemode) return hostOf(delivery.fullUrl);
+  if (!config.livemode) {
+    try {
+      return new URL(delivery.fullUrl).host;
+    } catch {
+      throw new WebhookVerificationError(
+        'fullUrl must be the absolute URL the webhook was posted to (its host is signed).',
+        { reason: 'malformed_payload' },
+      );
+    }
+  }
   throw new WebhookVerificationError(
     'Provider T webhooks in production are verified against the host you registered with Provider T: set webhookHost (env PROVIDER_T_WEBHOOK_HOST), e.g. "pay.shop.example". Until it is set every delivery is answered 503, so Provider T delivers it again later.',
     { reason: 'missing_host', retryable: true },
   );
-}
-
-function hostOf(fullUrl: string): string {
-  try {
-    return new URL(fullUrl).host;
-  } catch {
-    throw new WebhookVerificationError(
-      'fullUrl must be the absolute URL the webhook was posted to (its host is signed).',
-      { reason: 'malformed_payload' },
-    );
-  }
 }
 
 /** `eventDate` is UTC without a zone (`2026-11-22T10:15:30.123`). */

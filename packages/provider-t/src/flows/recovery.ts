@@ -84,10 +84,7 @@ export const transferRecoveryPoint = (point: JsonValue | null | undefined) =>
 export const refundRecoveryPoint = (point: JsonValue | null | undefined) =>
   readPoint(refundPointSchema, 'refund', point);
 
-/**
- * A recovery point of another shape cannot be resumed, and starting over could move the money twice: the
- * outcome stays unknown (so the ledger keeps the key) and the caller must look the transfer up.
- */
+/** A point of another shape cannot be resumed, and starting over could move the money twice: outcome unknown. */
 function unreadablePoint(what: string): InvalidResponseError {
   return new InvalidResponseError(
     `The idempotency ledger holds a recovery point for this key that is not a Provider T ${what} recovery point, so the earlier attempt cannot be resumed and nothing was sent. The money may have moved under this key: look it up (pay.resolve) instead of sending it again.`,

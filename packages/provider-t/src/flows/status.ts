@@ -51,16 +51,10 @@ export function stepRefused(
   context: ErrorContext | undefined,
   reply: { status?: number; requestId?: string; outcome?: 'unknown' } = {},
 ): ProviderApiError {
+  const { status = 200, requestId, outcome } = reply;
   return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: reply.status ?? 200,
-      providerCode,
-      requestId: reply.requestId,
-      message,
-      retryable: false,
-    },
-    { context, outcome: reply.outcome },
+    { provider: PROVIDER, status, providerCode, requestId, message, retryable: false },
+    { context, outcome },
   );
 }
 

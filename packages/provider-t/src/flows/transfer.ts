@@ -1,17 +1,11 @@
 /**
  * The transfer (docs/architecture.md#provider-flows): quote → update → commit, executed as one call by
  * `createPayment` and `createCheckout`. Money moves only at the commit, so the failure handling is the point of
- * this module (its errors are built in `transfer-errors.ts`):
- *
- * - the quote is never retried (a repeat would reserve a second transaction); the update and the commit are
- *   retried with the same `X-Client-Request-Id`, which Provider T processes once
- *   (docs/providers/provider-t.md#authentication);
- * - every error after the quote carries `context: { transactionId, step, outcome? }` (docs/architecture.md#errors);
- *   a commit that may have landed says `outcome: 'unknown'` (docs/architecture.md#outcomes);
- * - "already committed" for the transaction this call quoted means the money moved: the transfer is returned as
- *   the status read shows it;
- * - with an idempotency key (docs/architecture.md#idempotency) every step's request id is derived from the key,
- *   and a recovery point is recorded after the quote, after the update and before the commit.
+ * this module (its errors are built in `transfer-errors.ts`): the quote is never retried (a repeat would reserve a
+ * second transaction); the update and the commit are retried with the same `X-Client-Request-Id`, which Provider T
+ * processes once; every error after the quote carries `context: { transactionId, step, outcome? }`
+ * (docs/architecture.md#errors), `outcome: 'unknown'` when the commit may have landed (docs/architecture.md#outcomes);
+ * "already committed" for the transaction this call quoted means the money moved: the status read is returned.
  */
 import {
   type ErrorContext,

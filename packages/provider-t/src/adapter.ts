@@ -1,14 +1,12 @@
 /**
- * The Provider T adapter (docs/architecture.md#behaviour): each operation checks its input completely (`checks.ts`), then runs
- * its flow or read through the client and maps the reply to a record (`mapping.ts`). Operations the provider
- * cannot perform throw `ProviderNotSupportedError` with the spec's reasons, before validation and before any I/O.
+ * The Provider T adapter (docs/architecture.md#behaviour): each operation checks its input completely
+ * (`checks.ts`), then runs its flow or read through the client and maps the reply to a record (`mapping.ts`).
  */
-import type { CallOptions } from '@pay/core/adapter';
-import { defineAdapter, type MayStillLand, type ResolvedRecord, type ResolveLookup } from '@pay/core/adapter';
+import type { CallOptions, MayStillLand, ResolvedRecord, ResolveLookup } from '@pay/core/adapter';
+import { defineAdapter, isRecord } from '@pay/core/adapter';
 import { checkAmend, checkRefund, checkTransfer, type TransferPlan } from './checks.js';
 import { createClient, type ProviderTClient } from './client.js';
-import type { ProviderTCredentials, ResolvedConfig } from './config.js';
-import { PROVIDER } from './config.js';
+import { PROVIDER, type ProviderTCredentials, type ResolvedConfig } from './config.js';
 import { amendReceiverName } from './flows/amend.js';
 import { refundTransfer } from './flows/refund.js';
 import { findTransaction } from './flows/status.js';
@@ -39,6 +37,7 @@ export const UNSUPPORTED_REASONS = {
 export function createProviderTAdapter(config: ResolvedConfig): ProviderTAdapter {
   const client = createClient(config);
   const { livemode } = config;
+  const factsOf = (reply: { requestId: string }) => ({ livemode, requestId: reply.requestId });
   // The plan `checks` built from the very parameters core then passes to the operation: a transfer is checked
   // once per call, before the idempotency ledger (docs/architecture.md#idempotency).
   const plans = new WeakMap<object, TransferPlan>();
@@ -48,30 +47,30 @@ export function createProviderTAdapter(config: ResolvedConfig): ProviderTAdapter
       async createPayment(params, options) {
         const plan = plans.get(params) ?? checkTransfer('payments.create', params, config);
         const transfer = await sendTransfer(client, plan, options);
-        return toPayment({ transfer, plan }, { livemode, requestId: transfer.requestId });
+        return toPayment({ transfer, plan }, factsOf(transfer));
       },
       async createCheckout(params, options) {
         const plan = plans.get(params) ?? checkTransfer('checkouts.create', params, config);
         const transfer = await sendTransfer(client, plan, options);
-        return toCheckout({ transfer, plan }, { livemode, requestId: transfer.requestId });
+        return toCheckout({ transfer, plan }, factsOf(transfer));
       },
       async retrievePayment(id, options) {
         const read = await findTransaction(client, id, options);
-        return read && toPayment({ status: read.body }, { livemode, requestId: read.requestId });
+        return read && toPayment({ status: read.body }, factsOf(read));
       },
       async retrieveCheckout(id, options) {
         const read = await findTransaction(client, id, options);
-        return read && toCheckout({ status: read.body }, { livemode, requestId: read.requestId });
+        return read && toCheckout({ status: read.body }, factsOf(read));
       },
       async updatePayment(id, params, options) {
         const plan = checkAmend('payments.update', params, config);
         const read = await amendReceiverName(client, id, plan, options);
-        return toPayment({ status: read.body }, { livemode, requestId: read.requestId });
+        return toPayment({ status: read.body }, factsOf(read));
       },
       async updateCheckout(id, params, options) {
         const plan = checkAmend('checkouts.update', params, config);
         const read = await amendReceiverName(client, id, plan, options);
-        return toCheckout({ status: read.body }, { livemode, requestId: read.requestId });
+        return toCheckout({ status: read.body }, factsOf(read));
       },
       async createRefund(params, options) {
         return refundTransfer(client, checkRefund(params, config), options);
@@ -103,12 +102,7 @@ export function createProviderTAdapter(config: ResolvedConfig): ProviderTAdapter
     // (`canceled`) is `payment.updated` (docs/providers/provider-t.md#webhooks).
     reconcile: { events: { 'payment.canceled': 'payment.updated' } },
     resolve: (lookup, options) => resolveTransfer(client, lookup, options),
-    webhooks: createWebhooks(client, {
-      publicKeys: config.webhookPublicKeys,
-      host: config.webhookHost,
-      isSandbox: !livemode,
-      agentPartnerId: config.identity.agentPartnerId,
-    }),
+    webhooks: createWebhooks(client),
   });
   // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
   // input (a spread copy would lose it).
@@ -125,11 +119,8 @@ const COMMIT_WINDOW_MS = 30 * 60 * 1000;
 
 /**
  * A transfer the status read does not show as committed: `null` (nothing moved, nothing can) only when no commit
- * was sent under the key (`quoted` / `updated`, or an error from the quote or update) or the last one was sent
- * more than {@link COMMIT_WINDOW_MS} ago. Otherwise the commit may still be processed by Provider T (a commit it
- * holds longer than the read takes): {@link MayStillLand}, until the window closes when the recovery point says
- * when the commit was sent. A new key in between could send the money twice; a retry with the same key resumes
- * with the same request ids, which Provider T processes once.
+ * was sent under the key or the last one more than {@link COMMIT_WINDOW_MS} ago; else {@link MayStillLand} until
+ * the window closes (a new key in between could send the money twice).
  */
 function commitNotShown(lookup: ResolveLookup, fromPoint: (name: string) => unknown): MayStillLand | null {
   const step = fromPoint('step') ?? lookup.context?.step;
@@ -145,12 +136,9 @@ function commitNotShown(lookup: ResolveLookup, fromPoint: (name: string) => unkn
 }
 
 /**
- * `pay.resolve` for Provider T (docs/architecture.md#createpay): what the provider holds for a transfer or refund
- * whose outcome is unknown. The transaction id comes from the error's context or the ledger's recovery point; the
- * status read answers: the Payment / Checkout (a refund: the Refund once the transfer is `REFUNDED`; `null` while
- * it is not), and `undefined` without a transaction id: Provider T offers no lookup by client request id
- * (docs/providers/provider-t.md#refunds), so a key whose quote never answered cannot be told. A transfer the read
- * does not show (400/697 or 404) is {@link commitNotShown}.
+ * `pay.resolve` for Provider T (docs/architecture.md#createpay): the status read of the transaction id in the
+ * error's context or the recovery point (a refund: the Refund once `REFUNDED`, else `null`); `undefined` without
+ * one, since Provider T offers no lookup by client request id (docs/providers/provider-t.md#refunds).
  */
 async function resolveTransfer(
   client: ProviderTClient,
@@ -158,17 +146,12 @@ async function resolveTransfer(
   options: CallOptions,
 ): Promise<ResolvedRecord> {
   const point = lookup.recoveryPoint;
-  const fromPoint = (name: string): unknown =>
-    typeof point === 'object' && point !== null && !Array.isArray(point) ? point[name] : undefined;
+  const fromPoint = (name: string): unknown => (isRecord(point) ? point[name] : undefined);
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const transactionId = text(lookup.context?.transactionId) ?? text(fromPoint('transactionId'));
-  const operation = lookup.operation;
-  if (
-    !transactionId ||
-    (operation !== 'payments.create' && operation !== 'checkouts.create' && operation !== 'refunds.create')
-  ) {
-    return undefined;
-  }
+  const { operation } = lookup;
+  if (!transactionId || !['payments.create', 'checkouts.create', 'refunds.create'].includes(operation))
+    return;
   const read = await findTransaction(client, transactionId, options, {
     context: { transactionId, step: 'resolve' },
   });

@@ -1,13 +1,13 @@
 /**
- * The checks before the first upstream call (docs/architecture.md#adapter-operations): every issue found without
- * provider data in one `ValidationError`, so nothing is quoted for a request that cannot succeed. Each returns
- * the plan its flow sends.
+ * The checks before the first upstream call (docs/architecture.md#adapter-operations): every issue in one
+ * `ValidationError`, so nothing is quoted for a request that cannot succeed. Each returns the plan its flow sends.
  */
 import {
   amountIssues,
   assertNoIssues,
-  type CustomerRef,
+  type CheckoutCreateParams,
   currencySchema,
+  type PaymentCreateParams,
   type RefundCreateParams,
   toValidationIssues,
   type UpdateParams,
@@ -30,7 +30,7 @@ import {
 function check<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
-  prefix: string,
+  prefix = 'provider_metadata',
 ): { output: v.InferOutput<S> | undefined; issues: ValidationIssue[] } {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return { output: result.output, issues: [] };
@@ -40,41 +40,8 @@ function check<S extends v.GenericSchema>(
   return { output: undefined, issues };
 }
 
-/** Identity fields of transfer calls (docs/providers/provider-t.md#identity-fields): operator and point of sale too. */
-export interface TransferIdentity extends ProviderTIdentity {
-  operatorId: string;
-  posId: string;
-}
-
 /** Everything a transfer needs, checked: what the quote, update and commit steps send, and what the record echoes. */
-export interface TransferPlan {
-  amount: number;
-  currency: string;
-  destinationCountryCode: string;
-  metadata: TransferMetadata;
-  /** The identity fields of every step: the config's, each overridable through `provider_metadata`. */
-  identity: TransferIdentity;
-  /**
-   * What the update sends as `additionalDetails`: the caller's `metadata` merged with
-   * `provider_metadata.additionalDetails` (no key conflicts), so it comes back on status reads. The record's
-   * `metadata` starts with exactly this.
-   */
-  additionalDetails: Record<string, string>;
-  customer: CustomerRef;
-  itemId: string | null;
-  quantity: number;
-}
-
-/** The fields of a `payments.create` / `checkouts.create` request the plan is built from. */
-export interface TransferInput {
-  amount?: unknown;
-  currency?: unknown;
-  provider_metadata?: unknown;
-  metadata?: Record<string, string> | undefined;
-  customer?: CustomerRef | undefined;
-  item_id?: string | undefined;
-  quantity?: number | undefined;
-}
+export type TransferPlan = ReturnType<typeof checkTransfer>;
 
 /** Where each transfer operation takes its metadata, amount and currency from. */
 const TRANSFER_SHAPES = {
@@ -87,26 +54,21 @@ const TRANSFER_SHAPES = {
 } as const;
 
 /**
- * Checks a transfer request completely before the quote: sender and receiver (docs/architecture.md#request-fields: required on every call),
- * amount in major units with no more than the currency's minor digits, currency, a destination country. A
- * checkout takes amount and currency in `provider_metadata` (docs/architecture.md#request-fields): top-level ones are refused rather than
- * guessed between. One `ValidationError` lists every issue.
+ * Checks a transfer request completely before the quote (docs/architecture.md#request-fields): sender and receiver,
+ * amount in major units with no more than the currency's minor digits, currency, a destination country. A checkout
+ * takes amount and currency in `provider_metadata`: top-level ones are refused rather than guessed between.
  */
 export function checkTransfer(
   operation: keyof typeof TRANSFER_SHAPES,
-  input: TransferInput,
+  input: Partial<PaymentCreateParams<unknown> & CheckoutCreateParams<unknown>>,
   config: ResolvedConfig,
-): TransferPlan {
+) {
   const shape = TRANSFER_SHAPES[operation];
   const checkout = operation === 'checkouts.create';
   const given = checkout ? (input.provider_metadata as Record<string, unknown> | undefined) : input;
   const amount = given?.amount;
   const currencyText = given?.currency;
-  const { output: metadata, issues: metadataIssues } = check(
-    shape.schema,
-    input.provider_metadata ?? {},
-    'provider_metadata',
-  );
+  const { output: metadata, issues: metadataIssues } = check(shape.schema, input.provider_metadata ?? {});
   // Amount and currency are reported below with the payment's wording, once.
   const issues = metadataIssues.filter(
     (issue) => issue.path !== shape.amount && issue.path !== shape.currency,
@@ -124,37 +86,29 @@ export function checkTransfer(
   else issues.push(...amountIssues(amount, shape.amount, { unit: 'major', currency: currency.output }));
   const destination = metadata && destinationOf(metadata, issues);
   const additionalDetails = mergedDetails(input.metadata ?? {}, metadata?.additionalDetails ?? {}, issues);
-  if (checkout) {
-    for (const field of ['amount', 'currency'] as const) {
-      if (input[field] !== undefined) {
-        issues.push({
-          path: field,
-          message: `is not used by Provider T checkouts: put it in provider_metadata.${field}`,
-        });
-      }
-    }
+  for (const field of checkout ? (['amount', 'currency'] as const) : []) {
+    if (input[field] === undefined) continue;
+    issues.push({
+      path: field,
+      message: `is not used by Provider T checkouts: put it in provider_metadata.${field}`,
+    });
   }
   if (issues.length > 0 || !metadata || !destination || typeof amount !== 'number' || !currency.output) {
     throw new ValidationError(issues, { operation });
   }
-  const {
-    amount: _amount,
-    currency: _currency,
-    ...transfer
-  } = metadata as TransferMetadata & {
-    amount?: unknown;
-    currency?: unknown;
-  };
   return {
     amount,
     currency: currency.output,
     destinationCountryCode: destination,
-    metadata: transfer,
-    identity: {
-      ...identityOf(config.identity, transfer),
-      operatorId: transfer.operatorId ?? config.operatorId,
-      posId: transfer.posId ?? config.posId,
-    },
+    // A checkout's also holds its amount and currency, which no request reads from it.
+    metadata,
+    // The identity fields of every step: the config's, each overridable through `provider_metadata`.
+    identity: Object.assign(identityOf(config.identity, metadata), {
+      operatorId: metadata.operatorId ?? config.operatorId,
+      posId: metadata.posId ?? config.posId,
+    }),
+    // The caller's `metadata` merged with `provider_metadata.additionalDetails`, sent by the update so it comes
+    // back on status reads; the record's `metadata` starts with exactly this.
     additionalDetails,
     customer: input.customer ?? null,
     itemId: input.item_id ?? null,
@@ -185,10 +139,9 @@ function destinationOf(metadata: TransferMetadata, issues: ValidationIssue[]): s
 }
 
 /**
- * The `additionalDetails` a transfer sends: the caller's `metadata` and `provider_metadata.additionalDetails`
- * together. A key given in both with different values, or named like a fact the record fills itself
- * (`referenceNumber`, `fees`, …), is an issue: otherwise the provider would store one value and the returned
- * record show another (docs/providers/provider-t.md#update).
+ * The `additionalDetails` a transfer sends: `metadata` and `provider_metadata.additionalDetails` together. A key
+ * given in both with different values, or named like a fact the record fills itself (`fees`, …), is an issue:
+ * otherwise the provider would store one value and the record show another (docs/providers/provider-t.md#update).
  */
 function mergedDetails(
   callerMetadata: Record<string, string>,
@@ -206,9 +159,8 @@ function mergedDetails(
     }
     merged.set(key, value);
   }
-  const reserved = new Set<string>(METADATA_FACT_KEYS);
   for (const key of merged.keys()) {
-    if (reserved.has(key)) {
+    if ((METADATA_FACT_KEYS as readonly string[]).includes(key)) {
       const path = Object.hasOwn(details, key)
         ? `provider_metadata.additionalDetails.${key}`
         : `metadata.${key}`;
@@ -224,7 +176,7 @@ function mergedDetails(
 /** Identity fields of a call, each overridable per call through `provider_metadata`. */
 export function identityOf(
   defaults: ProviderTIdentity,
-  overrides: Partial<ProviderTIdentity> | undefined,
+  overrides?: Partial<ProviderTIdentity>,
 ): ProviderTIdentity {
   return {
     targetAudience: overrides?.targetAudience ?? defaults.targetAudience,
@@ -233,29 +185,15 @@ export function identityOf(
   };
 }
 
-/** A checked refund request. */
-export interface RefundPlan {
-  transactionId: string;
-  /** The amount the caller expects back, when given: it must equal the refundable amount. */
-  amount: number | undefined;
-  currency: string | undefined;
-  reason: string | null;
-  metadata: Record<string, string>;
-  refundReasonCode: string;
-  refundFee: boolean | undefined;
-  identity: ProviderTIdentity;
-}
+/** A checked refund request; `amount`, when given, must equal the refundable amount. */
+export type RefundPlan = ReturnType<typeof checkRefund>;
 
 /**
  * Checks a refund before the refund read: metadata and the amount's digits. The whole-amount rule needs the
  * refundable amount and is checked after the read (docs/architecture.md#reading-provider-t-refunds).
  */
-export function checkRefund(params: RefundCreateParams, config: ResolvedConfig): RefundPlan {
-  const { output: metadata, issues } = check(
-    refundMetadataSchema,
-    params.provider_metadata ?? {},
-    'provider_metadata',
-  );
+export function checkRefund(params: RefundCreateParams, config: ResolvedConfig) {
+  const { output: metadata, issues } = check(refundMetadataSchema, params.provider_metadata ?? {});
   if (params.amount !== undefined) {
     issues.push(...amountIssues(params.amount, 'amount', { unit: 'major', currency: params.currency }));
   }
@@ -273,23 +211,15 @@ export function checkRefund(params: RefundCreateParams, config: ResolvedConfig):
 }
 
 /** A checked amendment: the name parts to change (none: only the re-read) and the identity of its calls. */
-export interface AmendPlan {
-  firstName: string | undefined;
-  lastName: string | undefined;
-  identity: ProviderTIdentity;
-}
+export type AmendPlan = ReturnType<typeof checkAmend>;
 
 /** Checks `payments.update` / `checkouts.update`: only the receiver name can be amended (docs/architecture.md#operations). */
 export function checkAmend(
   operation: 'payments.update' | 'checkouts.update',
   params: UpdateParams,
   config: ResolvedConfig,
-): AmendPlan {
-  const { output: metadata, issues } = check(
-    updateMetadataSchema,
-    params.provider_metadata ?? {},
-    'provider_metadata',
-  );
+) {
+  const { output: metadata, issues } = check(updateMetadataSchema, params.provider_metadata ?? {});
   if (params.metadata !== undefined) {
     issues.push({
       path: 'metadata',

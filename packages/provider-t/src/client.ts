@@ -1,7 +1,7 @@
 /**
- * How the adapter talks to Provider T (docs/providers/provider-t.md#authentication, docs/providers/provider-t.md#errors): core's provider client with
- * the OAuth token manager behind it, `X-Client-Request-Id` on every call (the same on each retry of it), the
- * error envelope read by `readEnvelope`, and Provider T's error codes as a table.
+ * How the adapter talks to Provider T (docs/providers/provider-t.md#authentication): core's provider client with
+ * the OAuth token manager behind it, `X-Client-Request-Id` on every call (the same on each retry of it), and
+ * Provider T's error codes as a table (docs/providers/provider-t.md#errors).
  */
 import {
   ANY_PROVIDER_CODE,
@@ -17,12 +17,10 @@ import { tokenReplySchema } from './wire.js';
 export const ALREADY_COMMITTED_CODE = 'TRANSACTION_ALREADY_COMMITTED';
 
 /**
- * Provider T's error codes (docs/providers/provider-t.md#errors), read by core's provider client with own-property checks.
- * The sandbox answers an unknown transaction with 400 code `697` ("Invalid Transaction ID", recorded in
- * test/fixtures/status-unknown-697.json), and docs/providers/provider-t.md#errors reads any code with HTTP 404 the same way: a read
- * of either resolves to `null`. A 404 without Provider T's envelope (a proxy's error page) has no code, so no
- * rule: it throws, never "no such transaction". The flows tell "already committed" apart by its code (an earlier
- * attempt of ours went through).
+ * Provider T's error codes (docs/providers/provider-t.md#errors). The sandbox answers an unknown transaction with
+ * 400 code `697` (test/fixtures/status-unknown-697.json), and any code with HTTP 404 reads the same way: a read of
+ * either resolves to `null`. A 404 without Provider T's envelope (a proxy's error page) has no code, so no rule:
+ * it throws, never "no such transaction".
  */
 export const PROVIDER_T_ERRORS = {
   '697': {
@@ -36,17 +34,10 @@ export const PROVIDER_T_ERRORS = {
 } as const satisfies ProviderErrorTable;
 
 /** The adapter's connection to Provider T: core's provider client and the settings it runs with. */
-export interface ProviderTClient extends ProviderClient {
-  readonly config: ResolvedConfig;
-  /**
-   * Logs in with `credentials` from the next call on (docs/providers/provider-t.md#authentication): the token of
-   * the old ones is dropped. Checked first: a `ConfigurationError` names a bad member and changes nothing.
-   */
-  updateCredentials(credentials: ProviderTCredentials): void;
-}
+export type ProviderTClient = ReturnType<typeof createClient>;
 
 /** Creates the client. No I/O until the first call, which logs in first. */
-export function createClient(config: ResolvedConfig): ProviderTClient {
+export function createClient(config: ResolvedConfig) {
   const client = createProviderClient({
     provider: PROVIDER,
     baseUrl: config.baseUrl,

@@ -1,10 +1,11 @@
 /**
- * Provider T configuration (docs/providers/provider-t.md#hosts-and-configuration): the explicit config, the environment the
- * default factory reads, and the resolved settings the adapter runs with.
+ * Provider T configuration (docs/providers/provider-t.md#hosts-and-configuration): the explicit config, the
+ * environment the default factory reads, and the resolved settings the adapter runs with.
  */
 import type { TransportOptions } from '@pay/core/adapter';
 import { parseConfig, readProviderConfig, spkiBytes, transportConfigEntries } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
+import { text } from './metadata.js';
 
 /** Explicit configuration of `createProviderT`. */
 export interface ProviderTConfig extends TransportOptions {
@@ -25,20 +26,17 @@ export interface ProviderTConfig extends TransportOptions {
   /** Audience of provider texts (default `"AGENT_FACING"`). */
   targetAudience?: string;
   /**
-   * Public key (base64 SPKI DER or PEM) that webhooks are verified with, instead of the environment's built-in
-   * key: for tests and the simulator (`simulator.publicKey`, the key `pay dev provider-t` prints), also
-   * `PROVIDER_T_WEBHOOK_PUBLIC_KEY` (several separated by commas). A list while Provider T rotates its key:
-   * `[newKey, PROVIDER_T_WEBHOOK_PUBLIC_KEYS.production]` accepts deliveries signed with either, with no library
-   * release, and the `pay:webhook` diagnostics message says which one verified each (`secretIndex`, its position
-   * in the list): docs/providers/provider-t.md#webhooks.
+   * Public key (base64 SPKI DER or PEM) webhooks are verified with instead of the environment's built-in one (the
+   * simulator's, `PROVIDER_T_WEBHOOK_PUBLIC_KEY`). A list while Provider T rotates its key:
+   * `[newKey, PROVIDER_T_WEBHOOK_PUBLIC_KEYS.production]` accepts either, and the `pay:webhook` diagnostics message
+   * says which one verified each (`secretIndex`): docs/providers/provider-t.md#webhooks.
    */
   webhookPublicKey?: string | readonly string[];
   /**
-   * The host of your webhook endpoint as registered with Provider T (`pay.shop.example`, with `:port` when it is
-   * not the default), `PROVIDER_T_WEBHOOK_HOST`. Provider T signs every partner's deliveries with one key, and
-   * the signed host is what binds a delivery to you: webhooks are verified against this host, never against the
-   * host of the incoming request. Required in production (deliveries are refused with 503 until it is set); in
-   * the sandbox the host of `fullUrl` is used when it is not set.
+   * The host of your webhook endpoint as registered with Provider T (`pay.shop.example[:port]`,
+   * `PROVIDER_T_WEBHOOK_HOST`). Provider T signs every partner's deliveries with one key, so the signed host binds a
+   * delivery to you: webhooks are verified against it, never against the request's host. Required in production
+   * (deliveries are refused with 503 until it is set); the sandbox falls back to the host of `fullUrl`.
    */
   webhookHost?: string;
 }
@@ -68,7 +66,6 @@ export const PROVIDER = 'providerT';
 
 /** The provider as configuration errors name it. */
 const LABEL = 'Provider T';
-const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
 
 const PUBLIC_KEY = 'must be an SPKI public key as base64 DER or PEM (or a non-empty list of them)';
 const publicKey = v.pipe(
@@ -121,43 +118,24 @@ export const PROVIDER_T_ENV = [
   { env: 'PROVIDER_T_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },
   { env: 'PROVIDER_T_POS_ID', member: 'posId', required: false },
   { env: 'PROVIDER_T_WEBHOOK_HOST', member: 'webhookHost', required: false },
-  // The simulator's signing key (`pay dev provider-t` prints it), so webhook verification switches to the simulator
-  // without a code change, like PROVIDER_T_BASE_URL does for the API. PEM (real or `\n`-escaped line breaks) or
-  // base64 SPKI DER, several separated by commas while Provider T rotates its key; unset, the environment's built-in
-  // key (docs/providers/provider-t.md#webhooks) is used.
+  // The simulator's signing key (`pay dev provider-t` prints it), so webhook verification switches to it without a
+  // code change; several separated by commas while Provider T rotates its key (docs/providers/provider-t.md#webhooks).
   { env: 'PROVIDER_T_WEBHOOK_PUBLIC_KEY', member: 'webhookPublicKey', required: false, kind: 'list' },
-  // Points the adapter at another host, e.g. the local simulator of `pay dev`, without a code change
-  // (docs/architecture.md#local-loop).
+  // Another host, e.g. the local simulator of `pay dev` (docs/architecture.md#local-loop).
   { env: 'PROVIDER_T_BASE_URL', member: 'baseUrl', required: false },
 ] as const;
 
 /** Identity fields every call carries (docs/providers/provider-t.md#identity-fields). */
-export interface ProviderTIdentity {
-  targetAudience: string;
-  agentPartnerId: string;
-  userLanguage: string;
-}
+export type ProviderTIdentity = { targetAudience: string; agentPartnerId: string; userLanguage: string };
 
 /** The settings the adapter runs with: validated, defaults applied. */
-export interface ResolvedConfig extends TransportOptions {
-  clientId: string;
-  clientSecret: string;
-  baseUrl: string;
-  identity: ProviderTIdentity;
-  operatorId: string;
-  posId: string;
-  /** The keys webhooks are verified with, in the order configured (one, or several during a rotation). */
-  webhookPublicKeys: readonly string[];
-  webhookHost: string | undefined;
-  /** False in the sandbox: records carry it as `livemode`. */
-  livemode: boolean;
-}
+export type ResolvedConfig = ReturnType<typeof checkConfig>;
 
 /**
- * Validates an explicit config and applies the wire contract's (docs/providers/provider-t.md#hosts-and-configuration) defaults; `baseUrl` (or `PROVIDER_T_BASE_URL`
- * through the default factory) replaces the environment's host.
+ * Validates an explicit config and applies the defaults of docs/providers/provider-t.md#hosts-and-configuration;
+ * `baseUrl` (or `PROVIDER_T_BASE_URL` through the default factory) replaces the environment's host.
  */
-export function checkConfig(config: ProviderTConfig): ResolvedConfig {
+export function checkConfig(config: ProviderTConfig) {
   const parsed = parseConfig(LABEL, configSchema, config);
   const environment = parsed.isSandbox ? 'sandbox' : 'production';
   return {
@@ -171,8 +149,12 @@ export function checkConfig(config: ProviderTConfig): ResolvedConfig {
     },
     operatorId: parsed.operatorId,
     posId: parsed.posId ?? '01',
-    webhookPublicKeys: publicKeysOf(parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment]),
+    // The keys webhooks are verified with, in the order configured (one, or several during a rotation).
+    webhookPublicKeys: Object.freeze(
+      [parsed.webhookPublicKey ?? PROVIDER_T_WEBHOOK_PUBLIC_KEYS[environment]].flat(),
+    ),
     webhookHost: parsed.webhookHost,
+    // False in the sandbox: records carry it as `livemode`.
     livemode: !parsed.isSandbox,
     fetch: config.fetch,
     timeoutMs: parsed.timeoutMs,
@@ -184,10 +166,9 @@ export function checkConfig(config: ProviderTConfig): ResolvedConfig {
 }
 
 /**
- * The default factory's settings, through core's one config helper (docs/architecture.md#configuration): the
- * environment (read now, never on import) under the explicit `overrides`, each winning over its variable,
- * `PROVIDER_T_SANDBOX` read strictly, `PROVIDER_T_WEBHOOK_PUBLIC_KEY` split on commas (a PEM or base64 key holds
- * none), then checked as {@link checkConfig} does. One `ConfigurationError` names every missing variable.
+ * The default factory's settings (docs/architecture.md#configuration): the environment (read now, never on import)
+ * under the explicit `overrides`, then checked as {@link checkConfig} does. One `ConfigurationError` names every
+ * missing variable.
  */
 export function resolveConfig(overrides: Partial<ProviderTConfig> = {}): ResolvedConfig {
   const read = readProviderConfig({
@@ -200,9 +181,4 @@ export function resolveConfig(overrides: Partial<ProviderTConfig> = {}): Resolve
   // The explicit options as given (hooks, fetch and a token store keep their identity), over the variables read.
   const given = Object.entries(overrides).filter(([, value]) => value !== undefined);
   return checkConfig({ ...read, ...Object.fromEntries(given) } as ProviderTConfig);
-}
-
-/** The configured key or keys as a list, in the order given. */
-function publicKeysOf(given: string | readonly string[]): readonly string[] {
-  return Object.freeze(typeof given === 'string' ? [given] : [...given]);
 }

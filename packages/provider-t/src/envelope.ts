@@ -1,11 +1,10 @@
 /**
  * Reading Provider T's replies (docs/providers/provider-t.md#errors): a 2xx body as JSON, the error envelope of a
- * refusal (code, messages, offending fields), and the words the flows' errors quote a refusal in.
+ * refusal, and the words the flows' errors quote a refusal in.
  */
 import {
   type EnvelopeReading,
   type HttpReply,
-  type ProviderApiError,
   type ProviderCall,
   type ProviderOutcome,
   parseJson,
@@ -18,25 +17,18 @@ import { errorEnvelopeSchema } from './wire.js';
 export type { ProviderCall, ProviderOutcome } from '@pay/core/adapter';
 
 /** A parsed reply with the request id of the call that produced it (records carry it as `request_id`). */
-export interface Replied<T> {
-  body: T;
-  requestId: string;
-}
+export type Replied<T> = { body: T; requestId: string };
 
 /**
- * Reads one reply (docs/providers/provider-t.md#errors): a 2xx body as JSON; otherwise the first error's code, every error's
- * message, and the offending fields (`sender.name.lastName`), which the error's context keeps. A reply that is
- * not the envelope still yields a refusal, with no code.
+ * Reads one reply: a 2xx body as JSON; otherwise the first error's code, every error's message, and the offending
+ * fields (`sender.name.lastName`), which the error's context keeps. A reply that is not the envelope still yields a
+ * refusal, with no code.
  */
 export function readEnvelope(reply: HttpReply): EnvelopeReading {
   if (reply.status >= 200 && reply.status < 300) return { ok: true, body: parseJson(reply.text) };
   const parsed = v.safeParse(errorEnvelopeSchema, parseJson(reply.text));
   const envelope = parsed.success ? parsed.output : undefined;
-  const errors: {
-    code?: string | number | undefined;
-    message?: string | undefined;
-    offendingFields?: unknown;
-  }[] = envelope?.errors ?? (envelope?.error ? [envelope.error] : []);
+  const errors = envelope?.errors ?? (envelope?.error ? [envelope.error] : []);
   const messages = errors.flatMap((error) => (error.message ? [error.message] : []));
   const offendingFields = (envelope?.errors ?? []).flatMap((error) =>
     (error.offendingFields ?? []).flatMap((field) => (field.field ? [field.field] : [])),
@@ -64,10 +56,4 @@ export function describeRefusal(outcome: Extract<ProviderOutcome, { ok: false }>
   const { code } = outcome;
   const message = outcome.error.providerMessage;
   return `HTTP ${outcome.reply.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
-}
-
-/** The fields the provider named as incomplete or wrong (`sender.name.lastName`) in a refusal. */
-export function offendingFieldsOf(error: ProviderApiError): string[] {
-  const fields = error.context?.offendingFields;
-  return Array.isArray(fields) ? fields.filter((field): field is string => typeof field === 'string') : [];
 }

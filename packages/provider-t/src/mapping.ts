@@ -1,11 +1,12 @@
 /**
- * Provider T replies → unified records (docs/architecture.md#records). The status and event mappings are tables (docs/providers/provider-t.md#status and docs/providers/provider-t.md#webhooks), so the whole mapping reads at once and tests can walk it.
+ * Provider T replies → unified records (docs/architecture.md#records). The status and event mappings are tables
+ * (docs/providers/provider-t.md#status and docs/providers/provider-t.md#webhooks), so tests can walk them.
  */
 import type { Checkout, NormalisedEventName, Payment, PaymentStatus, Refund } from '@pay/core/adapter';
-import type { TransferPlan } from './checks.js';
+import type { RefundPlan, TransferPlan } from './checks.js';
 import { PROVIDER } from './config.js';
 import type { CommittedTransfer } from './flows/transfer.js';
-import { compact, statusFacts, statusMetadata, transferMetadata } from './record-metadata.js';
+import { statusMetadata, transferMetadata, withFacts } from './record-metadata.js';
 import { isKnownStatus, type StatusReply, type TransactionStatus, type WireMoney } from './wire.js';
 
 /** Transaction state → unified payment status (docs/providers/provider-t.md#status). */
@@ -23,9 +24,8 @@ export const PAYMENT_STATUS = {
 } as const satisfies Record<TransactionStatus, PaymentStatus>;
 
 /**
- * What a transfer in each state tells about `Payment.amount_paid`: the sender has paid the send amount
- * (`send_amount`), nothing yet (`nothing`: an unfunded transfer waits for the sender's funds), or the state does
- * not say (`unknown`: processing, rejected or closed transfers may or may not hold the sender's money).
+ * What a transfer in each state tells about `Payment.amount_paid`: the sender has paid the send amount, nothing
+ * yet (unfunded), or the state does not say (the transfer may or may not hold the sender's money).
  */
 export const AMOUNT_PAID = {
   UNFUNDED: 'nothing',
@@ -42,26 +42,17 @@ export const AMOUNT_PAID = {
 } as const satisfies Record<TransactionStatus, 'send_amount' | 'nothing' | 'unknown'>;
 
 /**
- * The unified status of a state, read from the table with an own-property check. A state the wire contract (docs/providers/provider-t.md#status) does
- * not list (a new one, or a name like `constructor`) is `processing`: neither paid nor failed, so nobody ships
- * goods or gives up on it; the provider's word stays in `metadata.transactionStatus`
- * (docs/architecture.md#lenient-reading).
+ * The unified status of a state. A state docs/providers/provider-t.md#status does not list (a new one, or a name
+ * like `constructor`) is `processing`: neither paid nor failed, so nobody ships goods or gives up on it; the
+ * provider's word stays in `metadata.transactionStatus` (docs/architecture.md#lenient-reading).
  */
-export function paymentStatusOf(transactionStatus: string): PaymentStatus {
+function paymentStatusOf(transactionStatus: string): PaymentStatus {
   return isKnownStatus(transactionStatus) ? PAYMENT_STATUS[transactionStatus] : 'processing';
 }
 
 /** The normalised event a confirmed state raises; `payment.updated` for a state the table does not list. */
 export function eventTypeOf(transactionStatus: string): NormalisedEventName {
   return isKnownStatus(transactionStatus) ? STATUS_EVENTS[transactionStatus] : 'payment.updated';
-}
-
-/** `Payment.amount_paid` of a transfer in `transactionStatus`; `null` when the state does not say. */
-function amountPaidOf(transactionStatus: string, amount: number): number | null {
-  if (!isKnownStatus(transactionStatus)) return null;
-  const paid = AMOUNT_PAID[transactionStatus];
-  if (paid === 'send_amount') return amount;
-  return paid === 'nothing' ? 0 : null;
 }
 
 /** Transaction state confirmed by the status read → the normalised event it raises (docs/providers/provider-t.md#webhooks). */
@@ -82,35 +73,30 @@ export const STATUS_EVENTS = {
 export const RECEIPT_LINK_LIFETIME_MS = 5 * 60 * 1000;
 
 /** What every record carries besides the provider's data: the mode, and the request id of the call behind it. */
-export interface RecordFacts {
-  livemode: boolean;
-  /** The request id of the call whose reply the record is built from; `null` when no call produced it. */
-  requestId: string | null;
-}
+export type RecordFacts = { livemode: boolean; requestId: string | null };
 
-/**
- * What a Payment or Checkout is built from: a status read (retrieve, update, webhook `data`, resolve), or a
- * transfer this call sent together with its plan (the caller's customer, item and metadata).
- */
+const recordBase = (facts: RecordFacts) =>
+  ({ provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId }) as const;
+
+/** What a record is built from: a status read, or a transfer this call sent with its plan (customer, item, metadata). */
 export type TransferSource = { status: StatusReply } | { transfer: CommittedTransfer; plan: TransferPlan };
 
 /**
- * The Payment of a status read, or of a committed transfer: built from the update and commit replies with no
- * further call (docs/providers/provider-t.md#commit, ours: committed means sent, so `succeeded`), or, when the commit was answered
- * "already committed" (an earlier attempt went through), from the status read that confirmed it, with the
- * caller's customer and item (docs/architecture.md#outcomes).
+ * The Payment of a status read, or of a committed transfer: from the update and commit replies, or from the status
+ * read that confirmed "already committed", with the caller's customer and item (docs/architecture.md#outcomes).
  */
 export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
-  const base = { provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId } as const;
   if ('status' in source) {
     const { status } = source;
+    const { value, currencyCode } = status.sendAmount.amount;
     const paymentStatus = paymentStatusOf(status.transactionStatus);
+    const paid = isKnownStatus(status.transactionStatus) ? AMOUNT_PAID[status.transactionStatus] : 'unknown';
     return {
-      ...base,
+      ...recordBase(facts),
       id: status.transactionId,
-      amount: status.sendAmount.amount.value,
-      amount_paid: amountPaidOf(status.transactionStatus, status.sendAmount.amount.value),
-      currency: status.sendAmount.amount.currencyCode,
+      amount: value,
+      amount_paid: paid === 'send_amount' ? value : paid === 'nothing' ? 0 : null,
+      currency: currencyCode,
       status: paymentStatus,
       customer: null,
       item_id: null,
@@ -122,21 +108,23 @@ export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
   }
   const { transfer, plan } = source;
   if (transfer.confirmed) {
-    return {
-      ...toPayment({ status: transfer.confirmed }, facts),
+    return Object.assign(toPayment({ status: transfer.confirmed }, facts), {
       customer: plan.customer,
       item_id: plan.itemId,
-      metadata: { ...plan.additionalDetails, ...statusFacts(transfer.confirmed) },
-    };
+      metadata: statusMetadata(transfer.confirmed, { ...plan.additionalDetails }),
+    });
   }
   const { update, commit } = transfer;
+  const { value, currencyCode } = update.sendAmount.amount;
   return {
-    ...base,
+    provider: PROVIDER,
+    livemode: facts.livemode,
+    request_id: facts.requestId,
     id: transfer.transactionId,
-    amount: update.sendAmount.amount.value,
+    amount: value,
     // Committed means the sender's money was taken for the send amount.
-    amount_paid: update.sendAmount.amount.value,
-    currency: update.sendAmount.amount.currencyCode,
+    amount_paid: value,
+    currency: currencyCode,
     status: 'succeeded',
     customer: plan.customer,
     item_id: plan.itemId,
@@ -149,17 +137,14 @@ export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
 }
 
 /**
- * The Checkout of a status read (no receipt link, which only the commit gives), or of a committed transfer:
- * `payment_url` is the receipt link, valid 5 minutes from `now` (docs/architecture.md#operations, docs/architecture.md#limits). The transfer is already
- * committed: it is a receipt, not a payment redirect. A transfer confirmed by a status read has no receipt link
- * (only the lost commit reply carried one).
+ * The Checkout of a status read, or of a committed transfer: `payment_url` is the commit's receipt link, valid 5
+ * minutes from `now` (docs/architecture.md#limits): the transfer is committed, so a receipt, not a payment page.
  */
 export function toCheckout(source: TransferSource, facts: RecordFacts, now = Date.now()): Checkout {
-  const base = { provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId } as const;
   if ('status' in source) {
     const { status } = source;
     return {
-      ...base,
+      ...recordBase(facts),
       id: status.transactionId,
       payment_url: null,
       amount: status.sendAmount.amount.value,
@@ -175,17 +160,18 @@ export function toCheckout(source: TransferSource, facts: RecordFacts, now = Dat
   const { transfer, plan } = source;
   const products = plan.itemId ? [{ id: plan.itemId, quantity: plan.quantity }] : [];
   if (transfer.confirmed) {
-    return {
-      ...toCheckout({ status: transfer.confirmed }, facts),
+    return Object.assign(toCheckout({ status: transfer.confirmed }, facts), {
       customer: plan.customer,
       products,
-      metadata: { ...plan.additionalDetails, ...statusFacts(transfer.confirmed) },
-    };
+      metadata: statusMetadata(transfer.confirmed, { ...plan.additionalDetails }),
+    });
   }
   const { update, commit } = transfer;
   const receipt = commit.commitReceipt?.consumerHyperLink ?? null;
   return {
-    ...base,
+    provider: PROVIDER,
+    livemode: facts.livemode,
+    request_id: facts.requestId,
     id: transfer.transactionId,
     payment_url: receipt,
     amount: update.sendAmount.amount.value,
@@ -199,14 +185,11 @@ export function toCheckout(source: TransferSource, facts: RecordFacts, now = Dat
   };
 }
 
-/** A refund this call committed (docs/providers/provider-t.md#refunds, ours), or found committed by a status read. */
+/** A refund this call committed (docs/providers/provider-t.md#refunds). */
 export interface CommittedRefund {
-  transactionId: string;
+  plan: RefundPlan;
   refundId: string;
   amount: WireMoney;
-  reason: string | null;
-  metadata: Record<string, string>;
-  refundReasonCode: string;
   read: unknown;
   commit: { referenceNumber?: string | undefined; expectedPayoutDate?: string | undefined };
 }
@@ -219,11 +202,10 @@ export function toRefund(
   source: { status: StatusReply } | { committed: CommittedRefund },
   facts: RecordFacts,
 ): Refund {
-  const base = { provider: PROVIDER, livemode: facts.livemode, request_id: facts.requestId } as const;
   if ('status' in source) {
     const { status } = source;
     return {
-      ...base,
+      ...recordBase(facts),
       id: `${status.transactionId}:refund`,
       payment_id: status.transactionId,
       amount: status.sendAmount.amount.value,
@@ -234,23 +216,23 @@ export function toRefund(
       raw: status,
     };
   }
-  const { committed } = source;
+  const { plan, refundId, amount, read, commit } = source.committed;
   return {
-    ...base,
-    id: committed.refundId,
-    payment_id: committed.transactionId,
-    amount: committed.amount.value,
-    currency: committed.amount.currencyCode,
+    ...recordBase(facts),
+    id: refundId,
+    payment_id: plan.transactionId,
+    amount: amount.value,
+    currency: amount.currencyCode,
     status: 'succeeded',
-    reason: committed.reason,
-    metadata: {
-      ...committed.metadata,
-      ...compact({
-        refundReasonCode: committed.refundReasonCode,
-        referenceNumber: committed.commit.referenceNumber,
-        expectedPayoutDate: committed.commit.expectedPayoutDate,
-      }),
-    },
-    raw: { read: committed.read, commit: committed.commit },
+    reason: plan.reason,
+    metadata: withFacts(
+      { ...plan.metadata },
+      {
+        refundReasonCode: plan.refundReasonCode,
+        referenceNumber: commit.referenceNumber,
+        expectedPayoutDate: commit.expectedPayoutDate,
+      },
+    ),
+    raw: { read, commit },
   };
 }

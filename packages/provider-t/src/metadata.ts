@@ -1,11 +1,11 @@
 /**
  * What callers put in `provider_metadata` for Provider T (docs/architecture.md#request-fields): the schemas
- * `checks.ts` parses with and `types.ts` infers the public types from.
+ * `checks.ts` parses with and `types.ts` infers the public types (and their docs) from.
  */
 import { currencySchema } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 
-const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
+export const text = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
 const optionalText = v.optional(text);
 const optionalString = v.optional(v.string('must be a string'));
 const alpha3 = v.pipe(
@@ -14,14 +14,12 @@ const alpha3 = v.pipe(
   v.toUpperCase(),
 );
 
-/** A person's name (docs/providers/provider-t.md#update). */
 export const nameSchema = v.looseObject({
   firstName: text,
   middleName: optionalText,
   lastName: text,
   secondLastName: optionalText,
 });
-/** A postal address (docs/providers/provider-t.md#update). Country codes are ISO 3166 alpha-3 (`USA`, `MEX`). */
 export const addressSchema = v.looseObject({
   line1: text,
   line2: optionalText,
@@ -33,7 +31,6 @@ export const addressSchema = v.looseObject({
 });
 const phoneSchema = v.looseObject({ number: text, countryDialCode: text });
 
-/** The sender: full KYC data on every transfer, since Provider T stores no customers (docs/architecture.md#request-fields). */
 export const senderSchema = v.looseObject({
   name: nameSchema,
   address: addressSchema,
@@ -51,14 +48,12 @@ export const senderSchema = v.looseObject({
   profileId: optionalText,
 });
 
-/** The receiver. Its address country is the destination when `destinationCountryCode` is not given. */
 export const receiverSchema = v.looseObject({
   name: nameSchema,
   address: v.optional(addressSchema),
   mobilePhone: v.optional(phoneSchema),
 });
 
-/** Compliance data the update step enforces (docs/architecture.md#reading-provider-t-compliance): forwarded when given. */
 export const transactionInformationSchema = v.looseObject({
   purposeOfTransactionCode: optionalString,
   sourceOfFundsCode: optionalString,
@@ -66,7 +61,6 @@ export const transactionInformationSchema = v.looseObject({
   relationshipToReceiver: optionalString,
 });
 
-/** Identity fields a single call may override (docs/providers/provider-t.md#identity-fields). */
 export const identityEntries = {
   targetAudience: optionalText,
   agentPartnerId: optionalText,
@@ -103,23 +97,17 @@ const transferEntries = {
 
 /** `provider_metadata` of `payments.create`. Unknown members are refused: a misspelt one would be lost. */
 export const transferMetadataSchema = v.strictObject(transferEntries);
-/**
- * `provider_metadata` of `checkouts.create`: a transfer plus its amount (major units, `100.5` = 100.50, at most the
- * currency's minor digits) and currency (docs/architecture.md#request-fields). Both are required by the type; their values are checked with
- * the rest of the transfer (`checkTransfer`), exactly as a payment's top-level ones are.
- */
+/** `provider_metadata` of `checkouts.create`: `checkTransfer` checks amount and currency as a payment's. */
 export const checkoutMetadataSchema = v.strictObject({
   ...transferEntries,
   amount: v.custom<number>(() => true),
   currency: v.custom<string>(() => true),
 });
-/** `provider_metadata` of `payments.update` / `checkouts.update`: the receiver-name amendment (docs/architecture.md#operations). */
 export const updateMetadataSchema = v.strictObject({
   ...identityEntries,
   receiverFirstName: optionalText,
   receiverLastName: optionalText,
 });
-/** `provider_metadata` of `refunds.create`. */
 export const refundMetadataSchema = v.strictObject({
   ...identityEntries,
   /** Enumerated reason (`CUSTOMER_REQUEST`, `INCORRECT_AMT`, `WRONG_RECEIVER`, …); default `CUSTOMER_REQUEST`. */

@@ -1,81 +1,68 @@
 /**
  * The metadata strings of Provider T's records (docs/architecture.md#records): the caller's metadata (sent as
- * `additionalDetails`), then the provider's facts the record has no field for: references, payout date, service
- * option, fees, totals and FX.
+ * `additionalDetails`), then the provider's facts the record has no field for.
  */
 import { decimalText } from '@pay/core/adapter';
 import type { TransferPlan } from './checks.js';
-import type { CommitReply, StatusReply, UpdateReply, WireMoney } from './wire.js';
+import type { CommitReply, StatusReply, UpdateReply } from './wire.js';
 
-type Breakdown = {
-  amount: WireMoney;
-  fees?: { value?: number | undefined };
-  total?: { value?: number | undefined };
-};
-type Receive = {
-  amount?: { value?: number | undefined; currencyCode?: string | undefined };
-  fxRate?: number | undefined;
-};
+const decimal = (value: number | undefined) => (value === undefined ? undefined : decimalText(value));
 
-/** Fees, totals and FX of a transfer as metadata strings (the record has no fields for them). */
-function amountFacts(send: Breakdown, receive: Receive | undefined): Record<string, string> {
-  return compact({
-    fees: send.fees?.value === undefined ? undefined : decimalText(send.fees.value),
-    total: send.total?.value === undefined ? undefined : decimalText(send.total.value),
-    receiveAmount: receive?.amount?.value === undefined ? undefined : decimalText(receive.amount.value),
-    receiveCurrency: receive?.amount?.currencyCode,
-    fxRate: receive?.fxRate === undefined ? undefined : decimalText(receive.fxRate),
+/** Sets each string member of `facts` on `metadata` in place (one object per record, no copy per group of facts). */
+export function withFacts(
+  metadata: Record<string, string>,
+  facts: Record<string, unknown>,
+): Record<string, string> {
+  for (const key in facts) {
+    const value = facts[key];
+    if (typeof value === 'string') metadata[key] = value;
+  }
+  return metadata;
+}
+
+/** Adds fees, totals and FX of a transfer as strings (the record has no fields for them). */
+function withAmountFacts(
+  metadata: Record<string, string>,
+  { sendAmount, receiveAmount }: Pick<UpdateReply, 'sendAmount' | 'receiveAmount'>,
+): Record<string, string> {
+  return withFacts(metadata, {
+    fees: decimal(sendAmount.fees?.value),
+    total: decimal(sendAmount.total?.value),
+    receiveAmount: decimal(receiveAmount?.amount?.value),
+    receiveCurrency: receiveAmount?.amount?.currencyCode,
+    fxRate: decimal(receiveAmount?.fxRate),
   });
 }
 
-/** The members that have a value. */
-export function compact(values: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-}
-
-/** String-valued `additionalDetails` (the caller's metadata round-trips through them). */
-function detailsOf(details: Record<string, unknown> | undefined): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(details ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
-}
-
 /** Metadata of a committed transfer: the caller's metadata, then the provider's facts about it. */
-export function transferMetadata(
-  plan: TransferPlan,
-  update: UpdateReply,
-  commit: CommitReply,
-): Record<string, string> {
-  return {
-    ...plan.additionalDetails,
-    ...compact({
+export function transferMetadata(plan: TransferPlan, update: UpdateReply, commit: CommitReply) {
+  const metadata = withFacts(
+    { ...plan.additionalDetails },
+    {
       referenceNumber: commit.referenceNumber,
       expectedPayoutDate: commit.expectedPayoutDate,
       serviceOptionCode: update.serviceOptionCode,
       serviceOptionName: update.serviceOptionName,
       receiptUrl: commit.commitReceipt?.consumerHyperLink,
-    }),
-    ...amountFacts(update.sendAmount, update.receiveAmount),
-  };
+    },
+  );
+  return withAmountFacts(metadata, update);
 }
 
-/** Metadata of a status read: the transfer's `additionalDetails`, then the provider's facts. */
-export function statusMetadata(status: StatusReply): Record<string, string> {
-  return { ...detailsOf(status.additionalDetails), ...statusFacts(status) };
-}
-
-/** The provider's facts of a status read, as metadata strings. */
-export function statusFacts(status: StatusReply): Record<string, string> {
-  return {
-    ...compact({
-      transactionStatus: status.transactionStatus,
-      referenceNumber: status.referenceNumber,
-      expectedPayoutDate: status.expectedPayoutDate,
-      destinationCountryCode: status.destinationCountryCode,
-      serviceOptionCode: status.serviceOptionCode,
-    }),
-    ...amountFacts(status.sendAmount, status.receiveAmount),
-  };
+/**
+ * Metadata of a status read: `details` (by default the transfer's string-valued `additionalDetails`, where the
+ * caller's metadata round-trips), then the provider's facts.
+ */
+export function statusMetadata(
+  status: StatusReply,
+  details = withFacts({}, status.additionalDetails ?? {}),
+): Record<string, string> {
+  withFacts(details, {
+    transactionStatus: status.transactionStatus,
+    referenceNumber: status.referenceNumber,
+    expectedPayoutDate: status.expectedPayoutDate,
+    destinationCountryCode: status.destinationCountryCode,
+    serviceOptionCode: status.serviceOptionCode,
+  });
+  return withAmountFacts(details, status);
 }

@@ -8,38 +8,7 @@ import type { ProviderTIdentity } from './config.js';
 import type { ProviderCall } from './envelope.js';
 
 /** Where a call is made from: a request id derived from an idempotency key, the context. */
-export interface CallSettings {
-  requestId?: string | undefined;
-  context: ErrorContext;
-}
-
-function settings(call: CallSettings) {
-  return {
-    ...(call.requestId ? { requestId: call.requestId } : {}),
-    context: call.context,
-  };
-}
-
-/** Transfer step 1, the quote: reserves a transaction id. Never retried (a repeat would reserve another). */
-export function quoteRequest(plan: TransferPlan, call: CallSettings): ProviderCall {
-  const { metadata } = plan;
-  return {
-    call: 'POST /transfer/v1/transactions/quote',
-    method: 'POST',
-    path: '/transfer/v1/transactions/quote',
-    json: {
-      ...plan.identity,
-      destinationCountryCode: plan.destinationCountryCode,
-      destinationCountrySubdivisionCode: metadata.destinationCountrySubdivisionCode,
-      serviceOptionCode: metadata.serviceOptionCode,
-      serviceOptionRoutingCode: metadata.serviceOptionRoutingCode,
-      sendAmount: { value: plan.amount, currencyCode: plan.currency },
-      receiveCurrencyCode: metadata.receiveCurrencyCode,
-    },
-    retrySafe: false,
-    ...settings(call),
-  };
-}
+type CallSettings = { requestId?: string | undefined; context: ErrorContext };
 
 /** The quote a transfer continues with: its transaction id and the service option the update must repeat. */
 export interface QuotedTransfer {
@@ -48,21 +17,40 @@ export interface QuotedTransfer {
   serviceOptionRoutingCode: string | undefined;
 }
 
+/** The members the quote and the update both send, in this order, with the service option given. */
+function transferBody(plan: TransferPlan, option: Partial<QuotedTransfer>) {
+  return {
+    ...plan.identity,
+    destinationCountryCode: plan.destinationCountryCode,
+    destinationCountrySubdivisionCode: plan.metadata.destinationCountrySubdivisionCode,
+    serviceOptionCode: option.serviceOptionCode,
+    serviceOptionRoutingCode: option.serviceOptionRoutingCode,
+    sendAmount: { value: plan.amount, currencyCode: plan.currency },
+    receiveCurrencyCode: plan.metadata.receiveCurrencyCode,
+  };
+}
+
+/** Transfer step 1, the quote: reserves a transaction id. Never retried (a repeat would reserve another). */
+export function quoteRequest(plan: TransferPlan, call: CallSettings): ProviderCall {
+  return {
+    call: 'POST /transfer/v1/transactions/quote',
+    method: 'POST',
+    path: '/transfer/v1/transactions/quote',
+    json: transferBody(plan, plan.metadata),
+    retrySafe: false,
+    ...call,
+  };
+}
+
 /** Transfer step 2, the update: sender, receiver and compliance data. Retried with the same request id. */
 export function updateRequest(plan: TransferPlan, quote: QuotedTransfer, call: CallSettings): ProviderCall {
   const { metadata, additionalDetails } = plan;
+  const json = transferBody(plan, quote);
   return {
     call: 'PUT /transfer/v1/transactions/{transactionId}',
     method: 'PUT',
     path: path`/transfer/v1/transactions/${quote.transactionId}`,
-    json: {
-      ...plan.identity,
-      destinationCountryCode: plan.destinationCountryCode,
-      destinationCountrySubdivisionCode: metadata.destinationCountrySubdivisionCode,
-      serviceOptionCode: quote.serviceOptionCode,
-      serviceOptionRoutingCode: quote.serviceOptionRoutingCode,
-      sendAmount: { value: plan.amount, currencyCode: plan.currency },
-      receiveCurrencyCode: metadata.receiveCurrencyCode,
+    json: Object.assign(json, {
       sender: metadata.sender,
       receiver: metadata.receiver,
       transactionInformation: metadata.transactionInformation,
@@ -71,9 +59,9 @@ export function updateRequest(plan: TransferPlan, quote: QuotedTransfer, call: C
       targetAccount: metadata.targetAccount,
       partnerTransactionId: metadata.partnerTransactionId,
       additionalDetails: Object.keys(additionalDetails).length > 0 ? additionalDetails : undefined,
-    },
+    }),
     retrySafe: true,
-    ...settings(call),
+    ...call,
   };
 }
 
@@ -87,7 +75,7 @@ export function commitRequest(plan: TransferPlan, transactionId: string, call: C
     retrySafe: true,
     // Retry-safe only because the provider replays a repeated request id; it moves money all the same.
     movesMoney: true,
-    ...settings(call),
+    ...call,
   };
 }
 
@@ -101,9 +89,9 @@ export function statusRequest(
     call: 'GET /status/v1/transactions/{transactionId}',
     method: 'GET',
     path: path`/status/v1/transactions/${transactionId}`,
-    query: { ...identityOf(identity, undefined) },
+    query: identityOf(identity),
     retrySafe: true,
-    ...settings(call),
+    ...call,
   };
 }
 
@@ -113,9 +101,9 @@ export function amendReadRequest(transactionId: string, plan: AmendPlan, call: C
     call: 'GET /amend/v1/transactions/{transactionId}',
     method: 'GET',
     path: path`/amend/v1/transactions/${transactionId}`,
-    query: { ...plan.identity },
+    query: plan.identity,
     retrySafe: true,
-    ...settings(call),
+    ...call,
   };
 }
 
@@ -134,7 +122,7 @@ export function amendNameRequest(
     json: { ...plan.identity, amendId, name },
     // Setting the same name twice changes nothing and moves no money; the provider replays by request id.
     retrySafe: true,
-    ...settings(call),
+    ...call,
   };
 }
 
@@ -146,7 +134,7 @@ export function refundReadRequest(plan: RefundPlan, call: CallSettings): Provide
     path: path`/refund/v2/transactions/${plan.transactionId}`,
     query: { ...plan.identity, refundReasonCode: plan.refundReasonCode, refundFee: plan.refundFee },
     retrySafe: true,
-    ...settings(call),
+    ...call,
   };
 }
 
@@ -159,6 +147,6 @@ export function refundCommitRequest(plan: RefundPlan, refundId: string, call: Ca
     json: { ...plan.identity, refundId },
     retrySafe: true,
     movesMoney: true,
-    ...settings(call),
+    ...call,
   };
 }

@@ -81,9 +81,9 @@ export interface ProviderTTypes extends AdapterTypes {
 export type ProviderTAdapter = Adapter<ProviderTTypes> & {
   /**
    * Replaces the OAuth client id and secret while the process runs (docs/providers/provider-t.md#authentication):
-   * the next call logs in with them, the access token of the old ones is dropped, and a call already sent that
-   * the provider then refuses (401) logs in again with the new pair, never with one old and one new member.
-   * Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing nothing.
+   * the next call, and a call already sent that the provider then refuses (401), logs in with the new pair, never
+   * with one old and one new member. Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for
+   * an empty member, changing nothing.
    */
   updateCredentials(credentials: ProviderTCredentials): void;
 };

@@ -1,16 +1,9 @@
 /**
  * Provider T webhooks (docs/providers/provider-t.md#webhooks), in two phases (core's `AuthenticatedDelivery`):
- *
- * 1. `verify` — everything that needs no upstream call: signature header, freshness, RSA-SHA256 over
- *    `"<t>.<host>.<raw body>"` with Provider T's public key (the environment's, or the configured ones), where
- *    the host is the one this application configured (Provider T signs every partner's deliveries with the same
- *    key, so the signed host is what binds a delivery to us), then the payload and its `agentPartnerId` against ours. It resolves to the
- *    delivery's deduplication key, so a replayed delivery is stopped before any upstream work
- *    (docs/providers/provider-t.md#webhooks, docs/architecture.md#webhook-deduplication).
- * 2. `events()` — the status read, and the events derived from the CONFIRMED status, not from the push
- *    (docs/providers/provider-t.md#events): a late `SENT` push for a transfer that is now `REJECTED` raises
- *    `payment.failed`; a push that claims a state the read does not show yet is answered retryably so Provider T
- *    delivers it again.
+ * `verify` checks everything that needs no upstream call and resolves to the deduplication key, so a replay is
+ * stopped before any upstream work (docs/architecture.md#webhook-deduplication); `events()` reads the status and
+ * raises the events of the CONFIRMED status, not of the push (docs/providers/provider-t.md#events): a late `SENT`
+ * push for a transfer now `REJECTED` raises `payment.failed`; a push ahead of the read is answered retryably.
  */
 import {
   type AuthenticatedDelivery,
@@ -26,7 +19,7 @@ import {
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import type { ProviderTClient } from './client.js';
-import { PROVIDER } from './config.js';
+import { PROVIDER, type ResolvedConfig } from './config.js';
 import { findTransaction } from './flows/status.js';
 import { eventTypeOf, STATUS_EVENTS, toPayment, toRefund } from './mapping.js';
 import type { ProviderTEventName, ProviderTRawEvents } from './types.js';
@@ -37,14 +30,6 @@ import {
   type WebhookBody,
   webhookBodySchema,
 } from './wire.js';
-
-/** The raw event names, for `.on()` registration checks. */
-export const RAW_EVENT_NAMES = ['providerT.TRANSACTION_STATUS_EVENT'] as const;
-
-/** The normalised events of the status table (and `payment.updated` for a state it does not know), once each. */
-const EVENT_NAMES = [
-  ...new Set([...Object.values(STATUS_EVENTS), 'payment.updated']),
-] as ProviderTEventName[];
 
 /** A signature older than this is refused (docs/providers/provider-t.md#webhooks). */
 export const MAX_SIGNATURE_AGE_SECONDS = 65 * 60;
@@ -73,25 +58,7 @@ export function parseSignatureHeader(value: string): SignatureHeader | undefined
   return { timestamp: Number(t), signature };
 }
 
-/** What the webhook verifier needs besides the client. */
-export interface WebhookSettings {
-  /** The keys a signature may verify with, in the order configured (two while Provider T rotates its key). */
-  publicKeys: readonly string[];
-  /** The host this application registered with Provider T (`webhookHost` / `PROVIDER_T_WEBHOOK_HOST`). */
-  host: string | undefined;
-  /** In the sandbox, a missing `host` falls back to the host of `fullUrl`; in production it is required. */
-  isSandbox: boolean;
-  /** Our agent partner id: a delivery for any other partner is refused. */
-  agentPartnerId: string;
-  /** Clock in milliseconds, for tests. */
-  now?: () => number;
-}
-
-/**
- * How far a transfer has got, per state: a push whose state is further along than the status read shows is
- * ahead of the read (eventual consistency at the provider), and is answered retryably
- * (docs/providers/provider-t.md#events).
- */
+/** How far a transfer has got, per state: a push further along than the status read is answered retryably. */
 const PROGRESS = {
   UNFUNDED: 0,
   PROCESSING: 1,
@@ -105,25 +72,27 @@ const PROGRESS = {
   CLOSED: 5,
 } as const satisfies Record<TransactionStatus, number>;
 
-/** The subscription whose deliveries raise events (the only one the wire contract (docs/providers/provider-t.md#webhooks) documents). */
+/** The subscription whose deliveries raise events (the only one docs/providers/provider-t.md#webhooks documents). */
 const STATUS_SUBSCRIPTION = 'TRANSACTION_STATUS_EVENT';
 
 /** Provider T's webhook definition: no shared secret, Provider T's public key (or keys, during a rotation). */
-export function createWebhooks(
-  client: ProviderTClient,
-  settings: WebhookSettings,
-): WebhookDefinition & {
+export function createWebhooks(client: ProviderTClient): WebhookDefinition & {
   rawEventNames: readonly (keyof ProviderTRawEvents)[];
   eventNames: readonly ProviderTEventName[];
 } {
   return {
-    rawEventNames: RAW_EVENT_NAMES,
-    eventNames: EVENT_NAMES,
+    rawEventNames: ['providerT.TRANSACTION_STATUS_EVENT'],
+    // The status table's events (and `payment.updated` for a state it does not know), once each.
+    eventNames: [...new Set([...Object.values(STATUS_EVENTS), 'payment.updated'])] as ProviderTEventName[],
     secret: 'unused',
     async verify(delivery): Promise<AuthenticatedDelivery> {
-      const { sent, read, keyIndex } = await authenticate(delivery, settings);
+      const { sent, read, keyIndex } = await authenticate(delivery, client.config);
       return {
-        key: deliveryKey(read),
+        // Known before any upstream call: the transfer and the state pushed, whatever its eventId.
+        key:
+          read.subscriptionType === STATUS_SUBSCRIPTION
+            ? `${read.eventPayload.transactionId}:${read.eventPayload.transactionStatus}`
+            : `${read.subscriptionType}:${read.eventId}`,
         events: () => eventsOf(client, sent, read),
         secretIndex: keyIndex,
       };
@@ -131,28 +100,15 @@ export function createWebhooks(
   };
 }
 
-/**
- * The deduplication key of a delivery, known before any upstream call: the transfer and the state pushed, so a
- * redelivery of the same push (whatever its eventId) is processed once; other subscriptions by their eventId.
- */
-function deliveryKey(body: WebhookBody): string {
-  return body.subscriptionType === STATUS_SUBSCRIPTION
-    ? `${body.eventPayload.transactionId}:${body.eventPayload.transactionStatus}`
-    : `${body.subscriptionType}:${body.eventId}`;
-}
-
-/**
- * Checks header, freshness, host binding, signature and partner; returns the body as sent (the raw event's
- * `data`) and as read, and which configured key verified it. Nothing is read upstream before this passes.
- */
+/** Checks signature and partner; returns the body as sent (the raw event's `data`) and as read, and the key's index. */
 async function authenticate(
   delivery: WebhookDelivery,
-  settings: WebhookSettings,
+  config: ResolvedConfig,
 ): Promise<{ sent: ProviderTStatusEvent; read: WebhookBody; keyIndex: number }> {
   const { secretIndex: keyIndex } = await verifyRsaHeader(
     delivery,
-    settings.publicKeys,
-    signatureScheme(delivery, settings),
+    config.webhookPublicKeys,
+    signatureScheme(delivery, config),
   );
   const sent = parseJson(delivery.body); // undefined for text that is not JSON: malformed_payload below
   const result = v.safeParse(webhookBodySchema, sent);
@@ -162,7 +118,7 @@ async function authenticate(
     });
   }
   // One key signs every partner's deliveries, so the partner named in the delivery must be ours.
-  if (result.output.eventPayload.agentPartnerId !== settings.agentPartnerId) {
+  if (result.output.eventPayload.agentPartnerId !== config.identity.agentPartnerId) {
     throw new WebhookVerificationError(
       'The webhook is for another agent partner than the one configured (agentPartnerId); it is not ours.',
       { reason: 'merchant_mismatch' },
@@ -174,13 +130,13 @@ async function authenticate(
 
 /**
  * How Provider T signs (docs/providers/provider-t.md#webhooks): `Signature: t=<unix seconds>, s=<base64>`, an
- * RSA-SHA256 signature of `"<t>.<host>.<raw body>"`, where the host is the one this application configured (see
- * {@link signedHost}), refused when older than 65 minutes or dated more than 5 minutes ahead. Every key is tried,
- * whether or not an earlier one verified, so the time taken does not tell which key matched.
+ * RSA-SHA256 signature of `"<t>.<host>.<raw body>"` with the configured host ({@link signedHost}), refused when
+ * older than 65 minutes or dated more than 5 minutes ahead. Every key is tried, whether or not an earlier one
+ * verified, so the time taken does not tell which key matched.
  */
 function signatureScheme(
   delivery: WebhookDelivery,
-  settings: WebhookSettings,
+  config: ResolvedConfig,
 ): Omit<SignatureScheme, 'algorithm'> {
   // Known once the header and its timestamp passed (a production handler without one refuses retryably then).
   let host = '';
@@ -191,11 +147,10 @@ function signatureScheme(
     tolerance: {
       maxAgeSeconds: MAX_SIGNATURE_AGE_SECONDS,
       maxFutureSeconds: MAX_SIGNATURE_FUTURE_SECONDS,
-      ...(settings.now ? { now: settings.now } : {}),
     },
     // The signed content is `<t>.<host>.` followed by the raw body bytes exactly as received.
     signedContent: (rawBody, timestamp) => {
-      host = signedHost(delivery, settings);
+      host = signedHost(delivery, config);
       return [`${timestamp}.${host}.`, rawBody];
     },
     messages: {
@@ -212,27 +167,25 @@ function signatureScheme(
 
 /**
  * The host the signature must cover: the configured one, never the request's (a request can name any host).
- * Without one, the sandbox falls back to the host of `fullUrl` (local development behind tunnels), and
- * production refuses retryably (503) so no delivery is lost while the configuration is fixed.
+ * Without one, the sandbox takes the host of `fullUrl` (development behind tunnels); production refuses retryably
+ * (503) so no delivery is lost while the configuration is fixed.
  */
-function signedHost(delivery: WebhookDelivery, settings: WebhookSettings): string {
-  if (settings.host) return settings.host;
-  if (settings.isSandbox) return hostOf(delivery.fullUrl);
+function signedHost(delivery: WebhookDelivery, config: ResolvedConfig): string {
+  if (config.webhookHost) return config.webhookHost;
+  if (!config.livemode) {
+    try {
+      return new URL(delivery.fullUrl).host;
+    } catch {
+      throw new WebhookVerificationError(
+        'fullUrl must be the absolute URL the webhook was posted to (its host is signed).',
+        { reason: 'malformed_payload' },
+      );
+    }
+  }
   throw new WebhookVerificationError(
     'Provider T webhooks in production are verified against the host you registered with Provider T: set webhookHost (env PROVIDER_T_WEBHOOK_HOST), e.g. "pay.shop.example". Until it is set every delivery is answered 503, so Provider T delivers it again later.',
     { reason: 'missing_host', retryable: true },
   );
-}
-
-function hostOf(fullUrl: string): string {
-  try {
-    return new URL(fullUrl).host;
-  } catch {
-    throw new WebhookVerificationError(
-      'fullUrl must be the absolute URL the webhook was posted to (its host is signed).',
-      { reason: 'malformed_payload' },
-    );
-  }
 }
 
 /** `eventDate` is UTC without a zone (`2026-11-22T10:15:30.123`). */
@@ -244,8 +197,8 @@ function eventTime(eventDate: string | undefined): number {
 }
 
 /**
- * The normalised event of the CONFIRMED status (data re-read from the status endpoint), then the raw event. A
- * pushed state the adapter does not know (a new one, or a name like `constructor`) raises the raw event only.
+ * The normalised event of the CONFIRMED status, then the raw event. A pushed state the adapter does not know (a
+ * new one, or a name like `constructor`) raises the raw event only.
  */
 async function eventsOf(
   client: ProviderTClient,

@@ -1,6 +1,6 @@
 /**
- * Provider T's replies, as lenient valibot schemas (docs/providers/provider-t.md): only the fields the adapter reads are
- * required, amounts may come as numbers or decimal strings, and unknown fields are kept for `raw`.
+ * Provider T's replies, as lenient valibot schemas (docs/providers/provider-t.md): only the fields the adapter
+ * reads are required, amounts may come as numbers or decimal strings, and unknown fields are kept for `raw`.
  */
 import { parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
@@ -19,25 +19,22 @@ const decimal = v.union([
 const idText = v.union([v.pipe(v.string(), v.minLength(1)), v.pipe(v.number(), v.toString())]);
 
 /** `{ value, currencyCode }` (major units). */
-export const moneySchema = v.looseObject({
+const moneySchema = v.looseObject({
   value: decimal,
   currencyCode: v.pipe(v.string(), v.toUpperCase()),
 });
-/** A money amount as read from a reply. */
 export type WireMoney = v.InferOutput<typeof moneySchema>;
 
+/** Money whose members are optional to read. */
+const partialMoney = v.optional(
+  v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) }),
+);
+
 /** `sendAmount` / `refundAmount`: the amount with its fees and total (fees and total are optional to read). */
-const amountBreakdownSchema = v.looseObject({
-  amount: moneySchema,
-  fees: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
-  total: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
-});
+const amountBreakdownSchema = v.looseObject({ amount: moneySchema, fees: partialMoney, total: partialMoney });
 
 /** `receiveAmount`: what the receiver gets, and the locked FX rate. */
-const receiveAmountSchema = v.looseObject({
-  amount: v.optional(v.looseObject({ value: v.optional(decimal), currencyCode: v.optional(v.string()) })),
-  fxRate: v.optional(decimal),
-});
+const receiveAmountSchema = v.looseObject({ amount: partialMoney, fxRate: v.optional(decimal) });
 
 /** `GET /oauth/accesstoken` 200. */
 export const tokenReplySchema = v.looseObject({
@@ -45,35 +42,30 @@ export const tokenReplySchema = v.looseObject({
   expires_in: decimal,
 });
 
+const errorEntries = {
+  category: v.optional(v.string()),
+  code: v.optional(v.union([v.string(), v.number()])),
+  message: v.optional(v.string()),
+};
 /** The error envelope of 4xx/5xx replies (and the token endpoint's `{ error }` variant). */
 export const errorEnvelopeSchema = v.looseObject({
   errors: v.optional(
     v.array(
       v.looseObject({
-        category: v.optional(v.string()),
-        code: v.optional(v.union([v.string(), v.number()])),
-        message: v.optional(v.string()),
+        ...errorEntries,
         offendingFields: v.optional(v.array(v.looseObject({ field: v.optional(v.string()) }))),
       }),
     ),
   ),
-  error: v.optional(
-    v.looseObject({
-      category: v.optional(v.string()),
-      code: v.optional(v.union([v.string(), v.number()])),
-      message: v.optional(v.string()),
-    }),
-  ),
+  error: v.optional(v.looseObject(errorEntries)),
 });
 
-/** One service option of a quote. */
-export const quoteOptionSchema = v.looseObject({
+const quoteOptionSchema = v.looseObject({
   transactionId: idText,
   serviceOptionCode: v.optional(v.string()),
   serviceOptionRoutingCode: v.optional(v.string()),
 });
-
-/** `POST /transfer/v1/transactions/quote` 200. */
+/** `POST /transfer/v1/transactions/quote` 200: the service options offered. */
 export const quoteReplySchema = v.looseObject({
   transactions: v.pipe(v.array(quoteOptionSchema), v.minLength(1, 'must hold at least one quote')),
 });
@@ -87,7 +79,6 @@ export const updateReplySchema = v.looseObject({
   sendAmount: amountBreakdownSchema,
   receiveAmount: v.optional(receiveAmountSchema),
 });
-/** The update reply, as read. */
 export type UpdateReply = v.InferOutput<typeof updateReplySchema>;
 
 /** `PUT /transfer/v1/transactions/{id}/commit` 200. */
@@ -96,7 +87,6 @@ export const commitReplySchema = v.looseObject({
   expectedPayoutDate: v.optional(v.string()),
   commitReceipt: v.optional(v.looseObject({ consumerHyperLink: v.optional(v.string()) })),
 });
-/** The commit reply, as read. */
 export type CommitReply = v.InferOutput<typeof commitReplySchema>;
 
 /** Transaction states (docs/providers/provider-t.md#status); `IN_TRANSIT` is accepted for `IN TRANSIT`. */
@@ -116,9 +106,8 @@ export const TRANSACTION_STATUSES = [
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /**
- * A transaction state as sent: the `IN_TRANSIT` spelling folded into `IN TRANSIT`, any other text kept as is.
- * A state this adapter does not know is not an error (docs/architecture.md#lenient-reading): the mapping gives it
- * a safe unified status.
+ * A transaction state as sent, `IN_TRANSIT` folded into `IN TRANSIT`. A state this adapter does not know is not an
+ * error (docs/architecture.md#lenient-reading): the mapping gives it a safe unified status.
  */
 export const transactionStatusSchema = v.pipe(
   v.string(),
@@ -138,8 +127,6 @@ const nameSchema = v.looseObject({
   lastName: v.optional(v.string()),
   secondLastName: v.optional(v.string()),
 });
-/** A person's name as Provider T sends it. */
-export type WireName = v.InferOutput<typeof nameSchema>;
 
 /** `GET /status/v1/transactions/{id}` 200. */
 export const statusReplySchema = v.looseObject({
@@ -154,7 +141,6 @@ export const statusReplySchema = v.looseObject({
   receiver: v.optional(v.looseObject({ name: v.optional(nameSchema) })),
   additionalDetails: v.optional(v.record(v.string(), v.unknown())),
 });
-/** The status reply, as read. */
 export type StatusReply = v.InferOutput<typeof statusReplySchema>;
 
 /** `GET /amend/v1/transactions/{id}` 200. */
@@ -182,9 +168,8 @@ export const refundCommitSchema = v.looseObject({
 });
 
 /**
- * The webhook body (docs/providers/provider-t.md#webhooks); it carries no personal data. Only what verification and the
- * mapping read is required; ids may come as numbers. `agentPartnerId` is required: it binds the delivery to
- * this partner (docs/providers/provider-t.md#webhooks).
+ * The webhook body (docs/providers/provider-t.md#webhooks): only what verification and the mapping read is
+ * required, ids may come as numbers. `agentPartnerId` is required: it binds the delivery to this partner.
  */
 export const webhookBodySchema = v.looseObject({
   eventId: idText,
@@ -196,7 +181,6 @@ export const webhookBodySchema = v.looseObject({
     transactionStatus: transactionStatusSchema,
   }),
 });
-/** A webhook body as read (ids as text, the status spelling folded). */
 export type WebhookBody = v.InferOutput<typeof webhookBodySchema>;
 /** A verified webhook body, the `data` of the raw event `providerT.TRANSACTION_STATUS_EVENT`. */
 export interface ProviderTStatusEvent {

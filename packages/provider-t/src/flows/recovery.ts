@@ -1,22 +1,17 @@
 /**
- * The caller's idempotency key on Provider T (docs/architecture.md#idempotency): Provider T's own mechanism is the
- * client request id (docs/providers/provider-t.md#authentication: `X-Client-Request-Id: <uuid>`, the same on every
- * retry, processed once), so each money-moving step's request id is derived from the key and the step, and the
- * ledger's recovery points (`checkpoint`) record how far a transfer or refund got so that a retry with the same
- * key resumes there instead of quoting again.
+ * The caller's idempotency key on Provider T (docs/architecture.md#idempotency): each money-moving step's
+ * `X-Client-Request-Id` is derived from the key and the step (Provider T processes a repeated one once,
+ * docs/providers/provider-t.md#authentication), and the ledger's recovery points record how far a transfer or
+ * refund got, so a retry with the same key resumes there instead of quoting again.
  */
-
 import {
   type ErrorContext,
   InvalidResponseError,
-  isRecord,
   type JsonValue,
   type OperationContext,
   StoreError,
 } from '@pay/core/adapter';
-
-/** The upstream steps that carry a request id derived from the key (mutations only; reads stay fresh). */
-export type KeyedStep = 'quote' | 'update' | 'commit' | 'refund_commit';
+import * as v from '@pay/core/schema';
 
 /**
  * Namespace of the name-based UUIDs (RFC 9562 version 5) this adapter derives: fixed forever, since a new one
@@ -27,12 +22,16 @@ const REQUEST_ID_NAMESPACE = new Uint8Array([
 ]);
 
 /**
- * The `X-Client-Request-Id` of one step of the call made with `key`: a UUID (the wire contract's (docs/providers/provider-t.md#authentication) format; a raw
- * key could be any length or character) derived by SHA-1 name-based UUID (version 5) from the agent partner, the
- * key and the step. The same key and step give the same id in every process, so Provider T recognises a
+ * The `X-Client-Request-Id` of one step (mutations only; reads stay fresh) of the call made with `key`: a UUID
+ * (the format docs/providers/provider-t.md#authentication asks for; a raw key could be any length or character),
+ * version 5 of the agent partner, the key and the step. The same in every process, so Provider T recognises a
  * retry after a crash as the same request; the partner scopes it, so two partners' equal keys never meet.
  */
-export async function keyedRequestId(agentPartnerId: string, key: string, step: KeyedStep): Promise<string> {
+export async function keyedRequestId(
+  agentPartnerId: string,
+  key: string,
+  step: 'quote' | 'update' | 'commit' | 'refund_commit',
+): Promise<string> {
   const name = new TextEncoder().encode(JSON.stringify([agentPartnerId, key, step]));
   const input = new Uint8Array(REQUEST_ID_NAMESPACE.length + name.length);
   input.set(REQUEST_ID_NAMESPACE);
@@ -45,73 +44,47 @@ export async function keyedRequestId(agentPartnerId: string, key: string, step: 
 }
 
 /** Where a transfer got to, as recorded in the ledger before each next step. */
-export interface TransferRecoveryPoint {
-  transactionId: string;
+const transferPointSchema = v.looseObject({
+  transactionId: v.pipe(v.string(), v.minLength(1)),
   /** `quoted`: reserved; `updated`: ready for commit; `commit_sent`: the commit may have been sent. */
-  step: 'quoted' | 'updated' | 'commit_sent';
+  step: v.picklist(['quoted', 'updated', 'commit_sent']),
   /** The quote's service option, which the update must repeat (docs/providers/provider-t.md#update). */
-  serviceOptionCode?: string;
-  serviceOptionRoutingCode?: string;
+  serviceOptionCode: v.optional(v.string()),
+  serviceOptionRoutingCode: v.optional(v.string()),
   /**
    * With `commit_sent`: when the last commit was about to be sent (epoch milliseconds). Provider T commits only
    * within 30 minutes of `readyForCommit` (docs/providers/provider-t.md#commit), which came before: 30 minutes
    * after this, a commit it does not show can no longer land.
    */
-  commitSentAt?: number;
-}
+  commitSentAt: v.optional(v.pipe(v.number(), v.finite())),
+});
+export type TransferRecoveryPoint = v.InferOutput<typeof transferPointSchema>;
 
 /** Where a refund got to: read, about to commit `refundId` for `amount`. */
-export interface RefundRecoveryPoint {
-  transactionId: string;
-  step: 'commit_sent';
-  refundId: string;
-  amount: { value: number; currencyCode: string };
-}
+const refundPointSchema = v.looseObject({
+  transactionId: v.string(),
+  step: v.literal('commit_sent'),
+  refundId: v.string(),
+  amount: v.looseObject({ value: v.number(), currencyCode: v.string() }),
+});
 
-const TRANSFER_STEPS = new Set(['quoted', 'updated', 'commit_sent']);
-
-const optionalText = (value: unknown) => value === undefined || typeof value === 'string';
-
-/** Reads a transfer recovery point; `null` for a new key; an error for one this adapter did not write. */
-export function transferRecoveryPoint(point: JsonValue | null | undefined): TransferRecoveryPoint | null {
+/** Reads a recovery point; `null` for a new key; an error for one this adapter did not write. */
+function readPoint<S extends v.GenericSchema>(
+  schema: S,
+  what: string,
+  point: JsonValue | null | undefined,
+): v.InferOutput<S> | null {
   if (point === null || point === undefined) return null;
-  if (
-    isRecord(point) &&
-    typeof point.transactionId === 'string' &&
-    point.transactionId !== '' &&
-    typeof point.step === 'string' &&
-    TRANSFER_STEPS.has(point.step) &&
-    optionalText(point.serviceOptionCode) &&
-    optionalText(point.serviceOptionRoutingCode) &&
-    (point.commitSentAt === undefined || Number.isFinite(point.commitSentAt))
-  ) {
-    return point as unknown as TransferRecoveryPoint;
-  }
-  throw unreadablePoint('transfer');
+  if (v.is(schema, point)) return point as v.InferOutput<S>;
+  throw unreadablePoint(what);
 }
 
-/** Reads a refund recovery point; `null` for a new key; an error for one this adapter did not write. */
-export function refundRecoveryPoint(point: JsonValue | null | undefined): RefundRecoveryPoint | null {
-  if (point === null || point === undefined) return null;
-  const amount = isRecord(point) ? point.amount : undefined;
-  if (
-    isRecord(point) &&
-    typeof point.transactionId === 'string' &&
-    point.step === 'commit_sent' &&
-    typeof point.refundId === 'string' &&
-    isRecord(amount) &&
-    typeof amount.value === 'number' &&
-    typeof amount.currencyCode === 'string'
-  ) {
-    return point as unknown as RefundRecoveryPoint;
-  }
-  throw unreadablePoint('refund');
-}
+export const transferRecoveryPoint = (point: JsonValue | null | undefined) =>
+  readPoint(transferPointSchema, 'transfer', point);
+export const refundRecoveryPoint = (point: JsonValue | null | undefined) =>
+  readPoint(refundPointSchema, 'refund', point);
 
-/**
- * A recovery point of another shape cannot be resumed, and starting over could move the money twice: the
- * outcome stays unknown (so the ledger keeps the key) and the caller must look the transfer up.
- */
+/** A point of another shape cannot be resumed, and starting over could move the money twice: outcome unknown. */
 function unreadablePoint(what: string): InvalidResponseError {
   return new InvalidResponseError(
     `The idempotency ledger holds a recovery point for this key that is not a Provider T ${what} recovery point, so the earlier attempt cannot be resumed and nothing was sent. The money may have moved under this key: look it up (pay.resolve) instead of sending it again.`,
@@ -121,18 +94,19 @@ function unreadablePoint(what: string): InvalidResponseError {
 
 /**
  * Records a recovery point before the next step. When the ledger fails, nothing more is sent (fail closed): the
- * error keeps `StoreError`'s code and reason and says how far the call got (`stopped`) and that the step that
- * moves money (`next`) was never sent.
+ * error keeps `StoreError`'s code and reason and says how far the call got (`stopped`).
  */
 export async function recordProgress(
   options: OperationContext,
-  point: TransferRecoveryPoint | RefundRecoveryPoint,
+  point: Record<string, unknown>,
   stopped: { done: string; context: ErrorContext },
 ): Promise<void> {
   const ledger = options.idempotency;
   if (!ledger) return;
   try {
-    await ledger.checkpoint(compact(point));
+    // The ledger stores JSON: no `undefined` members.
+    const defined = Object.entries(point).filter(([, value]) => value !== undefined);
+    await ledger.checkpoint(Object.fromEntries(defined) as JsonValue);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const message = `${stopped.done}: the idempotency store could not record the progress (${reason}), so nothing more was sent and no money moved. Call again with the same key once the store answers.`;
@@ -141,11 +115,4 @@ export async function recordProgress(
       ? new StoreError(message, { step: error.step, reason: error.reason, cause: error, context })
       : new StoreError(message, { step: 'checkpoint', cause: error, context });
   }
-}
-
-/** A JSON copy without `undefined` members (the ledger stores JSON). */
-function compact(point: TransferRecoveryPoint | RefundRecoveryPoint): JsonValue {
-  return Object.fromEntries(
-    Object.entries(point).filter(([, value]) => value !== undefined),
-  ) as unknown as JsonValue;
 }

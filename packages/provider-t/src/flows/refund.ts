@@ -1,12 +1,9 @@
 /**
- * Refunds (docs/providers/provider-t.md#refunds, docs/architecture.md#reading-provider-t-refunds): read the refund transaction, refuse unless
- * `availableForRefund`, check the caller's amount against the whole refundable amount, then commit. The
- * commit moves money back, so it is handled like the transfer's: retried with the same request id, an
- * unknown outcome says so (also when a retry is refused after an earlier attempt may have landed), and "already
- * committed" is confirmed with a status read and returned as the Refund (docs/architecture.md#outcomes). With an
- * idempotency key (docs/architecture.md#idempotency) the commit's request id is derived from the key, the ledger
- * records the refund id before the commit, and a call that finds that record reads the status instead of reading
- * and committing again.
+ * Refunds (docs/providers/provider-t.md#refunds, docs/architecture.md#reading-provider-t-refunds): read the refund
+ * transaction, refuse unless `availableForRefund`, check the caller's amount against the whole refundable amount,
+ * then commit. The commit moves money back, so it is handled like the transfer's (docs/architecture.md#outcomes):
+ * retried with the same request id, an unknown outcome says so, and "already committed" is confirmed with a status
+ * read. With an idempotency key the ledger records the refund id before the commit.
  */
 import {
   type CallOptions,
@@ -15,26 +12,23 @@ import {
   idempotencyKeyOf,
   NetworkError,
   type OperationContext,
-  ProviderApiError,
   type Refund,
   refusalMayHaveLanded,
   ValidationError,
 } from '@pay/core/adapter';
 import type { RefundPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
-import { PROVIDER } from '../config.js';
 import { describeRefusal, type ProviderOutcome, readBody } from '../envelope.js';
-import { toRefund } from '../mapping.js';
+import { type CommittedRefund, toRefund } from '../mapping.js';
 import { refundCommitRequest, refundReadRequest } from '../requests.js';
 import { refundCommitSchema, refundReadSchema } from '../wire.js';
 import { keyedRequestId, recordProgress, refundRecoveryPoint } from './recovery.js';
-import { errorText, findTransaction, unknownTransaction, unreadable } from './status.js';
+import { errorText, readInDoubt, stepRefused, unknownTransaction, unreadable } from './status.js';
 
 /**
  * Reads, checks and commits a whole-transfer refund. A recovery point from an earlier attempt with the same key
- * (docs/architecture.md#idempotency) enters the same sequence at the commit: the status is read first; `REFUNDED`
- * ⇒ the Refund (no second commit); otherwise the recorded refund id is committed with the same request id, which
- * Provider T processes once. Nothing is read or refunded anew under the key.
+ * (docs/architecture.md#idempotency) reads the status first: `REFUNDED` ⇒ the Refund (no second commit); otherwise
+ * the recorded refund id is committed with the same request id, which Provider T processes once.
  */
 export async function refundTransfer(
   client: ProviderTClient,
@@ -44,28 +38,14 @@ export async function refundTransfer(
   const { transactionId, identity } = plan;
   const key = idempotencyKeyOf(options);
   const point = refundRecoveryPoint(options.idempotency?.recoveryPoint);
-  const attempt: CommitAttempt = {
-    requestId:
-      key === undefined ? undefined : await keyedRequestId(identity.agentPartnerId, key, 'refund_commit'),
-    resumed: point !== null,
-  };
+  const requestId =
+    key === undefined ? undefined : await keyedRequestId(identity.agentPartnerId, key, 'refund_commit');
   const read = point ?? (await readRefund(client, plan, options));
   const { refundId, amount } = read;
   checkWholeRefund(plan, amount);
   const record = (commit: RefundCommitFacts, requestId: string) =>
     toRefund(
-      {
-        committed: {
-          transactionId,
-          refundId,
-          amount,
-          reason: plan.reason,
-          metadata: plan.metadata,
-          refundReasonCode: plan.refundReasonCode,
-          read: 'reply' in read ? read.reply : null,
-          commit,
-        },
-      },
+      { committed: { plan, refundId, amount, read: 'reply' in read ? read.reply : null, commit } },
       { livemode: client.config.livemode, requestId },
     );
   if (point) {
@@ -85,7 +65,7 @@ export async function refundTransfer(
       },
     );
   }
-  const committed = await commitRefund(client, plan, refundId, options, attempt);
+  const committed = await commitRefund(client, plan, refundId, options, requestId, point !== null);
   return record(committed.facts, committed.requestId);
 }
 
@@ -97,38 +77,32 @@ async function readRefund(client: ProviderTClient, plan: RefundPlan, options: Ca
   if (!outcome.ok) throw outcome.error.withDetails({ message: unreadable(transactionId, 'refund', outcome) });
   const reply = readBody(refundReadSchema, outcome.body, call);
   if (reply.availableForRefund !== true || !reply.refundAmount) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: outcome.reply.status,
-        providerCode: 'NOT_AVAILABLE_FOR_REFUND',
-        requestId: outcome.reply.requestId,
-        message: `Provider T does not allow transfer ${transactionId} to be refunded (availableForRefund is not true: it may be paid out, already refunded, or older than 90 days). Nothing was refunded.`,
-        retryable: false,
-      },
-      { context: { transactionId, step: 'refund_read' } },
+    throw stepRefused(
+      'NOT_AVAILABLE_FOR_REFUND',
+      `Provider T does not allow transfer ${transactionId} to be refunded (availableForRefund is not true: it may be paid out, already refunded, or older than 90 days). Nothing was refunded.`,
+      { transactionId, step: 'refund_read' },
+      outcome.reply,
     );
   }
   return { refundId: reply.refundId, amount: reply.refundAmount.amount, reply };
 }
 
 /** The status read of a resumed refund; a failed read leaves the outcome unknown. */
-async function readResumedRefund(
+function readResumedRefund(
   client: ProviderTClient,
   plan: RefundPlan,
   context: ErrorContext,
   options: CallOptions,
 ) {
-  const unknown = { ...context, outcome: 'unknown' };
-  return findTransaction(client, plan.transactionId, options, {
-    identity: plan.identity,
-    context: unknown,
-  }).catch((error: unknown) => {
-    throw new NetworkError(
-      `An earlier attempt with this idempotency key may have refunded transfer ${plan.transactionId}, and its status could not be read (${errorText(error)}), so the outcome is unknown. Do not refund again: call retrievePayment('${plan.transactionId}') and check for status 'canceled' (REFUNDED).`,
-      { outcome: 'unknown', cause: error, context: unknown },
-    );
-  });
+  const { transactionId, identity } = plan;
+  return readInDoubt(
+    client,
+    transactionId,
+    { identity, context },
+    options,
+    (reason) =>
+      `An earlier attempt with this idempotency key may have refunded transfer ${transactionId}, and its status could not be read (${reason}), so the outcome is unknown. Do not refund again: call retrievePayment('${transactionId}') and check for status 'canceled' (REFUNDED).`,
+  );
 }
 
 /** A transfer is refunded whole (docs/architecture.md#reading-provider-t-refunds): a different amount or currency is refused before the commit. */
@@ -154,17 +128,7 @@ function checkWholeRefund(plan: RefundPlan, refundable: { value: number; currenc
   }
 }
 
-/** How the refund commit is sent: its request id, and whether an earlier process may have sent it already. */
-interface CommitAttempt {
-  requestId: string | undefined;
-  resumed: boolean;
-}
-
-/** What a committed refund returns: the commit reply, or the status read that confirmed "already committed". */
-interface RefundCommitFacts {
-  referenceNumber?: string | undefined;
-  expectedPayoutDate?: string | undefined;
-}
+type RefundCommitFacts = CommittedRefund['commit'];
 
 /** Refund step 2: moves the money back. Retried with the same request id, which Provider T processes once. */
 async function commitRefund(
@@ -172,16 +136,17 @@ async function commitRefund(
   plan: RefundPlan,
   refundId: string,
   options: CallOptions,
-  attempt: CommitAttempt,
+  requestId: string | undefined,
+  resumed: boolean,
 ): Promise<{ facts: RefundCommitFacts; requestId: string }> {
   const { transactionId } = plan;
   const context: Record<string, string> = {
     transactionId,
     refundId,
     step: 'refund_commit',
-    ...(attempt.resumed ? { resumedFrom: 'commit_sent' } : {}),
+    ...(resumed ? { resumedFrom: 'commit_sent' } : {}),
   };
-  const call = refundCommitRequest(plan, refundId, { requestId: attempt.requestId, context });
+  const call = refundCommitRequest(plan, refundId, { requestId, context });
   const reconcile = `Do not refund again: call retrievePayment('${transactionId}') and check for status 'canceled' (REFUNDED).`;
   let outcome: ProviderOutcome;
   try {
@@ -201,7 +166,7 @@ async function commitRefund(
     return confirmRefunded(client, plan, context, reconcile, options);
   }
   const inDoubt = reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500;
-  if (attempt.resumed && !inDoubt) {
+  if (resumed && !inDoubt) {
     // A refusal of the request id an earlier process may have sent: a landed commit would have been replayed,
     // and the status read settles it (docs/architecture.md#idempotency).
     const status = await readResumedRefund(client, plan, context, options);
@@ -212,10 +177,8 @@ async function commitRefund(
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not refunded: nothing was refunded under this idempotency key.`,
     });
   }
-  // After an attempt that may have landed, a refusal of the retry proves nothing about it
-  // (docs/architecture.md#outcomes): core's one rule, with a resumed call (its request id an earlier process may
-  // have sent) as Provider T's own sign.
-  const unknown = refusalMayHaveLanded(reply, attempt.resumed);
+  // Core's one rule (docs/architecture.md#outcomes), with a resumed call as Provider T's own sign.
+  const unknown = refusalMayHaveLanded(reply, resumed);
   if (!unknown) {
     throw outcome.error.withDetails({
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}); nothing was refunded.`,
@@ -229,8 +192,8 @@ async function commitRefund(
 }
 
 /**
- * "Already committed" on the refund commit of this call's refund id: an earlier attempt refunded the transfer.
- * The status read confirms it (REFUNDED); anything else leaves the outcome unknown, never "nothing refunded".
+ * "Already committed" on this call's refund id: an earlier attempt refunded the transfer. The status read confirms
+ * it (REFUNDED); anything else leaves the outcome unknown, never "nothing refunded".
  */
 async function confirmRefunded(
   client: ProviderTClient,
@@ -239,27 +202,21 @@ async function confirmRefunded(
   reconcile: string,
   options: CallOptions,
 ): Promise<{ facts: RefundCommitFacts; requestId: string }> {
-  const { transactionId } = plan;
-  const unknownContext = { ...context, outcome: 'unknown' };
-  const status = await findTransaction(client, transactionId, options, {
-    identity: plan.identity,
-    context: unknownContext,
-  }).catch((error: unknown) => {
-    throw new NetworkError(
-      `Provider T says the refund of transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)}). ${reconcile}`,
-      { outcome: 'unknown', cause: error, context: unknownContext },
-    );
-  });
+  const { transactionId, identity } = plan;
+  const said = `Provider T says the refund of transfer ${transactionId} is already committed, but its status`;
+  const status = await readInDoubt(
+    client,
+    transactionId,
+    { identity, context },
+    options,
+    (reason) => `${said} could not be read (${reason}). ${reconcile}`,
+  );
   if (status?.body.transactionStatus !== 'REFUNDED') {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: ALREADY_COMMITTED_CODE,
-        message: `Provider T says the refund of transfer ${transactionId} is already committed, but its status read does not show it refunded yet. ${reconcile}`,
-        retryable: false,
-      },
-      { context: unknownContext, outcome: 'unknown' },
+    throw stepRefused(
+      ALREADY_COMMITTED_CODE,
+      `${said} read does not show it refunded yet. ${reconcile}`,
+      { ...context, outcome: 'unknown' },
+      { outcome: 'unknown' },
     );
   }
   return { facts: { referenceNumber: status.body.referenceNumber }, requestId: status.requestId };

@@ -1,8 +1,8 @@
 /**
- * The status read every flow relies on (docs/providers/provider-t.md#status): retrievePayment, retrieveCheckout, the amend
- * re-read, the confirmations of "already committed" and of a resumed call, and webhook `data`.
+ * The status read every flow relies on (docs/providers/provider-t.md#status): retrieves, the amend re-read, the
+ * confirmations of "already committed" and of a resumed call, and webhook `data`; and the errors flows share.
  */
-import { type CallOptions, type ErrorContext, ProviderApiError } from '@pay/core/adapter';
+import { type CallOptions, type ErrorContext, NetworkError, ProviderApiError } from '@pay/core/adapter';
 import type { ProviderTClient } from '../client.js';
 import type { ProviderTIdentity } from '../config.js';
 import { PROVIDER } from '../config.js';
@@ -11,9 +11,8 @@ import { statusRequest } from '../requests.js';
 import { type StatusReply, statusReplySchema } from '../wire.js';
 
 /**
- * Reads a transaction's status through core's `findReplied`, with the operation's context (or the caller's
- * options); `null` when Provider T does not know it (400 code 697, or its envelope with HTTP 404:
- * `PROVIDER_T_ERRORS`). `where` names the identity to read with and the error context.
+ * Reads a transaction's status through core's `findReplied`; `null` when Provider T does not know it (400 code 697,
+ * or its envelope with HTTP 404: `PROVIDER_T_ERRORS`). `where` names the identity and the error context.
  */
 export function findTransaction(
   client: ProviderTClient,
@@ -24,6 +23,39 @@ export function findTransaction(
   const identity = where.identity ?? client.config.identity;
   const context = where.context ?? { transactionId, step: 'status' };
   return client.findReplied(statusReplySchema, statusRequest(transactionId, identity, { context }), options);
+}
+
+/**
+ * The status read that settles a call that may have moved money: `context` gains `outcome: 'unknown'`, and a read
+ * that fails is a `NetworkError` with that outcome, worded by `failed` (never "nothing moved").
+ */
+export async function readInDoubt(
+  client: ProviderTClient,
+  transactionId: string,
+  where: { identity: ProviderTIdentity; context: ErrorContext },
+  options: CallOptions,
+  failed: (reason: string) => string,
+): Promise<Replied<StatusReply> | null> {
+  const context = { ...where.context, outcome: 'unknown' };
+  try {
+    return await findTransaction(client, transactionId, options, { identity: where.identity, context });
+  } catch (error) {
+    throw new NetworkError(failed(errorText(error)), { outcome: 'unknown', cause: error, context });
+  }
+}
+
+/** An error of a reply that does not allow the next step (a 200 unless `reply.status` says otherwise); not retryable. */
+export function stepRefused(
+  providerCode: string,
+  message: string,
+  context: ErrorContext | undefined,
+  reply: { status?: number; requestId?: string; outcome?: 'unknown' } = {},
+): ProviderApiError {
+  const { status = 200, requestId, outcome } = reply;
+  return new ProviderApiError(
+    { provider: PROVIDER, status, providerCode, requestId, message, retryable: false },
+    { context, outcome },
+  );
 }
 
 /** The message of a refused read before an amendment or a refund. */
@@ -39,15 +71,11 @@ export function unreadable(
 
 /** An unknown transaction where an existing transfer is required (update): an error, unlike retrieve's `null`. */
 export function unknownTransaction(transactionId: string, step: string): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: 404,
-      providerCode: 'TRANSACTION_NOT_FOUND',
-      message: `Provider T does not know transfer ${transactionId}. Check the id (it is the transactionId of createPayment/createCheckout).`,
-      retryable: false,
-    },
-    { context: { transactionId, step } },
+  return stepRefused(
+    'TRANSACTION_NOT_FOUND',
+    `Provider T does not know transfer ${transactionId}. Check the id (it is the transactionId of createPayment/createCheckout).`,
+    { transactionId, step },
+    { status: 404 },
   );
 }
 

@@ -15,17 +15,15 @@ import {
 import type * as v from '@pay/core/schema';
 import type { TransferPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
-import { PROVIDER } from '../config.js';
 import {
   describeRefusal,
-  offendingFieldsOf,
   type ProviderCall,
   type ProviderOutcome,
   type Replied,
   readBody,
 } from '../envelope.js';
 import type { StatusReply } from '../wire.js';
-import { errorText, findTransaction } from './status.js';
+import { errorText, readInDoubt, stepRefused } from './status.js';
 
 /**
  * A quote or update call: a refusal is a `ProviderApiError` naming the offending fields, and any other
@@ -47,15 +45,12 @@ export async function stepCall<S extends v.GenericSchema>(
     throw withStepContext(error, context, `${what} got no usable answer`, advice);
   }
   if (!outcome.ok) {
-    const fields = offendingFieldsOf(outcome.error);
-    const message = [
-      `Provider T refused ${what} (${describeRefusal(outcome)}).`,
-      fields.length > 0 ? `Incomplete or invalid: ${fields.join(', ')}.` : '',
-      advice,
-    ]
-      .filter(Boolean)
-      .join(' ');
-    throw outcome.error.withDetails({ message });
+    const named = outcome.error.context?.offendingFields;
+    const fields = Array.isArray(named) ? named.filter((field) => typeof field === 'string') : [];
+    const invalid = fields.length > 0 ? ` Incomplete or invalid: ${fields.join(', ')}.` : '';
+    throw outcome.error.withDetails({
+      message: `Provider T refused ${what} (${describeRefusal(outcome)}).${invalid} ${advice}`,
+    });
   }
   try {
     return readBody(schema, outcome.body, call);
@@ -76,9 +71,8 @@ function withStepContext(error: unknown, context: ErrorContext, what: string, ad
 }
 
 /**
- * The status read of a resumed transfer whose commit may have been sent: the transfer when committed, `null`
- * when Provider T knows no committed transfer with the id. A rejected transfer is an error (the caller decides),
- * and a read that fails leaves the outcome unknown.
+ * The status read of a resumed transfer whose commit may have been sent: the transfer when committed, `null` when
+ * Provider T knows no committed transfer with the id, an error when it was rejected.
  */
 export async function readResumedTransfer(
   client: ProviderTClient,
@@ -87,87 +81,56 @@ export async function readResumedTransfer(
   options: OperationContext,
 ): Promise<Replied<StatusReply> | null> {
   const context = { transactionId, step: 'commit', resumedFrom: 'commit_sent' };
-  let status: Replied<StatusReply> | null;
-  try {
-    status = await findTransaction(client, transactionId, options, {
-      identity: plan.identity,
-      context: { ...context, outcome: 'unknown' },
-    });
-  } catch (error) {
-    throw new NetworkError(
+  const status = await readInDoubt(
+    client,
+    transactionId,
+    { identity: plan.identity, context },
+    options,
+    (reason) =>
       unknownOutcomeMessage(
         transactionId,
-        `An earlier attempt with this idempotency key may have committed transfer ${transactionId}, and its status could not be read (${errorText(error)})`,
+        `An earlier attempt with this idempotency key may have committed transfer ${transactionId}, and its status could not be read (${reason})`,
       ),
-      { outcome: 'unknown', cause: error, context: { ...context, outcome: 'unknown' } },
+  );
+  if (status?.body.transactionStatus === 'REJECTED') {
+    // Committed under the key, then rejected: not sent again, the caller decides.
+    throw stepRefused(
+      'TRANSACTION_REJECTED',
+      `Transfer ${transactionId}, committed by an earlier attempt with this idempotency key, was REJECTED by Provider T. It is not sent again under this key; retrievePayment('${transactionId}') shows it (status 'failed'). To send the money, call create with a new idempotency key.`,
+      { ...context, transactionStatus: 'REJECTED' },
     );
   }
-  if (status?.body.transactionStatus === 'REJECTED') throw rejectedTransfer(transactionId, context);
   return status;
 }
 
-/** A transfer committed under the key that Provider T then rejected: not sent again, the caller decides. */
-function rejectedTransfer(transactionId: string, context: ErrorContext): ProviderApiError {
-  return new ProviderApiError(
-    {
-      provider: PROVIDER,
-      status: 200,
-      providerCode: 'TRANSACTION_REJECTED',
-      message: `Transfer ${transactionId}, committed by an earlier attempt with this idempotency key, was REJECTED by Provider T. It is not sent again under this key; retrievePayment('${transactionId}') shows it (status 'failed'). To send the money, call create with a new idempotency key.`,
-      retryable: false,
-    },
-    { context: { ...context, transactionStatus: 'REJECTED' } },
-  );
-}
-
-/**
- * The status read after "already committed": the transfer as the provider holds it. When the read cannot show
- * it, the outcome stays unknown (never "nothing moved").
- */
+/** The status read after "already committed": the transfer as the provider holds it, else an unknown outcome. */
 export async function confirmCommitted(
   client: ProviderTClient,
   plan: TransferPlan,
   transactionId: string,
   options: OperationContext,
 ): Promise<Replied<StatusReply>> {
-  const context = { transactionId, step: 'commit', outcome: 'unknown' };
-  let status: Replied<StatusReply> | null;
-  try {
-    status = await findTransaction(client, transactionId, options, {
-      identity: plan.identity,
-      context,
-    });
-  } catch (error) {
-    throw new NetworkError(
-      unknownOutcomeMessage(
-        transactionId,
-        `Provider T says transfer ${transactionId} is already committed, but its status could not be read (${errorText(error)})`,
-      ),
-      { outcome: 'unknown', cause: error, context },
-    );
-  }
-  if (!status) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: ALREADY_COMMITTED_CODE,
-        message: unknownOutcomeMessage(
-          transactionId,
-          `Provider T says transfer ${transactionId} is already committed, but its status read does not show it yet`,
-        ),
-        retryable: false,
-      },
-      { context, outcome: 'unknown' },
-    );
-  }
-  return status;
+  const context = { transactionId, step: 'commit' };
+  const said = `Provider T says transfer ${transactionId} is already committed, but its status`;
+  const status = await readInDoubt(
+    client,
+    transactionId,
+    { identity: plan.identity, context },
+    options,
+    (reason) => unknownOutcomeMessage(transactionId, `${said} could not be read (${reason})`),
+  );
+  if (status) return status;
+  throw stepRefused(
+    ALREADY_COMMITTED_CODE,
+    unknownOutcomeMessage(transactionId, `${said} read does not show it yet`),
+    { ...context, outcome: 'unknown' },
+    { outcome: 'unknown' },
+  );
 }
 
 /**
- * The error of a commit Provider T refused other than "already committed" (and, resuming, other than a refusal a
- * status read settles): `outcome: 'unknown'` when the refusal proves nothing about whether the money moved, else
- * "no money moved" (docs/architecture.md#outcomes).
+ * The error of a commit Provider T refused (not "already committed"): `outcome: 'unknown'` when the refusal proves
+ * nothing about whether the money moved, else "no money moved" (docs/architecture.md#outcomes).
  */
 export function commitRefusal(
   outcome: Extract<ProviderOutcome, { ok: false }>,
@@ -176,11 +139,9 @@ export function commitRefusal(
 ): ProviderApiError {
   const { reply } = outcome;
   // Core's one rule (a 5xx or 408, an earlier attempt that may have landed), with Provider T's own sign: a
-  // resumed call whose request id an earlier process may have sent.
+  // resumed call whose request id an earlier process may have sent. A refusal of a retry (409 in progress, 400
+  // quote expired) proves nothing about an earlier attempt: only a status read can tell.
   if (refusalMayHaveLanded(reply, resumed)) {
-    // The provider may have committed before failing, or an earlier attempt may have landed before this
-    // refusal of the retry (409 in progress, 400 quote expired prove nothing about it): only a status read
-    // can tell.
     const retryRefused =
       (reply.earlierAttemptMayHaveReached || resumed) && reply.status < 500 && reply.status !== 408;
     return outcome.error.withDetails({
@@ -200,9 +161,8 @@ export function commitRefusal(
 }
 
 /**
- * The error of a commit that raised instead of answering. Only when the request provably never left (one
- * attempt, refused before sending, or a failed login before it) is the outcome `not_sent`; after a retry an
- * earlier attempt may have reached the provider, so everything else is `unknown`.
+ * The error of a commit that raised instead of answering: `not_sent` only when the request provably never left
+ * (one attempt, refused before sending, or a failed login before it), else `unknown`.
  */
 export function commitFailure(
   error: unknown,

@@ -1,32 +1,20 @@
 /**
- * The transfer (docs/architecture.md#provider-flows): quote → update → commit, executed as one call by `createPayment` and
- * `createCheckout`. Money moves only at the commit, so the failure handling is the point of this module (its errors are built in `transfer-errors.ts`):
- *
- * - the quote is never retried (a repeat would reserve a second transaction);
- * - the update and the commit are retried with the same `X-Client-Request-Id`: Provider T processes a
- *   repeated request once (docs/providers/provider-t.md#authentication);
- * - every error after the quote carries `context: { transactionId, step, outcome? }` (docs/architecture.md#errors);
- * - a commit whose outcome is unknown says `outcome: 'unknown'` and tells the caller to reconcile with
- *   `retrievePayment(transactionId)` instead of sending the money again; that includes a refusal (409 request
- *   in progress, 400 quote expired, …) of a retry after an earlier attempt may have landed
- *   (docs/architecture.md#outcomes);
- * - "already committed" for the transaction this call quoted means the money moved: the status is read and
- *   the transfer is returned as the provider holds it;
- * - with an idempotency key (docs/architecture.md#idempotency) every step's request id is derived from the key, a
- *   recovery point is recorded after the quote, after the update and before the commit, and a call that finds one
- *   continues from it through the same steps instead of quoting again.
+ * The transfer (docs/architecture.md#provider-flows): quote → update → commit, executed as one call by
+ * `createPayment` and `createCheckout`. Money moves only at the commit, so the failure handling is the point of
+ * this module (its errors are built in `transfer-errors.ts`): the quote is never retried (a repeat would reserve a
+ * second transaction); the update and the commit are retried with the same `X-Client-Request-Id`, which Provider T
+ * processes once; every error after the quote carries `context: { transactionId, step, outcome? }`
+ * (docs/architecture.md#errors), `outcome: 'unknown'` when the commit may have landed (docs/architecture.md#outcomes);
+ * "already committed" for the transaction this call quoted means the money moved: the status read is returned.
  */
-
 import {
   type ErrorContext,
   InvalidResponseError,
   idempotencyKeyOf,
   type OperationContext,
-  ProviderApiError,
 } from '@pay/core/adapter';
 import type { TransferPlan } from '../checks.js';
 import { ALREADY_COMMITTED_CODE, type ProviderTClient } from '../client.js';
-import { PROVIDER } from '../config.js';
 import { describeRefusal, type ProviderOutcome, readBody } from '../envelope.js';
 import { commitRequest, type QuotedTransfer, quoteRequest, updateRequest } from '../requests.js';
 import {
@@ -43,6 +31,7 @@ import {
   type TransferRecoveryPoint,
   transferRecoveryPoint,
 } from './recovery.js';
+import { stepRefused } from './status.js';
 import {
   commitFailure,
   commitRefusal,
@@ -53,30 +42,21 @@ import {
 } from './transfer-errors.js';
 
 /**
- * A committed transfer: the replies its record is built from, with the request id of the call that produced
- * it. `commit` is the commit reply (with the update's); when the provider answered "already committed" (an
- * earlier attempt of this call went through), or a resumed call found the transfer committed, `confirmed` is
- * the status read that shows it instead.
+ * A committed transfer: the update and commit replies its record is built from, or, when an earlier attempt of this
+ * call went through ("already committed", or found by a resumed call), the status read that shows it.
  */
 export type CommittedTransfer = { transactionId: string; requestId: string } & (
   | { update: UpdateReply; commit: CommitReply; confirmed?: undefined }
-  | { commit?: undefined; confirmed: StatusReply }
+  | { update?: UpdateReply; commit?: undefined; confirmed: StatusReply }
 );
 
 /**
- * Runs quote → update → commit. With an idempotency key, each step's request id is derived from it and the
- * ledger records where the transfer got to before each next step. A recovery point from an earlier attempt
- * enters the same sequence where that attempt stopped (docs/architecture.md#idempotency), never quoting again
- * under the key:
- *
- * - `quoted` / `updated`: no commit was sent under the key (`commit_sent` is recorded before the commit), so the
- *   transfer continues with the update (a repeat of an accepted update, with its request id, is answered with the
- *   original reply, which the record is built from) and the commit;
- * - `commit_sent`: the commit may have landed, so the status is read first: committed ⇒ the transfer as the
- *   provider holds it (a `REJECTED` one is an error); not known as committed ⇒ update and commit again with the
- *   same request ids, which Provider T processes once.
- *
- * An expired quote or another refusal of a resumed transfer is an error carrying `resumedFrom`.
+ * Runs quote → update → commit. A recovery point from an earlier attempt with the key enters the same sequence
+ * where that attempt stopped (docs/architecture.md#idempotency), never quoting again: `quoted` / `updated` (no
+ * commit was sent) continue with the update (a repeat of an accepted update is answered with the original reply)
+ * and the commit; `commit_sent` reads the status first: committed ⇒ the transfer as the provider holds it (a
+ * `REJECTED` one is an error), else update and commit again with the same request ids. A refusal of a resumed
+ * transfer is an error carrying `resumedFrom`.
  */
 export async function sendTransfer(
   client: ProviderTClient,
@@ -124,14 +104,8 @@ export async function sendTransfer(
   // The last record before money can move: a crash from here on resumes with a status read. Recorded before
   // every commit, a resumed one too, so `pay.resolve` knows until when the last one may still land.
   await recordProgress(options, reached('commit_sent'), updated);
-  const committed = await commitTransfer(client, plan, transactionId, options, {
-    requestId: await idOf('commit'),
-    resumed: point?.step === 'commit_sent',
-    context: resumed,
-  });
-  return 'commit' in committed
-    ? { transactionId, requestId: committed.requestId, update, commit: committed.commit }
-    : { transactionId, requestId: committed.requestId, confirmed: committed.confirmed };
+  const committed = await commitTransfer(client, plan, transactionId, options, await idOf('commit'), resumed);
+  return { transactionId, update, ...committed };
 }
 
 /** Step 1: reserves a transaction id and locks fees and FX for 30 minutes. Never retried. */
@@ -150,15 +124,10 @@ async function requestQuote(
     ? reply.transactions.find((candidate) => candidate.serviceOptionCode === requested)
     : reply.transactions[0];
   if (!option) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: 'SERVICE_OPTION_UNAVAILABLE',
-        message: `Provider T's quote offers no ${requested} service option for this transfer. Choose another provider_metadata.serviceOptionCode. ${advice}`,
-        retryable: false,
-      },
-      { context: call.context },
+    throw stepRefused(
+      'SERVICE_OPTION_UNAVAILABLE',
+      `Provider T's quote offers no ${requested} service option for this transfer. Choose another provider_metadata.serviceOptionCode. ${advice}`,
+      call.context,
     );
   }
   return {
@@ -188,15 +157,10 @@ async function updateTransfer(
   const reply = await stepCall(client, call, options, updateReplySchema, what, advice);
   // Commit only on an explicit `readyForCommit: true` (docs/providers/provider-t.md#commit): absent or false means not accepted.
   if (reply.readyForCommit !== true) {
-    throw new ProviderApiError(
-      {
-        provider: PROVIDER,
-        status: 200,
-        providerCode: 'NOT_READY_FOR_COMMIT',
-        message: `Provider T did not accept the data of transfer ${transactionId} for commit (readyForCommit is not true). ${advice}`,
-        retryable: false,
-      },
-      { context },
+    throw stepRefused(
+      'NOT_READY_FOR_COMMIT',
+      `Provider T did not accept the data of transfer ${transactionId} for commit (readyForCommit is not true). ${advice}`,
+      context,
     );
   }
   const sent = reply.sendAmount.amount;
@@ -210,31 +174,25 @@ async function updateTransfer(
   return reply;
 }
 
-/** How the commit is sent: its request id, and whether an earlier process may have sent it already. */
-interface CommitAttempt {
-  requestId: string | undefined;
-  /** Resumed from `commit_sent`: an earlier attempt with the same key may have reached Provider T. */
-  resumed: boolean;
-  /** Added to the context of every error (e.g. `resumedFrom`). */
-  context: ErrorContext;
-}
-
 /** Step 3: moves the money. Retried with the same request id, which Provider T processes once. */
 async function commitTransfer(
   client: ProviderTClient,
   plan: TransferPlan,
   transactionId: string,
   options: OperationContext,
-  attempt: CommitAttempt,
+  requestId: string | undefined,
+  resumed: ErrorContext,
 ): Promise<{ requestId: string } & ({ commit: CommitReply } | { confirmed: StatusReply })> {
-  const context = { transactionId, step: 'commit', ...attempt.context };
-  const call = commitRequest(plan, transactionId, { requestId: attempt.requestId, context });
+  // Resumed from `commit_sent`: an earlier attempt with the same key may have reached Provider T.
+  const sentBefore = resumed.resumedFrom === 'commit_sent';
+  const context = { transactionId, step: 'commit', ...resumed };
+  const call = commitRequest(plan, transactionId, { requestId, context });
   let outcome: ProviderOutcome;
   try {
     outcome = await client.send(call, options);
   } catch (error) {
-    const singleAttempt = (client.config.retry ?? 2) === 0 && !attempt.resumed;
-    throw commitFailure(error, transactionId, singleAttempt, attempt.context);
+    const singleAttempt = (client.config.retry ?? 2) === 0 && !sentBefore;
+    throw commitFailure(error, transactionId, singleAttempt, resumed);
   }
   if (outcome.ok) {
     try {
@@ -249,13 +207,11 @@ async function commitTransfer(
   }
   const { reply } = outcome;
   if (outcome.code === ALREADY_COMMITTED_CODE) {
-    // This call quoted the transaction, so "already committed" means an earlier attempt of ours moved the
-    // money (docs/architecture.md#outcomes): read what the provider holds and return it.
     const status = await confirmCommitted(client, plan, transactionId, options);
     return { requestId: status.requestId, confirmed: status.body };
   }
   const inDoubt = reply.status === 408 || reply.status === 409 || reply.status === 429 || reply.status >= 500;
-  if (attempt.resumed && !inDoubt) {
+  if (sentBefore && !inDoubt) {
     // A refusal of the same request id an earlier process may have sent: Provider T would have answered a
     // landed commit with its original reply, and a status read settles it (docs/architecture.md#idempotency).
     const status = await readResumedTransfer(client, plan, transactionId, options);
@@ -264,5 +220,5 @@ async function commitTransfer(
       message: `Provider T refused to commit transfer ${transactionId} (${describeRefusal(outcome)}) when resuming it, and its status read shows it was not committed: no money moved under this idempotency key. The key stays bound to this transfer: to send the money, call create with a new idempotency key.`,
     });
   }
-  throw commitRefusal(outcome, transactionId, attempt.resumed);
+  throw commitRefusal(outcome, transactionId, sentBefore);
 }

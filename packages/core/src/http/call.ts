@@ -137,7 +137,7 @@ export class UpstreamCall implements FailedCall {
       response = await fetch(sent.url, {
         method: sent.method,
         headers: this.sentHeaders,
-        ...(this.body === undefined ? {} : { body: this.body }),
+        body: this.body,
         signal: sent.signal,
       });
       // Bytes decoded as UTF-8, which is what `.text()` does, without its warning: workerd logs one on every

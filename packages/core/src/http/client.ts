@@ -108,11 +108,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
    * (see `withContext`), else the client's.
    */
   function sendCall(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
-    const asked = { timeoutMs: request.timeoutMs, retry: request.retry };
-    assertCallSettings(asked);
+    assertCallSettings(request);
     const url = buildUrl(baseUrl, request.path, request.query);
-    const timeout = asked.timeoutMs ?? timeoutMs;
-    const call = new UpstreamCall(parts, request, url, timeout, asked.retry ?? retries, tracing);
+    const call = new UpstreamCall(
+      parts,
+      request,
+      url,
+      request.timeoutMs ?? timeoutMs,
+      request.retry ?? retries,
+      tracing,
+    );
     return attempts(call, parts.listening);
   }
 }
@@ -132,7 +137,6 @@ async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpRep
     fetch: (input) => call.exchange(input as Request),
     ...(request.signal ? { signal: request.signal } : {}),
     timeout: call.timeoutMs,
-    throwHttpErrors: true,
     retry: {
       // A bound ky never reaches: the call's `decide` stops first (its retries, and the one re-login).
       limit: call.limit + 1,

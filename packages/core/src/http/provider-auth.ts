@@ -7,7 +7,7 @@ import { basicAuthorization } from '../crypto.js';
 import type { TokenStore } from '../stores.js';
 import { type AccessToken, createRotatingLogin, type TokenCacheKey } from '../token.js';
 import type { ProviderCall, ProviderClient } from './provider-client.js';
-import type { Authorization, HttpClientOptions, TransportOptions } from './types.js';
+import type { Authorization, HttpClientOptions, HttpRequest, TransportOptions } from './types.js';
 
 /**
  * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic (`basic: [user,
@@ -79,18 +79,20 @@ function headerOf(auth: ProviderAuth): { name: string; value: string; secrets: s
  * header of the call instead of the client's authoriser. `remember` is given the values to redact.
  */
 export function authorised(
-  call: Omit<ProviderCall, 'movesMoney'>,
+  call: ProviderCall,
   clientAuth: ProviderAuth | (() => ProviderAuth) | undefined,
   remember: (secrets: readonly string[]) => void,
-): Omit<ProviderCall, 'movesMoney' | 'auth'> {
-  const { auth: own, ...request } = call;
+): HttpRequest {
+  const { auth: own, movesMoney: _movesMoney, ...request } = call;
   const auth =
     own ??
     (request.authorize === false ? undefined : typeof clientAuth === 'function' ? clientAuth() : clientAuth);
   if (auth === undefined) return request;
   const header = headerOf(auth);
   remember(header.secrets);
-  return { ...request, headers: { ...request.headers, [header.name]: header.value }, authorize: false };
+  request.headers = { ...request.headers, [header.name]: header.value };
+  request.authorize = false;
+  return request;
 }
 
 /**

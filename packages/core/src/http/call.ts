@@ -1,8 +1,6 @@
 /**
- * One logical upstream call across its attempts (docs/architecture.md#http-client). Every change to what a call
- * knows happens in this object, in the order ky runs the hooks the client maps onto it: `beforeAttempt` (ky's
- * `beforeRequest`), `exchange` (ky's `fetch`), `notifyResponse` (`afterResponse`, only while a hook listens),
- * `attemptEnded` (`retry.shouldRetry`, answered by the retry policy's `decide`), `beforeRetry`, and `result`.
+ * One logical upstream call across its attempts (docs/architecture.md#http-client): everything a call knows
+ * changes in this object, in the order ky runs the hooks the client maps onto its methods.
  */
 import type { CallTrace, HttpTraceBase } from '../diagnostics/channels.js';
 import { startAttempt } from '../diagnostics/http-tracing.js';
@@ -36,7 +34,6 @@ export interface FailedAttempt {
   timedOut: boolean;
 }
 
-/** Decodes reply bodies (see {@link UpstreamCall.exchange}). */
 const UTF8 = new TextDecoder();
 
 /** One logical call: its request, what its attempts have proved so far, and its outcome. */
@@ -60,7 +57,7 @@ export class UpstreamCall implements FailedCall {
   private reached = false;
   /** The Authorization value and the headers the current attempt sends. */
   private authorization: string | undefined;
-  private sentHeaders: Record<string, string>;
+  private sentHeaders: Record<string, string> = {};
   /** When the current attempt was handed to fetch, and its redacted request while a hook listens. */
   private started = 0;
   private info: HttpRequestInfo | undefined;
@@ -88,7 +85,6 @@ export class UpstreamCall implements FailedCall {
       if (CREDENTIAL_HEADERS.has(name.toLowerCase())) client.credentials.addAuthorization(value);
     }
     this.headers = headers;
-    this.sentHeaders = headers;
     this.body = body;
   }
 
@@ -117,9 +113,8 @@ export class UpstreamCall implements FailedCall {
 
   /**
    * The exchange of one attempt, as ky's `fetch`: the body goes as the string it is (ky's Request would carry
-   * it as a stream, teed for retries: a chunked upload and several times the cost of the call), and the reply
-   * is read and recorded here, under ky's timeout (which otherwise ends when the headers arrive). ky gets the
-   * reply's status and headers; its body is already read.
+   * it as a stream, teed for retries), and the reply is read here, under ky's timeout (which otherwise ends when
+   * the headers arrive).
    */
   async exchange(sent: Request): Promise<Response> {
     const { tracing, client, request } = this;
@@ -182,8 +177,7 @@ export class UpstreamCall implements FailedCall {
    */
   attemptEnded(ended: { status: number; headers: Headers } | FailedAttempt): boolean {
     if (this.stopped) return false;
-    const attempt = outcomeOf(ended);
-    const decision = decide(this.soFar(), attempt);
+    const decision = decide(this.soFar(), outcomeOf(ended));
     if (!('status' in ended)) this.fail(ended, decision.outcome!);
     this.reached = decision.reached;
     this.next = decision.next;
@@ -242,10 +236,7 @@ export class UpstreamCall implements FailedCall {
     this.reply = undefined;
   }
 
-  /**
-   * The Authorization header for an attempt. The caller's abort is honoured while waiting: the shared login
-   * goes on for the other callers.
-   */
+  /** The Authorization header for an attempt; the caller's abort ends the wait, not the shared login. */
   private async authorize(authorization: Authorization): Promise<string> {
     const { signal } = this.request;
     try {

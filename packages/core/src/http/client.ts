@@ -26,6 +26,10 @@ import type { HttpClient, HttpClientOptions, HttpReply, HttpRequest } from './ty
  */
 let kyLoading: Promise<typeof import('ky')> | undefined;
 let kyLoaded: typeof import('ky') | undefined;
+function loadKy(): Promise<typeof import('ky')> {
+  kyLoading ??= import('ky').then((module) => (kyLoaded = module));
+  return kyLoading;
+}
 
 /** ky's retry methods: every method, since whether a call may be repeated depends on the call (retrySafe). */
 const RETRY_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -115,11 +119,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
  */
 async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpReply> {
   // Once loaded, ky is taken as it is: no wait on every call.
-  const {
-    default: ky,
-    HTTPError,
-    TimeoutError,
-  } = kyLoaded ?? (await (kyLoading ??= import('ky').then((module) => (kyLoaded = module))));
+  // Once loaded, ky is taken as it is: no wait on every call.
+  const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());
   const { request } = call;
   const options: Options = {
     method: request.method,

@@ -1,9 +1,7 @@
 /**
- * The `logger` option (docs/architecture.md#logger): where the library reports what it cannot throw — a hook that
- * failed, an in-memory store used in production, a retry, a store error swallowed after a success.
- * Console-compatible (`logger: console` works), silent by default, and every line goes through core's redaction
- * first: the configured secrets and every credential a live HTTP client has sent or received never reach a log
- * line.
+ * The `logger` option (docs/architecture.md#logger): where the library reports what it cannot throw.
+ * Console-compatible, silent by default, and every line is redacted first: no configured secret or credential a
+ * live HTTP client has sent or received reaches a log line.
  */
 import { knownCredentials, redact, redactError } from '../redaction.js';
 import { type AsyncScope, createAsyncScope } from './channels.js';
@@ -45,10 +43,9 @@ export const SILENT_LOGGER: PayLogger = {
 };
 
 /**
- * Wraps an application's logger. Each line (message and details) is redacted with `secrets` (a list, or a
- * function read at log time, e.g. an HTTP client's growing credential set) and with every credential known to
- * core; details are built only when the level has a sink; what the logger throws is ignored. Without a logger
- * it returns {@link SILENT_LOGGER}.
+ * Wraps an application's logger: each line is redacted with `secrets` (a list, or a function read at log time) and
+ * every credential known to core; details are built only when the level has a sink; what the logger throws is
+ * ignored. Without a logger it returns {@link SILENT_LOGGER}.
  */
 export function createLogger(
   logger: Logger | undefined,
@@ -62,15 +59,12 @@ export function createLogger(
       ? (method as (message: string, ...rest: unknown[]) => void)
       : undefined;
   };
-  const allSecrets = (): string[] => {
-    const own = typeof secrets === 'function' ? secrets() : secrets;
-    return [...new Set([...own, ...knownCredentials()])];
-  };
   const write = (level: LogLevel, message: string, details?: () => Record<string, unknown>) => {
     const method = sink(level);
     if (!method) return;
     try {
-      const hidden = allSecrets();
+      const own = typeof secrets === 'function' ? secrets() : secrets;
+      const hidden = [...new Set([...own, ...knownCredentials()])];
       const line = `@pay: ${redact(message, hidden)}`;
       const fields = details?.();
       if (fields === undefined) method.call(logger, line);
@@ -98,10 +92,7 @@ export function createLogger(
   };
 }
 
-/**
- * Details with every secret removed: errors are reduced to their (redacted) JSON view, so a logger that prints
- * an error's own properties or its cause sees what `toJSON()` shows and nothing more.
- */
+/** Details with every secret removed, errors reduced to their (redacted) JSON view: no cause or own property. */
 function redactDetails(
   details: Record<string, unknown>,
   secrets: readonly string[],
@@ -122,9 +113,7 @@ let ambient: AsyncScope<PayLogger> | null | undefined;
 
 /**
  * Runs `fn` (one operation of a `Pay`, one webhook delivery) with `logger` as the logger of everything it calls
- * that has none of its own: `createPay(adapter, { logger })` then reports the adapter's retries and failed hooks
- * without the adapter being given the logger too. Only used when a logger is configured; on runtimes without
- * `AsyncLocalStorage` the adapter's own `logger` option is the only way.
+ * that has none of its own, so `createPay(adapter, { logger })` reports the adapter's retries and failed hooks.
  */
 export function withinLogger<R>(logger: PayLogger, fn: () => R): R {
   if (logger === SILENT_LOGGER) return fn();

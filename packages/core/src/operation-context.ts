@@ -1,9 +1,7 @@
 /**
  * The operation context (docs/architecture.md#operation-context): what one operation carries from the caller to the
- * wire, built once per operation by {@link runOperation} and handed on as an argument: to the adapter's
- * implementation, from it to the provider client, and from there to the HTTP client. It holds the operation, the
- * caller's idempotency key and, under `createPay`'s ledger, the ledger's context (recovery point, checkpoint), the
- * caller's signal and the per-call settings.
+ * wire, built once by {@link runOperation} and handed on as an argument to the adapter's implementation, the
+ * provider client and the HTTP client.
  */
 import type { CallOptions } from './adapter.js';
 import { markOperation, withIdempotencyKey } from './error-marks.js';
@@ -24,10 +22,8 @@ export const MAX_CALL_TIMEOUT_MS = 600_000;
 export const MAX_CALL_RETRY = 10;
 
 /**
- * What an operation's implementation receives as its last argument and passes to the provider client (`send`,
- * `request`, `find`, `findReplied`), which passes it to the HTTP client: the caller's checked options
- * (`signal`, `idempotencyKey`, `timeoutMs`, `retry`), the operation, and the ledger's context when the call runs
- * under `createPay`'s idempotency ledger.
+ * What an operation's implementation receives as its last argument and passes to the provider client: the
+ * caller's checked options, the operation, and the ledger's context under `createPay`'s idempotency ledger.
  */
 export interface OperationContext extends CallOptions {
   /** The operation being performed (`'payments.create'`). */
@@ -63,9 +59,8 @@ export function assertCallSettings(settings: CallSettings, operation?: string): 
 }
 
 /**
- * The caller's options, checked (`idempotencyKey`, `timeoutMs`, `retry`: a `ValidationError` before any I/O), with
- * only the members the caller may set: an `idempotency` or `operation` the caller passed is dropped, so only the
- * ledger provides a ledger context.
+ * The caller's options, checked (a `ValidationError` before any I/O); an `idempotency` or `operation` the caller
+ * passed is dropped, so only the ledger provides a ledger context.
  */
 export function checkedCallOptions(given: CallOptions, operation: Operation): CallOptions {
   const issues = callSettingsIssues(given);
@@ -77,11 +72,10 @@ export function checkedCallOptions(given: CallOptions, operation: Operation): Ca
 }
 
 /**
- * Runs one operation (docs/architecture.md#operation-context): `prepare` checks the arguments and the options
- * before anything else and returns the input the ledger fingerprints; the context is built from the checked
- * options; with a `ledger` (given by `createPay`), a money-moving operation called with an `idempotencyKey` runs
- * under it and its context carries the ledger's. What it throws carries the key in its context, and, for a
- * money-moving operation, the operation (for `pay.resolve(error)`).
+ * Runs one operation (docs/architecture.md#operation-context): `prepare` checks the arguments and options first
+ * and returns the input the ledger fingerprints; with a `ledger`, a money-moving operation given an
+ * `idempotencyKey` runs under it. What it throws carries the key, and for a money-moving operation the operation
+ * (for `pay.resolve(error)`).
  */
 export async function runOperation<R>(
   operation: Operation,

@@ -1,7 +1,6 @@
 /**
- * Declared authorisation of the provider client (docs/architecture.md#provider-client-auth): what an adapter
- * writes in its client config instead of building headers itself, and the transport options taken whole from
- * its config.
+ * Declared authorisation of the provider client (docs/architecture.md#provider-client-auth), and the transport
+ * options taken whole from an adapter's config.
  */
 import { basicAuthorization } from '../crypto.js';
 import type { TokenStore } from '../stores.js';
@@ -10,10 +9,8 @@ import type { ProviderCall, ProviderClient } from './provider-client.js';
 import type { Authorization, HttpClientOptions, HttpRequest, TransportOptions } from './types.js';
 
 /**
- * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic (`basic: [user,
- * password]`), a static bearer token (`bearer`), or a static header of the provider's own (`header` and `value`,
- * e.g. `X-Api-Key`). The value sent is redacted from every hook, log line and error. A token login is declared
- * as a {@link ProviderLogin} instead.
+ * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic, a static bearer
+ * token, or a static header of the provider's own (`X-Api-Key`). The value sent is redacted everywhere.
  */
 export type ProviderAuth =
   | { basic: readonly [user: string, password: string] }
@@ -22,14 +19,13 @@ export type ProviderAuth =
 
 /**
  * A token login declared in the client config (docs/architecture.md#provider-client-auth): the client logs in
- * with `login(credentials, client)` (a call through the client itself, with the call's own `auth`), sends
- * `Bearer <token>` on every other call with one token per set of credentials (`createRotatingLogin`), and its
- * `updateCredentials(credentials)` checks a new set first, redacts its `secrets` from then on and swaps it whole.
+ * with `login(credentials, client)`, sends `Bearer <token>` on every other call, and its `updateCredentials`
+ * checks a new set, redacts its `secrets` and swaps it whole.
  */
 export interface ProviderLogin<C extends object> {
   /** The credentials to log in with until `updateCredentials` replaces them. */
   credentials: C;
-  /** The login with one set of credentials: everything it sends (and each retry of it) comes from that set. */
+  /** The login with one set of credentials (a call through the client, with the call's own `auth`). */
   login(credentials: C, client: ProviderClient): Promise<AccessToken>;
   /** What a cached token of `credentials` belongs to (`{ provider, clientId, secret, baseUrl }`). */
   cacheKey(credentials: C): TokenCacheKey;
@@ -95,10 +91,7 @@ export function authorised(
   return request;
 }
 
-/**
- * The HTTP client's transport members of an adapter's config, taken whole (`baseUrl` and `tokenStore` are the
- * adapter's to apply): a member left out stays the client's default.
- */
+/** The HTTP client's transport members of an adapter's config (`baseUrl` and `tokenStore` are the adapter's). */
 export function transportOf(
   transport: TransportOptions | undefined,
 ): Pick<HttpClientOptions, 'fetch' | 'timeoutMs' | 'retry' | 'hooks' | 'logger'> {

@@ -55,6 +55,25 @@ export function httpTraceFields(description: CallDescription): Omit<HttpTraceBas
   };
 }
 
+/** A request's call description; its request id is fixed here, so the trace names the id every attempt sends. */
+export function describeCall(
+  provider: string,
+  baseUrl: string,
+  request: { call?: string | undefined; method: string; path: string; requestId?: string | undefined },
+): CallDescription {
+  request.requestId ??= crypto.randomUUID();
+  const { call, method, path, requestId } = request;
+  return {
+    provider,
+    call,
+    method,
+    baseUrl,
+    path,
+    requestId,
+    idempotencyKey: enclosingOperation()?.idempotencyKey,
+  };
+}
+
 /** Which of a call and its attempts would be published; undefined when neither. */
 export function httpTracing(): { call: boolean; attempt: boolean } | undefined {
   const channels = payChannels();

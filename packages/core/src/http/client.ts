@@ -5,10 +5,9 @@
  */
 import type { Options } from 'ky';
 import type { CallOptions } from '../adapter.js';
-import { enclosingOperation } from '../diagnostics/channels.js';
 import {
-  type CallDescription,
   callTraceOf,
+  describeCall,
   httpTraceFields,
   httpTracing,
   traceCall,
@@ -68,15 +67,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (!tracing) return sendRedacted(request, undefined);
       // The request id is fixed now, so the trace names the id every attempt sends.
       const traced: HttpRequest = { ...request, requestId: request.requestId ?? crypto.randomUUID() };
-      const describe = (): CallDescription => ({
-        provider: options.provider,
-        call: request.call,
-        method: request.method,
-        baseUrl,
-        path: request.path,
-        requestId: traced.requestId,
-        idempotencyKey: enclosingOperation()?.idempotencyKey,
-      });
+      const describe = () => describeCall(options.provider, baseUrl, traced);
       // A call the provider client already traces: its attempts are counted on that trace.
       const above = callTraceOf(given);
       if (above || !tracing.call)

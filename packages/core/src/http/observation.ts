@@ -115,7 +115,7 @@ async function observe<P extends HttpRequestInfo>(
       if (where.hooks?.onHookError) where.hooks.onHookError(error, { hook, request });
       else if (!logger.enabled('warn'))
         console.warn(
-          `@pay/core: the ${hook} hook threw (${redact(String((error as Error | undefined)?.message ?? error), where.credentials.values())}); the ${where.provider} call went on unaffected. Pass hooks.onHookError to handle hook failures.`,
+          `@pay/core: the ${hook} hook threw (${redact(message, where.credentials.values())}); the ${where.provider} call went on unaffected. Pass hooks.onHookError to handle hook failures.`,
         );
     } catch {
       // A failing error reporter must not change the call either.

@@ -6,8 +6,8 @@
  */
 import type * as v from 'valibot';
 import type { CallOptions } from '../adapter.js';
-import { type CallTrace, enclosingOperation } from '../diagnostics/channels.js';
-import { type CallDescription, settleCall, traceCall } from '../diagnostics/http-tracing.js';
+import type { CallTrace } from '../diagnostics/channels.js';
+import { describeCall, settleCall, traceCall } from '../diagnostics/http-tracing.js';
 import type { ProviderApiError } from '../errors.js';
 import { type ProviderName, requestIdOf } from '../records.js';
 import { createHttpClient } from './client.js';
@@ -171,7 +171,7 @@ export function createProviderClient<C extends object = never>(
     // One `pay:call` per logical call (docs/architecture.md#tracing-channels), ended with what the envelope said,
     // not only the status.
     return traceCall(
-      () => describeCall(options, request),
+      () => describeCall(provider, options.baseUrl, request),
       request,
       exchange,
       (trace, outcome) => settleProviderCall(trace, outcome, call),
@@ -217,22 +217,6 @@ export function createProviderClient<C extends object = never>(
 /** Whether a call can move money: its own say, else every call that is not safe to repeat. */
 export function movesMoneyOf(call: ProviderCall): boolean {
   return call.movesMoney ?? !call.retrySafe;
-}
-
-/** A call's `pay:call` start fields; its request id is fixed here, so the trace names the id every attempt sends. */
-function describeCall(options: HttpClientOptions, request: HttpRequest): CallDescription {
-  request.requestId ??= crypto.randomUUID();
-  const { provider, baseUrl } = options;
-  const { call, method, path, requestId } = request;
-  return {
-    provider,
-    call,
-    method,
-    baseUrl,
-    path,
-    requestId,
-    idempotencyKey: enclosingOperation()?.idempotencyKey,
-  };
 }
 
 function parsed<S extends v.GenericSchema>(

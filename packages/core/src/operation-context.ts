@@ -28,10 +28,7 @@ export const MAX_CALL_RETRY = 10;
 export interface OperationContext extends CallOptions {
   /** The operation being performed (`'payments.create'`). */
   readonly operation: Operation;
-  /**
-   * The ledger's context (recovery point, checkpoint) when the operation moves money, was given an
-   * `idempotencyKey` and runs through `createPay` (docs/architecture.md#idempotency).
-   */
+  /** The ledger's context, under `createPay` with an `idempotencyKey` (docs/architecture.md#idempotency). */
   readonly idempotency?: IdempotencyContext;
 }
 

@@ -63,15 +63,8 @@ export function describeCall(
 ): CallDescription {
   request.requestId ??= crypto.randomUUID();
   const { call, method, path, requestId } = request;
-  return {
-    provider,
-    call,
-    method,
-    baseUrl,
-    path,
-    requestId,
-    idempotencyKey: enclosingOperation()?.idempotencyKey,
-  };
+  const idempotencyKey = enclosingOperation()?.idempotencyKey;
+  return { provider, call, method, baseUrl, path, requestId, idempotencyKey };
 }
 
 /** Which of a call and its attempts would be published; undefined when neither. */
@@ -127,10 +120,7 @@ export function traceCall<R extends object, T>(
   });
 }
 
-/**
- * The end fields of a call from its result: a reply (`{ status }`) or a provider client's outcome
- * (`{ ok, reply, error }`) is `succeeded` below 400 and `refused` otherwise; a thrown error says its own outcome.
- */
+/** The end fields of a call from a reply or a provider client's outcome, or from the error it threw. */
 export function settleCall(
   trace: CallTrace,
   outcome: { ok: true; value: unknown } | { ok: false; error: unknown },

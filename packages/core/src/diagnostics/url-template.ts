@@ -20,11 +20,7 @@ export function rememberPathTemplate(strings: readonly string[], built: string):
   TEMPLATES.set(built, strings.join(ID_PLACEHOLDER));
 }
 
-/**
- * The template of a request path: the one `path` remembered for it, else the path with every segment that
- * looks like an id (digits, a UUID, a long mix of letters and digits) replaced by `{id}`. The query is never
- * part of it.
- */
+/** The template of a request path, without its query: the one `path` remembered, else ids guessed as `{id}`. */
 export function urlTemplateOf(requestPath: string): string {
   const withoutQuery = requestPath.split('?', 1)[0] ?? '';
   const known = TEMPLATES.get(withoutQuery);

@@ -171,10 +171,7 @@ export class UpstreamCall implements FailedCall {
       await notifyResponse(this.client, this.request, info, response, reply.text, this.started);
   }
 
-  /**
-   * After an attempt that did not succeed (ky's `shouldRetry`): records what it proves and whether the call goes
-   * on, as {@link decide} says. `true` sends again after {@link waitMs}.
-   */
+  /** After an attempt that did not succeed (ky's `shouldRetry`): `true` sends again after {@link waitMs}. */
   attemptEnded(ended: { status: number; headers: Headers } | FailedAttempt): boolean {
     if (this.stopped) return false;
     const decision = decide(this.soFar(), outcomeOf(ended));
@@ -198,9 +195,8 @@ export class UpstreamCall implements FailedCall {
   }
 
   /**
-   * The call's outcome once ky has stopped, `failed` when ky rejected with something other than an answer: what
-   * kept an attempt from being sent, else the last attempt's reply or failure. Aborted while ky waited for a
-   * retry, the last outcome stands, as if no retry had been allowed.
+   * The call's outcome once ky has stopped (`failed`: ky rejected with something other than an answer). Aborted
+   * while ky waited for a retry, the last outcome stands, as if no retry had been allowed.
    */
   result(failed?: FailedAttempt): HttpReply {
     if (this.stopped) throw this.stopped.by;

@@ -110,7 +110,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
  */
 async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpReply> {
   // Once loaded, ky is taken as it is: no wait on every call.
-  // Once loaded, ky is taken as it is: no wait on every call.
   const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());
   const { request } = call;
   const options: Options = {

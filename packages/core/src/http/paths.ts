@@ -11,12 +11,13 @@ import type { HttpRequest } from './types.js';
 export function path(strings: TemplateStringsArray, ...segments: (string | number)[]): string {
   const issues = segments.flatMap((segment, index) => {
     const text = String(segment);
-    if (text.trim() === '') return [{ path: `path segment ${index + 1}`, message: 'must not be empty' }];
-    if (text === '.' || text === '..')
-      return [
-        { path: `path segment ${index + 1}`, message: `must not be "${text}" (it would change the URL)` },
-      ];
-    return [];
+    const message =
+      text.trim() === ''
+        ? 'must not be empty'
+        : text === '.' || text === '..'
+          ? `must not be "${text}" (it would change the URL)`
+          : undefined;
+    return message ? [{ path: `path segment ${index + 1}`, message }] : [];
   });
   if (issues.length > 0) throw new ValidationError(issues);
   const built = strings.reduce(

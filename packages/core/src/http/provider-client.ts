@@ -100,10 +100,7 @@ export interface Replied<T> {
   requestId: string;
 }
 
-/**
- * The client an adapter's operations send through; each call takes the operation's context
- * (docs/architecture.md#operation-context), whose signal and per-call settings apply to it.
- */
+/** The client an adapter's operations send through, each call with the operation's context. */
 export interface ProviderClient {
   /** Sends and reads the envelope. Refusals come back as `{ ok: false }` (never thrown); transport failures throw. */
   send(call: ProviderCall, context?: CallOptions): Promise<ProviderOutcome>;
@@ -132,10 +129,7 @@ export interface ProviderClient {
   rememberSecrets(secrets: readonly string[]): void;
 }
 
-/**
- * Creates an adapter's provider client. No I/O happens until the first call. With a declared `login`, its
- * `updateCredentials` replaces the login's credentials (docs/architecture.md#credential-rotation).
- */
+/** Creates an adapter's provider client; no I/O until the first call (docs/architecture.md#credential-rotation). */
 export function createProviderClient<C extends object = never>(
   options: ProviderClientOptions<C>,
 ): ProviderClient & { updateCredentials(credentials: C): void } {
@@ -228,10 +222,7 @@ function parsed<S extends v.GenericSchema>(
   return parseReply(schema, body, { provider, call: call.call, context: call.context });
 }
 
-/**
- * Ends a call's `pay:call` trace with what the envelope said: a refusal after an earlier attempt may have landed
- * proves nothing about that attempt (docs/architecture.md#outcomes).
- */
+/** Ends a call's `pay:call` trace with what the envelope said (docs/architecture.md#outcomes). */
 function settleProviderCall(
   trace: CallTrace,
   outcome: { ok: true; value: ProviderOutcome } | { ok: false; error: unknown },

@@ -55,10 +55,7 @@ export interface CallSoFar {
 export type AttemptOutcome = { status: number; retryAfterMs: number | undefined } | { neverSent: boolean };
 
 export interface Decision {
-  /**
-   * `retry`: send again after `waitMs`; `relogin`: drop the refused credential and send again at once (the
-   * re-login is not a retry); `stop`: the attempt's reply or failure is the call's.
-   */
+  /** `relogin`: drop the refused credential and send again at once (not a retry). */
   next: 'retry' | 'relogin' | 'stop';
   waitMs: number;
   /** An attempt of the call, this one included, may have reached the provider. */

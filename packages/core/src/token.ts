@@ -169,7 +169,7 @@ function sharedCache(
 
 /** Options of {@link createRotatingLogin}. */
 export interface RotatingLoginOptions<C extends object> {
-  /** The credentials to log in with until {@link RotatingLogin.update} replaces them. */
+  /** The credentials to log in with until `update` replaces them. */
   credentials: C;
   /** The login with one set of credentials, so one login never mixes an old and a new member. */
   login: (credentials: C) => Promise<AccessToken>;
@@ -179,22 +179,13 @@ export interface RotatingLoginOptions<C extends object> {
   store?: TokenStore | undefined;
 }
 
-/** Bearer authorisation from a client-credentials login whose credentials can be replaced while the process runs. */
-export interface RotatingLogin<C extends object> {
-  /** The `authorization` of core's HTTP client: `Bearer <token>`, and the one re-login after a 401. */
-  readonly authorization: { header(): Promise<string>; rejected(headerValue: string): void };
-  /**
-   * Replaces the credentials (docs/architecture.md#credential-rotation): the next call that needs a token, or a
-   * re-login after a 401, logs in with the new ones; a login already on its way with the old ones is not kept.
-   */
-  update(credentials: C): void;
-}
-
 /**
- * Access tokens over credentials that rotate (Providers N and T): each set gets a token manager of its own, so a
- * token of one set is never used with another, and replacing the set is a single swap.
+ * Bearer `authorization` for core's HTTP client over credentials that rotate (Providers N and T): each set gets a
+ * token manager of its own, so a token of one set is never used with another. `update` swaps the set whole
+ * (docs/architecture.md#credential-rotation): the next call that needs a token, or a re-login after a 401, logs in
+ * with the new one; a login already on its way with the old one is not kept.
  */
-export function createRotatingLogin<C extends object>(options: RotatingLoginOptions<C>): RotatingLogin<C> {
+export function createRotatingLogin<C extends object>(options: RotatingLoginOptions<C>) {
   const managerOf = (given: C) => {
     // A copy, so a caller changing its object later cannot change the set a login sends member by member.
     const credentials = Object.freeze({ ...given });
@@ -210,9 +201,9 @@ export function createRotatingLogin<C extends object>(options: RotatingLoginOpti
     authorization: {
       header: async () => `Bearer ${await tokens.get()}`,
       // A 401 drops the refused token; core sends the call once more, which logs in with the current credentials.
-      rejected: (value) => tokens.invalidate(value.replace(/^Bearer /, '')),
+      rejected: (value: string) => tokens.invalidate(value.replace(/^Bearer /, '')),
     },
-    update(credentials) {
+    update(credentials: C) {
       tokens = managerOf(credentials);
     },
   };

@@ -51,8 +51,7 @@ export function createLogger(
   logger: Logger | undefined,
   secrets: readonly string[] | (() => readonly string[]) = [],
 ): PayLogger {
-  if (logger === undefined || logger === null) return SILENT_LOGGER;
-  if (typeof logger !== 'object' && typeof logger !== 'function') return SILENT_LOGGER;
+  if (!logger || (typeof logger !== 'object' && typeof logger !== 'function')) return SILENT_LOGGER;
   const sink = (level: LogLevel) => {
     const method = (logger as Record<string, unknown>)[level];
     return typeof method === 'function'
@@ -80,11 +79,8 @@ export function createLogger(
     warn: (message, details) => write('warn', message, details),
     error: (message, details) => write('error', message, details),
     once(key, level, message, details) {
-      let seen = LOGGED_ONCE.get(logger);
-      if (!seen) {
-        seen = new Set();
-        LOGGED_ONCE.set(logger, seen);
-      }
+      const seen = LOGGED_ONCE.get(logger) ?? new Set<string>();
+      LOGGED_ONCE.set(logger, seen);
       if (seen.has(key)) return;
       seen.add(key);
       write(level, message, details);

@@ -3,8 +3,7 @@
  * options taken whole from an adapter's config.
  */
 import { basicAuthorization } from '../crypto.js';
-import type { TokenStore } from '../stores.js';
-import { type AccessToken, createRotatingLogin, type TokenCacheKey } from '../token.js';
+import { type AccessToken, createRotatingLogin, type RotatingLoginOptions } from '../token.js';
 import type { ProviderCall, ProviderClient } from './provider-client.js';
 import type { Authorization, HttpClientOptions, HttpRequest, TransportOptions } from './types.js';
 
@@ -22,15 +21,9 @@ export type ProviderAuth =
  * with `login(credentials, client)`, sends `Bearer <token>` on every other call, and its `updateCredentials`
  * checks a new set, redacts its `secrets` and swaps it whole.
  */
-export interface ProviderLogin<C extends object> {
-  /** The credentials to log in with until `updateCredentials` replaces them. */
-  credentials: C;
+export interface ProviderLogin<C extends object> extends Omit<RotatingLoginOptions<C>, 'login'> {
   /** The login with one set of credentials (a call through the client, with the call's own `auth`). */
   login(credentials: C, client: ProviderClient): Promise<AccessToken>;
-  /** What a cached token of `credentials` belongs to (`{ provider, clientId, secret, baseUrl }`). */
-  cacheKey(credentials: C): TokenCacheKey;
-  /** A token cache shared by instances (the config's `tokenStore`). */
-  store?: TokenStore | undefined;
   /** Checks replacement credentials before anything changes (`ConfigurationError` naming a bad member). */
   check(credentials: C): C;
   /** The values of a set to redact from every hook, log line and error. */
@@ -43,10 +36,8 @@ export function loginOf<C extends object>(
   client: () => ProviderClient,
 ): { authorization: Authorization; update(credentials: C): void } {
   const rotating = createRotatingLogin({
-    credentials: login.credentials,
+    ...login,
     login: (credentials) => login.login(credentials, client()),
-    cacheKey: (credentials) => login.cacheKey(credentials),
-    store: login.store,
   });
   return {
     authorization: rotating.authorization,

@@ -11,10 +11,7 @@ import { idempotencyKeyIssue } from './idempotency-keys.js';
 import { movesMoney, type Operation } from './operations.js';
 
 /** Per-call overrides of the adapter's transport settings. */
-export interface CallSettings {
-  timeoutMs?: number;
-  retry?: number;
-}
+export type CallSettings = Pick<CallOptions, 'timeoutMs' | 'retry'>;
 
 /** The longest per-call attempt timeout accepted: 10 minutes. */
 export const MAX_CALL_TIMEOUT_MS = 600_000;
@@ -50,9 +47,9 @@ export function callSettingsIssues(settings: CallSettings): ValidationIssue[] {
 }
 
 /** Throws `ValidationError` when a call's settings are out of bounds. */
-export function assertCallSettings(settings: CallSettings, operation?: string): void {
+export function assertCallSettings(settings: CallSettings): void {
   const issues = callSettingsIssues(settings);
-  if (issues.length > 0) throw new ValidationError(issues, operation ? { operation } : {});
+  if (issues.length > 0) throw new ValidationError(issues);
 }
 
 /**

@@ -151,12 +151,6 @@ export function settleCall(
   }
 }
 
-/** One HTTP attempt being traced: `finish` publishes its end (only the first call counts). */
-export interface AttemptSpan {
-  readonly trace: AttemptTrace;
-  finish(result: AttemptResult): void;
-}
-
 /** How an attempt ended: the status of the reply it got, or the error it failed with. */
 export interface AttemptResult {
   status?: number | undefined;
@@ -169,12 +163,13 @@ export interface AttemptResult {
 /**
  * Starts tracing one HTTP attempt on `pay:attempt` (undefined when nobody subscribes). An attempt is not one
  * promise, so the events are published by hand in `tracePromise`'s order: start and end now, the rest at `finish`.
+ * `finish` publishes its end (only the first call counts).
  */
 export function startAttempt(
   fields: Omit<HttpTraceBase, 'id' | 'parentId'>,
   parentId: string | undefined,
   attempt: number,
-): AttemptSpan | undefined {
+): { trace: AttemptTrace; finish(result: AttemptResult): void } | undefined {
   const channel = payChannels()?.attempt;
   if (!channel?.hasSubscribers) return undefined;
   const trace: AttemptTrace = {

@@ -14,12 +14,8 @@ import {
 } from './channels.js';
 import { errorTypeOf, outcomeOf, recordFields } from './trace-fields.js';
 
-/** What starts an operation's trace: everything but its id. */
-export interface OperationDescription {
-  provider: string;
-  operation: string;
-  idempotencyKey: string | undefined;
-}
+/** What starts an operation's trace. */
+export type OperationDescription = Pick<OperationTrace, 'provider' | 'operation' | 'idempotencyKey'>;
 
 /**
  * Runs one public operation, traced on `pay:operation` when someone subscribes (`describe` is called only then):

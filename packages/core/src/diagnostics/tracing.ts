@@ -4,6 +4,7 @@
  */
 import { knownCredentials, redact } from '../redaction.js';
 import {
+  type ChannelLike,
   type OperationTrace,
   payChannels,
   type ReconcileTrace,
@@ -66,18 +67,17 @@ export async function withoutResult<C extends object, T>(
 
 /** Publishes one webhook delivery on `pay:webhook` when someone subscribes. Never throws. */
 export function publishWebhook(describe: () => WebhookTrace): void {
-  const channel = payChannels()?.webhook;
-  if (!channel?.hasSubscribers) return;
-  try {
-    channel.publish(describe());
-  } catch {}
+  publish(payChannels()?.webhook, describe);
 }
 
 /** Publishes one reconciler run on `pay:reconcile` when someone subscribes. Never throws. */
 export function publishReconcile(trace: ReconcileTrace): void {
-  const channel = payChannels()?.reconcile;
+  publish(payChannels()?.reconcile, () => trace);
+}
+
+function publish<M>(channel: ChannelLike<M> | undefined, message: () => M): void {
   if (!channel?.hasSubscribers) return;
   try {
-    channel.publish(trace);
+    channel.publish(message());
   } catch {}
 }

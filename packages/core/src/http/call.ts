@@ -7,7 +7,7 @@ import { startAttempt } from '../diagnostics/http-tracing.js';
 import type { NetworkError } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CallerAbort, untilAborted } from './deadline.js';
-import { abortedError, type FailedCall, loginFailure, neverSent, toNetworkError } from './failures.js';
+import { abortedError, loginFailure, neverSent, toNetworkError } from './failures.js';
 import type { Observed } from './observation.js';
 import { CREDENTIAL_HEADERS, notifyRequest, notifyResponse, rememberIssuedTokens } from './observation.js';
 import { wireRequest, withAuthorization } from './paths.js';
@@ -37,7 +37,7 @@ export interface FailedAttempt {
 const UTF8 = new TextDecoder();
 
 /** One logical call: its request, what its attempts have proved so far, and its outcome. */
-export class UpstreamCall implements FailedCall {
+export class UpstreamCall {
   readonly requestId: string;
   /** The wait ky makes before the next attempt (its `retry.delay`), as {@link decide} said. */
   waitMs = 0;
@@ -243,7 +243,7 @@ export class UpstreamCall implements FailedCall {
     }
   }
 
-  /** How errors and logs name the call (provider, method, redacted path): built on first use, not on every call. */
+  /** How errors and logs name the call (provider, method, redacted path, never the query): built on first use. */
   get label(): string {
     const { provider, credentials } = this.client;
     this.name ??= `${provider} ${this.request.method} ${redact(this.request.path, credentials.values())}`;

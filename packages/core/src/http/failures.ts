@@ -5,16 +5,10 @@
  */
 import { NetworkError, ProviderApiError } from '../errors.js';
 import { redact } from '../redaction.js';
-import type { HttpRequest } from './types.js';
+import type { UpstreamCall } from './call.js';
 
 /** The call a failure belongs to. */
-export interface FailedCall {
-  /** How messages name the call: provider, method and path (redacted), never the query. */
-  readonly label: string;
-  readonly url: string;
-  readonly request: HttpRequest;
-  readonly requestId: string;
-}
+export type FailedCall = Pick<UpstreamCall, 'label' | 'url' | 'request' | 'requestId'>;
 
 /** Connection failures that prove the request never left this process. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);

@@ -2,12 +2,7 @@
  * The provider client's refusals (docs/architecture.md#provider-client): the adapter's error table as data and the
  * `ProviderApiError` a refused reply becomes (docs/architecture.md#outcomes).
  */
-import {
-  type ErrorContext,
-  ProviderApiError,
-  type ProviderErrorKind,
-  providerErrorKindOf,
-} from '../errors.js';
+import { ProviderApiError, type ProviderErrorKind, providerErrorKindOf } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CREDENTIALS_HINT } from './failures.js';
 import {
@@ -80,10 +75,9 @@ export function refusalOf(
     kind,
     ...(rule?.retryable === undefined ? {} : { retryable: rule.retryable }),
   };
-  const context = contextOf(
-    call.context,
-    reading.details && secrets.length > 0 ? redactError(reading.details, secrets) : reading.details,
-  );
+  const details =
+    reading.details && secrets.length > 0 ? redactError(reading.details, secrets) : reading.details;
+  const context = details && Object.keys(details).length > 0 ? { ...call.context, ...details } : call.context;
   const plain = new ProviderApiError(fields, context ? { context } : {});
   let message = rule?.advice
     ? `${provider.provider} answered HTTP ${reply.status}${code ? ` (code ${code})` : ''}: ${rule.advice}`
@@ -128,12 +122,4 @@ function rulesOf(table: ProviderErrorTable, key: string): readonly ProviderError
   if (!Object.hasOwn(table, key)) return [];
   const entry = table[key];
   return Array.isArray(entry) ? entry : [entry as ProviderErrorRule];
-}
-
-function contextOf(
-  context: ErrorContext | undefined,
-  details: Record<string, unknown> | undefined,
-): ErrorContext | undefined {
-  if (!details || Object.keys(details).length === 0) return context;
-  return { ...context, ...details };
 }

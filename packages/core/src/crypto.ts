@@ -1,6 +1,6 @@
 /**
  * Web Crypto helpers (docs/architecture.md#packages, docs/architecture.md#webhook-verification): no `node:` import,
- * no Buffer, so verification also runs on edge runtimes. Decoding is strict: malformed hex or base64 is refused.
+ * no Buffer, so verification also runs on edge runtimes. Decoding is strict.
  */
 import { builtinModule } from './diagnostics/channels.js';
 

@@ -18,10 +18,7 @@ export const MAX_CALL_TIMEOUT_MS = 600_000;
 /** The most retries one call may ask for. */
 export const MAX_CALL_RETRY = 10;
 
-/**
- * What an operation's implementation receives as its last argument and passes to the provider client: the
- * caller's checked options, the operation, and the ledger's context under `createPay`'s idempotency ledger.
- */
+/** The last argument of an operation's implementation, for the provider client: options, operation, ledger. */
 export interface OperationContext extends CallOptions {
   /** The operation being performed (`'payments.create'`). */
   readonly operation: Operation;

@@ -123,10 +123,7 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
   };
 }
 
-/**
- * The shared token store under the cache name of `key`. A failing store never fails a call: it reads as no token,
- * and the failure is reported.
- */
+/** The shared token store under `key`'s cache name: a failing store reads as no token, and is reported. */
 function sharedCache(
   store: TokenStore,
   key: TokenCacheKey,

@@ -141,10 +141,7 @@ interface DiagnosticsChannelModule {
   channel(name: string): unknown;
 }
 
-/**
- * A built-in module asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16) instead of imported, so runtime
- * code loads everywhere; undefined where the runtime has none.
- */
+/** A built-in module asked of the runtime (Node ≥ 20.16) instead of imported; undefined where it has none. */
 export function builtinModule(id: string): Record<string, unknown> | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   try {
@@ -216,10 +213,7 @@ export function createAsyncScope<T>(): AsyncScope<T> | undefined {
 /** The enclosing operation's trace, carried across awaits; created on first use. */
 let scope: AsyncScope<OperationTrace> | null | undefined;
 
-/**
- * Runs an operation with its trace as the parent of the provider calls made inside it. Only used while someone
- * subscribes, so an unobserved operation never touches async context.
- */
+/** Runs an operation with its trace as the parent of its provider calls (only while someone subscribes). */
 export function withinOperation<R>(trace: OperationTrace, fn: () => R): R {
   if (scope === undefined) scope = createAsyncScope<OperationTrace>() ?? null;
   return scope ? scope.run(trace, fn) : fn();

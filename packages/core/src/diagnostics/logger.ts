@@ -107,10 +107,7 @@ function errorView(error: Error): Record<string, unknown> {
 
 let ambient: AsyncScope<PayLogger> | null | undefined;
 
-/**
- * Runs `fn` (one operation of a `Pay`, one webhook delivery) with `logger` as the logger of everything it calls
- * that has none of its own, so `createPay(adapter, { logger })` reports the adapter's retries and failed hooks.
- */
+/** Runs `fn` with `logger` as the logger of everything it calls that has none of its own. */
 export function withinLogger<R>(logger: PayLogger, fn: () => R): R {
   if (logger === SILENT_LOGGER) return fn();
   if (ambient === undefined) ambient = createAsyncScope<PayLogger>() ?? null;

@@ -1,7 +1,4 @@
-/**
- * Publishing on the tracing channels (docs/architecture.md#tracing-channels): one helper per channel, each building
- * and publishing nothing while the channel has no subscriber. Provider calls and HTTP attempts: http-tracing.ts.
- */
+/** Publishing on the tracing channels (docs/architecture.md#tracing-channels), nothing while nobody subscribes. */
 import { knownCredentials, redact } from '../redaction.js';
 import {
   type ChannelLike,

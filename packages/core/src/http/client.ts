@@ -104,10 +104,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 }
 
-/**
- * A call's attempts through ky, then the call's reply, or the error that ended it. ky's `afterResponse` (which
- * clones every response) runs only while a hook is `listening`.
- */
+/** A call's attempts through ky, then its reply or the error that ended it; `afterResponse` only while `listening`. */
 async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpReply> {
   // Once loaded, ky is taken as it is: no wait on every call.
   const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());

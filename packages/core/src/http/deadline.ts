@@ -1,15 +1,9 @@
-/**
- * Waiting for something that is not ours to cancel (a shared login) only until the caller aborts; the call's
- * overall cap is the retry policy's `callCapMs`.
- */
+/** Waiting for a shared login only until the caller aborts (the call's overall cap is `callCapMs`). */
 
 /** Rejection used when the caller's signal fires while waiting for something that is not ours to cancel. */
 export class CallerAbort {}
 
-/**
- * Waits for `work`, but stops waiting (leaving `work` running) when `signal` aborts: the wait then rejects with
- * `aborted()` (default a {@link CallerAbort}).
- */
+/** Waits for `work` until `signal` aborts, then rejects with `aborted()`, leaving `work` running. */
 export function untilAborted<T>(
   work: Promise<T>,
   signal: AbortSignal | undefined,

@@ -1,7 +1,4 @@
-/**
- * What observation hooks (`onRequest`/`onResponse`) see, redacted, and the guarantee that they cannot change a call
- * (docs/architecture.md#http-client).
- */
+/** What observation hooks see, redacted; they cannot change a call (docs/architecture.md#http-client). */
 import type { PayLogger } from '../diagnostics/logger.js';
 import type { ProviderName } from '../records.js';
 import { type CredentialSet, redact } from '../redaction.js';

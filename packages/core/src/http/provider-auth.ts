@@ -1,7 +1,4 @@
-/**
- * Declared authorisation of the provider client (docs/architecture.md#provider-client-auth), and the transport
- * options taken whole from an adapter's config.
- */
+/** Declared authorisation of the provider client (docs/architecture.md#provider-client-auth) and its transport. */
 import { basicAuthorization } from '../crypto.js';
 import { type AccessToken, createRotatingLogin, type RotatingLoginOptions } from '../token.js';
 import type { ProviderCall, ProviderClient } from './provider-client.js';

@@ -1,7 +1,4 @@
-/**
- * The provider client's refusals (docs/architecture.md#provider-client): the adapter's error table as data and the
- * `ProviderApiError` a refused reply becomes (docs/architecture.md#outcomes).
- */
+/** The provider client's error table and the `ProviderApiError` of a refusal (docs/architecture.md#provider-client). */
 import { ProviderApiError, type ProviderErrorKind, providerErrorKindOf } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CREDENTIALS_HINT } from './failures.js';

@@ -1,7 +1,4 @@
-/**
- * Whether a call is sent again, and after how long (docs/architecture.md#http-client): {@link decide}, a pure
- * function of what the call knows and how its last attempt ended; ky carries the decision out.
- */
+/** Whether a call is sent again, and after how long (docs/architecture.md#http-client); ky carries it out. */
 
 /** Statuses after which a retry-safe call is sent again (and whose `Retry-After` is honoured). */
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);

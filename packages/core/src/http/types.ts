@@ -58,10 +58,7 @@ export interface TransportOptions {
   /** Retries after the first attempt for calls that are safe to repeat (default 2, `0` for none). */
   retry?: number;
   hooks?: HttpHooks;
-  /**
-   * A token cache shared by every instance (`@pay/store-postgres`, `@pay/store-redis`, or
-   * `createMemoryTokenStore()`), so instances reuse one provider login. Default: each instance's own memory.
-   */
+  /** A token cache shared by every instance (`createMemoryTokenStore()`, a store package); default: per instance. */
   tokenStore?: TokenStore;
   /**
    * Where the client reports a retry (`debug`) and a hook that failed (`warn`), redacted. Default: the `logger`

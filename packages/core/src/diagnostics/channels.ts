@@ -160,30 +160,25 @@ export function findDiagnosticsChannel(): DiagnosticsChannelModule | undefined {
     : undefined;
 }
 
-/** The five channels, looked up once: channels are process-wide. */
-export interface PayChannels {
-  operation: TracingChannelLike<OperationTrace>;
-  call: TracingChannelLike<CallTrace>;
-  attempt: TracingChannelLike<AttemptTrace>;
-  webhook: ChannelLike<WebhookTrace>;
-  reconcile: ChannelLike<ReconcileTrace>;
+/** The five channels of the runtime's `diagnostics_channel`. */
+function channelsOf(dc: DiagnosticsChannelModule) {
+  return {
+    operation: dc.tracingChannel(PAY_CHANNELS.operation) as TracingChannelLike<OperationTrace>,
+    call: dc.tracingChannel(PAY_CHANNELS.call) as TracingChannelLike<CallTrace>,
+    attempt: dc.tracingChannel(PAY_CHANNELS.attempt) as TracingChannelLike<AttemptTrace>,
+    webhook: dc.channel(PAY_CHANNELS.webhook) as ChannelLike<WebhookTrace>,
+    reconcile: dc.channel(PAY_CHANNELS.reconcile) as ChannelLike<ReconcileTrace>,
+  };
 }
 
-let channels: PayChannels | null | undefined;
+/** Looked up once: channels are process-wide. */
+let channels: ReturnType<typeof channelsOf> | null | undefined;
 
 /** Returns the channels (created on first use), or undefined where the runtime has no `diagnostics_channel`. */
-export function payChannels(): PayChannels | undefined {
+export function payChannels(): ReturnType<typeof channelsOf> | undefined {
   if (channels === undefined) {
     const dc = findDiagnosticsChannel();
-    channels = dc
-      ? {
-          operation: dc.tracingChannel(PAY_CHANNELS.operation) as TracingChannelLike<OperationTrace>,
-          call: dc.tracingChannel(PAY_CHANNELS.call) as TracingChannelLike<CallTrace>,
-          attempt: dc.tracingChannel(PAY_CHANNELS.attempt) as TracingChannelLike<AttemptTrace>,
-          webhook: dc.channel(PAY_CHANNELS.webhook) as ChannelLike<WebhookTrace>,
-          reconcile: dc.channel(PAY_CHANNELS.reconcile) as ChannelLike<ReconcileTrace>,
-        }
-      : null;
+    channels = dc ? channelsOf(dc) : null;
   }
   return channels ?? undefined;
 }

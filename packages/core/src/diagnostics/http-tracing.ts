@@ -67,13 +67,11 @@ export function describeCall(
   return { provider, call, method, baseUrl, path, requestId, idempotencyKey };
 }
 
-/** Which of a call and its attempts would be published; undefined when neither. */
-export function httpTracing(): { call: boolean; attempt: boolean } | undefined {
+/** Undefined when neither a call nor its attempts would be published; else whether the call would. */
+export function httpTracing(): { call: boolean } | undefined {
   const channels = payChannels();
-  if (!channels) return undefined;
-  const call = channels.call.hasSubscribers;
-  const attempt = channels.attempt.hasSubscribers;
-  return call || attempt ? { call, attempt } : undefined;
+  if (!channels || !(channels.call.hasSubscribers || channels.attempt.hasSubscribers)) return undefined;
+  return { call: channels.call.hasSubscribers };
 }
 
 /** Calls already traced by the provider client, so the HTTP client underneath does not trace them again. */

@@ -95,6 +95,21 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
+/** A key imported once: a handful per process at most, so hot-path verification never re-imports. */
+function cachedKey(
+  keys: Map<string, Promise<CryptoKey>>,
+  name: string,
+  importKey: () => Promise<CryptoKey>,
+): Promise<CryptoKey> {
+  let key = keys.get(name);
+  if (!key) {
+    key = importKey();
+    if (keys.size > 16) keys.clear();
+    keys.set(name, key);
+  }
+  return key;
+}
+
 /** `node:crypto`'s `createHmac`, as far as {@link hmacBytes} uses it. */
 type CreateHmac = (
   algorithm: 'sha1' | 'sha256' | 'sha512',
@@ -119,14 +134,9 @@ export async function hmacBytes(
   const createHmac = secret === '' ? undefined : builtinModule('node:crypto')?.createHmac;
   if (typeof createHmac === 'function')
     return new Uint8Array((createHmac as CreateHmac)(NODE_HASH[hash], secret).update(data).digest());
-  const cacheKey = `${hash}:${secret}`;
-  let key = hmacKeys.get(cacheKey);
-  if (!key) {
-    key = crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash }, false, ['sign']);
-    // A handful of secrets per process at most; the cache keeps hot-path verification from re-importing.
-    if (hmacKeys.size > 16) hmacKeys.clear();
-    hmacKeys.set(cacheKey, key);
-  }
+  const key = cachedKey(hmacKeys, `${hash}:${secret}`, () =>
+    crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash }, false, ['sign']),
+  );
   return new Uint8Array(await crypto.subtle.sign('HMAC', await key, bufferOf(utf8(data))));
 }
 
@@ -136,6 +146,7 @@ export async function hmacSha512Hex(secret: string, data: string | Uint8Array): 
 }
 
 const rsaKeys = new Map<string, Promise<CryptoKey>>();
+const RSA_SHA256 = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
 
 /** DER bytes of an SPKI public key given as base64 DER or as PEM; `undefined` when malformed. */
 export function spkiBytes(publicKey: string): Uint8Array | undefined {
@@ -152,20 +163,12 @@ export async function verifyRsaSha256(
   data: string | Uint8Array,
   signature: Uint8Array,
 ): Promise<boolean> {
-  let key = rsaKeys.get(publicKey);
-  if (!key) {
+  const key = cachedKey(rsaKeys, publicKey, () => {
     const der = spkiBytes(publicKey);
     if (!der) throw new TypeError('The RSA public key is not base64 DER or PEM.');
-    key = crypto.subtle.importKey(
-      'spki',
-      bufferOf(der),
-      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-      false,
-      ['verify'],
-    );
-    if (rsaKeys.size > 16) rsaKeys.clear();
-    rsaKeys.set(publicKey, key);
-    key.catch(() => rsaKeys.delete(publicKey));
-  }
+    const imported = crypto.subtle.importKey('spki', bufferOf(der), RSA_SHA256, false, ['verify']);
+    imported.catch(() => rsaKeys.delete(publicKey));
+    return imported;
+  });
   return crypto.subtle.verify('RSASSA-PKCS1-v1_5', await key, bufferOf(signature), bufferOf(utf8(data)));
 }

@@ -23,16 +23,10 @@ export interface ClientParts extends Observed, Pick<HttpClientOptions, 'authoriz
 }
 
 /** What the attempts of a traced call are published with: the call's fields, and its trace when it has one. */
-export interface AttemptTracing {
-  fields: Omit<HttpTraceBase, 'id' | 'parentId'>;
-  call: CallTrace | undefined;
-}
+export type AttemptTracing = { fields: Omit<HttpTraceBase, 'id' | 'parentId'>; call: CallTrace | undefined };
 
 /** An attempt that failed without an answer; `timedOut`: ky's per-attempt timeout ended it. */
-export interface FailedAttempt {
-  error: unknown;
-  timedOut: boolean;
-}
+export type FailedAttempt = { error: unknown; timedOut: boolean };
 
 const UTF8 = new TextDecoder();
 

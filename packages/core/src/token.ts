@@ -1,10 +1,8 @@
 /**
- * Access tokens for client-credential logins (Providers N and T, docs/architecture.md#access-tokens and
- * docs/architecture.md#reading-provider-n-token): a token is fetched when none is held or the held one is within
- * the refresh margin of expiry, one in-flight login serves every concurrent caller, and a token refused with 401
- * is dropped. With a shared {@link TokenStore}, instances reuse one login under a digest of the credentials, and a
- * 401 drops the cached token only while it is still the rejected one, so a stale instance cannot evict a fresh
- * token. A failing token store never fails a call.
+ * Access tokens for client-credential logins (docs/architecture.md#access-tokens,
+ * docs/architecture.md#reading-provider-n-token): one in-flight login serves every concurrent caller, and a token
+ * refused with 401 is dropped — from a shared {@link TokenStore} only while it is still the rejected one, so a
+ * stale instance cannot evict a fresh token. A failing token store never fails a call.
  */
 import { sha256Hex } from './crypto.js';
 import { untilAborted } from './http/deadline.js';
@@ -15,9 +13,8 @@ import type { CachedToken, TokenStore } from './stores.js';
 export interface AccessToken {
   accessToken: string;
   /**
-   * Lifetime in seconds, as the provider reports it. One that is not positive is read as
-   * {@link MIN_TOKEN_LIFETIME_SECONDS}, so a provider reporting nonsense cannot make every call log in again
-   * (docs/architecture.md#access-tokens); a positive lifetime, however short, is honoured.
+   * Lifetime in seconds; one that is not positive is read as {@link MIN_TOKEN_LIFETIME_SECONDS}, so a provider
+   * reporting nonsense cannot make every call log in again (docs/architecture.md#access-tokens).
    */
   expiresInSeconds: number;
 }
@@ -45,9 +42,8 @@ export interface TokenManagerOptions {
   /** A token cache shared by instances (`TransportOptions.tokenStore`). Default: this manager's memory only. */
   store?: TokenStore | undefined;
   /**
-   * What the cached token belongs to; required with `store`. The cache name is `<provider>:<SHA-256 of client id,
-   * base URL and secret>`, so after a rotation (docs/architecture.md#credential-rotation) no instance takes a token
-   * another one got with the old secret.
+   * What the cached token belongs to; required with `store`. The cache name is a digest of all of it, so after a
+   * rotation (docs/architecture.md#credential-rotation) no instance takes a token got with the old secret.
    */
   cacheKey?: TokenCacheKey;
   /** Receives a token-store failure (the call goes on with a login of its own). Default: one `console.warn`. */
@@ -56,10 +52,7 @@ export interface TokenManagerOptions {
 
 /** A cached access token shared by one adapter instance. */
 export interface TokenManager {
-  /**
-   * A token valid for at least the refresh margin, logging in when needed. When `signal` aborts, this caller
-   * stops waiting (rejecting with the signal's reason) while the shared login goes on.
-   */
+  /** A token valid for at least the refresh margin; when `signal` aborts, this caller stops waiting. */
   get(options?: { signal?: AbortSignal | undefined }): Promise<string>;
   /** Drops `token` (the one a 401 rejected), here and in the shared store, unless a newer one replaced it. */
   invalidate(token: string): void;

@@ -92,14 +92,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   function sendCall(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
     assertCallSettings(request);
     const url = buildUrl(baseUrl, request.path, request.query);
-    const call = new UpstreamCall(
-      parts,
-      request,
-      url,
-      request.timeoutMs ?? timeoutMs,
-      request.retry ?? retries,
-      tracing,
-    );
+    const timeout = request.timeoutMs ?? timeoutMs;
+    const call = new UpstreamCall(parts, request, url, timeout, request.retry ?? retries, tracing);
     return attempts(call, parts.listening);
   }
 }

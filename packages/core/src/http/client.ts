@@ -136,7 +136,7 @@ async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpRep
   return call.result();
 }
 
-/** The request, with the operation context's signal and settings where it has none of its own. */
+/** The request, with the operation context's signal and settings (docs/architecture.md#operation-context). */
 function withContext(request: HttpRequest, context: CallOptions | undefined): HttpRequest {
   // Most operations set none of the three: the request is then sent as it is, not copied.
   if (!context || (!context.signal && context.timeoutMs === undefined && context.retry === undefined))

@@ -100,7 +100,10 @@ export interface Replied<T> {
   requestId: string;
 }
 
-/** The client an adapter's operations send through, each call with the operation's context. */
+/**
+ * The client an adapter's operations send through, each call with the operation's context
+ * (docs/architecture.md#operation-context).
+ */
 export interface ProviderClient {
   /** Sends and reads the envelope. Refusals come back as `{ ok: false }` (never thrown); transport failures throw. */
   send(call: ProviderCall, context?: CallOptions): Promise<ProviderOutcome>;

@@ -1,4 +1,7 @@
-/** The provider client's error table and the `ProviderApiError` of a refusal (docs/architecture.md#provider-client). */
+/**
+ * The provider client's error table and the `ProviderApiError` of a refusal (docs/architecture.md#provider-client,
+ * docs/architecture.md#outcomes).
+ */
 import { ProviderApiError, type ProviderErrorKind, providerErrorKindOf } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CREDENTIALS_HINT } from './failures.js';

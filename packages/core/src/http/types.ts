@@ -138,7 +138,10 @@ export interface HttpClientOptions extends TransportOptions {
 
 /** The client an adapter sends its calls through. */
 export interface HttpClient {
-  /** Sends one call; the operation's `context` supplies the signal and settings the request gives none of. */
+  /**
+   * Sends one call; the operation's `context` (docs/architecture.md#operation-context) supplies the signal and
+   * settings the request gives none of.
+   */
   send(request: HttpRequest, context?: CallOptions): Promise<HttpReply>;
   /** Redacts `secrets` from then on too (docs/architecture.md#credential-rotation); earlier ones stay redacted. */
   rememberSecrets(secrets: readonly string[]): void;

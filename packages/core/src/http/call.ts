@@ -1,7 +1,4 @@
-/**
- * One logical upstream call across its attempts (docs/architecture.md#http-client): everything a call knows
- * changes in this object, in the order ky runs the hooks the client maps onto its methods.
- */
+/** One logical upstream call across its attempts (docs/architecture.md#http-client), driven by ky's hooks. */
 import type { CallTrace, HttpTraceBase } from '../diagnostics/channels.js';
 import { startAttempt } from '../diagnostics/http-tracing.js';
 import type { NetworkError } from '../errors.js';

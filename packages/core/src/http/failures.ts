@@ -70,10 +70,7 @@ function withCredentialsHint(error: unknown): unknown {
   return error.withDetails({ message: `${error.message.trimEnd()} ${CREDENTIALS_HINT}` });
 }
 
-/**
- * `" (login: <what happened>)"` for a login that failed without an answer: its message without its advice, or
- * just its code when the message carries an outcome claim of its own.
- */
+/** `" (login: <what happened>)"`: the login's message without its advice, or its code if it claims an outcome. */
 function loginFailureReason(error: unknown): string {
   const message = (error as Error | undefined)?.message;
   if (typeof message !== 'string') return '';

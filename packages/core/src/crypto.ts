@@ -1,9 +1,7 @@
 /**
  * Web Crypto helpers (docs/architecture.md#packages, docs/architecture.md#webhook-verification): no `node:` import,
- * no Buffer, so verification also runs on edge runtimes (the HMAC asks the runtime for `node:crypto` where it has one).
- * Decoding is strict: malformed hex or base64 is refused instead of being decoded into something else.
+ * no Buffer, so verification also runs on edge runtimes. Decoding is strict.
  */
-
 import { builtinModule } from './diagnostics/channels.js';
 
 const encoder = new TextEncoder();
@@ -52,8 +50,8 @@ export function basicAuthorization(user: string, password: string): string {
 }
 
 /**
- * Compares two secrets or signatures in time that does not depend on where they differ. Strings are compared
- * as UTF-8 bytes. Different lengths return false after the same work as a full comparison.
+ * Compares two secrets or signatures (strings as UTF-8 bytes) in time that does not depend on where they differ;
+ * different lengths return false after the same work.
  */
 export function timingSafeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
   const left = utf8(a);
@@ -65,10 +63,8 @@ export function timingSafeEqual(a: string | Uint8Array, b: string | Uint8Array):
 }
 
 /**
- * The index of the first of `candidates` equal to `value`, or -1 when none is: how a webhook checked against
- * several secrets (old and new, while one is rotated) tells which one verified it. Every candidate is compared,
- * each with {@link timingSafeEqual}, whether or not an earlier one matched, so the time taken does not depend on
- * which candidate matched or how close any came.
+ * The index of the first of `candidates` equal to `value`, or -1: which of several webhook secrets verified it.
+ * Every candidate is compared, so the time taken does not depend on which one matched.
  */
 export function timingSafeIndexOf(
   value: string | Uint8Array,
@@ -83,9 +79,8 @@ export function timingSafeIndexOf(
 }
 
 /**
- * The bytes as a view Web Crypto accepts on every runtime: a copy made in this code's own realm unless they are
- * already of this realm. Edge runtimes that evaluate code in a separate context refuse an ArrayBuffer from
- * another realm (a request body the host built), while a view created here passes everywhere.
+ * The bytes as a view Web Crypto accepts on every runtime: a copy made in this realm unless they are already of
+ * it (edge runtimes refuse an ArrayBuffer of another realm, such as a request body the host built).
  */
 function bufferOf(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   return bytes instanceof Uint8Array && bytes.buffer instanceof ArrayBuffer
@@ -100,43 +95,48 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
+/** A key imported once: a handful per process at most, so hot-path verification never re-imports. */
+function cachedKey(
+  keys: Map<string, Promise<CryptoKey>>,
+  name: string,
+  importKey: () => Promise<CryptoKey>,
+): Promise<CryptoKey> {
+  let key = keys.get(name);
+  if (!key) {
+    key = importKey();
+    if (keys.size > 16) keys.clear();
+    keys.set(name, key);
+  }
+  return key;
+}
+
 /** `node:crypto`'s `createHmac`, as far as {@link hmacBytes} uses it. */
 type CreateHmac = (
   algorithm: 'sha1' | 'sha256' | 'sha512',
   key: string,
 ) => { update(data: string | Uint8Array): { digest(): Uint8Array } };
 
-/** The runtime's `createHmac`, asked of the runtime (never imported); undefined on edge runtimes and browsers. */
-function runtimeCreateHmac(): CreateHmac | undefined {
-  const createHmac = builtinModule('node:crypto')?.createHmac;
-  return typeof createHmac === 'function' ? (createHmac as CreateHmac) : undefined;
-}
-
 /** Web Crypto's hash names as `node:crypto` spells them. */
 const NODE_HASH = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-512': 'sha512' } as const;
 
 /**
- * The HMAC of `data` keyed with `secret` under `hash` (docs/architecture.md#webhook-signatures): the one HMAC in
- * core, behind the signature helpers. Where the runtime has `node:crypto`, the HMAC is computed at once: Web
- * Crypto signs on a worker thread, and the hop there and back costs more than the HMAC of a webhook body
- * (tooling/bench `verify.providerN`). Elsewhere, and for an empty secret (which Web Crypto refuses, and which
- * must fail the same way on every runtime), Web Crypto computes it.
+ * The HMAC of `data` keyed with `secret` under `hash` (docs/architecture.md#webhook-signatures). Where the runtime
+ * has `node:crypto` it is computed at once: Web Crypto signs on a worker thread, and the hop costs more than the
+ * HMAC of a webhook body (tooling/bench `verify.providerN`). Elsewhere, and for an empty secret (which Web Crypto
+ * refuses, and which must fail the same way on every runtime), Web Crypto computes it.
  */
 export async function hmacBytes(
   hash: 'SHA-1' | 'SHA-256' | 'SHA-512',
   secret: string,
   data: string | Uint8Array,
 ): Promise<Uint8Array> {
-  const createHmac = secret === '' ? undefined : runtimeCreateHmac();
-  if (createHmac) return new Uint8Array(createHmac(NODE_HASH[hash], secret).update(data).digest());
-  const cacheKey = `${hash}:${secret}`;
-  let key = hmacKeys.get(cacheKey);
-  if (!key) {
-    key = crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash }, false, ['sign']);
-    // A handful of secrets per process at most; the cache keeps hot-path verification from re-importing.
-    if (hmacKeys.size > 16) hmacKeys.clear();
-    hmacKeys.set(cacheKey, key);
-  }
+  // Asked of the runtime, never imported: undefined on edge runtimes and browsers.
+  const createHmac = secret === '' ? undefined : builtinModule('node:crypto')?.createHmac;
+  if (typeof createHmac === 'function')
+    return new Uint8Array((createHmac as CreateHmac)(NODE_HASH[hash], secret).update(data).digest());
+  const key = cachedKey(hmacKeys, `${hash}:${secret}`, () =>
+    crypto.subtle.importKey('raw', bufferOf(utf8(secret)), { name: 'HMAC', hash }, false, ['sign']),
+  );
   return new Uint8Array(await crypto.subtle.sign('HMAC', await key, bufferOf(utf8(data))));
 }
 
@@ -146,6 +146,7 @@ export async function hmacSha512Hex(secret: string, data: string | Uint8Array): 
 }
 
 const rsaKeys = new Map<string, Promise<CryptoKey>>();
+const RSA_SHA256 = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
 
 /** DER bytes of an SPKI public key given as base64 DER or as PEM; `undefined` when malformed. */
 export function spkiBytes(publicKey: string): Uint8Array | undefined {
@@ -162,20 +163,12 @@ export async function verifyRsaSha256(
   data: string | Uint8Array,
   signature: Uint8Array,
 ): Promise<boolean> {
-  let key = rsaKeys.get(publicKey);
-  if (!key) {
+  const key = cachedKey(rsaKeys, publicKey, () => {
     const der = spkiBytes(publicKey);
     if (!der) throw new TypeError('The RSA public key is not base64 DER or PEM.');
-    key = crypto.subtle.importKey(
-      'spki',
-      bufferOf(der),
-      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-      false,
-      ['verify'],
-    );
-    if (rsaKeys.size > 16) rsaKeys.clear();
-    rsaKeys.set(publicKey, key);
-    key.catch(() => rsaKeys.delete(publicKey));
-  }
+    const imported = crypto.subtle.importKey('spki', bufferOf(der), RSA_SHA256, false, ['verify']);
+    imported.catch(() => rsaKeys.delete(publicKey));
+    return imported;
+  });
   return crypto.subtle.verify('RSASSA-PKCS1-v1_5', await key, bufferOf(signature), bufferOf(utf8(data)));
 }

@@ -1,9 +1,7 @@
 /**
  * The operation context (docs/architecture.md#operation-context): what one operation carries from the caller to the
- * wire, built once per operation by {@link runOperation} and handed on as an argument: to the adapter's
- * implementation, from it to the provider client, and from there to the HTTP client. It holds the operation, the
- * caller's idempotency key and, under `createPay`'s ledger, the ledger's context (recovery point, checkpoint), the
- * caller's signal and the per-call settings.
+ * wire, built once by {@link runOperation} and handed on as an argument to the adapter's implementation, the
+ * provider client and the HTTP client.
  */
 import type { CallOptions } from './adapter.js';
 import { markOperation, withIdempotencyKey } from './error-marks.js';
@@ -13,29 +11,18 @@ import { idempotencyKeyIssue } from './idempotency-keys.js';
 import { movesMoney, type Operation } from './operations.js';
 
 /** Per-call overrides of the adapter's transport settings. */
-export interface CallSettings {
-  timeoutMs?: number;
-  retry?: number;
-}
+export type CallSettings = Pick<CallOptions, 'timeoutMs' | 'retry'>;
 
 /** The longest per-call attempt timeout accepted: 10 minutes. */
 export const MAX_CALL_TIMEOUT_MS = 600_000;
 /** The most retries one call may ask for. */
 export const MAX_CALL_RETRY = 10;
 
-/**
- * What an operation's implementation receives as its last argument and passes to the provider client (`send`,
- * `request`, `find`, `findReplied`), which passes it to the HTTP client: the caller's checked options
- * (`signal`, `idempotencyKey`, `timeoutMs`, `retry`), the operation, and the ledger's context when the call runs
- * under `createPay`'s idempotency ledger.
- */
+/** The last argument of an operation's implementation, for the provider client: options, operation, ledger. */
 export interface OperationContext extends CallOptions {
   /** The operation being performed (`'payments.create'`). */
   readonly operation: Operation;
-  /**
-   * The ledger's context (recovery point, checkpoint) when the operation moves money, was given an
-   * `idempotencyKey` and runs through `createPay` (docs/architecture.md#idempotency).
-   */
+  /** The ledger's context, under `createPay` with an `idempotencyKey` (docs/architecture.md#idempotency). */
   readonly idempotency?: IdempotencyContext;
 }
 
@@ -57,15 +44,14 @@ export function callSettingsIssues(settings: CallSettings): ValidationIssue[] {
 }
 
 /** Throws `ValidationError` when a call's settings are out of bounds. */
-export function assertCallSettings(settings: CallSettings, operation?: string): void {
+export function assertCallSettings(settings: CallSettings): void {
   const issues = callSettingsIssues(settings);
-  if (issues.length > 0) throw new ValidationError(issues, operation ? { operation } : {});
+  if (issues.length > 0) throw new ValidationError(issues);
 }
 
 /**
- * The caller's options, checked (`idempotencyKey`, `timeoutMs`, `retry`: a `ValidationError` before any I/O), with
- * only the members the caller may set: an `idempotency` or `operation` the caller passed is dropped, so only the
- * ledger provides a ledger context.
+ * The caller's options, checked (a `ValidationError` before any I/O); an `idempotency` or `operation` the caller
+ * passed is dropped, so only the ledger provides a ledger context.
  */
 export function checkedCallOptions(given: CallOptions, operation: Operation): CallOptions {
   const issues = callSettingsIssues(given);
@@ -77,11 +63,10 @@ export function checkedCallOptions(given: CallOptions, operation: Operation): Ca
 }
 
 /**
- * Runs one operation (docs/architecture.md#operation-context): `prepare` checks the arguments and the options
- * before anything else and returns the input the ledger fingerprints; the context is built from the checked
- * options; with a `ledger` (given by `createPay`), a money-moving operation called with an `idempotencyKey` runs
- * under it and its context carries the ledger's. What it throws carries the key in its context, and, for a
- * money-moving operation, the operation (for `pay.resolve(error)`).
+ * Runs one operation (docs/architecture.md#operation-context): `prepare` checks the arguments and options first
+ * and returns the input the ledger fingerprints; with a `ledger`, a money-moving operation given an
+ * `idempotencyKey` runs under it. What it throws carries the key, and for a money-moving operation the operation
+ * (for `pay.resolve(error)`).
  */
 export async function runOperation<R>(
   operation: Operation,

@@ -1,11 +1,7 @@
 /**
- * Tracing channels (docs/architecture.md#tracing-channels): every public operation, every logical provider call
- * and every HTTP attempt is published on a `diagnostics_channel` tracing channel, and every webhook delivery on a
- * plain channel, so an application (or `@pay/otel`) can follow a payment without @pay knowing who listens.
- *
- * Core never imports `node:diagnostics_channel`: runtime code must load on edge runtimes too, so the module is
- * asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16). Where there is none, nothing is published and
- * nothing fails. Payloads carry ids and enums only: never a secret, token, body, e-mail, name or metadata value.
+ * Tracing channels (docs/architecture.md#tracing-channels): operations, provider calls and HTTP attempts on
+ * `diagnostics_channel` tracing channels, webhook deliveries and reconciler runs on plain ones. The module is asked
+ * of the runtime, never imported, so runtime code loads on edge runtimes too. Payloads carry ids and enums only.
  */
 import type { WebhookFailureReason } from '../webhooks/errors.js';
 
@@ -33,16 +29,15 @@ export interface OperationTrace {
   /** The returned record's id and provider request id, when the operation succeeded. */
   recordId?: string | undefined;
   requestId?: string | null | undefined;
-  /** When it failed: the provider error's `kind`, else the error class name. */
+  /** When it failed: the provider error's `kind`, else the error class name; and the (redacted) error. */
   errorType?: string | undefined;
-  /** The (redacted) error the caller receives; also set by the channel itself on `error`. */
   error?: unknown;
 }
 
 /** Fields shared by a logical provider call and each of its attempts. */
 export interface HttpTraceBase {
   id: string;
-  /** The enclosing operation's id (for a call) or the call's id (for an attempt); undefined outside an operation. */
+  /** The enclosing operation's id (for a call) or the call's id (for an attempt). */
   parentId: string | undefined;
   provider: string;
   /** The adapter's name for the call, e.g. `'init-transaction'`. */
@@ -87,10 +82,7 @@ export interface WebhookTrace {
   verified: boolean;
   reason?: WebhookFailureReason | undefined;
   deliveryKey?: string | undefined;
-  /**
-   * Which webhook secret verified the delivery: its index in `setup({ webhookSecret })`'s list (Provider T: in
-   * its `webhookPublicKey` list). While a credential is rotated, the old one can go once no delivery names it.
-   */
+  /** Which webhook secret (or Provider T public key) verified the delivery: its index in the configured list. */
   secretIndex?: number | undefined;
   eventTypes: string[];
   duplicate: boolean;
@@ -102,10 +94,7 @@ export interface WebhookTrace {
   durationMs: number;
 }
 
-/**
- * Message of `pay:reconcile`: one per reconciler run (docs/architecture.md#reconciliation), published when it
- * ended. Counts and times only.
- */
+/** Message of `pay:reconcile`: one per reconciler run (docs/architecture.md#reconciliation), when it ended. */
 export interface ReconcileTrace {
   provider: string;
   /** Objects watched and due at the start of the run, and how late the oldest due one was (ms, 0 when none). */
@@ -139,10 +128,7 @@ export interface ChannelLike<M> {
 export interface TracingChannelLike<C extends object> {
   readonly hasSubscribers: boolean;
   tracePromise<T>(fn: () => Promise<T>, context: C): Promise<T>;
-  /**
-   * The five event channels, for work that is not one promise core can wrap (an HTTP attempt runs inside ky's
-   * hooks): core publishes them in `tracePromise`'s order (start, end, then error, asyncStart, asyncEnd).
-   */
+  /** The five event channels, for work that is not one promise (an HTTP attempt runs inside ky's hooks). */
   readonly start: ChannelLike<C>;
   readonly end: ChannelLike<C>;
   readonly asyncStart: ChannelLike<C>;
@@ -155,10 +141,7 @@ interface DiagnosticsChannelModule {
   channel(name: string): unknown;
 }
 
-/**
- * A built-in module asked of the runtime (`process.getBuiltinModule`, Node ≥ 20.16) instead of imported, so runtime
- * code loads everywhere; undefined where the runtime has no such module or refuses (edge runtimes, browsers).
- */
+/** A built-in module asked of the runtime (Node ≥ 20.16) instead of imported; undefined where it has none. */
 export function builtinModule(id: string): Record<string, unknown> | undefined {
   const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   try {
@@ -177,30 +160,25 @@ export function findDiagnosticsChannel(): DiagnosticsChannelModule | undefined {
     : undefined;
 }
 
-/** The five channels, or undefined when the runtime has none. Looked up once: channels are process-wide. */
-export interface PayChannels {
-  operation: TracingChannelLike<OperationTrace>;
-  call: TracingChannelLike<CallTrace>;
-  attempt: TracingChannelLike<AttemptTrace>;
-  webhook: ChannelLike<WebhookTrace>;
-  reconcile: ChannelLike<ReconcileTrace>;
+/** The five channels of the runtime's `diagnostics_channel`. */
+function channelsOf(dc: DiagnosticsChannelModule) {
+  return {
+    operation: dc.tracingChannel(PAY_CHANNELS.operation) as TracingChannelLike<OperationTrace>,
+    call: dc.tracingChannel(PAY_CHANNELS.call) as TracingChannelLike<CallTrace>,
+    attempt: dc.tracingChannel(PAY_CHANNELS.attempt) as TracingChannelLike<AttemptTrace>,
+    webhook: dc.channel(PAY_CHANNELS.webhook) as ChannelLike<WebhookTrace>,
+    reconcile: dc.channel(PAY_CHANNELS.reconcile) as ChannelLike<ReconcileTrace>,
+  };
 }
 
-let channels: PayChannels | null | undefined;
+/** Looked up once: channels are process-wide. */
+let channels: ReturnType<typeof channelsOf> | null | undefined;
 
 /** Returns the channels (created on first use), or undefined where the runtime has no `diagnostics_channel`. */
-export function payChannels(): PayChannels | undefined {
+export function payChannels(): ReturnType<typeof channelsOf> | undefined {
   if (channels === undefined) {
     const dc = findDiagnosticsChannel();
-    channels = dc
-      ? {
-          operation: dc.tracingChannel(PAY_CHANNELS.operation) as TracingChannelLike<OperationTrace>,
-          call: dc.tracingChannel(PAY_CHANNELS.call) as TracingChannelLike<CallTrace>,
-          attempt: dc.tracingChannel(PAY_CHANNELS.attempt) as TracingChannelLike<AttemptTrace>,
-          webhook: dc.channel(PAY_CHANNELS.webhook) as ChannelLike<WebhookTrace>,
-          reconcile: dc.channel(PAY_CHANNELS.reconcile) as ChannelLike<ReconcileTrace>,
-        }
-      : null;
+    channels = dc ? channelsOf(dc) : null;
   }
   return channels ?? undefined;
 }
@@ -219,10 +197,7 @@ export interface AsyncScope<T> {
   getStore(): T | undefined;
 }
 
-/**
- * A new `AsyncLocalStorage`, asked of the runtime like the channels (`node:async_hooks`), or undefined where the
- * runtime has none (then nothing is carried across awaits, and nothing fails).
- */
+/** A new `AsyncLocalStorage`, asked of the runtime like the channels, or undefined where the runtime has none. */
 export function createAsyncScope<T>(): AsyncScope<T> | undefined {
   const AsyncLocalStorage = builtinModule('node:async_hooks')?.AsyncLocalStorage;
   return typeof AsyncLocalStorage === 'function'
@@ -230,21 +205,13 @@ export function createAsyncScope<T>(): AsyncScope<T> | undefined {
     : undefined;
 }
 
+/** The enclosing operation's trace, carried across awaits; created on first use. */
 let scope: AsyncScope<OperationTrace> | null | undefined;
 
-/** The runtime's `AsyncLocalStorage` for the enclosing operation, created on first use. */
-function operationScope(): AsyncScope<OperationTrace> | undefined {
-  if (scope === undefined) scope = createAsyncScope<OperationTrace>() ?? null;
-  return scope ?? undefined;
-}
-
-/**
- * Runs an operation with its trace as the parent of the provider calls made inside it. Only used while someone
- * subscribes, so an unobserved operation never touches async context.
- */
+/** Runs an operation with its trace as the parent of its provider calls (only while someone subscribes). */
 export function withinOperation<R>(trace: OperationTrace, fn: () => R): R {
-  const found = operationScope();
-  return found ? found.run(trace, fn) : fn();
+  if (scope === undefined) scope = createAsyncScope<OperationTrace>() ?? null;
+  return scope ? scope.run(trace, fn) : fn();
 }
 
 /** The id of the traced operation this code runs in, if any: the parent of a provider call's trace. */

@@ -1,8 +1,7 @@
 /**
- * Tracing of provider calls (docs/architecture.md#tracing-channels): the logical call on `pay:call`, started by the
- * provider client (or the HTTP client when no provider client is above it), and each HTTP attempt on
- * `pay:attempt`. As every helper in tracing.ts, each builds nothing and publishes nothing while its channel has no
- * subscriber, and a payload carries ids and enums only.
+ * Tracing of provider calls (docs/architecture.md#tracing-channels): the logical call on `pay:call` (started by the
+ * provider client, else the HTTP client) and each HTTP attempt on `pay:attempt`. Nothing is built or published
+ * while a channel has no subscriber.
  */
 import { ProviderApiError } from '../errors.js';
 import {
@@ -24,12 +23,14 @@ export interface CallDescription {
   /** The adapter's name for the call (`'init-transaction'`); default `'<METHOD> <url template>'`. */
   call: string | undefined;
   method: string;
-  /** The client's base URL (host and port are read from it) and the request's path (built with `path`). */
+  /** The client's base URL (host and port are read from it) and the request's path. */
   baseUrl: string;
   path: string;
   requestId: string | undefined;
   idempotencyKey?: string | undefined;
 }
+
+const DEFAULT_PORTS: Record<string, number> = { 'https:': 443, 'http:': 80 };
 
 /** The fields a call and its attempts share, from a description: the URL reduced to its template and host. */
 export function httpTraceFields(description: CallDescription): Omit<HttpTraceBase, 'id' | 'parentId'> {
@@ -39,13 +40,7 @@ export function httpTraceFields(description: CallDescription): Omit<HttpTraceBas
   try {
     const url = new URL(description.baseUrl);
     serverAddress = url.hostname;
-    serverPort = url.port
-      ? Number(url.port)
-      : url.protocol === 'https:'
-        ? 443
-        : url.protocol === 'http:'
-          ? 80
-          : undefined;
+    serverPort = url.port ? Number(url.port) : DEFAULT_PORTS[url.protocol];
   } catch {
     // A base URL the client could not use either: the call fails on its own; the trace names no host.
   }
@@ -60,13 +55,23 @@ export function httpTraceFields(description: CallDescription): Omit<HttpTraceBas
   };
 }
 
-/** True when a call or an attempt would be published: the HTTP client then describes its call (once). */
-export function httpTracing(): { call: boolean; attempt: boolean } | undefined {
+/** A request's call description; its request id is fixed here, so the trace names the id every attempt sends. */
+export function describeCall(
+  provider: string,
+  baseUrl: string,
+  request: { call?: string | undefined; method: string; path: string; requestId?: string | undefined },
+): CallDescription {
+  request.requestId ??= crypto.randomUUID();
+  const { call, method, path, requestId } = request;
+  const idempotencyKey = enclosingOperation()?.idempotencyKey;
+  return { provider, call, method, baseUrl, path, requestId, idempotencyKey };
+}
+
+/** Undefined when neither a call nor its attempts would be published; else whether the call would. */
+export function httpTracing(): { call: boolean } | undefined {
   const channels = payChannels();
-  if (!channels) return undefined;
-  const call = channels.call.hasSubscribers;
-  const attempt = channels.attempt.hasSubscribers;
-  return call || attempt ? { call, attempt } : undefined;
+  if (!channels || !(channels.call.hasSubscribers || channels.attempt.hasSubscribers)) return undefined;
+  return { call: channels.call.hasSubscribers };
 }
 
 /** Calls already traced by the provider client, so the HTTP client underneath does not trace them again. */
@@ -78,10 +83,8 @@ export function callTraceOf(request: object): CallTrace | undefined {
 }
 
 /**
- * Runs one logical provider call, traced on `pay:call` when someone subscribes. `fn` receives the trace (or
- * undefined) and `request`: when traced, `request` is registered so the HTTP client below counts attempts on
- * this trace (`attempts`, `status`) instead of starting a trace of its own. `settle` turns what `fn` resolved to
- * into the end fields (default {@link settleCall}).
+ * Runs one logical provider call, traced on `pay:call` when someone subscribes; `request` is then registered so the
+ * HTTP client below counts attempts on this trace instead of starting its own. `settle` sets the end fields.
  */
 export function traceCall<R extends object, T>(
   describe: () => CallDescription,
@@ -115,10 +118,7 @@ export function traceCall<R extends object, T>(
   });
 }
 
-/**
- * The end fields of a call from its result: a reply (`{ status }`) or a provider client's outcome
- * (`{ ok, reply, error }`) is `succeeded` below 400 and `refused` otherwise; a thrown error says its own outcome.
- */
+/** The end fields of a call from a reply or a provider client's outcome, or from the error it threw. */
 export function settleCall(
   trace: CallTrace,
   outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
@@ -149,12 +149,6 @@ export function settleCall(
   }
 }
 
-/** One HTTP attempt being traced: `finish` publishes its end (only the first call counts). */
-export interface AttemptSpan {
-  readonly trace: AttemptTrace;
-  finish(result: AttemptResult): void;
-}
-
 /** How an attempt ended: the status of the reply it got, or the error it failed with. */
 export interface AttemptResult {
   status?: number | undefined;
@@ -165,15 +159,15 @@ export interface AttemptResult {
 }
 
 /**
- * Starts tracing one HTTP attempt on `pay:attempt` (undefined when nobody subscribes). An attempt runs inside
- * ky's hooks rather than as one promise, so the events are published by hand in `tracePromise`'s order: start
- * and end now, error (when it failed), asyncStart and asyncEnd at `finish`.
+ * Starts tracing one HTTP attempt on `pay:attempt` (undefined when nobody subscribes). An attempt is not one
+ * promise, so the events are published by hand in `tracePromise`'s order: start and end now, the rest at `finish`.
+ * `finish` publishes its end (only the first call counts).
  */
 export function startAttempt(
   fields: Omit<HttpTraceBase, 'id' | 'parentId'>,
   parentId: string | undefined,
   attempt: number,
-): AttemptSpan | undefined {
+): { trace: AttemptTrace; finish(result: AttemptResult): void } | undefined {
   const channel = payChannels()?.attempt;
   if (!channel?.hasSubscribers) return undefined;
   const trace: AttemptTrace = {

@@ -1,9 +1,7 @@
 /**
- * The `logger` option (docs/architecture.md#logger): where the library reports what it cannot throw — a hook that
- * failed, an in-memory store used in production, a retry, a store error swallowed after a success.
- * Console-compatible (`logger: console` works), silent by default, and every line goes through core's redaction
- * first: the configured secrets and every credential a live HTTP client has sent or received never reach a log
- * line.
+ * The `logger` option (docs/architecture.md#logger): where the library reports what it cannot throw.
+ * Console-compatible, silent by default, and every line is redacted first: no configured secret or credential a
+ * live HTTP client has sent or received reaches a log line.
  */
 import { knownCredentials, redact, redactError } from '../redaction.js';
 import { type AsyncScope, createAsyncScope } from './channels.js';
@@ -45,32 +43,27 @@ export const SILENT_LOGGER: PayLogger = {
 };
 
 /**
- * Wraps an application's logger. Each line (message and details) is redacted with `secrets` (a list, or a
- * function read at log time, e.g. an HTTP client's growing credential set) and with every credential known to
- * core; details are built only when the level has a sink; what the logger throws is ignored. Without a logger
- * it returns {@link SILENT_LOGGER}.
+ * Wraps an application's logger: each line is redacted with `secrets` (a list, or a function read at log time) and
+ * every credential known to core; details are built only when the level has a sink; what the logger throws is
+ * ignored. Without a logger it returns {@link SILENT_LOGGER}.
  */
 export function createLogger(
   logger: Logger | undefined,
   secrets: readonly string[] | (() => readonly string[]) = [],
 ): PayLogger {
-  if (logger === undefined || logger === null) return SILENT_LOGGER;
-  if (typeof logger !== 'object' && typeof logger !== 'function') return SILENT_LOGGER;
+  if (!logger || (typeof logger !== 'object' && typeof logger !== 'function')) return SILENT_LOGGER;
   const sink = (level: LogLevel) => {
     const method = (logger as Record<string, unknown>)[level];
     return typeof method === 'function'
       ? (method as (message: string, ...rest: unknown[]) => void)
       : undefined;
   };
-  const allSecrets = (): string[] => {
-    const own = typeof secrets === 'function' ? secrets() : secrets;
-    return [...new Set([...own, ...knownCredentials()])];
-  };
   const write = (level: LogLevel, message: string, details?: () => Record<string, unknown>) => {
     const method = sink(level);
     if (!method) return;
     try {
-      const hidden = allSecrets();
+      const own = typeof secrets === 'function' ? secrets() : secrets;
+      const hidden = [...new Set([...own, ...knownCredentials()])];
       const line = `@pay: ${redact(message, hidden)}`;
       const fields = details?.();
       if (fields === undefined) method.call(logger, line);
@@ -86,11 +79,8 @@ export function createLogger(
     warn: (message, details) => write('warn', message, details),
     error: (message, details) => write('error', message, details),
     once(key, level, message, details) {
-      let seen = LOGGED_ONCE.get(logger);
-      if (!seen) {
-        seen = new Set();
-        LOGGED_ONCE.set(logger, seen);
-      }
+      const seen = LOGGED_ONCE.get(logger) ?? new Set<string>();
+      LOGGED_ONCE.set(logger, seen);
       if (seen.has(key)) return;
       seen.add(key);
       write(level, message, details);
@@ -98,10 +88,7 @@ export function createLogger(
   };
 }
 
-/**
- * Details with every secret removed: errors are reduced to their (redacted) JSON view, so a logger that prints
- * an error's own properties or its cause sees what `toJSON()` shows and nothing more.
- */
+/** Details with every secret removed, errors reduced to their (redacted) JSON view: no cause or own property. */
 function redactDetails(
   details: Record<string, unknown>,
   secrets: readonly string[],
@@ -120,12 +107,7 @@ function errorView(error: Error): Record<string, unknown> {
 
 let ambient: AsyncScope<PayLogger> | null | undefined;
 
-/**
- * Runs `fn` (one operation of a `Pay`, one webhook delivery) with `logger` as the logger of everything it calls
- * that has none of its own: `createPay(adapter, { logger })` then reports the adapter's retries and failed hooks
- * without the adapter being given the logger too. Only used when a logger is configured; on runtimes without
- * `AsyncLocalStorage` the adapter's own `logger` option is the only way.
- */
+/** Runs `fn` with `logger` as the logger of everything it calls that has none of its own. */
 export function withinLogger<R>(logger: PayLogger, fn: () => R): R {
   if (logger === SILENT_LOGGER) return fn();
   if (ambient === undefined) ambient = createAsyncScope<PayLogger>() ?? null;

@@ -1,7 +1,6 @@
 /**
- * What the library warns about in production (docs/architecture.md#logger): an in-memory idempotency or
- * deduplication store keeps its keys in one process, so a second instance, or a restart, moves money twice or runs
- * a webhook twice.
+ * What the library warns about in production (docs/architecture.md#logger): an in-memory store keeps its keys in
+ * one process, so a second instance, or a restart, moves money twice or runs a webhook twice.
  */
 
 /** Non-enumerable mark of core's in-memory stores (a store spread into a wrapper loses it, on purpose). */

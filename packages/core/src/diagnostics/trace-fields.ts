@@ -1,7 +1,4 @@
-/**
- * What a trace says about how an operation or call ended (docs/architecture.md#tracing-channels): the outcome an
- * error implies, a low-cardinality error type, and the ids of a returned record. Ids and enums only.
- */
+/** What a trace says about how an operation or call ended (docs/architecture.md#tracing-channels). */
 import { InvalidResponseError, NetworkError, PayError, ProviderApiError } from '../errors.js';
 import type { TracedOutcome } from './channels.js';
 

@@ -1,11 +1,7 @@
-/**
- * Publishing on the tracing channels (docs/architecture.md#tracing-channels): one helper per channel, each of
- * which builds nothing and publishes nothing while the channel has no subscriber (one property read per call), and
- * never lets a payload carry more than ids and enums. Where the runtime has no `diagnostics_channel` every helper
- * just runs the work it wraps. The provider call and HTTP attempt helpers are in http-tracing.ts.
- */
+/** Publishing on the tracing channels (docs/architecture.md#tracing-channels), nothing while nobody subscribes. */
 import { knownCredentials, redact } from '../redaction.js';
 import {
+  type ChannelLike,
   type OperationTrace,
   payChannels,
   type ReconcileTrace,
@@ -16,17 +12,12 @@ import {
 } from './channels.js';
 import { errorTypeOf, outcomeOf, recordFields } from './trace-fields.js';
 
-/** What starts an operation's trace: everything but its id. */
-export interface OperationDescription {
-  provider: string;
-  operation: string;
-  idempotencyKey: string | undefined;
-}
+/** What starts an operation's trace. */
+export type OperationDescription = Pick<OperationTrace, 'provider' | 'operation' | 'idempotencyKey'>;
 
 /**
- * Runs one public operation, traced on `pay:operation` when someone subscribes: provider calls made inside it
- * name it as their parent. `describe` is called only then. `fn` should throw the error the caller receives
- * (already redacted): it becomes the trace's `error`.
+ * Runs one public operation, traced on `pay:operation` when someone subscribes (`describe` is called only then):
+ * provider calls inside it name it as their parent. What `fn` throws (already redacted) is the trace's `error`.
  */
 export function traceOperation<T>(describe: () => OperationDescription, fn: () => Promise<T>): Promise<T> {
   const channel = payChannels()?.operation;
@@ -56,9 +47,8 @@ export function traceOperation<T>(describe: () => OperationDescription, fn: () =
 }
 
 /**
- * `tracePromise`, except that the context never receives the resolved value: Node stores it as `result`, and a
- * record or a reply holds names, e-mails, metadata and bodies a trace must not carry. Only the fields core sets
- * (and `error`, the redacted error the caller receives) are published.
+ * `tracePromise`, except that the context never receives the resolved value (Node stores it as `result`): a record
+ * or a reply holds names, e-mails and bodies a trace must not carry.
  */
 export async function withoutResult<C extends object, T>(
   channel: TracingChannelLike<C>,
@@ -72,23 +62,19 @@ export async function withoutResult<C extends object, T>(
   return value as T;
 }
 
-/**
- * Publishes one webhook delivery on `pay:webhook` when someone subscribes; `describe` is called only then.
- * Never throws: observing a delivery must not change its answer.
- */
+/** Publishes one webhook delivery on `pay:webhook` when someone subscribes. Never throws. */
 export function publishWebhook(describe: () => WebhookTrace): void {
-  const channel = payChannels()?.webhook;
-  if (!channel?.hasSubscribers) return;
-  try {
-    channel.publish(describe());
-  } catch {}
+  publish(payChannels()?.webhook, describe);
 }
 
 /** Publishes one reconciler run on `pay:reconcile` when someone subscribes. Never throws. */
 export function publishReconcile(trace: ReconcileTrace): void {
-  const channel = payChannels()?.reconcile;
+  publish(payChannels()?.reconcile, () => trace);
+}
+
+function publish<M>(channel: ChannelLike<M> | undefined, message: () => M): void {
   if (!channel?.hasSubscribers) return;
   try {
-    channel.publish(trace);
+    channel.publish(message());
   } catch {}
 }

@@ -1,8 +1,6 @@
 /**
- * URL templates for traces (docs/architecture.md#tracing-channels): the path of a call with its ids replaced by
- * `{id}`, so a trace never carries an id in a place where it would split one route into a span name per payment.
- * Core's `path` template helper knows which segments are values: it reports each path it builds here (only while
- * someone subscribes), and the HTTP client reads the template back by the built path.
+ * URL templates for traces (docs/architecture.md#tracing-channels): a call's path with its ids replaced by `{id}`,
+ * so one route never splits into a span name per payment. `path` reports the templates it fills here.
  */
 import { payChannels } from './channels.js';
 
@@ -13,10 +11,7 @@ export const ID_PLACEHOLDER = '{id}';
 const TEMPLATES = new Map<string, string>();
 const TEMPLATES_KEPT = 1024;
 
-/**
- * Called by `path` with its template parts and the path it built. Remembers the template only while a call or
- * attempt channel has a subscriber, so an unobserved process pays one property read per path.
- */
+/** Called by `path` with its template parts and the path it built; kept only while someone subscribes. */
 export function rememberPathTemplate(strings: readonly string[], built: string): void {
   if (strings.length < 2) return;
   const channels = payChannels();
@@ -25,11 +20,7 @@ export function rememberPathTemplate(strings: readonly string[], built: string):
   TEMPLATES.set(built, strings.join(ID_PLACEHOLDER));
 }
 
-/**
- * The template of a request path: the one `path` remembered for it, else the path with every segment that
- * looks like an id (digits, a UUID, a long mix of letters and digits) replaced by `{id}`. The query is never
- * part of it.
- */
+/** The template of a request path, without its query: the one `path` remembered, else ids guessed as `{id}`. */
 export function urlTemplateOf(requestPath: string): string {
   const withoutQuery = requestPath.split('?', 1)[0] ?? '';
   const known = TEMPLATES.get(withoutQuery);

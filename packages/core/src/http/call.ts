@@ -1,15 +1,10 @@
-/**
- * One logical upstream call across its attempts (docs/architecture.md#http-client). Every change to what a call
- * knows happens in this object, in the order ky runs the hooks the client maps onto it: `beforeAttempt` (ky's
- * `beforeRequest`), `exchange` (ky's `fetch`), `notifyResponse` (`afterResponse`, only while a hook listens),
- * `attemptEnded` (`retry.shouldRetry`, answered by the retry policy's `decide`), `beforeRetry`, and `result`.
- */
+/** One logical upstream call across its attempts (docs/architecture.md#http-client), driven by ky's hooks. */
 import type { CallTrace, HttpTraceBase } from '../diagnostics/channels.js';
 import { startAttempt } from '../diagnostics/http-tracing.js';
 import type { NetworkError } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CallerAbort, untilAborted } from './deadline.js';
-import { abortedError, type FailedCall, loginFailure, neverSent, toNetworkError } from './failures.js';
+import { abortedError, loginFailure, neverSent, toNetworkError } from './failures.js';
 import type { Observed } from './observation.js';
 import { CREDENTIAL_HEADERS, notifyRequest, notifyResponse, rememberIssuedTokens } from './observation.js';
 import { wireRequest, withAuthorization } from './paths.js';
@@ -25,22 +20,15 @@ export interface ClientParts extends Observed, Pick<HttpClientOptions, 'authoriz
 }
 
 /** What the attempts of a traced call are published with: the call's fields, and its trace when it has one. */
-export interface AttemptTracing {
-  fields: Omit<HttpTraceBase, 'id' | 'parentId'>;
-  call: CallTrace | undefined;
-}
+export type AttemptTracing = { fields: Omit<HttpTraceBase, 'id' | 'parentId'>; call: CallTrace | undefined };
 
 /** An attempt that failed without an answer; `timedOut`: ky's per-attempt timeout ended it. */
-export interface FailedAttempt {
-  error: unknown;
-  timedOut: boolean;
-}
+export type FailedAttempt = { error: unknown; timedOut: boolean };
 
-/** Decodes reply bodies (see {@link UpstreamCall.exchange}). */
 const UTF8 = new TextDecoder();
 
 /** One logical call: its request, what its attempts have proved so far, and its outcome. */
-export class UpstreamCall implements FailedCall {
+export class UpstreamCall {
   readonly requestId: string;
   /** The wait ky makes before the next attempt (its `retry.delay`), as {@link decide} said. */
   waitMs = 0;
@@ -60,7 +48,7 @@ export class UpstreamCall implements FailedCall {
   private reached = false;
   /** The Authorization value and the headers the current attempt sends. */
   private authorization: string | undefined;
-  private sentHeaders: Record<string, string>;
+  private sentHeaders: Record<string, string> = {};
   /** When the current attempt was handed to fetch, and its redacted request while a hook listens. */
   private started = 0;
   private info: HttpRequestInfo | undefined;
@@ -88,7 +76,6 @@ export class UpstreamCall implements FailedCall {
       if (CREDENTIAL_HEADERS.has(name.toLowerCase())) client.credentials.addAuthorization(value);
     }
     this.headers = headers;
-    this.sentHeaders = headers;
     this.body = body;
   }
 
@@ -117,9 +104,8 @@ export class UpstreamCall implements FailedCall {
 
   /**
    * The exchange of one attempt, as ky's `fetch`: the body goes as the string it is (ky's Request would carry
-   * it as a stream, teed for retries: a chunked upload and several times the cost of the call), and the reply
-   * is read and recorded here, under ky's timeout (which otherwise ends when the headers arrive). ky gets the
-   * reply's status and headers; its body is already read.
+   * it as a stream, teed for retries), and the reply is read here, under ky's timeout (which otherwise ends when
+   * the headers arrive).
    */
   async exchange(sent: Request): Promise<Response> {
     const { tracing, client, request } = this;
@@ -137,7 +123,7 @@ export class UpstreamCall implements FailedCall {
       response = await fetch(sent.url, {
         method: sent.method,
         headers: this.sentHeaders,
-        ...(this.body === undefined ? {} : { body: this.body }),
+        body: this.body,
         signal: sent.signal,
       });
       // Bytes decoded as UTF-8, which is what `.text()` does, without its warning: workerd logs one on every
@@ -176,14 +162,10 @@ export class UpstreamCall implements FailedCall {
       await notifyResponse(this.client, this.request, info, response, reply.text, this.started);
   }
 
-  /**
-   * After an attempt that did not succeed (ky's `shouldRetry`): records what it proves and whether the call goes
-   * on, as {@link decide} says. `true` sends again after {@link waitMs}.
-   */
+  /** After an attempt that did not succeed (ky's `shouldRetry`): `true` sends again after {@link waitMs}. */
   attemptEnded(ended: { status: number; headers: Headers } | FailedAttempt): boolean {
     if (this.stopped) return false;
-    const attempt = outcomeOf(ended);
-    const decision = decide(this.soFar(), attempt);
+    const decision = decide(this.soFar(), outcomeOf(ended));
     if (!('status' in ended)) this.fail(ended, decision.outcome!);
     this.reached = decision.reached;
     this.next = decision.next;
@@ -204,9 +186,8 @@ export class UpstreamCall implements FailedCall {
   }
 
   /**
-   * The call's outcome once ky has stopped, `failed` when ky rejected with something other than an answer: what
-   * kept an attempt from being sent, else the last attempt's reply or failure. Aborted while ky waited for a
-   * retry, the last outcome stands, as if no retry had been allowed.
+   * The call's outcome once ky has stopped (`failed`: ky rejected with something other than an answer). Aborted
+   * while ky waited for a retry, the last outcome stands, as if no retry had been allowed.
    */
   result(failed?: FailedAttempt): HttpReply {
     if (this.stopped) throw this.stopped.by;
@@ -242,10 +223,7 @@ export class UpstreamCall implements FailedCall {
     this.reply = undefined;
   }
 
-  /**
-   * The Authorization header for an attempt. The caller's abort is honoured while waiting: the shared login
-   * goes on for the other callers.
-   */
+  /** The Authorization header for an attempt; the caller's abort ends the wait, not the shared login. */
   private async authorize(authorization: Authorization): Promise<string> {
     const { signal } = this.request;
     try {
@@ -256,7 +234,7 @@ export class UpstreamCall implements FailedCall {
     }
   }
 
-  /** How errors and logs name the call (provider, method, redacted path): built on first use, not on every call. */
+  /** How errors and logs name the call (provider, method, redacted path, never the query): built on first use. */
   get label(): string {
     const { provider, credentials } = this.client;
     this.name ??= `${provider} ${this.request.method} ${redact(this.request.path, credentials.values())}`;

@@ -1,16 +1,13 @@
 /**
- * The HTTP client every adapter uses (docs/architecture.md#http-client), on ky. ky schedules the attempts of a
- * call, waits between them and times each one out; it runs the hooks where an attempt starts (`beforeRequest`),
- * is answered (`afterResponse`, only while an `onRequest`/`onResponse` hook listens), ends without success
- * (`retry.shouldRetry`) and is sent again (`beforeRetry`), and its `fetch` is the attempt's exchange. What a call
- * knows and decides lives in one {@link UpstreamCall}; this file only maps ky's hooks onto it.
+ * The HTTP client every adapter uses (docs/architecture.md#http-client), on ky: ky schedules the attempts of a
+ * call, waits between them and times each one out; what a call knows and decides lives in one
+ * {@link UpstreamCall}, and this file maps ky's hooks onto it.
  */
 import type { Options } from 'ky';
 import type { CallOptions } from '../adapter.js';
-import { enclosingOperation } from '../diagnostics/channels.js';
 import {
-  type CallDescription,
   callTraceOf,
+  describeCall,
   httpTraceFields,
   httpTracing,
   traceCall,
@@ -23,14 +20,12 @@ import { buildUrl } from './paths.js';
 import type { HttpClient, HttpClientOptions, HttpReply, HttpRequest } from './types.js';
 
 /**
- * ky, loaded on the first call rather than on import: ky probes the runtime at import time (it builds a streaming
- * `Request`), which makes Node load its fetch implementation and web streams — most of what importing core cost
- * (tooling/bench `import.cold`). Cold starts that make no call no longer pay it; the first call does, as plain
- * `fetch` would.
+ * ky, loaded on the first call rather than on import: ky probes the runtime at import time, which makes Node load
+ * its fetch implementation and web streams — most of what importing core cost (tooling/bench `import.cold`).
  */
 let kyLoading: Promise<typeof import('ky')> | undefined;
 let kyLoaded: typeof import('ky') | undefined;
-async function loadKy(): Promise<typeof import('ky')> {
+function loadKy(): Promise<typeof import('ky')> {
   kyLoading ??= import('ky').then((module) => (kyLoaded = module));
   return kyLoading;
 }
@@ -46,8 +41,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const credentials = new CredentialSet(options.secrets ?? []);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  // The adapter's own logger, else the one of the `createPay` call this runs in (docs/architecture.md#logger);
-  // redacted lines.
+  // The adapter's own logger, else the one of the `createPay` call this runs in (docs/architecture.md#logger).
   const ownLogger =
     options.logger === undefined ? undefined : createLogger(options.logger, () => credentials.values());
   const parts: ClientParts = {
@@ -68,21 +62,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     send(given, context) {
       const request = withContext(given, context);
-      // Tracing (docs/architecture.md#tracing-channels) costs one property read per channel while nobody
-      // subscribes.
+      // Tracing (docs/architecture.md#tracing-channels) costs one property read per channel while nobody listens.
       const tracing = httpTracing();
       if (!tracing) return sendRedacted(request, undefined);
       // The request id is fixed now, so the trace names the id every attempt sends.
       const traced: HttpRequest = { ...request, requestId: request.requestId ?? crypto.randomUUID() };
-      const describe = (): CallDescription => ({
-        provider: options.provider,
-        call: request.call,
-        method: request.method,
-        baseUrl,
-        path: request.path,
-        requestId: traced.requestId,
-        idempotencyKey: enclosingOperation()?.idempotencyKey,
-      });
+      const describe = () => describeCall(options.provider, baseUrl, traced);
       // A call the provider client already traces: its attempts are counted on that trace.
       const above = callTraceOf(given);
       if (above || !tracing.call)
@@ -103,24 +88,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
-  /**
-   * One logical call with its settings (docs/architecture.md#createpay): the request's own, else the operation's
-   * (see `withContext`), else the client's.
-   */
+  /** One logical call with its settings (docs/architecture.md#createpay): the request's, else the client's. */
   function sendCall(request: HttpRequest, tracing: AttemptTracing | undefined): Promise<HttpReply> {
-    const asked = { timeoutMs: request.timeoutMs, retry: request.retry };
-    assertCallSettings(asked);
+    assertCallSettings(request);
     const url = buildUrl(baseUrl, request.path, request.query);
-    const timeout = asked.timeoutMs ?? timeoutMs;
-    const call = new UpstreamCall(parts, request, url, timeout, asked.retry ?? retries, tracing);
+    const timeout = request.timeoutMs ?? timeoutMs;
+    const call = new UpstreamCall(parts, request, url, timeout, request.retry ?? retries, tracing);
     return attempts(call, parts.listening);
   }
 }
 
-/**
- * A call's attempts through ky, each of ky's hooks mapped onto the call; then the call's reply, or the error
- * that ended it. ky's `afterResponse` (which clones every response) runs only while a hook is `listening`.
- */
+/** A call's attempts through ky, then its reply or the error that ended it; `afterResponse` only while `listening`. */
 async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpReply> {
   // Once loaded, ky is taken as it is: no wait on every call.
   const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());
@@ -132,7 +110,6 @@ async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpRep
     fetch: (input) => call.exchange(input as Request),
     ...(request.signal ? { signal: request.signal } : {}),
     timeout: call.timeoutMs,
-    throwHttpErrors: true,
     retry: {
       // A bound ky never reaches: the call's `decide` stops first (its retries, and the one re-login).
       limit: call.limit + 1,
@@ -159,10 +136,7 @@ async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpRep
   return call.result();
 }
 
-/**
- * The request with what its operation's context supplies where the request says nothing: the caller's signal and
- * per-call settings (docs/architecture.md#operation-context).
- */
+/** The request, with the operation context's signal and settings (docs/architecture.md#operation-context). */
 function withContext(request: HttpRequest, context: CallOptions | undefined): HttpRequest {
   // Most operations set none of the three: the request is then sent as it is, not copied.
   if (!context || (!context.signal && context.timeoutMs === undefined && context.retry === undefined))

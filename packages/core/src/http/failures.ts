@@ -5,16 +5,10 @@
  */
 import { NetworkError, ProviderApiError } from '../errors.js';
 import { redact } from '../redaction.js';
-import type { HttpRequest } from './types.js';
+import type { UpstreamCall } from './call.js';
 
 /** The call a failure belongs to. */
-export interface FailedCall {
-  /** How messages name the call: provider, method and path (redacted), never the query. */
-  readonly label: string;
-  readonly url: string;
-  readonly request: HttpRequest;
-  readonly requestId: string;
-}
+export type FailedCall = Pick<UpstreamCall, 'label' | 'url' | 'request' | 'requestId'>;
 
 /** Connection failures that prove the request never left this process. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
@@ -30,17 +24,11 @@ const CONNECTION_FAILURES = new Map([
   ['EPIPE', 'connection closed while sending'],
   ['UND_ERR_SOCKET', 'connection closed'],
 ]);
-/**
- * Advice of a `not_sent` network error: the only advice a `not_sent` message may carry
- * (docs/architecture.md#http-client).
- */
+/** The only advice a `not_sent` message may carry (docs/architecture.md#http-client). */
 const NOT_SENT_ADVICE = 'The request never reached the provider; it is safe to send again.';
 /** Advice of an `unknown` network error. */
 const UNKNOWN_ADVICE = 'The provider may have processed it: look the resource up before sending it again.';
-/**
- * Appended when the provider refused the credentials (a refused login): which configuration to check, named
- * generically and never with a value (docs/architecture.md#provider-client).
- */
+/** Appended when the provider refused the credentials (docs/architecture.md#provider-client); never a value. */
 export const CREDENTIALS_HINT =
   "The provider refused the credentials: check the adapter's credentials (API key / secret) and that they belong to the configured environment (sandbox or live).";
 
@@ -75,20 +63,14 @@ export function loginFailure(error: unknown, call: FailedCall, reachedBefore: bo
   return callError(call, reachedBefore, message, error);
 }
 
-/**
- * A login refused for its credentials (401/403) gets {@link CREDENTIALS_HINT} appended; anything else is
- * returned as is.
- */
+/** A login refused for its credentials (401/403) gets {@link CREDENTIALS_HINT} appended. */
 function withCredentialsHint(error: unknown): unknown {
   if (!ProviderApiError.isInstance(error) || (error.status !== 401 && error.status !== 403)) return error;
   if (error.message.includes(CREDENTIALS_HINT)) return error;
   return error.withDetails({ message: `${error.message.trimEnd()} ${CREDENTIALS_HINT}` });
 }
 
-/**
- * `" (login: <what happened>)"` for a login that failed without an answer: its message without its advice, or
- * just its code when the message carries an outcome claim of its own.
- */
+/** `" (login: <what happened>)"`: the login's message without its advice, or its code if it claims an outcome. */
 function loginFailureReason(error: unknown): string {
   const message = (error as Error | undefined)?.message;
   if (typeof message !== 'string') return '';
@@ -103,10 +85,7 @@ function loginFailureReason(error: unknown): string {
   return code ? ` (login failed: ${code})` : '';
 }
 
-/**
- * The network error of a failed attempt. `outcome` is what it proves (the retry policy's `decide` says);
- * `byCaller`: the caller's signal aborted it.
- */
+/** The network error of a failed attempt: `outcome` is what it proves; `byCaller`: the caller's signal aborted it. */
 export function toNetworkError(
   error: unknown,
   call: FailedCall,
@@ -138,16 +117,12 @@ const CAUSE_WORDS_KEPT = 200;
 
 /**
  * `" (<what the runtime said>)"` for a failure without a connection code: the innermost message of the cause chain,
- * which is where runtimes put the real reason (Deno: `Requires net access to "host:port", run again with the
- * --allow-net flag`, or `error sending request for url (…): … Connection refused`) under a generic "fetch failed".
+ * where runtimes put the real reason under a generic "fetch failed" (Deno: `Requires net access to "host:port"`).
  * Every URL in it is cut to its host (a query could carry a credential), secrets are redacted, and it is shortened.
  */
 function causeWords(error: unknown, secrets: readonly string[]): string {
   let words: string | undefined;
-  for (let current = error as Error | undefined, depth = 0; current && depth < 5; depth++) {
-    if (typeof current.message === 'string' && current.message.trim()) words = current.message;
-    current = current.cause as Error | undefined;
-  }
+  for (const { message } of causes(error)) if (typeof message === 'string' && message.trim()) words = message;
   if (words === undefined) return '';
   const hostsOnly = words.replace(/\bhttps?:\/\/[^\s)"'<>]+/gi, (url) => {
     try {
@@ -167,13 +142,14 @@ export function neverSent(error: unknown): boolean {
 }
 
 function findCode(error: unknown): string | undefined {
-  for (
-    let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    current && depth < 5;
-    depth++
-  ) {
-    if (typeof current.code === 'string') return current.code;
+  for (const { code } of causes(error)) if (typeof code === 'string') return code;
+  return undefined;
+}
+
+/** The error and its causes, five deep at most. */
+function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown; cause?: unknown }> {
+  for (let current = error as { cause?: unknown } | undefined, depth = 0; current && depth < 5; depth++) {
+    yield current;
     current = current.cause as typeof current;
   }
-  return undefined;
 }

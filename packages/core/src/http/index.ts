@@ -1,7 +1,6 @@
 /**
- * The HTTP layer of `@pay/core` (docs/architecture.md#http-client): the HTTP client every adapter sends through, the
- * provider client built on it (docs/architecture.md#provider-client), and the reply helpers. The names core's
- * entry points and modules take from it, each listed (docs/architecture.md#public-surface).
+ * The HTTP layer of `@pay/core` (docs/architecture.md#http-client, docs/architecture.md#provider-client): the names
+ * core's entry points take from it, each listed (docs/architecture.md#public-surface).
  */
 export { createHttpClient } from './client.js';
 export { CREDENTIALS_HINT } from './failures.js';

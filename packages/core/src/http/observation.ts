@@ -1,8 +1,4 @@
-/**
- * What observation hooks (`onRequest`/`onResponse`) see, and the guarantee that they cannot change a call
- * (docs/architecture.md#http-client): payloads are redacted (Authorization, every configured secret, every
- * credential sent or issued), and what a hook throws goes to `onHookError` (default: one `console.warn` line).
- */
+/** What observation hooks see, redacted; they cannot change a call (docs/architecture.md#http-client). */
 import type { PayLogger } from '../diagnostics/logger.js';
 import type { ProviderName } from '../records.js';
 import { type CredentialSet, redact } from '../redaction.js';
@@ -91,9 +87,8 @@ export function rememberIssuedTokens(text: string, credentials: CredentialSet): 
 }
 
 /**
- * Runs an observation hook so that nothing it does can change the call: what it throws (or rejects with) is
- * reported to the logger (`warn`, redacted) and to `onHookError` (the deprecated alias); with neither, to one
- * `console.warn` line, as before the logger existed.
+ * Runs an observation hook so that nothing it does can change the call: what it throws is reported to the logger
+ * (`warn`) and to `onHookError`; with neither, to one `console.warn` line.
  */
 async function observe<P extends HttpRequestInfo>(
   where: Observed,
@@ -117,7 +112,7 @@ async function observe<P extends HttpRequestInfo>(
       if (where.hooks?.onHookError) where.hooks.onHookError(error, { hook, request });
       else if (!logger.enabled('warn'))
         console.warn(
-          `@pay/core: the ${hook} hook threw (${redact(String((error as Error | undefined)?.message ?? error), where.credentials.values())}); the ${where.provider} call went on unaffected. Pass hooks.onHookError to handle hook failures.`,
+          `@pay/core: the ${hook} hook threw (${redact(message, where.credentials.values())}); the ${where.provider} call went on unaffected. Pass hooks.onHookError to handle hook failures.`,
         );
     } catch {
       // A failing error reporter must not change the call either.

@@ -1,25 +1,23 @@
-/**
- * What a call is sent as: its URL (path templates whose every value is one encoded segment, and the query string),
- * its headers and its body.
- */
+/** What a call is sent as: its URL, its headers and its body. */
 import { rememberPathTemplate } from '../diagnostics/url-template.js';
 import { ValidationError } from '../errors.js';
 import type { HttpRequest } from './types.js';
 
 /**
- * Builds a path from a template, encoding every interpolated value as one path segment. A value that would
- * not be one segment of its own — empty, `.` or `..`, which URL resolution collapses (`/status/..` becomes
- * `/`) — is a `ValidationError` before any I/O (docs/architecture.md#http-client).
+ * Builds a path from a template, encoding every interpolated value as one path segment. A value that would not be
+ * one segment of its own — empty, `.` or `..`, which URL resolution collapses — is a `ValidationError` before any
+ * I/O (docs/architecture.md#http-client).
  */
 export function path(strings: TemplateStringsArray, ...segments: (string | number)[]): string {
   const issues = segments.flatMap((segment, index) => {
     const text = String(segment);
-    if (text.trim() === '') return [{ path: `path segment ${index + 1}`, message: 'must not be empty' }];
-    if (text === '.' || text === '..')
-      return [
-        { path: `path segment ${index + 1}`, message: `must not be "${text}" (it would change the URL)` },
-      ];
-    return [];
+    const message =
+      text.trim() === ''
+        ? 'must not be empty'
+        : text === '.' || text === '..'
+          ? `must not be "${text}" (it would change the URL)`
+          : undefined;
+    return message ? [{ path: `path segment ${index + 1}`, message }] : [];
   });
   if (issues.length > 0) throw new ValidationError(issues);
   const built = strings.reduce(

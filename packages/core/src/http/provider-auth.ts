@@ -1,19 +1,12 @@
-/**
- * Declared authorisation of the provider client (docs/architecture.md#provider-client-auth): what an adapter
- * writes in its client config instead of building headers itself, and the transport options taken whole from
- * its config.
- */
+/** Declared authorisation of the provider client (docs/architecture.md#provider-client-auth) and its transport. */
 import { basicAuthorization } from '../crypto.js';
-import type { TokenStore } from '../stores.js';
-import { type AccessToken, createRotatingLogin, type TokenCacheKey } from '../token.js';
+import { type AccessToken, createRotatingLogin, type RotatingLoginOptions } from '../token.js';
 import type { ProviderCall, ProviderClient } from './provider-client.js';
-import type { Authorization, HttpClientOptions, TransportOptions } from './types.js';
+import type { Authorization, HttpClientOptions, HttpRequest, TransportOptions } from './types.js';
 
 /**
- * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic (`basic: [user,
- * password]`), a static bearer token (`bearer`), or a static header of the provider's own (`header` and `value`,
- * e.g. `X-Api-Key`). The value sent is redacted from every hook, log line and error. A token login is declared
- * as a {@link ProviderLogin} instead.
+ * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic, a static bearer
+ * token, or a static header of the provider's own (`X-Api-Key`). The value sent is redacted everywhere.
  */
 export type ProviderAuth =
   | { basic: readonly [user: string, password: string] }
@@ -22,19 +15,12 @@ export type ProviderAuth =
 
 /**
  * A token login declared in the client config (docs/architecture.md#provider-client-auth): the client logs in
- * with `login(credentials, client)` (a call through the client itself, with the call's own `auth`), sends
- * `Bearer <token>` on every other call with one token per set of credentials (`createRotatingLogin`), and its
- * `updateCredentials(credentials)` checks a new set first, redacts its `secrets` from then on and swaps it whole.
+ * with `login(credentials, client)`, sends `Bearer <token>` on every other call, and its `updateCredentials`
+ * checks a new set, redacts its `secrets` and swaps it whole.
  */
-export interface ProviderLogin<C extends object> {
-  /** The credentials to log in with until `updateCredentials` replaces them. */
-  credentials: C;
-  /** The login with one set of credentials: everything it sends (and each retry of it) comes from that set. */
+export interface ProviderLogin<C extends object> extends Omit<RotatingLoginOptions<C>, 'login'> {
+  /** The login with one set of credentials (a call through the client, with the call's own `auth`). */
   login(credentials: C, client: ProviderClient): Promise<AccessToken>;
-  /** What a cached token of `credentials` belongs to (`{ provider, clientId, secret, baseUrl }`). */
-  cacheKey(credentials: C): TokenCacheKey;
-  /** A token cache shared by instances (the config's `tokenStore`). */
-  store?: TokenStore | undefined;
   /** Checks replacement credentials before anything changes (`ConfigurationError` naming a bad member). */
   check(credentials: C): C;
   /** The values of a set to redact from every hook, log line and error. */
@@ -47,10 +33,8 @@ export function loginOf<C extends object>(
   client: () => ProviderClient,
 ): { authorization: Authorization; update(credentials: C): void } {
   const rotating = createRotatingLogin({
-    credentials: login.credentials,
+    ...login,
     login: (credentials) => login.login(credentials, client()),
-    cacheKey: (credentials) => login.cacheKey(credentials),
-    store: login.store,
   });
   return {
     authorization: rotating.authorization,
@@ -79,24 +63,23 @@ function headerOf(auth: ProviderAuth): { name: string; value: string; secrets: s
  * header of the call instead of the client's authoriser. `remember` is given the values to redact.
  */
 export function authorised(
-  call: Omit<ProviderCall, 'movesMoney'>,
+  call: ProviderCall,
   clientAuth: ProviderAuth | (() => ProviderAuth) | undefined,
   remember: (secrets: readonly string[]) => void,
-): Omit<ProviderCall, 'movesMoney' | 'auth'> {
-  const { auth: own, ...request } = call;
+): HttpRequest {
+  const { auth: own, movesMoney: _movesMoney, ...request } = call;
   const auth =
     own ??
     (request.authorize === false ? undefined : typeof clientAuth === 'function' ? clientAuth() : clientAuth);
   if (auth === undefined) return request;
   const header = headerOf(auth);
   remember(header.secrets);
-  return { ...request, headers: { ...request.headers, [header.name]: header.value }, authorize: false };
+  request.headers = { ...request.headers, [header.name]: header.value };
+  request.authorize = false;
+  return request;
 }
 
-/**
- * The HTTP client's transport members of an adapter's config, taken whole (`baseUrl` and `tokenStore` are the
- * adapter's to apply): a member left out stays the client's default.
- */
+/** The HTTP client's transport members of an adapter's config (`baseUrl` and `tokenStore` are the adapter's). */
 export function transportOf(
   transport: TransportOptions | undefined,
 ): Pick<HttpClientOptions, 'fetch' | 'timeoutMs' | 'retry' | 'hooks' | 'logger'> {

@@ -1,15 +1,8 @@
 /**
- * The provider client's refusals (docs/architecture.md#provider-client): the adapter's error table as data
- * (provider code → kind, retryable, not found, advice) and the `ProviderApiError` a refused reply becomes, with
- * `outcome: 'unknown'` when a money-moving call is refused after an earlier attempt may have reached the provider
- * (docs/architecture.md#outcomes).
+ * The provider client's error table and the `ProviderApiError` of a refusal (docs/architecture.md#provider-client,
+ * docs/architecture.md#outcomes).
  */
-import {
-  type ErrorContext,
-  ProviderApiError,
-  type ProviderErrorKind,
-  providerErrorKindOf,
-} from '../errors.js';
+import { ProviderApiError, type ProviderErrorKind, providerErrorKindOf } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CREDENTIALS_HINT } from './failures.js';
 import {
@@ -28,37 +21,30 @@ export interface ProviderErrorRule {
   /** Whether the same call may succeed later; default: 429 and 5xx are. */
   retryable?: boolean;
   /**
-   * The resource does not exist: `find` resolves to `null` instead of throwing (only for a status below 500: a
-   * gateway failure never proves that something is absent). Nothing else makes a read `null`: an HTTP 404 that no
-   * rule calls `notFound` (a proxy's error page, a missing route) throws.
+   * The resource does not exist: `find` resolves to `null` (only for a status below 500: a gateway failure never
+   * proves that something is absent). Nothing else makes a read `null`.
    */
   notFound?: boolean;
-  /**
-   * Only for this HTTP status (a catch-all code such as Provider N's `99` means "not found" only with a 404).
-   * Default: any status.
-   */
+  /** Only for this HTTP status (Provider N's catch-all `99` means "not found" only with a 404). */
   status?: number;
   /** What to do about this refusal, in the message: `<provider> answered HTTP <status> (code <code>): <advice>`. */
   advice?: string;
   /**
-   * Only when the provider's message matches (a code the provider uses for several refusals, e.g. Provider R's
-   * 1400 "Payment not found"); list such rules in an array under the code, most specific first.
+   * Only when the provider's message matches (Provider R's 1400 "Payment not found"); list such rules in an array
+   * under the code, most specific first.
    */
   message?: RegExp;
 }
 
 /**
- * The key of a table's rules for any code: they apply to a refusal that carries a provider code (whatever it is)
- * when none of that code's own rules does; never to a reply without a code (an error page). Provider T, whose
- * docs/providers/provider-t.md#errors reads "any code with HTTP 404" as "no such transaction", lists `{ status: 404, notFound: true }`
- * there.
+ * The key of a table's rules for any code: they apply to a refusal that carries a provider code when none of that
+ * code's own rules does, never to a reply without a code (Provider T, docs/providers/provider-t.md#errors).
  */
 export const ANY_PROVIDER_CODE = '*';
 
 /**
- * Provider code → rule, read with own-property checks (a code `constructor` is no rule). A code may list several
- * rules told apart by their `message` and `status`; the first that matches applies. Rules under
- * {@link ANY_PROVIDER_CODE} apply to any code no rule of its own matched.
+ * Provider code → rule, read with own-property checks (a code `constructor` is no rule); among several rules of a
+ * code, the first whose `message` and `status` match applies.
  */
 export type ProviderErrorTable = Readonly<Record<string, ProviderErrorRule | readonly ProviderErrorRule[]>>;
 
@@ -89,10 +75,9 @@ export function refusalOf(
     kind,
     ...(rule?.retryable === undefined ? {} : { retryable: rule.retryable }),
   };
-  const context = contextOf(
-    call.context,
-    reading.details && secrets.length > 0 ? redactError(reading.details, secrets) : reading.details,
-  );
+  const details =
+    reading.details && secrets.length > 0 ? redactError(reading.details, secrets) : reading.details;
+  const context = details && Object.keys(details).length > 0 ? { ...call.context, ...details } : call.context;
   const plain = new ProviderApiError(fields, context ? { context } : {});
   let message = rule?.advice
     ? `${provider.provider} answered HTTP ${reply.status}${code ? ` (code ${code})` : ''}: ${rule.advice}`
@@ -118,10 +103,7 @@ export function thrownRefusal(
   });
 }
 
-/**
- * The rule for a refusal: the code's own rules (own properties only), then those for {@link ANY_PROVIDER_CODE};
- * among several, the first whose `status` and `message` both match. A reply without a code has no rule.
- */
+/** The rule for a refusal: the code's own rules, then those for {@link ANY_PROVIDER_CODE}; none without a code. */
 function ruleFor(
   table: ProviderErrorTable,
   code: string | undefined,
@@ -140,12 +122,4 @@ function rulesOf(table: ProviderErrorTable, key: string): readonly ProviderError
   if (!Object.hasOwn(table, key)) return [];
   const entry = table[key];
   return Array.isArray(entry) ? entry : [entry as ProviderErrorRule];
-}
-
-function contextOf(
-  context: ErrorContext | undefined,
-  details: Record<string, unknown> | undefined,
-): ErrorContext | undefined {
-  if (!details || Object.keys(details).length === 0) return context;
-  return { ...context, ...details };
 }

@@ -18,10 +18,7 @@ export function parseForm(text: string): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(text));
 }
 
-/**
- * Validates an upstream reply against the adapter's lenient wire schema. A mismatch is an
- * `InvalidResponseError` naming the fields (never their values, which could hold personal data).
- */
+/** Validates an upstream reply: a mismatch is an `InvalidResponseError` naming the fields, never their values. */
 export function parseReply<S extends v.GenericSchema>(
   schema: S,
   value: unknown,

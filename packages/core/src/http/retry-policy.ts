@@ -1,8 +1,4 @@
-/**
- * Whether a call is sent again, and after how long (docs/architecture.md#http-client): {@link decide}, a pure
- * function of what the call knows and how its last attempt ended. ky carries the decision out: it waits as long
- * as the decision says, then sends.
- */
+/** Whether a call is sent again, and after how long (docs/architecture.md#http-client); ky carries it out. */
 
 /** Statuses after which a retry-safe call is sent again (and whose `Retry-After` is honoured). */
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
@@ -15,7 +11,7 @@ function backoffMs(retry: number, base: number, random: number): number {
   return Math.min(MAX_WAIT_MS, base * 2 ** (retry - 1) * (0.8 + random * 0.4));
 }
 
-/** Exponential backoff with jitter: about 300 ms, 600 ms, 1.2 s, …, never above 5 s. Exported for tests. */
+/** Exponential backoff with jitter (see `backoffMs`). Exported for tests. */
 export function backoff(attempt: number, base: number): number {
   return backoffMs(attempt, base, Math.random());
 }
@@ -36,9 +32,8 @@ export function retryAfterMs(headers: Headers): number | undefined {
 
 /** What a call knows when one of its attempts has ended: everything {@link decide} reads. */
 export interface CallSoFar {
-  /** Repeating the call cannot move money twice (`HttpRequest.retrySafe`). */
   retrySafe: boolean;
-  /** Retries the call may make: its own `retry`, else the caller's, else the client's. */
+  /** Retries the call may make. */
   limit: number;
   /** Retries decided so far (the re-login after a 401 is not one). */
   retries: number;
@@ -48,7 +43,6 @@ export interface CallSoFar {
   reached: boolean;
   /** What is left of the call's overall budget in milliseconds; 0 once the caller has aborted. */
   budgetMs: number;
-  /** The backoff's base in milliseconds. */
   backoffBaseMs: number;
   /** A number in [0, 1) that sets the backoff's jitter. */
   random: number;
@@ -57,12 +51,8 @@ export interface CallSoFar {
 /** How an attempt ended: an answer that is not a success, or no answer (`neverSent`: its connection never opened). */
 export type AttemptOutcome = { status: number; retryAfterMs: number | undefined } | { neverSent: boolean };
 
-/** What happens after an attempt. */
 export interface Decision {
-  /**
-   * `retry`: send again after `waitMs`; `relogin`: drop the refused credential and send again at once (the
-   * re-login is not a retry); `stop`: the attempt's reply or failure is the call's.
-   */
+  /** `relogin`: drop the refused credential and send again at once (not a retry). */
   next: 'retry' | 'relogin' | 'stop';
   waitMs: number;
   /** An attempt of the call, this one included, may have reached the provider. */

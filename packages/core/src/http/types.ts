@@ -1,5 +1,4 @@
-/** The types of the HTTP layer (docs/architecture.md#http-client): requests, replies, hooks and the options every adapter accepts. */
-
+/** The types of the HTTP layer (docs/architecture.md#http-client): requests, replies, hooks and options. */
 import type { CallOptions } from '../adapter.js';
 import type { Logger } from '../diagnostics/logger.js';
 import type { ErrorContext } from '../errors.js';
@@ -35,9 +34,8 @@ export interface HookFailure {
 
 /**
  * Observation hooks (logging, metrics). They never see a secret, token or Authorization header, and they can
- * never change what a call does: a hook that throws or rejects is reported to the `logger` (`warn`) and to
- * `onHookError`, and the call goes on as if it had returned (docs/architecture.md#http-client). With neither, one
- * `console.warn` line.
+ * never change what a call does: what one throws is reported to the `logger` (`warn`) and to `onHookError`
+ * (docs/architecture.md#http-client).
  */
 export interface HttpHooks {
   onRequest?: (request: HttpRequestInfo) => void | Promise<void>;
@@ -60,16 +58,11 @@ export interface TransportOptions {
   /** Retries after the first attempt for calls that are safe to repeat (default 2, `0` for none). */
   retry?: number;
   hooks?: HttpHooks;
-  /**
-   * A token cache shared by every instance (`@pay/store-postgres`, `@pay/store-redis`, or
-   * `createMemoryTokenStore()`), so instances reuse one provider login until it expires. Default: each adapter
-   * instance keeps its own token in memory.
-   */
+  /** A token cache shared by every instance (`createMemoryTokenStore()`, a store package); default: per instance. */
   tokenStore?: TokenStore;
   /**
-   * Where the client reports what it cannot throw (console-compatible, silent by default): a retry (`debug`, with
-   * the call, the attempt and the reason) and a hook that failed (`warn`). Every line is redacted. Default: the
-   * `logger` given to `createPay`, for calls made through it.
+   * Where the client reports a retry (`debug`) and a hook that failed (`warn`), redacted. Default: the `logger`
+   * given to `createPay`, for calls made through it.
    */
   logger?: Logger;
 }
@@ -81,7 +74,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface Authorization {
   /**
    * The `Authorization` header value for the next call. `signal` is the caller's: a shared login should keep
-   * running for others when it aborts. The client stops waiting for the header when the caller aborts anyway.
+   * running for others when it aborts.
    */
   header(signal?: AbortSignal): Promise<string>;
   /** Called with the rejected header value when the provider answers 401; the call is then sent once more. */
@@ -99,30 +92,18 @@ export interface HttpRequest {
   json?: unknown;
   form?: Record<string, string>;
   headers?: Record<string, string>;
-  /**
-   * True only when repeating the call cannot move money twice (reads, idempotent PUTs, logins). Only such
-   * calls are retried on 408/429/5xx and network failures.
-   */
+  /** True only when repeating the call cannot move money twice (reads, idempotent PUTs, logins): only then retried. */
   retrySafe: boolean;
   /** `false` sends no `Authorization` from the client's authoriser (e.g. the login itself). */
   authorize?: boolean;
-  /**
-   * The reply carries credentials no configured secret covers (a login's fresh access token): hooks see its
-   * body as `[REDACTED]`.
-   */
+  /** The reply carries credentials (a login's fresh access token): hooks see its body as `[REDACTED]`. */
   credentialsInReply?: boolean;
   /** The request id to send; default a new UUID. The same id is sent on every retry of this call. */
   requestId?: string;
   signal?: AbortSignal;
-  /**
-   * Timeout of one attempt of this call, overriding the client's `timeoutMs`. Default: the per-call `timeoutMs` of
-   * the operation context `send` is given, else the client's.
-   */
+  /** Timeout of one attempt of this call; default the operation context's `timeoutMs`, else the client's. */
   timeoutMs?: number;
-  /**
-   * Retries of this call, overriding the client's `retry`; like it, only used when `retrySafe` is true: a call
-   * that could move money is never retried. Default: the per-call `retry` of the operation context, else the client's.
-   */
+  /** Retries of this call, only when `retrySafe`; default the operation context's `retry`, else the client's. */
   retry?: number;
   /** Where a multi-step operation is, copied into any error this call raises. */
   context?: ErrorContext;
@@ -135,10 +116,9 @@ export interface HttpReply {
   text: string;
   requestId: string;
   /**
-   * True when an earlier attempt of this same logical call may have reached the provider (it timed out, lost
-   * its reply, or got a retryable status). After such an attempt this answer proves nothing about the earlier
-   * one: a refusal (4xx) of a money-moving call must not be reported as "nothing happened" — reconcile with a
-   * status read, or throw with `outcome: 'unknown'` (docs/architecture.md#outcomes).
+   * An earlier attempt of this call may have reached the provider: a refusal of a money-moving call then proves
+   * nothing about it — reconcile with a status read, or throw with `outcome: 'unknown'`
+   * (docs/architecture.md#outcomes).
    */
   earlierAttemptMayHaveReached: boolean;
 }
@@ -150,10 +130,7 @@ export interface HttpClientOptions extends TransportOptions {
   authorization?: Authorization;
   /** Header carrying the request id (e.g. `X-Client-Request-Id`); omitted means none is sent. */
   requestIdHeader?: string;
-  /**
-   * Values to redact from anything a hook or an error could show (secrets, API keys), whatever their length
-   * (see `redact` for secrets shorter than 4 characters). Every credential the client sends is redacted too.
-   */
+  /** Values to redact from anything a hook or an error could show; every credential sent is redacted too. */
   secrets?: readonly string[];
   /** Base of the backoff in milliseconds (default 300). */
   backoffBaseMs?: number;
@@ -162,13 +139,10 @@ export interface HttpClientOptions extends TransportOptions {
 /** The client an adapter sends its calls through. */
 export interface HttpClient {
   /**
-   * Sends one call. `context`, the operation's (docs/architecture.md#operation-context), supplies the caller's
-   * signal and per-call settings where the request gives none.
+   * Sends one call; the operation's `context` (docs/architecture.md#operation-context) supplies the signal and
+   * settings the request gives none of.
    */
   send(request: HttpRequest, context?: CallOptions): Promise<HttpReply>;
-  /**
-   * Redacts `secrets` from then on too, like the configured `secrets`: credentials that replaced the configured
-   * ones while the process runs (docs/architecture.md#credential-rotation). The earlier ones stay redacted.
-   */
+  /** Redacts `secrets` from then on too (docs/architecture.md#credential-rotation); earlier ones stay redacted. */
   rememberSecrets(secrets: readonly string[]): void;
 }

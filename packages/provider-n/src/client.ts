@@ -1,13 +1,12 @@
 /**
- * The Provider N client (docs/providers/provider-n.md#envelope and docs/providers/provider-n.md#authentication): core's provider client with a Bearer
- * token from core's token manager, the envelope reader (`requestSuccessful: false` or a non-`"0"` `responseCode`
- * is a refusal whatever the HTTP status), and Provider N's refusal codes as data.
+ * The Provider N client (docs/providers/provider-n.md#envelope, docs/providers/provider-n.md#authentication): core's
+ * provider client with a Bearer token from core's token manager, the envelope reader and the refusal codes as data.
  */
 import { createProviderClient, type ProviderClient, type ProviderErrorTable } from '@pay/core/adapter';
 import {
-  baseUrlOf,
   checkCredentials,
   PROVIDER,
+  PROVIDER_N_BASE_URLS,
   type ProviderNConfig,
   type ProviderNCredentials,
 } from './config.js';
@@ -46,15 +45,13 @@ export const PROVIDER_N_ERRORS: ProviderErrorTable = {
   R9: { kind: 'conflict' },
 };
 
-/**
- * The client of one adapter: core's provider client, whose `updateCredentials` logs in with new credentials from
- * the next call on (docs/providers/provider-n.md#authentication).
- */
+/** Core's provider client, whose `updateCredentials` logs in with new credentials from the next call on. */
 export type ProviderNClient = ProviderClient & { updateCredentials(credentials: ProviderNCredentials): void };
 
 /** Builds the client: no I/O until the first call, which logs in first. */
 export function createClient(config: ProviderNConfig): ProviderNClient {
-  const baseUrl = baseUrlOf(config);
+  const baseUrl =
+    config.baseUrl ?? (config.isSandbox ? PROVIDER_N_BASE_URLS.sandbox : PROVIDER_N_BASE_URLS.production);
   return createProviderClient({
     provider: PROVIDER,
     baseUrl,
@@ -87,13 +84,14 @@ export function createClient(config: ProviderNConfig): ProviderNClient {
  * it only reads, so it is retried like a GET.
  */
 async function login(credentials: ProviderNCredentials, client: ProviderClient) {
-  const outcome = await client.send({
-    call: 'login',
-    method: 'POST',
-    path: '/v1/auth/login',
-    auth: { basic: [credentials.apiKey, credentials.secretKey] },
-    retrySafe: true,
-    credentialsInReply: true,
-  });
-  return readLogin(outcome);
+  return readLogin(
+    await client.send({
+      call: 'login',
+      method: 'POST',
+      path: '/v1/auth/login',
+      auth: { basic: [credentials.apiKey, credentials.secretKey] },
+      retrySafe: true,
+      credentialsInReply: true,
+    }),
+  );
 }

@@ -1,13 +1,13 @@
 /**
- * Provider N's public types: the adapter's declared types, the `provider_metadata` of each operation (inferred
- * from the schemas in `metadata.ts` that `requests.ts` validates with, so the type and the check cannot drift), the checkout result and
- * the raw webhook events. Types only: every module may import this one, and it imports no module of the adapter
- * that imports it back.
+ * Provider N's public types: the adapter's declared types, the `provider_metadata` of each operation (inferred from
+ * the schemas `requests.ts` validates with, so the type and the check cannot drift), the checkout result and the
+ * raw webhook events. Types only.
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderNCredentials } from './config.js';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './metadata.js';
+import type { EVENT_NAMES } from './webhooks.js';
 import type { refundBodySchema } from './wire.js';
 import type {
   mandateEventSchema,
@@ -36,9 +36,8 @@ export type ProviderNCheckout = Checkout & {
   checkoutUrl: string;
 };
 
-// Raw event payloads, as the provider sends them (what `providerN.*` callbacks receive as `event.data`): the
-// input types of the schemas in `wire.ts`, so the type says exactly what the adapter accepts (numbers or decimal text,
-// `null` or absent), plus any other member the provider sends.
+// Raw event payloads (what `providerN.*` callbacks receive as `event.data`): the input types of the wire schemas,
+// so the type says exactly what the adapter accepts, plus any other member the provider sends.
 
 /** `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`. */
 export type ProviderNTransactionEventData = v.InferInput<typeof transactionEventSchema>;
@@ -82,30 +81,20 @@ export type ProviderNRawEvents = {
 };
 
 /** A normalised event Provider N's webhooks raise. */
-export type ProviderNEventName =
-  | 'payment.created'
-  | 'payment.updated'
-  | 'payment.failed'
-  | 'refund.created'
-  | 'subscription.created'
-  | 'subscription.canceled'
-  | 'subscription.updated';
+export type ProviderNEventName = (typeof EVENT_NAMES)[number];
 
 /** A Provider N event type (`SUCCESSFUL_TRANSACTION`, …). */
 export type ProviderNEventType = keyof ProviderNRawEvents extends `providerN.${infer T}` ? T : never;
 
-/**
- * Provider N's declared types: the operations it performs and the normalised events it raises, typed
- * `provider_metadata`, raw events and the checkout result.
- */
+/** Provider N's declared types. */
 export interface ProviderNTypes extends AdapterTypes {
   provider: 'providerN';
   /** The operations Provider N performs; `pay.<resource>.<verb>` exists only for these (the rest are unsupported). */
   operations: 'checkouts.create' | 'checkouts.retrieve' | 'payments.retrieve' | 'refunds.create';
   /**
    * The normalised events its webhooks raise (docs/architecture.md#event-names): a received payment is
-   * `payment.created` (its `data.status` says whether it is paid in full), never `payment.succeeded`, and no
-   * invoice is raised, so `.on()` refuses those two names.
+   * `payment.created` (its `data.status` says whether it is paid in full), so `.on()` refuses `payment.succeeded`
+   * and `invoice.generated`.
    */
   events: ProviderNEventName;
   metadata: {

@@ -1,7 +1,6 @@
 /**
- * The client and the reads Provider N's operations share (docs/providers/provider-n.md#calls): the v1 status query and the refund
- * status read, each with the record facts of its call. Used by the checkout and refund flows' duplicate recovery,
- * by the retrieve operations and by `pay.resolve`; and the read back after a duplicate refusal.
+ * The client and the reads Provider N's operations share (docs/providers/provider-n.md#calls): the v1 status query
+ * and the refund status read, and the read back after a duplicate refusal.
  */
 import type { CallOptions, ProviderApiError, ProviderCall, Refund } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
@@ -23,10 +22,7 @@ export type ProviderNCalls = ReturnType<typeof providerNCalls>;
 
 /** The reads over one authenticated client; `livemode` is `false` for a sandbox adapter's records. */
 export function providerNCalls(client: ProviderNClient, livemode: boolean) {
-  /**
-   * What every record carries besides the payload: `livemode` and the request id of its call
-   * (docs/architecture.md#records).
-   */
+  /** What every record carries besides the payload (docs/architecture.md#records). */
   const facts = (requestId: string): RecordFacts => ({ livemode, requestId });
 
   /**
@@ -71,9 +67,8 @@ export async function readBack<T>(duplicate: Refusal, why: string, read: () => P
 }
 
 /**
- * The refusal of a keyed call as a duplicate, when what the provider holds under the reference cannot be read
- * back: the earlier attempt with this key may have landed, so the outcome stays unknown
- * (docs/architecture.md#outcomes).
+ * A keyed call refused as a duplicate whose reference cannot be read back: the earlier attempt with this key may
+ * have landed, so the outcome stays unknown (docs/architecture.md#outcomes).
  */
 export function unknownAfterDuplicate(
   duplicate: Refusal,

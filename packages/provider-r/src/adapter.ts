@@ -1,7 +1,4 @@
-/**
- * The Provider R adapter: one function per operation, wiring requests (checks + wire call) → client → mapping.
- * Operations the provider cannot do throw `ProviderNotSupportedError` before any I/O (core's `defineAdapter`).
- */
+/** The Provider R adapter: one function per operation, wiring requests (checks + wire call) → client → mapping. */
 import {
   type AdapterDefinition,
   type CallOptions,
@@ -67,8 +64,8 @@ function operations(
     async createCheckout(params, options) {
       const request = checkoutRequest(params, config, await keyedReference(options));
       if (resumeCreation('checkouts.create', options.idempotency)) return null;
-      // With a ledger there is a key, so the refId is the caller's or the key's (never absent). The call resolves
-      // to null (the spec); the Checkout with its redirect is recorded for `pay.resolve(key)`.
+      // With a ledger there is a key, so the refId is never absent. The call resolves to null (the spec); the
+      // Checkout with its redirect is recorded for `pay.resolve(key)`.
       await sendCreation(
         'checkouts.create',
         options.idempotency,
@@ -132,44 +129,25 @@ function operations(
   };
 }
 
-/**
- * What the adapter checks before core's idempotency ledger is touched (docs/architecture.md#idempotency): the
- * same checks the operations make, without a call.
- */
-function checks(config: ProviderRConfig): AdapterDefinition<ProviderRTypes>['checks'] {
-  return {
-    createCheckout(params) {
-      checkoutRequest(params, config);
-      return undefined;
-    },
-    createPayment(params) {
-      paymentRequest(params, config);
-      return undefined;
-    },
-    capturePayment(_id, params) {
-      captureAmount(params);
-      return undefined;
-    },
-    createRefund(params) {
-      refundRequest(params);
-      return undefined;
-    },
-  };
-}
-
 /** Builds the adapter from a checked configuration. */
 export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapter {
   const client = createClient(config);
   const adapter = defineAdapter<ProviderRTypes>({
     provider: 'providerR',
     operations: operations(config, client),
-    checks: checks(config),
+    // The operations' own checks, run before core's idempotency ledger is touched (docs/architecture.md#idempotency).
+    checks: {
+      createCheckout: (params) => void checkoutRequest(params, config),
+      createPayment: (params) => void paymentRequest(params, config),
+      capturePayment: (_id, params) => void captureAmount(params),
+      createRefund: (params) => void refundRequest(params),
+    },
     unsupported: UNSUPPORTED,
     webhooks: createWebhooks(config, client),
     resolve: (lookup, options) => resolveCall(lookup, options, client, config),
   });
   // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
-  // input and hands the operations their idempotency context (a spread copy would lose it).
+  // input (a spread copy would lose it).
   return Object.assign(adapter, {
     createCheckoutRedirect: redactingErrors(
       async (
@@ -178,9 +156,8 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
       ): Promise<ProviderRCheckoutRedirect> => {
         const input = parseInput(checkoutCreateSchema, params ?? {}, { operation: 'checkouts.create' });
         if (options?.idempotencyKey !== undefined) {
-          // This method is not one of core's operations, so createPay's ledger never sees it: a key here would
-          // protect nothing, and a retry would open a second checkout. Refused before any call; the keyed path
-          // to the redirect is pay.checkouts.create, then pay.resolve(key) (docs/providers/provider-r.md#create-checkout).
+          // createPay's ledger never sees this method: a key here would protect nothing, and a retry would open a
+          // second checkout (docs/providers/provider-r.md#create-checkout).
           throw invalid(
             'checkouts.create',
             'options.idempotencyKey',

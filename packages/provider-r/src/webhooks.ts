@@ -1,9 +1,7 @@
 /**
- * Provider R push notifications (docs/architecture.md#authentication, docs/providers/provider-r.md#webhooks), in two phases (core's
- * `AuthenticatedDelivery`): no signature, so `verify` checks the delivery field by field (secret, then merchant,
- * both in constant time), its payload and its test/live mode, with no upstream call; `events()` then confirms the
- * status with the status call, checks the confirmation (same transaction, same merchant, same mode) and builds
- * the events from the confirmed status, which is the truth the events report.
+ * Provider R push notifications (docs/providers/provider-r.md#webhooks), in two phases: no signature, so `verify`
+ * checks the secret and merchant (in constant time), the payload and the mode, with no upstream call; `events()`
+ * then confirms the status with the status call and builds the events from the confirmed status.
  */
 import {
   type AdapterDefinition,
@@ -27,14 +25,6 @@ import { statusRequest } from './requests.js';
 import type { ProviderREventName, ProviderRTypes } from './types.js';
 import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
 
-/** The raw event names, one per status. */
-const RAW_EVENT_NAMES = PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const);
-
-/** The normalised events of the status table, known statuses and unknown ones alike, once each. */
-const EVENT_NAMES = [
-  ...new Set([...Object.values(STATUS_EVENTS).flat(), ...UNKNOWN_STATUS_EVENTS]),
-] as ProviderREventName[];
-
 /** Reads the push body: JSON when the media type says so (any case, parameters ignored), else form-encoded. */
 function readPush(delivery: WebhookDelivery): Record<string, unknown> {
   if (mediaType(delivery.headers['content-type']) !== 'application/json') return parseForm(delivery.body);
@@ -48,16 +38,10 @@ function readPush(delivery: WebhookDelivery): Record<string, unknown> {
 }
 
 /** A field as text: JSON pushes may carry numbers or booleans where the form carries text. */
-function fieldText(value: unknown): string | undefined {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-    ? String(value)
-    : undefined;
-}
+const fieldText = (value: unknown) =>
+  ['string', 'number', 'boolean'].includes(typeof value) ? String(value) : '';
 
-/**
- * Builds the events of a confirmed status, normalised first, then the raw `providerR.<STATUS>`. Their records
- * carry the request id of the status read that confirmed them.
- */
+/** The events of a confirmed status, normalised first, then the raw `providerR.<STATUS>`. */
 function eventsFor(
   confirmed: ProviderRStatusReply,
   confirmedAt: number,
@@ -82,14 +66,11 @@ function refuse(reason: WebhookFailureReason, message: string, retryable?: true)
   throw new WebhookVerificationError(message, { reason, ...(retryable ? { retryable } : {}) });
 }
 
-/** The mode a handler serves, in words for its errors. */
 const modeName = (test: boolean) => (test ? 'test (sandbox)' : 'live (production)');
 
 /**
- * A handler serves one mode (docs/providers/provider-r.md#webhooks): a production handler (`isSandbox: false`)
- * refuses a push for a test payment, whose money is not real, and a sandbox handler refuses a push for a live
- * payment, which belongs to the production endpoint. Refused (`mode_mismatch`, 400): it is not this deployment's
- * to process.
+ * A handler serves one mode (docs/providers/provider-r.md#webhooks): a production handler refuses a push for a test
+ * payment, whose money is not real, and a sandbox handler one for a live payment (`mode_mismatch`, 400).
  */
 function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void {
   if (test === isSandbox) return;
@@ -100,8 +81,8 @@ function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void
 }
 
 /**
- * Phase 2 (`events()`): the status call, then every check of the confirmation, then the events of the CONFIRMED
- * status, which is the truth they report (docs/providers/provider-r.md#webhooks, step 3).
+ * Phase 2 (`events()`): the status call, every check of the confirmation, then the events of the CONFIRMED status,
+ * which is the truth they report (docs/providers/provider-r.md#webhooks).
  */
 async function confirmedEvents(
   config: ProviderRConfig,
@@ -144,14 +125,16 @@ export function createWebhooks(
   client: ProviderRClient,
 ): AdapterDefinition<ProviderRTypes>['webhooks'] {
   return {
-    rawEventNames: RAW_EVENT_NAMES,
-    eventNames: EVENT_NAMES,
+    rawEventNames: PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const),
+    // The normalised events of the status table, known statuses and unknown ones alike, once each.
+    eventNames: [
+      ...new Set([...Object.values(STATUS_EVENTS).flat(), ...UNKNOWN_STATUS_EVENTS]),
+    ] as ProviderREventName[],
     secret: 'required',
     /**
-     * Phase 1, no upstream call (docs/architecture.md#webhook-verification): the secret, the merchant, the payload and the mode. Resolves to the
-     * delivery key `<transId>:<pushed status>`, so the handler deduplicates a replayed push before its status
-     * read, to `events()`, which reads the status, and to which of `webhookSecrets` the push carried (every one
-     * is compared in constant time: two while the secret is rotated, docs/providers/provider-r.md#webhooks).
+     * Phase 1, no upstream call (docs/architecture.md#webhook-verification). The delivery key is
+     * `<transId>:<pushed status>`, so a replayed push is deduplicated before its status read; every secret is
+     * compared in constant time (two while the secret is rotated).
      */
     async verify(delivery, webhookSecrets): Promise<AuthenticatedDelivery> {
       if (webhookSecrets.length === 0)
@@ -160,10 +143,10 @@ export function createWebhooks(
           'Provider R pushes are checked with the merchant secret: pass it as webhookSecret.',
         );
       const fields = readPush(delivery);
-      const secretIndex = timingSafeIndexOf(fieldText(fields.secret) ?? '', webhookSecrets);
+      const secretIndex = timingSafeIndexOf(fieldText(fields.secret), webhookSecrets);
       if (secretIndex < 0)
         refuse('invalid_secret', 'The push carries a wrong or no `secret`; it did not come from Provider R.');
-      if (!timingSafeEqual(fieldText(fields.merchant) ?? '', config.merchant))
+      if (!timingSafeEqual(fieldText(fields.merchant), config.merchant))
         refuse('merchant_mismatch', 'The push names another merchant than the configured one.');
       const parsed = v.safeParse(pushSchema, fields);
       if (!parsed.success) refuse('malformed_payload', 'The push lacks a valid `transId` or `status`.');

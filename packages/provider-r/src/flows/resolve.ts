@@ -1,8 +1,3 @@
-/**
- * `pay.resolve` for Provider R (docs/architecture.md#createpay): what the provider holds for a money-moving call
- * whose outcome is unknown, read with the status call (the only lookup the provider has). Only reads: it never
- * moves money.
- */
 import type { CallOptions, ErrorContext, Payment, ResolvedRecord, ResolveLookup } from '@pay/core/adapter';
 import type { ProviderRClient } from '../client.js';
 import type { ProviderRConfig } from '../config.js';
@@ -18,9 +13,9 @@ function contextText(context: ErrorContext | undefined, member: string): string 
 }
 
 /**
- * What a status read proves about each operation whose transaction is in a given status: `done` (the
- * operation visibly happened: the payment is the record), `not_done` (it visibly did not: safe to send again),
- * read through a `Map` so a status the wire contract (docs/providers/provider-r.md#status) does not list proves nothing (`undefined`).
+ * What a status read proves about each operation: `done` (it visibly happened: the payment is the record),
+ * `not_done` (it visibly did not: safe to send again); a status the wire contract
+ * (docs/providers/provider-r.md#status) does not list proves nothing.
  */
 type Proof = 'done' | 'not_done';
 const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, Proof>> = new Map(
@@ -40,16 +35,14 @@ const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, Proof>> = new Map(
 /**
  * `pay.resolve` for Provider R (docs/architecture.md#createpay): what the provider holds for a money-moving call
  * whose outcome is unknown. Only the status read by `transId` exists, so:
- * - a payment or checkout creation: by the `transId` an error names or the recovery point recorded ⇒ the
- *   Payment (for `created`, the recorded result of `payments.create` refreshed by the read), `null` when the
- *   provider answers that it holds no such payment (code 1104 or the published 1400 "Payment not found"); with
- *   only a key or a refId ⇒ `undefined` (the provider has no lookup by refId: the portal is the only way);
- * - a capture / cancel: by the `transId` ⇒ the Payment when the operation is visibly done (a capture: PAID for
- *   the amount asked), `null` when it visibly is not, `undefined` for any other status;
+ * - a payment or checkout creation: by the `transId` an error names or the recovery point ⇒ the Payment (for
+ *   `created`, the recorded result refreshed by the read), `null` when the provider holds no such payment; with
+ *   only a key or a refId ⇒ `undefined` (no lookup by refId);
+ * - a capture / cancel ⇒ the Payment when visibly done (a capture: PAID for the amount asked), `null` when
+ *   visibly not, `undefined` for any other status;
  * - a refund: the recorded result once the refund answered, else `undefined` (the provider reports no refunds);
- * - a checkout whose creation answered: the Checkout it opened (`id` the transId, `payment_url` the redirect),
- *   as recorded, without a call (a checkout recorded before this record was kept: the Payment of a status read).
- * Only reads: it never moves money. A refused read throws its error (nothing is known).
+ * - a checkout whose creation answered: the Checkout it opened, as recorded, without a call.
+ * Only reads: it never moves money. A refused read throws.
  */
 export async function resolveCall(
   lookup: ResolveLookup,
@@ -69,8 +62,7 @@ export async function resolveCall(
       : lookup.operation;
   const proves = STATUS_PROVES.get(kind);
   if (!proves) return undefined;
-  // A creation's recovery point names a transaction only once it answered (`created`); before that, only a
-  // transId the provider put in an error reply can be read.
+  // A creation's recovery point names a transaction only once it answered; before, only an error's transId can.
   const transId =
     contextText(lookup.context, 'transId') ??
     (point !== undefined && point.step !== 'create_sent' ? point.transId : undefined);
@@ -94,7 +86,6 @@ export async function resolveCall(
     point.result !== null
   ) {
     // The status read has no payment page URL nor the caller's metadata: keep those of the recorded result.
-    // The record is the status read's, so its request_id is that read's.
     const recorded = point.result as Payment;
     return { ...recorded, ...payment, payment_url: recorded.payment_url, metadata: recorded.metadata };
   }

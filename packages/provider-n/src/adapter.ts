@@ -1,8 +1,7 @@
 /**
- * The Provider N adapter (docs/architecture.md#capabilities, docs/providers/provider-n.md#calls): checkouts through
- * init-transaction, payment and checkout reads through the v1 status query, refunds through initiate-refund. A
- * caller's idempotency key becomes the call's paymentReference / refundReference (docs/architecture.md#idempotency):
- * the provider refuses a reused reference, and that refusal is resolved to what the key already opened.
+ * The Provider N adapter (docs/providers/provider-n.md#calls). A caller's idempotency key becomes the call's
+ * paymentReference / refundReference (docs/architecture.md#idempotency): the provider refuses a reused reference,
+ * and that refusal is resolved to what the key already opened.
  */
 import {
   type CallOptions,
@@ -70,9 +69,8 @@ export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapte
     },
     fallbackReason: 'the Provider N API has no such call',
     webhooks: createWebhooks({ livemode }),
-    // The reconciler (docs/architecture.md#reconciliation) delivers what the webhooks raise
-    // (docs/providers/provider-n.md#events): a received payment, whole or partial, is `payment.created`; nothing is
-    // raised while a payment is pending.
+    // The reconciler delivers what the webhooks raise (docs/providers/provider-n.md#events): a received payment is
+    // `payment.created`; nothing while a payment is pending.
     reconcile: {
       retrieveRefund: async (id, options) => {
         const read = await calls.readRefund(id, options ?? {});
@@ -95,10 +93,9 @@ export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapte
 }
 
 /**
- * `pay.resolve` (docs/architecture.md#createpay): reads what the provider holds for a checkout or refund by the
- * reference its idempotency key maps to, else by the reference an error with outcome `'unknown'` names. `null`
- * only on the provider's not-found answers; `undefined` when there is nothing to look up by, or for another
- * operation. A failed read throws.
+ * `pay.resolve` (docs/architecture.md#createpay): reads a checkout or refund by the reference its idempotency key
+ * maps to, else the one an `'unknown'` error names. `null` only on the provider's not-found answers; `undefined`
+ * with nothing to look up by. A failed read throws.
  */
 async function resolve(
   calls: ProviderNCalls,

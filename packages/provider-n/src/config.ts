@@ -1,4 +1,4 @@
-/** Provider N configuration (docs/providers/provider-n.md#hosts-and-configuration), loaded through core's config helper. */
+/** Provider N configuration (docs/providers/provider-n.md#hosts-and-configuration), through core's helper. */
 import {
   type EnvVariable,
   parseConfig,
@@ -57,7 +57,7 @@ const configSchema = v.strictObject({
   ...transportConfigEntries,
 });
 
-/** Checks the credentials `updateCredentials` was given; a `ConfigurationError` names each bad member, never a value. */
+/** Checks the credentials `updateCredentials` was given; a `ConfigurationError` names each bad member. */
 export function checkCredentials(credentials: ProviderNCredentials): ProviderNCredentials {
   return parseConfig(PROVIDER, v.strictObject({ apiKey: credential, secretKey: credential }), credentials);
 }

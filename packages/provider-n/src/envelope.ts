@@ -36,9 +36,8 @@ export function requestIdOfReply(reply: HttpReply): string {
 }
 
 /**
- * Reads the envelope: success only when `requestSuccessful` is true and `responseCode` is `"0"` (or absent),
- * whatever the HTTP status. An error status without an envelope (a proxy's error page) is a refusal without a
- * code; a success status without one is an `InvalidResponseError`.
+ * Reads the envelope: success only when `requestSuccessful` and `responseCode` `"0"` (or absent), whatever the
+ * HTTP status. An error status without an envelope (a proxy's page) is a refusal without a code.
  */
 export function readEnvelope(
   reply: HttpReply,
@@ -46,18 +45,12 @@ export function readEnvelope(
 ): EnvelopeReading {
   const json = parseJson(reply.text);
   if (reply.status >= 400 && !v.is(envelopeSchema, json)) return { ok: false };
-  const { requestSuccessful, responseCode, responseMessage, responseBody } = parseReply(
-    envelopeSchema,
-    json,
-    {
-      provider: PROVIDER,
-      call: call.call,
-      ...(call.context ? { context: call.context } : {}),
-    },
-  );
-  const code = responseCode ?? undefined;
-  if (requestSuccessful && (code === undefined || code === '0')) return { ok: true, body: responseBody };
-  return { ok: false, code, message: responseMessage ?? undefined };
+  const context = call.context ? { context: call.context } : {};
+  const envelope = parseReply(envelopeSchema, json, { provider: PROVIDER, call: call.call, ...context });
+  const code = envelope.responseCode ?? undefined;
+  if (envelope.requestSuccessful && (code === undefined || code === '0'))
+    return { ok: true, body: envelope.responseBody };
+  return { ok: false, code, message: envelope.responseMessage ?? undefined };
 }
 
 /**
@@ -69,9 +62,9 @@ export function isDuplicateReference(refusal: Refusal): boolean {
 }
 
 /**
- * The error of a refused money-moving call, through core's `moneyMovingRefusal`: a proven refusal is thrown as it
- * came; a 5xx, a 408, an earlier attempt that may have landed, or "duplicate reference" (which says one did) gives
- * `outcome: 'unknown'`, so the caller reconciles instead of moving money twice.
+ * The error of a refused money-moving call, through core's `moneyMovingRefusal`: a 5xx, a 408, an earlier attempt
+ * or "duplicate reference" (which says one landed) gives `outcome: 'unknown'`, so the caller reconciles instead of
+ * moving money twice.
  */
 export function moneyMovingRefusal(refusal: Refusal): ProviderApiError {
   return refuseMoneyMovingCall(refusal.error, refusal.reply, {

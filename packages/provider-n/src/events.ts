@@ -1,7 +1,6 @@
 /**
- * Provider N webhook payloads → unified events (docs/architecture.md#event-names, docs/providers/provider-n.md#events):
- * one normaliser per event type, each reading `eventData` through its schema and mapping it to records. Run by
- * webhooks.ts once the signature is verified.
+ * Provider N webhook payloads → unified events (docs/providers/provider-n.md#events): one normaliser per event
+ * type, run by webhooks.ts once the signature is verified.
  */
 import { type PayEvent, type RefundStatus, WebhookVerificationError, webhookEvent } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
@@ -30,8 +29,7 @@ export interface DeliveryFacts extends RecordFacts {
 
 /**
  * Event table, a `Map` so that an event type named like an `Object.prototype` member finds no row
- * (docs/architecture.md#events). Customer and disbursement events have no row: they raise only their raw event, as
- * does any event type the provider adds.
+ * (docs/architecture.md#events). Other event types raise only their raw event.
  */
 export const NORMALISERS = new Map<string, Normaliser>([
   ['SUCCESSFUL_TRANSACTION', (data, facts) => [successfulTransactionEvent(data, facts)]],
@@ -43,7 +41,7 @@ export const NORMALISERS = new Map<string, Normaliser>([
   ['MANDATE_UPDATE', mandateEvents],
 ] satisfies [ProviderNEventType, Normaliser][]);
 
-/** Which subscription event a mandate status raises (docs/providers/provider-n.md#events); any other → `subscription.updated`. */
+/** Which subscription event a mandate status raises (docs/providers/provider-n.md#events). */
 export const MANDATE_EVENT = {
   PENDING: 'subscription.created',
   ACTIVE: 'subscription.created',
@@ -84,9 +82,8 @@ function event(facts: DeliveryFacts, type: string, key: (string | number)[], dat
 }
 
 /**
- * SUCCESSFUL_TRANSACTION(_OFFLINE) → `payment.created`. The record says what the provider reports: `status` from
- * `paymentStatus` (a partial payment is `processing`, not `succeeded`), `amount` the amount asked, `amount_paid`
- * what was paid (docs/architecture.md#records).
+ * SUCCESSFUL_TRANSACTION(_OFFLINE) → `payment.created`, the record as reported (docs/architecture.md#records): a
+ * partial payment is `processing`, not `succeeded`.
  */
 function successfulTransactionEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
   const transaction = read(transactionEventSchema, data, 'transaction');
@@ -101,9 +98,8 @@ function successfulTransactionEvent(data: Record<string, unknown>, facts: Delive
 }
 
 /**
- * REJECTED_PAYMENT → `payment.failed`: the provider refused what the payer sent (for example an under-payment)
- * and returns it, so `status` is `failed` and `amount_paid` 0; what was sent and why it was rejected are in
- * `metadata.rejectedAmount` and `metadata.rejectionReason`.
+ * REJECTED_PAYMENT → `payment.failed`: the provider refused and returned what the payer sent, so `amount_paid` is
+ * 0; `metadata.rejectedAmount` and `metadata.rejectionReason` say what and why.
  */
 function rejectedPaymentEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
   const rejected = read(rejectedPaymentEventSchema, data, 'REJECTED_PAYMENT');

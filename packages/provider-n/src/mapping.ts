@@ -1,7 +1,6 @@
 /**
- * Provider N replies → unified records (docs/architecture.md#records). Status tables are data read through `Map`s,
- * so a status named like an `Object.prototype` member (`constructor`, `__proto__`) is simply unknown
- * (docs/architecture.md#events), never a crash.
+ * Provider N replies → unified records (docs/architecture.md#records). Status tables are read through `Map`s, so a
+ * status named like an `Object.prototype` member is simply unknown (docs/architecture.md#events), never a crash.
  */
 import {
   type Checkout,
@@ -61,9 +60,8 @@ const knownRefundStatus = lookup<RefundStatus>(REFUND_STATUS);
 const knownMandateStatus = lookup<SubscriptionStatus>(MANDATE_STATUS);
 
 /**
- * A transaction's unified status. A status the table knows decides. Otherwise the amounts decide, never
- * optimistically (docs/architecture.md#lenient-reading): paid in full → `succeeded`, paid in part →
- * `processing`, nothing known to be paid → `pending`.
+ * A transaction's unified status: a status the table knows decides, else the amounts, never optimistically
+ * (docs/architecture.md#lenient-reading): paid in full → `succeeded`, in part → `processing`, else `pending`.
  */
 export function transactionStatus(transaction: TransactionFields): PaymentStatus {
   const known = knownPaymentStatus(transaction.paymentStatus);
@@ -119,9 +117,8 @@ export interface PaymentContext extends RecordFacts {
 }
 
 /**
- * A transaction → Payment (docs/architecture.md#records: amounts truthful). `amount` is the amount asked,
- * `amount_paid` what the payer has paid so far (`null` when the payload does not say), so a partial payment and
- * an over-payment are both visible next to the status.
+ * A transaction → Payment (docs/architecture.md#records: amounts truthful): `amount` is the amount asked,
+ * `amount_paid` what the payer has paid so far, so partial and over-payments are visible next to the status.
  */
 export function toPayment(transaction: TransactionFields, context: PaymentContext, raw: unknown): Payment {
   return {
@@ -217,8 +214,8 @@ export function withoutCredentials(body: unknown): unknown {
 }
 
 /**
- * What the adapter records in the ledger once init-transaction answered: the checkout URL is the one thing a
- * later read cannot give back.
+ * What the ledger keeps once init-transaction answered: the checkout URL is the one thing no later read gives
+ * back.
  */
 export interface CheckoutRecoveryPoint {
   transactionReference: string;

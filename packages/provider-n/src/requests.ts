@@ -23,7 +23,8 @@ export type InitTransactionRequest = ReturnType<typeof initTransactionRequest>;
 
 /**
  * Checks a checkout request and builds the init-transaction body. Amount and currency live in `provider_metadata`
- * for Provider N (docs/architecture.md#request-fields), so top-level ones are refused rather than silently ignored.
+ * for Provider N (docs/architecture.md#request-fields), so top-level ones are refused rather than silently
+ * ignored.
  */
 export function initTransactionRequest(
   params: CheckoutCreateParams,
@@ -160,9 +161,8 @@ export function refundRequest(params: RefundCreateParams, refundReference: strin
 
 /**
  * The `paymentReference` / `refundReference` for a caller's idempotency key (docs/architecture.md#idempotency):
- * core's `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so
- * every attempt sends the same reference and the provider's refusal of a reused one stops a second checkout or
- * refund; it keeps the length (36) and charset of the random references the provider takes. Exported so support
+ * core's `keyedReference`, `idem-` and 31 hex digits of SHA-256 of the key, 36 characters like the random ones.
+ * Deterministic, so the provider's refusal of a reused one stops a second checkout or refund. Exported so support
  * can compute the reference of a key.
  */
 export function idempotencyReference(idempotencyKey: string): Promise<string> {

@@ -1,7 +1,6 @@
 /**
- * Provider N's public types: the adapter's declared types, the `provider_metadata` of each operation (inferred from
- * the schemas `requests.ts` validates with, so the type and the check cannot drift), the checkout result and the
- * raw webhook events. Types only.
+ * Provider N's public types. `provider_metadata` types are inferred from the schemas `requests.ts` validates with,
+ * so the type and the check cannot drift.
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
@@ -17,16 +16,14 @@ import type {
 } from './wire-events.js';
 
 /**
- * `provider_metadata` of `checkouts.create`: `amount` (major units of `currency`, `5000.5` = NGN 5,000.50) and
- * `currency` are required (docs/architecture.md#request-fields: Provider N takes them here, not at the top level); `customerName`,
- * `paymentDescription` and `paymentMethods` are optional.
+ * `provider_metadata` of `checkouts.create`: `amount` (major units, `5000.5` = NGN 5,000.50) and `currency` are
+ * required here, not at the top level (docs/architecture.md#request-fields).
  */
 export type ProviderNCheckoutMetadata = v.InferInput<typeof checkoutMetadataSchema>;
 
 /**
- * `provider_metadata` of `refunds.create`: any member is forwarded to the refund endpoint (docs/architecture.md#request-fields), except the
- * three the adapter sets itself (`transactionReference`, `refundReference`, `refundAmount`: typed `never`).
- * `currency` is not forwarded: it only labels the Refund record and bounds the amount's digits.
+ * `provider_metadata` of `refunds.create`: any member is forwarded (docs/architecture.md#request-fields) but the
+ * three the adapter sets (typed `never`) and `currency`, which only labels the record and bounds the amount.
  */
 export type ProviderNRefundMetadata = v.InferInput<typeof refundMetadataSchema>;
 
@@ -109,9 +106,9 @@ export interface ProviderNTypes extends AdapterTypes {
 export type ProviderNAdapter = Adapter<ProviderNTypes> & {
   /**
    * Replaces the API key and secret key while the process runs (docs/providers/provider-n.md#authentication): the
-   * next call logs in with them, the access token of the old ones is dropped, and a call already sent that the
-   * provider then refuses (401) logs in again with the new pair, never with one old and one new key. Reachable as
-   * `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing nothing.
+   * next call, or a sent call refused with 401, logs in with the new pair, never one old and one new key.
+   * Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing
+   * nothing.
    */
   updateCredentials(credentials: ProviderNCredentials): void;
 };

@@ -69,9 +69,8 @@ export const RAW_EVENT_NAMES = [
 ] as const satisfies readonly (keyof ProviderNRawEvents)[];
 
 /**
- * The fields of the payload's own reference, which event ids derive from, in order (a refund names its
- * transaction too, so the refund's reference comes first). A payload without any (customer and disbursement
- * events are not specified) is keyed by a digest of its body: identical on redelivery, distinct otherwise.
+ * The fields of the payload's own reference, which event ids derive from, in order (a refund names its transaction
+ * too). A payload without any is keyed by a digest of its body.
  */
 const REFERENCE_FIELDS = [
   'refundReference',
@@ -103,9 +102,8 @@ export function createWebhooks(options: {
     eventNames: EVENT_NAMES,
     secret: 'required',
     /**
-     * Verifies the signature over the raw bytes, then reads and normalises the payload, all before any callback
-     * and with no upstream call (Provider N has no status confirmation). Throws `WebhookVerificationError` on any
-     * failure.
+     * Verifies the signature over the raw bytes, then reads and normalises the payload, before any callback and
+     * with no upstream call. Throws `WebhookVerificationError` on any failure.
      */
     async verify(delivery, webhookSecrets) {
       // Every secret's HMAC is compared, in constant time (two while the secret key is rotated).

@@ -20,8 +20,7 @@ export const webhookBodySchema = v.object({
 });
 
 /**
- * `eventData` of `SUCCESSFUL_TRANSACTION(_OFFLINE)`: the amount asked is required; a missing currency reads as the
- * provider's home currency (the mapping decides).
+ * `eventData` of `SUCCESSFUL_TRANSACTION(_OFFLINE)`; a missing currency reads as the home currency (mapping.ts).
  */
 export const transactionEventSchema = v.pipe(
   v.looseObject(transactionEntries),
@@ -33,9 +32,8 @@ export const transactionEventSchema = v.pipe(
 const paymentSourceSchema = v.looseObject({ amountPaid: optionalDecimal });
 
 /**
- * `eventData` of `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks: thinner than the other transaction events): the
- * amount asked is `amount` (or `paymentRejectionInformation.expectedAmount`), what the payer sent is in
- * `paymentSourceInformation.amountPaid`, and there is no `currency`, `paymentStatus` or `totalPayable`.
+ * `eventData` of `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks): the amount asked is `amount` (or
+ * `paymentRejectionInformation.expectedAmount`), what the payer sent `paymentSourceInformation.amountPaid`.
  */
 export const rejectedPaymentEventSchema = v.pipe(
   v.looseObject({

@@ -1,7 +1,6 @@
 /**
- * Provider N's wire (docs/providers/provider-n.md#calls): lenient valibot schemas of the replies the adapter reads,
- * and the transaction fields the webhook payloads share. Only the fields mapped are required; amounts are numbers
- * or decimal strings (the status read sends `"5000.00"`, webhooks send numbers).
+ * Provider N's wire (docs/providers/provider-n.md#calls): lenient valibot schemas of the replies the adapter
+ * reads. Only the fields mapped are required; amounts are numbers or decimal strings.
  */
 import { parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
@@ -65,8 +64,8 @@ export const optionalDecimal = v.optional(v.nullable(decimal));
 export const currencyCode = v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/), v.toUpperCase());
 
 /**
- * Caller metadata as the provider stores it: an object, or (in `REJECTED_PAYMENT`,
- * docs/providers/provider-n.md#webhooks) the same object as a JSON string. Other text is kept whole under `metaData`.
+ * Caller metadata as stored: an object, or in `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks) the same
+ * object as JSON text; other text is kept whole under `metaData`.
  */
 const metaDataSchema = v.optional(
   v.pipe(
@@ -90,8 +89,8 @@ function metaDataFromText(text: string): Record<string, unknown> {
 
 /**
  * The fields every transaction reading shares, under every spelling seen in published data
- * (docs/providers/provider-n.md#transaction-query): `totalPayable` or `amount`, `currency` or `currencyCode`,
- * `customer.email` or `customerEmail`. Only the reference is required here; each reading checks the amount.
+ * (docs/providers/provider-n.md#transaction-query). Only the reference is required here; each reading checks the
+ * amount.
  */
 export const transactionEntries = {
   transactionReference: v.pipe(v.string(), v.minLength(1)),
@@ -110,7 +109,7 @@ export const transactionEntries = {
 
 type TransactionEntries = v.InferOutput<v.LooseObjectSchema<typeof transactionEntries, undefined>>;
 
-/** A transaction reading in one spelling, with the amount asked (`totalPayable`, or `amount`) the reading chose. */
+/** A transaction reading in one spelling, with the amount asked the reading chose. */
 export function transactionFields(read: TransactionEntries, amountAsked: number) {
   return {
     transactionReference: read.transactionReference,
@@ -133,8 +132,7 @@ export const hasAmountAsked = (read: { totalPayable?: number | null; amount?: nu
   read.totalPayable != null || read.amount != null;
 
 /**
- * `GET /v1/merchant/transactions/query` → `responseBody` (amounts as strings). The amount asked and a currency are
- * required: a Payment cannot be built without them.
+ * `GET /v1/merchant/transactions/query` → `responseBody`: a Payment cannot be built without amount and currency.
  */
 export const transactionBodySchema = v.pipe(
   v.looseObject(transactionEntries),

@@ -1,7 +1,4 @@
-/**
- * The client of Provider R over core's provider client (docs/architecture.md#provider-client): HTTP Basic on every
- * call, the provider's envelope (envelope.ts) and its codes as a table of data.
- */
+/** The client of Provider R over core's provider client (docs/architecture.md#provider-client). */
 import { type CallOptions, createProviderClient, type ProviderErrorTable } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import {
@@ -14,9 +11,9 @@ import { type ProviderRAnswer, readAnswer, readEnvelope, secretSpellings } from 
 import { type ProviderRCall, withCredentials } from './requests.js';
 
 /**
- * What each provider code means for a caller (docs/providers/provider-r.md#response-codes). 1400 is "bad request or
- * unauthorised access", and also the status call's answer to an unknown `transId` (`message=Payment not found`):
- * only the message tells them apart, so an unauthorised caller still gets an error, never "no such payment".
+ * What each provider code means (docs/providers/provider-r.md#response-codes). 1400 is "bad request or
+ * unauthorised access" and the status call's answer to an unknown `transId` (`Payment not found`): only the
+ * message tells them apart, so an unauthorised caller never gets "no such payment".
  */
 export const PROVIDER_R_ERRORS: ProviderErrorTable = {
   '1104': { kind: 'not_found', notFound: true },

@@ -1,7 +1,4 @@
-/**
- * Provider R configuration (docs/architecture.md#authentication), from an explicit object or from `PROVIDER_R_*`
- * environment variables read when the default factory is called.
- */
+/** Provider R configuration (docs/architecture.md#authentication), explicit or from `PROVIDER_R_*` variables. */
 import {
   type EnvVariable,
   parseConfig,
@@ -30,7 +27,7 @@ export interface ProviderRConfig extends TransportOptions {
 /** The credential `updateCredentials` replaces: the merchant secret (the merchant identifier stays). */
 export type ProviderRCredentials = Pick<ProviderRConfig, 'secret'>;
 
-/** The environment variables the default factory reads, all required but the host (no silent production switch). */
+/** The variables the default factory reads, all required but the host (no silent production switch). */
 export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox' | 'baseUrl'>[] = [
   { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
   { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
@@ -61,9 +58,8 @@ export function checkConfig(config: ProviderRConfig): ProviderRConfig {
 }
 
 /**
- * Reads `PROVIDER_R_*` now (explicit overrides win) and names every missing variable in one
- * `ConfigurationError`. `PROVIDER_R_SANDBOX` must be `true` or `false`; `PROVIDER_R_BASE_URL`, when set, must be
- * an absolute URL.
+ * Reads `PROVIDER_R_*` now (explicit overrides win) and names every missing variable in one `ConfigurationError`.
+ * `PROVIDER_R_SANDBOX` must be `true` or `false`; `PROVIDER_R_BASE_URL`, when set, an absolute URL.
  */
 export function resolveConfig(overrides: Partial<ProviderRConfig> = {}): ProviderRConfig {
   const checked = readProviderConfig({

@@ -61,10 +61,9 @@ function namedTransId(reply: HttpReply): string | undefined {
 }
 
 /**
- * The error of a refused call that can move money, through core's `moneyMovingRefusal`: besides what core counts
- * (an earlier attempt, a 5xx, a 408), a code of the provider's own failures (1200, 1500) or a reply that names a
- * transaction means the call may have been processed: `outcome: 'unknown'` with every id the provider returned,
- * so the caller looks the payment up instead of moving money twice.
+ * The error of a refused call that can move money, through core's `moneyMovingRefusal`: a code of the provider's
+ * own failures (1200, 1500) or a reply naming a transaction may have been processed too: `outcome: 'unknown'` with
+ * every id the provider returned.
  */
 export function moneyMovingRefusal(
   error: ProviderApiError,
@@ -83,7 +82,7 @@ export function moneyMovingRefusal(
 /** A call's answer: the parsed body and the request id a record built from it carries (`request_id`). */
 export type ProviderRAnswer<T> = { body: T; requestId: string };
 
-/** The answer of one sent call: its body parsed with the call's schema and the request id, or its refusal thrown. */
+/** The answer of one sent call: its body parsed with the call's schema, or its refusal thrown. */
 export function readAnswer<S extends v.GenericSchema>(
   call: ProviderRCall<S>,
   outcome: ProviderOutcome,

@@ -1,8 +1,7 @@
 /**
- * Provider R replies → unified records (docs/architecture.md#records), and the status and event tables of the wire
- * contract (docs/providers/provider-r.md#events) as data. Records carry amounts in the currency's standard unit
- * (`25050` minor units on the wire → `250.5`, core's `toMajorUnits`). The tables are read through `Map`s: a status
- * named like an `Object.prototype` member (`constructor`, `__proto__`) is an unknown status, never a crash.
+ * Provider R replies → unified records (docs/architecture.md#records) in the standard unit, and the status tables
+ * (docs/providers/provider-r.md#events), read through `Map`s: a status named like an `Object.prototype` member is
+ * unknown.
  */
 import {
   type Checkout,
@@ -50,8 +49,7 @@ export function eventTypesOf(status: string): readonly NormalisedEventName[] {
 }
 
 /**
- * `livemode` of a record read from the provider: its own `test` flag when it sends one (it always does in
- * published replies), else the mode the adapter is configured for.
+ * `livemode` of a record read from the provider: its own `test` flag when it sends one, else the configured mode.
  */
 const livemodeOf = (reply: ProviderRStatusReply, isSandbox: boolean) =>
   reply.test === undefined ? !isSandbox : !reply.test;
@@ -71,10 +69,7 @@ function metadataOf(reply: ProviderRStatusReply): Record<string, string> {
   return metadata;
 }
 
-/**
- * A Payment read from the status reply (retrievePayment, capture, cancel, webhook events); `requestId` is the
- * request id of the call that produced it.
- */
+/** A Payment read from the status reply; `requestId` is the request id of the call that produced it. */
 export function toPayment(
   reply: ProviderRStatusReply,
   isSandbox: boolean,
@@ -84,8 +79,8 @@ export function toPayment(
     provider: 'providerR',
     id: reply.transId,
     amount: toMajorUnits(reply.price, reply.curr),
-    // The whole price once `PAID`; nothing while pending, pre-authorised (reserved, not paid) or cancelled; `null`
-    // for a status the wire contract (docs/providers/provider-r.md#status) does not define: the provider does not say.
+    // The whole price once `PAID`, else nothing; `null` for an unlisted status
+    // (docs/providers/provider-r.md#status).
     amount_paid:
       reply.status === 'PAID'
         ? toMajorUnits(reply.price, reply.curr)
@@ -93,8 +88,7 @@ export function toPayment(
           ? 0
           : null,
     currency: reply.curr,
-    // An unlisted status (docs/architecture.md#lenient-reading) is `processing`: it claims neither success nor
-    // failure, and asks nothing of the payer; the raw `providerR.<STATUS>` event carries the value.
+    // An unlisted status is `processing` (docs/architecture.md#lenient-reading): neither success nor failure.
     status: paymentStatuses.get(reply.status) ?? 'processing',
     customer: customerOf(reply),
     // The provider stores `refId`, which is the item id unless provider_metadata.refId replaced it.

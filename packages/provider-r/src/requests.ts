@@ -1,7 +1,6 @@
 /**
- * Unified requests → Provider R calls. Everything that can be checked without the provider is checked here, before
- * the first upstream call, and reported as one `ValidationError` (docs/architecture.md#errors). Amounts arrive in
- * the currency's standard unit (docs/architecture.md#money) and leave as the wire's integer minor units
+ * Unified requests → Provider R calls, checked before the first upstream call (one `ValidationError`,
+ * docs/architecture.md#errors). Amounts leave as the wire's integer minor units
  * (docs/providers/provider-r.md#amounts-and-currencies), converted exactly by core's `toMinorUnits`.
  */
 import {
@@ -47,9 +46,8 @@ export interface ProviderRCall<S extends v.GenericSchema = v.GenericSchema> exte
 }
 
 /**
- * The call as sent, with one secret for the whole call: the Basic header and (status call) the form's `secret`, so
- * a call under way when the secret is replaced never mixes the two on a retry
- * (docs/providers/provider-r.md#authentication).
+ * The call as sent, with one secret for the whole call, Basic header and form alike, so a call under way when the
+ * secret is replaced never mixes the two (docs/providers/provider-r.md#authentication).
  */
 export function withCredentials(call: ProviderRCall, merchant: string, secret: string): ProviderCall {
   const { schema: _schema, movesMoney: _movesMoney, secretInForm, ...request } = call;
@@ -205,8 +203,7 @@ export function statusRequest(transId: string, config: ProviderRConfig) {
   return wire('POST /v1.0/status', statusReplySchema, false, {
     method: 'POST',
     path: '/v1.0/status',
-    // The status call authenticates with these fields as well as with Basic
-    // (docs/architecture.md#reading-provider-r-auth); the client adds `secret`.
+    // The status call authenticates with these fields too (docs/architecture.md#reading-provider-r-auth).
     form: { merchant: config.merchant, transId },
     secretInForm: true,
     retrySafe: true,
@@ -229,8 +226,7 @@ export function captureRequest(transId: string, price: number | undefined) {
     method: 'PUT',
     path: path`/v2.0/preauth/transId/${transId}.json`,
     json: price === undefined ? {} : { amount: price },
-    // A second capture of the same pre-authorisation is refused by the provider, so a retry cannot capture
-    // twice; its refusal after a lost reply is reconciled with a status read (flows/settle.ts).
+    // The provider refuses a second capture, so a retry cannot capture twice (flows/settle.ts reconciles).
     retrySafe: true,
     context: { transId },
   });

@@ -37,7 +37,7 @@ export interface ProviderRTypes extends AdapterTypes {
     | 'payments.capture'
     | 'payments.cancel'
     | 'refunds.create';
-  /** The normalised events its pushes raise (docs/providers/provider-r.md#events): no refund or subscription events. */
+  /** The events its pushes raise (docs/providers/provider-r.md#events): no refund or subscription events. */
   events: ProviderREventName;
   metadata: {
     'checkouts.create': ProviderRCheckoutMetadata;
@@ -69,10 +69,7 @@ export interface ProviderRCheckoutRedirect {
 
 /** The Provider R adapter: the unified operations (amounts typed where the spec puts them), plus `createCheckoutRedirect`. */
 export type ProviderRAdapter = Adapter<ProviderRTypes> & {
-  /**
-   * The same call as `checkouts.create`, resolving to `{ transId, redirectUrl }` for callers who redirect the
-   * payer themselves (reachable as `pay.adapter.createCheckoutRedirect`).
-   */
+  /** `checkouts.create` resolving to `{ transId, redirectUrl }` (`pay.adapter.createCheckoutRedirect`). */
   createCheckoutRedirect(
     params: ProviderRCheckoutParams,
     options?: CallOptions,

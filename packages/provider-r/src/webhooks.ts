@@ -1,7 +1,6 @@
 /**
- * Provider R push notifications (docs/providers/provider-r.md#webhooks), in two phases: no signature, so `verify`
- * checks the secret and merchant (in constant time), the payload and the mode, with no upstream call; `events()`
- * then confirms the status with the status call and builds the events from the confirmed status.
+ * Provider R push notifications (docs/providers/provider-r.md#webhooks): no signature, so `verify` checks the
+ * secret, merchant, payload and mode, and `events()` builds the events from the status the status call confirms.
  */
 import {
   type AdapterDefinition,
@@ -29,12 +28,8 @@ import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema }
 function readPush(delivery: WebhookDelivery): Record<string, unknown> {
   if (mediaType(delivery.headers['content-type']) !== 'application/json') return parseForm(delivery.body);
   const parsed = parseJson(delivery.body);
-  if (!isRecord(parsed))
-    refuse(
-      'malformed_payload',
-      'The Provider R push says application/json but its body is not a JSON object.',
-    );
-  return parsed as Record<string, unknown>;
+  if (isRecord(parsed)) return parsed;
+  refuse('malformed_payload', 'The Provider R push says application/json but its body is not a JSON object.');
 }
 
 /** A field as text: JSON pushes may carry numbers or booleans where the form carries text. */
@@ -69,8 +64,8 @@ function refuse(reason: WebhookFailureReason, message: string, retryable?: true)
 const modeName = (test: boolean) => (test ? 'test (sandbox)' : 'live (production)');
 
 /**
- * A handler serves one mode (docs/providers/provider-r.md#webhooks): a production handler refuses a push for a test
- * payment, whose money is not real, and a sandbox handler one for a live payment (`mode_mismatch`, 400).
+ * A handler serves one mode (docs/providers/provider-r.md#webhooks): a production handler refuses a push for a
+ * test payment, whose money is not real, and a sandbox handler one for a live payment (`mode_mismatch`, 400).
  */
 function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void {
   if (test === isSandbox) return;
@@ -87,7 +82,7 @@ function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void
 async function confirmedEvents(
   config: ProviderRConfig,
   client: ProviderRClient,
-  pushed: PushFields,
+  pushed: v.InferOutput<typeof pushSchema>,
 ): Promise<PayEvent[]> {
   const { body: confirmed, requestId } = await client.send(statusRequest(pushed.transId, config));
   if (confirmed.transId !== pushed.transId)
@@ -108,16 +103,12 @@ async function confirmedEvents(
     );
   refuseOtherMode(test, config.isSandbox, 'confirmed payment');
   if (confirmed.status === 'PENDING' && pushed.status !== 'PENDING') {
-    // The provider announced a final status its own status call does not show yet: refuse as retryable so the
-    // provider delivers again once the two agree.
+    // A final status the status call does not show yet: retryable, so the provider delivers again.
     const message = `The push announces ${pushed.status} but the provider still reports PENDING; deliver again later.`;
     refuse('unconfirmed_status', message, true);
   }
   return eventsFor(confirmed, Date.now(), config.isSandbox, requestId);
 }
-
-/** The push fields the verification reads. */
-type PushFields = v.InferOutput<typeof pushSchema>;
 
 /** The webhook definition of the adapter; the confirmation goes through the adapter's own status call. */
 export function createWebhooks(
@@ -132,9 +123,8 @@ export function createWebhooks(
     ] as ProviderREventName[],
     secret: 'required',
     /**
-     * Phase 1, no upstream call (docs/architecture.md#webhook-verification). The delivery key is
-     * `<transId>:<pushed status>`, so a replayed push is deduplicated before its status read; every secret is
-     * compared in constant time (two while the secret is rotated).
+     * Phase 1, no upstream call (docs/architecture.md#webhook-verification). The delivery key `<transId>:<pushed
+     * status>` deduplicates a replayed push before its status read; every secret is compared in constant time.
      */
     async verify(delivery, webhookSecrets): Promise<AuthenticatedDelivery> {
       if (webhookSecrets.length === 0)

@@ -77,8 +77,7 @@ const flag = v.pipe(
   v.boolean(),
 );
 /**
- * A status in any letter case, upper-cased. Any non-empty value is accepted: a status the provider adds later maps
- * to a safe value (docs/architecture.md#lenient-reading), never an unreadable reply.
+ * A status in any letter case, upper-cased; a new one maps to a safe value (docs/architecture.md#lenient-reading).
  */
 const status = v.pipe(
   v.string(),
@@ -111,7 +110,7 @@ export const createReplySchema = v.looseObject({
 /** A creation reply as read. */
 export type CreateReply = v.InferOutput<typeof createReplySchema>;
 
-/** The v1.0 status reply (form-encoded or JSON), `secret` removed: the `data` of `providerR.<STATUS>` raw events. */
+/** The v1.0 status reply, form-encoded or JSON, `secret` removed (the `data` of raw events). */
 export const statusReplySchema = v.looseObject({
   code: v.optional(integer),
   message: v.optional(text),
@@ -132,8 +131,7 @@ export const statusReplySchema = v.looseObject({
 export type ProviderRStatusReply = v.InferOutput<typeof statusReplySchema>;
 
 /**
- * A push notification's fields the verification reads; `secret` and `merchant` are checked before this. A `test`
- * that is not a boolean is treated as absent: the confirmed status then decides.
+ * A push's fields the verification reads; a `test` that is not a boolean is absent (the confirmed status decides).
  */
 export const pushSchema = v.looseObject({
   transId: v.pipe(text, v.minLength(1, 'must not be empty')),

@@ -11,11 +11,7 @@ import { refundStatusCall, type TransactionLookup, transactionQueryCall } from '
 import { type RefundBody, refundBodySchema, transactionBodySchema } from '../wire.js';
 
 /** What one read returned: the parsed body, the raw body for the record, and the call's request id. */
-export interface Read<T> {
-  body: T;
-  raw: unknown;
-  requestId: string;
-}
+export type Read<T> = { body: T; raw: unknown; requestId: string };
 
 /** The client and the shared reads over it, returned by {@link providerNCalls}. */
 export type ProviderNCalls = ReturnType<typeof providerNCalls>;
@@ -26,8 +22,8 @@ export function providerNCalls(client: ProviderNClient, livemode: boolean) {
   const facts = (requestId: string): RecordFacts => ({ livemode, requestId });
 
   /**
-   * A read through core's `findReplied`: `null` only for what `PROVIDER_N_ERRORS` calls not found (the status
-   * query's 404 / `99`, the refund read's `R7`) below HTTP 500; any other refusal throws, a proxy's 404 page included.
+   * A read through core's `findReplied`: `null` only for what `PROVIDER_N_ERRORS` calls not found (404 / `99`,
+   * `R7`).
    */
   async function read<S extends v.GenericSchema>(
     schema: S,

@@ -1,6 +1,6 @@
 /**
- * Provider N's checkout flow (docs/providers/provider-n.md#calls): one init-transaction, and for a keyed call refused
- * as a duplicate, the read back of the checkout that key opened (docs/architecture.md#idempotency).
+ * Provider N's checkout flow (docs/providers/provider-n.md#calls): one init-transaction, and for a keyed call
+ * refused as a duplicate, the read back of the checkout that key opened (docs/architecture.md#idempotency).
  */
 import {
   type CheckoutCreateParams,
@@ -45,19 +45,13 @@ export async function createCheckout(
   // Recorded so that a repeat after a crash before core's `complete` can hand back the checkout URL, which no read
   // returns. Nothing more is sent, so a store failure here cannot move money: the result still goes back.
   await options.idempotency?.checkpoint({ ...opened }).catch(() => undefined);
-  return toCheckout(
-    params,
-    body,
-    opened,
-    calls.facts(requestIdOfReply(outcome.reply)),
-    withoutCredentials(outcome.body),
-  );
+  const facts = calls.facts(requestIdOfReply(outcome.reply));
+  return toCheckout(params, body, opened, facts, withoutCredentials(outcome.body));
 }
 
 /**
- * A keyed init-transaction refused as a duplicate: the provider already holds the transaction this key opened.
- * Read it by paymentReference: the same amount and currency ⇒ that checkout (its URL from the ledger's recovery
- * point); another amount or currency ⇒ the key was used for another checkout, and nothing new was opened.
+ * A keyed init-transaction refused as a duplicate, read back by paymentReference: the same amount and currency ⇒
+ * that checkout (its URL from the ledger); another ⇒ the key belongs to another checkout, nothing new was opened.
  */
 async function existingCheckout(
   calls: ProviderNCalls,
@@ -89,9 +83,8 @@ async function existingCheckout(
   if (recorded?.transactionReference === reference) {
     return toCheckout(params, body, recorded, calls.facts(read.requestId), read.raw);
   }
-  // The reply that opened it was lost and no call returns a checkout URL: inventing one could send the payer to a
-  // wrong page, and a second checkout could take the money twice. `outcome: 'unknown'`: the ledger keeps the key,
-  // and pay.resolve(key) answers the checkout (docs/architecture.md#outcomes).
+  // No call returns a checkout URL: inventing one could misdirect the payer, a second checkout take the money
+  // twice. `outcome: 'unknown'`: pay.resolve(key) answers (docs/architecture.md#outcomes).
   throw duplicate.error.withDetails({
     outcome: 'unknown',
     message: `providerN already holds transaction ${reference} (${transaction.paymentStatus ?? 'status not given'}) for this idempotency key, opened by an earlier attempt whose reply was lost; Provider N has no call that returns its checkoutUrl. pay.resolve(key) or checkouts.retrieve('${reference}') read it; if it is still unpaid and you need a payment page, open a new checkout with a new idempotency key (the unseen one expires unpaid after 40 minutes).`,

@@ -1,6 +1,6 @@
 /**
- * Provider N's refund flow (docs/providers/provider-n.md#refunds): one initiate-refund, and for a keyed call refused
- * with R9, the read back of the refund that key started (docs/architecture.md#idempotency).
+ * Provider N's refund flow (docs/providers/provider-n.md#refunds): one initiate-refund, and for a keyed call
+ * refused with R9, the read back of the refund that key started (docs/architecture.md#idempotency).
  */
 import {
   type CallOptions,
@@ -30,20 +30,14 @@ export async function createRefund(
       throw moneyMovingRefusal(outcome);
     return existingRefund(calls, request, outcome, options);
   }
-  const refund = parseReply(refundBodySchema, outcome.body, {
-    provider: PROVIDER,
-    call: 'initiate-refund',
-  });
-  return calls.refundRecord(
-    { body: refund, raw: withoutCredentials(outcome.body), requestId: requestIdOfReply(outcome.reply) },
-    request.currency,
-  );
+  const body = parseReply(refundBodySchema, outcome.body, { provider: PROVIDER, call: 'initiate-refund' });
+  const raw = withoutCredentials(outcome.body);
+  return calls.refundRecord({ body, raw, requestId: requestIdOfReply(outcome.reply) }, request.currency);
 }
 
 /**
- * A keyed initiate-refund refused with R9: the provider already holds the refund this key started. Read it: the
- * same transaction and amount ⇒ that refund (no money moves again); otherwise the key belongs to another refund
- * and nothing was refunded by this call.
+ * A keyed initiate-refund refused with R9, read back: the same transaction and amount ⇒ that refund (no money
+ * moves again); otherwise the key belongs to another refund and this call refunded nothing.
  */
 async function existingRefund(
   calls: ProviderNCalls,

@@ -1,8 +1,7 @@
 /**
  * Idempotency keys for Provider R (docs/architecture.md#idempotency). The provider has no idempotency key and no
- * lookup by merchant reference (docs/providers/provider-r.md#calls), so core's ledger is the mechanism: a recovery
- * point is recorded BEFORE each call that moves money, and a creation whose answer never arrived is never sent
- * again. The key also gives the creation a deterministic `refId`, to find it in the provider's portal.
+ * lookup by merchant reference, so a recovery point is recorded BEFORE each call that moves money, and a creation
+ * whose answer never arrived is never sent again.
  */
 import {
   type Checkout,
@@ -20,8 +19,8 @@ import {
 
 /**
  * The `refId` of a creation made with `idempotencyKey` when the caller gave none in `provider_metadata`: core's
- * `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so the
- * merchant can compute it to search the provider's portal; 36 characters `[0-9a-z-]`, like a UUID.
+ * `keyedReference`, `idem-` and 31 hex digits of SHA-256 of the key, so the merchant can compute it to search the
+ * provider's portal.
  */
 export function idempotencyRefId(idempotencyKey: string): Promise<string> {
   return keyedReference(idempotencyKey);
@@ -29,10 +28,9 @@ export function idempotencyRefId(idempotencyKey: string): Promise<string> {
 
 /**
  * Where a keyed call got to, as this adapter records it in the ledger:
- * - `create_sent`: a creation is about to be sent with `refId` (a refund's names the payment): it may exist from here;
- * - `created`: the creation answered; `result` is what the call returns (for a checkout, the Checkout it opened,
- *   which `pay.resolve(key)` answers);
- * - `capture_sent` / `cancel_sent`: the capture (of `amount` wire minor units, when given) or cancel is about to be sent.
+ * - `create_sent`: a creation is about to be sent with `refId`: from here on, it may exist at the provider;
+ * - `created`: the creation answered; `result` is what the call returns (a checkout's: the Checkout it opened);
+ * - `capture_sent` / `cancel_sent`: the capture (`amount` in wire minor units) or cancel is about to be sent.
  */
 export type ProviderRRecoveryPoint =
   | { step: 'create_sent'; refId: string; transId?: string }
@@ -97,8 +95,7 @@ export async function sendCreation<R extends Payment | Refund | Checkout | null>
 ): Promise<R> {
   await checkpointBeforeSending(operation, idempotency, { step: 'create_sent', ...sent });
   const { transId, result } = await send();
-  // Lets a retry after a crash before core's `complete` return the result. Nothing more is sent, so a store failure
-  // here cannot move money: it is ignored.
+  // Lets a retry after a crash before core's `complete` return the result; a store failure here moves no money.
   const created = { step: 'created', refId: sent.refId, transId, result };
   await idempotency?.checkpoint(JSON.parse(JSON.stringify(created)) as JsonValue).catch(() => undefined);
   return result;
@@ -106,8 +103,8 @@ export async function sendCreation<R extends Payment | Refund | Checkout | null>
 
 /**
  * What a creation resumed with its key does, before anything is sent: `undefined` for a new key, the recorded
- * result when an earlier attempt got the answer, and otherwise an error: an earlier attempt sent the creation and
- * its answer never arrived, and Provider R has no lookup by refId, so this call must never create again.
+ * result once answered, else an error: its answer never arrived and Provider R has no lookup by refId, so it must
+ * never create again.
  */
 export function resumeCreation(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',

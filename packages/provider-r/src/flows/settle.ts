@@ -38,9 +38,8 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
   const money = (price: number, currency: string) => `${toMajorUnits(price, currency)} ${currency}`;
 
   /**
-   * A payment found captured when a capture was asked for (docs/providers/provider-r.md#capture-and-cancel): the
-   * answer only when the captured price is the one asked for (`asked`, wire minor units), never a success for money
-   * this capture did not capture.
+   * A payment found captured (docs/providers/provider-r.md#capture-and-cancel): the answer only for the price
+   * asked (`asked`, wire minor units), never a success for money this capture did not capture.
    */
   function alreadyCaptured(
     current: ProviderRStatusReply,
@@ -93,8 +92,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
   return {
     /** `payments.capture`: `requested` in the standard unit (`undefined`: the whole authorisation). */
     async capture(id: string, requested: number | undefined, options: OperationContext): Promise<Payment> {
-      // The status first: what is authorised (a capture without an amount takes it all) and whether it is
-      // already captured.
+      // The status first: what is authorised (without an amount, all of it) and whether it is already captured.
       const { body: current, requestId } = await read(id, options);
       const price = requested === undefined ? undefined : toMinorUnits(requested, current.curr);
       const asked = price ?? current.price;

@@ -19,7 +19,7 @@ import { checkpointBeforeSending } from './create-once.js';
 
 type Cancellation = 'cancelPending' | 'cancelPreauthorisation' | 'already-cancelled' | 'refund-instead';
 
-/** How `payments.cancel` treats each current status; a status the wire contract does not list cancels nothing. */
+/** What `payments.cancel` does per status; an unlisted one (docs/providers/provider-r.md#status) cancels none. */
 const CANCELLATION: ReadonlyMap<string, Cancellation> = new Map(
   Object.entries({
     PENDING: 'cancelPending',

@@ -35,11 +35,13 @@ export const PROVIDER_N_BASE_URLS = {
   production: 'https://api.provider-n.example/api',
 } as const;
 
+type EnvMember = 'apiKey' | 'secretKey' | 'isSandbox' | 'contractCode' | 'baseUrl';
+
 /**
  * The variables the default factory reads, with the config member replacing each. `PROVIDER_N_BASE_URL`
  * (optional) replaces the host, e.g. with a simulator's URL (`pay dev provider-n`), without a code change.
  */
-export const PROVIDER_N_ENV: readonly EnvVariable<keyof ProviderNConfig>[] = [
+export const PROVIDER_N_ENV: readonly EnvVariable<EnvMember>[] = [
   { env: 'PROVIDER_N_API_KEY', member: 'apiKey', required: true },
   { env: 'PROVIDER_N_SECRET_KEY', member: 'secretKey', required: true },
   { env: 'PROVIDER_N_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },

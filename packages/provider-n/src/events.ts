@@ -89,12 +89,8 @@ function successfulTransactionEvent(data: Record<string, unknown>, facts: Delive
   const transaction = read(transactionEventSchema, data, 'transaction');
   const status = transactionStatus(transaction);
   const payment = toPayment(transaction, { ...facts, status }, data);
-  return event(
-    facts,
-    'payment.created',
-    [transaction.transactionReference, transaction.paymentStatus ?? status],
-    payment,
-  );
+  const key = [transaction.transactionReference, transaction.paymentStatus ?? status];
+  return event(facts, 'payment.created', key, payment);
 }
 
 /**
@@ -108,12 +104,8 @@ function rejectedPaymentEvent(data: Record<string, unknown>, facts: DeliveryFact
     ...(rejected.rejectedAmounts.length > 0 ? { rejectedAmount: rejected.rejectedAmounts.join(',') } : {}),
   };
   const payment = toPayment(rejected, { ...facts, status: 'failed', amountPaid: 0, metadata }, data);
-  return event(
-    facts,
-    'payment.failed',
-    [rejected.transactionReference, rejected.paymentStatus ?? 'failed'],
-    payment,
-  );
+  const key = [rejected.transactionReference, rejected.paymentStatus ?? 'failed'];
+  return event(facts, 'payment.failed', key, payment);
 }
 
 /** SETTLEMENT → one `payment.updated` per settled transaction, in payload order. */

@@ -20,10 +20,7 @@ const decimal = v.pipe(
 );
 
 /** Text the provider may send as a number too (`responseCode: 0`). */
-const text = v.pipe(
-  v.union([v.string(), v.number()]),
-  v.transform((value) => String(value)),
-);
+const text = v.pipe(v.union([v.string(), v.number()]), v.transform(String));
 
 /** Every reply: `{ requestSuccessful, responseMessage, responseCode, responseBody }`. */
 export const envelopeSchema = v.looseObject({
@@ -36,12 +33,7 @@ export const envelopeSchema = v.looseObject({
 /** `POST /v1/auth/login` → `responseBody`. */
 export const loginBodySchema = v.looseObject({
   accessToken: v.pipe(v.string(), v.minLength(1)),
-  expiresIn: v.pipe(
-    v.union([v.number(), v.string()]),
-    v.transform((value) => Number(value)),
-    v.number(),
-    v.finite(),
-  ),
+  expiresIn: v.pipe(v.union([v.number(), v.string()]), v.transform(Number), v.number(), v.finite()),
 });
 
 /** `POST /v1/merchant/transactions/init-transaction` → `responseBody`. */

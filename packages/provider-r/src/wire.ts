@@ -44,10 +44,7 @@ export function withoutSecret(fields: Record<string, unknown>): Record<string, u
 }
 
 /** Text, also when a JSON body carries a number (`"transId": 123`). */
-const text = v.pipe(
-  v.union([v.string(), v.number(), v.boolean()]),
-  v.transform((value) => String(value)),
-);
+const text = v.pipe(v.union([v.string(), v.number(), v.boolean()]), v.transform(String));
 /** An integer that may arrive as text (`price=10000` in a form body). */
 const integer = v.pipe(
   v.union([

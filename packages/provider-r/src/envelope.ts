@@ -53,13 +53,6 @@ export function readEnvelope(reply: HttpReply, call: { call: string; context?: o
   return { ok: false, code: String(envelope.code), message: envelope.message };
 }
 
-/** The `transId` an error reply still carries, when it does (docs/providers/provider-r.md#response-codes). */
-function namedTransId(reply: HttpReply): string | undefined {
-  const transId = parseBody(reply)?.transId;
-  const named = typeof transId === 'string' || typeof transId === 'number' ? String(transId) : '';
-  return named === '' ? undefined : named;
-}
-
 /**
  * The error of a refused call that can move money, through core's `moneyMovingRefusal`: a code of the provider's
  * own failures (1200, 1500) or a reply naming a transaction may have been processed too: `outcome: 'unknown'` with
@@ -70,10 +63,12 @@ export function moneyMovingRefusal(
   reply: HttpReply,
   retryableCode: boolean,
 ): ProviderApiError {
-  const transId = namedTransId(reply);
+  // The `transId` an error reply still carries, when it does (docs/providers/provider-r.md#response-codes).
+  const named = parseBody(reply)?.transId;
+  const transId = typeof named === 'string' || typeof named === 'number' ? String(named) : '';
   return refuseMoneyMovingCall(error, reply, {
-    mayHaveLanded: retryableCode || transId !== undefined,
-    ...(transId === undefined
+    mayHaveLanded: retryableCode || transId !== '',
+    ...(transId === ''
       ? {}
       : { processedAs: `transaction ${transId}`, context: { ...error.context, transId } }),
   });

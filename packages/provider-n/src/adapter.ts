@@ -1,10 +1,7 @@
 /**
- * The Provider N adapter (docs/architecture.md#capabilities capability matrix, docs/providers/provider-n.md#calls): checkouts through
- * init-transaction, payment and checkout reads through the v1 status query, refunds through initiate-refund.
- * Each operation builds its request (requests.ts), sends it (client.ts; checkout and refund through flows/) and
- * maps the reply (mapping.ts). A caller's idempotency key becomes the call's paymentReference / refundReference
- * (docs/architecture.md#idempotency): the provider refuses a reused reference, and that refusal is then resolved
- * to the checkout or refund the key already opened.
+ * The Provider N adapter (docs/providers/provider-n.md#calls). A caller's idempotency key becomes the call's
+ * paymentReference / refundReference (docs/architecture.md#idempotency): the provider refuses a reused reference,
+ * and that refusal is resolved to what the key already opened.
  */
 import {
   type CallOptions,
@@ -14,10 +11,9 @@ import {
   type ResolveLookup,
 } from '@pay/core/adapter';
 import { createClient } from './client.js';
-import type { ProviderNConfig, ProviderNCredentials } from './config.js';
-import { PROVIDER } from './config.js';
+import { PROVIDER, type ProviderNConfig, type ProviderNCredentials } from './config.js';
 import { type ProviderNCalls, providerNCalls } from './flows/calls.js';
-import { checkoutRecoveryPoint, createCheckout, withCheckoutUrl } from './flows/checkout.js';
+import { checkoutRecoveryPoint, createCheckout } from './flows/checkout.js';
 import { createRefund } from './flows/refund.js';
 import { toCheckoutOfStatus, toPayment, transactionStatus } from './mapping.js';
 import { initTransactionRequest, refundRequest } from './requests.js';
@@ -25,17 +21,10 @@ import type { ProviderNAdapter, ProviderNTypes } from './types.js';
 import { createWebhooks } from './webhooks.js';
 import { DEFAULT_CURRENCY } from './wire.js';
 
-/** Operations the provider has no call for, with the reason the error gives. */
-const UNSUPPORTED = {
-  'payments.create': 'Provider N takes payments only through its hosted checkout: use checkouts.create',
-  'customers.create': 'the adapter does not manage Provider N customers (spec: not supported)',
-  'subscriptions.create': 'Provider N subscriptions are mandates set up by the payer (spec: not supported)',
-} as const;
-
 /** Builds the adapter over one authenticated client. No I/O until the first operation. */
 export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapter {
   const client = createClient(config);
-  // Provider N payloads carry no test flag: a sandbox adapter's records are test records (contract 3).
+  // Provider N payloads carry no test flag: a sandbox adapter's records are test records.
   const livemode = !config.isSandbox;
   const calls = providerNCalls(client, livemode);
   const { facts, queryTransaction } = calls;
@@ -72,18 +61,27 @@ export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapte
       },
       createRefund: (params, options) => createRefund(calls, params, options),
     },
-    unsupported: UNSUPPORTED,
+    unsupported: {
+      'payments.create': 'Provider N takes payments only through its hosted checkout: use checkouts.create',
+      'customers.create': 'the adapter does not manage Provider N customers (spec: not supported)',
+      'subscriptions.create':
+        'Provider N subscriptions are mandates set up by the payer (spec: not supported)',
+    },
     fallbackReason: 'the Provider N API has no such call',
     webhooks: createWebhooks({ livemode }),
-    // The reconciler (docs/architecture.md#reconciliation): a refund is read by its reference, and a read delivers
-    // what this adapter's webhooks raise (docs/providers/provider-n.md#events): a received payment, whole or
-    // partial, is `payment.created`; nothing is raised while a payment is pending.
+    // The reconciler delivers what the webhooks raise (docs/providers/provider-n.md#events): a received payment is
+    // `payment.created`; nothing while a payment is pending.
     reconcile: {
       retrieveRefund: async (id, options) => {
         const read = await calls.readRefund(id, options ?? {});
         return read && calls.refundRecord(read, DEFAULT_CURRENCY);
       },
-      events: RECONCILED_EVENTS,
+      events: {
+        'payment.pending': null,
+        'payment.requires_action': null,
+        'payment.processing': 'payment.created',
+        'payment.succeeded': 'payment.created',
+      },
     },
     resolve: (lookup, options) => resolve(calls, lookup, options),
   });
@@ -95,21 +93,9 @@ export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapte
 }
 
 /**
- * Where a payment's status read raises another event than core's table (docs/architecture.md#reconciliation), as
- * SUCCESSFUL_TRANSACTION does (docs/providers/provider-n.md#events).
- */
-const RECONCILED_EVENTS = {
-  'payment.pending': null,
-  'payment.requires_action': null,
-  'payment.processing': 'payment.created',
-  'payment.succeeded': 'payment.created',
-} as const;
-
-/**
- * `pay.resolve` (docs/architecture.md#createpay): reads what the provider holds for a checkout or refund whose
- * outcome the caller does not know, by the reference its idempotency key maps to, else by the reference an error
- * with outcome `'unknown'` names. `null` only on the provider's documented not-found answers; `undefined` when
- * there is nothing to look up by, or for an operation Provider N does not perform. A failed read throws.
+ * `pay.resolve` (docs/architecture.md#createpay): reads a checkout or refund by the reference its idempotency key
+ * maps to, else the one an `'unknown'` error names. `null` only on the provider's not-found answers; `undefined`
+ * with nothing to look up by. A failed read throws.
  */
 async function resolve(
   calls: ProviderNCalls,
@@ -131,21 +117,22 @@ async function resolve(
     const checkout = toCheckoutOfStatus(read.body, calls.facts(read.requestId), read.raw);
     const recorded = checkoutRecoveryPoint(lookup.recoveryPoint);
     // With the URL the ledger kept, the record is the one checkouts.create returned (checkoutUrl included).
-    return recorded?.transactionReference === checkout.id ? withCheckoutUrl(checkout, recorded) : checkout;
+    if (recorded?.transactionReference !== checkout.id) return checkout;
+    const { checkoutUrl, expiresAt } = recorded;
+    return Object.assign(checkout, { payment_url: checkoutUrl, expires_at: expiresAt, checkoutUrl });
   }
   if (lookup.operation === 'refunds.create') {
     const refundReference = await reference('refundReference');
     if (!refundReference) return undefined;
     const read = await calls.readRefund(refundReference, options);
-    // Neither the refund read nor its request carries a currency: the provider's home currency (docs/providers/provider-n.md#refunds).
+    // Neither the refund read nor its request carries a currency (docs/providers/provider-n.md#refunds).
     return read && calls.refundRecord(read, DEFAULT_CURRENCY);
   }
   return undefined;
 }
 
-/** A string member of the error context a lookup carries, if present. */
-function contextString(lookup: ResolveLookup, member: string): string | undefined {
-  const { context } = lookup;
+/** A non-empty string member of the error context a lookup carries. */
+function contextString({ context }: ResolveLookup, member: string): string | undefined {
   const value = context && Object.hasOwn(context, member) ? context[member] : undefined;
   return typeof value === 'string' && value !== '' ? value : undefined;
 }

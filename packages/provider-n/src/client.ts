@@ -1,13 +1,13 @@
 /**
- * The Provider N client (docs/providers/provider-n.md#envelope and docs/providers/provider-n.md#authentication): core's provider client with a Bearer
- * token from core's token manager, the envelope reader (`requestSuccessful: false` or a non-`"0"` `responseCode`
- * is a refusal whatever the HTTP status), and Provider N's refusal codes as data.
+ * The Provider N client (docs/providers/provider-n.md#envelope, docs/providers/provider-n.md#authentication):
+ * core's provider client with a Bearer token from core's token manager, the envelope reader and the refusal codes
+ * as data.
  */
 import { createProviderClient, type ProviderClient, type ProviderErrorTable } from '@pay/core/adapter';
 import {
-  baseUrlOf,
   checkCredentials,
   PROVIDER,
+  PROVIDER_N_BASE_URLS,
   type ProviderNConfig,
   type ProviderNCredentials,
 } from './config.js';
@@ -20,12 +20,9 @@ import {
 } from './envelope.js';
 
 /**
- * Provider code → rule (core reads it with own-property checks). `99` is the provider's catch-all (bad
- * credentials, unknown transaction, bad input): it means "no such transaction" only with HTTP 404 (the status
- * query's answer, docs/providers/provider-n.md#transaction-query), and its "Duplicate payment reference" (init-transaction,
- * 422) is a conflict. A 404 without the envelope (a proxy's page) has no code, so no rule: a read throws it. The
- * refund codes are the wire contract's (docs/providers/provider-n.md#refunds) R1–R5, plus the published refund
- * read's R7 and R9.
+ * Provider code → rule. `99`, the catch-all, is "no such transaction" only with HTTP 404
+ * (docs/providers/provider-n.md#transaction-query); a 404 without the envelope (a proxy's page) has no code, so a
+ * read throws it. Refund codes: docs/providers/provider-n.md#refunds.
  */
 export const PROVIDER_N_ERRORS: ProviderErrorTable = {
   '99': [
@@ -46,15 +43,13 @@ export const PROVIDER_N_ERRORS: ProviderErrorTable = {
   R9: { kind: 'conflict' },
 };
 
-/**
- * The client of one adapter: core's provider client, whose `updateCredentials` logs in with new credentials from
- * the next call on (docs/providers/provider-n.md#authentication).
- */
+/** Core's provider client, whose `updateCredentials` logs in with new credentials from the next call on. */
 export type ProviderNClient = ProviderClient & { updateCredentials(credentials: ProviderNCredentials): void };
 
 /** Builds the client: no I/O until the first call, which logs in first. */
 export function createClient(config: ProviderNConfig): ProviderNClient {
-  const baseUrl = baseUrlOf(config);
+  const baseUrl =
+    config.baseUrl ?? (config.isSandbox ? PROVIDER_N_BASE_URLS.sandbox : PROVIDER_N_BASE_URLS.production);
   return createProviderClient({
     provider: PROVIDER,
     baseUrl,
@@ -72,8 +67,7 @@ export function createClient(config: ProviderNConfig): ProviderNClient {
         baseUrl,
       }),
     },
-    // Not part of Provider N's contract, but one id per logical call (the same on its retries) lets its
-    // support trace a call, as every adapter does.
+    // Not part of Provider N's contract, but one id per logical call lets its support trace a call.
     requestIdHeader: REQUEST_ID_HEADER,
     providerRequestIdHeader: REQUEST_ID_HEADER,
     readEnvelope,
@@ -82,18 +76,16 @@ export function createClient(config: ProviderNConfig): ProviderNClient {
   });
 }
 
-/**
- * `POST /v1/auth/login` with Basic apiKey:secretKey of one set of credentials (its retries send the same header);
- * it only reads, so it is retried like a GET.
- */
+/** `POST /v1/auth/login` with Basic apiKey:secretKey; it only reads, so it is retried like a GET. */
 async function login(credentials: ProviderNCredentials, client: ProviderClient) {
-  const outcome = await client.send({
-    call: 'login',
-    method: 'POST',
-    path: '/v1/auth/login',
-    auth: { basic: [credentials.apiKey, credentials.secretKey] },
-    retrySafe: true,
-    credentialsInReply: true,
-  });
-  return readLogin(outcome);
+  return readLogin(
+    await client.send({
+      call: 'login',
+      method: 'POST',
+      path: '/v1/auth/login',
+      auth: { basic: [credentials.apiKey, credentials.secretKey] },
+      retrySafe: true,
+      credentialsInReply: true,
+    }),
+  );
 }

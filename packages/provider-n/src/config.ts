@@ -1,7 +1,4 @@
-/**
- * Provider N configuration (docs/providers/provider-n.md#hosts-and-configuration): the explicit config schema and the
- * environment the default factory reads when it is called, both loaded through core's one config helper.
- */
+/** Provider N configuration (docs/providers/provider-n.md#hosts-and-configuration), through core's helper. */
 import {
   type EnvVariable,
   parseConfig,
@@ -42,8 +39,7 @@ type EnvMember = 'apiKey' | 'secretKey' | 'isSandbox' | 'contractCode' | 'baseUr
 
 /**
  * The variables the default factory reads, with the config member replacing each. `PROVIDER_N_BASE_URL`
- * (optional) replaces the sandbox or production host: set it to a simulator's URL (`pay dev provider-n`) and the
- * application talks to the simulator without a code change.
+ * (optional) replaces the host, e.g. with a simulator's URL (`pay dev provider-n`), without a code change.
  */
 export const PROVIDER_N_ENV: readonly EnvVariable<EnvMember>[] = [
   { env: 'PROVIDER_N_API_KEY', member: 'apiKey', required: true },
@@ -63,45 +59,30 @@ const configSchema = v.strictObject({
   ...transportConfigEntries,
 });
 
-const credentialsSchema = v.strictObject({ apiKey: credential, secretKey: credential });
-
-/**
- * Checks the credentials `updateCredentials` was given: both members, non-empty (trimmed as the config's are); a
- * `ConfigurationError` names each bad member, never a value.
- */
+/** Checks the credentials `updateCredentials` was given; a `ConfigurationError` names each bad member. */
 export function checkCredentials(credentials: ProviderNCredentials): ProviderNCredentials {
-  return parseConfig('providerN', credentialsSchema, credentials);
+  return parseConfig(PROVIDER, v.strictObject({ apiKey: credential, secretKey: credential }), credentials);
 }
 
 /** Validates an explicit config (`createProviderN`): nothing is read from the environment. */
 export function checkConfig(config: ProviderNConfig): ProviderNConfig {
-  parseConfig('providerN', configSchema, config);
+  parseConfig(PROVIDER, configSchema, config);
   return config;
 }
 
 /**
- * The default factory's configuration, through core's one config helper: the environment (read now, never on
- * import) under the explicit `options`, each option winning over its variable, `PROVIDER_N_BASE_URL` as the
- * `baseUrl`, then validated as a whole. A `ConfigurationError` names every missing variable, or each bad member,
- * never a value.
+ * The default factory's configuration: the environment (read now, never on import) under the explicit `options`,
+ * validated as a whole. A `ConfigurationError` names every missing variable, or each bad member, never a value.
  */
 export function resolveConfig(options: ProviderNOverrides = {}): ProviderNConfig {
   const config = readProviderConfig({
-    provider: 'providerN',
+    provider: PROVIDER,
     envPrefix: 'PROVIDER_N',
-    // Core's helper reads `PROVIDER_N_BASE_URL` itself.
-    variables: PROVIDER_N_ENV.filter((variable) => variable.member !== 'baseUrl'),
+    variables: PROVIDER_N_ENV,
     schema: configSchema,
     overrides: options,
   });
   // The explicit options as given (a token store or hooks object keeps its identity), over the variables read.
   const given = Object.entries(options).filter(([, value]) => value !== undefined);
   return { ...config, ...Object.fromEntries(given) } as ProviderNConfig;
-}
-
-/** The base URL calls go to: the override, else the sandbox or production host. */
-export function baseUrlOf(config: ProviderNConfig): string {
-  return (
-    config.baseUrl ?? (config.isSandbox ? PROVIDER_N_BASE_URLS.sandbox : PROVIDER_N_BASE_URLS.production)
-  );
 }

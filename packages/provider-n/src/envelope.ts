@@ -1,7 +1,6 @@
 /**
- * Reading Provider N's replies (docs/providers/provider-n.md#envelope): the envelope, where `requestSuccessful:
- * false` or a non-`"0"` `responseCode` is a refusal whatever the HTTP status, what a refusal of a money-moving
- * call means (docs/architecture.md#outcomes), and the login's reply.
+ * Reading Provider N's replies (docs/providers/provider-n.md#envelope): the envelope, what a refusal of a
+ * money-moving call means (docs/architecture.md#outcomes), and the login's reply.
  */
 import {
   type EnvelopeReading,
@@ -31,18 +30,14 @@ export const CREDENTIALS_HINT =
 /** A refusal, as the client's `send` returns it. */
 export type Refusal = Extract<ProviderOutcome, { ok: false }>;
 
-/**
- * The request id a record carries (docs/architecture.md#records): the provider's own when its reply names one,
- * else the id sent.
- */
+/** The request id a record carries: the provider's own when its reply names one, else the id sent. */
 export function requestIdOfReply(reply: HttpReply): string {
   return requestIdOf(reply, REQUEST_ID_HEADER);
 }
 
 /**
- * Reads the envelope: success only when `requestSuccessful` is true and `responseCode` is `"0"` (or absent). An
- * error status without an envelope (a proxy's error page) is a refusal without a code; a success status
- * without one is an `InvalidResponseError`.
+ * Reads the envelope: success only when `requestSuccessful` and `responseCode` `"0"` (or absent), whatever the
+ * HTTP status. An error status without an envelope (a proxy's page) is a refusal without a code.
  */
 export function readEnvelope(
   reply: HttpReply,
@@ -50,35 +45,26 @@ export function readEnvelope(
 ): EnvelopeReading {
   const json = parseJson(reply.text);
   if (reply.status >= 400 && !v.is(envelopeSchema, json)) return { ok: false };
-  const { requestSuccessful, responseCode, responseMessage, responseBody } = parseReply(
-    envelopeSchema,
-    json,
-    {
-      provider: PROVIDER,
-      call: call.call,
-      ...(call.context ? { context: call.context } : {}),
-    },
-  );
-  const code = responseCode ?? undefined;
-  if (requestSuccessful && (code === undefined || code === '0')) return { ok: true, body: responseBody };
-  return { ok: false, code, message: responseMessage ?? undefined };
+  const context = call.context ? { context: call.context } : {};
+  const envelope = parseReply(envelopeSchema, json, { provider: PROVIDER, call: call.call, ...context });
+  const code = envelope.responseCode ?? undefined;
+  if (envelope.requestSuccessful && (code === undefined || code === '0'))
+    return { ok: true, body: envelope.responseBody };
+  return { ok: false, code, message: envelope.responseMessage ?? undefined };
 }
 
 /**
- * Whether a refusal says the reference we sent is already taken. A call without a key sends a fresh reference
- * (requests.ts), so the provider holds it only if an earlier delivery of this same request landed; a keyed
- * call's reference is the key's, so the provider holds what that key already opened.
+ * Whether a refusal says the reference we sent is already taken: an unkeyed call's reference is fresh, so only an
+ * earlier delivery of this same request holds it; a keyed call's is the key's, held by what that key opened.
  */
 export function isDuplicateReference(refusal: Refusal): boolean {
   return refusal.code === 'R9' || DUPLICATE_REFERENCE_MESSAGE.test(refusal.error.providerMessage ?? '');
 }
 
 /**
- * The error of a refused money-moving call (docs/architecture.md#outcomes), through core's `moneyMovingRefusal`: a
- * proven refusal (a 4xx to the first attempt) is thrown as it came, with the table's advice core put there; a 5xx,
- * a 408, an earlier attempt that may have landed, or "duplicate reference" (which says one did) gives
- * `outcome: 'unknown'` with the reference in its context, so the caller reconciles instead of moving money twice.
- * Core's `request` covers only the earlier attempt, so the adapter reads refusals itself.
+ * The error of a refused money-moving call, through core's `moneyMovingRefusal`: a 5xx, a 408, an earlier attempt
+ * or "duplicate reference" (which says one landed) gives `outcome: 'unknown'`, so the caller reconciles instead of
+ * moving money twice.
  */
 export function moneyMovingRefusal(refusal: Refusal): ProviderApiError {
   return refuseMoneyMovingCall(refusal.error, refusal.reply, {

@@ -1,13 +1,12 @@
 /**
- * Provider N webhook payloads → unified events (docs/architecture.md#event-names, docs/providers/provider-n.md#events):
- * the event table and one normaliser per event type, each reading `eventData` through its schema (wire.ts) and
- * mapping it to records (mapping.ts). Run by webhooks.ts once the signature is verified.
+ * Provider N webhook payloads → unified events (docs/providers/provider-n.md#events): one normaliser per event
+ * type, run by webhooks.ts once the signature is verified.
  */
 import { type PayEvent, type RefundStatus, WebhookVerificationError, webhookEvent } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
 import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
-import type { ProviderNEventType } from './types.js';
+import type { ProviderNEventName, ProviderNEventType } from './types.js';
 import { DEFAULT_CURRENCY, refundBodySchema } from './wire.js';
 import {
   mandateEventSchema,
@@ -21,19 +20,16 @@ import {
 type Normaliser = (eventData: Record<string, unknown>, delivery: DeliveryFacts) => PayEvent[];
 
 /**
- * What every record of one delivery shares: `livemode` (`false` for a sandbox adapter, Provider N payloads carry
- * no test flag) and `requestId` (always `null`: Provider N has no status read to confirm a delivery with).
+ * What every record of one delivery shares: `livemode`, `requestId` (always `null`: Provider N has no status read
+ * to confirm a delivery with) and `created`, the verification time (Provider N's event times carry no time zone).
  */
 export interface DeliveryFacts extends RecordFacts {
-  /** Verification time: Provider N's event times carry no time zone. */
   created: number;
 }
 
 /**
- * Event table (docs/architecture.md#event-names with the open rows decided in the wire contract (docs/providers/provider-n.md#events)), a `Map` so that an event type named like
- * an `Object.prototype` member (`constructor`, `__proto__`, `toString`) finds no row
- * (docs/architecture.md#events). Customer and disbursement events have no row: they raise only their raw event, as
- * does any event type the provider adds.
+ * Event table, a `Map` so that an event type named like an `Object.prototype` member finds no row
+ * (docs/architecture.md#events). Other event types raise only their raw event.
  */
 export const NORMALISERS = new Map<string, Normaliser>([
   ['SUCCESSFUL_TRANSACTION', (data, facts) => [successfulTransactionEvent(data, facts)]],
@@ -45,9 +41,7 @@ export const NORMALISERS = new Map<string, Normaliser>([
   ['MANDATE_UPDATE', mandateEvents],
 ] satisfies [ProviderNEventType, Normaliser][]);
 
-type SubscriptionEventName = 'subscription.created' | 'subscription.canceled' | 'subscription.updated';
-
-/** Which subscription event a mandate status raises (docs/providers/provider-n.md#events); any status not listed → `subscription.updated`. */
+/** Which subscription event a mandate status raises (docs/providers/provider-n.md#events). */
 export const MANDATE_EVENT = {
   PENDING: 'subscription.created',
   ACTIVE: 'subscription.created',
@@ -55,9 +49,9 @@ export const MANDATE_EVENT = {
   CANCELLED: 'subscription.canceled',
   FAILED: 'subscription.updated',
   EXPIRED: 'subscription.updated',
-} as const satisfies Record<ProviderNMandateStatus, SubscriptionEventName>;
+} as const satisfies Record<ProviderNMandateStatus, ProviderNEventName>;
 
-const MANDATE_EVENT_BY_STATUS = new Map<string, SubscriptionEventName>(Object.entries(MANDATE_EVENT));
+const MANDATE_EVENT_BY_STATUS = new Map<string, ProviderNEventName>(Object.entries(MANDATE_EVENT));
 
 /** A payload that is not what Provider N sends: refused before any callback. */
 export function malformed(message: string): WebhookVerificationError {
@@ -71,43 +65,37 @@ function read<S extends v.GenericSchema>(
   what: string,
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, data);
-  if (!result.success)
-    throw malformed(
-      `The ${what} webhook payload lacks fields the mapping reads (${fieldsOf(result.issues)}).`,
-    );
-  return result.output;
-}
-
-function fieldsOf(issues: readonly v.BaseIssue<unknown>[]): string {
-  const paths = issues.map(
+  if (result.success) return result.output;
+  const paths = result.issues.map(
     (issue) =>
       // A check over several fields (the amount asked under any of its spellings) has no path: its message names them.
       (issue.path ?? []).map((item) => String((item as { key: unknown }).key)).join('.') || issue.message,
   );
-  return [...new Set(paths)].join(', ');
+  throw malformed(
+    `The ${what} webhook payload lacks fields the mapping reads (${[...new Set(paths)].join(', ')}).`,
+  );
+}
+
+/** One normalised event of a delivery. */
+function event(facts: DeliveryFacts, type: string, key: (string | number)[], data: unknown): PayEvent {
+  return webhookEvent({ key, type, provider: PROVIDER, created: facts.created, data });
 }
 
 /**
- * SUCCESSFUL_TRANSACTION(_OFFLINE) → `payment.created` (the spec's name). The record says what the provider
- * reports: `status` from `paymentStatus` (a partial payment is `processing`, not `succeeded`), `amount` the amount
- * asked, `amount_paid` what was paid (docs/architecture.md#records).
+ * SUCCESSFUL_TRANSACTION(_OFFLINE) → `payment.created`, the record as reported (docs/architecture.md#records): a
+ * partial payment is `processing`, not `succeeded`.
  */
 function successfulTransactionEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
   const transaction = read(transactionEventSchema, data, 'transaction');
   const status = transactionStatus(transaction);
-  return webhookEvent({
-    key: [transaction.transactionReference, transaction.paymentStatus ?? status],
-    type: 'payment.created',
-    provider: PROVIDER,
-    created: facts.created,
-    data: toPayment(transaction, { ...facts, status }, data),
-  });
+  const payment = toPayment(transaction, { ...facts, status }, data);
+  const key = [transaction.transactionReference, transaction.paymentStatus ?? status];
+  return event(facts, 'payment.created', key, payment);
 }
 
 /**
- * REJECTED_PAYMENT → `payment.failed`: the provider refused what the payer sent (for example an under-payment)
- * and returns it, so `status` is `failed` and `amount_paid` 0; what was sent and why it was rejected are in
- * `metadata.rejectedAmount` and `metadata.rejectionReason`.
+ * REJECTED_PAYMENT → `payment.failed`: the provider refused and returned what the payer sent, so `amount_paid` is
+ * 0; `metadata.rejectedAmount` and `metadata.rejectionReason` say what and why.
  */
 function rejectedPaymentEvent(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent {
   const rejected = read(rejectedPaymentEventSchema, data, 'REJECTED_PAYMENT');
@@ -115,34 +103,25 @@ function rejectedPaymentEvent(data: Record<string, unknown>, facts: DeliveryFact
     ...(rejected.rejectionReason ? { rejectionReason: rejected.rejectionReason } : {}),
     ...(rejected.rejectedAmounts.length > 0 ? { rejectedAmount: rejected.rejectedAmounts.join(',') } : {}),
   };
-  return webhookEvent({
-    key: [rejected.transactionReference, rejected.paymentStatus ?? 'failed'],
-    type: 'payment.failed',
-    provider: PROVIDER,
-    created: facts.created,
-    data: toPayment(rejected, { ...facts, status: 'failed', amountPaid: 0, metadata }, data),
-  });
+  const payment = toPayment(rejected, { ...facts, status: 'failed', amountPaid: 0, metadata }, data);
+  const key = [rejected.transactionReference, rejected.paymentStatus ?? 'failed'];
+  return event(facts, 'payment.failed', key, payment);
 }
 
 /** SETTLEMENT → one `payment.updated` per settled transaction, in payload order. */
 function settlementEvents(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent[] {
-  const settlement = read(settlementEventSchema, data, 'SETTLEMENT');
-  return settlement.transactions.map((transaction, index) =>
-    webhookEvent({
-      key: [settlement.settlementReference, index],
-      type: 'payment.updated',
-      provider: PROVIDER,
-      created: facts.created,
-      data: toPayment(
-        { ...transaction, currency: transaction.currency ?? settlement.currency ?? DEFAULT_CURRENCY },
-        {
-          ...facts,
-          status: transactionStatus(transaction),
-          metadata: { settlementReference: settlement.settlementReference },
-        },
+  const { settlementReference, currency, transactions } = read(settlementEventSchema, data, 'SETTLEMENT');
+  return transactions.map((transaction, index) =>
+    event(
+      facts,
+      'payment.updated',
+      [settlementReference, index],
+      toPayment(
+        { ...transaction, currency: transaction.currency ?? currency ?? DEFAULT_CURRENCY },
+        { ...facts, status: transactionStatus(transaction), metadata: { settlementReference } },
         data,
       ),
-    }),
+    ),
   );
 }
 
@@ -153,25 +132,14 @@ function refundEvent(data: Record<string, unknown>, facts: DeliveryFacts, status
     Object.hasOwn(data, 'currency') && typeof data.currency === 'string'
       ? data.currency.toUpperCase()
       : DEFAULT_CURRENCY;
-  return webhookEvent({
-    key: [refund.refundReference, refund.refundStatus ?? status],
-    type: 'refund.created',
-    provider: PROVIDER,
-    created: facts.created,
-    data: toRefund(refund, { ...facts, currency, status }, data),
-  });
+  const record = toRefund(refund, { ...facts, currency, status }, data);
+  return event(facts, 'refund.created', [refund.refundReference, refund.refundStatus ?? status], record);
 }
 
-/** MANDATE_UPDATE → a subscription event chosen by the mandate status (any status not listed: `updated`). */
+/** MANDATE_UPDATE → a subscription event chosen by the mandate status. */
 function mandateEvents(data: Record<string, unknown>, facts: DeliveryFacts): PayEvent[] {
   const mandate = read(mandateEventSchema, data, 'MANDATE_UPDATE');
-  return [
-    webhookEvent({
-      key: [mandate.mandateCode, mandate.mandateStatus],
-      type: MANDATE_EVENT_BY_STATUS.get(mandate.mandateStatus) ?? 'subscription.updated',
-      provider: PROVIDER,
-      created: facts.created,
-      data: toSubscription(mandate, facts.livemode, data),
-    }),
-  ];
+  const type = MANDATE_EVENT_BY_STATUS.get(mandate.mandateStatus) ?? 'subscription.updated';
+  const subscription = toSubscription(mandate, facts.livemode, data);
+  return [event(facts, type, [mandate.mandateCode, mandate.mandateStatus], subscription)];
 }

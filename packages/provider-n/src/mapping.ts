@@ -1,29 +1,23 @@
 /**
- * Provider N replies → unified records (docs/architecture.md#records). Status tables are data read through `Map`s, so the whole
- * mapping reads at once, the tests walk every row, and a status named like an `Object.prototype` member
- * (`constructor`, `__proto__`) is simply unknown (docs/architecture.md#events), never a crash.
+ * Provider N replies → unified records (docs/architecture.md#records). Status tables are read through `Map`s, so a
+ * status named like an `Object.prototype` member is simply unknown (docs/architecture.md#events), never a crash.
  */
-import type {
-  Checkout,
-  CustomerRef,
-  Payment,
-  PaymentStatus,
-  Refund,
-  RefundStatus,
-  Subscription,
-  SubscriptionStatus,
+import {
+  type Checkout,
+  type CheckoutCreateParams,
+  type CustomerRef,
+  type Payment,
+  type PaymentStatus,
+  type Refund,
+  type RefundStatus,
+  type Subscription,
+  type SubscriptionStatus,
+  toMinorUnits,
 } from '@pay/core/adapter';
-import { toMinorUnits } from '@pay/core/adapter';
 import type { InitTransactionRequest } from './requests.js';
 import type { ProviderNCheckout } from './types.js';
-import {
-  DEFAULT_CURRENCY,
-  type ProviderNPaymentStatus,
-  type ProviderNRefundStatus,
-  type RefundBody,
-  type TransactionFields,
-} from './wire.js';
-import type { MandateFields, ProviderNMandateStatus } from './wire-events.js';
+import { DEFAULT_CURRENCY, type RefundBody, type TransactionFields } from './wire.js';
+import type { MandateFields } from './wire-events.js';
 
 /** `paymentStatus` → unified payment status (docs/providers/provider-n.md#payment-statuses). */
 export const PAYMENT_STATUS = {
@@ -36,17 +30,17 @@ export const PAYMENT_STATUS = {
   REVERSED: 'canceled',
   FAILED: 'failed',
   EXPIRED: 'failed',
-} as const satisfies Record<ProviderNPaymentStatus, PaymentStatus>;
+} as const satisfies Record<string, PaymentStatus>;
 
-/** `refundStatus` → unified refund status. */
+/** `refundStatus` → unified refund status (`PENDING` appears in the provider's refund documentation too). */
 export const REFUND_STATUS = {
   IN_PROGRESS: 'pending',
   PENDING: 'pending',
   COMPLETED: 'succeeded',
   FAILED: 'failed',
-} as const satisfies Record<ProviderNRefundStatus, RefundStatus>;
+} as const satisfies Record<string, RefundStatus>;
 
-/** `mandateStatus` → unified subscription status. */
+/** `mandateStatus` → unified subscription status (docs/providers/provider-n.md#events). */
 export const MANDATE_STATUS = {
   PENDING: 'pending',
   ACTIVE: 'active',
@@ -54,22 +48,20 @@ export const MANDATE_STATUS = {
   FAILED: 'failed',
   CANCELLED: 'canceled',
   EXPIRED: 'expired',
-} as const satisfies Record<ProviderNMandateStatus, SubscriptionStatus>;
+} as const satisfies Record<string, SubscriptionStatus>;
 
-const PAYMENT_STATUS_BY_NAME = new Map<string, PaymentStatus>(Object.entries(PAYMENT_STATUS));
-const REFUND_STATUS_BY_NAME = new Map<string, RefundStatus>(Object.entries(REFUND_STATUS));
-const MANDATE_STATUS_BY_NAME = new Map<string, SubscriptionStatus>(Object.entries(MANDATE_STATUS));
-
-/** The table's reading of a `paymentStatus`, `undefined` when the status is absent or not in the table. */
-export function knownPaymentStatus(paymentStatus: string | null | undefined): PaymentStatus | undefined {
-  return paymentStatus == null ? undefined : PAYMENT_STATUS_BY_NAME.get(paymentStatus);
+/** A table's reading of a status, `undefined` when the status is absent or not in the table. */
+function lookup<T>(table: Record<string, T>): (status: string | null | undefined) => T | undefined {
+  const byName = new Map(Object.entries(table));
+  return (status) => (status == null ? undefined : byName.get(status));
 }
+const knownPaymentStatus = lookup<PaymentStatus>(PAYMENT_STATUS);
+const knownRefundStatus = lookup<RefundStatus>(REFUND_STATUS);
+const knownMandateStatus = lookup<SubscriptionStatus>(MANDATE_STATUS);
 
 /**
- * A transaction's unified status. A status the table knows decides. Otherwise (a status the provider added, or
- * none) the amounts decide, and never optimistically (docs/architecture.md#lenient-reading: an unknown status is a
- * safe value, not a refusal): paid in full → `succeeded`, paid in part → `processing`, nothing known to be paid →
- * `pending`.
+ * A transaction's unified status: a status the table knows decides, else the amounts, never optimistically
+ * (docs/architecture.md#lenient-reading): paid in full → `succeeded`, in part → `processing`, else `pending`.
  */
 export function transactionStatus(transaction: TransactionFields): PaymentStatus {
   const known = knownPaymentStatus(transaction.paymentStatus);
@@ -79,15 +71,9 @@ export function transactionStatus(transaction: TransactionFields): PaymentStatus
   return paid >= transaction.amountAsked ? 'succeeded' : 'processing';
 }
 
-/** A refund's unified status from its `refundStatus`; an absent or unknown one is `pending` (not final). */
-export function refundStatus(status: string | null | undefined): RefundStatus {
-  return (status == null ? undefined : REFUND_STATUS_BY_NAME.get(status)) ?? 'pending';
-}
-
-/** A mandate's unified status; an unknown one is `pending` (never read as active). */
-export function mandateStatus(status: string): SubscriptionStatus {
-  return MANDATE_STATUS_BY_NAME.get(status) ?? 'pending';
-}
+/** A refund's unified status; an absent or unknown one is `pending` (not final). */
+export const refundStatus = (status: string | null | undefined): RefundStatus =>
+  knownRefundStatus(status) ?? 'pending';
 
 /** Metadata values come back as the provider stored them; records carry strings. */
 export function stringMetadata(values: Record<string, unknown> | null | undefined): Record<string, string> {
@@ -99,10 +85,7 @@ export function stringMetadata(values: Record<string, unknown> | null | undefine
   return metadata;
 }
 
-/** An e-mail → `{ email }`, or `null` without one. */
-export function customerOf(email: string | null | undefined): CustomerRef {
-  return email ? { email } : null;
-}
+const customerOf = (email: string | null | undefined): CustomerRef => (email ? { email } : null);
 
 /** The unified metadata of a transaction: the caller's `metaData`, then what the record has no field for. */
 function transactionMetadata(
@@ -116,14 +99,11 @@ function transactionMetadata(
   return Object.assign(metadata, extra);
 }
 
-/** What every record carries besides the payload: decided by the adapter and the call, not by the reply. */
+/** What every record carries besides the payload, decided by the adapter and the call, not by the reply. */
 export interface RecordFacts {
-  /** `false` for sandbox records (the adapter's `isSandbox`): Provider N payloads carry no test flag. */
+  /** `false` for sandbox records: Provider N payloads carry no test flag. */
   livemode: boolean;
-  /**
-   * The request id of the call that produced the record (docs/architecture.md#records); `null` for a webhook
-   * payload.
-   */
+  /** The request id of the call that produced the record; `null` for a webhook payload. */
   requestId: string | null;
 }
 
@@ -137,9 +117,8 @@ export interface PaymentContext extends RecordFacts {
 }
 
 /**
- * A transaction → Payment (docs/architecture.md#records: amounts truthful). `amount` is the amount asked
- * (`totalPayable`), `amount_paid` what the payer has paid so far (`amountPaid`; `null` when the payload does not
- * say), so a partial payment (1 of 5,000) and an over-payment are both visible next to the status.
+ * A transaction → Payment (docs/architecture.md#records: amounts truthful): `amount` is the amount asked,
+ * `amount_paid` what the payer has paid so far, so partial and over-payments are visible next to the status.
  */
 export function toPayment(transaction: TransactionFields, context: PaymentContext, raw: unknown): Payment {
   return {
@@ -161,9 +140,8 @@ export function toPayment(transaction: TransactionFields, context: PaymentContex
 }
 
 /**
- * A status read → Checkout (docs/architecture.md#reading-retrieve-checkout: Provider N's retrieveCheckout reads the same transaction). The status
- * read carries neither the checkout URL nor the items, so `payment_url` and `expires_at` are null and
- * `products` is empty; `metadata.paymentStatus` and `metadata.amountPaid` tell how far the payer got.
+ * A status read → Checkout (docs/architecture.md#reading-retrieve-checkout). The status read carries neither the
+ * checkout URL nor the items; `metadata.paymentStatus` and `metadata.amountPaid` tell how far the payer got.
  */
 export function toCheckoutOfStatus(
   transaction: TransactionFields,
@@ -211,12 +189,12 @@ export function toRefund(
   };
 }
 
-/** A mandate → Subscription. */
+/** A mandate → Subscription; an unknown status is `pending` (never read as active). */
 export function toSubscription(mandate: MandateFields, livemode: boolean, raw: unknown): Subscription {
   return {
     provider: 'providerN',
     id: mandate.mandateCode,
-    status: mandateStatus(mandate.mandateStatus),
+    status: knownMandateStatus(mandate.mandateStatus) ?? 'pending',
     customer: customerOf(mandate.customerEmail),
     amount: mandate.mandateAmount,
     currency: mandate.currency,
@@ -236,8 +214,8 @@ export function withoutCredentials(body: unknown): unknown {
 }
 
 /**
- * What the adapter records in the ledger once init-transaction answered (the reply's checkout URL is the one
- * thing a later read cannot give back): `{ transactionReference, checkoutUrl, expiresAt }`.
+ * What the ledger keeps once init-transaction answered: the checkout URL is the one thing no later read gives
+ * back.
  */
 export interface CheckoutRecoveryPoint {
   transactionReference: string;
@@ -245,15 +223,9 @@ export interface CheckoutRecoveryPoint {
   expiresAt: string;
 }
 
-/** What `checkouts.create` was asked, for the record (the reply does not echo it). */
-export interface CheckoutAsked {
-  item_id?: string | undefined;
-  quantity?: number | undefined;
-}
-
 /** An opened transaction → the Checkout (plus `checkoutUrl`) that `checkouts.create` returns. */
 export function toCheckout(
-  asked: CheckoutAsked,
+  asked: Pick<CheckoutCreateParams, 'item_id' | 'quantity'>,
   body: InitTransactionRequest,
   opened: CheckoutRecoveryPoint,
   facts: RecordFacts,

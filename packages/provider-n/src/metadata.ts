@@ -34,7 +34,14 @@ export const checkoutMetadataSchema = v.strictObject({
   paymentMethods: v.optional(v.pipe(v.array(nonEmpty), v.minLength(1, 'must name at least one method'))),
 });
 
-/** A member the adapter sets itself: typed `never`, refused at run time in any letter case (below). */
+/** Text of at most `max` characters. */
+const text = (max: number) =>
+  v.pipe(
+    v.string(`must be text of at most ${max} characters`),
+    v.maxLength(max, `must be text of at most ${max} characters`),
+  );
+
+/** A member the adapter sets itself: typed `never`, refused at run time in any letter case (requests.ts). */
 const setByTheAdapter = v.optional(v.never());
 
 /**
@@ -45,19 +52,9 @@ export const refundMetadataSchema = v.looseObject({
   /** Currency of the refunded payment, for the amount check and the record (default `NGN`); not forwarded. */
   currency: v.optional(v.pipe(v.string(CURRENCY_CODE), v.regex(/^[A-Za-z]{3}$/, CURRENCY_CODE))),
   /** Note to the customer, at most 16 characters. */
-  customerNote: v.optional(
-    v.pipe(
-      v.string('must be text of at most 16 characters'),
-      v.maxLength(16, 'must be text of at most 16 characters'),
-    ),
-  ),
+  customerNote: v.optional(text(16)),
   /** The refund reason when `reason` is not given, at most 64 characters. */
-  refundReason: v.optional(
-    v.pipe(
-      v.string('must be text of at most 64 characters'),
-      v.maxLength(64, 'must be text of at most 64 characters'),
-    ),
-  ),
+  refundReason: v.optional(text(64)),
   destinationAccountNumber: v.optional(v.string('must be a string')),
   destinationAccountBankCode: v.optional(v.string('must be a string')),
   /** Set by the adapter from `payment_id`. */

@@ -1,13 +1,12 @@
 /**
- * Provider N's public types: the adapter's declared types, the `provider_metadata` of each operation (inferred
- * from the schemas in `metadata.ts` that `requests.ts` validates with, so the type and the check cannot drift), the checkout result and
- * the raw webhook events. Types only: every module may import this one, and it imports no module of the adapter
- * that imports it back.
+ * Provider N's public types. `provider_metadata` types are inferred from the schemas `requests.ts` validates with,
+ * so the type and the check cannot drift.
  */
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderNCredentials } from './config.js';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './metadata.js';
+import type { EVENT_NAMES } from './webhooks.js';
 import type { refundBodySchema } from './wire.js';
 import type {
   mandateEventSchema,
@@ -17,16 +16,14 @@ import type {
 } from './wire-events.js';
 
 /**
- * `provider_metadata` of `checkouts.create`: `amount` (major units of `currency`, `5000.5` = NGN 5,000.50) and
- * `currency` are required (docs/architecture.md#request-fields: Provider N takes them here, not at the top level); `customerName`,
- * `paymentDescription` and `paymentMethods` are optional.
+ * `provider_metadata` of `checkouts.create`: `amount` (major units, `5000.5` = NGN 5,000.50) and `currency` are
+ * required here, not at the top level (docs/architecture.md#request-fields).
  */
 export type ProviderNCheckoutMetadata = v.InferInput<typeof checkoutMetadataSchema>;
 
 /**
- * `provider_metadata` of `refunds.create`: any member is forwarded to the refund endpoint (docs/architecture.md#request-fields), except the
- * three the adapter sets itself (`transactionReference`, `refundReference`, `refundAmount`: typed `never`).
- * `currency` is not forwarded: it only labels the Refund record and bounds the amount's digits.
+ * `provider_metadata` of `refunds.create`: any member is forwarded (docs/architecture.md#request-fields) but the
+ * three the adapter sets (typed `never`) and `currency`, which only labels the record and bounds the amount.
  */
 export type ProviderNRefundMetadata = v.InferInput<typeof refundMetadataSchema>;
 
@@ -36,9 +33,8 @@ export type ProviderNCheckout = Checkout & {
   checkoutUrl: string;
 };
 
-// Raw event payloads, as the provider sends them (what `providerN.*` callbacks receive as `event.data`): the
-// input types of the schemas in `wire.ts`, so the type says exactly what the adapter accepts (numbers or decimal text,
-// `null` or absent), plus any other member the provider sends.
+// Raw event payloads (what `providerN.*` callbacks receive as `event.data`): the input types of the wire schemas,
+// so the type says exactly what the adapter accepts, plus any other member the provider sends.
 
 /** `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`. */
 export type ProviderNTransactionEventData = v.InferInput<typeof transactionEventSchema>;
@@ -82,30 +78,20 @@ export type ProviderNRawEvents = {
 };
 
 /** A normalised event Provider N's webhooks raise. */
-export type ProviderNEventName =
-  | 'payment.created'
-  | 'payment.updated'
-  | 'payment.failed'
-  | 'refund.created'
-  | 'subscription.created'
-  | 'subscription.canceled'
-  | 'subscription.updated';
+export type ProviderNEventName = (typeof EVENT_NAMES)[number];
 
 /** A Provider N event type (`SUCCESSFUL_TRANSACTION`, …). */
 export type ProviderNEventType = keyof ProviderNRawEvents extends `providerN.${infer T}` ? T : never;
 
-/**
- * Provider N's declared types: the operations it performs and the normalised events it raises, typed
- * `provider_metadata`, raw events and the checkout result.
- */
+/** Provider N's declared types. */
 export interface ProviderNTypes extends AdapterTypes {
   provider: 'providerN';
   /** The operations Provider N performs; `pay.<resource>.<verb>` exists only for these (the rest are unsupported). */
   operations: 'checkouts.create' | 'checkouts.retrieve' | 'payments.retrieve' | 'refunds.create';
   /**
    * The normalised events its webhooks raise (docs/architecture.md#event-names): a received payment is
-   * `payment.created` (its `data.status` says whether it is paid in full), never `payment.succeeded`, and no
-   * invoice is raised, so `.on()` refuses those two names.
+   * `payment.created` (its `data.status` says whether it is paid in full), so `.on()` refuses `payment.succeeded`
+   * and `invoice.generated`.
    */
   events: ProviderNEventName;
   metadata: {
@@ -120,9 +106,9 @@ export interface ProviderNTypes extends AdapterTypes {
 export type ProviderNAdapter = Adapter<ProviderNTypes> & {
   /**
    * Replaces the API key and secret key while the process runs (docs/providers/provider-n.md#authentication): the
-   * next call logs in with them, the access token of the old ones is dropped, and a call already sent that the
-   * provider then refuses (401) logs in again with the new pair, never with one old and one new key. Reachable as
-   * `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing nothing.
+   * next call, or a sent call refused with 401, logs in with the new pair, never one old and one new key.
+   * Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing
+   * nothing.
    */
   updateCredentials(credentials: ProviderNCredentials): void;
 };

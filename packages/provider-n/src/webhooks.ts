@@ -1,22 +1,20 @@
 /**
- * Provider N webhooks (docs/architecture.md#authentication and docs/architecture.md#event-names, docs/providers/provider-n.md#webhooks): verify the `providerN-signature` HMAC-SHA512
- * of the raw body first, then normalise `{ eventType, eventData }` into unified events (events.ts) followed by the raw
- * `providerN.<eventType>` event.
+ * Provider N webhooks (docs/architecture.md#authentication, docs/providers/provider-n.md#webhooks): verify the
+ * `providerN-signature` HMAC-SHA512 of the raw body first, then normalise `{ eventType, eventData }` into unified
+ * events (events.ts) followed by the raw `providerN.<eventType>` event.
  */
 import {
-  type AuthenticatedDelivery,
+  type AdapterDefinition,
   parseJson,
   type SignatureScheme,
   sha256Hex,
   verifyHmacHeader,
-  type WebhookDefinition,
-  type WebhookDelivery,
   webhookEvent,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
 import { type DeliveryFacts, malformed, NORMALISERS } from './events.js';
-import type { ProviderNEventName, ProviderNRawEvents } from './types.js';
+import type { ProviderNRawEvents, ProviderNTypes } from './types.js';
 import { webhookBodySchema } from './wire-events.js';
 
 /** The signature header, lower-cased as core hands headers over (the provider sends `providerN-signature`). */
@@ -40,7 +38,7 @@ export const SIGNATURE_SCHEME = {
 } as const satisfies SignatureScheme;
 
 /**
- * Every normalised event the table below raises (docs/providers/provider-n.md#events), for `.on()` registration
+ * Every normalised event the webhooks raise (docs/providers/provider-n.md#events), for `.on()` registration
  * checks: no `payment.succeeded` (a received payment is `payment.created`) and no `invoice.generated`.
  */
 export const EVENT_NAMES = [
@@ -51,7 +49,7 @@ export const EVENT_NAMES = [
   'subscription.created',
   'subscription.canceled',
   'subscription.updated',
-] as const satisfies readonly ProviderNEventName[];
+] as const;
 
 /** Every raw event name, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = [
@@ -70,65 +68,9 @@ export const RAW_EVENT_NAMES = [
   'providerN.REVERSED_DISBURSEMENT',
 ] as const satisfies readonly (keyof ProviderNRawEvents)[];
 
-/** Provider N's webhook definition, as `defineAdapter` takes it. */
-export type ProviderNWebhookDefinition = WebhookDefinition & {
-  rawEventNames: readonly (keyof ProviderNRawEvents)[];
-  eventNames: readonly ProviderNEventName[];
-};
-
 /**
- * The webhook definition of one adapter: the secret is required (`setup()` refuses a missing one), and records
- * carry the adapter's `livemode`.
- */
-export function createWebhooks(options: { livemode: boolean }): ProviderNWebhookDefinition {
-  return {
-    rawEventNames: RAW_EVENT_NAMES,
-    eventNames: EVENT_NAMES,
-    secret: 'required',
-    verify: (delivery, webhookSecrets) => verifyProviderNWebhook(delivery, webhookSecrets, options),
-  };
-}
-
-/**
- * Verifies the signature over the raw bytes, then reads and normalises the payload, all before any callback and
- * with no upstream call (Provider N has no status confirmation). Resolves to the delivery's key (for
- * deduplication), its events and which of `webhookSecrets` signed it; throws `WebhookVerificationError` on any
- * failure.
- */
-export async function verifyProviderNWebhook(
-  delivery: WebhookDelivery,
-  webhookSecrets: readonly string[],
-  options: { livemode: boolean },
-): Promise<AuthenticatedDelivery> {
-  // Every secret's HMAC is compared, in constant time (two while the secret key is rotated).
-  const { secretIndex } = await verifyHmacHeader(delivery, webhookSecrets, SIGNATURE_SCHEME);
-  const body = v.safeParse(webhookBodySchema, parseJson(delivery.body));
-  if (!body.success)
-    throw malformed('The webhook body is not a Provider N event ({ eventType, eventData }).');
-  const { eventType, eventData } = body.output;
-  const facts: DeliveryFacts = { created: Date.now(), livemode: options.livemode, requestId: null };
-  const events = NORMALISERS.get(eventType)?.(eventData, facts) ?? [];
-  const status = firstText(eventData, STATUS_FIELDS);
-  const reference = firstText(eventData, REFERENCE_FIELDS) ?? `sha256-${await sha256Hex(delivery.rawBody)}`;
-  const rawKey = [reference, ...(status ? [status] : [])];
-  events.push(
-    webhookEvent({
-      key: rawKey,
-      type: `${PROVIDER}.${eventType}`,
-      provider: PROVIDER,
-      data: eventData,
-      created: facts.created,
-    }),
-  );
-  // The event type is part of the key: a SUCCESSFUL_REFUND and a FAILED_REFUND of one refund are two pushes.
-  return { key: [eventType, ...rawKey].join(':'), events: async () => events, secretIndex };
-}
-
-/**
- * The fields of the payload's own reference, which event ids derive from, in order (a refund names its
- * transaction too, so the refund's reference comes first). A payload without any (customer and disbursement
- * events are not specified) is keyed by a digest of its body: identical on redelivery, distinct for distinct
- * payloads.
+ * The fields of the payload's own reference, which event ids derive from, in order (a refund names its transaction
+ * too). A payload without any is keyed by a digest of its body.
  */
 const REFERENCE_FIELDS = [
   'refundReference',
@@ -137,10 +79,10 @@ const REFERENCE_FIELDS = [
   'transactionReference',
   'reference',
   'customerCode',
-] as const;
+];
 
 /** The status the payload reports, under whichever of its names the event type uses. */
-const STATUS_FIELDS = ['paymentStatus', 'refundStatus', 'mandateStatus', 'status'] as const;
+const STATUS_FIELDS = ['paymentStatus', 'refundStatus', 'mandateStatus', 'status'];
 
 /** The first of `fields` that the payload itself carries as non-empty text. */
 function firstText(data: Record<string, unknown>, fields: readonly string[]): string | undefined {
@@ -149,4 +91,44 @@ function firstText(data: Record<string, unknown>, fields: readonly string[]): st
     if (typeof value === 'string' && value !== '') return value;
   }
   return undefined;
+}
+
+/** The webhook definition of one adapter: the secret is required, and records carry the adapter's `livemode`. */
+export function createWebhooks(options: {
+  livemode: boolean;
+}): AdapterDefinition<ProviderNTypes>['webhooks'] {
+  return {
+    rawEventNames: RAW_EVENT_NAMES,
+    eventNames: EVENT_NAMES,
+    secret: 'required',
+    /**
+     * Verifies the signature over the raw bytes, then reads and normalises the payload, before any callback and
+     * with no upstream call. Throws `WebhookVerificationError` on any failure.
+     */
+    async verify(delivery, webhookSecrets) {
+      // Every secret's HMAC is compared, in constant time (two while the secret key is rotated).
+      const { secretIndex } = await verifyHmacHeader(delivery, webhookSecrets, SIGNATURE_SCHEME);
+      const body = v.safeParse(webhookBodySchema, parseJson(delivery.body));
+      if (!body.success)
+        throw malformed('The webhook body is not a Provider N event ({ eventType, eventData }).');
+      const { eventType, eventData } = body.output;
+      const facts: DeliveryFacts = { created: Date.now(), livemode: options.livemode, requestId: null };
+      const events = NORMALISERS.get(eventType)?.(eventData, facts) ?? [];
+      const status = firstText(eventData, STATUS_FIELDS);
+      const reference =
+        firstText(eventData, REFERENCE_FIELDS) ?? `sha256-${await sha256Hex(delivery.rawBody)}`;
+      const rawKey = [reference, ...(status ? [status] : [])];
+      events.push(
+        webhookEvent({
+          key: rawKey,
+          type: `${PROVIDER}.${eventType}`,
+          provider: PROVIDER,
+          data: eventData,
+          created: facts.created,
+        }),
+      );
+      // The event type is part of the key: a SUCCESSFUL_REFUND and a FAILED_REFUND of one refund are two pushes.
+      return { key: [eventType, ...rawKey].join(':'), events: async () => events, secretIndex };
+    },
+  };
 }

@@ -1,9 +1,9 @@
 /**
- * Provider N's webhook payloads on the wire (docs/providers/provider-n.md#webhooks, docs/providers/provider-n.md#events):
- * lenient valibot schemas of `{ eventType, eventData }` and of each event type's `eventData`, read with the
- * transaction fields of wire.ts. Only the fields mapped are required.
+ * Provider N's webhook payloads (docs/providers/provider-n.md#webhooks): lenient valibot schemas of
+ * `{ eventType, eventData }` and of each event type's `eventData`. Only the fields mapped are required.
  */
 import * as v from '@pay/core/schema';
+import type { MANDATE_STATUS } from './mapping.js';
 import {
   currencyCode,
   hasAmountAsked,
@@ -13,19 +13,14 @@ import {
   transactionFields,
 } from './wire.js';
 
-/**
- * The webhook body: `{ eventType, eventData }`. `eventData` must be an object: every event the provider documents
- * carries one, and the raw event hands it to callbacks.
- */
+/** The webhook body. `eventData` must be an object: every documented event carries one, and callbacks get it. */
 export const webhookBodySchema = v.object({
   eventType: v.pipe(v.string(), v.minLength(1)),
   eventData: v.record(v.string(), v.unknown()),
 });
 
 /**
- * `eventData` of `SUCCESSFUL_TRANSACTION` and `SUCCESSFUL_TRANSACTION_OFFLINE`: the transaction fields, numbers
- * usually numeric here (strings accepted). The amount asked is required; a missing currency reads as the
- * provider's home currency (the mapping decides).
+ * `eventData` of `SUCCESSFUL_TRANSACTION(_OFFLINE)`; a missing currency reads as the home currency (mapping.ts).
  */
 export const transactionEventSchema = v.pipe(
   v.looseObject(transactionEntries),
@@ -37,9 +32,8 @@ export const transactionEventSchema = v.pipe(
 const paymentSourceSchema = v.looseObject({ amountPaid: optionalDecimal });
 
 /**
- * `eventData` of `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks: thinner than the other transaction events): the
- * amount asked is `amount` (or `paymentRejectionInformation.expectedAmount`), what the payer sent is in
- * `paymentSourceInformation.amountPaid`, and there is no `currency`, `paymentStatus` or `totalPayable`.
+ * `eventData` of `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks): the amount asked is `amount` (or
+ * `paymentRejectionInformation.expectedAmount`), what the payer sent `paymentSourceInformation.amountPaid`.
  */
 export const rejectedPaymentEventSchema = v.pipe(
   v.looseObject({
@@ -77,29 +71,18 @@ export const rejectedPaymentEventSchema = v.pipe(
   }),
 );
 
-/**
- * `eventData` of `SETTLEMENT`: `settlementReference` and the settled transactions. The top-level `amount` (a
- * string such as `"1199.00"`) is the settlement total; it is not needed for the records and not required.
- */
+/** `eventData` of `SETTLEMENT`; the top-level `amount` (`"1199.00"`) is the total, not needed for the records. */
 export const settlementEventSchema = v.looseObject({
   settlementReference: v.pipe(v.string(), v.minLength(1)),
   amount: optionalDecimal,
   currency: v.optional(v.nullable(currencyCode)),
-  // A settled transaction carries the transaction fields, read as a transaction event's (amounts as strings in
-  // published data, no `amount`).
   transactions: v.array(transactionEventSchema),
 });
 
-/** The values of `mandateStatus` the wire contract (docs/providers/provider-n.md#events) names; others are read as unknown. */
-export const MANDATE_STATUSES = ['PENDING', 'ACTIVE', 'ACTIVATED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
+/** A Provider N mandate status (docs/providers/provider-n.md#events); others are read as unknown. */
+export type ProviderNMandateStatus = keyof typeof MANDATE_STATUS;
 
-/** A Provider N mandate status. */
-export type ProviderNMandateStatus = (typeof MANDATE_STATUSES)[number];
-
-/**
- * `eventData` of `MANDATE_UPDATE`. The payer's e-mail is `customerEmailAddress` in published payloads
- * (`customerEmail` read too).
- */
+/** `eventData` of `MANDATE_UPDATE`; the payer's e-mail is `customerEmailAddress` in published payloads. */
 export const mandateEventSchema = v.pipe(
   v.looseObject({
     mandateCode: v.pipe(v.string(), v.minLength(1)),

@@ -1,10 +1,10 @@
 /**
- * Provider N's wire (docs/providers/provider-n.md#envelope, docs/providers/provider-n.md#calls, docs/providers/provider-n.md#webhooks): lenient valibot schemas of the replies
- * the adapter reads, and the transaction fields the webhook payloads (wire-events.ts) share. Only the fields mapped
- * are required; amounts are accepted as numbers or decimal strings (the status read sends `"5000.00"`, webhooks send numbers).
+ * Provider N's wire (docs/providers/provider-n.md#calls): lenient valibot schemas of the replies the adapter
+ * reads. Only the fields mapped are required; amounts are numbers or decimal strings.
  */
 import { parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
+import type { PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
 
 /** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */
 export const DEFAULT_CURRENCY = 'NGN';
@@ -20,10 +20,7 @@ const decimal = v.pipe(
 );
 
 /** Text the provider may send as a number too (`responseCode: 0`). */
-const text = v.pipe(
-  v.union([v.string(), v.number()]),
-  v.transform((value) => String(value)),
-);
+const text = v.pipe(v.union([v.string(), v.number()]), v.transform(String));
 
 /** Every reply: `{ requestSuccessful, responseMessage, responseCode, responseBody }`. */
 export const envelopeSchema = v.looseObject({
@@ -36,12 +33,7 @@ export const envelopeSchema = v.looseObject({
 /** `POST /v1/auth/login` → `responseBody`. */
 export const loginBodySchema = v.looseObject({
   accessToken: v.pipe(v.string(), v.minLength(1)),
-  expiresIn: v.pipe(
-    v.union([v.number(), v.string()]),
-    v.transform((value) => Number(value)),
-    v.number(),
-    v.finite(),
-  ),
+  expiresIn: v.pipe(v.union([v.number(), v.string()]), v.transform(Number), v.number(), v.finite()),
 });
 
 /** `POST /v1/merchant/transactions/init-transaction` → `responseBody`. */
@@ -51,21 +43,8 @@ export const initTransactionBodySchema = v.looseObject({
   checkoutUrl: v.pipe(v.string(), v.url()),
 });
 
-/** The values of `paymentStatus` (docs/providers/provider-n.md#payment-statuses). Others may appear: they are read as unknown. */
-export const PAYMENT_STATUSES = [
-  'PAID',
-  'OVERPAID',
-  'PARTIALLY_PAID',
-  'PENDING',
-  'ABANDONED',
-  'CANCELLED',
-  'REVERSED',
-  'FAILED',
-  'EXPIRED',
-] as const;
-
-/** A Provider N transaction status. */
-export type ProviderNPaymentStatus = (typeof PAYMENT_STATUSES)[number];
+/** A Provider N transaction status (docs/providers/provider-n.md#payment-statuses); others are read as unknown. */
+export type ProviderNPaymentStatus = keyof typeof PAYMENT_STATUS;
 
 /** Optional text: `null` and absent read the same. */
 export const optionalText = v.optional(v.nullable(v.string()));
@@ -76,19 +55,9 @@ export const optionalDecimal = v.optional(v.nullable(decimal));
 /** A currency code in any letter case, upper-cased. */
 export const currencyCode = v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/), v.toUpperCase());
 
-const customerSchema = v.optional(
-  v.nullable(
-    v.looseObject({
-      email: optionalText,
-      name: optionalText,
-    }),
-  ),
-);
-
 /**
- * Caller metadata as the provider stores it: an object whose values may come back as numbers, or (in
- * `REJECTED_PAYMENT`, docs/providers/provider-n.md#webhooks) the same object serialised as a JSON string. A string that is
- * not a JSON object is kept whole under `metaData`, never dropped.
+ * Caller metadata as stored: an object, or in `REJECTED_PAYMENT` (docs/providers/provider-n.md#webhooks) the same
+ * object as JSON text; other text is kept whole under `metaData`.
  */
 const metaDataSchema = v.optional(
   v.pipe(
@@ -111,9 +80,9 @@ function metaDataFromText(text: string): Record<string, unknown> {
 }
 
 /**
- * The fields every transaction reading shares, under every spelling seen in published data (docs/providers/provider-n.md#transaction-query and docs/providers/provider-n.md#webhooks): `totalPayable` or `amount` for the amount asked, `currency` or
- * `currencyCode`, `customer.email` or a flat `customerEmail`. Only the reference is required here; which amount
- * must be present is checked by each reading.
+ * The fields every transaction reading shares, under every spelling seen in published data
+ * (docs/providers/provider-n.md#transaction-query). Only the reference is required here; each reading checks the
+ * amount.
  */
 export const transactionEntries = {
   transactionReference: v.pipe(v.string(), v.minLength(1)),
@@ -125,32 +94,15 @@ export const transactionEntries = {
   paymentStatus: optionalText,
   currency: v.optional(v.nullable(currencyCode)),
   currencyCode: v.optional(v.nullable(currencyCode)),
-  customer: customerSchema,
+  customer: v.optional(v.nullable(v.looseObject({ email: optionalText, name: optionalText }))),
   customerEmail: optionalText,
   metaData: metaDataSchema,
 };
 
-/** A transaction reading in one spelling: what the mapping reads, whatever the reply called it. */
-export interface TransactionFields {
-  transactionReference: string;
-  paymentReference: string | null;
-  /** The amount asked for (`totalPayable`, or `amount`). */
-  amountAsked: number;
-  /** What the payer has paid so far, when the reply says (`amountPaid`). */
-  amountPaid: number | null;
-  settlementAmount: number | null;
-  /** The provider's status text as sent, `null` when absent. */
-  paymentStatus: string | null;
-  /** `null` when the reply carries no currency (the caller decides the default). */
-  currency: string | null;
-  customerEmail: string | null;
-  metaData: Record<string, unknown>;
-}
-
 type TransactionEntries = v.InferOutput<v.LooseObjectSchema<typeof transactionEntries, undefined>>;
 
-/** A transaction reading → its one spelling, with the amount asked the reading chose. */
-export function transactionFields(read: TransactionEntries, amountAsked: number): TransactionFields {
+/** A transaction reading in one spelling, with the amount asked the reading chose. */
+export function transactionFields(read: TransactionEntries, amountAsked: number) {
   return {
     transactionReference: read.transactionReference,
     paymentReference: read.paymentReference ?? null,
@@ -164,15 +116,15 @@ export function transactionFields(read: TransactionEntries, amountAsked: number)
   };
 }
 
+/** A transaction reading in one spelling: what the mapping reads, whatever the reply called it. */
+export type TransactionFields = ReturnType<typeof transactionFields>;
+
 /** Whether a reading carries the amount asked under either spelling. */
 export const hasAmountAsked = (read: { totalPayable?: number | null; amount?: number | null }) =>
   read.totalPayable != null || read.amount != null;
 
 /**
- * `GET /v1/merchant/transactions/query` → `responseBody` (amounts as strings). Published replies spell the amount
- * and currency `totalPayable`/`currency` or `amount`/`currencyCode` (unpaid transactions, and the v1 reply
- * itself), and the payer `customer.email` or `customerEmail`: each is read. The amount asked and a currency are
- * required: a Payment cannot be built without them.
+ * `GET /v1/merchant/transactions/query` → `responseBody`: a Payment cannot be built without amount and currency.
  */
 export const transactionBodySchema = v.pipe(
   v.looseObject(transactionEntries),
@@ -181,19 +133,12 @@ export const transactionBodySchema = v.pipe(
   v.transform((read) => transactionFields(read, (read.totalPayable ?? read.amount) as number)),
 );
 
-/** A transaction as read from the status endpoint. */
-export type TransactionBody = v.InferOutput<typeof transactionBodySchema>;
-
-/** The values of `refundStatus` (`PENDING` appears in the provider's refund documentation too). */
-export const REFUND_STATUSES = ['IN_PROGRESS', 'PENDING', 'COMPLETED', 'FAILED'] as const;
-
 /** A Provider N refund status. */
-export type ProviderNRefundStatus = (typeof REFUND_STATUSES)[number];
+export type ProviderNRefundStatus = keyof typeof REFUND_STATUS;
 
 /**
- * `POST /v1/refunds/initiate-refund` → `responseBody`, also the `eventData` of refund webhooks. Refund webhooks
- * carry the reason as `merchantReason` (published examples), the reply as `refundReason`: either is read. An
- * unknown `refundStatus` is kept as text; the mapping decides what it means.
+ * `POST /v1/refunds/initiate-refund` → `responseBody`, also the `eventData` of refund webhooks, which carry the
+ * reason as `merchantReason` (the reply: `refundReason`). An unknown `refundStatus` is kept as text.
  */
 export const refundBodySchema = v.pipe(
   v.looseObject({

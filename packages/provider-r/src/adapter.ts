@@ -1,24 +1,22 @@
-/**
- * The Provider R adapter: one function per operation, wiring requests (checks + wire call) → client → mapping.
- * Operations the provider cannot do throw `ProviderNotSupportedError` before any I/O (core's `defineAdapter`).
- */
+/** The Provider R adapter: one function per operation, wiring requests (checks + wire call) → client → mapping. */
 import {
-  type AdapterDefinition,
   type CallOptions,
   checkoutCreateSchema,
   defineAdapter,
+  type ErrorContext,
   keyedReference,
   type Operation,
   type Payment,
   parseInput,
   type Refund,
+  type ResolvedRecord,
+  type ResolveLookup,
   redactingErrors,
   toMinorUnits,
 } from '@pay/core/adapter';
 import { createClient, type ProviderRClient } from './client.js';
 import type { ProviderRConfig, ProviderRCredentials } from './config.js';
-import { resumeCreation, sendCreation } from './flows/create-once.js';
-import { resolveCall } from './flows/resolve.js';
+import { readRecoveryPoint, resumeCreation, sendCreation, text } from './flows/create-once.js';
 import { settlementFlows } from './flows/settle.js';
 import { toCheckout, toCreatedPayment, toPayment, toRefund } from './mapping.js';
 import {
@@ -37,6 +35,7 @@ import type {
   ProviderRTypes,
 } from './types.js';
 import { createWebhooks } from './webhooks.js';
+import type { ProviderRStatus } from './wire.js';
 
 /** Why each operation the provider cannot do is unsupported (the `reason` of `ProviderNotSupportedError`). */
 const UNSUPPORTED: { [K in Operation]?: string } = {
@@ -58,118 +57,90 @@ const UNSUPPORTED: { [K in Operation]?: string } = {
   'subscriptions.delete': 'the provider offers no subscriptions',
 };
 
-function operations(
-  config: ProviderRConfig,
-  client: ProviderRClient,
-): AdapterDefinition<ProviderRTypes>['operations'] {
-  const settlement = settlementFlows(config, client);
-  return {
-    async createCheckout(params, options) {
-      const request = checkoutRequest(params, config, await keyedReference(options));
-      if (resumeCreation('checkouts.create', options.idempotency)) return null;
-      // With a ledger there is a key, so the refId is the caller's or the key's (never absent). The call resolves
-      // to null (the spec); the Checkout with its redirect is recorded for `pay.resolve(key)`.
-      await sendCreation(
-        'checkouts.create',
-        options.idempotency,
-        { refId: request.refId as string },
-        async () => {
-          const { body, requestId } = await client.send(request, options);
-          return { transId: body.transId, result: toCheckout(request.body, params, body, requestId) };
-        },
-      );
-      return null;
-    },
-
-    async createPayment(params, options) {
-      const request = paymentRequest(params, config, await keyedReference(options));
-      const resumed = resumeCreation('payments.create', options.idempotency);
-      if (resumed) return resumed.result as Payment;
-      return sendCreation(
-        'payments.create',
-        options.idempotency,
-        { refId: request.refId as string },
-        async () => {
-          const { body, requestId } = await client.send(request, options);
-          const payment = toCreatedPayment(request.body, params, body, requestId);
-          return { transId: payment.id, result: payment };
-        },
-      );
-    },
-
-    async retrievePayment(id, options) {
-      const read = await client.find(statusRequest(id, config), options);
-      return read && toPayment(read.body, config.isSandbox, read.requestId);
-    },
-
-    capturePayment: (id, params, options) => settlement.capture(id, captureAmount(params), options),
-    cancelPayment: (id, options) => settlement.cancel(id, options),
-
-    async createRefund(params, options) {
-      const request = refundRequest(params, await keyedReference(options));
-      const resumed = resumeCreation('refunds.create', options.idempotency);
-      if (resumed) return resumed.result as Refund;
-      // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
-      const { body: payment } = await client.send(statusRequest(params.payment_id, config), options);
-      if (request.currency !== undefined && request.currency !== payment.curr) {
-        throw invalid('refunds.create', 'currency', `must be ${payment.curr}, the currency of the payment`);
-      }
-      const sent = {
-        refId: request.refId,
-        transId: payment.transId,
-        price: request.amount === undefined ? payment.price : toMinorUnits(request.amount, payment.curr),
-        currency: payment.curr,
-        reason: params.reason,
-        metadata: params.metadata,
-        test: config.isSandbox,
-      };
-      const reference = { refId: sent.refId, transId: sent.transId };
-      return sendCreation('refunds.create', options.idempotency, reference, async () => {
-        const { body, requestId } = await client.send(refundCall(sent), options);
-        return { transId: sent.transId, result: toRefund(sent, body, requestId) };
-      });
-    },
-  };
-}
-
-/**
- * What the adapter checks before core's idempotency ledger is touched (docs/architecture.md#idempotency): the
- * same checks the operations make, without a call.
- */
-function checks(config: ProviderRConfig): AdapterDefinition<ProviderRTypes>['checks'] {
-  return {
-    createCheckout(params) {
-      checkoutRequest(params, config);
-      return undefined;
-    },
-    createPayment(params) {
-      paymentRequest(params, config);
-      return undefined;
-    },
-    capturePayment(_id, params) {
-      captureAmount(params);
-      return undefined;
-    },
-    createRefund(params) {
-      refundRequest(params);
-      return undefined;
-    },
-  };
-}
-
 /** Builds the adapter from a checked configuration. */
 export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapter {
   const client = createClient(config);
+  const settlement = settlementFlows(config, client);
   const adapter = defineAdapter<ProviderRTypes>({
     provider: 'providerR',
-    operations: operations(config, client),
-    checks: checks(config),
+    operations: {
+      async createCheckout(params, options) {
+        const request = checkoutRequest(params, config, await keyedReference(options));
+        if (resumeCreation('checkouts.create', options.idempotency)) return null;
+        // With a ledger there is a key, so a refId. Resolves to null; the Checkout is kept for pay.resolve.
+        await sendCreation(
+          'checkouts.create',
+          options.idempotency,
+          { refId: request.refId as string },
+          async () => {
+            const { body, requestId } = await client.send(request, options);
+            return { transId: body.transId, result: toCheckout(request.body, params, body, requestId) };
+          },
+        );
+        return null;
+      },
+
+      async createPayment(params, options) {
+        const request = paymentRequest(params, config, await keyedReference(options));
+        const resumed = resumeCreation('payments.create', options.idempotency);
+        if (resumed) return resumed.result as Payment;
+        return sendCreation(
+          'payments.create',
+          options.idempotency,
+          { refId: request.refId as string },
+          async () => {
+            const { body, requestId } = await client.send(request, options);
+            const payment = toCreatedPayment(request.body, params, body, requestId);
+            return { transId: payment.id, result: payment };
+          },
+        );
+      },
+
+      async retrievePayment(id, options) {
+        const read = await client.find(statusRequest(id, config), options);
+        return read && toPayment(read.body, config.isSandbox, read.requestId);
+      },
+
+      capturePayment: (id, params, options) => settlement.capture(id, captureAmount(params), options),
+      cancelPayment: (id, options) => settlement.cancel(id, options),
+
+      async createRefund(params, options) {
+        const request = refundRequest(params, await keyedReference(options));
+        const resumed = resumeCreation('refunds.create', options.idempotency);
+        if (resumed) return resumed.result as Refund;
+        // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
+        const { body: payment } = await client.send(statusRequest(params.payment_id, config), options);
+        if (request.currency !== undefined && request.currency !== payment.curr) {
+          throw invalid('refunds.create', 'currency', `must be ${payment.curr}, the currency of the payment`);
+        }
+        const sent = {
+          refId: request.refId,
+          transId: payment.transId,
+          price: request.amount === undefined ? payment.price : toMinorUnits(request.amount, payment.curr),
+          currency: payment.curr,
+          reason: params.reason,
+          metadata: params.metadata,
+          test: config.isSandbox,
+        };
+        const reference = { refId: sent.refId, transId: sent.transId };
+        return sendCreation('refunds.create', options.idempotency, reference, async () => {
+          const { body, requestId } = await client.send(refundCall(sent), options);
+          return { transId: sent.transId, result: toRefund(sent, body, requestId) };
+        });
+      },
+    },
+    // The operations' own checks, before the idempotency ledger is touched (docs/architecture.md#idempotency).
+    checks: {
+      createCheckout: (params) => void checkoutRequest(params, config),
+      createPayment: (params) => void paymentRequest(params, config),
+      capturePayment: (_id, params) => void captureAmount(params),
+      createRefund: (params) => void refundRequest(params),
+    },
     unsupported: UNSUPPORTED,
     webhooks: createWebhooks(config, client),
     resolve: (lookup, options) => resolveCall(lookup, options, client, config),
   });
-  // `Object.assign` keeps the adapter itself, with core's non-enumerable mark that it runs the ledger on validated
-  // input and hands the operations their idempotency context (a spread copy would lose it).
+  // `Object.assign` keeps core's non-enumerable mark on the adapter (a spread copy would lose it).
   return Object.assign(adapter, {
     createCheckoutRedirect: redactingErrors(
       async (
@@ -178,9 +149,8 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
       ): Promise<ProviderRCheckoutRedirect> => {
         const input = parseInput(checkoutCreateSchema, params ?? {}, { operation: 'checkouts.create' });
         if (options?.idempotencyKey !== undefined) {
-          // This method is not one of core's operations, so createPay's ledger never sees it: a key here would
-          // protect nothing, and a retry would open a second checkout. Refused before any call; the keyed path
-          // to the redirect is pay.checkouts.create, then pay.resolve(key) (docs/providers/provider-r.md#create-checkout).
+          // createPay's ledger never sees this method: a key would protect nothing
+          // (docs/providers/provider-r.md#create-checkout).
           throw invalid(
             'checkouts.create',
             'options.idempotencyKey',
@@ -193,4 +163,82 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
     ),
     updateCredentials: (credentials: ProviderRCredentials) => client.updateCredentials(credentials),
   });
+}
+
+/** A string member of an error context, if present. */
+function contextText(context: ErrorContext | undefined, member: string): string | undefined {
+  const value = context && Object.hasOwn(context, member) ? context[member] : undefined;
+  return text(value) ? value : undefined;
+}
+
+/**
+ * What a status read proves about each operation: `done`, or `not_done` (safe to send again); a status the wire
+ * contract (docs/providers/provider-r.md#status) does not list proves nothing.
+ */
+type Proof = 'done' | 'not_done';
+const STATUS_PROVES: ReadonlyMap<string, ReadonlyMap<string, Proof>> = new Map(
+  Object.entries({
+    // A creation that exists: whatever its status, the transaction is the record.
+    create: { PENDING: 'done', AUTHORIZED: 'done', PAID: 'done', CANCELLED: 'done' },
+    // Capture: PAID is captured (for the amount asked, checked apart); anything else is not.
+    'payments.capture': { PAID: 'done', AUTHORIZED: 'not_done', PENDING: 'not_done', CANCELLED: 'not_done' },
+    // Cancel: CANCELLED is cancelled; anything else was not (a PAID payment is refunded, never cancelled).
+    'payments.cancel': { CANCELLED: 'done', PENDING: 'not_done', AUTHORIZED: 'not_done', PAID: 'not_done' },
+  } satisfies Record<string, Record<ProviderRStatus, Proof>>).map(([kind, row]) => [
+    kind,
+    new Map(Object.entries(row)),
+  ]),
+);
+
+/**
+ * `pay.resolve` (docs/architecture.md#createpay) through the only lookup, the status read by `transId`: a creation
+ * ⇒ the Payment; a capture / cancel ⇒ the Payment when visibly done, `null` when visibly not; a refund or an
+ * answered checkout ⇒ the recorded result.
+ */
+async function resolveCall(
+  lookup: ResolveLookup,
+  options: CallOptions,
+  client: ProviderRClient,
+  config: ProviderRConfig,
+): Promise<ResolvedRecord> {
+  const point = readRecoveryPoint(lookup.recoveryPoint) ?? undefined;
+  if (lookup.operation === 'refunds.create')
+    return point?.step === 'created' ? (point.result ?? undefined) : undefined;
+  // A keyed checkout that answered: the Checkout it opened, with the redirect no read returns.
+  if (lookup.operation === 'checkouts.create' && point?.step === 'created' && point.result !== null)
+    return point.result;
+  const kind =
+    lookup.operation === 'payments.create' || lookup.operation === 'checkouts.create'
+      ? 'create'
+      : lookup.operation;
+  const proves = STATUS_PROVES.get(kind);
+  if (!proves) return undefined;
+  // A creation's recovery point names a transaction only once it answered; before, only an error's transId can.
+  const transId =
+    contextText(lookup.context, 'transId') ??
+    (point !== undefined && point.step !== 'create_sent' ? point.transId : undefined);
+  if (transId === undefined) return undefined;
+  const read = await client.find(statusRequest(transId, config), options);
+  if (read === null) return null;
+  const current = read.body;
+  const proof = proves.get(current.status);
+  if (proof === 'not_done') return null;
+  if (proof !== 'done') return undefined;
+  if (kind === 'payments.capture') {
+    const asked = point?.step === 'capture_sent' ? point.amount : undefined;
+    // Captured for another amount than asked (both wire minor units): this capture is not the one that happened.
+    if (asked !== undefined && asked !== current.price) return undefined;
+  }
+  const payment = toPayment(current, config.isSandbox, read.requestId);
+  if (
+    lookup.operation === 'payments.create' &&
+    point?.step === 'created' &&
+    point.transId === payment.id &&
+    point.result !== null
+  ) {
+    // The status read has no payment page URL nor the caller's metadata: keep those of the recorded result.
+    const recorded = point.result as Payment;
+    return { ...recorded, ...payment, payment_url: recorded.payment_url, metadata: recorded.metadata };
+  }
+  return payment;
 }

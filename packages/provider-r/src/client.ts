@@ -1,7 +1,4 @@
-/**
- * The client of Provider R over core's provider client (docs/architecture.md#provider-client): HTTP Basic on every
- * call, the provider's envelope (envelope.ts) and its codes as a table of data.
- */
+/** The client of Provider R over core's provider client (docs/architecture.md#provider-client). */
 import { type CallOptions, createProviderClient, type ProviderErrorTable } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import {
@@ -14,10 +11,9 @@ import { type ProviderRAnswer, readAnswer, readEnvelope, secretSpellings } from 
 import { type ProviderRCall, withCredentials } from './requests.js';
 
 /**
- * What each provider code means for a caller (docs/providers/provider-r.md#response-codes), as data. 1400 is "bad request
- * or unauthorised access", and the status call also answers an unknown `transId` with it (published:
- * `error=1400&message=Payment not found (status), …`, test/fixtures/SOURCE.md): only the message tells the
- * cases apart, so an unauthorised caller still gets an error, never "no such payment".
+ * What each provider code means (docs/providers/provider-r.md#response-codes). 1400 is "bad request or
+ * unauthorised access" and the status call's answer to an unknown `transId` (`Payment not found`): only the
+ * message tells them apart, so an unauthorised caller never gets "no such payment".
  */
 export const PROVIDER_R_ERRORS: ProviderErrorTable = {
   '1104': { kind: 'not_found', notFound: true },
@@ -55,29 +51,20 @@ export function createClient(config: ProviderRConfig) {
   const authenticated = (call: ProviderRCall) => withCredentials(call, config.merchant, secret);
 
   return {
-    /**
-     * Uses `credentials.secret` from the next call on (docs/providers/provider-r.md#authentication); calls under
-     * way finish with the secret they started with. Checked first: a `ConfigurationError` changes nothing.
-     */
+    /** Uses `credentials.secret` from the next call on; a `ConfigurationError` changes nothing. */
     updateCredentials(credentials: ProviderRCredentials): void {
       const checked = checkCredentials(credentials);
       provider.rememberSecrets(secretSpellings(checked.secret));
       secret = checked.secret;
     },
-    /**
-     * Sends one call with its operation's context (the caller's signal and per-call settings); its refusal is
-     * thrown (see {@link readAnswer}).
-     */
+    /** Sends one call with its operation's context; its refusal is thrown (see {@link readAnswer}). */
     async send<S extends v.GenericSchema>(
       call: ProviderRCall<S>,
       context?: CallOptions,
     ): Promise<ProviderRAnswer<v.InferOutput<S>>> {
       return readAnswer(call, await provider.send(authenticated(call), context));
     },
-    /**
-     * A read through core's `findReplied`: `null` only for what `PROVIDER_R_ERRORS` calls not found (1104, or
-     * 1400 "Payment not found") below HTTP 500; any other refusal throws. Reads never move money.
-     */
+    /** A read through core's `findReplied`: `null` only for what `PROVIDER_R_ERRORS` calls not found. */
     async find<S extends v.GenericSchema>(
       call: ProviderRCall<S>,
       context?: CallOptions,

@@ -1,7 +1,4 @@
-/**
- * Provider R configuration (docs/architecture.md#authentication): the merchant identifier, the secret and the sandbox switch, from an
- * explicit object or from `PROVIDER_R_*` environment variables read when the default factory is called.
- */
+/** Provider R configuration (docs/architecture.md#authentication), explicit or from `PROVIDER_R_*` variables. */
 import {
   type EnvVariable,
   parseConfig,
@@ -12,8 +9,8 @@ import {
 import * as v from '@pay/core/schema';
 
 /**
- * The production host (docs/providers/provider-r.md#host-and-configuration); sandbox mode uses it too, with `test: true`.
- * The environment variable of the same name (or `baseUrl`) replaces it, e.g. with `pay dev`'s simulator.
+ * The production host (docs/providers/provider-r.md#host-and-configuration); sandbox mode uses it too, with
+ * `test: true`. `PROVIDER_R_BASE_URL` (or `baseUrl`) replaces it, e.g. with `pay dev`'s simulator.
  */
 export const PROVIDER_R_BASE_URL = 'https://payments.provider-r.example';
 
@@ -30,10 +27,7 @@ export interface ProviderRConfig extends TransportOptions {
 /** The credential `updateCredentials` replaces: the merchant secret (the merchant identifier stays). */
 export type ProviderRCredentials = Pick<ProviderRConfig, 'secret'>;
 
-/**
- * The environment variables the default factory reads, all required (no silent production switch). Core's
- * `readProviderConfig` adds the optional `PROVIDER_R_BASE_URL`, which points the adapter at another host.
- */
+/** The variables the default factory reads, all required but the host (no silent production switch). */
 export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSandbox' | 'baseUrl'>[] = [
   { env: 'PROVIDER_R_MERCHANT', member: 'merchant', required: true },
   { env: 'PROVIDER_R_SECRET', member: 'secret', required: true },
@@ -64,18 +58,17 @@ export function checkConfig(config: ProviderRConfig): ProviderRConfig {
 }
 
 /**
- * Reads `PROVIDER_R_*` now (explicit overrides win) and names every missing variable in one
- * `ConfigurationError`. `PROVIDER_R_SANDBOX` must be `true` or `false`; `PROVIDER_R_BASE_URL`, when set, must be
- * an absolute URL.
+ * Reads `PROVIDER_R_*` now (explicit overrides win) and names every missing variable in one `ConfigurationError`.
+ * `PROVIDER_R_SANDBOX` must be `true` or `false`; `PROVIDER_R_BASE_URL`, when set, an absolute URL.
  */
 export function resolveConfig(overrides: Partial<ProviderRConfig> = {}): ProviderRConfig {
-  const source = {
+  const checked = readProviderConfig({
     provider: 'providerR',
     envPrefix: 'PROVIDER_R',
     variables: PROVIDER_R_ENV,
     schema: configSchema,
-  };
-  const checked = readProviderConfig({ ...source, overrides });
+    overrides,
+  });
   // The transport members are checked but kept as given, so hooks and fetch keep their types.
   return { ...overrides, ...checked } as ProviderRConfig;
 }

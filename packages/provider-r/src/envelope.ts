@@ -1,7 +1,6 @@
 /**
- * Reading Provider R's replies (docs/providers/provider-r.md#response-codes): the envelope where only `code == 0`
- * is success whatever the HTTP status, JSON or form-encoded, the rule for refusals of calls that can move
- * money (docs/architecture.md#outcomes), and a call's answer (its body and request id, or its refusal thrown).
+ * Reading Provider R's replies (docs/providers/provider-r.md#response-codes): the envelope, JSON or form-encoded,
+ * refusals of calls that can move money (docs/architecture.md#outcomes), and a call's answer.
  */
 import {
   type EnvelopeReading,
@@ -54,29 +53,22 @@ export function readEnvelope(reply: HttpReply, call: { call: string; context?: o
   return { ok: false, code: String(envelope.code), message: envelope.message };
 }
 
-/** The `transId` an error reply still carries, when it does (docs/providers/provider-r.md#response-codes). */
-function namedTransId(reply: HttpReply): string | undefined {
-  const transId = parseBody(reply)?.transId;
-  const named = typeof transId === 'string' || typeof transId === 'number' ? String(transId) : '';
-  return named === '' ? undefined : named;
-}
-
 /**
- * The error of a refused call that can move money (create, capture, cancel, refund;
- * docs/architecture.md#outcomes), through core's `moneyMovingRefusal`: besides an earlier attempt that may have
- * landed, a 5xx or a 408, a code the provider uses for its own failures (1200, 1500) or a reply that names a
- * transaction means the call may have been processed: the error then carries `outcome: 'unknown'` and every id the
- * provider returned, so the caller looks the payment up instead of creating, capturing or refunding it twice.
+ * The error of a refused call that can move money, through core's `moneyMovingRefusal`: a code of the provider's
+ * own failures (1200, 1500) or a reply naming a transaction may have been processed too: `outcome: 'unknown'` with
+ * every id the provider returned.
  */
 export function moneyMovingRefusal(
   error: ProviderApiError,
   reply: HttpReply,
   retryableCode: boolean,
 ): ProviderApiError {
-  const transId = namedTransId(reply);
+  // The `transId` an error reply still carries, when it does (docs/providers/provider-r.md#response-codes).
+  const named = parseBody(reply)?.transId;
+  const transId = typeof named === 'string' || typeof named === 'number' ? String(named) : '';
   return refuseMoneyMovingCall(error, reply, {
-    mayHaveLanded: retryableCode || transId !== undefined,
-    ...(transId === undefined
+    mayHaveLanded: retryableCode || transId !== '',
+    ...(transId === ''
       ? {}
       : { processedAs: `transaction ${transId}`, context: { ...error.context, transId } }),
   });
@@ -85,10 +77,7 @@ export function moneyMovingRefusal(
 /** A call's answer: the parsed body and the request id a record built from it carries (`request_id`). */
 export type ProviderRAnswer<T> = { body: T; requestId: string };
 
-/**
- * The answer of one sent call: its body parsed with the call's schema and the request id, or its refusal thrown
- * (through {@link moneyMovingRefusal} for a call that moves money).
- */
+/** The answer of one sent call: its body parsed with the call's schema, or its refusal thrown. */
 export function readAnswer<S extends v.GenericSchema>(
   call: ProviderRCall<S>,
   outcome: ProviderOutcome,
@@ -100,7 +89,7 @@ export function readAnswer<S extends v.GenericSchema>(
   const errorContext = call.context ? { context: call.context } : {};
   return {
     body: parseReply(call.schema, outcome.body, { provider: 'providerR', call: call.call, ...errorContext }),
-    // The wire contract (docs/providers/provider-r.md#calls) names no request-id header of the provider's: the id `@pay` sent identifies the call.
+    // The provider names no request-id header (docs/providers/provider-r.md#calls): the id `@pay` sent.
     requestId: requestIdOf(outcome.reply),
   };
 }

@@ -1,16 +1,16 @@
 /**
- * Provider R replies → unified records (docs/architecture.md#records), and the status and event tables of the wire contract (docs/providers/provider-r.md#events) as
- * data, so the whole mapping reads at once and tests can walk it. Records carry amounts in the currency's
- * standard unit (`25050` minor units on the wire → `250.5`), converted exactly by core's `toMajorUnits`, and the
- * `request_id` of the call that produced them. The tables are read through `Map`s: a status
- * named like an `Object.prototype` member (`constructor`, `__proto__`) is an unknown status, never a crash.
+ * Provider R replies → unified records (docs/architecture.md#records) in the standard unit, and the status tables
+ * (docs/providers/provider-r.md#events), read through `Map`s: a status named like an `Object.prototype` member is
+ * unknown.
  */
 import {
   type Checkout,
+  type CheckoutCreateParams,
   type CustomerRef,
   type Invoice,
   type NormalisedEventName,
   type Payment,
+  type PaymentCreateParams,
   type PaymentStatus,
   type Refund,
   toMajorUnits,
@@ -26,13 +26,6 @@ export const PAYMENT_STATUS = {
   AUTHORIZED: 'requires_capture',
   CANCELLED: 'canceled',
 } as const satisfies Record<ProviderRStatus, PaymentStatus>;
-
-/**
- * The unified status of a status the wire contract (docs/providers/provider-r.md#status) does not list
- * (docs/architecture.md#lenient-reading): `processing` claims neither success nor failure, and asks nothing of the
- * payer; the raw `providerR.<STATUS>` event carries the value.
- */
-export const UNKNOWN_STATUS_PAYMENT_STATUS: PaymentStatus = 'processing';
 
 /** Confirmed status → normalised events, in dispatch order (docs/architecture.md#event-names). The raw `providerR.<STATUS>` follows. */
 export const STATUS_EVENTS = {
@@ -50,33 +43,16 @@ const statusEvents: ReadonlyMap<string, readonly NormalisedEventName[]> = new Ma
   Object.entries(STATUS_EVENTS),
 );
 
-/** The unified status of a provider status, known or not. */
-export function paymentStatusOf(status: string): PaymentStatus {
-  return paymentStatuses.get(status) ?? UNKNOWN_STATUS_PAYMENT_STATUS;
-}
-
 /** The normalised events of a confirmed provider status, known or not, in dispatch order. */
 export function eventTypesOf(status: string): readonly NormalisedEventName[] {
   return statusEvents.get(status) ?? UNKNOWN_STATUS_EVENTS;
 }
 
 /**
- * What the payer has paid so far, in the standard unit: the whole price once the provider says `PAID`, nothing while
- * the payment is pending, pre-authorised (money reserved, not paid) or cancelled; `null` for a status the
- * wire contract (docs/providers/provider-r.md#status) does not define, since then the provider does not say.
+ * `livemode` of a record read from the provider: its own `test` flag when it sends one, else the configured mode.
  */
-export function amountPaidOf(reply: ProviderRStatusReply): number | null {
-  if (reply.status === 'PAID') return toMajorUnits(reply.price, reply.curr);
-  return paymentStatuses.has(reply.status) ? 0 : null;
-}
-
-/**
- * `livemode` of a record read from the provider: its own `test` flag when it sends one (it always does in
- * published replies), else the mode the adapter is configured for.
- */
-export function livemodeOf(reply: ProviderRStatusReply, isSandbox: boolean): boolean {
-  return reply.test === undefined ? !isSandbox : !reply.test;
-}
+const livemodeOf = (reply: ProviderRStatusReply, isSandbox: boolean) =>
+  reply.test === undefined ? !isSandbox : !reply.test;
 
 /** The payer as the provider knows it: its `payerId`, else its e-mail. */
 function customerOf(reply: ProviderRStatusReply): CustomerRef {
@@ -93,10 +69,7 @@ function metadataOf(reply: ProviderRStatusReply): Record<string, string> {
   return metadata;
 }
 
-/**
- * A Payment read from the status reply (retrievePayment, capture, cancel, webhook events); `requestId` is the
- * request id of the call that produced it (`null` when there was none).
- */
+/** A Payment read from the status reply; `requestId` is the request id of the call that produced it. */
 export function toPayment(
   reply: ProviderRStatusReply,
   isSandbox: boolean,
@@ -106,9 +79,17 @@ export function toPayment(
     provider: 'providerR',
     id: reply.transId,
     amount: toMajorUnits(reply.price, reply.curr),
-    amount_paid: amountPaidOf(reply),
+    // The whole price once `PAID`, else nothing; `null` for an unlisted status
+    // (docs/providers/provider-r.md#status).
+    amount_paid:
+      reply.status === 'PAID'
+        ? toMajorUnits(reply.price, reply.curr)
+        : paymentStatuses.has(reply.status)
+          ? 0
+          : null,
     currency: reply.curr,
-    status: paymentStatusOf(reply.status),
+    // An unlisted status is `processing` (docs/architecture.md#lenient-reading): neither success nor failure.
+    status: paymentStatuses.get(reply.status) ?? 'processing',
     customer: customerOf(reply),
     // The provider stores `refId`, which is the item id unless provider_metadata.refId replaced it.
     item_id: reply.refId ?? null,
@@ -121,13 +102,10 @@ export function toPayment(
   };
 }
 
-/**
- * The Payment of a fresh `POST /v2.0/payment` (`body` as sent, `params` as given): pending until the payer
- * completes the redirect.
- */
+/** The Payment of a fresh `POST /v2.0/payment`: pending until the payer completes the redirect. */
 export function toCreatedPayment(
   body: PaymentBody,
-  params: { item_id?: string | undefined; metadata?: Record<string, string> | undefined },
+  params: Pick<PaymentCreateParams, 'item_id' | 'metadata'>,
   reply: CreateReply,
   requestId: string,
 ): Payment {
@@ -135,7 +113,6 @@ export function toCreatedPayment(
     provider: 'providerR',
     id: reply.transId,
     amount: toMajorUnits(body.price, body.curr),
-    // Just created: the payer has paid nothing yet.
     amount_paid: 0,
     currency: body.curr,
     status: 'pending',
@@ -152,16 +129,11 @@ export function toCreatedPayment(
 
 /**
  * *(ours)* The Checkout a keyed `checkouts.create` opened (docs/providers/provider-r.md#create-checkout): the call
- * itself resolves to `null` (the spec), so this record is what `pay.resolve(key)` answers: `id` is the `transId`,
- * `payment_url` the redirect to send the payer to.
+ * itself resolves to `null` (the spec), so this record is what `pay.resolve(key)` answers.
  */
 export function toCheckout(
   body: CheckoutBody,
-  params: {
-    item_id?: string | undefined;
-    quantity?: number | undefined;
-    metadata?: Record<string, string> | undefined;
-  },
+  params: Pick<CheckoutCreateParams, 'item_id' | 'quantity' | 'metadata'>,
   reply: CreateReply,
   requestId: string,
 ): Checkout {

@@ -1,9 +1,7 @@
 /**
- * Unified requests → Provider R calls. Everything that can be checked without the provider is checked here,
- * before the first upstream call, and reported as one `ValidationError` listing every issue (docs/architecture.md#errors).
- * Amounts arrive in the currency's standard unit (`250.5` = 250.50 CZK, docs/architecture.md#money) and leave as
- * the integer minor units of the wire (`price: 25050`, docs/providers/provider-r.md#amounts-and-currencies),
- * converted on the decimal text by core's `toMinorUnits`, never with float arithmetic.
+ * Unified requests → Provider R calls, checked before the first upstream call (one `ValidationError`,
+ * docs/architecture.md#errors). Amounts leave as the wire's integer minor units
+ * (docs/providers/provider-r.md#amounts-and-currencies), converted exactly by core's `toMinorUnits`.
  */
 import {
   amountIssues,
@@ -40,7 +38,6 @@ export const DEFAULT_CURRENCY = 'CZK';
 export interface ProviderRCall<S extends v.GenericSchema = v.GenericSchema> extends HttpRequest {
   /** The call's name in errors (`POST /v2.0/payment`). */
   call: string;
-  /** The schema of the success body. */
   schema: S;
   /** True for creations, refunds, captures and cancels: a refusal proves nothing happened only in narrow cases. */
   movesMoney: boolean;
@@ -49,10 +46,8 @@ export interface ProviderRCall<S extends v.GenericSchema = v.GenericSchema> exte
 }
 
 /**
- * The call as sent, with one secret read once for the whole call: the Basic header and (status call) the form's
- * `secret` come from it, and every attempt of the call sends them unchanged, so a call under way when the secret
- * is replaced is never retried with the new one in the header and the old one in the form
- * (docs/providers/provider-r.md#authentication).
+ * The call as sent, with one secret for the whole call, Basic header and form alike, so a call under way when the
+ * secret is replaced never mixes the two (docs/providers/provider-r.md#authentication).
  */
 export function withCredentials(call: ProviderRCall, merchant: string, secret: string): ProviderCall {
   const { schema: _schema, movesMoney: _movesMoney, secretInForm, ...request } = call;
@@ -84,18 +79,7 @@ function currencyIssues(currency: string, path: string): ValidationIssue[] {
     : [{ path, message: `is not a currency Provider R accepts (${PROVIDER_R_CURRENCIES.join(', ')})` }];
 }
 
-/**
- * Checks an amount in the standard unit of `currency` (every currency Provider R accepts has hundredths, so
- * without a currency the check is to two decimals): above zero and no finer than the minor unit.
- */
-function standardAmountIssues(amount: unknown, currency: string | undefined): ValidationIssue[] {
-  return amountIssues(amount, 'amount', { unit: 'major', currency });
-}
-
-/**
- * One call: its name, the schema of its success body, whether it can move money, and the HTTP request (the
- * operation context, sent with it, brings the caller's signal and per-call settings).
- */
+/** One call: its name, the schema of its success body, whether it can move money, and the HTTP request. */
 function wire<S extends v.GenericSchema>(
   call: string,
   schema: S,
@@ -106,8 +90,8 @@ function wire<S extends v.GenericSchema>(
 }
 
 /**
- * A creation (`POST`, never repeated: docs/architecture.md#http-client) of `body`; its `refId` names it in errors, so a lost creation is
- * found by it in the portal.
+ * A creation (`POST`, never repeated: docs/architecture.md#http-client) of `body`; its `refId` names it in errors,
+ * so a lost creation is found by it in the portal.
  */
 function creation<B extends { refId?: string | undefined }>(call: string, path: string, body: B) {
   const context = body.refId === undefined ? undefined : { refId: body.refId };
@@ -121,8 +105,7 @@ export const invalid = (operation: Operation, path: string, message: string) =>
 
 /**
  * Checks a checkout request and builds the `POST /v2.0/paymentRedirect/merchant/{merchant}` call. `keyedRefId`
- * is the refId the call's idempotency key derives (`idempotencyRefId`): sent unless `provider_metadata.refId`
- * names one.
+ * (the idempotency key's, `idempotencyRefId`) is sent unless `provider_metadata.refId` names one.
  */
 export function checkoutRequest(
   input: v.InferOutput<typeof checkoutCreateSchema>,
@@ -137,7 +120,7 @@ export function checkoutRequest(
   else issues.push(...currencyIssues(input.currency, 'currency'));
   if (input.amount === undefined)
     issues.push({ path: 'amount', message: 'is required: the price in the currency unit (250.5 = 250.50)' });
-  else issues.push(...standardAmountIssues(input.amount, input.currency));
+  else issues.push(...amountIssues(input.amount, 'amount', { unit: 'major', currency: input.currency }));
   if (input.success_url === undefined)
     issues.push({ path: 'success_url', message: 'is required: where the payer returns after paying' });
   if (input.cancel_url === undefined)
@@ -199,7 +182,7 @@ export function paymentRequest(
   } else payerId = input.customer.id;
   const currency = input.currency ?? DEFAULT_CURRENCY;
   issues.push(...currencyIssues(currency, 'currency'));
-  issues.push(...standardAmountIssues(input.amount, currency));
+  issues.push(...amountIssues(input.amount, 'amount', { unit: 'major', currency }));
   assertNoIssues(issues, 'payments.create');
   const body = {
     price: toMinorUnits(input.amount, currency),
@@ -220,11 +203,9 @@ export function statusRequest(transId: string, config: ProviderRConfig) {
   return wire('POST /v1.0/status', statusReplySchema, false, {
     method: 'POST',
     path: '/v1.0/status',
-    // The status call authenticates with these fields as well as with Basic (docs/architecture.md#reading-provider-r-auth);
-    // the client adds `secret`, from the same credentials as the Basic header.
+    // The status call authenticates with these fields too (docs/architecture.md#reading-provider-r-auth).
     form: { merchant: config.merchant, transId },
     secretInForm: true,
-    // A read: repeating it cannot move money (docs/architecture.md#http-client).
     retrySafe: true,
   });
 }
@@ -234,7 +215,7 @@ export function captureAmount(input: v.InferOutput<typeof captureSchema>): numbe
   const issues: ValidationIssue[] = [];
   readMetadata(captureMetadataSchema, input.provider_metadata, issues);
   // The currency is the payment's, known after the status read; every Provider R currency has hundredths.
-  if (input.amount !== undefined) issues.push(...standardAmountIssues(input.amount, undefined));
+  if (input.amount !== undefined) issues.push(...amountIssues(input.amount, 'amount', { unit: 'major' }));
   assertNoIssues(issues, 'payments.capture');
   return input.amount;
 }
@@ -245,8 +226,7 @@ export function captureRequest(transId: string, price: number | undefined) {
     method: 'PUT',
     path: path`/v2.0/preauth/transId/${transId}.json`,
     json: price === undefined ? {} : { amount: price },
-    // A second capture of the same pre-authorisation is refused by the provider, so a retry cannot capture
-    // twice; its refusal after a lost reply is reconciled with a status read (flows/settle.ts).
+    // The provider refuses a second capture, so a retry cannot capture twice (flows/settle.ts reconciles).
     retrySafe: true,
     context: { transId },
   });
@@ -265,14 +245,15 @@ export function cancelRequest(what: 'cancelPreauthorisation' | 'cancelPending', 
 }
 
 /**
- * Checks a refund request before any I/O. The refId is `provider_metadata.refId`, else the one the call's
- * idempotency key derives (`keyedRefId`), else a new UUID; `amount` (standard unit) `undefined` refunds it all.
+ * Checks a refund request before any I/O. The refId is `provider_metadata.refId`, else the idempotency key's
+ * (`keyedRefId`), else a new UUID; `amount` (standard unit) `undefined` refunds it all.
  */
 export function refundRequest(input: v.InferOutput<typeof refundCreateSchema>, keyedRefId?: string) {
   const issues: ValidationIssue[] = [];
   const metadata = readMetadata(refundMetadataSchema, input.provider_metadata, issues);
   if (input.currency !== undefined) issues.push(...currencyIssues(input.currency, 'currency'));
-  if (input.amount !== undefined) issues.push(...standardAmountIssues(input.amount, input.currency));
+  if (input.amount !== undefined)
+    issues.push(...amountIssues(input.amount, 'amount', { unit: 'major', currency: input.currency }));
   assertNoIssues(issues, 'refunds.create');
   return {
     refId: metadata?.refId ?? keyedRefId ?? crypto.randomUUID(),

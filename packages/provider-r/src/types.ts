@@ -1,7 +1,6 @@
 /**
  * The public types of the Provider R adapter. `provider_metadata` types are inferred from the schemas that check
- * them (`metadata.ts`), so the type and the run-time check cannot drift apart. Amounts are in the currency's
- * standard unit (`250.5` = 250.50 CZK) and, where the spec puts them at top level, required by the types.
+ * them, so the type and the run-time check cannot drift apart. Amounts are in the currency's standard unit.
  */
 import type { Adapter, AdapterTypes, CallOptions } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
@@ -27,7 +26,7 @@ export type ProviderREventName =
   | (typeof STATUS_EVENTS)[keyof typeof STATUS_EVENTS][number]
   | (typeof UNKNOWN_STATUS_EVENTS)[number];
 
-/** The declared types of the Provider R adapter: metadata per operation, raw events, checkout result. */
+/** The declared types of the Provider R adapter. */
 export interface ProviderRTypes extends AdapterTypes {
   provider: 'providerR';
   /** The operations Provider R performs; `pay.<resource>.<verb>` exists only for these (the rest are unsupported). */
@@ -38,10 +37,7 @@ export interface ProviderRTypes extends AdapterTypes {
     | 'payments.capture'
     | 'payments.cancel'
     | 'refunds.create';
-  /**
-   * The normalised events its pushes raise (docs/providers/provider-r.md#events): no refund and no subscription
-   * events, so `.on()` refuses those names.
-   */
+  /** The events its pushes raise (docs/providers/provider-r.md#events): no refund or subscription events. */
   events: ProviderREventName;
   metadata: {
     'checkouts.create': ProviderRCheckoutMetadata;
@@ -50,10 +46,7 @@ export interface ProviderRTypes extends AdapterTypes {
     'refunds.create': ProviderRRefundMetadata;
   };
   rawEvents: ProviderRRawEvents;
-  /**
-   * Top-level params the provider needs (docs/architecture.md#request-fields): a checkout names its amount,
-   * currency and the two return URLs; a payment its amount.
-   */
+  /** Top-level params the provider needs (docs/architecture.md#request-fields). */
   required: {
     'checkouts.create': 'amount' | 'currency' | 'success_url' | 'cancel_url';
     'payments.create': 'amount';
@@ -62,13 +55,10 @@ export interface ProviderRTypes extends AdapterTypes {
   checkout: null;
 }
 
-/**
- * `checkouts.create` params for Provider R: `amount` (standard unit) and `currency` are top level and required
- * (docs/architecture.md#request-fields), and so are the two return URLs the hosted page sends the payer back to.
- */
+/** `checkouts.create` params for Provider R: `amount`, `currency` and the two return URLs are required. */
 export type ProviderRCheckoutParams = Parameters<Adapter<ProviderRTypes>['createCheckout']>[0];
 
-/** `payments.create` params for Provider R: `amount` (standard unit) top level and required (docs/architecture.md#request-fields). */
+/** `payments.create` params for Provider R: `amount` (standard unit) is required. */
 export type ProviderRPaymentParams = Parameters<Adapter<ProviderRTypes>['createPayment']>[0];
 
 /** What `createCheckoutRedirect` resolves to: the transaction and the hosted page to send the payer to. */
@@ -79,19 +69,15 @@ export interface ProviderRCheckoutRedirect {
 
 /** The Provider R adapter: the unified operations (amounts typed where the spec puts them), plus `createCheckoutRedirect`. */
 export type ProviderRAdapter = Adapter<ProviderRTypes> & {
-  /**
-   * The same call as `checkouts.create`, resolving to `{ transId, redirectUrl }` for callers who redirect the
-   * payer themselves (reachable as `pay.adapter.createCheckoutRedirect`).
-   */
+  /** `checkouts.create` resolving to `{ transId, redirectUrl }` (`pay.adapter.createCheckoutRedirect`). */
   createCheckoutRedirect(
     params: ProviderRCheckoutParams,
     options?: CallOptions,
   ): Promise<ProviderRCheckoutRedirect>;
   /**
    * Replaces the merchant secret while the process runs (docs/providers/provider-r.md#authentication): the next
-   * call authenticates with it (Basic and the status call's `secret` field alike); a call under way finishes with
-   * the secret it started with, on every retry. Reachable as `pay.adapter.updateCredentials`. Throws
-   * `ConfigurationError` for an empty secret, changing nothing.
+   * call authenticates with it; a call under way finishes with the secret it started with. Reachable as
+   * `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty secret, changing nothing.
    */
   updateCredentials(credentials: ProviderRCredentials): void;
 };

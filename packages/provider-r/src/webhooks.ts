@@ -1,9 +1,6 @@
 /**
- * Provider R push notifications (docs/architecture.md#authentication, docs/providers/provider-r.md#webhooks), in two phases (core's
- * `AuthenticatedDelivery`): no signature, so `verify` checks the delivery field by field (secret, then merchant,
- * both in constant time), its payload and its test/live mode, with no upstream call; `events()` then confirms the
- * status with the status call, checks the confirmation (same transaction, same merchant, same mode) and builds
- * the events from the confirmed status, which is the truth the events report.
+ * Provider R push notifications (docs/providers/provider-r.md#webhooks): no signature, so `verify` checks the
+ * secret, merchant, payload and mode, and `events()` builds the events from the status the status call confirms.
  */
 import {
   type AdapterDefinition,
@@ -27,37 +24,19 @@ import { statusRequest } from './requests.js';
 import type { ProviderREventName, ProviderRTypes } from './types.js';
 import { mediaType, PROVIDER_R_STATUSES, type ProviderRStatusReply, pushSchema } from './wire.js';
 
-/** The raw event names, one per status. */
-const RAW_EVENT_NAMES = PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const);
-
-/** The normalised events of the status table, known statuses and unknown ones alike, once each. */
-const EVENT_NAMES = [
-  ...new Set([...Object.values(STATUS_EVENTS).flat(), ...UNKNOWN_STATUS_EVENTS]),
-] as ProviderREventName[];
-
 /** Reads the push body: JSON when the media type says so (any case, parameters ignored), else form-encoded. */
 function readPush(delivery: WebhookDelivery): Record<string, unknown> {
   if (mediaType(delivery.headers['content-type']) !== 'application/json') return parseForm(delivery.body);
   const parsed = parseJson(delivery.body);
-  if (!isRecord(parsed))
-    refuse(
-      'malformed_payload',
-      'The Provider R push says application/json but its body is not a JSON object.',
-    );
-  return parsed as Record<string, unknown>;
+  if (isRecord(parsed)) return parsed;
+  refuse('malformed_payload', 'The Provider R push says application/json but its body is not a JSON object.');
 }
 
 /** A field as text: JSON pushes may carry numbers or booleans where the form carries text. */
-function fieldText(value: unknown): string | undefined {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-    ? String(value)
-    : undefined;
-}
+const fieldText = (value: unknown) =>
+  ['string', 'number', 'boolean'].includes(typeof value) ? String(value) : '';
 
-/**
- * Builds the events of a confirmed status, normalised first, then the raw `providerR.<STATUS>`. Their records
- * carry the request id of the status read that confirmed them.
- */
+/** The events of a confirmed status, normalised first, then the raw `providerR.<STATUS>`. */
 function eventsFor(
   confirmed: ProviderRStatusReply,
   confirmedAt: number,
@@ -82,14 +61,11 @@ function refuse(reason: WebhookFailureReason, message: string, retryable?: true)
   throw new WebhookVerificationError(message, { reason, ...(retryable ? { retryable } : {}) });
 }
 
-/** The mode a handler serves, in words for its errors. */
 const modeName = (test: boolean) => (test ? 'test (sandbox)' : 'live (production)');
 
 /**
- * A handler serves one mode (docs/providers/provider-r.md#webhooks): a production handler (`isSandbox: false`)
- * refuses a push for a test payment, whose money is not real, and a sandbox handler refuses a push for a live
- * payment, which belongs to the production endpoint. Refused (`mode_mismatch`, 400): it is not this deployment's
- * to process.
+ * A handler serves one mode (docs/providers/provider-r.md#webhooks): a production handler refuses a push for a
+ * test payment, whose money is not real, and a sandbox handler one for a live payment (`mode_mismatch`, 400).
  */
 function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void {
   if (test === isSandbox) return;
@@ -100,13 +76,13 @@ function refuseOtherMode(test: boolean, isSandbox: boolean, where: string): void
 }
 
 /**
- * Phase 2 (`events()`): the status call, then every check of the confirmation, then the events of the CONFIRMED
- * status, which is the truth they report (docs/providers/provider-r.md#webhooks, step 3).
+ * Phase 2 (`events()`): the status call, every check of the confirmation, then the events of the CONFIRMED status,
+ * which is the truth they report (docs/providers/provider-r.md#webhooks).
  */
 async function confirmedEvents(
   config: ProviderRConfig,
   client: ProviderRClient,
-  pushed: PushFields,
+  pushed: v.InferOutput<typeof pushSchema>,
 ): Promise<PayEvent[]> {
   const { body: confirmed, requestId } = await client.send(statusRequest(pushed.transId, config));
   if (confirmed.transId !== pushed.transId)
@@ -127,16 +103,12 @@ async function confirmedEvents(
     );
   refuseOtherMode(test, config.isSandbox, 'confirmed payment');
   if (confirmed.status === 'PENDING' && pushed.status !== 'PENDING') {
-    // The provider announced a final status its own status call does not show yet: refuse as retryable so the
-    // provider delivers again once the two agree.
+    // A final status the status call does not show yet: retryable, so the provider delivers again.
     const message = `The push announces ${pushed.status} but the provider still reports PENDING; deliver again later.`;
     refuse('unconfirmed_status', message, true);
   }
   return eventsFor(confirmed, Date.now(), config.isSandbox, requestId);
 }
-
-/** The push fields the verification reads. */
-type PushFields = v.InferOutput<typeof pushSchema>;
 
 /** The webhook definition of the adapter; the confirmation goes through the adapter's own status call. */
 export function createWebhooks(
@@ -144,14 +116,15 @@ export function createWebhooks(
   client: ProviderRClient,
 ): AdapterDefinition<ProviderRTypes>['webhooks'] {
   return {
-    rawEventNames: RAW_EVENT_NAMES,
-    eventNames: EVENT_NAMES,
+    rawEventNames: PROVIDER_R_STATUSES.map((status) => `providerR.${status}` as const),
+    // The normalised events of the status table, known statuses and unknown ones alike, once each.
+    eventNames: [
+      ...new Set([...Object.values(STATUS_EVENTS).flat(), ...UNKNOWN_STATUS_EVENTS]),
+    ] as ProviderREventName[],
     secret: 'required',
     /**
-     * Phase 1, no upstream call (docs/architecture.md#webhook-verification): the secret, the merchant, the payload and the mode. Resolves to the
-     * delivery key `<transId>:<pushed status>`, so the handler deduplicates a replayed push before its status
-     * read, to `events()`, which reads the status, and to which of `webhookSecrets` the push carried (every one
-     * is compared in constant time: two while the secret is rotated, docs/providers/provider-r.md#webhooks).
+     * Phase 1, no upstream call (docs/architecture.md#webhook-verification). The delivery key `<transId>:<pushed
+     * status>` deduplicates a replayed push before its status read; every secret is compared in constant time.
      */
     async verify(delivery, webhookSecrets): Promise<AuthenticatedDelivery> {
       if (webhookSecrets.length === 0)
@@ -160,10 +133,10 @@ export function createWebhooks(
           'Provider R pushes are checked with the merchant secret: pass it as webhookSecret.',
         );
       const fields = readPush(delivery);
-      const secretIndex = timingSafeIndexOf(fieldText(fields.secret) ?? '', webhookSecrets);
+      const secretIndex = timingSafeIndexOf(fieldText(fields.secret), webhookSecrets);
       if (secretIndex < 0)
         refuse('invalid_secret', 'The push carries a wrong or no `secret`; it did not come from Provider R.');
-      if (!timingSafeEqual(fieldText(fields.merchant) ?? '', config.merchant))
+      if (!timingSafeEqual(fieldText(fields.merchant), config.merchant))
         refuse('merchant_mismatch', 'The push names another merchant than the configured one.');
       const parsed = v.safeParse(pushSchema, fields);
       if (!parsed.success) refuse('malformed_payload', 'The push lacks a valid `transId` or `status`.');

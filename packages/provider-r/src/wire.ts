@@ -1,7 +1,6 @@
 /**
- * Provider R's wire contract (`docs/providers/provider-r.md`): the provider's codes and lenient valibot
- * schemas of the replies the adapter reads. Only the fields the mapping reads are required; values that arrive
- * as text in the form-encoded status reply (or as numbers in a JSON push) are coerced.
+ * Provider R's wire contract (`docs/providers/provider-r.md`): the provider's codes and lenient valibot schemas of
+ * the replies the adapter reads. Only the fields the mapping reads are required; text and numbers are coerced.
  */
 import * as v from '@pay/core/schema';
 
@@ -45,10 +44,7 @@ export function withoutSecret(fields: Record<string, unknown>): Record<string, u
 }
 
 /** Text, also when a JSON body carries a number (`"transId": 123`). */
-const text = v.pipe(
-  v.union([v.string(), v.number(), v.boolean()]),
-  v.transform((value) => String(value)),
-);
+const text = v.pipe(v.union([v.string(), v.number(), v.boolean()]), v.transform(String));
 /** An integer that may arrive as text (`price=10000` in a form body). */
 const integer = v.pipe(
   v.union([
@@ -78,9 +74,7 @@ const flag = v.pipe(
   v.boolean(),
 );
 /**
- * A status in any letter case, normalised to the provider's upper case. Any non-empty value is accepted: a status
- * the provider adds later maps to a safe value (docs/architecture.md#lenient-reading), it never makes a reply or a
- * push unreadable.
+ * A status in any letter case, upper-cased; a new one maps to a safe value (docs/architecture.md#lenient-reading).
  */
 const status = v.pipe(
   v.string(),
@@ -88,14 +82,11 @@ const status = v.pipe(
   v.toUpperCase(),
   v.minLength(1, 'must not be empty'),
   v.maxLength(64, 'is too long for a status'),
-  // Typed as the known statuses, still open to others (autocompletion for the four, no false promise).
+  // Typed as the known statuses, still open to others.
   v.transform((value) => value as ProviderRStatus | (string & {})),
 );
 
-/**
- * Every reply's envelope: `code` (0 is success) and `message`. Some published error replies carry the code as
- * `error` instead of `code` (`error=1400&message=Payment not found …`): the code is read from either.
- */
+/** Every reply's envelope; some published error replies carry the code as `error` (`error=1400&message=…`). */
 export const envelopeSchema = v.pipe(
   v.looseObject({
     code: v.optional(integer),
@@ -116,10 +107,7 @@ export const createReplySchema = v.looseObject({
 /** A creation reply as read. */
 export type CreateReply = v.InferOutput<typeof createReplySchema>;
 
-/**
- * The v1.0 status reply (form-encoded or JSON), with `secret` already removed: it is the `data` of the
- * `providerR.<STATUS>` raw events and the `raw` of payments read from it.
- */
+/** The v1.0 status reply, form-encoded or JSON, `secret` removed (the `data` of raw events). */
 export const statusReplySchema = v.looseObject({
   code: v.optional(integer),
   message: v.optional(text),
@@ -140,9 +128,7 @@ export const statusReplySchema = v.looseObject({
 export type ProviderRStatusReply = v.InferOutput<typeof statusReplySchema>;
 
 /**
- * A push notification's fields the verification reads; `secret` and `merchant` are checked before this. `test`
- * is documented as always present; a value that is not a boolean is treated as absent and the confirmed status
- * then decides (a push is only ever trusted after that confirmation anyway).
+ * A push's fields the verification reads; a `test` that is not a boolean is absent (the confirmed status decides).
  */
 export const pushSchema = v.looseObject({
   transId: v.pipe(text, v.minLength(1, 'must not be empty')),

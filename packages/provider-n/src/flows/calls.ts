@@ -1,7 +1,6 @@
 /**
- * The client and the reads Provider N's operations share (docs/providers/provider-n.md#calls): the v1 status query and the refund
- * status read, each with the record facts of its call. Used by the checkout and refund flows' duplicate recovery,
- * by the retrieve operations and by `pay.resolve`; and the read back after a duplicate refusal.
+ * The client and the reads Provider N's operations share (docs/providers/provider-n.md#calls): the v1 status query
+ * and the refund status read, and the read back after a duplicate refusal.
  */
 import type { CallOptions, ProviderApiError, ProviderCall, Refund } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
@@ -12,26 +11,19 @@ import { refundStatusCall, type TransactionLookup, transactionQueryCall } from '
 import { type RefundBody, refundBodySchema, transactionBodySchema } from '../wire.js';
 
 /** What one read returned: the parsed body, the raw body for the record, and the call's request id. */
-export interface Read<T> {
-  body: T;
-  raw: unknown;
-  requestId: string;
-}
+export type Read<T> = { body: T; raw: unknown; requestId: string };
 
 /** The client and the shared reads over it, returned by {@link providerNCalls}. */
 export type ProviderNCalls = ReturnType<typeof providerNCalls>;
 
 /** The reads over one authenticated client; `livemode` is `false` for a sandbox adapter's records. */
 export function providerNCalls(client: ProviderNClient, livemode: boolean) {
-  /**
-   * What every record carries besides the payload: `livemode` and the request id of its call
-   * (docs/architecture.md#records).
-   */
+  /** What every record carries besides the payload (docs/architecture.md#records). */
   const facts = (requestId: string): RecordFacts => ({ livemode, requestId });
 
   /**
-   * A read through core's `findReplied`: `null` only for what `PROVIDER_N_ERRORS` calls not found (the status
-   * query's 404 / `99`, the refund read's `R7`) below HTTP 500; any other refusal throws, a proxy's 404 page included.
+   * A read through core's `findReplied`: `null` only for what `PROVIDER_N_ERRORS` calls not found (404 / `99`,
+   * `R7`).
    */
   async function read<S extends v.GenericSchema>(
     schema: S,
@@ -71,9 +63,8 @@ export async function readBack<T>(duplicate: Refusal, why: string, read: () => P
 }
 
 /**
- * The refusal of a keyed call as a duplicate, when what the provider holds under the reference cannot be read
- * back: the earlier attempt with this key may have landed, so the outcome stays unknown
- * (docs/architecture.md#outcomes).
+ * A keyed call refused as a duplicate whose reference cannot be read back: the earlier attempt with this key may
+ * have landed, so the outcome stays unknown (docs/architecture.md#outcomes).
  */
 export function unknownAfterDuplicate(
   duplicate: Refusal,

@@ -1,11 +1,11 @@
 /**
- * Provider N's checkout flow (docs/providers/provider-n.md#calls): one init-transaction, and for a keyed call the
- * provider refuses as a duplicate reference, the read back of the checkout that key already opened
- * (docs/architecture.md#idempotency); and the recovery point it keeps in the ledger, the checkout URL no read returns.
+ * Provider N's checkout flow (docs/providers/provider-n.md#calls): one init-transaction, and for a keyed call
+ * refused as a duplicate, the read back of the checkout that key opened (docs/architecture.md#idempotency).
  */
 import {
-  type Checkout,
+  type CheckoutCreateParams,
   idempotencyKeyOf,
+  isRecord,
   type JsonValue,
   type OperationContext,
   parseReply,
@@ -22,7 +22,7 @@ import { type ProviderNCalls, readBack, unknownAfterDuplicate } from './calls.js
 export async function createCheckout(
   calls: ProviderNCalls,
   contractCode: string | undefined,
-  params: Parameters<typeof initTransactionRequest>[0],
+  params: CheckoutCreateParams,
   options: OperationContext,
 ): Promise<ProviderNCheckout> {
   const body = initTransactionRequest(params, contractCode, await referenceFor(options));
@@ -36,28 +36,26 @@ export async function createCheckout(
     provider: PROVIDER,
     call: 'init-transaction',
   });
-  const opened = openedCheckout(reply);
-  // The checkout exists and nothing more is sent, so a store failure here cannot move money: the result still
-  // goes back (core's `complete` reports the store). Recorded so that a repeat after a crash before `complete`
-  // can hand back the checkout URL, which no read returns.
+  // The checkout URL expires 40 minutes from now.
+  const opened: CheckoutRecoveryPoint = {
+    transactionReference: reply.transactionReference,
+    checkoutUrl: reply.checkoutUrl,
+    expiresAt: new Date(Date.now() + CHECKOUT_LIFETIME_MS).toISOString(),
+  };
+  // Recorded so that a repeat after a crash before core's `complete` can hand back the checkout URL, which no read
+  // returns. Nothing more is sent, so a store failure here cannot move money: the result still goes back.
   await options.idempotency?.checkpoint({ ...opened }).catch(() => undefined);
-  return toCheckout(
-    params,
-    body,
-    opened,
-    calls.facts(requestIdOfReply(outcome.reply)),
-    withoutCredentials(outcome.body),
-  );
+  const facts = calls.facts(requestIdOfReply(outcome.reply));
+  return toCheckout(params, body, opened, facts, withoutCredentials(outcome.body));
 }
 
 /**
- * A keyed init-transaction refused as a duplicate: the provider already holds the transaction this key opened.
- * Read it by paymentReference: the same amount and currency ⇒ that checkout (its URL from the ledger's recovery
- * point); another amount or currency ⇒ the key was used for another checkout, and nothing new was opened.
+ * A keyed init-transaction refused as a duplicate, read back by paymentReference: the same amount and currency ⇒
+ * that checkout (its URL from the ledger); another ⇒ the key belongs to another checkout, nothing new was opened.
  */
 async function existingCheckout(
   calls: ProviderNCalls,
-  params: Parameters<typeof initTransactionRequest>[0],
+  params: CheckoutCreateParams,
   body: ReturnType<typeof initTransactionRequest>,
   duplicate: Refusal,
   options: OperationContext,
@@ -85,10 +83,8 @@ async function existingCheckout(
   if (recorded?.transactionReference === reference) {
     return toCheckout(params, body, recorded, calls.facts(read.requestId), read.raw);
   }
-  // The reply of the attempt that opened it was lost, and Provider N has no call that returns a checkout URL:
-  // inventing one could send the payer to a wrong page, and opening a second checkout could take the money twice.
-  // The checkout exists under the key, so this refusal proves nothing about it (`outcome: 'unknown'`): the
-  // ledger keeps the key, and pay.resolve(key) answers the checkout (docs/architecture.md#outcomes).
+  // No call returns a checkout URL: inventing one could misdirect the payer, a second checkout take the money
+  // twice. `outcome: 'unknown'`: pay.resolve(key) answers (docs/architecture.md#outcomes).
   throw duplicate.error.withDetails({
     outcome: 'unknown',
     message: `providerN already holds transaction ${reference} (${transaction.paymentStatus ?? 'status not given'}) for this idempotency key, opened by an earlier attempt whose reply was lost; Provider N has no call that returns its checkoutUrl. pay.resolve(key) or checkouts.retrieve('${reference}') read it; if it is still unpaid and you need a payment page, open a new checkout with a new idempotency key (the unseen one expires unpaid after 40 minutes).`,
@@ -96,37 +92,15 @@ async function existingCheckout(
   });
 }
 
-/** The recovery point of an init-transaction reply: the checkout URL expires 40 minutes from now. */
-export function openedCheckout(reply: {
-  transactionReference: string;
-  checkoutUrl: string;
-}): CheckoutRecoveryPoint {
-  return {
-    transactionReference: reply.transactionReference,
-    checkoutUrl: reply.checkoutUrl,
-    expiresAt: new Date(Date.now() + CHECKOUT_LIFETIME_MS).toISOString(),
-  };
-}
-
 /** Reads a recovery point back from the ledger; `undefined` for anything else. */
 export function checkoutRecoveryPoint(
   point: JsonValue | null | undefined,
 ): CheckoutRecoveryPoint | undefined {
-  if (point === null || typeof point !== 'object' || Array.isArray(point)) return undefined;
+  if (!isRecord(point)) return undefined;
   const { transactionReference, checkoutUrl, expiresAt } = point;
   return typeof transactionReference === 'string' &&
     typeof checkoutUrl === 'string' &&
     typeof expiresAt === 'string'
     ? { transactionReference, checkoutUrl, expiresAt }
     : undefined;
-}
-
-/** A read-back checkout completed with the URL the ledger kept: the record `checkouts.create` returned. */
-export function withCheckoutUrl(checkout: Checkout, recorded: CheckoutRecoveryPoint): ProviderNCheckout {
-  return {
-    ...checkout,
-    payment_url: recorded.checkoutUrl,
-    expires_at: recorded.expiresAt,
-    checkoutUrl: recorded.checkoutUrl,
-  };
 }

@@ -1,7 +1,6 @@
 /**
- * Provider N's refund flow (docs/providers/provider-n.md#refunds): one initiate-refund, and for a keyed call the
- * provider refuses with R9, the read back of the refund that key already started
- * (docs/architecture.md#idempotency).
+ * Provider N's refund flow (docs/providers/provider-n.md#refunds): one initiate-refund, and for a keyed call
+ * refused with R9, the read back of the refund that key started (docs/architecture.md#idempotency).
  */
 import {
   type CallOptions,
@@ -9,6 +8,7 @@ import {
   type OperationContext,
   parseReply,
   type Refund,
+  type RefundCreateParams,
 } from '@pay/core/adapter';
 import { PROVIDER } from '../config.js';
 import { isDuplicateReference, moneyMovingRefusal, type Refusal, requestIdOfReply } from '../envelope.js';
@@ -20,7 +20,7 @@ import { type ProviderNCalls, readBack, unknownAfterDuplicate } from './calls.js
 /** `refunds.create`: one initiate-refund, never retried (a repeat with a new reference would refund twice). */
 export async function createRefund(
   calls: ProviderNCalls,
-  params: Parameters<typeof refundRequest>[0],
+  params: RefundCreateParams,
   options: OperationContext,
 ): Promise<Refund> {
   const request = refundRequest(params, await referenceFor(options));
@@ -30,20 +30,14 @@ export async function createRefund(
       throw moneyMovingRefusal(outcome);
     return existingRefund(calls, request, outcome, options);
   }
-  const refund = parseReply(refundBodySchema, outcome.body, {
-    provider: PROVIDER,
-    call: 'initiate-refund',
-  });
-  return calls.refundRecord(
-    { body: refund, raw: withoutCredentials(outcome.body), requestId: requestIdOfReply(outcome.reply) },
-    request.currency,
-  );
+  const body = parseReply(refundBodySchema, outcome.body, { provider: PROVIDER, call: 'initiate-refund' });
+  const raw = withoutCredentials(outcome.body);
+  return calls.refundRecord({ body, raw, requestId: requestIdOfReply(outcome.reply) }, request.currency);
 }
 
 /**
- * A keyed initiate-refund refused with R9: the provider already holds the refund this key started. Read it: the
- * same transaction and amount ⇒ that refund (no money moves again); otherwise the key belongs to another refund
- * and nothing was refunded by this call.
+ * A keyed initiate-refund refused with R9, read back: the same transaction and amount ⇒ that refund (no money
+ * moves again); otherwise the key belongs to another refund and this call refunded nothing.
  */
 async function existingRefund(
   calls: ProviderNCalls,

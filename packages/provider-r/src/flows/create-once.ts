@@ -1,10 +1,7 @@
 /**
  * Idempotency keys for Provider R (docs/architecture.md#idempotency). The provider has no idempotency key and no
- * lookup by merchant reference (docs/providers/provider-r.md#calls: only the status read by `transId`), so core's
- * ledger is the mechanism: the adapter records a recovery point BEFORE each call that moves money and, when a
- * later attempt with the same key finds that an earlier one sent a creation whose answer never arrived, it never
- * creates again. The key also gives the creation a deterministic `refId`, so the merchant can find it in the
- * provider's portal.
+ * lookup by merchant reference, so a recovery point is recorded BEFORE each call that moves money, and a creation
+ * whose answer never arrived is never sent again.
  */
 import {
   type Checkout,
@@ -22,10 +19,8 @@ import {
 
 /**
  * The `refId` of a creation made with `idempotencyKey` when the caller gave none in `provider_metadata`: core's
- * `keyedReference`, `idem-` followed by the first 31 hex digits of SHA-256 of the key. Deterministic, so every
- * attempt and every process sends the same refId for one key, and the merchant can compute it (this export) to
- * search the provider's portal; it fits the 36 characters `[0-9a-z-]` of a UUID-like reference (the wire
- * contract (docs/providers/provider-r.md#create-payment) states no limit).
+ * `keyedReference`, `idem-` and 31 hex digits of SHA-256 of the key, so the merchant can compute it to search the
+ * provider's portal.
  */
 export function idempotencyRefId(idempotencyKey: string): Promise<string> {
   return keyedReference(idempotencyKey);
@@ -33,13 +28,9 @@ export function idempotencyRefId(idempotencyKey: string): Promise<string> {
 
 /**
  * Where a keyed call got to, as this adapter records it in the ledger:
- * - `create_sent`: a creation (payment, checkout, refund) is about to be sent with `refId` (a refund also names
- *   the payment `transId`): from here on, it may exist at the provider;
- * - `created`: the creation answered; `result` is what the call returns (recorded in case the process stops
- *   before core records the result), for a checkout the Checkout it opened (the call returns `null`; this record,
- *   with the redirect, is what `pay.resolve(key)` answers);
- * - `capture_sent` / `cancel_sent`: the capture (of `amount`, when given: wire minor units, as sent) or the
- *   cancel of `transId` is about to be sent.
+ * - `create_sent`: a creation is about to be sent with `refId`: from here on, it may exist at the provider;
+ * - `created`: the creation answered; `result` is what the call returns (a checkout's: the Checkout it opened);
+ * - `capture_sent` / `cancel_sent`: the capture (`amount` in wire minor units) or cancel is about to be sent.
  */
 export type ProviderRRecoveryPoint =
   | { step: 'create_sent'; refId: string; transId?: string }
@@ -70,8 +61,7 @@ export function readRecoveryPoint(
 
 /**
  * Records `point` before the call that moves money (fail closed): when the store cannot record it, nothing is
- * sent and the `StoreError` says so, with the refId / transId the call would have used. Without a ledger (the
- * adapter used without `createPay`, or no key) there is nothing to record.
+ * sent and the `StoreError` says so. Without a ledger (no `createPay`, or no key) there is nothing to record.
  */
 export async function checkpointBeforeSending(
   operation: Operation,
@@ -105,18 +95,16 @@ export async function sendCreation<R extends Payment | Refund | Checkout | null>
 ): Promise<R> {
   await checkpointBeforeSending(operation, idempotency, { step: 'create_sent', ...sent });
   const { transId, result } = await send();
-  // Made, and nothing more is sent: a store failure here cannot move money, so it is ignored (core's `complete`
-  // follows and reports its own). It lets a retry after a crash before `complete` return the result.
+  // Lets a retry after a crash before core's `complete` return the result; a store failure here moves no money.
   const created = { step: 'created', refId: sent.refId, transId, result };
   await idempotency?.checkpoint(JSON.parse(JSON.stringify(created)) as JsonValue).catch(() => undefined);
   return result;
 }
 
 /**
- * What a creation resumed with its key does, before anything is sent: `undefined` for a new key (create), the
- * recorded result when an earlier attempt got the answer, and otherwise an error: an earlier attempt sent the
- * creation and its answer never arrived (lost reply, crashed process), and Provider R offers no way to look a
- * creation up by refId, so this call cannot tell whether it exists and must never create again.
+ * What a creation resumed with its key does, before anything is sent: `undefined` for a new key, the recorded
+ * result once answered, else an error: its answer never arrived and Provider R has no lookup by refId, so it must
+ * never create again.
  */
 export function resumeCreation(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',

@@ -1,8 +1,6 @@
 /**
- * Capture and cancel of a Provider R payment: a status read first (what is authorised, whether it is already
- * done), the call, and a second read that tells the truth when a retried call is refused because its first
- * attempt landed with its reply lost (docs/architecture.md#outcomes). Amounts on the wire are minor units; the
- * caller's are in the currency's standard unit.
+ * Capture and cancel of a Provider R payment: a status read first, the call, and a second read that tells the
+ * truth when a retried call is refused because its first attempt landed (docs/architecture.md#outcomes).
  */
 import {
   type CallOptions,
@@ -21,10 +19,7 @@ import { checkpointBeforeSending } from './create-once.js';
 
 type Cancellation = 'cancelPending' | 'cancelPreauthorisation' | 'already-cancelled' | 'refund-instead';
 
-/**
- * How `payments.cancel` treats each current status: which call cancels it, or why none is made. Read through a
- * `Map`: a status the wire contract (docs/providers/provider-r.md#status) does not list cancels nothing.
- */
+/** What `payments.cancel` does per status; an unlisted one (docs/providers/provider-r.md#status) cancels none. */
 const CANCELLATION: ReadonlyMap<string, Cancellation> = new Map(
   Object.entries({
     PENDING: 'cancelPending',
@@ -43,10 +38,8 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
   const money = (price: number, currency: string) => `${toMajorUnits(price, currency)} ${currency}`;
 
   /**
-   * A payment found captured when a capture was asked for (docs/providers/provider-r.md#capture-and-cancel): it is
-   * the answer only when the captured price is the one asked for (`asked`, wire minor units). Any other amount
-   * means this capture did not make it, so the caller is told, never handed a success for money it did not
-   * capture.
+   * A payment found captured (docs/providers/provider-r.md#capture-and-cancel): the answer only for the price
+   * asked (`asked`, wire minor units), never a success for money this capture did not capture.
    */
   function alreadyCaptured(
     current: ProviderRStatusReply,
@@ -69,10 +62,8 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
   }
 
   /**
-   * Runs a money-moving call and returns the payment read after it. When the call is refused (a retry after a
-   * first attempt that landed with its reply lost), the status tells the truth: `done` says whether what it
-   * shows is the wanted result; anything else passes the refusal on (with `outcome: 'unknown'` when an earlier
-   * attempt may have landed).
+   * Runs a money-moving call and returns the payment read after it. When the call is refused, the status tells the
+   * truth: `done` says whether it shows the wanted result; otherwise the refusal is passed on.
    */
   async function settled(
     id: string,
@@ -101,8 +92,7 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
   return {
     /** `payments.capture`: `requested` in the standard unit (`undefined`: the whole authorisation). */
     async capture(id: string, requested: number | undefined, options: OperationContext): Promise<Payment> {
-      // The status first: what is authorised (a capture without an amount takes it all) and whether it is
-      // already captured, so a success is only ever reported for the amount asked for.
+      // The status first: what is authorised (without an amount, all of it) and whether it is already captured.
       const { body: current, requestId } = await read(id, options);
       const price = requested === undefined ? undefined : toMinorUnits(requested, current.curr);
       const asked = price ?? current.price;

@@ -298,6 +298,8 @@ class Fleet {
   readonly slots: (Instance | undefined)[] = [];
   kills = 0;
   lastKillAt = 0;
+  /** When each killed instance got its SIGKILL, by name. */
+  readonly killedAt = new Map<string, number>();
   #generation = 0;
   /** While true, the random killer kills nobody (a replacement could not start while the store is frozen). */
   #holdKills = false;
@@ -324,6 +326,7 @@ class Fleet {
     const victim = this.slots[slot];
     if (victim === undefined) return;
     this.slots[slot] = undefined;
+    this.killedAt.set(victim.name, Date.now());
     await victim.kill();
     this.kills += 1;
     this.lastKillAt = Date.now();
@@ -374,12 +377,21 @@ class Fleet {
 async function readView(view: pg.Pool, table: string) {
   const { rows: records } = await view.query(`SELECT object_id, status FROM ${table}_records`);
   const { rows: runs } = await view.query(
-    `SELECT object_id, event_type, status, count(*)::int AS runs FROM ${table}_callbacks
-     GROUP BY object_id, event_type, status`,
+    `SELECT object_id, event_type, status, count(*)::int AS runs,
+       array_agg(instance ORDER BY at) AS instances,
+       array_agg((extract(epoch FROM at) * 1000)::float8 ORDER BY at) AS at_ms
+     FROM ${table}_callbacks GROUP BY object_id, event_type, status`,
   );
   return {
     records: new Map(records.map((row) => [String(row.object_id), row.status as string | null])),
-    runs: runs as { object_id: string; event_type: string; status: string; runs: number }[],
+    runs: runs as {
+      object_id: string;
+      event_type: string;
+      status: string;
+      runs: number;
+      instances: string[];
+      at_ms: number[];
+    }[],
   };
 }
 
@@ -500,8 +512,20 @@ async function proveReconciled(run: Run): Promise<Proved> {
     const settledAfterLastKillMs = settledAt - Math.max(fleet.lastKillAt, 0);
 
     const { runs } = await readView(view, table);
-    // Exactly once: no transition's callback ran twice, on whatever instance, through whichever path.
-    expect(runs.filter((row) => row.runs !== 1)).toEqual([]);
+    // Once per transition, on whatever instance, through whichever path. The one repeat the docs allow
+    // (docs/architecture.md#reconciliation): a process killed while a transition's callbacks run, before it could
+    // record them done, holds the transition until its lease ends, and then it runs again elsewhere. So every run
+    // but the last must have been in an instance killed within the transition lease after that run began.
+    const killedWhileRunning = (instance: string, atMs: number) => {
+      const killedAt = fleet.killedAt.get(instance);
+      return killedAt !== undefined && killedAt >= atMs && killedAt - atMs <= TRANSITION_LEASE_SECONDS * 1_000;
+    };
+    const repeated = runs.filter(
+      (row) =>
+        row.runs !== 1 &&
+        !row.instances.slice(0, -1).every((instance, i) => killedWhileRunning(instance, row.at_ms[i] as number)),
+    );
+    expect(repeated).toEqual([]);
     // Every object whose booked status is not the one its create returned (none, for a create that died with its
     // instance) was announced, once, with that status.
     for (const [id, status] of run.scenario.books()) {

@@ -518,12 +518,16 @@ async function proveReconciled(run: Run): Promise<Proved> {
     // but the last must have been in an instance killed within the transition lease after that run began.
     const killedWhileRunning = (instance: string, atMs: number) => {
       const killedAt = fleet.killedAt.get(instance);
-      return killedAt !== undefined && killedAt >= atMs && killedAt - atMs <= TRANSITION_LEASE_SECONDS * 1_000;
+      return (
+        killedAt !== undefined && killedAt >= atMs && killedAt - atMs <= TRANSITION_LEASE_SECONDS * 1_000
+      );
     };
     const repeated = runs.filter(
       (row) =>
         row.runs !== 1 &&
-        !row.instances.slice(0, -1).every((instance, i) => killedWhileRunning(instance, row.at_ms[i] as number)),
+        !row.instances
+          .slice(0, -1)
+          .every((instance, i) => killedWhileRunning(instance, row.at_ms[i] as number)),
     );
     expect(repeated).toEqual([]);
     // Every object whose booked status is not the one its create returned (none, for a create that died with its

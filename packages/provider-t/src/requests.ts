@@ -17,11 +17,9 @@ export interface QuotedTransfer {
   serviceOptionRoutingCode: string | undefined;
 }
 
-/**
- * The members the quote and the update both send, in this order, with the service option given. `Object.assign`
- * rather than `{ ...identity, more }`: on Node 20 a literal that adds members after a spread costs ≈ 0.5 µs each.
- */
+/** The members the quote and the update both send, in this order, with the service option given. */
 function transferBody(plan: TransferPlan, option: Partial<QuotedTransfer>) {
+  // Not `{ ...identity, more }`: on Node 20 each member a literal adds after a spread costs ≈ 0.5 µs.
   return Object.assign({}, plan.identity, {
     destinationCountryCode: plan.destinationCountryCode,
     destinationCountrySubdivisionCode: plan.metadata.destinationCountrySubdivisionCode,

@@ -106,11 +106,7 @@ async function resolve(
   if (lookup.operation === 'checkouts.create') {
     const paymentReference = await reference('paymentReference');
     const transactionReference = contextString(lookup, 'transactionReference');
-    const by = paymentReference
-      ? { paymentReference }
-      : transactionReference
-        ? { transactionReference }
-        : undefined;
+    const by = paymentReference ? { paymentReference } : transactionReference && { transactionReference };
     if (!by) return undefined;
     const read = await calls.queryTransaction(by, options);
     if (!read) return null;

@@ -77,7 +77,7 @@ function read<S extends v.GenericSchema>(
 }
 
 /** One normalised event of a delivery. */
-function event(facts: DeliveryFacts, type: string, key: (string | number)[], data: unknown): PayEvent {
+export function event(facts: DeliveryFacts, type: string, key: (string | number)[], data: unknown): PayEvent {
   return webhookEvent({ key, type, provider: PROVIDER, created: facts.created, data });
 }
 

@@ -9,11 +9,10 @@ import {
   type SignatureScheme,
   sha256Hex,
   verifyHmacHeader,
-  webhookEvent,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
-import { type DeliveryFacts, malformed, NORMALISERS } from './events.js';
+import { type DeliveryFacts, event, malformed, NORMALISERS } from './events.js';
 import type { ProviderNRawEvents, ProviderNTypes } from './types.js';
 import { webhookBodySchema } from './wire-events.js';
 
@@ -118,15 +117,7 @@ export function createWebhooks(options: {
       const reference =
         firstText(eventData, REFERENCE_FIELDS) ?? `sha256-${await sha256Hex(delivery.rawBody)}`;
       const rawKey = [reference, ...(status ? [status] : [])];
-      events.push(
-        webhookEvent({
-          key: rawKey,
-          type: `${PROVIDER}.${eventType}`,
-          provider: PROVIDER,
-          data: eventData,
-          created: facts.created,
-        }),
-      );
+      events.push(event(facts, `${PROVIDER}.${eventType}`, rawKey, eventData));
       // The event type is part of the key: a SUCCESSFUL_REFUND and a FAILED_REFUND of one refund are two pushes.
       return { key: [eventType, ...rawKey].join(':'), events: async () => events, secretIndex };
     },

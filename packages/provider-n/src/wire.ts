@@ -2,7 +2,7 @@
  * Provider N's wire (docs/providers/provider-n.md#calls): lenient valibot schemas of the replies the adapter
  * reads. Only the fields mapped are required; amounts are numbers or decimal strings.
  */
-import { parseDecimal } from '@pay/core/adapter';
+import { isRecord, parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import type { PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
 
@@ -71,8 +71,7 @@ const metaDataSchema = v.optional(
 function metaDataFromText(text: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
+    if (isRecord(parsed)) return parsed;
   } catch {
     // Not JSON: kept as text below.
   }

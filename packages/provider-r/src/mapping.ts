@@ -55,19 +55,14 @@ const livemodeOf = (reply: ProviderRStatusReply, isSandbox: boolean) =>
   reply.test === undefined ? !isSandbox : !reply.test;
 
 /** The payer as the provider knows it: its `payerId`, else its e-mail. */
-function customerOf(reply: ProviderRStatusReply): CustomerRef {
-  if (reply.payerId) return { id: reply.payerId };
-  if (reply.email) return { email: reply.email };
-  return null;
-}
+const customerOf = (reply: ProviderRStatusReply): CustomerRef =>
+  reply.payerId ? { id: reply.payerId } : reply.email ? { email: reply.email } : null;
 
 /** The provider's own descriptive fields, kept as metadata (it stores no caller metadata). */
-function metadataOf(reply: ProviderRStatusReply): Record<string, string> {
-  const metadata: Record<string, string> = {};
-  if (reply.refId !== undefined) metadata.refId = reply.refId;
-  if (reply.label !== undefined) metadata.label = reply.label;
-  return metadata;
-}
+const metadataOf = ({ refId, label }: ProviderRStatusReply): Record<string, string> => ({
+  ...(refId === undefined ? {} : { refId }),
+  ...(label === undefined ? {} : { label }),
+});
 
 /** A Payment read from the status reply; `requestId` is the request id of the call that produced it. */
 export function toPayment(
@@ -75,18 +70,14 @@ export function toPayment(
   isSandbox: boolean,
   requestId: string | null,
 ): Payment {
+  const amount = toMajorUnits(reply.price, reply.curr);
   return {
     provider: 'providerR',
     id: reply.transId,
-    amount: toMajorUnits(reply.price, reply.curr),
+    amount,
     // The whole price once `PAID`, else nothing; `null` for an unlisted status
     // (docs/providers/provider-r.md#status).
-    amount_paid:
-      reply.status === 'PAID'
-        ? toMajorUnits(reply.price, reply.curr)
-        : paymentStatuses.has(reply.status)
-          ? 0
-          : null,
+    amount_paid: reply.status === 'PAID' ? amount : paymentStatuses.has(reply.status) ? 0 : null,
     currency: reply.curr,
     // An unlisted status is `processing` (docs/architecture.md#lenient-reading): neither success nor failure.
     status: paymentStatuses.get(reply.status) ?? 'processing',

@@ -45,13 +45,12 @@ function eventsFor(
 ): PayEvent[] {
   const key = [confirmed.transId, confirmed.status];
   const base = { key, provider: 'providerR' as const, created: confirmedAt };
-  const normalised = eventTypesOf(confirmed.status).map((type) =>
+  const dataOf = (type: string) =>
     type === 'invoice.generated'
-      ? webhookEvent({ ...base, type, data: toInvoice(confirmed, confirmedAt, isSandbox, requestId) })
-      : webhookEvent({ ...base, type, data: toPayment(confirmed, isSandbox, requestId) }),
-  );
+      ? toInvoice(confirmed, confirmedAt, isSandbox, requestId)
+      : toPayment(confirmed, isSandbox, requestId);
   return [
-    ...normalised,
+    ...eventTypesOf(confirmed.status).map((type) => webhookEvent({ ...base, type, data: dataOf(type) })),
     webhookEvent({ ...base, type: `providerR.${confirmed.status}`, data: confirmed, is_raw: true }),
   ];
 }

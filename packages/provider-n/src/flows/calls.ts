@@ -43,12 +43,8 @@ export function providerNCalls(client: ProviderNClient, livemode: boolean) {
     read(refundBodySchema, refundStatusCall(refundReference), options);
 
   /** A refund read or reply → Refund; neither carries a currency, so the caller names it. */
-  const refundRecord = (refund: Read<RefundBody>, currency: string): Refund =>
-    toRefund(
-      refund.body,
-      { ...facts(refund.requestId), currency, status: refundStatus(refund.body.refundStatus) },
-      refund.raw,
-    );
+  const refundRecord = ({ body, raw, requestId }: Read<RefundBody>, currency: string): Refund =>
+    toRefund(body, { ...facts(requestId), currency, status: refundStatus(body.refundStatus) }, raw);
 
   return { client, facts, queryTransaction, readRefund, refundRecord };
 }

@@ -96,11 +96,7 @@ async function existingCheckout(
 export function checkoutRecoveryPoint(
   point: JsonValue | null | undefined,
 ): CheckoutRecoveryPoint | undefined {
-  if (!isRecord(point)) return undefined;
-  const { transactionReference, checkoutUrl, expiresAt } = point;
-  return typeof transactionReference === 'string' &&
-    typeof checkoutUrl === 'string' &&
-    typeof expiresAt === 'string'
-    ? { transactionReference, checkoutUrl, expiresAt }
-    : undefined;
+  const { transactionReference, checkoutUrl, expiresAt } = isRecord(point) ? point : {};
+  const complete = [transactionReference, checkoutUrl, expiresAt].every((value) => typeof value === 'string');
+  return complete ? ({ transactionReference, checkoutUrl, expiresAt } as CheckoutRecoveryPoint) : undefined;
 }

@@ -113,8 +113,7 @@ export function resumeCreation(
   if (!idempotency || idempotency.recoveryPoint === null) return undefined;
   const point = readRecoveryPoint(idempotency.recoveryPoint);
   if (point?.step === 'created') return { result: point.result };
-  const refId = point?.step === 'create_sent' ? point.refId : undefined;
-  const transId = point?.step === 'create_sent' ? point.transId : undefined;
+  const { refId, transId } = point?.step === 'create_sent' ? point : { refId: undefined, transId: undefined };
   const what = operation === 'refunds.create' ? 'refund' : 'payment';
   const context: ErrorContext = {
     ...(refId === undefined ? {} : { refId }),

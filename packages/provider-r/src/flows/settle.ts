@@ -130,19 +130,11 @@ export function settlementFlows(config: ProviderRConfig, client: ProviderRClient
       const { body: current, requestId } = await read(id, options);
       const action = CANCELLATION.get(current.status);
       if (action === 'already-cancelled') return paymentOf(current, requestId);
-      if (action === 'refund-instead') {
-        throw invalid(
-          'payments.cancel',
-          'id',
-          'the payment is PAID and can no longer be cancelled; refund it with refunds.create({ payment_id })',
-        );
-      }
-      if (action === undefined) {
-        throw invalid(
-          'payments.cancel',
-          'id',
-          `the payment is ${current.status}, a status this adapter does not know how to cancel; check it in the provider's portal`,
-        );
+      if (action === 'refund-instead' || action === undefined) {
+        const why = action
+          ? 'the payment is PAID and can no longer be cancelled; refund it with refunds.create({ payment_id })'
+          : `the payment is ${current.status}, a status this adapter does not know how to cancel; check it in the provider's portal`;
+        throw invalid('payments.cancel', 'id', why);
       }
       await checkpointBeforeSending('payments.cancel', options.idempotency, {
         step: 'cancel_sent',

@@ -8,23 +8,21 @@ import {
   type Operation,
   type Payment,
   parseInput,
-  type Refund,
   type ResolvedRecord,
   type ResolveLookup,
   redactingErrors,
-  toMinorUnits,
 } from '@pay/core/adapter';
 import { createClient, type ProviderRClient } from './client.js';
 import type { ProviderRConfig, ProviderRCredentials } from './config.js';
 import { readRecoveryPoint, resumeCreation, sendCreation, text } from './flows/create-once.js';
-import { settlementFlows } from './flows/settle.js';
-import { toCheckout, toCreatedPayment, toPayment, toRefund } from './mapping.js';
+import { createRefund } from './flows/refund.js';
+import { cancel, capture } from './flows/settle.js';
+import { toCheckout, toCreatedPayment, toPayment } from './mapping.js';
 import {
   captureAmount,
   checkoutRequest,
   invalid,
   paymentRequest,
-  refundCall,
   refundRequest,
   statusRequest,
 } from './requests.js';
@@ -60,7 +58,7 @@ const UNSUPPORTED: { [K in Operation]?: string } = {
 /** Builds the adapter from a checked configuration. */
 export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapter {
   const client = createClient(config);
-  const settlement = settlementFlows(config, client);
+  const settlement = { config, client };
   const adapter = defineAdapter<ProviderRTypes>({
     provider: 'providerR',
     operations: {
@@ -101,33 +99,10 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
         return read && toPayment(read.body, config.isSandbox, read.requestId);
       },
 
-      capturePayment: (id, params, options) => settlement.capture(id, captureAmount(params), options),
-      cancelPayment: (id, options) => settlement.cancel(id, options),
+      capturePayment: (id, params, options) => capture(settlement, id, captureAmount(params), options),
+      cancelPayment: (id, options) => cancel(settlement, id, options),
 
-      async createRefund(params, options) {
-        const request = refundRequest(params, await keyedReference(options));
-        const resumed = resumeCreation('refunds.create', options.idempotency);
-        if (resumed) return resumed.result as Refund;
-        // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
-        const { body: payment } = await client.send(statusRequest(params.payment_id, config), options);
-        if (request.currency !== undefined && request.currency !== payment.curr) {
-          throw invalid('refunds.create', 'currency', `must be ${payment.curr}, the currency of the payment`);
-        }
-        const sent = {
-          refId: request.refId,
-          transId: payment.transId,
-          price: request.amount === undefined ? payment.price : toMinorUnits(request.amount, payment.curr),
-          currency: payment.curr,
-          reason: params.reason,
-          metadata: params.metadata,
-          test: config.isSandbox,
-        };
-        const reference = { refId: sent.refId, transId: sent.transId };
-        return sendCreation('refunds.create', options.idempotency, reference, async () => {
-          const { body, requestId } = await client.send(refundCall(sent), options);
-          return { transId: sent.transId, result: toRefund(sent, body, requestId) };
-        });
-      },
+      createRefund: (params, options) => createRefund(settlement, params, options),
     },
     // The operations' own checks, before the idempotency ledger is touched (docs/architecture.md#idempotency).
     checks: {
@@ -142,27 +117,35 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
   });
   // `Object.assign` keeps core's non-enumerable mark on the adapter (a spread copy would lose it).
   return Object.assign(adapter, {
-    createCheckoutRedirect: redactingErrors(
-      async (
-        params: ProviderRCheckoutParams,
-        options: CallOptions = {},
-      ): Promise<ProviderRCheckoutRedirect> => {
-        const input = parseInput(checkoutCreateSchema, params ?? {}, { operation: 'checkouts.create' });
-        if (options?.idempotencyKey !== undefined) {
-          // createPay's ledger never sees this method: a key would protect nothing
-          // (docs/providers/provider-r.md#create-checkout).
-          throw invalid(
-            'checkouts.create',
-            'options.idempotencyKey',
-            "is not supported by createCheckoutRedirect (createPay's idempotency ledger does not cover it); with a key, call pay.checkouts.create(params, { idempotencyKey }) and then pay.resolve(key): its record is the Checkout, id the transId and payment_url the redirect. Without a key, never repeat this call blindly",
-          );
-        }
-        const { body } = await client.send(checkoutRequest(input, config), options);
-        return { transId: body.transId, redirectUrl: body.redirect };
-      },
-    ),
+    createCheckoutRedirect: checkoutRedirect(config, client),
     updateCredentials: (credentials: ProviderRCredentials) => client.updateCredentials(credentials),
   });
+}
+
+/**
+ * `createCheckoutRedirect`: a checkout's transaction and redirect URL, without the idempotency ledger
+ * (docs/providers/provider-r.md#create-checkout).
+ */
+function checkoutRedirect(config: ProviderRConfig, client: ProviderRClient) {
+  return redactingErrors(
+    async (
+      params: ProviderRCheckoutParams,
+      options: CallOptions = {},
+    ): Promise<ProviderRCheckoutRedirect> => {
+      const input = parseInput(checkoutCreateSchema, params ?? {}, { operation: 'checkouts.create' });
+      if (options?.idempotencyKey !== undefined) {
+        // createPay's ledger never sees this method: a key would protect nothing
+        // (docs/providers/provider-r.md#create-checkout).
+        throw invalid(
+          'checkouts.create',
+          'options.idempotencyKey',
+          "is not supported by createCheckoutRedirect (createPay's idempotency ledger does not cover it); with a key, call pay.checkouts.create(params, { idempotencyKey }) and then pay.resolve(key): its record is the Checkout, id the transId and payment_url the redirect. Without a key, never repeat this call blindly",
+        );
+      }
+      const { body } = await client.send(checkoutRequest(input, config), options);
+      return { transId: body.transId, redirectUrl: body.redirect };
+    },
+  );
 }
 
 /** A string member of an error context, if present. */

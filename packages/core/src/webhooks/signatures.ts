@@ -111,11 +111,7 @@ export async function hmacSignature(
 }
 
 /** The checks before any cryptography; the signed content is built only once they passed. */
-function readSignatureHeader(
-  delivery: WebhookDelivery,
-  keys: readonly string[],
-  scheme: SignatureScheme,
-): { signatures: Uint8Array[]; timestamp: number | undefined; content: () => Uint8Array } {
+function readSignatureHeader(delivery: WebhookDelivery, keys: readonly string[], scheme: SignatureScheme) {
   if (keys.length === 0) refuse(scheme, 'missingSecret', 'missing_secret');
   const value = delivery.headers[scheme.header.toLowerCase()];
   if (!value) refuse(scheme, 'missingSignature', 'missing_signature');
@@ -135,10 +131,7 @@ function readSignatureHeader(
 }
 
 /** The signatures (decoded) and timestamp of a header; `undefined` when it is not what the scheme describes. */
-function parseHeader(
-  value: string,
-  scheme: SignatureScheme,
-): { signatures: Uint8Array[]; timestamp: number | undefined } | undefined {
+function parseHeader(value: string, scheme: SignatureScheme) {
   const decode = (text: string) => {
     const bytes = scheme.encoding === 'hex' ? fromHex(text) : fromBase64(text);
     return bytes && bytes.length > 0 ? bytes : undefined;

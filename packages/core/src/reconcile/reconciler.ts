@@ -65,14 +65,13 @@ export function createReconciler<A extends AnyAdapter>(
     );
   const settings = checkedOptions(options);
   const context: Omit<RunContext, 'summary'> = {
+    ...internals,
     pay: pay as unknown as Pay<AnyAdapter>,
     adapter: pay.adapter,
     provider: pay.adapter.provider,
-    ledger: internals.ledger,
     store,
     handler: target,
     settings,
-    logger: internals.logger,
     askAgain: new Map(),
   };
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -183,14 +183,3 @@ export async function takeTransitions(
   }
   return taken;
 }
-
-/** Completes a transition whose callbacks all succeeded, or frees it for the next delivery or read. */
-export function settleTransition(
-  { store, ttlSeconds }: Deduplication,
-  { key, lease }: TransitionLease & { state: 'acquired' },
-  succeeded: boolean,
-): Promise<void> {
-  return settleQuietly(() =>
-    succeeded ? store.complete(key, lease, ttlSeconds) : store.release(key, lease),
-  );
-}

@@ -148,17 +148,13 @@ export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Re
       : Object.entries(headers);
   for (const [name, value] of entries) {
     if (value === undefined) continue;
-    const text = headerText(value);
+    const parts = [value].flat();
+    if (!parts.every((item) => typeof item === 'string')) throw malformedRequest(MALFORMED_HEADERS);
+    const text = parts.join(', ');
     const key = name.toLowerCase();
     result[key] = key in result ? `${result[key]}, ${text}` : text;
   }
   return result;
-}
-
-function headerText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
-  throw malformedRequest(MALFORMED_HEADERS);
 }
 
 const MALFORMED_HEADERS = 'headersAsObject must map header names to strings (or lists of strings).';

@@ -175,9 +175,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
           `'${name}' is not an event ${this.#adapter.provider} raises. Known names: ${[...this.#knownNames].join(', ')}.`,
         );
       }
-      const list = this.#callbacks.get(name) ?? [];
-      list.push(callback as WebhookCallback<never>);
-      this.#callbacks.set(name, list);
+      this.#callbacks.set(name, [...(this.#callbacks.get(name) ?? []), callback as WebhookCallback<never>]);
     }
     return this;
   }

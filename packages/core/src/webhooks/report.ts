@@ -91,7 +91,6 @@ export function reportFailure(
   error: unknown,
   progress: Progress,
 ): void {
-  if (callbacks.length === 0) return;
   const dispatch = WebhookHandlerError.isInstance(error);
   const context: WebhookErrorContext = {
     provider,

@@ -202,8 +202,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * `WebhookHandlerError` (every callback ran; some threw).
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
-    const startTime = Date.now();
-    const progress: Progress = { deliveryKey: null, events: [] };
+    const progress: Progress = { deliveryKey: null, events: [], startTime: Date.now() };
     let outcome: DeliveryOutcome;
     try {
       const result = await withinLogger(this.#logger, () => this.#handle(request, progress));
@@ -219,7 +218,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     } finally {
       // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels).
       const settled = outcome;
-      publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress, startTime));
+      publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress));
     }
   }
 

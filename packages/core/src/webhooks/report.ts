@@ -4,7 +4,6 @@
  * callback sees the error: user code may set `status` on it (an http-errors-style normaliser does), and a provider
  * told 200 for an event never processed stops delivering it.
  */
-import type { WebhookTrace } from '../diagnostics/channels.js';
 import type { ProviderName } from '../records.js';
 import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
 import type { WebhookErrorCallback, WebhookErrorContext, WebhookResult } from './handler.js';
@@ -52,18 +51,14 @@ export interface Progress {
   events: readonly PayEvent[];
   /** Which webhook secret (or public key) verified the delivery, once it is authenticated. */
   secretIndex?: number | undefined;
+  startTime: number;
 }
 
 /** How `handle()` ended: its result, its error, or (while it runs) nothing yet. */
 export type DeliveryOutcome = { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined;
 
 /** The `pay:webhook` message of one delivery: ids and enums only. */
-export function deliveryTrace(
-  provider: ProviderName,
-  outcome: DeliveryOutcome,
-  progress: Progress,
-  startTime: number,
-): WebhookTrace {
+export function deliveryTrace(provider: ProviderName, outcome: DeliveryOutcome, progress: Progress) {
   const error = outcome?.ok === false ? outcome.error : undefined;
   const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
   return {
@@ -76,8 +71,8 @@ export function deliveryTrace(
     duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
     callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
     status: outcome?.ok ? 200 : decideFailureReply(error).status,
-    startTime,
-    durationMs: Date.now() - startTime,
+    startTime: progress.startTime,
+    durationMs: Date.now() - progress.startTime,
   };
 }
 

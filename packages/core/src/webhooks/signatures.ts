@@ -13,7 +13,7 @@ import {
   utf8,
   verifyRsaSha256,
 } from '../crypto.js';
-import { WebhookVerificationError } from './errors.js';
+import { type WebhookFailureReason, WebhookVerificationError } from './errors.js';
 import type { WebhookDelivery } from './types.js';
 
 /** The hash of an HMAC scheme, as Web Crypto names it. */
@@ -186,11 +186,7 @@ const DEFAULT_MESSAGES = {
 };
 
 /** Throws the failure's `WebhookVerificationError` with the scheme's message for it. */
-function refuse(
-  scheme: Pick<SignatureScheme, 'header' | 'messages'>,
-  failure: SignatureFailure,
-  reason: 'missing_secret' | 'missing_signature' | 'invalid_signature' | 'stale_timestamp',
-): never {
+function refuse(scheme: SignatureScheme, failure: SignatureFailure, reason: WebhookFailureReason): never {
   const given = scheme.messages ?? {};
   // A malformed signature matches nothing: without a message of its own it reads as a mismatch.
   const message =

@@ -31,10 +31,7 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
 };
 
 /** The kind a creating operation's record is watched as (`undefined`: another operation, or unreadable). */
-export function watchedKindOf(
-  operation: Operation,
-  adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>,
-): WatchedKind | undefined {
+export function watchedKindOf(operation: Operation, adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>) {
   const kind = CREATED_KINDS[operation];
   const readable =
     kind === 'refund'
@@ -83,11 +80,7 @@ export async function registerCreated(
 }
 
 /** Checks `pay.watch`'s arguments and that `createPay` was given a store, before any store call. */
-export function checkedWatch(
-  store: ReconciliationStore | undefined,
-  kind: unknown,
-  id: unknown,
-): { store: ReconciliationStore; kind: WatchedKind; id: string } {
+export function checkedWatch(store: ReconciliationStore | undefined, kind: unknown, id: unknown) {
   if (store === undefined)
     throw new ConfigurationError(
       'pay.watch needs a reconciliation store: createPay(adapter, { reconcile: store }) (docs/architecture.md#reconciliation).',

@@ -42,16 +42,14 @@ type Entry = { state: 'leased'; lease: string; until: number } | { state: 'done'
 export function createMemoryDeduplicationStore(now: () => number = Date.now): DeduplicationStore {
   const entries = new Map<string, Entry>();
   let begins = 0;
-  /** Drops expired entries now and then, so a long-running process does not keep every key forever. */
-  function sweep(): void {
-    begins += 1;
-    if (begins % 1024 !== 0) return;
-    const time = now();
-    for (const [key, entry] of entries) if (entry.until <= time) entries.delete(key);
-  }
   return markInMemory({
     async begin(key, { leaseSeconds }) {
-      sweep();
+      begins += 1;
+      // Drops expired entries now and then, so a long-running process does not keep every key forever.
+      if (begins % 1024 === 0) {
+        const time = now();
+        for (const [expired, entry] of entries) if (entry.until <= time) entries.delete(expired);
+      }
       const entry = entries.get(key);
       if (entry !== undefined && entry.until > now()) {
         return entry.state === 'done' ? { state: 'done' } : { state: 'in_progress' };

@@ -138,7 +138,18 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     options: WebhookSetupOptions,
     logger: PayLogger = SILENT_LOGGER,
   ) {
-    this.#secrets = webhookSecretsOf(adapter, options.webhookSecret);
+    // The webhook secrets of `setup()` as a list; a provider that checks with one refuses none or an empty one.
+    const given = options.webhookSecret;
+    const secrets = typeof given === 'string' ? [given] : Array.isArray(given) ? [...given] : [];
+    if (
+      adapter.webhooks.secret !== 'unused' &&
+      (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === ''))
+    )
+      throw new ConfigurationError(
+        `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }) (a non-empty string, or a list of them while one is rotated).`,
+        { missing: ['webhookSecret'] },
+      );
+    this.#secrets = adapter.webhooks.secret === 'unused' ? [] : Object.freeze(secrets);
     this.#adapter = adapter;
     const deduplication = deduplicationOf(options);
     this.#logger = logger;
@@ -269,20 +280,4 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     progress.events = events;
     return dispatchEvents(this.#dispatcher, events);
   }
-}
-
-/** The webhook secrets of `setup()` as a list; a provider that checks with one refuses none or an empty one. */
-function webhookSecretsOf(
-  adapter: { provider: ProviderName; webhooks: WebhookDefinition },
-  given: WebhookSetupOptions['webhookSecret'],
-): readonly string[] {
-  if (adapter.webhooks.secret === 'unused') return [];
-  const secrets = typeof given === 'string' ? [given] : Array.isArray(given) ? [...given] : [];
-  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) {
-    throw new ConfigurationError(
-      `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }) (a non-empty string, or a list of them while one is rotated).`,
-      { missing: ['webhookSecret'] },
-    );
-  }
-  return Object.freeze(secrets);
 }

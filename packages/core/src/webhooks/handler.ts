@@ -9,14 +9,8 @@ import type { ProviderName } from '../records.js';
 import { beginLease, type DeduplicationStore, deduplicationOf, settleQuietly } from './dedupe.js';
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { type Dispatcher, dispatchEvents } from './dispatch.js';
-import { type WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import {
-  type DeliveryOutcome,
-  decideFailureReply,
-  deliveryTrace,
-  type Progress,
-  reportFailure,
-} from './report.js';
+import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
+import { type DeliveryOutcome, decideFailureReply, deliveryTrace, type Progress } from './report.js';
 import {
   type AuthenticatedDelivery,
   type EventMap,
@@ -224,12 +218,34 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       // The answer is fixed before any onError callback gets the error object it could change
       // (docs/architecture.md#callbacks).
       decideFailureReply(error);
-      reportFailure(this.#errorCallbacks, this.#adapter.provider, error, progress);
+      this.#reportFailure(error, progress);
       throw error;
     } finally {
       // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels).
-      const settled = outcome;
-      publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress));
+      publishWebhook(() => deliveryTrace(this.#adapter.provider, outcome, progress));
+    }
+  }
+
+  /**
+   * Calls the `onError` callbacks for a failure of `handle()`, without awaiting what they return: an observer that
+   * never settles must not hold the reply, nor one that throws or rejects change it.
+   */
+  #reportFailure(error: unknown, progress: Progress): void {
+    const dispatch = WebhookHandlerError.isInstance(error);
+    const context: WebhookErrorContext = {
+      provider: this.#adapter.provider,
+      stage: dispatch ? 'dispatch' : 'verification',
+      deliveryKey: progress.deliveryKey,
+      events: dispatch ? progress.events : [],
+    };
+    for (const callback of this.#errorCallbacks) {
+      try {
+        const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
+        // A rejection nobody handles would end the process.
+        Promise.resolve(returned).catch(() => undefined);
+      } catch {
+        // An observer's failure must not change the answer to the provider.
+      }
     }
   }
 

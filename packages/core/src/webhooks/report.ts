@@ -1,12 +1,12 @@
 /**
- * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer, the `pay:webhook` diagnostics
- * message and the `onError` callbacks. A failed `handle()`'s answer is decided once, before any `.onError`
+ * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer and the `pay:webhook` diagnostics
+ * message. A failed `handle()`'s answer is decided once, before any `.onError`
  * callback sees the error: user code may set `status` on it (an http-errors-style normaliser does), and a provider
  * told 200 for an event never processed stops delivering it.
  */
 import type { ProviderName } from '../records.js';
 import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import type { WebhookErrorCallback, WebhookErrorContext, WebhookResult } from './handler.js';
+import type { WebhookResult } from './handler.js';
 import type { PayEvent } from './types.js';
 
 /** The reply a bridge sends: status and a small JSON body with no secret in it. */
@@ -74,32 +74,4 @@ export function deliveryTrace(provider: ProviderName, outcome: DeliveryOutcome, 
     startTime: progress.startTime,
     durationMs: Date.now() - progress.startTime,
   };
-}
-
-/**
- * Calls the `onError` callbacks for a failure of `handle()`, without awaiting what they return: an observer that
- * never settles must not hold the reply, nor one that throws or rejects change it.
- */
-export function reportFailure(
-  callbacks: readonly WebhookErrorCallback[],
-  provider: ProviderName,
-  error: unknown,
-  progress: Progress,
-): void {
-  const dispatch = WebhookHandlerError.isInstance(error);
-  const context: WebhookErrorContext = {
-    provider,
-    stage: dispatch ? 'dispatch' : 'verification',
-    deliveryKey: progress.deliveryKey,
-    events: dispatch ? progress.events : [],
-  };
-  for (const callback of callbacks) {
-    try {
-      const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
-      // A rejection nobody handles would end the process.
-      Promise.resolve(returned).catch(() => undefined);
-    } catch {
-      // An observer's failure must not change the answer to the provider.
-    }
-  }
 }

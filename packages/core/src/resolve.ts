@@ -3,7 +3,7 @@
  * unknown, from the ledger when the call completed, else asked of the adapter under the key's lease, so no attempt
  * moves money meanwhile (docs/architecture.md#idempotency).
  */
-import type { AnyAdapter, CallOptions, ResolvedRecord } from './adapter.js';
+import type { AnyAdapter, ResolvedRecord } from './adapter.js';
 import { type PayLogger, withinLogger } from './diagnostics/logger.js';
 import { operationOfError, withIdempotencyKey } from './error-marks.js';
 import { PayError, ValidationError } from './errors.js';
@@ -44,7 +44,6 @@ export async function resolveCall(
   options: ResolveOptions,
 ): Promise<ResolveResult> {
   const lookup = lookupOf(keyOrError, options);
-  const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
   /** Asks the adapter's `resolve` about `operation` under the caller's logger. */
   const ask = async (operation: Operation, extra: { recoveryPoint?: JsonValue | null }) =>
     withinLogger(logger, () =>
@@ -55,7 +54,7 @@ export async function resolveCall(
           ...extra,
           ...(lookup.context ? { context: lookup.context } : {}),
         },
-        callOptions,
+        options.signal ? { signal: options.signal } : {},
       ),
     );
   if (lookup.key === undefined) {

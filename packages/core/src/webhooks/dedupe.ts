@@ -6,6 +6,7 @@
 
 import { markInMemory } from '../diagnostics/production.js';
 import { ConfigurationError } from '../errors.js';
+import { isRecord } from '../validation.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookSetupOptions } from './handler.js';
 import type { PayEvent } from './types.js';
@@ -86,11 +87,7 @@ export function deduplicationOf(options: WebhookSetupOptions) {
   const store = options.deduplicate;
   if (store === undefined) return undefined;
   const methods = ['begin', 'complete', 'release'] as const;
-  if (
-    typeof store !== 'object' ||
-    store === null ||
-    methods.some((method) => typeof (store as unknown as Record<string, unknown>)[method] !== 'function')
-  ) {
+  if (!isRecord(store) || methods.some((method) => typeof store[method] !== 'function')) {
     throw new ConfigurationError(
       'deduplicate must be a DeduplicationStore { begin(key, { leaseSeconds }), complete(key, lease, ttlSeconds), release(key, lease) } (a store with claim/release is the former contract: see the @pay/core README, Webhooks).',
       { missing: ['deduplicate'] },

@@ -14,8 +14,7 @@ export function originFromHost(req: NodeRequestLike): string | undefined {
   const host = req.headers.host;
   if (typeof host !== 'string') return undefined;
   const match = HOST_HEADER.exec(host);
-  if (match === null) return undefined;
-  if (match[1] !== undefined && Number(match[1]) > 65535) return undefined;
+  if (match === null || Number(match[1] ?? 0) > 65535) return undefined;
   const encrypted = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
   return urlOf(`${encrypted ? 'https' : 'http'}://${host}`)?.origin;
 }

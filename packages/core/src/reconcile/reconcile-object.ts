@@ -31,12 +31,10 @@ export async function reconcileObject(context: RunContext, { object, lease }: Cl
   try {
     summary.reads += 1;
     // A payment (also the payment behind a checkout: same id) or a refund.
-    record =
-      object.kind === 'refund' && retrieveRefund
-        ? await retrieveRefund(object.id)
-        : await (
-            context.pay.payments as unknown as { retrieve(id: string): Promise<Payment | null> }
-          ).retrieve(object.id);
+    const payments = context.pay.payments as unknown as { retrieve(id: string): Promise<Payment | null> };
+    record = await (object.kind === 'refund' && retrieveRefund
+      ? retrieveRefund(object.id)
+      : payments.retrieve(object.id));
   } catch (error) {
     summary.errors += 1;
     logger.warn(

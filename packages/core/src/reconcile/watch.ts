@@ -86,12 +86,10 @@ export function checkedWatch(store: ReconciliationStore | undefined, kind: unkno
       'pay.watch needs a reconciliation store: createPay(adapter, { reconcile: store }) (docs/architecture.md#reconciliation).',
       { missing: ['reconcile'] },
     );
-  const issues = [
-    ...(kind === 'payment' || kind === 'checkout' || kind === 'refund'
-      ? []
-      : [{ path: 'kind', message: "must be 'payment', 'checkout' or 'refund'" }]),
-    ...(typeof id === 'string' && id !== '' ? [] : [{ path: 'id', message: 'must be a non-empty string' }]),
-  ];
+  const issues = [];
+  if (kind !== 'payment' && kind !== 'checkout' && kind !== 'refund')
+    issues.push({ path: 'kind', message: "must be 'payment', 'checkout' or 'refund'" });
+  if (typeof id !== 'string' || id === '') issues.push({ path: 'id', message: 'must be a non-empty string' });
   if (issues.length > 0) throw new ValidationError(issues, { operation: 'watch' });
   return { store, kind: kind as WatchedKind, id: id as string };
 }

@@ -7,6 +7,7 @@
 import { markInMemory } from '../diagnostics/production.js';
 import { ConfigurationError } from '../errors.js';
 import { isRecord } from '../validation.js';
+import type { Dispatcher } from './dispatch.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookSetupOptions } from './handler.js';
 import type { PayEvent } from './types.js';
@@ -151,11 +152,7 @@ export function transitionKeyOf(provider: string, event: PayEvent): string | und
  * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a webhook
  * and the reconciler at once, on two instances) frees the leases taken and makes the whole dispatch retryable.
  */
-export async function takeTransitions(
-  deduplication: Deduplication | undefined,
-  provider: string,
-  events: readonly PayEvent[],
-): Promise<Map<PayEvent, TransitionLease>> {
+export async function takeTransitions({ deduplication, provider }: Dispatcher, events: readonly PayEvent[]) {
   const taken = new Map<PayEvent, TransitionLease>();
   if (deduplication === undefined) return taken;
   try {

@@ -27,7 +27,7 @@ export interface Dispatcher {
 export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[]): Promise<WebhookResult> {
   const { callbacks, anyCallbacks, deduplication } = dispatcher;
   const wanted = events.filter((event) => callbacks.has(event.type) || anyCallbacks.length > 0);
-  const transitions = await takeTransitions(deduplication, dispatcher.provider, wanted);
+  const transitions = await takeTransitions(dispatcher, wanted);
   const errors: unknown[] = [];
   const duplicates: string[] = [];
   for (const event of events) {

@@ -83,13 +83,12 @@ export async function resolveCall(
           'an attempt with this key is in progress (it renews its lease while it works); ask again later',
         askAgainAt: new Date(Date.now() + ledger.leaseSeconds * 1000).toISOString(),
       };
-    const { lease } = begun;
     /** Writes the outcome of a resolve to the ledger; a failure is reported, the provider's answer stands. */
     const settle = async (step: 'complete' | 'release' | 'abandon', answer?: ResolvedRecord) => {
       try {
         await (step === 'complete'
-          ? store.complete(key, lease, JSON.parse(JSON.stringify(answer)))
-          : store[step](key, lease));
+          ? store.complete(key, begun.lease, JSON.parse(JSON.stringify(answer)))
+          : store[step](key, begun.lease));
       } catch (error) {
         ledger.report(
           new StoreError(
@@ -102,7 +101,7 @@ export async function resolveCall(
     };
     let answer: ResolvedRecord;
     try {
-      answer = await whileHeld(store, key, lease, ledger.leaseSeconds, () =>
+      answer = await whileHeld(store, key, begun.lease, ledger.leaseSeconds, () =>
         ask(operation, { recoveryPoint: begun.recoveryPoint }),
       );
     } catch (error) {
@@ -129,9 +128,7 @@ export async function resolveCall(
       const operation = operationOfFingerprint(entry.fingerprint);
       if (entry.result !== null || !operation || !adapter.resolve) return foundInLedger(entry.result);
       const answer = await ask(operation, { recoveryPoint: entry.recoveryPoint });
-      return isRecordAnswer(answer)
-        ? { status: 'found', record: answer, source: 'ledger' }
-        : foundInLedger(null);
+      return foundInLedger(isRecordAnswer(answer) ? answer : null);
     }
     if (!entry) {
       if (!lookup.operation)

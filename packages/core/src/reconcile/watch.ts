@@ -33,11 +33,8 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
 /** The kind a creating operation's record is watched as (`undefined`: another operation, or unreadable). */
 export function watchedKindOf(operation: Operation, adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>) {
   const kind = CREATED_KINDS[operation];
-  const readable =
-    kind === 'refund'
-      ? adapter.reconcile?.retrieveRefund !== undefined
-      : adapter.capabilities.includes('payments.retrieve');
-  return readable ? kind : undefined;
+  if (kind === 'refund') return adapter.reconcile?.retrieveRefund === undefined ? undefined : kind;
+  return adapter.capabilities.includes('payments.retrieve') ? kind : undefined;
 }
 
 /** The kind of object a money-moving operation (of a ledger entry) acted on. */

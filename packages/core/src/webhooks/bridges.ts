@@ -189,8 +189,7 @@ function bridgeSettings(options: WebhookBridgeOptions) {
 }
 
 function declaredLength(value: string | string[] | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
-  return Number(value);
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
 function badRequest(message: string): WebhookReply {

@@ -140,9 +140,8 @@ export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: str
  * transitions (`payment.updated`); raw events have none: they belong to their delivery.
  */
 export function transitionKeyOf(provider: string, event: PayEvent): string | undefined {
-  if (event.is_raw) return undefined;
   const data = event.data as { id?: unknown; status?: unknown } | null;
-  if (typeof data?.id !== 'string' || data.id === '') return undefined;
+  if (event.is_raw || typeof data?.id !== 'string' || data.id === '') return undefined;
   const kind = event.type.slice(0, event.type.indexOf('.'));
   const status = typeof data.status === 'string' ? `:${data.status}` : '';
   return `${provider}:transition:${kind}:${data.id}:${event.type}${status}`;

@@ -29,8 +29,7 @@ export function targetPathAndQuery(target: string | undefined): string | undefin
   const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(target);
   if (absolute === null) return undefined;
   const rest = target.slice(absolute[0].length);
-  if (rest === '') return '/';
-  return rest.startsWith('/') ? rest : rest.startsWith('?') ? `/${rest}` : undefined;
+  return rest === '' || rest.startsWith('?') ? `/${rest}` : rest.startsWith('/') ? rest : undefined;
 }
 
 /** `origin` then `pathAndQuery` as one URL, never resolved relatively (`//other.example/x` stays ours). */

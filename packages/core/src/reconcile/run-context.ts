@@ -1,9 +1,7 @@
 /** What every step of a reconciler run works with (docs/architecture.md#reconciliation). */
 import type { AnyAdapter } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
-import type { PayLogger } from '../diagnostics/logger.js';
-import type { IdempotencyLedger } from '../idempotency.js';
-import type { Pay } from '../pay.js';
+import type { Pay, PayInternals } from '../pay.js';
 import { StoreError, type StoreStep } from '../store-errors.js';
 import type { HandlerInternals } from '../webhooks/handler.js';
 import type { ReconcilerOptions } from './reconciler.js';
@@ -12,18 +10,16 @@ import type { ReconciliationStore } from './store.js';
 /** What one run did, as the `pay:reconcile` diagnostics message says it. */
 export type ReconcileRun = Omit<ReconcileTrace, 'provider' | 'startTime' | 'durationMs'>;
 
-/** One reconciler's state across runs, and the summary of the run under way. */
-export interface RunContext {
+/** One reconciler's state across runs (with `Pay`'s ledger and logger), and the summary of the run under way. */
+export interface RunContext extends PayInternals {
   pay: Pay<AnyAdapter>;
   adapter: AnyAdapter;
   provider: string;
-  ledger: IdempotencyLedger;
   /** The watch list and the read budget. */
   store: ReconciliationStore;
   handler: HandlerInternals;
   /** The checked options of `createReconciler`. */
   settings: Required<ReconcilerOptions>;
-  logger: PayLogger;
   /**
    * Stale keys not to ask about before a time (epoch ms): an `unknown` answer's `askAgainAt`, or a found
    * checkout's (its key is left for the caller's retry).

@@ -164,7 +164,10 @@ export async function takeTransitions({ deduplication, provider }: Dispatcher, e
           `The ${event.type} transition of ${key.split(':')[3]} is being processed by another attempt right now (a webhook or the reconciler); answer 503 so it is delivered again once that attempt has finished (or its lease has expired).`,
           { reason: 'delivery_in_progress', retryable: true },
         );
-      taken.set(event, { ...lease, key });
+      taken.set(
+        event,
+        lease.state === 'done' ? { key, state: 'done' } : { key, state: 'acquired', lease: lease.lease },
+      );
     }
   } catch (error) {
     for (const held of taken.values())

@@ -75,7 +75,6 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
     throw malformedRequest('handle() takes { body, headersAsObject, fullUrl }.');
   }
   const body = rawBodyOf(request);
-  const rawBody = utf8(body);
   let text: string;
   try {
     // The decoder drops a leading byte order mark from bytes; drop it from a string too, so both spellings of
@@ -88,7 +87,7 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
     throw malformedRequest('fullUrl must be the full URL the webhook was posted to.');
   }
   return {
-    rawBody,
+    rawBody: utf8(body),
     body: text,
     headers: lowerCaseHeaders(request.headersAsObject ?? {}),
     fullUrl: request.fullUrl,

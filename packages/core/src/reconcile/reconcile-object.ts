@@ -5,36 +5,36 @@ import { StoreError } from '../store-errors.js';
 import { dispatchEvents } from '../webhooks/dispatch.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
 import { webhookEvent } from '../webhooks/types.js';
-import { type ReconcileRun, type RunContext, storeCall } from './run-context.js';
+import { type RunContext, storeCall } from './run-context.js';
 import type { ClaimedObject, ReconciliationStore, WatchedObject } from './store.js';
 import { eventOfStatus, isFinal } from './transitions.js';
 import { nextReadAt } from './watch.js';
 
 /** Reads one claimed object, delivers a changed status, then settles (final) or reschedules it with backoff. */
-export async function reconcileObject(
-  context: RunContext,
-  { object, lease }: ClaimedObject,
-  summary: ReconcileRun,
-): Promise<void> {
-  const { adapter, provider, settings, logger } = context;
+export async function reconcileObject(context: RunContext, { object, lease }: ClaimedObject): Promise<void> {
+  const { adapter, provider, settings, logger, summary } = context;
   const reads = object.reads + 1;
   const later = (status: string | null) => ({ status, reads, dueAt: nextReadAt(reads, settings.now()) });
   const settle = (next: Parameters<ReconciliationStore['settle']>[2]) =>
     storeCall('settle', () => context.store.settle(object, lease, next));
-  if (object.kind === 'refund' && adapter.reconcile?.retrieveRefund === undefined) {
+  const retrieveRefund = adapter.reconcile?.retrieveRefund;
+  if (object.kind === 'refund' && retrieveRefund === undefined) {
     // Registered by the application (pay.watch) for an adapter that cannot read refunds: nothing to read by.
     logger.once(
       `reconcile-no-refund-read:${provider}`,
       'warn',
       `${provider} cannot read refunds (its adapter has no reconcile.retrieveRefund): watched refunds are dropped.`,
     );
-    await settle('final');
-    return;
+    return void (await settle('final'));
   }
   let record: Payment | Refund | null;
   try {
     summary.reads += 1;
-    record = await readObject(context, object);
+    // A payment (also the payment behind a checkout: same id) or a refund.
+    const payments = context.pay.payments as unknown as { retrieve(id: string): Promise<Payment | null> };
+    record = await (object.kind === 'refund' && retrieveRefund
+      ? retrieveRefund(object.id)
+      : payments.retrieve(object.id));
   } catch (error) {
     summary.errors += 1;
     logger.warn(
@@ -46,39 +46,24 @@ export async function reconcileObject(
         error,
       }),
     );
-    await settle(later(object.status));
-    return;
+    return void (await settle(later(object.status)));
   }
   // Unknown to the provider (not there yet, or another account's id): read again later, until it expires.
   if (record === null) return void (await settle(later(object.status)));
   const status = record.status;
-  if (status !== object.status && !(await deliverStatus(context, object, record, summary))) {
+  if (status !== object.status && !(await deliverStatus(context, object, record))) {
     // Not delivered (callbacks failed, or another instance is on it): the status stays unannounced; read soon.
-    await settle({ status: object.status, reads, dueAt: nextReadAt(0, settings.now()) });
-    return;
+    return void (await settle({ status: object.status, reads, dueAt: nextReadAt(0, settings.now()) }));
   }
   await settle(isFinal(object.kind, status) ? 'final' : later(status));
-}
-
-/** Reads the object: a payment (also the payment behind a checkout: same id) or a refund. */
-async function readObject(context: RunContext, object: WatchedObject): Promise<Payment | Refund | null> {
-  const retrieveRefund = context.adapter.reconcile?.retrieveRefund;
-  if (object.kind === 'refund' && retrieveRefund) return retrieveRefund(object.id);
-  const payments = context.pay.payments as unknown as { retrieve(id: string): Promise<Payment | null> };
-  return payments.retrieve(object.id);
 }
 
 /**
  * Delivers the record's new status as its event through the handler's dispatcher and logger: true when delivered
  * (now or earlier) or it raises none; false to try again.
  */
-async function deliverStatus(
-  context: RunContext,
-  object: WatchedObject,
-  record: Payment | Refund,
-  summary: ReconcileRun,
-): Promise<boolean> {
-  const { adapter, handler, provider } = context;
+async function deliverStatus(context: RunContext, object: WatchedObject, record: Payment | Refund) {
+  const { adapter, handler, provider, summary } = context;
   const type = eventOfStatus(adapter, object.kind, record.status, handler.raises);
   if (type === null) return true;
   const event = webhookEvent({

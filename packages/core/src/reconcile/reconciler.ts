@@ -10,7 +10,7 @@ import { internalsOf, type Pay } from '../pay.js';
 import { StoreError } from '../store-errors.js';
 import { handlerInternals, type WebhookHandler } from '../webhooks/handler.js';
 import { reconcileObject } from './reconcile-object.js';
-import { type ReconcileRun, type RunContext, type Settings, spendReads, storeCall } from './run-context.js';
+import { type ReconcileRun, type RunContext, spendReads, storeCall } from './run-context.js';
 import { resolveStaleKeys } from './stale-keys.js';
 
 /** Options of {@link createReconciler}. */
@@ -64,15 +64,14 @@ export function createReconciler<A extends AnyAdapter>(
       { missing: ['deduplicate'] },
     );
   const settings = checkedOptions(options);
-  const context: RunContext = {
+  const context: Omit<RunContext, 'summary'> = {
+    ...internals,
     pay: pay as unknown as Pay<AnyAdapter>,
     adapter: pay.adapter,
     provider: pay.adapter.provider,
-    ledger: internals.ledger,
     store,
     handler: target,
     settings,
-    logger: internals.logger,
     askAgain: new Map(),
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -113,7 +112,7 @@ export function createReconciler<A extends AnyAdapter>(
 }
 
 /** The options with their defaults; refuses a value out of bounds (`ConfigurationError`). */
-function checkedOptions(options: ReconcilerOptions): Settings {
+function checkedOptions(options: ReconcilerOptions): Required<ReconcilerOptions> {
   const bad = (['intervalMs', 'readsPerMinute', 'leaseSeconds'] as const).filter((name) => {
     const value = options[name];
     return value !== undefined && !(Number.isInteger(value) && value >= BOUNDS[name][0]);
@@ -132,8 +131,8 @@ function checkedOptions(options: ReconcilerOptions): Settings {
 }
 
 /** One run: due objects, then stale idempotency keys; a store outage pauses it (`paused: true`). */
-async function runOnce(context: RunContext): Promise<ReconcileRun> {
-  const { provider, settings, logger } = context;
+async function runOnce(shared: Omit<RunContext, 'summary'>): Promise<ReconcileRun> {
+  const { provider, settings, logger } = shared;
   const startTime = settings.now();
   const summary: ReconcileRun = {
     watched: 0,
@@ -147,9 +146,10 @@ async function runOnce(context: RunContext): Promise<ReconcileRun> {
     errors: 0,
     paused: false,
   };
+  const context = { ...shared, summary };
   try {
-    await reconcileDueObjects(context, startTime, summary);
-    await resolveStaleKeys(context, summary);
+    await reconcileDueObjects(context, startTime);
+    await resolveStaleKeys(context);
   } catch (error) {
     if (!StoreError.isInstance(error)) throw error;
     summary.paused = true;
@@ -165,18 +165,18 @@ async function runOnce(context: RunContext): Promise<ReconcileRun> {
 }
 
 /** Reads the due objects the budget allows, earliest due first. */
-async function reconcileDueObjects(context: RunContext, now: number, summary: ReconcileRun): Promise<void> {
-  const { store, provider, settings } = context;
+async function reconcileDueObjects(context: RunContext, now: number): Promise<void> {
+  const { store, provider, settings, summary } = context;
   const backlog = await storeCall('backlog', () => store.backlog(provider, now));
   summary.watched = backlog.watched;
   summary.due = backlog.due;
   summary.lagMs = backlog.oldestDueAt === null ? 0 : Math.max(0, now - backlog.oldestDueAt);
   const wanted = Math.min(backlog.due, settings.readsPerMinute);
   if (wanted === 0) return;
-  const granted = await spendReads(context, now, wanted, summary);
+  const granted = await spendReads(context, now, wanted);
   if (granted === 0) return;
   const claimed = await storeCall('claim', () =>
     store.claim(provider, { now, limit: granted, leaseSeconds: settings.leaseSeconds }),
   );
-  for (const object of claimed) await reconcileObject(context, object, summary);
+  for (const object of claimed) await reconcileObject(context, object);
 }

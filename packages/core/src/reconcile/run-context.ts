@@ -1,40 +1,31 @@
 /** What every step of a reconciler run works with (docs/architecture.md#reconciliation). */
 import type { AnyAdapter } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
-import type { PayLogger } from '../diagnostics/logger.js';
-import type { IdempotencyLedger } from '../idempotency.js';
-import type { Pay } from '../pay.js';
+import type { Pay, PayInternals } from '../pay.js';
 import { StoreError, type StoreStep } from '../store-errors.js';
 import type { HandlerInternals } from '../webhooks/handler.js';
+import type { ReconcilerOptions } from './reconciler.js';
 import type { ReconciliationStore } from './store.js';
 
 /** What one run did, as the `pay:reconcile` diagnostics message says it. */
 export type ReconcileRun = Omit<ReconcileTrace, 'provider' | 'startTime' | 'durationMs'>;
 
-/** The checked options of `createReconciler`. */
-export interface Settings {
-  intervalMs: number;
-  readsPerMinute: number;
-  leaseSeconds: number;
-  now: () => number;
-}
-
-/** One reconciler's state across runs. */
-export interface RunContext {
+/** One reconciler's state across runs (with `Pay`'s ledger and logger), and the summary of the run under way. */
+export interface RunContext extends PayInternals {
   pay: Pay<AnyAdapter>;
   adapter: AnyAdapter;
   provider: string;
-  ledger: IdempotencyLedger;
   /** The watch list and the read budget. */
   store: ReconciliationStore;
   handler: HandlerInternals;
-  settings: Settings;
-  logger: PayLogger;
+  /** The checked options of `createReconciler`. */
+  settings: Required<ReconcilerOptions>;
   /**
    * Stale keys not to ask about before a time (epoch ms): an `unknown` answer's `askAgainAt`, or a found
    * checkout's (its key is left for the caller's retry).
    */
   askAgain: Map<string, number>;
+  summary: ReconcileRun;
 }
 
 /** Runs a reconciliation store call; whatever it throws becomes a `StoreError` that pauses the run. */
@@ -51,13 +42,8 @@ export async function storeCall<T>(step: StoreStep, call: () => Promise<T>): Pro
 }
 
 /** Spends up to `wanted` reads from the budget shared by every instance; counts what it refused. */
-export async function spendReads(
-  context: RunContext,
-  now: number,
-  wanted: number,
-  summary: ReconcileRun,
-): Promise<number> {
-  const { store, provider, settings } = context;
+export async function spendReads(context: RunContext, now: number, wanted: number): Promise<number> {
+  const { store, provider, settings, summary } = context;
   const granted = await storeCall('spend', () =>
     store.spend(provider, { now, reads: wanted, perMinute: settings.readsPerMinute }),
   );

@@ -83,16 +83,16 @@ export function createMemoryReconciliationStore(now: () => number = Date.now): R
     },
     async claim(provider, { now: time, limit, leaseSeconds }) {
       dropExpired(time);
-      const due = [...rows.values()]
+      return [...rows.values()]
         .filter((row) => row.provider === provider && row.dueAt <= time && row.leaseUntil <= time)
         .sort((a, b) => a.dueAt - b.dueAt)
-        .slice(0, Math.max(0, limit));
-      return due.map((row) => {
-        row.lease = crypto.randomUUID();
-        row.leaseUntil = time + leaseSeconds * 1000;
-        const { lease, leaseUntil: _until, ...object } = row;
-        return { object, lease };
-      });
+        .slice(0, Math.max(0, limit))
+        .map((row) => {
+          row.lease = crypto.randomUUID();
+          row.leaseUntil = time + leaseSeconds * 1000;
+          const { lease, leaseUntil: _until, ...object } = row;
+          return { object, lease };
+        });
     },
     async settle(object, lease, next) {
       const key = keyOf(object);

@@ -31,16 +31,10 @@ const CREATED_KINDS: Partial<Record<Operation, WatchedKind>> = {
 };
 
 /** The kind a creating operation's record is watched as (`undefined`: another operation, or unreadable). */
-export function watchedKindOf(
-  operation: Operation,
-  adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>,
-): WatchedKind | undefined {
+export function watchedKindOf(operation: Operation, adapter: Pick<AnyAdapter, 'reconcile' | 'capabilities'>) {
   const kind = CREATED_KINDS[operation];
-  const readable =
-    kind === 'refund'
-      ? adapter.reconcile?.retrieveRefund !== undefined
-      : adapter.capabilities.includes('payments.retrieve');
-  return readable ? kind : undefined;
+  if (kind === 'refund') return adapter.reconcile?.retrieveRefund === undefined ? undefined : kind;
+  return adapter.capabilities.includes('payments.retrieve') ? kind : undefined;
 }
 
 /** The kind of object a money-moving operation (of a ledger entry) acted on. */
@@ -83,22 +77,16 @@ export async function registerCreated(
 }
 
 /** Checks `pay.watch`'s arguments and that `createPay` was given a store, before any store call. */
-export function checkedWatch(
-  store: ReconciliationStore | undefined,
-  kind: unknown,
-  id: unknown,
-): { store: ReconciliationStore; kind: WatchedKind; id: string } {
+export function checkedWatch(store: ReconciliationStore | undefined, kind: unknown, id: unknown) {
   if (store === undefined)
     throw new ConfigurationError(
       'pay.watch needs a reconciliation store: createPay(adapter, { reconcile: store }) (docs/architecture.md#reconciliation).',
       { missing: ['reconcile'] },
     );
-  const issues = [
-    ...(kind === 'payment' || kind === 'checkout' || kind === 'refund'
-      ? []
-      : [{ path: 'kind', message: "must be 'payment', 'checkout' or 'refund'" }]),
-    ...(typeof id === 'string' && id !== '' ? [] : [{ path: 'id', message: 'must be a non-empty string' }]),
-  ];
+  const issues = [];
+  if (kind !== 'payment' && kind !== 'checkout' && kind !== 'refund')
+    issues.push({ path: 'kind', message: "must be 'payment', 'checkout' or 'refund'" });
+  if (typeof id !== 'string' || id === '') issues.push({ path: 'id', message: 'must be a non-empty string' });
   if (issues.length > 0) throw new ValidationError(issues, { operation: 'watch' });
   return { store, kind: kind as WatchedKind, id: id as string };
 }

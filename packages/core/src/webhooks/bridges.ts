@@ -52,36 +52,31 @@ export function toFetchHandler<T extends AdapterTypes>(
   options: WebhookBridgeOptions = {},
 ): (request: Request) => Promise<Response> {
   const settings = bridgeSettings(options);
+  const fetchReply = async (request: Request): Promise<WebhookReply> => {
+    const target = urlOf(request.url);
+    const fullUrl =
+      target && joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
+    if (fullUrl === undefined) return badRequest('The request URL cannot be parsed.');
+    // A middleware or framework that read the body first (`await request.json()`) leaves a used stream: the raw
+    // bytes are gone, which is a configuration error, not a forgery (answered 503 with the fix).
+    if (request.bodyUsed) return failureReply(bodyAlreadyParsedError('fetch'));
+    const declared = declaredLength(request.headers.get('content-length'));
+    if (declared !== undefined && declared > settings.maxBodyBytes) {
+      await request.body?.cancel().catch(() => undefined);
+      return tooLarge(settings.maxBodyBytes);
+    }
+    const body = await readWebBody(request.body, settings.maxBodyBytes);
+    if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
+    if (body === 'unreadable') return badRequest('The request body could not be read to its end.');
+    return replyFor(handler.handle({ body, headersAsObject: request.headers, fullUrl }));
+  };
   return async (request) => {
-    const reply = await fetchReply(handler, settings, request).catch(internalError);
+    const reply = await fetchReply(request).catch(internalError);
     return new Response(JSON.stringify(reply.body), {
       status: reply.status,
       headers: { 'content-type': 'application/json' },
     });
   };
-}
-
-async function fetchReply<T extends AdapterTypes>(
-  handler: WebhookHandler<T>,
-  settings: BridgeSettings,
-  request: Request,
-): Promise<WebhookReply> {
-  const target = urlOf(request.url);
-  const fullUrl =
-    target && joinUrl(settings.publicOrigin ?? target.origin, `${target.pathname}${target.search}`);
-  if (fullUrl === undefined) return badRequest('The request URL cannot be parsed.');
-  // A middleware or framework that read the body first (`await request.json()`) leaves a used stream: the raw
-  // bytes are gone, which is a configuration error, not a forgery (answered 503 with the fix).
-  if (request.bodyUsed) return failureReply(bodyAlreadyParsedError('fetch'));
-  const declared = declaredLength(request.headers.get('content-length'));
-  if (declared !== undefined && declared > settings.maxBodyBytes) {
-    await request.body?.cancel().catch(() => undefined);
-    return tooLarge(settings.maxBodyBytes);
-  }
-  const body = await readWebBody(request.body, settings.maxBodyBytes);
-  if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
-  if (body === 'unreadable') return badRequest('The request body could not be read to its end.');
-  return replyFor(handler.handle({ body, headersAsObject: request.headers, fullUrl }));
 }
 
 /** The parts of Node's `IncomingMessage` the listener reads. */
@@ -113,14 +108,39 @@ export function toNodeListener<T extends AdapterTypes>(
   options: WebhookBridgeOptions = {},
 ): (req: NodeRequestLike, res: NodeResponseLike) => Promise<void> {
   const settings = bridgeSettings(options);
+  const nodeReply = async (req: NodeRequestLike): Promise<WebhookReply | 'unanswerable'> => {
+    const origin = settings.publicOrigin ?? originFromHost(req);
+    if (origin === undefined) {
+      return badRequest('The Host header is missing or not a valid host; set publicOrigin on the bridge.');
+    }
+    const pathAndQuery = targetPathAndQuery(req.url);
+    const fullUrl = pathAndQuery === undefined ? undefined : joinUrl(origin, pathAndQuery);
+    if (fullUrl === undefined) return badRequest('The request target is not a valid path.');
+    const declared = declaredLength(req.headers['content-length']);
+    if (declared !== undefined && declared > settings.maxBodyBytes) return tooLarge(settings.maxBodyBytes);
+    const endedBeforeReading = req.readableEnded === true;
+    const body = await readNodeBody(req, settings.maxBodyBytes);
+    if (body === 'unreadable') return 'unanswerable';
+    if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
+    // A body announced (a Content-Length above 0, or a chunked stream that had ended before the bridge read it) yet
+    // none read: a body parser (a global express.json(), Fastify's) consumed it. Answered 503 with the fix for the
+    // framework at hand, since the delivery may well be genuine (docs/architecture.md#webhook-handler).
+    const announced =
+      declared === undefined
+        ? endedBeforeReading && req.headers['transfer-encoding'] !== undefined
+        : declared > 0;
+    if (body.byteLength === 0 && announced) {
+      // Express (4 and 5) gives every request its application as `req.app`.
+      const express = typeof (req as { app?: unknown }).app === 'function';
+      return failureReply(bodyAlreadyParsedError(express ? 'express' : 'node'));
+    }
+    return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
+  };
   return async (req, res) => {
     try {
-      const reply = await nodeReply(handler, settings, req);
-      if (reply === 'unanswerable') {
-        closeConnection(req);
-        return;
-      }
-      writeReply(res, reply);
+      const reply = await nodeReply(req);
+      if (reply === 'unanswerable') closeConnection(req);
+      else writeReply(res, reply);
     } catch {
       try {
         writeReply(res, internalError());
@@ -129,39 +149,6 @@ export function toNodeListener<T extends AdapterTypes>(
       }
     }
   };
-}
-
-async function nodeReply<T extends AdapterTypes>(
-  handler: WebhookHandler<T>,
-  settings: BridgeSettings,
-  req: NodeRequestLike,
-): Promise<WebhookReply | 'unanswerable'> {
-  const origin = settings.publicOrigin ?? originFromHost(req);
-  if (origin === undefined) {
-    return badRequest('The Host header is missing or not a valid host; set publicOrigin on the bridge.');
-  }
-  const pathAndQuery = targetPathAndQuery(req.url);
-  const fullUrl = pathAndQuery === undefined ? undefined : joinUrl(origin, pathAndQuery);
-  if (fullUrl === undefined) return badRequest('The request target is not a valid path.');
-  const declared = declaredLength(req.headers['content-length']);
-  if (declared !== undefined && declared > settings.maxBodyBytes) return tooLarge(settings.maxBodyBytes);
-  const endedBeforeReading = req.readableEnded === true;
-  const body = await readNodeBody(req, settings.maxBodyBytes);
-  if (body === 'unreadable') return 'unanswerable';
-  if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
-  // A body announced (a Content-Length above 0, or a chunked stream that had ended before the bridge read it) yet
-  // none read: a body parser (a global express.json(), Fastify's) consumed it. Answered 503 with the fix for the
-  // framework at hand, since the delivery may well be genuine (docs/architecture.md#webhook-handler).
-  const announced =
-    declared === undefined
-      ? endedBeforeReading && req.headers['transfer-encoding'] !== undefined
-      : declared > 0;
-  if (body.byteLength === 0 && announced) {
-    // Express (4 and 5) gives every request its application as `req.app`.
-    const express = typeof (req as { app?: unknown }).app === 'function';
-    return failureReply(bodyAlreadyParsedError(express ? 'express' : 'node'));
-  }
-  return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
 }
 
 function writeReply(res: NodeResponseLike, reply: WebhookReply): void {
@@ -183,8 +170,6 @@ function closeConnection(req: NodeRequestLike): void {
   }
 }
 
-type BridgeSettings = ReturnType<typeof bridgeSettings>;
-
 function bridgeSettings(options: WebhookBridgeOptions) {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
@@ -204,8 +189,7 @@ function bridgeSettings(options: WebhookBridgeOptions) {
 }
 
 function declaredLength(value: string | string[] | null | undefined): number | undefined {
-  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
-  return Number(value);
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
 function badRequest(message: string): WebhookReply {

@@ -6,6 +6,8 @@
 
 import { markInMemory } from '../diagnostics/production.js';
 import { ConfigurationError } from '../errors.js';
+import { isRecord } from '../validation.js';
+import type { Dispatcher } from './dispatch.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookSetupOptions } from './handler.js';
 import type { PayEvent } from './types.js';
@@ -42,16 +44,14 @@ type Entry = { state: 'leased'; lease: string; until: number } | { state: 'done'
 export function createMemoryDeduplicationStore(now: () => number = Date.now): DeduplicationStore {
   const entries = new Map<string, Entry>();
   let begins = 0;
-  /** Drops expired entries now and then, so a long-running process does not keep every key forever. */
-  function sweep(): void {
-    begins += 1;
-    if (begins % 1024 !== 0) return;
-    const time = now();
-    for (const [key, entry] of entries) if (entry.until <= time) entries.delete(key);
-  }
   return markInMemory({
     async begin(key, { leaseSeconds }) {
-      sweep();
+      begins += 1;
+      // Drops expired entries now and then, so a long-running process does not keep every key forever.
+      if (begins % 1024 === 0) {
+        const time = now();
+        for (const [expired, entry] of entries) if (entry.until <= time) entries.delete(expired);
+      }
       const entry = entries.get(key);
       if (entry !== undefined && entry.until > now()) {
         return entry.state === 'done' ? { state: 'done' } : { state: 'in_progress' };
@@ -88,11 +88,7 @@ export function deduplicationOf(options: WebhookSetupOptions) {
   const store = options.deduplicate;
   if (store === undefined) return undefined;
   const methods = ['begin', 'complete', 'release'] as const;
-  if (
-    typeof store !== 'object' ||
-    store === null ||
-    methods.some((method) => typeof (store as unknown as Record<string, unknown>)[method] !== 'function')
-  ) {
+  if (!isRecord(store) || methods.some((method) => typeof store[method] !== 'function')) {
     throw new ConfigurationError(
       'deduplicate must be a DeduplicationStore { begin(key, { leaseSeconds }), complete(key, lease, ttlSeconds), release(key, lease) } (a store with claim/release is the former contract: see the @pay/core README, Webhooks).',
       { missing: ['deduplicate'] },
@@ -144,9 +140,8 @@ export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: str
  * transitions (`payment.updated`); raw events have none: they belong to their delivery.
  */
 export function transitionKeyOf(provider: string, event: PayEvent): string | undefined {
-  if (event.is_raw) return undefined;
   const data = event.data as { id?: unknown; status?: unknown } | null;
-  if (typeof data?.id !== 'string' || data.id === '') return undefined;
+  if (event.is_raw || typeof data?.id !== 'string' || data.id === '') return undefined;
   const kind = event.type.slice(0, event.type.indexOf('.'));
   const status = typeof data.status === 'string' ? `:${data.status}` : '';
   return `${provider}:transition:${kind}:${data.id}:${event.type}${status}`;
@@ -156,11 +151,7 @@ export function transitionKeyOf(provider: string, event: PayEvent): string | und
  * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a webhook
  * and the reconciler at once, on two instances) frees the leases taken and makes the whole dispatch retryable.
  */
-export async function takeTransitions(
-  deduplication: Deduplication | undefined,
-  provider: string,
-  events: readonly PayEvent[],
-): Promise<Map<PayEvent, TransitionLease>> {
+export async function takeTransitions({ deduplication, provider }: Dispatcher, events: readonly PayEvent[]) {
   const taken = new Map<PayEvent, TransitionLease>();
   if (deduplication === undefined) return taken;
   try {
@@ -185,15 +176,4 @@ export async function takeTransitions(
     throw error;
   }
   return taken;
-}
-
-/** Completes a transition whose callbacks all succeeded, or frees it for the next delivery or read. */
-export function settleTransition(
-  { store, ttlSeconds }: Deduplication,
-  { key, lease }: TransitionLease & { state: 'acquired' },
-  succeeded: boolean,
-): Promise<void> {
-  return settleQuietly(() =>
-    succeeded ? store.complete(key, lease, ttlSeconds) : store.release(key, lease),
-  );
 }

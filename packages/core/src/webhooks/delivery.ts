@@ -75,7 +75,6 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
     throw malformedRequest('handle() takes { body, headersAsObject, fullUrl }.');
   }
   const body = rawBodyOf(request);
-  const rawBody = utf8(body);
   let text: string;
   try {
     // The decoder drops a leading byte order mark from bytes; drop it from a string too, so both spellings of
@@ -88,7 +87,7 @@ export function toDelivery(request: WebhookRequest): WebhookDelivery {
     throw malformedRequest('fullUrl must be the full URL the webhook was posted to.');
   }
   return {
-    rawBody,
+    rawBody: utf8(body),
     body: text,
     headers: lowerCaseHeaders(request.headersAsObject ?? {}),
     fullUrl: request.fullUrl,
@@ -148,17 +147,13 @@ export function lowerCaseHeaders(headers: WebhookRequest['headersAsObject']): Re
       : Object.entries(headers);
   for (const [name, value] of entries) {
     if (value === undefined) continue;
-    const text = headerText(value);
+    const parts = [value].flat();
+    if (!parts.every((item) => typeof item === 'string')) throw malformedRequest(MALFORMED_HEADERS);
+    const text = parts.join(', ');
     const key = name.toLowerCase();
     result[key] = key in result ? `${result[key]}, ${text}` : text;
   }
   return result;
-}
-
-function headerText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
-  throw malformedRequest(MALFORMED_HEADERS);
 }
 
 const MALFORMED_HEADERS = 'headersAsObject must map header names to strings (or lists of strings).';

@@ -4,7 +4,7 @@
  * (docs/architecture.md#reconciliation).
  */
 import type { ProviderName } from '../records.js';
-import { type Deduplication, settleTransition, takeTransitions } from './dedupe.js';
+import { type Deduplication, settleQuietly, takeTransitions } from './dedupe.js';
 import { WebhookHandlerError } from './errors.js';
 import type { WebhookCallback, WebhookResult } from './handler.js';
 import type { PayEvent } from './types.js';
@@ -27,7 +27,7 @@ export interface Dispatcher {
 export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[]): Promise<WebhookResult> {
   const { callbacks, anyCallbacks, deduplication } = dispatcher;
   const wanted = events.filter((event) => callbacks.has(event.type) || anyCallbacks.length > 0);
-  const transitions = await takeTransitions(deduplication, dispatcher.provider, wanted);
+  const transitions = await takeTransitions(dispatcher, wanted);
   const errors: unknown[] = [];
   const duplicates: string[] = [];
   for (const event of events) {
@@ -47,8 +47,14 @@ export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[])
         errors.push(error);
       }
     }
-    if (transition?.state === 'acquired' && deduplication)
-      await settleTransition(deduplication, transition, errors.length === failed);
+    // Completes a transition whose callbacks all succeeded, or frees it for the next delivery or read.
+    if (transition?.state === 'acquired' && deduplication) {
+      const { store, ttlSeconds } = deduplication;
+      const { key, lease } = transition;
+      await settleQuietly(() =>
+        errors.length === failed ? store.complete(key, lease, ttlSeconds) : store.release(key, lease),
+      );
+    }
   }
   if (errors.length > 0) throw new WebhookHandlerError(errors, events);
   return { events, duplicates };

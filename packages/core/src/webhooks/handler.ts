@@ -9,14 +9,8 @@ import type { ProviderName } from '../records.js';
 import { beginLease, type DeduplicationStore, deduplicationOf, settleQuietly } from './dedupe.js';
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { type Dispatcher, dispatchEvents } from './dispatch.js';
-import { type WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import {
-  type DeliveryOutcome,
-  decideFailureReply,
-  deliveryTrace,
-  type Progress,
-  reportFailure,
-} from './report.js';
+import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
+import { type DeliveryOutcome, decideFailureReply, deliveryTrace, type Progress } from './report.js';
 import {
   type AuthenticatedDelivery,
   type EventMap,
@@ -138,7 +132,18 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     options: WebhookSetupOptions,
     logger: PayLogger = SILENT_LOGGER,
   ) {
-    this.#secrets = webhookSecretsOf(adapter, options.webhookSecret);
+    // The webhook secrets of `setup()` as a list; a provider that checks with one refuses none or an empty one.
+    const given = options.webhookSecret;
+    const secrets = typeof given === 'string' ? [given] : Array.isArray(given) ? [...given] : [];
+    if (
+      adapter.webhooks.secret !== 'unused' &&
+      (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === ''))
+    )
+      throw new ConfigurationError(
+        `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }) (a non-empty string, or a list of them while one is rotated).`,
+        { missing: ['webhookSecret'] },
+      );
+    this.#secrets = adapter.webhooks.secret === 'unused' ? [] : Object.freeze(secrets);
     this.#adapter = adapter;
     const deduplication = deduplicationOf(options);
     this.#logger = logger;
@@ -175,9 +180,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
           `'${name}' is not an event ${this.#adapter.provider} raises. Known names: ${[...this.#knownNames].join(', ')}.`,
         );
       }
-      const list = this.#callbacks.get(name) ?? [];
-      list.push(callback as WebhookCallback<never>);
-      this.#callbacks.set(name, list);
+      this.#callbacks.set(name, [...(this.#callbacks.get(name) ?? []), callback as WebhookCallback<never>]);
     }
     return this;
   }
@@ -204,8 +207,7 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * `WebhookHandlerError` (every callback ran; some threw).
    */
   async handle(request: WebhookRequest): Promise<WebhookResult> {
-    const startTime = Date.now();
-    const progress: Progress = { deliveryKey: null, events: [] };
+    const progress: Progress = { deliveryKey: null, events: [], startTime: Date.now() };
     let outcome: DeliveryOutcome;
     try {
       const result = await withinLogger(this.#logger, () => this.#handle(request, progress));
@@ -216,12 +218,34 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       // The answer is fixed before any onError callback gets the error object it could change
       // (docs/architecture.md#callbacks).
       decideFailureReply(error);
-      reportFailure(this.#errorCallbacks, this.#adapter.provider, error, progress);
+      this.#reportFailure(error, progress);
       throw error;
     } finally {
       // One `pay:webhook` message per delivery, once its answer is known (docs/architecture.md#tracing-channels).
-      const settled = outcome;
-      publishWebhook(() => deliveryTrace(this.#adapter.provider, settled, progress, startTime));
+      publishWebhook(() => deliveryTrace(this.#adapter.provider, outcome, progress));
+    }
+  }
+
+  /**
+   * Calls the `onError` callbacks for a failure of `handle()`, without awaiting what they return: an observer that
+   * never settles must not hold the reply, nor one that throws or rejects change it.
+   */
+  #reportFailure(error: unknown, progress: Progress): void {
+    const dispatch = WebhookHandlerError.isInstance(error);
+    const context: WebhookErrorContext = {
+      provider: this.#adapter.provider,
+      stage: dispatch ? 'dispatch' : 'verification',
+      deliveryKey: progress.deliveryKey,
+      events: dispatch ? progress.events : [],
+    };
+    for (const callback of this.#errorCallbacks) {
+      try {
+        const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
+        // A rejection nobody handles would end the process.
+        Promise.resolve(returned).catch(() => undefined);
+      } catch {
+        // An observer's failure must not change the answer to the provider.
+      }
     }
   }
 
@@ -272,20 +296,4 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     progress.events = events;
     return dispatchEvents(this.#dispatcher, events);
   }
-}
-
-/** The webhook secrets of `setup()` as a list; a provider that checks with one refuses none or an empty one. */
-function webhookSecretsOf(
-  adapter: { provider: ProviderName; webhooks: WebhookDefinition },
-  given: WebhookSetupOptions['webhookSecret'],
-): readonly string[] {
-  if (adapter.webhooks.secret === 'unused') return [];
-  const secrets = typeof given === 'string' ? [given] : Array.isArray(given) ? [...given] : [];
-  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) {
-    throw new ConfigurationError(
-      `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }) (a non-empty string, or a list of them while one is rotated).`,
-      { missing: ['webhookSecret'] },
-    );
-  }
-  return Object.freeze(secrets);
 }

@@ -1,13 +1,12 @@
 /**
- * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer, the `pay:webhook` diagnostics
- * message and the `onError` callbacks. A failed `handle()`'s answer is decided once, before any `.onError`
+ * What one delivery came to (docs/architecture.md#callbacks): its HTTP answer and the `pay:webhook` diagnostics
+ * message. A failed `handle()`'s answer is decided once, before any `.onError`
  * callback sees the error: user code may set `status` on it (an http-errors-style normaliser does), and a provider
  * told 200 for an event never processed stops delivering it.
  */
-import type { WebhookTrace } from '../diagnostics/channels.js';
 import type { ProviderName } from '../records.js';
 import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import type { WebhookErrorCallback, WebhookErrorContext, WebhookResult } from './handler.js';
+import type { WebhookResult } from './handler.js';
 import type { PayEvent } from './types.js';
 
 /** The reply a bridge sends: status and a small JSON body with no secret in it. */
@@ -52,18 +51,14 @@ export interface Progress {
   events: readonly PayEvent[];
   /** Which webhook secret (or public key) verified the delivery, once it is authenticated. */
   secretIndex?: number | undefined;
+  startTime: number;
 }
 
 /** How `handle()` ended: its result, its error, or (while it runs) nothing yet. */
 export type DeliveryOutcome = { ok: true; result: WebhookResult } | { ok: false; error: unknown } | undefined;
 
 /** The `pay:webhook` message of one delivery: ids and enums only. */
-export function deliveryTrace(
-  provider: ProviderName,
-  outcome: DeliveryOutcome,
-  progress: Progress,
-  startTime: number,
-): WebhookTrace {
+export function deliveryTrace(provider: ProviderName, outcome: DeliveryOutcome, progress: Progress) {
   const error = outcome?.ok === false ? outcome.error : undefined;
   const refused = outcome === undefined || WebhookVerificationError.isInstance(error);
   return {
@@ -76,36 +71,7 @@ export function deliveryTrace(
     duplicate: outcome?.ok === true && outcome.result.duplicates.length > 0,
     callbackFailures: WebhookHandlerError.isInstance(error) ? error.errors.length : 0,
     status: outcome?.ok ? 200 : decideFailureReply(error).status,
-    startTime,
-    durationMs: Date.now() - startTime,
+    startTime: progress.startTime,
+    durationMs: Date.now() - progress.startTime,
   };
-}
-
-/**
- * Calls the `onError` callbacks for a failure of `handle()`, without awaiting what they return: an observer that
- * never settles must not hold the reply, nor one that throws or rejects change it.
- */
-export function reportFailure(
-  callbacks: readonly WebhookErrorCallback[],
-  provider: ProviderName,
-  error: unknown,
-  progress: Progress,
-): void {
-  if (callbacks.length === 0) return;
-  const dispatch = WebhookHandlerError.isInstance(error);
-  const context: WebhookErrorContext = {
-    provider,
-    stage: dispatch ? 'dispatch' : 'verification',
-    deliveryKey: progress.deliveryKey,
-    events: dispatch ? progress.events : [],
-  };
-  for (const callback of callbacks) {
-    try {
-      const returned = callback(error as WebhookVerificationError | WebhookHandlerError, context);
-      // A rejection nobody handles would end the process.
-      Promise.resolve(returned).catch(() => undefined);
-    } catch {
-      // An observer's failure must not change the answer to the provider.
-    }
-  }
 }

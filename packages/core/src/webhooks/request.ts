@@ -14,8 +14,7 @@ export function originFromHost(req: NodeRequestLike): string | undefined {
   const host = req.headers.host;
   if (typeof host !== 'string') return undefined;
   const match = HOST_HEADER.exec(host);
-  if (match === null) return undefined;
-  if (match[1] !== undefined && Number(match[1]) > 65535) return undefined;
+  if (match === null || Number(match[1] ?? 0) > 65535) return undefined;
   const encrypted = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
   return urlOf(`${encrypted ? 'https' : 'http'}://${host}`)?.origin;
 }
@@ -30,8 +29,7 @@ export function targetPathAndQuery(target: string | undefined): string | undefin
   const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(target);
   if (absolute === null) return undefined;
   const rest = target.slice(absolute[0].length);
-  if (rest === '') return '/';
-  return rest.startsWith('/') ? rest : rest.startsWith('?') ? `/${rest}` : undefined;
+  return rest === '' || rest.startsWith('?') ? `/${rest}` : rest.startsWith('/') ? rest : undefined;
 }
 
 /** `origin` then `pathAndQuery` as one URL, never resolved relatively (`//other.example/x` stays ours). */
@@ -49,14 +47,8 @@ export function urlOf(text: string): URL | undefined {
   }
 }
 
-/** What reading a body came to. */
-type BodyRead = Uint8Array | 'too_large' | 'unreadable';
-
 /** Reads a Web body stream up to `maxBytes`; past it, cancels the stream instead of buffering the rest. */
-export async function readWebBody(
-  stream: ReadableStream<Uint8Array> | null,
-  maxBytes: number,
-): Promise<BodyRead> {
+export async function readWebBody(stream: ReadableStream<Uint8Array> | null, maxBytes: number) {
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const body = await readChunks(() => () => reader.read(), maxBytes);
@@ -68,7 +60,7 @@ export async function readWebBody(
  * Reads the body up to `maxBytes`, then stops without destroying the stream (that would close the socket before
  * the 413 is written); the 413's `connection: close` cuts an endless body off.
  */
-export function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<BodyRead> {
+export function readNodeBody(req: NodeRequestLike, maxBytes: number) {
   return readChunks(() => {
     const iterator = req[Symbol.asyncIterator]();
     return () => iterator.next();
@@ -76,10 +68,7 @@ export function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Bo
 }
 
 /** Opens the body, then asks it for chunks until it ends, is over `maxBytes` or fails (opening included). */
-async function readChunks(
-  open: () => () => Promise<IteratorResult<Uint8Array | string>>,
-  maxBytes: number,
-): Promise<BodyRead> {
+async function readChunks(open: () => () => Promise<IteratorResult<Uint8Array | string>>, maxBytes: number) {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {

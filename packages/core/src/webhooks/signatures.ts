@@ -13,7 +13,7 @@ import {
   utf8,
   verifyRsaSha256,
 } from '../crypto.js';
-import { WebhookVerificationError } from './errors.js';
+import { type WebhookFailureReason, WebhookVerificationError } from './errors.js';
 import type { WebhookDelivery } from './types.js';
 
 /** The hash of an HMAC scheme, as Web Crypto names it. */
@@ -111,11 +111,7 @@ export async function hmacSignature(
 }
 
 /** The checks before any cryptography; the signed content is built only once they passed. */
-function readSignatureHeader(
-  delivery: WebhookDelivery,
-  keys: readonly string[],
-  scheme: SignatureScheme,
-): { signatures: Uint8Array[]; timestamp: number | undefined; content: () => Uint8Array } {
+function readSignatureHeader(delivery: WebhookDelivery, keys: readonly string[], scheme: SignatureScheme) {
   if (keys.length === 0) refuse(scheme, 'missingSecret', 'missing_secret');
   const value = delivery.headers[scheme.header.toLowerCase()];
   if (!value) refuse(scheme, 'missingSignature', 'missing_signature');
@@ -135,10 +131,7 @@ function readSignatureHeader(
 }
 
 /** The signatures (decoded) and timestamp of a header; `undefined` when it is not what the scheme describes. */
-function parseHeader(
-  value: string,
-  scheme: SignatureScheme,
-): { signatures: Uint8Array[]; timestamp: number | undefined } | undefined {
+function parseHeader(value: string, scheme: SignatureScheme) {
   const decode = (text: string) => {
     const bytes = scheme.encoding === 'hex' ? fromHex(text) : fromBase64(text);
     return bytes && bytes.length > 0 ? bytes : undefined;
@@ -193,11 +186,7 @@ const DEFAULT_MESSAGES = {
 };
 
 /** Throws the failure's `WebhookVerificationError` with the scheme's message for it. */
-function refuse(
-  scheme: Pick<SignatureScheme, 'header' | 'messages'>,
-  failure: SignatureFailure,
-  reason: 'missing_secret' | 'missing_signature' | 'invalid_signature' | 'stale_timestamp',
-): never {
+function refuse(scheme: SignatureScheme, failure: SignatureFailure, reason: WebhookFailureReason): never {
   const given = scheme.messages ?? {};
   // A malformed signature matches nothing: without a message of its own it reads as a mismatch.
   const message =

@@ -55,7 +55,7 @@ export async function overheadTransfer() {
       ours,
       baseline,
       unit: 'ms (median per transfer)',
-      target: '≤ 1.10',
+      target: '≤ 1.15',
     };
   } finally {
     await simulator.close();

@@ -22,12 +22,7 @@ export function storeFailureReporter(
       if (logging)
         logger.error(
           `the idempotency store failed at ${failure.step} for a ${failure.operation} call; the call's answer stands (${error.message}).`,
-          () => ({
-            operation: failure.operation,
-            idempotencyKey: failure.idempotencyKey,
-            step: failure.step,
-            error,
-          }),
+          () => ({ ...failure, error }),
         );
       if (onStoreError) onStoreError(error, failure);
       else if (!logging)

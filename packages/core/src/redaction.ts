@@ -99,10 +99,7 @@ export class CredentialSet {
   add(value: string): void {
     if (value.length === 0 || this.#sent.has(value)) return;
     this.#sent.add(value);
-    if (this.#sent.size > SENT_CREDENTIALS_KEPT) {
-      const oldest = this.#sent.values().next().value;
-      if (oldest !== undefined) this.#sent.delete(oldest);
-    }
+    if (this.#sent.size > SENT_CREDENTIALS_KEPT) this.#sent.delete(this.#sent.values().next().value!);
   }
 
   /**
@@ -144,10 +141,7 @@ const SETS_HELD_WITHOUT_WEAKREF = 64;
  */
 function referenceTo(set: CredentialSet): { deref(): CredentialSet | undefined } {
   if (typeof WeakRef === 'function') return new WeakRef(set);
-  if (LIVE_SETS.size >= SETS_HELD_WITHOUT_WEAKREF) {
-    const oldest = LIVE_SETS.values().next().value;
-    if (oldest !== undefined) LIVE_SETS.delete(oldest);
-  }
+  if (LIVE_SETS.size >= SETS_HELD_WITHOUT_WEAKREF) LIVE_SETS.delete(LIVE_SETS.values().next().value!);
   return { deref: () => set };
 }
 

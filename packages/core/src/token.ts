@@ -123,11 +123,11 @@ function sharedCache(
   onStoreError: ((error: unknown) => void) | undefined,
 ) {
   let cacheName: Promise<string> | undefined;
-  const nameOf = () => {
+  const named = <T>(use: (name: string) => Promise<T>) => {
     cacheName ??= sha256Hex(`${key.clientId}\n${key.baseUrl ?? ''}\n${key.secret ?? ''}`).then(
       (digest) => `${key.provider}:${digest}`,
     );
-    return cacheName;
+    return cacheName.then(use).catch(report);
   };
   const report = (error: unknown) => {
     try {
@@ -141,19 +141,10 @@ function sharedCache(
     }
   };
   return {
-    get: () =>
-      nameOf()
-        .then((name) => store.get(name))
-        .catch(report),
-    set: (token: CachedToken) =>
-      nameOf()
-        .then((name) => store.set(name, token))
-        .catch(report),
+    get: () => named((name) => store.get(name)),
+    set: (token: CachedToken) => named((name) => store.set(name, token)),
     // Only while the cache still holds the rejected token: another instance may have stored a fresh one.
-    delete: (token: string) =>
-      void nameOf()
-        .then((name) => store.delete(name, token))
-        .catch(report),
+    delete: (token: string) => void named((name) => store.delete(name, token)),
   };
 }
 

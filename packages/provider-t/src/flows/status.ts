@@ -4,8 +4,7 @@
  */
 import { type CallOptions, type ErrorContext, NetworkError, ProviderApiError } from '@pay/core/adapter';
 import type { ProviderTClient } from '../client.js';
-import type { ProviderTIdentity } from '../config.js';
-import { PROVIDER } from '../config.js';
+import { PROVIDER, type ProviderTIdentity } from '../config.js';
 import { describeRefusal, type ProviderOutcome, type Replied } from '../envelope.js';
 import { statusRequest } from '../requests.js';
 import { type StatusReply, statusReplySchema } from '../wire.js';

@@ -115,11 +115,10 @@ async function requestQuote(
   options: OperationContext,
   requestId: string | undefined,
 ): Promise<QuotedTransfer> {
-  const { metadata } = plan;
   const call = quoteRequest(plan, { requestId, context: { step: 'quote' } });
   const advice = 'No money moved; call create again for a new quote.';
   const reply = await stepCall(client, call, options, quoteReplySchema, 'the quote', advice);
-  const requested = metadata.serviceOptionCode;
+  const requested = plan.metadata.serviceOptionCode;
   const option = requested
     ? reply.transactions.find((candidate) => candidate.serviceOptionCode === requested)
     : reply.transactions[0];
@@ -133,7 +132,7 @@ async function requestQuote(
   return {
     transactionId: option.transactionId,
     serviceOptionCode: option.serviceOptionCode ?? requested,
-    serviceOptionRoutingCode: option.serviceOptionRoutingCode ?? metadata.serviceOptionRoutingCode,
+    serviceOptionRoutingCode: option.serviceOptionRoutingCode ?? plan.metadata.serviceOptionRoutingCode,
   };
 }
 

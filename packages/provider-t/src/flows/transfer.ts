@@ -63,11 +63,10 @@ export async function sendTransfer(
   plan: TransferPlan,
   options: OperationContext,
 ): Promise<CommittedTransfer> {
-  const { identity } = plan;
   const point = transferRecoveryPoint(options.idempotency?.recoveryPoint);
   const key = idempotencyKeyOf(options);
   const idOf = async (step: 'quote' | 'update' | 'commit') =>
-    key === undefined ? undefined : keyedRequestId(identity.agentPartnerId, key, step);
+    key === undefined ? undefined : keyedRequestId(plan.identity.agentPartnerId, key, step);
   const resumed: ErrorContext = point ? { resumedFrom: point.step } : {};
   if (point?.step === 'commit_sent') {
     const status = await readResumedTransfer(client, plan, point.transactionId, options);

@@ -152,9 +152,8 @@ async function resolveTransfer(
   const { operation } = lookup;
   if (!transactionId || !['payments.create', 'checkouts.create', 'refunds.create'].includes(operation))
     return;
-  const read = await findTransaction(client, transactionId, options, {
-    context: { transactionId, step: 'resolve' },
-  });
+  const context = { transactionId, step: 'resolve' };
+  const read = await findTransaction(client, transactionId, options, { context });
   const facts = { livemode: client.config.livemode, requestId: read?.requestId ?? null };
   if (operation === 'refunds.create') {
     if (read?.body.transactionStatus !== 'REFUNDED') return null;

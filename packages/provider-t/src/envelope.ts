@@ -51,8 +51,11 @@ export function readBody<S extends v.GenericSchema>(
   return parseReply(schema, body, { provider: PROVIDER, call: call.call, context: call.context });
 }
 
+/** An outcome Provider T refused. */
+export type Refusal = Extract<ProviderOutcome, { ok: false }>;
+
 /** `HTTP 400 CODE: message` of a refusal, for messages. */
-export function describeRefusal(outcome: Extract<ProviderOutcome, { ok: false }>): string {
+export function describeRefusal(outcome: Refusal): string {
   const { code } = outcome;
   const message = outcome.error.providerMessage;
   return `HTTP ${outcome.reply.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;

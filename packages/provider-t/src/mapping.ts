@@ -117,9 +117,7 @@ export function toPayment(source: TransferSource, facts: RecordFacts): Payment {
   const { update, commit } = transfer;
   const { value, currencyCode } = update.sendAmount.amount;
   return {
-    provider: PROVIDER,
-    livemode: facts.livemode,
-    request_id: facts.requestId,
+    ...recordBase(facts),
     id: transfer.transactionId,
     amount: value,
     // Committed means the sender's money was taken for the send amount.
@@ -169,9 +167,7 @@ export function toCheckout(source: TransferSource, facts: RecordFacts, now = Dat
   const { update, commit } = transfer;
   const receipt = commit.commitReceipt?.consumerHyperLink ?? null;
   return {
-    provider: PROVIDER,
-    livemode: facts.livemode,
-    request_id: facts.requestId,
+    ...recordBase(facts),
     id: transfer.transactionId,
     payment_url: receipt,
     amount: update.sendAmount.amount.value,

@@ -219,12 +219,8 @@ async function eventsOf(
   const pushed = body.eventPayload.transactionStatus;
   if (!isKnownStatus(pushed)) return [raw];
   const { transactionId } = body.eventPayload;
-  const current = await findTransaction(
-    client,
-    transactionId,
-    {},
-    { context: { transactionId, step: 'webhook_status' } },
-  );
+  const context = { transactionId, step: 'webhook_status' };
+  const current = await findTransaction(client, transactionId, {}, { context });
   if (!current) {
     throw new WebhookVerificationError(
       `Provider T's status endpoint does not know transfer ${transactionId} named by the webhook; it will be delivered again.`,

@@ -54,10 +54,7 @@ export async function amendReceiverName(
       );
     }
   }
-  const status = await findTransaction(client, transactionId, options, {
-    identity: plan.identity,
-    context: { transactionId, step: 'status' },
-  });
+  const status = await findTransaction(client, transactionId, options, { identity: plan.identity });
   if (!status) throw unknownTransaction(transactionId, 'status');
   return status;
 }

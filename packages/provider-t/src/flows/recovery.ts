@@ -12,6 +12,7 @@ import {
   StoreError,
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
+import { errorText } from './status.js';
 
 /**
  * Namespace of the name-based UUIDs (RFC 9562 version 5) this adapter derives: fixed forever, since a new one
@@ -76,21 +77,17 @@ function readPoint<S extends v.GenericSchema>(
 ): v.InferOutput<S> | null {
   if (point === null || point === undefined) return null;
   if (v.is(schema, point)) return point as v.InferOutput<S>;
-  throw unreadablePoint(what);
+  // A point of another shape cannot be resumed, and starting over could move the money twice: outcome unknown.
+  throw new InvalidResponseError(
+    `The idempotency ledger holds a recovery point for this key that is not a Provider T ${what} recovery point, so the earlier attempt cannot be resumed and nothing was sent. The money may have moved under this key: look it up (pay.resolve) instead of sending it again.`,
+    { context: { outcome: 'unknown' } },
+  );
 }
 
 export const transferRecoveryPoint = (point: JsonValue | null | undefined) =>
   readPoint(transferPointSchema, 'transfer', point);
 export const refundRecoveryPoint = (point: JsonValue | null | undefined) =>
   readPoint(refundPointSchema, 'refund', point);
-
-/** A point of another shape cannot be resumed, and starting over could move the money twice: outcome unknown. */
-function unreadablePoint(what: string): InvalidResponseError {
-  return new InvalidResponseError(
-    `The idempotency ledger holds a recovery point for this key that is not a Provider T ${what} recovery point, so the earlier attempt cannot be resumed and nothing was sent. The money may have moved under this key: look it up (pay.resolve) instead of sending it again.`,
-    { context: { outcome: 'unknown' } },
-  );
-}
 
 /**
  * Records a recovery point before the next step. When the ledger fails, nothing more is sent (fail closed): the
@@ -108,8 +105,7 @@ export async function recordProgress(
     const defined = Object.entries(point).filter(([, value]) => value !== undefined);
     await ledger.checkpoint(Object.fromEntries(defined) as JsonValue);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const message = `${stopped.done}: the idempotency store could not record the progress (${reason}), so nothing more was sent and no money moved. Call again with the same key once the store answers.`;
+    const message = `${stopped.done}: the idempotency store could not record the progress (${errorText(error)}), so nothing more was sent and no money moved. Call again with the same key once the store answers.`;
     const context = { ...stopped.context, outcome: 'not_sent' };
     throw StoreError.isInstance(error)
       ? new StoreError(message, { step: error.step, reason: error.reason, cause: error, context })

@@ -178,8 +178,7 @@ async function commitRefund(
     });
   }
   // Core's one rule (docs/architecture.md#outcomes), with a resumed call as Provider T's own sign.
-  const unknown = refusalMayHaveLanded(reply, resumed);
-  if (!unknown) {
+  if (!refusalMayHaveLanded(reply, resumed)) {
     throw outcome.error.withDetails({
       message: `Provider T refused the refund commit of transfer ${transactionId} (${describeRefusal(outcome)}); nothing was refunded.`,
     });

@@ -4,9 +4,8 @@
  */
 import { type CallOptions, type ErrorContext, NetworkError, ProviderApiError } from '@pay/core/adapter';
 import type { ProviderTClient } from '../client.js';
-import type { ProviderTIdentity } from '../config.js';
-import { PROVIDER } from '../config.js';
-import { describeRefusal, type ProviderOutcome, type Replied } from '../envelope.js';
+import { PROVIDER, type ProviderTIdentity } from '../config.js';
+import { describeRefusal, type Refusal, type Replied } from '../envelope.js';
 import { statusRequest } from '../requests.js';
 import { type StatusReply, statusReplySchema } from '../wire.js';
 
@@ -59,11 +58,7 @@ export function stepRefused(
 }
 
 /** The message of a refused read before an amendment or a refund. */
-export function unreadable(
-  transactionId: string,
-  what: string,
-  refusal: Extract<ProviderOutcome, { ok: false }>,
-): string {
+export function unreadable(transactionId: string, what: string, refusal: Refusal): string {
   return refusal.rule?.notFound && refusal.reply.status < 500
     ? `Provider T does not know transfer ${transactionId} (${describeRefusal(refusal)}); nothing was changed. Check the id (the transactionId of createPayment/createCheckout).`
     : `Provider T refused the ${what} read of transfer ${transactionId} (${describeRefusal(refusal)}); nothing was changed.`;

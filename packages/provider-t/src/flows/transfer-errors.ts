@@ -19,6 +19,7 @@ import {
   describeRefusal,
   type ProviderCall,
   type ProviderOutcome,
+  type Refusal,
   type Replied,
   readBody,
 } from '../envelope.js';
@@ -132,11 +133,7 @@ export async function confirmCommitted(
  * The error of a commit Provider T refused (not "already committed"): `outcome: 'unknown'` when the refusal proves
  * nothing about whether the money moved, else "no money moved" (docs/architecture.md#outcomes).
  */
-export function commitRefusal(
-  outcome: Extract<ProviderOutcome, { ok: false }>,
-  transactionId: string,
-  resumed: boolean,
-): ProviderApiError {
+export function commitRefusal(outcome: Refusal, transactionId: string, resumed: boolean): ProviderApiError {
   const { reply } = outcome;
   // Core's one rule (a 5xx or 408, an earlier attempt that may have landed), with Provider T's own sign: a
   // resumed call whose request id an earlier process may have sent. A refusal of a retry (409 in progress, 400

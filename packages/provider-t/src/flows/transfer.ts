@@ -63,11 +63,10 @@ export async function sendTransfer(
   plan: TransferPlan,
   options: OperationContext,
 ): Promise<CommittedTransfer> {
-  const { identity } = plan;
   const point = transferRecoveryPoint(options.idempotency?.recoveryPoint);
   const key = idempotencyKeyOf(options);
   const idOf = async (step: 'quote' | 'update' | 'commit') =>
-    key === undefined ? undefined : keyedRequestId(identity.agentPartnerId, key, step);
+    key === undefined ? undefined : keyedRequestId(plan.identity.agentPartnerId, key, step);
   const resumed: ErrorContext = point ? { resumedFrom: point.step } : {};
   if (point?.step === 'commit_sent') {
     const status = await readResumedTransfer(client, plan, point.transactionId, options);
@@ -115,11 +114,10 @@ async function requestQuote(
   options: OperationContext,
   requestId: string | undefined,
 ): Promise<QuotedTransfer> {
-  const { metadata } = plan;
   const call = quoteRequest(plan, { requestId, context: { step: 'quote' } });
   const advice = 'No money moved; call create again for a new quote.';
   const reply = await stepCall(client, call, options, quoteReplySchema, 'the quote', advice);
-  const requested = metadata.serviceOptionCode;
+  const requested = plan.metadata.serviceOptionCode;
   const option = requested
     ? reply.transactions.find((candidate) => candidate.serviceOptionCode === requested)
     : reply.transactions[0];
@@ -133,7 +131,7 @@ async function requestQuote(
   return {
     transactionId: option.transactionId,
     serviceOptionCode: option.serviceOptionCode ?? requested,
-    serviceOptionRoutingCode: option.serviceOptionRoutingCode ?? metadata.serviceOptionRoutingCode,
+    serviceOptionRoutingCode: option.serviceOptionRoutingCode ?? plan.metadata.serviceOptionRoutingCode,
   };
 }
 

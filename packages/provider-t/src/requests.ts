@@ -2,25 +2,13 @@
  * The wire request of every call (docs/providers/provider-t.md#transfer and the sections after it), built from the
  * plans of `checks.ts`. Each names the call without any id or value (`call`), and says whether a repeat is safe.
  */
-import { type ErrorContext, type HttpMethod, path } from '@pay/core/adapter';
+import { type ErrorContext, path } from '@pay/core/adapter';
 import { type AmendPlan, identityOf, type RefundPlan, type TransferPlan } from './checks.js';
 import type { ProviderTIdentity } from './config.js';
 import type { ProviderCall } from './envelope.js';
 
 /** Where a call is made from: a request id derived from an idempotency key, the context. */
 type CallSettings = { requestId?: string | undefined; context: ErrorContext };
-
-/**
- * A call's method, name and path from one template: the name writes the id as `{transactionId}` (no value), the
- * path encodes it (core's `path`).
- */
-const route =
-  (method: HttpMethod) =>
-  (strings: TemplateStringsArray, ...ids: string[]) => ({
-    call: `${method} ${strings.join('{transactionId}')}`,
-    method,
-    path: path(strings, ...ids),
-  });
 
 /** The quote a transfer continues with: its transaction id and the service option the update must repeat. */
 export interface QuotedTransfer {
@@ -45,7 +33,9 @@ function transferBody(plan: TransferPlan, option: Partial<QuotedTransfer>) {
 /** Transfer step 1, the quote: reserves a transaction id. Never retried (a repeat would reserve another). */
 export function quoteRequest(plan: TransferPlan, call: CallSettings): ProviderCall {
   return {
-    ...route('POST')`/transfer/v1/transactions/quote`,
+    call: 'POST /transfer/v1/transactions/quote',
+    method: 'POST',
+    path: '/transfer/v1/transactions/quote',
     json: transferBody(plan, plan.metadata),
     retrySafe: false,
     ...call,
@@ -55,9 +45,12 @@ export function quoteRequest(plan: TransferPlan, call: CallSettings): ProviderCa
 /** Transfer step 2, the update: sender, receiver and compliance data. Retried with the same request id. */
 export function updateRequest(plan: TransferPlan, quote: QuotedTransfer, call: CallSettings): ProviderCall {
   const { metadata, additionalDetails } = plan;
+  const json = transferBody(plan, quote);
   return {
-    ...route('PUT')`/transfer/v1/transactions/${quote.transactionId}`,
-    json: Object.assign(transferBody(plan, quote), {
+    call: 'PUT /transfer/v1/transactions/{transactionId}',
+    method: 'PUT',
+    path: path`/transfer/v1/transactions/${quote.transactionId}`,
+    json: Object.assign(json, {
       sender: metadata.sender,
       receiver: metadata.receiver,
       transactionInformation: metadata.transactionInformation,
@@ -75,7 +68,9 @@ export function updateRequest(plan: TransferPlan, quote: QuotedTransfer, call: C
 /** Transfer step 3, the commit: moves the money. Retried with the same request id, processed once. */
 export function commitRequest(plan: TransferPlan, transactionId: string, call: CallSettings): ProviderCall {
   return {
-    ...route('PUT')`/transfer/v1/transactions/${transactionId}/commit`,
+    call: 'PUT /transfer/v1/transactions/{transactionId}/commit',
+    method: 'PUT',
+    path: path`/transfer/v1/transactions/${transactionId}/commit`,
     json: Object.assign({}, plan.identity, { fundingSource: plan.metadata.fundingSource }),
     retrySafe: true,
     // Retry-safe only because the provider replays a repeated request id; it moves money all the same.
@@ -91,7 +86,9 @@ export function statusRequest(
   call: CallSettings,
 ): ProviderCall {
   return {
-    ...route('GET')`/status/v1/transactions/${transactionId}`,
+    call: 'GET /status/v1/transactions/{transactionId}',
+    method: 'GET',
+    path: path`/status/v1/transactions/${transactionId}`,
     query: identityOf(identity),
     retrySafe: true,
     ...call,
@@ -101,7 +98,9 @@ export function statusRequest(
 /** Amendment step 1: the amend id and the current receiver name. */
 export function amendReadRequest(transactionId: string, plan: AmendPlan, call: CallSettings): ProviderCall {
   return {
-    ...route('GET')`/amend/v1/transactions/${transactionId}`,
+    call: 'GET /amend/v1/transactions/{transactionId}',
+    method: 'GET',
+    path: path`/amend/v1/transactions/${transactionId}`,
     query: plan.identity,
     retrySafe: true,
     ...call,
@@ -117,7 +116,9 @@ export function amendNameRequest(
   call: CallSettings,
 ): ProviderCall {
   return {
-    ...route('PATCH')`/amend/v1/transactions/${transactionId}/receiver/name`,
+    call: 'PATCH /amend/v1/transactions/{transactionId}/receiver/name',
+    method: 'PATCH',
+    path: path`/amend/v1/transactions/${transactionId}/receiver/name`,
     json: { ...plan.identity, amendId, name },
     // Setting the same name twice changes nothing and moves no money; the provider replays by request id.
     retrySafe: true,
@@ -128,7 +129,9 @@ export function amendNameRequest(
 /** Refund step 1: the refund id and the refundable amount. */
 export function refundReadRequest(plan: RefundPlan, call: CallSettings): ProviderCall {
   return {
-    ...route('GET')`/refund/v2/transactions/${plan.transactionId}`,
+    call: 'GET /refund/v2/transactions/{transactionId}',
+    method: 'GET',
+    path: path`/refund/v2/transactions/${plan.transactionId}`,
     query: { ...plan.identity, refundReasonCode: plan.refundReasonCode, refundFee: plan.refundFee },
     retrySafe: true,
     ...call,
@@ -138,7 +141,9 @@ export function refundReadRequest(plan: RefundPlan, call: CallSettings): Provide
 /** Refund step 2: moves the money back. Retried with the same request id, processed once. */
 export function refundCommitRequest(plan: RefundPlan, refundId: string, call: CallSettings): ProviderCall {
   return {
-    ...route('PUT')`/refund/v2/transactions/${plan.transactionId}/commit`,
+    call: 'PUT /refund/v2/transactions/{transactionId}/commit',
+    method: 'PUT',
+    path: path`/refund/v2/transactions/${plan.transactionId}/commit`,
     json: { ...plan.identity, refundId },
     retrySafe: true,
     movesMoney: true,

@@ -3,7 +3,7 @@
  * unknown, from the ledger when the call completed, else asked of the adapter under the key's lease, so no attempt
  * moves money meanwhile (docs/architecture.md#idempotency).
  */
-import type { AnyAdapter, ResolvedRecord } from './adapter.js';
+import type { AnyAdapter, CallOptions, ResolvedRecord } from './adapter.js';
 import { type PayLogger, withinLogger } from './diagnostics/logger.js';
 import { operationOfError, withIdempotencyKey } from './error-marks.js';
 import { PayError, ValidationError } from './errors.js';
@@ -14,7 +14,7 @@ import { whileHeld } from './idempotency-lease.js';
 import type { MoneyMovingOperation, Operation } from './operations.js';
 import type { Checkout, Payment, Refund } from './records.js';
 import { StoreError } from './store-errors.js';
-import type { JsonValue } from './stores.js';
+import type { IdempotencyEntry, JsonValue } from './stores.js';
 
 /** What `pay.resolve` found out about a money-moving call. */
 export type ResolveResult =
@@ -35,6 +35,12 @@ export interface ResolveOptions {
   signal?: AbortSignal;
 }
 
+/** Asks the adapter's `resolve` about `operation` under the caller's logger. */
+type AskProvider = (
+  operation: Operation,
+  extra: { recoveryPoint?: JsonValue | null },
+) => Promise<ResolvedRecord>;
+
 /** `pay.resolve` on `adapter` and its ledger (see `Pay.resolve`). */
 export async function resolveCall(
   adapter: AnyAdapter,
@@ -44,8 +50,8 @@ export async function resolveCall(
   options: ResolveOptions,
 ): Promise<ResolveResult> {
   const lookup = lookupOf(keyOrError, options);
-  /** Asks the adapter's `resolve` about `operation` under the caller's logger. */
-  const ask = async (operation: Operation, extra: { recoveryPoint?: JsonValue | null }) =>
+  const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
+  const ask: AskProvider = async (operation, extra) =>
     withinLogger(logger, () =>
       adapter.resolve?.(
         {
@@ -54,7 +60,7 @@ export async function resolveCall(
           ...extra,
           ...(lookup.context ? { context: lookup.context } : {}),
         },
-        options.signal ? { signal: options.signal } : {},
+        callOptions,
       ),
     );
   if (lookup.key === undefined) {
@@ -63,73 +69,9 @@ export async function resolveCall(
     return answerOf(await ask(lookup.operation, {}), 'the adapter cannot look this call up');
   }
   const key = lookup.key;
-  /**
-   * An entry in progress or abandoned, asked under the key's lease; then records the answer (a record), frees the
-   * key (`null`: nothing can land) or leaves it to resume.
-   */
-  const askUnderLease = async (fingerprint: string, operation: Operation): Promise<ResolveResult> => {
-    const { store } = ledger;
-    const begun = await storeCall('begin', key, () =>
-      store.begin(key, fingerprint, {
-        leaseSeconds: ledger.leaseSeconds,
-        retentionSeconds: ledger.retentionSeconds,
-      }),
-    );
-    if (begun.state === 'completed') return foundInLedger(begun.result);
-    if (begun.state !== 'acquired')
-      return {
-        status: 'unknown',
-        reason:
-          'an attempt with this key is in progress (it renews its lease while it works); ask again later',
-        askAgainAt: new Date(Date.now() + ledger.leaseSeconds * 1000).toISOString(),
-      };
-    /** Writes the outcome of a resolve to the ledger; a failure is reported, the provider's answer stands. */
-    const settle = async (step: 'complete' | 'release' | 'abandon', answer?: ResolvedRecord) => {
-      try {
-        await (step === 'complete'
-          ? store.complete(key, begun.lease, JSON.parse(JSON.stringify(answer)))
-          : store[step](key, begun.lease));
-      } catch (error) {
-        ledger.report(
-          new StoreError(
-            `pay.resolve: the idempotency store failed at ${step}; the provider's answer was returned.`,
-            { step, cause: error, context: { idempotencyKey: key } },
-          ),
-          { operation, idempotencyKey: key, step },
-        );
-      }
-    };
-    let answer: ResolvedRecord;
-    try {
-      answer = await whileHeld(store, key, begun.lease, ledger.leaseSeconds, () =>
-        ask(operation, { recoveryPoint: begun.recoveryPoint }),
-      );
-    } catch (error) {
-      await settle('abandon');
-      throw error;
-    }
-    // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here
-    // is returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes
-    // instead.
-    const step =
-      answer === null
-        ? 'release'
-        : isRecordAnswer(answer) && operation !== 'checkouts.create'
-          ? 'complete'
-          : 'abandon';
-    await settle(step, answer);
-    return answerOf(answer, 'the provider cannot tell what happened to this key');
-  };
   try {
     const entry = await storeCall('read', key, () => ledger.store.read(key));
-    if (entry?.state === 'completed') {
-      // A call that resolves to nothing (Provider R's redirect checkout) recorded `null`: the adapter reads what the
-      // key made from the recovery point, and nothing can move money any more.
-      const operation = operationOfFingerprint(entry.fingerprint);
-      if (entry.result !== null || !operation || !adapter.resolve) return foundInLedger(entry.result);
-      const answer = await ask(operation, { recoveryPoint: entry.recoveryPoint });
-      return foundInLedger(isRecordAnswer(answer) ? answer : null);
-    }
+    if (entry?.state === 'completed') return await fromCompletedEntry(adapter, entry, ask);
     if (!entry) {
       if (!lookup.operation)
         return {
@@ -142,18 +84,109 @@ export async function resolveCall(
     const operation = operationOfFingerprint(entry.fingerprint) ?? lookup.operation;
     if (!operation)
       return { status: 'unknown', reason: 'the ledger entry does not say which operation it belongs to' };
-    return await askUnderLease(entry.fingerprint, operation);
+    return await askUnderLease(ledger, key, entry.fingerprint, operation, ask);
   } catch (error) {
     throw withIdempotencyKey(error, key);
   }
 }
 
+/**
+ * A completed entry. A call that resolves to nothing (Provider R's redirect checkout) recorded `null`: the adapter
+ * reads what the key made from the recovery point, and nothing can move money any more.
+ */
+async function fromCompletedEntry(
+  adapter: AnyAdapter,
+  entry: IdempotencyEntry,
+  ask: AskProvider,
+): Promise<ResolveResult> {
+  const operation = operationOfFingerprint(entry.fingerprint);
+  if (entry.result !== null || !operation || !adapter.resolve) return foundInLedger(entry.result);
+  const answer = await ask(operation, { recoveryPoint: entry.recoveryPoint });
+  return isRecordAnswer(answer) ? { status: 'found', record: answer, source: 'ledger' } : foundInLedger(null);
+}
+
+/**
+ * An entry in progress or abandoned, asked under the key's lease; then records the answer (a record), frees the
+ * key (`null`: nothing can land) or leaves it to resume.
+ */
+async function askUnderLease(
+  ledger: IdempotencyLedger,
+  key: string,
+  fingerprint: string,
+  operation: Operation,
+  ask: AskProvider,
+): Promise<ResolveResult> {
+  const store = ledger.store;
+  const begun = await storeCall('begin', key, () =>
+    store.begin(key, fingerprint, {
+      leaseSeconds: ledger.leaseSeconds,
+      retentionSeconds: ledger.retentionSeconds,
+    }),
+  );
+  if (begun.state === 'completed') return foundInLedger(begun.result);
+  if (begun.state !== 'acquired')
+    return {
+      status: 'unknown',
+      reason: 'an attempt with this key is in progress (it renews its lease while it works); ask again later',
+      askAgainAt: new Date(Date.now() + ledger.leaseSeconds * 1000).toISOString(),
+    };
+  const { lease } = begun;
+  let answer: ResolvedRecord;
+  try {
+    answer = await whileHeld(store, key, lease, ledger.leaseSeconds, () =>
+      ask(operation, { recoveryPoint: begun.recoveryPoint }),
+    );
+  } catch (error) {
+    await settleResolve(ledger, operation, key, lease, 'abandon');
+    throw error;
+  }
+  // A checkout's create reply carries what no read gives back (Provider N's `checkoutUrl`): a checkout found here
+  // is returned but never recorded as the key's result, so a later `checkouts.create` with the key resumes
+  // instead.
+  const step =
+    answer === null
+      ? 'release'
+      : isRecordAnswer(answer) && operation !== 'checkouts.create'
+        ? 'complete'
+        : 'abandon';
+  await settleResolve(ledger, operation, key, lease, step, answer);
+  return answerOf(answer, 'the provider cannot tell what happened to this key');
+}
+
+/** Writes the outcome of a resolve to the ledger; a failure is reported, the provider's answer stands. */
+async function settleResolve(
+  ledger: IdempotencyLedger,
+  operation: Operation,
+  key: string,
+  lease: string,
+  step: 'complete' | 'release' | 'abandon',
+  answer?: ResolvedRecord,
+): Promise<void> {
+  const { store } = ledger;
+  try {
+    await (step === 'complete'
+      ? store.complete(key, lease, JSON.parse(JSON.stringify(answer)))
+      : store[step](key, lease));
+  } catch (error) {
+    ledger.report(
+      new StoreError(
+        `pay.resolve: the idempotency store failed at ${step}; the provider's answer was returned.`,
+        { step, cause: error, context: { idempotencyKey: key } },
+      ),
+      { operation, idempotencyKey: key, step },
+    );
+  }
+}
+
 /** The key, operation and error context `pay.resolve` was given. */
-function lookupOf(keyOrError: unknown, options: ResolveOptions) {
+function lookupOf(
+  keyOrError: unknown,
+  options: ResolveOptions,
+): { key?: string; operation?: Operation; context?: Record<string, unknown> } {
   if (typeof keyOrError === 'string') {
     const issue = idempotencyKeyIssue(keyOrError);
     if (issue) throw new ValidationError([{ path: 'key', message: issue }], { operation: 'resolve' });
-    return { key: keyOrError, operation: options.operation, context: undefined };
+    return { key: keyOrError, ...(options.operation ? { operation: options.operation } : {}) };
   }
   if (!PayError.isInstance(keyOrError))
     throw new ValidationError(
@@ -162,7 +195,12 @@ function lookupOf(keyOrError: unknown, options: ResolveOptions) {
     );
   const context = keyOrError.context;
   const key = typeof context?.idempotencyKey === 'string' ? context.idempotencyKey : undefined;
-  return { key, operation: operationOfError(keyOrError) ?? options.operation, context };
+  const operation = operationOfError(keyOrError) ?? options.operation;
+  return {
+    ...(key === undefined ? {} : { key }),
+    ...(operation ? { operation } : {}),
+    ...(context ? { context } : {}),
+  };
 }
 
 /** Runs a store call for `resolve`, wrapping what the store throws in `StoreError`. */

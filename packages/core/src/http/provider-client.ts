@@ -6,9 +6,10 @@
  */
 import type * as v from 'valibot';
 import type { CallOptions } from '../adapter.js';
+import type { CallTrace } from '../diagnostics/channels.js';
 import { describeCall, settleCall, traceCall } from '../diagnostics/http-tracing.js';
 import type { ProviderApiError } from '../errors.js';
-import { requestIdOf } from '../records.js';
+import { type ProviderName, requestIdOf } from '../records.js';
 import { createHttpClient } from './client.js';
 import { authorised, loginOf, type ProviderAuth, type ProviderLogin, transportOf } from './provider-auth.js';
 import {
@@ -150,8 +151,6 @@ export function createProviderClient<C extends object = never>(
   // Grows when a rotated credential replaces a configured one (rememberSecrets).
   const secrets = [...(options.secrets ?? []), ...(login ? login.secrets(login.credentials) : [])];
   const refusals = { provider, errors, credentialsHint, secrets };
-  const parsed = <S extends v.GenericSchema>(schema: S, body: unknown, call: ProviderCall) =>
-    parseReply(schema, body, { provider, call: call.call, context: call.context });
   const http = createHttpClient({
     ...transportOf(transport),
     ...httpOptions,
@@ -166,22 +165,13 @@ export function createProviderClient<C extends object = never>(
       const reading = readEnvelope(reply, call);
       return reading.ok ? { ok: true, body: reading.body, reply } : refusalOf(reply, call, reading, refusals);
     };
-    // One `pay:call` per logical call (docs/architecture.md#tracing-channels), ended with what the envelope said
-    // (docs/architecture.md#outcomes), not only the status.
+    // One `pay:call` per logical call (docs/architecture.md#tracing-channels), ended with what the envelope said,
+    // not only the status.
     return traceCall(
       () => describeCall(provider, options.baseUrl, request),
       request,
       exchange,
-      (trace, outcome) => {
-        settleCall(trace, outcome);
-        if (
-          outcome.ok &&
-          !outcome.value.ok &&
-          movesMoneyOf(call) &&
-          outcome.value.reply.earlierAttemptMayHaveReached
-        )
-          trace.outcome = 'unknown';
-      },
+      (trace, outcome) => settleProviderCall(trace, outcome, call),
     );
   }
 
@@ -190,7 +180,7 @@ export function createProviderClient<C extends object = never>(
     async request(schema, call, context) {
       const outcome = await send(call, context);
       if (!outcome.ok) throw thrownRefusal(provider, outcome, call);
-      return parsed(schema, outcome.body, call);
+      return parsed(schema, outcome.body, provider, call);
     },
     async findReplied(schema, call, context) {
       const outcome = await send(call, context);
@@ -201,7 +191,7 @@ export function createProviderClient<C extends object = never>(
       }
       const { body, reply } = outcome;
       const requestId = requestIdOf(reply, providerRequestIdHeader);
-      return { body: parsed(schema, body, call), raw: body, reply, requestId };
+      return { body: parsed(schema, body, provider, call), raw: body, reply, requestId };
     },
     async find(schema, call, context) {
       const found = await client.findReplied(schema, call, context);
@@ -224,4 +214,29 @@ export function createProviderClient<C extends object = never>(
 /** Whether a call can move money: its own say, else every call that is not safe to repeat. */
 export function movesMoneyOf(call: ProviderCall): boolean {
   return call.movesMoney ?? !call.retrySafe;
+}
+
+function parsed<S extends v.GenericSchema>(
+  schema: S,
+  body: unknown,
+  provider: ProviderName,
+  call: ProviderCall,
+) {
+  return parseReply(schema, body, { provider, call: call.call, context: call.context });
+}
+
+/** Ends a call's `pay:call` trace with what the envelope said (docs/architecture.md#outcomes). */
+function settleProviderCall(
+  trace: CallTrace,
+  outcome: { ok: true; value: ProviderOutcome } | { ok: false; error: unknown },
+  call: ProviderCall,
+): void {
+  settleCall(trace, outcome);
+  if (
+    outcome.ok &&
+    !outcome.value.ok &&
+    movesMoneyOf(call) &&
+    outcome.value.reply.earlierAttemptMayHaveReached
+  )
+    trace.outcome = 'unknown';
 }

@@ -16,6 +16,7 @@ export type {
   ResolvedRecord,
   ResolveLookup,
 } from './adapter.js';
+export { ADAPTER_CONTRACT } from './adapter-contract.js';
 export {
   type EnvVariable,
   parseConfig,

@@ -83,6 +83,7 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
       ]),
     ) as unknown as AdapterOperations<T>),
     provider: definition.provider,
+    ...(definition.contract === undefined ? {} : { contract: definition.contract }),
     capabilities: Object.freeze(capabilities),
     webhooks: redactingWebhooks(definition.webhooks),
     ...(definition.resolve

@@ -5,14 +5,24 @@
 // repository is left as it is. Rehearse a release against a local registry (Verdaccio) with it; tests/registry
 // publishes its releases through it. Build first (`pnpm build`).
 //
-//   node tooling/scripts/release-registry.mjs --registry http://127.0.0.1:4873/ [--token <token>]
+//   node tooling/scripts/release-registry.mjs --registry http://127.0.0.1:4873/ [--token <token>] [--json]
+//       [--scratch <dir>]
 //
-// With `--json` it prints the versions the release wrote (`{ "@pay/core": "0.1.0", ... }`).
-import { writeFileSync } from 'node:fs';
+// It prints each package's version after the release (`--json`: `{ "@pay/core": "0.1.0", ... }`). `--scratch <dir>`
+// keeps the scratch copy in <dir>, and releases again from it when it is there already: the next release is the
+// changesets added to `<dir>/.changeset/` since (the repository's own were used up by the first).
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { linkWorkspaceRanges, ROOT, run, scratchRelease, versionRelease } from './release-scratch.mjs';
+import {
+  existingScratch,
+  linkWorkspaceRanges,
+  ROOT,
+  run,
+  scratchRelease,
+  versionRelease,
+} from './release-scratch.mjs';
 
 /**
  * Points the scratch copy's npm and pnpm at `registry` (with `token`, when the registry wants one to publish).
@@ -56,9 +66,16 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
   const registry = option('--registry');
   if (!registry) throw new Error('name the registry: --registry <url>');
-  const release = scratchRelease();
-  versionRelease(release.scratch);
-  publishRelease(release, registry, option('--token'));
-  const versions = releasedVersions(release);
-  process.stdout.write(args.includes('--json') ? `${JSON.stringify(versions)}\n` : `${Object.entries(versions).map(([n, v]) => `${n}@${v}`).join('\n')}\n`);
+  const kept = option('--scratch');
+  const release =
+    kept && existsSync(join(kept, 'package.json')) ? existingScratch(kept) : scratchRelease({ into: kept });
+  try {
+    versionRelease(release.scratch);
+    publishRelease(release, registry, option('--token'));
+    const versions = releasedVersions(release);
+    const lines = Object.entries(versions).map(([name, version]) => `${name}@${version}`);
+    process.stdout.write(args.includes('--json') ? `${JSON.stringify(versions)}\n` : `${lines.join('\n')}\n`);
+  } finally {
+    if (!kept) rmSync(release.scratch, { recursive: true, force: true });
+  }
 }

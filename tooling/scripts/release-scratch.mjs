@@ -43,25 +43,26 @@ export function run(command, args, cwd, env = {}) {
   return result.stdout;
 }
 
-/** Every workspace package folder, relative to the root. */
-function workspaceFolders() {
+/** Every workspace package folder under `root` (the repository's by default), relative to it. */
+function workspaceFolders(root = ROOT) {
   return WORKSPACE.flatMap(({ group, each }) =>
     each
-      ? readdirSync(join(ROOT, group), { withFileTypes: true })
+      ? readdirSync(join(root, group), { withFileTypes: true })
           .filter((entry) => entry.isDirectory())
           .map((entry) => `${group}/${entry.name}`)
       : [group],
-  ).filter((folder) => existsSync(join(ROOT, folder, 'package.json')));
+  ).filter((folder) => existsSync(join(root, folder, 'package.json')));
 }
 
 /**
  * Copies what a release reads into a new scratch folder, initialised as an empty git repository (changesets reads
  * the base branch and commits from git; an empty one answers both offline). Returns the folder, the published
  * package folders (relative) and where each workspace package lives by name.
- * @param {{ prefix?: string }} [options]
+ * @param {{ into?: string }} [options] `into`: the (new or empty) folder to copy into; a temporary one by default
  */
 export function scratchRelease(options = {}) {
-  const scratch = mkdtempSync(join(tmpdir(), options.prefix ?? 'pay-release-'));
+  const scratch = options.into ?? mkdtempSync(join(tmpdir(), 'pay-release-'));
+  mkdirSync(scratch, { recursive: true });
   for (const file of ['package.json', 'pnpm-workspace.yaml', 'LICENSE'])
     cpSync(join(ROOT, file), join(scratch, file));
   cpSync(join(ROOT, '.changeset'), join(scratch, '.changeset'), { recursive: true });
@@ -87,6 +88,22 @@ export function scratchRelease(options = {}) {
     published.push(folder);
   }
   run('git', ['init', '-q'], scratch);
+  return { scratch, published, folders };
+}
+
+/**
+ * A scratch copy made earlier by {@link scratchRelease} (and maybe released from since), described the same way.
+ * @param {string} scratch
+ */
+export function existingScratch(scratch) {
+  const published = [];
+  /** @type {Map<string, string>} */
+  const folders = new Map();
+  for (const folder of workspaceFolders(scratch)) {
+    const manifest = JSON.parse(readFileSync(join(scratch, folder, 'package.json'), 'utf8'));
+    folders.set(manifest.name, folder);
+    if (manifest.private !== true) published.push(folder);
+  }
   return { scratch, published, folders };
 }
 

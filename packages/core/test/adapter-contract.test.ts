@@ -32,7 +32,9 @@ describe('the adapter contract version createPay checks', () => {
 
   it('takes an adapter built for this contract, and one that declares none', async () => {
     const calls: unknown[] = [];
-    await expect(createPay(adapterBuiltFor(ADAPTER_CONTRACT, calls)).payments.retrieve('p-1')).resolves.toMatchObject({
+    await expect(
+      createPay(adapterBuiltFor(ADAPTER_CONTRACT, calls)).payments.retrieve('p-1'),
+    ).resolves.toMatchObject({
       id: 'p-1',
     });
     expect(calls).toEqual(['p-1']);
@@ -42,22 +44,25 @@ describe('the adapter contract version createPay checks', () => {
   it.each([
     ['an older', ADAPTER_CONTRACT - 1],
     ['a newer', ADAPTER_CONTRACT + 1],
-  ])('refuses an adapter built for %s contract with a ConfigurationError naming both versions', (_, built) => {
-    const calls: unknown[] = [];
-    const adapter = adapterBuiltFor(built, calls);
-    let thrown: unknown;
-    try {
-      createPay(adapter);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(ConfigurationError.isInstance(thrown)).toBe(true);
-    expect((thrown as ConfigurationError).code).toBe('configuration_error');
-    expect((thrown as Error).message).toBe(
-      `The providerN adapter was built for @pay/core adapter contract ${built}, but the installed @pay/core implements adapter contract ${ADAPTER_CONTRACT}: install the adapter release whose peer range on @pay/core includes the installed core (npm ls @pay/core), or the @pay/core that range names.`,
-    );
-    expect(calls).toEqual([]);
-  });
+  ])(
+    'refuses an adapter built for %s contract with a ConfigurationError naming both versions',
+    (_, built) => {
+      const calls: unknown[] = [];
+      const adapter = adapterBuiltFor(built, calls);
+      let thrown: unknown;
+      try {
+        createPay(adapter);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ConfigurationError.isInstance(thrown)).toBe(true);
+      expect((thrown as ConfigurationError).code).toBe('configuration_error');
+      expect((thrown as Error).message).toBe(
+        `The providerN adapter was built for @pay/core adapter contract ${built}, but the installed @pay/core implements adapter contract ${ADAPTER_CONTRACT}: install the adapter release whose peer range on @pay/core includes the installed core (npm ls @pay/core), or the @pay/core that range names.`,
+      );
+      expect(calls).toEqual([]);
+    },
+  );
 
   it('checks a spread copy of an adapter too (its contract is an own, enumerable member)', () => {
     const copy = { ...adapterBuiltFor(ADAPTER_CONTRACT + 1) };

@@ -43,6 +43,9 @@ packages:
     unpublish: $authenticated
 web:
   enable: false
+# Longer than a release takes: the tests' fetch keeps its connection between two reads a release apart.
+server:
+  keepAliveTimeout: 600
 log: { type: stdout, format: json, level: warn }
 `;
 }

@@ -99,6 +99,27 @@ async function providerRFlowOnPayDev(dir: string) {
   return { flow, events, status, printed: dev.output() };
 }
 
+/**
+ * Type-checks `source` as `app.ts` of the app in `dir` against its installed declarations (strict, library
+ * declarations checked too) under `resolution`: `NodeNext`, or `Bundler` with `ESNext` modules.
+ */
+function typeCheck(dir: string, source: string, resolution: 'NodeNext' | 'Bundler') {
+  writeFileSync(join(dir, 'app.ts'), source);
+  const config = `tsconfig.${resolution}.json`;
+  const compilerOptions = {
+    target: 'ES2022',
+    module: resolution === 'NodeNext' ? 'NodeNext' : 'ESNext',
+    moduleResolution: resolution,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: [],
+    lib: ['ES2022', 'DOM'],
+  };
+  writeFileSync(join(dir, config), JSON.stringify({ compilerOptions, files: ['app.ts'] }));
+  return run('node', [tsc, '-p', config], dir);
+}
+
 describe('release 1: every package, published by changeset publish', () => {
   it('puts each published package on the registry at the version changeset version gave it, above 0.0.0', async () => {
     expect(Object.keys(releases[1]!).sort()).toEqual(['@pay/cli', '@pay/core', ...PEERS_ON_CORE].sort());
@@ -150,9 +171,7 @@ describe('an npm app installing @pay/core, Provider R and the CLI by version', (
   }, 60_000);
 
   it('type-checks an app against the installed declarations under NodeNext and bundler resolution', () => {
-    writeFileSync(
-      join(dir, 'app.ts'),
-      `import { createPay, type Payment } from '@pay/core';
+    const app = `import { createPay, type Payment } from '@pay/core';
 import { ADAPTER_CONTRACT } from '@pay/core/adapter';
 import { createProviderR } from '@pay/provider-r';
 
@@ -161,31 +180,10 @@ export const contract: 1 = ADAPTER_CONTRACT;
 export async function status(id: string): Promise<Payment['status'] | 'missing'> {
   return (await pay.payments.retrieve(id))?.status ?? 'missing';
 }
-`,
-    );
-    for (const [module, moduleResolution] of [
-      ['NodeNext', 'NodeNext'],
-      ['ESNext', 'Bundler'],
-    ]) {
-      const config = `tsconfig.${moduleResolution}.json`;
-      writeFileSync(
-        join(dir, config),
-        JSON.stringify({
-          compilerOptions: {
-            target: 'ES2022',
-            module,
-            moduleResolution,
-            strict: true,
-            noEmit: true,
-            skipLibCheck: false,
-            types: [],
-            lib: ['ES2022', 'DOM'],
-          },
-          files: ['app.ts'],
-        }),
-      );
-      const checked = run('node', [tsc, '-p', config], dir);
-      expect(checked.status, `${moduleResolution}: ${checked.output}`).toBe(0);
+`;
+    for (const resolution of ['NodeNext', 'Bundler'] as const) {
+      const checked = typeCheck(dir, app, resolution);
+      expect(checked.status, `${resolution}: ${checked.output}`).toBe(0);
     }
   });
 });
@@ -233,6 +231,21 @@ try {
     );
     expect(result.status, result.output).toBe(0);
     expect(firstJsonLine(result.output)).toEqual({ amount: 5000.5, url: 'string' });
+  });
+  it('type-checks an app against pnpm’s linked layout under NodeNext and bundler resolution', () => {
+    const app = `import { createPay } from '@pay/core';
+import { createProviderN } from '@pay/provider-n';
+
+const pay = createPay(createProviderN({ apiKey: 'k', secretKey: 's', contractCode: 'c', isSandbox: true }));
+pay.webhooks.setup({ webhookSecret: 's' }).on('providerN.SUCCESSFUL_TRANSACTION', (event) => {
+  const reference: string = event.data.transactionReference;
+  return reference;
+});
+`;
+    for (const resolution of ['NodeNext', 'Bundler'] as const) {
+      const checked = typeCheck(dir, app, resolution);
+      expect(checked.status, `${resolution}: ${checked.output}`).toBe(0);
+    }
   });
 });
 

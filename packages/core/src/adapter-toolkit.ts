@@ -17,6 +17,7 @@ export type {
   ResolveLookup,
 } from './adapter.js';
 export {
+  credentialSchema,
   type EnvVariable,
   parseConfig,
   providerVariables,

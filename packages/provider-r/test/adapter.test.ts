@@ -746,7 +746,7 @@ describe('rotating the merchant secret (docs/providers/provider-r.md#authenticat
       expect(ConfigurationError.isInstance(refusal)).toBe(true);
       expect(refusal).toMatchObject({ missing: ['secret'] });
     }
-    const sent = recordStatusReads(1, () => [200, statusReply(), FORM]);
+    const sent = recordStatusReads(1);
     await adapter.retrievePayment(TRANS_ID);
     expect(sent).toEqual([{ authorization: BASIC, secret: SECRET }]);
   });

@@ -48,9 +48,9 @@ export async function replyFor(outcome: Promise<WebhookResult>): Promise<Webhook
 
 /**
  * A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes); never rejects.
- * `handler` is the handler, or a function that builds it on the first request: a module `next build` loads
- * without the provider's variables then loads, and a request while they are missing is answered a JSON 500 naming
- * them (see {@link toNodeListener}).
+ * `handler` is the handler, or a function that builds it on the first request, so a route module that `next build`
+ * loads without the provider's variables loads fine; a request while one is missing is answered a JSON 500 naming
+ * it (see {@link toNodeListener}).
  */
 export function toFetchHandler<T extends AdapterTypes>(
   handler: WebhookHandler<T> | (() => WebhookHandler<T>),

@@ -1,6 +1,7 @@
 import dc from 'node:diagnostics_channel';
 import { describe, expect, it, vi } from 'vitest';
 import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
+import { ambientLogger, SILENT_LOGGER } from '../src/diagnostics/logger.js';
 import {
   ConfigurationError,
   createMemoryDeduplicationStore,
@@ -771,3 +772,20 @@ function thrownBy(run: () => unknown): unknown {
   }
   return undefined;
 }
+
+describe('the logger along a delivery (docs/architecture.md#webhook-handler)', () => {
+  it('is in scope for the adapter’s confirmation and the callbacks only, never for the handler’s own steps', async () => {
+    const seen: Record<string, boolean> = {};
+    const logger = { debug: vi.fn() };
+    const inScope = () => ambientLogger() !== SILENT_LOGGER;
+    const { adapter } = createTestAdapter({
+      afterSignature: () => void (seen.verify = inScope()),
+      upstreamRead: async () => void (seen.events = inScope()),
+    });
+    await createPay(adapter, { logger })
+      .webhooks.setup({ webhookSecret: WEBHOOK_SECRET })
+      .on('payment.updated', () => void (seen.callback = inScope()))
+      .handle(await signedDelivery('{"ref":"LG1","items":1}'));
+    expect(seen).toEqual({ verify: false, events: true, callback: true });
+  });
+});

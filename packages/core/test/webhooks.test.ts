@@ -777,14 +777,16 @@ describe('the logger along a delivery (docs/architecture.md#webhook-handler)', (
   it('is in scope for the adapter’s confirmation and the callbacks only, never for the handler’s own steps', async () => {
     const seen: Record<string, boolean> = {};
     const logger = { debug: vi.fn() };
-    const inScope = () => ambientLogger() !== SILENT_LOGGER;
+    const record = (step: string) => {
+      seen[step] = ambientLogger() !== SILENT_LOGGER;
+    };
     const { adapter } = createTestAdapter({
-      afterSignature: () => void (seen.verify = inScope()),
-      upstreamRead: async () => void (seen.events = inScope()),
+      afterSignature: () => record('verify'),
+      upstreamRead: async () => record('events'),
     });
     await createPay(adapter, { logger })
       .webhooks.setup({ webhookSecret: WEBHOOK_SECRET })
-      .on('payment.updated', () => void (seen.callback = inScope()))
+      .on('payment.updated', () => record('callback'))
       .handle(await signedDelivery('{"ref":"LG1","items":1}'));
     expect(seen).toEqual({ verify: false, events: true, callback: true });
   });

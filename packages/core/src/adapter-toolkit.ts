@@ -18,6 +18,7 @@ export type {
 } from './adapter.js';
 export { ADAPTER_CONTRACT } from './adapter-contract.js';
 export {
+  credentialSchema,
   type EnvVariable,
   parseConfig,
   providerVariables,

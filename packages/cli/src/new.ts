@@ -179,13 +179,13 @@ function filledIn(text: string, base: string, names: AdapterNames, pinned: Recor
       .join('|'),
     'g',
   );
-  const escape = labelEscape(base);
+  const writeLabel = labelEscape(base);
   return text
     .split('\n')
     .map((line) =>
       line.replace(pattern, (placeholder) => {
         const value = values.get(placeholder) as string;
-        return placeholder === LABEL_PLACEHOLDER ? escape(line, value) : value;
+        return placeholder === LABEL_PLACEHOLDER ? writeLabel(line, value) : value;
       }),
     )
     .join('\n');

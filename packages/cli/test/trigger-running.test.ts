@@ -227,7 +227,7 @@ describe('pay trigger talks to the running pay dev simulator', () => {
       expect(sent.status).toBe(1);
       expect(sent.stdout).toBe('');
       expect(sent.stderr.slice(0, message.length)).toBe(message);
-        expect(hits).toEqual([]);
+      expect(hits).toEqual([]);
     },
   );
 

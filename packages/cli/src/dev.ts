@@ -4,6 +4,7 @@
  * `--drop-webhooks`), serves an event log page (docs/architecture.md#pay-dev), logs each request and delivery,
  * and on SIGINT/SIGTERM waits for deliveries in flight and stops.
  */
+import type { EnvVariable } from '@pay/core/adapter';
 import {
   addEventLogPage,
   EVENT_LOG_PATH,
@@ -107,7 +108,10 @@ function printBanner(
   forward: string | null,
   signingKey: ReturnType<typeof keptSigningKey> | undefined,
 ): void {
-  const { envLines, otherLines } = printedConfiguration(simulator.adapterConfig(), env);
+  const { envLines, otherLines } = printedConfiguration(
+    { ...simulator.adapterConfig(), ...signedHost(env, forward) },
+    env,
+  );
   io.out(`${label} simulator listening on ${simulator.url} (test mode: no real money moves)`);
   io.out('');
   if (envLines.length > 0) {
@@ -128,12 +132,32 @@ function printBanner(
       ? `Forwarding a signed webhook to ${forward} on every payment change.`
       : 'Not forwarding webhooks (add --forward http://localhost:3000/webhooks).',
   );
+  const hostVariable = env.find(({ member }) => member === SIGNED_HOST_MEMBER)?.env;
+  if (hostVariable !== undefined && forward === null)
+    io.out(
+      `Set ${hostVariable} to the host of your webhook URL (localhost:3000): the simulator signs each delivery ` +
+        'for the host it is posted to (with --forward, pay dev prints it).',
+    );
   if (signingKey)
     io.out(
       signingKey.made
         ? `Made a webhook signing key, kept in ${signingKey.file} (mode 0600): the next runs sign with it too.`
         : `Signing webhooks with the key kept in ${signingKey.file}: the same public key as the earlier runs.`,
     );
+}
+
+/**
+ * The adapter config member naming the host a webhook signature covers (Provider T's `webhookHost`,
+ * docs/providers/provider-t.md#signature). The adapter verifies against it before any host a bridge's
+ * `publicOrigin` gives, so a recipe copied with its production `publicOrigin` verifies `pay dev`'s deliveries
+ * once it is set to the host they are posted to.
+ */
+const SIGNED_HOST_MEMBER = 'webhookHost';
+
+/** `{ webhookHost: <host of --forward> }` when the adapter's environment table has that member, else nothing. */
+function signedHost(env: readonly EnvVariable[], forward: string | null): Record<string, string> {
+  if (forward === null || !env.some(({ member }) => member === SIGNED_HOST_MEMBER)) return {};
+  return { [SIGNED_HOST_MEMBER]: new URL(forward).host };
 }
 
 /**

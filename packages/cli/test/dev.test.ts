@@ -160,6 +160,55 @@ describe('pay dev', () => {
     expect(err).toEqual([]);
   });
 
+  it('provider-t: prints PROVIDER_T_WEBHOOK_HOST for --forward, so a recipe copied with its production publicOrigin verifies', async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    const forward = `${app.server.url}/webhooks/provider-t`;
+    const dev = await payDevInProcess([
+      'provider-t',
+      '--port',
+      '0',
+      '--forward',
+      forward,
+      '--state',
+      await devStateDirectory(),
+    ]);
+    expect(dev.env.PROVIDER_T_WEBHOOK_HOST).toBe(new URL(forward).host);
+    for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
+    const pay = createPay(providerT({ retry: 0 }));
+    const received: Payment[] = [];
+    // The README's recipe as written: the production origin, whatever host the request came to.
+    const handler = pay.webhooks
+      .setup({ webhookSecret: null })
+      .on('payment.succeeded', (event) => void received.push(event.data));
+    app.use(toNodeListener(handler, { publicOrigin: 'https://pay.shop.example' }));
+    const payment = await pay.payments.create({
+      amount: 100,
+      currency: 'USD',
+      provider_metadata: { ...sampleTransferMetadata },
+    });
+    await eventually(
+      () => dev.out.find((line) => line.includes(` webhook  -> ${forward}: `)),
+      10_000,
+      'the delivery log line',
+    );
+    expect(dev.out.filter((line) => line.includes(' webhook  -> '))).toEqual([
+      expect.stringMatching(/ webhook {2}-> .*: HTTP 200$/),
+    ]);
+    expect(received).toEqual([expect.objectContaining({ id: payment.id, status: 'succeeded' })]);
+    expect(await dev.stop()).toBe(0);
+  });
+
+  it('provider-t without --forward: says which variable to set to the host of the webhook URL', async () => {
+    const dev = await payDevInProcess(['provider-t', '--port', '0', '--state', await devStateDirectory()]);
+    expect(dev.env.PROVIDER_T_WEBHOOK_HOST).toBeUndefined();
+    expect(dev.out).toContain(
+      'Set PROVIDER_T_WEBHOOK_HOST to the host of your webhook URL (localhost:3000): the simulator signs each ' +
+        'delivery for the host it is posted to (with --forward, pay dev prints it).',
+    );
+    expect(await dev.stop()).toBe(0);
+  });
+
   it("logs a refused delivery with the app's answer, each redelivery, and when the simulator gives up", async () => {
     const app = await lateBoundApp();
     servers.push(app.server);

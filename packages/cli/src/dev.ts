@@ -20,6 +20,12 @@ import { printedConfiguration } from './env.js';
 /** Default port of `pay dev` (any free port with `--port 0`). */
 export const DEFAULT_PORT = 4010;
 
+/** How many objects and webhook deliveries `pay dev` keeps by default (`--keep`). */
+export const DEFAULT_KEEP = 200;
+
+/** Requests kept per object kept: enough for each object's creation and the app's reads of it. */
+const REQUESTS_PER_OBJECT = 10;
+
 /** How often new requests are logged. */
 const LOG_INTERVAL_MS = 100;
 
@@ -30,12 +36,14 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
     forward: { type: 'string' },
     'drop-webhooks': { type: 'string' },
     state: { type: 'string' },
+    keep: { type: 'string' },
   });
   if (positionals.length > 1)
     throw new UsageError(`pay dev takes one adapter package, got "${positionals.join(' ')}".`);
   const port = portOption(values.port);
   const forward = values.forward === undefined ? null : urlOption('--forward', values.forward);
   const drop = dropOption(values['drop-webhooks'], forward);
+  const keep = keepOption(values.keep);
   const adapter = await adapterNamed(positionals[0], io.cwd ?? process.cwd());
   const { keptSigningKey: keptKey, label } = adapter.simulator;
   if (values.state !== undefined && keptKey === undefined)
@@ -45,7 +53,7 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
       ? undefined
       : keptSigningKey(values.state ?? defaultStateDirectory(io.env ?? process.env), keptKey);
 
-  const eventLog = eventLogFor(adapter, drop, io.random ?? Math.random);
+  const eventLog = eventLogFor(adapter, { drop, keep }, io.random ?? Math.random);
   const started = await adapter.simulator.start({
     port,
     attach: eventLog.attach,
@@ -74,9 +82,18 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
       `Dropping ${which} (--drop-webhooks): each dropped one is in the event log, to send again from there.`,
     );
   }
+  if (eventLog.attached)
+    io.out(
+      `Keeping the last ${keep} objects and webhook deliveries on the event log and ${keep * REQUESTS_PER_OBJECT} ` +
+        'requests (--keep): the page says how many older ones it left out.',
+    );
   io.out('Press Ctrl+C to stop.');
 
-  const log = activityLog(simulator, io);
+  const logActivity = activityLog(simulator, io, () => eventLog.requests?.forgotten ?? 0);
+  const log = () => {
+    logActivity();
+    eventLog.forgetOldest();
+  };
   const timer = setInterval(log, LOG_INTERVAL_MS);
   // Runs until `io.stop` aborts (forever without one).
   await new Promise<void>((resolve) => {
@@ -146,6 +163,15 @@ function printBanner(
     );
 }
 
+/** `--keep`: how many objects and deliveries to keep, a positive integer (default {@link DEFAULT_KEEP}). */
+function keepOption(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_KEEP;
+  const keep = Number(value);
+  if (!/^\d+$/.test(value) || keep < 1 || keep > 100_000)
+    throw new UsageError(`--keep must be a whole number from 1 to 100000, got "${value}".`);
+  return keep;
+}
+
 /**
  * The adapter config member naming the host a webhook signature covers (Provider T's `webhookHost`,
  * docs/providers/provider-t.md#signature). The adapter verifies against it before any host a bridge's
@@ -182,14 +208,28 @@ function dropOption(value: string | undefined, forward: string | null): number {
  * What `pay dev` attaches to the simulator as it starts (the kit's `attach`): the webhook drops, and the event
  * log page, which reads the running simulator's books and requests through the adapter's descriptor.
  */
-function eventLogFor(adapter: InstalledAdapter, drop: number, random: () => number) {
+function eventLogFor(
+  adapter: InstalledAdapter,
+  { drop, keep }: { drop: number; keep: number },
+  random: () => number,
+) {
   const state = {
     attached: false,
     running: undefined as AnySimulator | undefined,
-    attach: ({ routes, forwarder }: SimulatorParts) => {
+    requests: undefined as SimulatorParts['requests'] | undefined,
+    /** Forgets the oldest deliveries and requests past `--keep`: called once the activity log has logged them. */
+    forgetOldest: () => {},
+    attach: ({ routes, forwarder, requests }: SimulatorParts) => {
       state.attached = true;
       if (drop > 0) forwarder.dropWebhooks(drop, random);
+      state.requests = requests;
+      // A long session stays small: the oldest deliveries and requests are forgotten, the page says how many.
+      state.forgetOldest = () => {
+        forwarder.forgetOldest(keep);
+        requests.forgetOldest(keep * REQUESTS_PER_OBJECT);
+      };
       addEventLogPage(routes, {
+        keep,
         provider: adapter.simulator.label,
         forwarder,
         requests: () => state.running?.requests ?? [],
@@ -205,13 +245,15 @@ function eventLogFor(adapter: InstalledAdapter, drop: number, random: () => numb
  * A function that logs what happened since it last ran, in order: the requests the simulator answered, each webhook
  * delivery attempt, and a delivery dropped or given up on after its redeliveries.
  */
-function activityLog(simulator: AnySimulator, io: CliIo): () => void {
+function activityLog(simulator: AnySimulator, io: CliIo, forgottenRequests: () => number): () => void {
   const clock = () => new Date().toISOString().slice(11, 19);
+  // Counted over the whole run: the request log forgets its oldest entries (--keep).
   let requestsLogged = 0;
   const deliveries = new Map<WebhookDelivery, { attempts: number; ends: Set<string> }>();
   return () => {
     const requests = simulator.requests;
-    for (const request of requests.slice(requestsLogged)) {
+    const forgotten = forgottenRequests();
+    for (const request of requests.slice(Math.max(0, requestsLogged - forgotten))) {
       // The event log page's own views are the developer's, not the app's: they would drown the log.
       if (request.path === EVENT_LOG_PATH) continue;
       const query = new URLSearchParams(request.query).toString();
@@ -219,8 +261,12 @@ function activityLog(simulator: AnySimulator, io: CliIo): () => void {
         `${clock()} request  ${request.method} ${request.path}${query ? `?${query}` : ''} (${request.requestId})`,
       );
     }
-    requestsLogged = requests.length;
-    for (const delivery of simulator.deliveries ?? []) {
+    requestsLogged = forgotten + requests.length;
+    const current = simulator.deliveries ?? [];
+    // Forget what the forwarder forgot, so the log's own memory stays as small.
+    const kept = new Set(current);
+    for (const delivery of deliveries.keys()) if (!kept.has(delivery)) deliveries.delete(delivery);
+    for (const delivery of current) {
       const seen = deliveries.get(delivery) ?? { attempts: 0, ends: new Set<string>() };
       deliveries.set(delivery, seen);
       for (const attempt of delivery.attempts.slice(seen.attempts)) io.out(attemptLine(delivery, attempt));

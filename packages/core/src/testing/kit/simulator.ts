@@ -6,7 +6,7 @@
  */
 import type { FaultInjector } from './faults.js';
 import type { PayerAction } from './pages.js';
-import type { RecordedRequest } from './requests.js';
+import type { RecordedRequest, RequestLog } from './requests.js';
 import type { Routes } from './routes.js';
 import type { WebhookDelivery, WebhookForwarder } from './webhooks.js';
 
@@ -16,6 +16,8 @@ export interface SimulatorParts {
   readonly routes: Routes;
   /** The simulator's webhook forwarder: its delivery log, drops and redeliveries. */
   readonly forwarder: WebhookForwarder;
+  /** The simulator's request log (`pay dev` forgets its oldest requests, `forgetOldest`). */
+  readonly requests: RequestLog;
 }
 
 /**

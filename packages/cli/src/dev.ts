@@ -37,6 +37,7 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
     'drop-webhooks': { type: 'string' },
     state: { type: 'string' },
     keep: { type: 'string' },
+    'webhook-secret': { type: 'string' },
   });
   if (positionals.length > 1)
     throw new UsageError(`pay dev takes one adapter package, got "${positionals.join(' ')}".`);
@@ -48,6 +49,7 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
   const { keptSigningKey: keptKey, label } = adapter.simulator;
   if (values.state !== undefined && keptKey === undefined)
     throw new UsageError(`--state keeps a simulator's signing key; ${label} keeps no state.`);
+  const webhookSecret = webhookSecretOption(values['webhook-secret'], keptKey !== undefined, label);
   const signingKey =
     keptKey === undefined
       ? undefined
@@ -58,6 +60,7 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
     port,
     attach: eventLog.attach,
     ...(signingKey ? { signingKey: signingKey.privateKey } : {}),
+    ...(webhookSecret === undefined ? {} : { webhookSecret }),
   });
   const simulator = await asPaymentSimulator(started, adapter, port);
   eventLog.running = simulator;
@@ -76,6 +79,12 @@ export async function dev(args: readonly string[], io: CliIo): Promise<number> {
       ? `Event log (objects, reads, webhook deliveries, send again): ${simulator.url}${EVENT_LOG_PATH}`
       : `No event log: the ${label} simulator does not take the kit's attach option.`,
   );
+  if (webhookSecret !== undefined)
+    io.out(
+      'Signing webhooks with the secret of --webhook-secret, not the one above: to rehearse a rotation, give your ' +
+        'handler the new secret first and the old one after it, then drop the old one ' +
+        '(docs/architecture.md#credential-rotation).',
+    );
   if (drop > 0) {
     const which = drop >= 1 ? 'every webhook' : `about ${Math.round(drop * 100)}% of webhooks, at random`;
     io.out(
@@ -161,6 +170,24 @@ function printBanner(
         ? `Made a webhook signing key, kept in ${signingKey.file} (mode 0600): the next runs sign with it too.`
         : `Signing webhooks with the key kept in ${signingKey.file}: the same public key as the earlier runs.`,
     );
+}
+
+/**
+ * `--webhook-secret`: the secret the simulator signs its webhooks with instead of its own (a rotation rehearsal);
+ * refused blank, as core refuses a blank secret, and for a simulator that signs with a key pair (`--state`).
+ */
+function webhookSecretOption(
+  value: string | undefined,
+  signsWithKey: boolean,
+  label: string,
+): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === '') throw new UsageError('--webhook-secret must not be blank.');
+  if (signsWithKey)
+    throw new UsageError(
+      `--webhook-secret replaces a shared webhook secret; the ${label} simulator signs with a key pair (--state).`,
+    );
+  return value;
 }
 
 /** `--keep`: how many objects and deliveries to keep, a positive integer (default {@link DEFAULT_KEEP}). */

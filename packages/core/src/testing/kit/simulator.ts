@@ -37,6 +37,12 @@ export interface SimulatorStartOptions {
    * Every simulator built on the kit calls it.
    */
   attach?: (parts: SimulatorParts) => void;
+  /**
+   * The secret the simulator's webhooks are signed with (or carry) instead of its own, for a simulator whose
+   * provider signs with a shared secret: `pay dev --webhook-secret` rehearses a rotation
+   * (docs/architecture.md#credential-rotation). A simulator that signs with a key pair ignores it.
+   */
+  webhookSecret?: string;
 }
 
 /** What a person does on the hosted page, as calls: each changes the books and forwards the webhook. */

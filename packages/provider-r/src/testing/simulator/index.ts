@@ -108,7 +108,8 @@ export async function startProviderRSimulator(
         transId: transaction.transId,
         curr: transaction.curr,
         merchant: overrides.merchant ?? credentials.merchant,
-        secret: overrides.secret ?? credentials.secret,
+        // `webhookSecret` (the kit's option, `pay dev --webhook-secret`): pushes carry another secret than the API's.
+        secret: overrides.secret ?? options.webhookSecret ?? credentials.secret,
         status: overrides.status ?? transaction.status,
         price: transaction.price,
         test: overrides.test ?? transaction.test,

@@ -21,7 +21,7 @@ import { printedConfiguration } from './env.js';
 export const DEFAULT_PORT = 4010;
 
 /** How many objects and webhook deliveries `pay dev` keeps by default (`--keep`). */
-export const DEFAULT_KEEP = 200;
+const DEFAULT_KEEP = 200;
 
 /** Requests kept per object kept: enough for each object's creation and the app's reads of it. */
 const REQUESTS_PER_OBJECT = 10;

@@ -14,13 +14,17 @@ import { trigger } from './trigger.js';
 /** The help text; `pay --help` adds the adapters installed in the app. */
 export const USAGE = `Usage:
   pay dev <adapter> [--port 4010] [--forward http://localhost:3000/webhooks] [--drop-webhooks all|<0..1>]
-          [--state <dir>]
+          [--state <dir>] [--keep 200] [--webhook-secret <secret>]
       Runs the adapter's simulator on 127.0.0.1, prints the configuration that points your app at it,
       forwards a signed webhook to --forward on every payment change, and logs requests and deliveries.
       --drop-webhooks all (or a share such as 0.3, drawn at random) logs webhooks as dropped instead of
       sending them, to see what your app does without them. The event log page at
       http://127.0.0.1:<port>/_simulator/events lists each payment with its provider status and your app's
       reads of it, and every webhook delivery with your app's answers and a Send again button.
+      --keep N keeps the last N objects and webhook deliveries on the event log (default 200; the page says
+      how many it left out). With --forward, Provider T's banner prints PROVIDER_T_WEBHOOK_HOST, the host
+      its deliveries are signed for. --webhook-secret <secret> signs webhooks with that secret instead of
+      the simulator's own, to rehearse a webhook secret rotation.
       A simulator that keeps a webhook signing key keeps it in --state (default: <user cache directory>/pay).
       Ctrl+C stops it.
   pay trigger <adapter> <event> --to <url> [--dev http://127.0.0.1:4010] [--option name=value ...]

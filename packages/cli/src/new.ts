@@ -165,10 +165,51 @@ function writeSkeleton(target: string, names: AdapterNames): number {
     const base = file.split(/[\\/]/).at(-1) ?? file;
     const destination = join(target, dirname(file), RENAMED[base] ?? base);
     mkdirSync(dirname(destination), { recursive: true });
-    let text = readFileSync(join(source, file), 'utf8');
-    for (const [placeholder, member] of TEMPLATE_NAMES) text = text.replaceAll(placeholder, names[member]);
-    for (const [placeholder, value] of Object.entries(pinned)) text = text.replaceAll(placeholder, value);
-    writeFileSync(destination, text);
+    writeFileSync(destination, filledIn(readFileSync(join(source, file), 'utf8'), base, names, pinned));
   }
   return files.length;
+}
+
+/**
+ * `text` of template file `base` with every template name and version placeholder replaced in ONE pass, so a
+ * value is never searched again: `--name @acme/provider-xyz-pay` stays as given instead of having its
+ * `provider-xyz` replaced in turn. A label lands escaped for where it lands: inside the string literals of code
+ * (`O\'Brien Pay`), inside JSON strings; as written in comments and prose.
+ */
+function filledIn(text: string, base: string, names: AdapterNames, pinned: Record<string, string>): string {
+  const values = new Map<string, string>([
+    ...TEMPLATE_NAMES.map(([placeholder, member]) => [placeholder, names[member]] as const),
+    ...Object.entries(pinned),
+  ]);
+  const pattern = new RegExp(
+    [...values.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map((placeholder) => placeholder.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+      .join('|'),
+    'g',
+  );
+  const writeLabel = labelEscape(base);
+  return text
+    .split('\n')
+    .map((line) =>
+      line.replace(pattern, (placeholder) => {
+        const value = values.get(placeholder) as string;
+        return placeholder === LABEL_PLACEHOLDER ? writeLabel(line, value) : value;
+      }),
+    )
+    .join('\n');
+}
+
+/** The template's label placeholder: the one name a user writes freely (`--label`), so escaped where it lands. */
+const LABEL_PLACEHOLDER = 'Provider Xyz';
+
+/**
+ * How a label is written into one line of template file `base`: JSON-escaped in `.json`; in TypeScript escaped as
+ * in a string literal (any quote) except on a comment line; as given elsewhere (Markdown).
+ */
+function labelEscape(base: string): (line: string, label: string) => string {
+  if (base.endsWith('.json')) return (_line, label) => JSON.stringify(label).slice(1, -1);
+  if (!base.endsWith('.ts')) return (_line, label) => label;
+  return (line, label) =>
+    /^\s*(?:\*|\/\*|\/\/)/.test(line) ? label : label.replace(/[\\'"`]|\$\{/g, (c) => `\\${c}`);
 }

@@ -14,6 +14,12 @@ import { DEFAULT_PORT } from './dev.js';
 /** Where `pay trigger` looks for `pay dev` when neither `--dev` nor `PROVIDER_X_BASE_URL` says. */
 export const DEFAULT_DEV_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
 
+/** The control route's status for a simulator of another provider (core's kit, `addTriggerRoute`). */
+const ANOTHER_PROVIDER = 409;
+
+/** The port suggested for a second `pay dev` beside one on {@link DEFAULT_PORT}. */
+const OTHER_PORT = DEFAULT_PORT + 1;
+
 /** Runs `pay trigger`: exit status 0 when the endpoint answered 2xx, 1 otherwise. */
 export async function trigger(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandLine(args, {
@@ -45,6 +51,12 @@ export async function trigger(args: readonly string[], io: CliIo): Promise<numbe
     result = await triggerOnSimulator(dev, { event, to, options, provider: adapter.simulator.provider });
   } catch (error) {
     if (!(error instanceof SimulatorTriggerError)) throw error;
+    if (error.reason === 'refused' && error.status === ANOTHER_PROVIDER)
+      throw new Error(
+        `${error.message} pay trigger sends through ${dev}, so start yours elsewhere and name it: ` +
+          `pay dev ${name} --port ${OTHER_PORT}, then pay trigger ${name} ${event} --to ${to} --dev ` +
+          `http://127.0.0.1:${OTHER_PORT}.`,
+      );
     if (error.reason === 'refused') throw new Error(error.message);
     if (error.reason === 'not_simulator')
       throw new Error(`${error.message} Run an up-to-date pay dev ${name} there, or pass --dev <url>.`);

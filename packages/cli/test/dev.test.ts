@@ -160,6 +160,107 @@ describe('pay dev', () => {
     expect(err).toEqual([]);
   });
 
+  it('provider-t: prints PROVIDER_T_WEBHOOK_HOST for --forward, so a recipe copied with its production publicOrigin verifies', async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    const forward = `${app.server.url}/webhooks/provider-t`;
+    const dev = await payDevInProcess([
+      'provider-t',
+      '--port',
+      '0',
+      '--forward',
+      forward,
+      '--state',
+      await devStateDirectory(),
+    ]);
+    expect(dev.env.PROVIDER_T_WEBHOOK_HOST).toBe(new URL(forward).host);
+    for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
+    const pay = createPay(providerT({ retry: 0 }));
+    const received: Payment[] = [];
+    // The README's recipe as written: the production origin, whatever host the request came to.
+    const handler = pay.webhooks
+      .setup({ webhookSecret: null })
+      .on('payment.succeeded', (event) => void received.push(event.data));
+    app.use(toNodeListener(handler, { publicOrigin: 'https://pay.shop.example' }));
+    const payment = await pay.payments.create({
+      amount: 100,
+      currency: 'USD',
+      provider_metadata: { ...sampleTransferMetadata },
+    });
+    await eventually(
+      () => dev.out.find((line) => line.includes(` webhook  -> ${forward}: `)),
+      10_000,
+      'the delivery log line',
+    );
+    expect(dev.out.filter((line) => line.includes(' webhook  -> '))).toEqual([
+      expect.stringMatching(/ webhook {2}-> .*: HTTP 200$/),
+    ]);
+    expect(received).toEqual([expect.objectContaining({ id: payment.id, status: 'succeeded' })]);
+    expect(await dev.stop()).toBe(0);
+  });
+
+  it('provider-t without --forward: says which variable to set to the host of the webhook URL', async () => {
+    const dev = await payDevInProcess(['provider-t', '--port', '0', '--state', await devStateDirectory()]);
+    expect(dev.env.PROVIDER_T_WEBHOOK_HOST).toBeUndefined();
+    expect(dev.out).toContain(
+      'Set PROVIDER_T_WEBHOOK_HOST to the host of your webhook URL (localhost:3000): the simulator signs each ' +
+        'delivery for the host it is posted to (with --forward, pay dev prints it).',
+    );
+    expect(await dev.stop()).toBe(0);
+  });
+
+  it('--keep 2: the event log keeps the last 2 deliveries and objects and says how many it left out', async () => {
+    const app = await lateBoundApp();
+    servers.push(app.server);
+    const forward = `${app.server.url}/webhooks/provider-t`;
+    const dev = await payDevInProcess([
+      'provider-t',
+      '--port',
+      '0',
+      '--forward',
+      forward,
+      '--keep',
+      '2',
+      '--state',
+      await devStateDirectory(),
+    ]);
+    expect(dev.out).toContain(
+      'Keeping the last 2 objects and webhook deliveries on the event log and 20 requests (--keep): the page says how many older ones it left out.',
+    );
+    app.use((_req, res) => res.end());
+    for (const [name, value] of Object.entries(dev.env)) vi.stubEnv(name, value);
+    const pay = createPay(providerT({ retry: 0 }));
+    for (let made = 0; made < 4; made += 1)
+      await pay.payments.create({
+        amount: 100,
+        currency: 'USD',
+        provider_metadata: { ...sampleTransferMetadata },
+      });
+    await eventually(
+      () =>
+        dev.out.filter((line) => line.includes(` webhook  -> ${forward}: HTTP 200`)).length === 4
+          ? true
+          : undefined,
+      10_000,
+      'four deliveries',
+    );
+    const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.out[0] ?? '')?.[1] ?? '';
+    const page = await (await fetch(`${base}/_simulator/events`)).text();
+    expect([...page.matchAll(/<tr id="(whd_\d+)">/g)].map((match) => match[1])).toEqual([
+      'whd_000004',
+      'whd_000003',
+    ]);
+    expect(page).toContain('<p class="note">2 older deliveries forgotten (pay dev --keep).</p>');
+    expect(page).toContain('<p class="note">2 older object(s) not listed (pay dev --keep).</p>');
+    expect(await dev.stop()).toBe(0);
+  });
+
+  it('refuses a --keep that is not a whole number from 1 (exit status 2)', async () => {
+    const { io, err } = capturedIo();
+    expect(await main(['dev', 'provider-t', '--keep', '0'], io)).toBe(2);
+    expect(err[0]).toBe('pay: --keep must be a whole number from 1 to 100000, got "0".');
+  });
+
   it("logs a refused delivery with the app's answer, each redelivery, and when the simulator gives up", async () => {
     const app = await lateBoundApp();
     servers.push(app.server);

@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
 import { capturedIo } from './support.js';
@@ -160,6 +161,36 @@ describe('pay new adapter', () => {
     expect(refused.err[0]).toContain(message);
     expect(refused.err[1]).toBe('Run pay --help for usage.');
     expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it('keeps a package name holding a template name as given, and escapes a quoted label wherever it lands', async () => {
+    const made = await payNew(
+      'adapter',
+      'obrien',
+      '--name',
+      '@acme/provider-xyz-pay',
+      '--provider',
+      'obrienPay',
+      '--label',
+      "O'Brien Pay",
+    );
+    expect(made.err).toEqual([]);
+    expect(made.status).toBe(0);
+    const target = join(scratch, 'obrien');
+    const read = (file: string) => readFileSync(join(target, file), 'utf8');
+    expect(JSON.parse(read('package.json')).name).toBe('@acme/provider-xyz-pay');
+    expect(JSON.parse(read('package.json')).description).toContain("adapter for O'Brien Pay:");
+    expect(read('README.md')).toContain('npm install @acme/provider-xyz-pay @pay/core');
+    expect(read('src/testing/descriptor.ts')).toContain("label: 'O\\'Brien Pay',");
+    expect(read('src/testing/simulator/index.ts')).toContain("export const SIMULATOR_NAME = 'obrien-pay';");
+    // Every TypeScript file parses: a label's quote never ends a string literal early.
+    for (const file of filesUnder(target).filter((name) => name.endsWith('.ts'))) {
+      const { diagnostics } = ts.transpileModule(read(file), { reportDiagnostics: true, fileName: file });
+      expect(
+        diagnostics?.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')),
+        file,
+      ).toEqual([]);
+    }
   });
 
   it('names every bad argument at once', async () => {

@@ -224,3 +224,19 @@ export async function installWorkspaceAdapter(app: string, name: string): Promis
   );
   await addDependency(app, name, 'workspace:*');
 }
+
+/** `pay <args>` run by the bundled executable `cli` in `cwd`, to its exit: status, stdout and stderr. */
+export async function payProcess(cli: string, cwd: string, args: readonly string[]) {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: {} });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  const status = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { status, stdout, stderr };
+}

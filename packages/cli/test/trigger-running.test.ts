@@ -21,12 +21,13 @@ import {
   installWorkspaceAdapter,
   lateBoundApp,
   payDevProcess,
+  payProcess,
   scratchApp,
 } from './support.js';
 
 let outDir = '';
 let cli = '';
-/** The app folder `pay dev` runs in: Provider T's and Provider R's adapters installed, as plain JavaScript. */
+/** The app folder `pay dev` runs in: Provider T's, R's and N's adapters installed, as plain JavaScript. */
 let app = '';
 const servers: LoopbackServer[] = [];
 const running: Awaited<ReturnType<typeof payDevProcess>>[] = [];
@@ -37,6 +38,7 @@ beforeAll(async () => {
   app = await scratchApp(outDir);
   await installWorkspaceAdapter(app, '@pay/provider-t');
   await installWorkspaceAdapter(app, '@pay/provider-r');
+  await installWorkspaceAdapter(app, '@pay/provider-n');
 }, 90_000);
 
 afterEach(async () => {
@@ -154,6 +156,81 @@ describe('pay trigger talks to the running pay dev simulator', () => {
     expect(payment.id).toEqual(expect.any(String));
   });
 
+  it("provider-r payment.succeeded (the built pay): the push is PAID and the app's payment.succeeded callback runs", async () => {
+    const dev = await payDev('provider-r');
+    const { url, received } = await appConfiguredFrom(
+      dev.env,
+      () => providerR({ retry: 0 }),
+      dev.env.PROVIDER_R_SECRET ?? '',
+    );
+    const to = `${url}/webhooks`;
+    const base = dev.env.PROVIDER_R_BASE_URL ?? '';
+    const sent = await payProcess(cli, app, [
+      'trigger',
+      'provider-r',
+      'payment.succeeded',
+      '--to',
+      to,
+      '--dev',
+      base,
+    ]);
+    expect([sent.status, sent.stderr, sent.stdout.split('\n')[0]]).toEqual([
+      0,
+      '',
+      `Provider R payment.succeeded -> ${to}: HTTP 200`,
+    ]);
+    expect(received).toEqual([expect.objectContaining({ status: 'succeeded', livemode: false })]);
+  });
+
+  it.each([
+    [
+      'provider-r',
+      'FOO',
+      'pay: The Provider R simulator triggers PENDING, AUTHORIZED, PAID, CANCELLED (also as providerR.<status>) or payment.created (PENDING), payment.updated (AUTHORIZED), payment.succeeded (PAID), invoice.generated (PAID), payment.failed (CANCELLED), not FOO.',
+    ],
+    [
+      'provider-n',
+      'payment.succeeded',
+      'pay: The Provider N simulator triggers SUCCESSFUL_TRANSACTION, SUCCESSFUL_TRANSACTION_OFFLINE, REJECTED_PAYMENT, SETTLEMENT, SUCCESSFUL_REFUND, FAILED_REFUND (also as providerN.<type>), or payment.created (SUCCESSFUL_TRANSACTION or SUCCESSFUL_TRANSACTION_OFFLINE), payment.failed (REJECTED_PAYMENT), payment.updated (SETTLEMENT), refund.created (SUCCESSFUL_REFUND or FAILED_REFUND), not payment.succeeded.',
+    ],
+    [
+      'provider-n',
+      'payment.created',
+      'pay: The Provider N simulator triggers SUCCESSFUL_TRANSACTION, SUCCESSFUL_TRANSACTION_OFFLINE, REJECTED_PAYMENT, SETTLEMENT, SUCCESSFUL_REFUND, FAILED_REFUND (also as providerN.<type>), or payment.created (SUCCESSFUL_TRANSACTION or SUCCESSFUL_TRANSACTION_OFFLINE), payment.failed (REJECTED_PAYMENT), payment.updated (SETTLEMENT), refund.created (SUCCESSFUL_REFUND or FAILED_REFUND): name one of SUCCESSFUL_TRANSACTION, SUCCESSFUL_TRANSACTION_OFFLINE, not payment.created.',
+    ],
+    [
+      'provider-t',
+      'FOO',
+      'pay: Provider T has no event FOO: the simulator triggers payment.created, payment.succeeded, payment.updated, payment.failed, refund.created, providerT.TRANSACTION_STATUS_EVENT, or a Provider T status (UNFUNDED, ',
+    ],
+  ])(
+    '%s %s (the built pay): refused, exit 1, naming the events it triggers; nothing is sent',
+    async (adapter, event, message) => {
+      const dev = await payDev(adapter);
+      const endpoint = await lateBoundApp();
+      servers.push(endpoint.server);
+      const hits: string[] = [];
+      endpoint.use((req, res) => {
+        hits.push(req.url ?? '');
+        res.end();
+      });
+      const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.stdout())?.[1] ?? '';
+      const sent = await payProcess(cli, app, [
+        'trigger',
+        adapter,
+        event,
+        '--to',
+        endpoint.server.url,
+        '--dev',
+        base,
+      ]);
+      expect(sent.status).toBe(1);
+      expect(sent.stdout).toBe('');
+      expect(sent.stderr.slice(0, message.length)).toBe(message);
+      expect(hits).toEqual([]);
+    },
+  );
+
   it('provider-t with no simulator running: exit 1, says none answers and why a throwaway one cannot stand in', async () => {
     const app = await lateBoundApp();
     servers.push(app.server);
@@ -185,7 +262,9 @@ describe('pay trigger talks to the running pay dev simulator', () => {
     expect(await devRun).toBe(0);
     expect(status).toBe(1);
     expect(err).toEqual([
-      'pay: This is the provider-t simulator, not provider-n: start pay dev provider-n on another port.',
+      'pay: This is the provider-t simulator, not provider-n: start pay dev provider-n on another port. pay trigger ' +
+        `sends through ${url}, so start yours elsewhere and name it: pay dev provider-n --port 4011, then pay trigger ` +
+        'provider-n SUCCESSFUL_TRANSACTION --to http://127.0.0.1:1/ --dev http://127.0.0.1:4011.',
     ]);
   });
 

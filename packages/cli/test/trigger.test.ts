@@ -4,7 +4,7 @@ import { createProviderN } from '@pay/provider-n';
 import { PROVIDER_N_SIMULATOR_CREDENTIALS } from '@pay/provider-n/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/main.js';
-import { capturedIo, lateBoundApp } from './support.js';
+import { capturedIo, lateBoundApp, payDevInProcess } from './support.js';
 
 const servers: LoopbackServer[] = [];
 afterEach(async () => {
@@ -22,7 +22,7 @@ async function nothingRunning(): Promise<string> {
 const run = (argv: string[], io: ReturnType<typeof capturedIo>['io']) => main(argv, { ...io, env: {} });
 
 /** An app with Provider N's webhook handler, verifying with `webhookSecret`. */
-async function providerNApp(webhookSecret: string) {
+async function providerNApp(webhookSecret: string | string[]) {
   const app = await lateBoundApp();
   servers.push(app.server);
   const { apiKey, secretKey } = PROVIDER_N_SIMULATOR_CREDENTIALS;
@@ -72,6 +72,47 @@ describe('pay trigger', () => {
     expect(out[0]).toBe(`Provider N SUCCESSFUL_TRANSACTION -> ${app.url}: HTTP 200`);
     // Verified by Provider N's real handler: the raw event is dispatched only after the signature check passed.
     expect(app.types).toContain('providerN.SUCCESSFUL_TRANSACTION');
+  });
+
+  it('pay dev --webhook-secret: the simulator signs with the new secret; a handler holding new and old verifies, one holding only the old refuses', async () => {
+    const dev = await payDevInProcess([
+      'provider-n',
+      '--port',
+      '0',
+      '--webhook-secret',
+      'rotated-secret-7c1e',
+    ]);
+    expect(dev.out).toContain(
+      'Signing webhooks with the secret of --webhook-secret, not the one above: to rehearse a rotation, give your handler the new secret first and the old one after it, then drop the old one (docs/architecture.md#credential-rotation).',
+    );
+    const devUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.out[0] ?? '')?.[1] ?? '';
+    const old = PROVIDER_N_SIMULATOR_CREDENTIALS.webhookSecret;
+    const rotating = await providerNApp(['rotated-secret-7c1e', old]);
+    const stale = await providerNApp(old);
+    const send = async (to: string) => {
+      const { io } = capturedIo();
+      return main(['trigger', 'provider-n', 'SUCCESSFUL_TRANSACTION', '--to', to, '--dev', devUrl], {
+        ...io,
+        env: {},
+      });
+    };
+    expect(await send(rotating.url)).toBe(0);
+    expect(rotating.types).toContain('providerN.SUCCESSFUL_TRANSACTION');
+    expect(await send(stale.url)).toBe(1);
+    expect(stale.types).toEqual([]);
+    expect(await dev.stop()).toBe(0);
+  });
+
+  it.each([
+    [['provider-n', '--webhook-secret', '  '], 'pay: --webhook-secret must not be blank.'],
+    [
+      ['provider-t', '--webhook-secret', 'x'],
+      '--webhook-secret replaces a shared webhook secret; the Provider T simulator signs with a key pair (--state).',
+    ],
+  ])('pay dev %j is refused (exit status 2)', async (args, message) => {
+    const { io, err } = capturedIo();
+    expect(await main(['dev', ...args], io)).toBe(2);
+    expect(err[0]).toBe(message.startsWith('pay: ') ? message : `pay: ${message}`);
   });
 
   it('exits 1 with the HTTP status when the app refuses the event (a handler with another secret)', async () => {

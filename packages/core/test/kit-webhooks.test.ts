@@ -50,6 +50,24 @@ describe('the simulator kit webhook forwarder', () => {
     expect(forwarder.deliveries[0]?.attempts).toEqual([{ at: expect.any(String), status: 200 }]);
   });
 
+  it('forgetOldest keeps the last deliveries, never one still being sent, counts the rest, and ids stay unique', async () => {
+    const app = await endpoint([], 50);
+    const forwarder = new WebhookForwarder({ sign });
+    forwarder.forwardTo(app.url);
+    for (let n = 1; n <= 3; n += 1) forwarder.enqueue({ event: 'payment.paid', body: `{"n":${n}}` });
+    await forwarder.idle();
+    const pending = forwarder.enqueue({ event: 'payment.paid', body: '{"n":4}' });
+    forwarder.forgetOldest(1);
+    // The one being sent stays, however old the limit says it is; the three delivered ones go.
+    expect(forwarder.deliveries.map((delivery) => delivery.id)).toEqual([pending?.id]);
+    expect(forwarder.forgotten).toBe(3);
+    await forwarder.idle();
+    expect(forwarder.enqueue({ event: 'payment.paid', body: '{"n":5}' })?.id).toBe('whd_000005');
+    expect(() => forwarder.redeliver('whd_000001')).toThrow(RangeError);
+    expect(() => forwarder.forgetOldest(0)).toThrow(RangeError);
+    await forwarder.idle();
+  });
+
   it('redelivers after a non-2xx answer with a short backoff, then stops after the last redelivery', async () => {
     const app = await endpoint([500, 400, 503, 502]);
     const forwarder = new WebhookForwarder({ sign, redeliveries: 3, backoffMs: [5, 10] });

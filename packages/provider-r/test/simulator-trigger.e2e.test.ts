@@ -41,4 +41,27 @@ describe('Provider R simulator: pay trigger through the control route', () => {
     const paths = running.requests.map((request) => `${request.method} ${request.path}`);
     expect(paths).toEqual(['POST /_simulator/trigger', 'POST /v1.0/status']);
   });
+
+  it('webhookSecret (pay dev --webhook-secret): its pushes carry that secret, so a handler holding it and the old one verifies, the old one alone refuses', async () => {
+    const running = await startProviderRSimulator({ webhookSecret: 'rotated-secret-2b9d' });
+    simulator = running;
+    const succeeded: Payment[] = [];
+    const pay = createPay(createProviderR(running.adapterConfig({ retry: 0 })));
+    const rotating = pay.webhooks
+      .setup({ webhookSecret: ['rotated-secret-2b9d', running.credentials.secret] })
+      .on('payment.succeeded', (event) => void succeeded.push(event.data));
+    endpoint = await startLoopbackServer(toNodeListener(rotating));
+    const stale = await startLoopbackServer(
+      toNodeListener(pay.webhooks.setup({ webhookSecret: running.credentials.secret })),
+    );
+    try {
+      expect(await running.trigger('PAID', { to: `${endpoint.url}/webhooks` })).toMatchObject({
+        status: 200,
+      });
+      expect(succeeded).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+      expect(await running.trigger('PAID', { to: `${stale.url}/webhooks` })).toMatchObject({ status: 400 });
+    } finally {
+      await stale.close();
+    }
+  });
 });

@@ -6,20 +6,14 @@ import type { SimulatorDescriptor } from '@pay/core/testing';
 import { PROVIDER_N_ENV, type ProviderNConfig } from '../config.js';
 import { startProviderNSimulator } from './simulator/index.js';
 import type { ProviderNSimulatorBooks } from './simulator/types.js';
+import { TRIGGER_EVENT_TYPES } from './simulator/webhooks.js';
 
 /** What `pay dev` and `pay trigger` need to run Provider N's simulator. */
 export const simulator: SimulatorDescriptor<ProviderNConfig, ProviderNSimulatorBooks> = {
   provider: 'provider-n',
   label: 'Provider N',
   env: providerVariables('PROVIDER_N', PROVIDER_N_ENV),
-  events: [
-    'SUCCESSFUL_TRANSACTION',
-    'SUCCESSFUL_TRANSACTION_OFFLINE',
-    'REJECTED_PAYMENT',
-    'SETTLEMENT',
-    'SUCCESSFUL_REFUND',
-    'FAILED_REFUND',
-  ],
+  events: TRIGGER_EVENT_TYPES,
   // Signed with the simulators' fixed secret and verified without a status read: any simulator will do.
   throwawayTrigger: { accepted: true, because: "its events are signed with the simulators' fixed secret" },
   // pay dev's event log (docs/architecture.md#pay-dev): the transactions and refunds, and the app's reads of each.

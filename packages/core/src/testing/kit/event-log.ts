@@ -35,6 +35,11 @@ export interface EventLogOptions<Books = unknown> {
   descriptor: Pick<SimulatorDescriptor<never, Books>, 'objects' | 'readOf'>;
   /** How long a "Send again" waits for the app's answer before showing the page (default 5000 ms). */
   resendWaitMs?: number;
+  /**
+   * How many objects the page lists, the last in the books (default all): with the forwarder's and the request
+   * log's `forgetOldest`, `pay dev --keep` (docs/architecture.md#pay-dev). The page says how many it leaves out.
+   */
+  keep?: number;
 }
 
 /** One object with the reads the app made of it. */
@@ -115,7 +120,11 @@ function renderEventLog<Books>(
   refreshSeconds?: number,
 ): string {
   const { forwarder } = options;
-  const objects = objectRows(options);
+  const allObjects = objectRows(options);
+  const objects =
+    allObjects && options.keep !== undefined
+      ? allObjects.slice(Math.max(0, allObjects.length - options.keep))
+      : allObjects;
   const deliveries = [...forwarder.deliveries].reverse();
   const refresh =
     refreshSeconds === undefined ? '' : `<meta http-equiv="refresh" content="${refreshSeconds}">`;
@@ -134,10 +143,15 @@ function renderEventLog<Books>(
     `<style>${STYLE}</style></head><body><main><p class="note">${title}</p><h1>Event log</h1>` +
     `<p>${forwarding}${escapeHtml(dropping)}</p>` +
     `<p><a href="${EVENT_LOG_PATH}">Refresh</a> · <a href="${EVENT_LOG_PATH}?refresh=5">Refresh every 5 s</a></p>` +
-    `<h2>Objects</h2>${renderObjects(objects)}` +
-    `<h2>Webhook deliveries</h2>${renderDeliveries(deliveries, objects ?? [], token)}` +
+    `<h2>Objects</h2>${renderObjects(objects)}${leftOut((allObjects?.length ?? 0) - (objects?.length ?? 0), 'older object(s) not listed')}` +
+    `<h2>Webhook deliveries</h2>${renderDeliveries(deliveries, objects ?? [], token)}${leftOut(forwarder.forgotten, 'older deliveries forgotten')}` +
     '</main></body></html>'
   );
+}
+
+/** A note that `count` rows were left out (nothing when none was). */
+function leftOut(count: number, what: string): string {
+  return count > 0 ? `<p class="note">${count} ${what} (pay dev --keep).</p>` : '';
 }
 
 function renderObjects(objects: readonly ObjectRow[] | undefined): string {

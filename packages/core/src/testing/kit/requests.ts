@@ -44,6 +44,7 @@ export class RequestLog {
   readonly #entries: RecordedRequest[] = [];
   readonly #options: RequestLogOptions;
   #sequence = 0;
+  #forgotten = 0;
 
   /** A log reading request ids from `options.requestIdHeader`. */
   constructor(options: RequestLogOptions = {}) {
@@ -53,6 +54,25 @@ export class RequestLog {
   /** The requests so far (a live read-only view). */
   get entries(): readonly RecordedRequest[] {
     return this.#entries;
+  }
+
+  /**
+   * Forgets the oldest requests beyond the last `keep`, so a long `pay dev` session stays small
+   * (docs/architecture.md#pay-dev; it calls this after logging what it has not logged yet); {@link forgotten}
+   * counts them. Throws a `RangeError` for a `keep` that is not a positive integer.
+   */
+  forgetOldest(keep: number): void {
+    if (!(Number.isInteger(keep) && keep > 0))
+      throw new RangeError(`The number of requests to keep is a positive integer, got ${String(keep)}.`);
+    const excess = this.#entries.length - keep;
+    if (excess <= 0) return;
+    this.#entries.splice(0, excess);
+    this.#forgotten += excess;
+  }
+
+  /** How many requests {@link forgetOldest} forgot. */
+  get forgotten(): number {
+    return this.#forgotten;
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import type { FaultInjector } from './faults.js';
 import type { PayerAction } from './pages.js';
-import type { RecordedRequest } from './requests.js';
+import type { RecordedRequest, RequestLog } from './requests.js';
 import type { Routes } from './routes.js';
 import type { WebhookDelivery, WebhookForwarder } from './webhooks.js';
 
@@ -16,6 +16,8 @@ export interface SimulatorParts {
   readonly routes: Routes;
   /** The simulator's webhook forwarder: its delivery log, drops and redeliveries. */
   readonly forwarder: WebhookForwarder;
+  /** The simulator's request log (`pay dev` forgets its oldest requests, `forgetOldest`). */
+  readonly requests: RequestLog;
 }
 
 /**
@@ -35,6 +37,12 @@ export interface SimulatorStartOptions {
    * Every simulator built on the kit calls it.
    */
   attach?: (parts: SimulatorParts) => void;
+  /**
+   * The secret the simulator's webhooks are signed with (or carry) instead of its own, for a simulator whose
+   * provider signs with a shared secret: `pay dev --webhook-secret` rehearses a rotation
+   * (docs/architecture.md#credential-rotation). A simulator that signs with a key pair ignores it.
+   */
+  webhookSecret?: string;
 }
 
 /** What a person does on the hosted page, as calls: each changes the books and forwards the webhook. */

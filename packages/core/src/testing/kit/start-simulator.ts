@@ -149,7 +149,7 @@ export async function startSimulator<
   const behaviour = definition.setup(kit);
   const triggerOptions = behaviour.triggerOptions ?? ((given) => given as TriggerOptions);
   // `pay dev` adds its event log and drops webhooks here, once every route is in (docs/architecture.md#pay-dev).
-  options.attach?.({ routes, forwarder });
+  options.attach?.({ routes, forwarder, requests });
   const server = await startLoopbackServer(
     simulatorListener({
       routes,

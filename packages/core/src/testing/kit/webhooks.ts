@@ -77,6 +77,8 @@ export class WebhookForwarder {
   #closed = false;
   #dropShare = 0;
   #random: () => number = Math.random;
+  #sequence = 0;
+  #forgotten = 0;
 
   /** A forwarder signing with `options.sign`. Nothing is delivered until {@link forwardTo} names a URL. */
   constructor(options: WebhookForwarderOptions) {
@@ -111,6 +113,28 @@ export class WebhookForwarder {
     this.#random = random;
   }
 
+  /**
+   * Forgets the oldest deliveries beyond the last `keep` that are no longer being sent, so a long `pay dev`
+   * session stays small (docs/architecture.md#pay-dev; it calls this after logging what it has not logged yet); a
+   * forgotten delivery cannot be sent again, and {@link forgotten} counts them. Throws a `RangeError` for a `keep`
+   * that is not a positive integer.
+   */
+  forgetOldest(keep: number): void {
+    if (!(Number.isInteger(keep) && keep > 0))
+      throw new RangeError(`The number of deliveries to keep is a positive integer, got ${String(keep)}.`);
+    while (this.#deliveries.length > keep) {
+      const oldest = this.#deliveries.findIndex((delivery) => delivery.state !== 'pending');
+      if (oldest === -1) return;
+      this.#deliveries.splice(oldest, 1);
+      this.#forgotten += 1;
+    }
+  }
+
+  /** How many deliveries {@link forgetOldest} forgot. */
+  get forgotten(): number {
+    return this.#forgotten;
+  }
+
   /** The share of webhooks dropped (0–1), as {@link dropWebhooks} set it. */
   get dropShare(): number {
     return this.#dropShare;
@@ -124,7 +148,7 @@ export class WebhookForwarder {
     if (this.#closed) throw new Error('This webhook forwarder is closed.');
     if (this.#url === null) return undefined;
     const delivery: WebhookDelivery = {
-      id: `whd_${String(this.#deliveries.length + 1).padStart(6, '0')}`,
+      id: `whd_${String(++this.#sequence).padStart(6, '0')}`,
       event: webhook.event,
       url: this.#url,
       body: webhook.body,

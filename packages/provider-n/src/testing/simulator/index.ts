@@ -64,7 +64,7 @@ export async function startProviderNSimulator(
     ...PROVIDER_N_SIMULATOR_CREDENTIALS,
     ...options.credentials,
     // The provider signs webhooks with the merchant's secret key: a changed secret key changes the signing key.
-    webhookSecret: options.credentials?.webhookSecret ?? secretKey,
+    webhookSecret: options.webhookSecret ?? options.credentials?.webhookSecret ?? secretKey,
   };
   const webhook = (payload: ProviderNWebhookPayload) => ({
     event: payload.eventType,

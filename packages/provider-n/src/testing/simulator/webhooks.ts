@@ -58,12 +58,47 @@ function sampleTransaction(ledger: ProviderNLedger): StoredTransaction {
   };
 }
 
+/** The event types `trigger` sends (docs/providers/provider-n.md#events), as `pay --help` lists them. */
+export const TRIGGER_EVENT_TYPES = [
+  'SUCCESSFUL_TRANSACTION',
+  'SUCCESSFUL_TRANSACTION_OFFLINE',
+  'REJECTED_PAYMENT',
+  'SETTLEMENT',
+  'SUCCESSFUL_REFUND',
+  'FAILED_REFUND',
+] as const;
+
+/**
+ * Normalised event → the event types the adapter reads it from (events.ts): `trigger` takes a name that one type
+ * stands for, and answers a name several stand for with those types. Provider N sends no `payment.succeeded`.
+ */
+const EVENT_TYPES_OF: Readonly<Record<string, readonly string[]>> = {
+  'payment.created': ['SUCCESSFUL_TRANSACTION', 'SUCCESSFUL_TRANSACTION_OFFLINE'],
+  'payment.failed': ['REJECTED_PAYMENT'],
+  'payment.updated': ['SETTLEMENT'],
+  'refund.created': ['SUCCESSFUL_REFUND', 'FAILED_REFUND'],
+};
+
+/** The event type `event` names (`SETTLEMENT`, `providerN.SETTLEMENT`, `payment.updated`), or why none. */
+export function triggeredEventType(event: string): string {
+  const raw = event.startsWith('providerN.') ? event.slice('providerN.'.length) : event;
+  if ((TRIGGER_EVENT_TYPES as readonly string[]).includes(raw)) return raw;
+  const types = EVENT_TYPES_OF[event] ?? [];
+  if (types.length === 1) return types[0] as string;
+  const normalised = Object.entries(EVENT_TYPES_OF).map(([name, sent]) => `${name} (${sent.join(' or ')})`);
+  throw new Error(
+    `The Provider N simulator triggers ${TRIGGER_EVENT_TYPES.join(', ')} (also as providerN.<type>), or ` +
+      `${normalised.join(', ')}${types.length > 1 ? `: name one of ${types.join(', ')}` : ''}, not ${event}.`,
+  );
+}
+
 /** The payload `trigger` sends: built from the books entry named, else from a sample. */
 export function triggerPayload(
   ledger: ProviderNLedger,
-  eventType: string,
+  event: string,
   given: ProviderNTriggerOptions,
 ): ProviderNWebhookPayload {
+  const eventType = triggeredEventType(event);
   const transaction = given.transactionReference
     ? ledger.transaction(given.transactionReference)
     : sampleTransaction(ledger);
@@ -86,10 +121,6 @@ export function triggerPayload(
                 refundStatus: eventType === 'FAILED_REFUND' ? 'FAILED' : 'COMPLETED',
               })
             : undefined;
-  if (!eventData)
-    throw new Error(
-      `The Provider N simulator triggers SUCCESSFUL_TRANSACTION, SUCCESSFUL_TRANSACTION_OFFLINE, REJECTED_PAYMENT, SETTLEMENT, SUCCESSFUL_REFUND and FAILED_REFUND, not ${eventType}.`,
-    );
   return { eventType, eventData } as ProviderNWebhookPayload;
 }
 

@@ -23,6 +23,7 @@ import {
   type SimulatedRefund,
   type SimulatedTransaction,
 } from './state.js';
+import { triggeredStatus } from './triggers.js';
 
 export type { RecordedRequest } from '@pay/core/testing';
 export { HOSTED_PAGE_PATH } from './pages.js';
@@ -107,7 +108,8 @@ export async function startProviderRSimulator(
         transId: transaction.transId,
         curr: transaction.curr,
         merchant: overrides.merchant ?? credentials.merchant,
-        secret: overrides.secret ?? credentials.secret,
+        // `webhookSecret` (the kit's option, `pay dev --webhook-secret`): pushes carry another secret than the API's.
+        secret: overrides.secret ?? options.webhookSecret ?? credentials.secret,
         status: overrides.status ?? transaction.status,
         price: transaction.price,
         test: overrides.test ?? transaction.test,
@@ -158,13 +160,11 @@ export async function startProviderRSimulator(
         books: () => ledger.books(),
         act: payerAct,
         /**
-         * `trigger('PAID', { transId?, to? })`: pushes the status for `transId`, or for a new transaction opened in
+         * `trigger('PAID', { transId?, to? })` (or `payment.succeeded`, triggers.ts): pushes the status for `transId`, or for a new transaction opened in
          * that status (so the adapter's status confirmation agrees), to `to` or the forwarding URL.
          */
         async trigger(event, triggerOptions) {
-          const status = (
-            event.startsWith('providerR.') ? event.slice('providerR.'.length) : event
-          ).toUpperCase();
+          const status = triggeredStatus(event);
           const to = typeof triggerOptions.to === 'string' ? triggerOptions.to : forwarder.url;
           if (to === null) throw new Error('trigger needs options.to or a forwarding URL (forwardWebhooks).');
           let transId = typeof triggerOptions.transId === 'string' ? triggerOptions.transId : undefined;
@@ -179,7 +179,7 @@ export async function startProviderRSimulator(
               }).body,
             ) as { transId: string };
             transId = opened.transId;
-            ledger.find(transId).status = status as ProviderRStatus;
+            ledger.find(transId).status = status;
           }
           return forwarder.send(to, outgoing(ledger.find(transId), { status }));
         },

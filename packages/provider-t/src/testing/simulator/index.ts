@@ -12,6 +12,7 @@
  */
 import { type PaymentSimulator, startSimulator } from '@pay/core/testing';
 import type { ProviderTConfig } from '../../config.js';
+import { TRANSACTION_STATUSES } from '../../wire.js';
 import { generateProviderTKeyPair } from '../signing.js';
 import { addRoutes } from './routes.js';
 import { isTransactionStatus, ProviderTBooks } from './state.js';
@@ -100,7 +101,9 @@ export async function startProviderTSimulator(
           const status = TRIGGER_STATUSES.get(event) ?? event;
           if (!isTransactionStatus(status)) {
             const known = [...TRIGGER_STATUSES.keys()].join(', ');
-            throw new Error(`Provider T has no event ${event}: use one of ${known}, or a Provider T status.`);
+            throw new Error(
+              `Provider T has no event ${event}: the simulator triggers ${known}, or a Provider T status (${TRANSACTION_STATUSES.join(', ')}).`,
+            );
           }
           const url = triggerOptions.to ?? forwarder.url;
           if (!url) throw new Error('trigger() needs options.to or a forwarding URL (forwardWebhooks).');

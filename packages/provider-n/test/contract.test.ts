@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { createProviderN, type ProviderNAdapter, providerN } from '../src/index.js';
 import {
   type ProviderNSimulator,
+  simulator as simulatorDescriptor,
   providerNWebhookRequest,
   signProviderNWebhook,
   startProviderNSimulator,
@@ -125,6 +126,9 @@ runAdapterContract({
   ],
   simulator: {
     start: () => startProviderNSimulator(),
+    descriptor: simulatorDescriptor,
+    webhookSecret: ({ credentials }) => credentials.webhookSecret,
+    liveSettings: { isSandbox: false },
     createAdapter: (simulator, settings) => createProviderN(simulator.adapterConfig(settings)),
     credentials: ({ credentials }) => [credentials.apiKey, credentials.secretKey, credentials.webhookSecret],
     async produceRecords({ pay }) {

@@ -6,6 +6,7 @@ import { createProviderR, type ProviderRAdapter, providerR } from '../src/index.
 import {
   buildProviderRPush,
   type ProviderRSimulator,
+  simulator as simulatorDescriptor,
   startProviderRSimulator,
 } from '../src/testing/index.js';
 import {
@@ -105,6 +106,9 @@ runAdapterContract({
   webhookSecret: SECRET,
   genuineWebhook: async () => genuine(),
   webhookFetch: statusFetch,
+  unsignedBody: {
+    because: 'the push carries the shared secret among its fields and every push is confirmed by a status read',
+  },
   tamperedWebhooks: [
     { name: 'wrong secret', tamper: withFields({ secret: 'not-the-secret' }) },
     { name: 'secret differing in one character', tamper: withFields({ secret: `${SECRET.slice(0, -1)}0` }) },
@@ -137,6 +141,9 @@ runAdapterContract({
   ],
   simulator: {
     start: () => startProviderRSimulator(),
+    descriptor: simulatorDescriptor,
+    webhookSecret: ({ credentials }) => credentials.secret,
+    liveSettings: { isSandbox: false },
     createAdapter: (simulator, settings) => createProviderR(simulator.adapterConfig(settings)),
     // The merchant id is an account number, shown to payers; the secret is the credential.
     credentials: ({ credentials }) => [credentials.secret],
@@ -258,6 +265,7 @@ runAdapterContract({
     ],
     amounts: {
       unit: 'minor',
+      recordUnit: 'major',
       currencies: [
         { currency: 'CZK', decimals: 2, minimum: 1 },
         { currency: 'EUR', decimals: 2, minimum: 0.1 },

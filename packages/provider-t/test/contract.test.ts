@@ -7,6 +7,7 @@ import {
   type ProviderTSimulator,
   providerTStatusEvent,
   signedProviderTWebhook,
+  simulator as simulatorDescriptor,
   startProviderTSimulator,
 } from '../src/testing/index.js';
 import type { TransactionStatus } from '../src/wire.js';
@@ -215,6 +216,9 @@ runAdapterContract({
   ],
   simulator: {
     start: () => startProviderTSimulator({ keyPair: keys }),
+    descriptor: simulatorDescriptor,
+    webhookSecret: () => null,
+    liveSettings: { isSandbox: false },
     createAdapter: (simulator, settings) => createProviderT(simulator.adapterConfig(settings)),
     // The client id names the account (as a user name does); the client secret is the credential.
     credentials: ({ credentials }) => [credentials.clientSecret],

@@ -146,7 +146,7 @@ async function captureEndpoint() {
       received.push({
         body: new Uint8Array(Buffer.concat(chunks)),
         headersAsObject: headers,
-        fullUrl: `http://127.0.0.1${request.url ?? '/'}`,
+        fullUrl: `http://${request.headers.host ?? '127.0.0.1'}${request.url ?? '/'}`,
       });
       reply.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });

@@ -263,7 +263,10 @@ export function oracleChecks(contract: SimulatorContract): ContractCheck[] {
               .map((request) => oracle.wire(request))
               .filter((money) => money !== undefined);
             const asked = { amountMinor: toMinorUnits(amount, currency), currency };
-            expect(moving.at(-1), `the money request for ${amount} ${currency}, decoded from the wire`).toEqual({
+            expect(
+              moving.at(-1),
+              `the money request for ${amount} ${currency}, decoded from the wire`,
+            ).toEqual({
               kind: 'payment',
               ...asked,
             });
@@ -326,7 +329,12 @@ export function oracleChecks(contract: SimulatorContract): ContractCheck[] {
           const where = `the simulator's ${event} event`;
           const delivered = await eventsOf(contract, context.simulator, endpoint.received.slice(from), where);
           expect(delivered.length, `${where}: events raised`).toBeGreaterThan(0);
-          expectEventsAgree(delivered, oracleOf(contract).ledger(context.simulator.books()), recordUnitOf(contract), where);
+          expectEventsAgree(
+            delivered,
+            oracleOf(contract).ledger(context.simulator.books()),
+            recordUnitOf(contract),
+            where,
+          );
         }
       } finally {
         await endpoint.close();
@@ -338,12 +346,19 @@ export function oracleChecks(contract: SimulatorContract): ContractCheck[] {
     withSimulator(contract, async (context) => {
       const test = await contract.produceRecords(context);
       for (const record of test)
-        expect((record as MoneyFields).livemode, `livemode of a test record ${JSON.stringify(record)}`).toBe(false);
-      const adapter = contract.createAdapter(context.simulator, { ...SUITE_SETTINGS, ...contract.liveSettings });
+        expect((record as MoneyFields).livemode, `livemode of a test record ${JSON.stringify(record)}`).toBe(
+          false,
+        );
+      const adapter = contract.createAdapter(context.simulator, {
+        ...SUITE_SETTINGS,
+        ...contract.liveSettings,
+      });
       const live = await contract.produceRecords({ ...context, adapter, pay: createPay(adapter) });
       expect(live.length, 'records produced by the live adapter').toBeGreaterThan(0);
       for (const record of live)
-        expect((record as MoneyFields).livemode, `livemode of a live record ${JSON.stringify(record)}`).toBe(true);
+        expect((record as MoneyFields).livemode, `livemode of a live record ${JSON.stringify(record)}`).toBe(
+          true,
+        );
     }),
   );
   return checks;

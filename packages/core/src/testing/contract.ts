@@ -25,6 +25,7 @@ import {
 
 export type {
   AmountContract,
+  AnyDescriptor,
   AnySimulator,
   ContractCheck,
   FaultedStep,
@@ -35,6 +36,12 @@ export type {
   SuiteCallSettings,
   SupportedCurrency,
 } from './contract-money.js';
+export {
+  CONTRACT_MUTATIONS,
+  type ContractMutation,
+  checkContractMutation,
+  type MutationOutcome,
+} from './contract-mutations.js';
 
 /** What an adapter package supplies to the contract suite (docs/architecture.md#conformance-suite). */
 export interface AdapterContract<S extends AnySimulator = AnySimulator, A extends AnyAdapter = AnyAdapter> {
@@ -387,7 +394,9 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
             () => undefined,
             (thrown: unknown) => thrown,
           );
-          expect(WebhookVerificationError.isInstance(error), `the delivery re-serialised with ${name}`).toBe(true);
+          expect(WebhookVerificationError.isInstance(error), `the delivery re-serialised with ${name}`).toBe(
+            true,
+          );
         }
       },
     );

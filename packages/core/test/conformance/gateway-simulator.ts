@@ -223,7 +223,11 @@ export const GATEWAY_STATUS_MEANINGS = {
 /** The money of one request to the gateway, from its JSON body. */
 function gatewayWire(request: RecordedRequest): WireMoney | undefined {
   const kind =
-    request.path === '/transaction/initialize' ? 'payment' : request.path === '/refund' ? 'refund' : undefined;
+    request.path === '/transaction/initialize'
+      ? 'payment'
+      : request.path === '/refund'
+        ? 'refund'
+        : undefined;
   if (request.method !== 'POST' || kind === undefined) return undefined;
   const body = (jsonBody(request) ?? {}) as { amount?: unknown; currency?: unknown };
   return {
@@ -255,7 +259,9 @@ export const gatewaySimulatorDescriptor: Pick<
         kind: 'refund' as const,
         id: String(refund.id),
         amountMinor: Number(refund.amount),
-        currency: (books.transactions.find((t) => t.reference === refund.reference)?.currency ?? 'NGN').toUpperCase(),
+        currency: (
+          books.transactions.find((t) => t.reference === refund.reference)?.currency ?? 'NGN'
+        ).toUpperCase(),
         status: 'pending',
         meaning: 'pending' as const,
       })),

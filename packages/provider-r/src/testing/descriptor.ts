@@ -11,11 +11,7 @@ import type {
 } from '@pay/core/testing';
 import { PROVIDER_R_ENV, type ProviderRConfig } from '../config.js';
 import { PROVIDER_R_STATUSES } from '../wire.js';
-import {
-  type ProviderRBooks,
-  type ProviderRSimulator,
-  startProviderRSimulator,
-} from './simulator/index.js';
+import { type ProviderRBooks, type ProviderRSimulator, startProviderRSimulator } from './simulator/index.js';
 
 /** What each status the simulator can report means for the money (docs/providers/provider-r.md#status). */
 export const STATUS_MEANINGS = {
@@ -42,7 +38,11 @@ function providerRWire(request: RecordedRequest): WireMoney | undefined {
       ? 'refund'
       : undefined;
   if (kind === undefined) return undefined;
-  const body = (JSON.parse(request.body || '{}') ?? {}) as { price?: unknown; amount?: unknown; curr?: unknown };
+  const body = (JSON.parse(request.body || '{}') ?? {}) as {
+    price?: unknown;
+    amount?: unknown;
+    curr?: unknown;
+  };
   return {
     kind,
     amountMinor: Number(kind === 'payment' ? body.price : body.amount),

@@ -46,7 +46,8 @@ function providerTWire(request: RecordedRequest): WireMoney | undefined {
   const { sendAmount } = (JSON.parse(request.body || '{}') ?? {}) as {
     sendAmount?: { value?: unknown; currencyCode?: unknown };
   };
-  const currency = typeof sendAmount?.currencyCode === 'string' ? sendAmount.currencyCode.toUpperCase() : undefined;
+  const currency =
+    typeof sendAmount?.currencyCode === 'string' ? sendAmount.currencyCode.toUpperCase() : undefined;
   return { kind: 'payment', amountMinor: minorOf(sendAmount, currency ?? 'USD'), currency };
 }
 

@@ -408,7 +408,30 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
   });
 
   if (contract.simulator) checks.push(...moneySafetyChecks(contract.simulator));
-  return checks;
+  return checks.map(({ name, run }) => ({
+    name,
+    run: async () => {
+      expectFilledIn(contract);
+      await run();
+    },
+  }));
+}
+
+/**
+ * Fails every check of an adapter that performs nothing yet (an unfilled skeleton): no check may pass vacuously
+ * over no operations or no events (docs/architecture.md#conformance-suite).
+ */
+function expectFilledIn(contract: AdapterContract): void {
+  const adapter = contract.createAdapter(forbiddenFetch());
+  expect(
+    adapter.capabilities.length,
+    'operations the adapter performs (none: the skeleton is not filled in)',
+  ).toBeGreaterThan(0);
+  const events = [...(adapter.webhooks.eventNames ?? []), ...adapter.webhooks.rawEventNames];
+  expect(
+    events.length,
+    'webhook events the adapter raises (none: the skeleton is not filled in)',
+  ).toBeGreaterThan(0);
 }
 
 /** A check the adapter failed, and why. */

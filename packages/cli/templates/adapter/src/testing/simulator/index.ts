@@ -13,7 +13,9 @@ import {
   type SimulatorStartOptions,
   startSimulator,
 } from '@pay/core/testing';
+import { toMajorUnits } from '@pay/core/adapter';
 import type { ProviderXyzConfig } from '../../config.js';
+import { AMOUNT_UNIT } from '../../requests.js';
 import { signProviderXyzWebhook } from '../signing.js';
 import { addApiRoutes } from './routes.js';
 import {
@@ -83,7 +85,7 @@ export async function startProviderXyzSimulator(
           return (
             payment && {
               provider: 'Provider Xyz',
-              heading: `Pay ${payment.currency} ${payment.amount}`,
+              heading: `Pay ${payment.currency} ${AMOUNT_UNIT === 'minor' ? toMajorUnits(payment.amount, payment.currency) : payment.amount}`,
               details: [
                 ['Payer', payment.email],
                 ['Status', payment.status],

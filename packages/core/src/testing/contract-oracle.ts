@@ -23,6 +23,9 @@ import type { PayerAction } from './kit/pages.js';
 // biome-ignore lint/suspicious/noExplicitAny: the oracle is typed with the adapter's own simulator and books.
 export type AnyOracle = SimulatorOracle<any, any>;
 
+/** The context every oracle check runs in. */
+type Context = SimulatorContext<AnySimulator, AnyAdapter>;
+
 /** The unified payment statuses each meaning allows (a refunded payment reads as canceled, as Provider T's does). */
 const STATUSES_OF: Readonly<Record<MoneyMeaning, readonly PaymentStatus[]>> = {
   paid: ['succeeded'],
@@ -117,7 +120,7 @@ function entryFor(ledger: readonly LedgerEntry[], record: MoneyFields): LedgerEn
 /** Compares each record with the books; fails when none of them is in the books (no vacuous pass). */
 function expectRecordsAgree(
   records: readonly unknown[],
-  context: SimulatorContext<AnySimulator, AnyAdapter>,
+  context: Context,
   contract: SimulatorContract,
   where: string,
 ): void {
@@ -206,7 +209,7 @@ function expectEventsAgree(
 }
 
 /** Opens a payment of a plain amount through the contract's amount call; resolves to its record's id. */
-async function openPayment(context: SimulatorContext<AnySimulator, AnyAdapter>, contract: SimulatorContract) {
+async function openPayment(context: Context, contract: SimulatorContract) {
   const [first] = contract.amounts.currencies;
   if (!first) throw new Error('SimulatorContract.amounts.currencies lists no currency');
   const amount = Math.max(first.minimum ?? 0, 50);
@@ -216,7 +219,7 @@ async function openPayment(context: SimulatorContext<AnySimulator, AnyAdapter>, 
 }
 
 /** The adapter's read of a payment: `payments.retrieve`, else `checkouts.retrieve`. */
-function readPayment(context: SimulatorContext<AnySimulator, AnyAdapter>, id: string): Promise<unknown> {
+function readPayment(context: Context, id: string): Promise<unknown> {
   const adapter = context.adapter as unknown as {
     capabilities: readonly string[];
   } & Record<string, (id: string) => Promise<unknown>>;
@@ -232,134 +235,145 @@ function readPayment(context: SimulatorContext<AnySimulator, AnyAdapter>, id: st
 /** The payer's actions, each a way the simulator moves a payment and signs a webhook about it. */
 const PAYER_ACTIONS: readonly PayerAction[] = ['pay', 'fail', 'cancel'];
 
+/** `produceRecords`' records agree with the books. */
+async function recordsAgree(contract: SimulatorContract, context: Context): Promise<void> {
+  const records = await contract.produceRecords(context);
+  expectRecordsAgree(records, context, contract, 'produceRecords');
+}
+
+/** Each of `values` of `currency` arrives on the wire as asked, and the books and the record agree. */
+async function movesAsAsked(
+  contract: SimulatorContract,
+  context: Context,
+  currency: string,
+  values: readonly number[],
+): Promise<void> {
+  const oracle = oracleOf(contract);
+  for (const amount of values) {
+    const before = context.simulator.requests.length;
+    const record = await contract.amounts.send(context, amount, currency);
+    const moving = context.simulator.requests
+      .slice(before)
+      .map((request) => oracle.wire(request))
+      .filter((money) => money !== undefined);
+    expect(moving.at(-1), `the money request for ${amount} ${currency}, decoded from the wire`).toEqual({
+      kind: 'payment',
+      amountMinor: toMinorUnits(amount, currency),
+      currency,
+    });
+    expectRecordsAgree([record], context, contract, `${amount} ${currency}`);
+  }
+}
+
+/** Every status the simulator can report, set on a fresh payment and read back with its meaning. */
+async function everyStatusRead(contract: SimulatorContract, context: Context): Promise<void> {
+  const oracle = oracleOf(contract);
+  for (const status of Object.keys(oracle.paymentStatuses)) {
+    const id = await openPayment(context, contract);
+    await oracle.setPaymentStatus(context.simulator, id, status);
+    const record = await readPayment(context, id);
+    expect(record, `the read of a payment in status ${status}`).not.toBeNull();
+    expectRecordsAgree([record], context, contract, `provider status ${status}`);
+  }
+}
+
+/** The webhooks the simulator signs after each payer action raise events that agree with the books. */
+async function payerWebhooksAgree(contract: SimulatorContract, context: Context): Promise<void> {
+  const endpoint = await captureEndpoint();
+  let matched = 0;
+  try {
+    context.simulator.forwardWebhooks(endpoint.url);
+    for (const action of PAYER_ACTIONS) {
+      const id = await openPayment(context, contract);
+      const from = endpoint.received.length;
+      await context.simulator.payer[action](id);
+      // A provider may send nothing for an action (Provider N announces no cancellation): nothing to compare.
+      const where = `the webhooks after the payer chose ${action}`;
+      const events = await eventsOf(contract, context.simulator, endpoint.received.slice(from), where);
+      const ledger = oracleOf(contract).ledger(context.simulator.books());
+      matched += expectEventsAgree(events, ledger, recordUnitOf(contract), where);
+    }
+  } finally {
+    context.simulator.forwardWebhooks(null);
+    await endpoint.close();
+  }
+  expect(matched, 'events about the payments the payer acted on').toBeGreaterThan(0);
+}
+
+/** Every event type the descriptor lists, triggered by the simulator, is accepted and agrees with the books. */
+async function everyEventTypeAccepted(contract: SimulatorContract, context: Context): Promise<void> {
+  const events = contract.descriptor?.events ?? [];
+  expect(events.length, 'SimulatorContract.descriptor.events').toBeGreaterThan(0);
+  const endpoint = await captureEndpoint();
+  try {
+    for (const event of events) {
+      const from = endpoint.received.length;
+      await context.simulator.trigger(event, { to: endpoint.url });
+      const where = `the simulator's ${event} event`;
+      const delivered = await eventsOf(contract, context.simulator, endpoint.received.slice(from), where);
+      expect(delivered.length, `${where}: events raised`).toBeGreaterThan(0);
+      const ledger = oracleOf(contract).ledger(context.simulator.books());
+      expectEventsAgree(delivered, ledger, recordUnitOf(contract), where);
+    }
+  } finally {
+    await endpoint.close();
+  }
+}
+
+/** Fails unless every record says `livemode: expected`. */
+function expectLivemode(records: readonly unknown[], expected: boolean, which: string): void {
+  expect(records.length, `records produced by the ${which} adapter`).toBeGreaterThan(0);
+  for (const record of records)
+    expect((record as MoneyFields).livemode, `livemode of a ${which} record ${JSON.stringify(record)}`).toBe(
+      expected,
+    );
+}
+
+/** Records say `livemode: false` from the test configuration and `true` from `liveSettings`. */
+async function livemodeFromConfiguration(contract: SimulatorContract, context: Context): Promise<void> {
+  expectLivemode(await contract.produceRecords(context), false, 'test');
+  const adapter = contract.createAdapter(context.simulator, { ...SUITE_SETTINGS, ...contract.liveSettings });
+  const live = await contract.produceRecords({ ...context, adapter, pay: createPay(adapter) });
+  expectLivemode(live, true, 'live');
+}
+
 /** The oracle checks of `contract` (docs/architecture.md#conformance-suite). */
 export function oracleChecks(contract: SimulatorContract): ContractCheck[] {
-  const checks: ContractCheck[] = [];
-  const check = (name: string, run: () => Promise<void>) => checks.push({ name, run });
-  const { amounts } = contract;
-
-  check("returns records that agree with the simulator's books (amount, currency, status meaning, id)", () =>
-    withSimulator(contract, async (context) => {
-      const records = await contract.produceRecords(context);
-      expectRecordsAgree(records, context, contract, 'produceRecords');
-    }),
-  );
-
-  for (const { currency, decimals, minimum = 0 } of amounts.currencies) {
+  const check = (name: string, body: (context: Context) => Promise<void>): ContractCheck => ({
+    name,
+    run: () => withSimulator(contract, body),
+  });
+  const amountChecks = contract.amounts.currencies.map(({ currency, decimals, minimum = 0 }) => {
     const values = (ORACLE_AMOUNTS[decimals] ?? []).map((amount) =>
       amount < minimum ? Number((amount + minimum).toFixed(decimals)) : amount,
     );
-    check(
+    return check(
       `moves ${values.join(', ')} ${currency} as asked: the request the simulator decoded, its books and the record agree`,
-      () =>
-        withSimulator(contract, async (context) => {
-          const oracle = oracleOf(contract);
-          expect(minorDigits(currency), `minor digits of ${currency}`).toBe(decimals);
-          for (const amount of values) {
-            const before = context.simulator.requests.length;
-            const record = await amounts.send(context, amount, currency);
-            const moving = context.simulator.requests
-              .slice(before)
-              .map((request) => oracle.wire(request))
-              .filter((money) => money !== undefined);
-            const asked = { amountMinor: toMinorUnits(amount, currency), currency };
-            expect(
-              moving.at(-1),
-              `the money request for ${amount} ${currency}, decoded from the wire`,
-            ).toEqual({
-              kind: 'payment',
-              ...asked,
-            });
-            expectRecordsAgree([record], context, contract, `${amount} ${currency}`);
-          }
-        }),
+      async (context) => {
+        expect(minorDigits(currency), `minor digits of ${currency}`).toBe(decimals);
+        await movesAsAsked(contract, context, currency, values);
+      },
     );
-  }
-
-  check(
-    'reads every payment status the simulator can report with its meaning, and never an unpaid one as paid',
-    () =>
-      withSimulator(contract, async (context) => {
-        const oracle = oracleOf(contract);
-        for (const status of Object.keys(oracle.paymentStatuses)) {
-          const id = await openPayment(context, contract);
-          await oracle.setPaymentStatus(context.simulator, id, status);
-          const record = await readPayment(context, id);
-          expect(record, `the read of a payment in status ${status}`).not.toBeNull();
-          expectRecordsAgree([record], context, contract, `provider status ${status}`);
-        }
-      }),
-  );
-
-  check(
-    `raises events that agree with the books from the genuine signed webhooks the simulator sends when the payer chooses ${PAYER_ACTIONS.join(', ')}`,
-    () =>
-      withSimulator(contract, async (context) => {
-        const endpoint = await captureEndpoint();
-        let matched = 0;
-        try {
-          context.simulator.forwardWebhooks(endpoint.url);
-          for (const action of PAYER_ACTIONS) {
-            const id = await openPayment(context, contract);
-            const from = endpoint.received.length;
-            await context.simulator.payer[action](id);
-            // A provider may send nothing for an action (Provider N announces no cancellation): nothing to compare.
-            const where = `the webhooks after the payer chose ${action}`;
-            const events = await eventsOf(contract, context.simulator, endpoint.received.slice(from), where);
-            const ledger = oracleOf(contract).ledger(context.simulator.books());
-            matched += expectEventsAgree(events, ledger, recordUnitOf(contract), where);
-          }
-        } finally {
-          context.simulator.forwardWebhooks(null);
-          await endpoint.close();
-        }
-        expect(matched, 'events about the payments the payer acted on').toBeGreaterThan(0);
-      }),
-  );
-
-  check('accepts every event type the simulator signs, and each event agrees with the books', () =>
-    withSimulator(contract, async (context) => {
-      const events = contract.descriptor?.events ?? [];
-      expect(events.length, 'SimulatorContract.descriptor.events').toBeGreaterThan(0);
-      const endpoint = await captureEndpoint();
-      try {
-        for (const event of events) {
-          const from = endpoint.received.length;
-          await context.simulator.trigger(event, { to: endpoint.url });
-          const where = `the simulator's ${event} event`;
-          const delivered = await eventsOf(contract, context.simulator, endpoint.received.slice(from), where);
-          expect(delivered.length, `${where}: events raised`).toBeGreaterThan(0);
-          expectEventsAgree(
-            delivered,
-            oracleOf(contract).ledger(context.simulator.books()),
-            recordUnitOf(contract),
-            where,
-          );
-        }
-      } finally {
-        await endpoint.close();
-      }
-    }),
-  );
-
-  check('gives records livemode: true from a live configuration and false from a test one', () =>
-    withSimulator(contract, async (context) => {
-      const test = await contract.produceRecords(context);
-      for (const record of test)
-        expect((record as MoneyFields).livemode, `livemode of a test record ${JSON.stringify(record)}`).toBe(
-          false,
-        );
-      const adapter = contract.createAdapter(context.simulator, {
-        ...SUITE_SETTINGS,
-        ...contract.liveSettings,
-      });
-      const live = await contract.produceRecords({ ...context, adapter, pay: createPay(adapter) });
-      expect(live.length, 'records produced by the live adapter').toBeGreaterThan(0);
-      for (const record of live)
-        expect((record as MoneyFields).livemode, `livemode of a live record ${JSON.stringify(record)}`).toBe(
-          true,
-        );
-    }),
-  );
-  return checks;
+  });
+  return [
+    check(
+      "returns records that agree with the simulator's books (amount, currency, status meaning, id)",
+      (context) => recordsAgree(contract, context),
+    ),
+    ...amountChecks,
+    check(
+      'reads every payment status the simulator can report with its meaning, and never an unpaid one as paid',
+      (context) => everyStatusRead(contract, context),
+    ),
+    check(
+      `raises events that agree with the books from the genuine signed webhooks the simulator sends when the payer chooses ${PAYER_ACTIONS.join(', ')}`,
+      (context) => payerWebhooksAgree(contract, context),
+    ),
+    check('accepts every event type the simulator signs, and each event agrees with the books', (context) =>
+      everyEventTypeAccepted(contract, context),
+    ),
+    check('gives records livemode: true from a live configuration and false from a test one', (context) =>
+      livemodeFromConfiguration(contract, context),
+    ),
+  ];
 }

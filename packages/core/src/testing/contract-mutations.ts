@@ -158,6 +158,20 @@ function withoutCurrency(value: unknown): unknown {
   );
 }
 
+/** `value` with every member named like a merchant reference replaced by a fresh one, at any depth. */
+function withFreshReferences(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withFreshReferences);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      typeof inner === 'string' && /reference$|^refId$/i.test(key)
+        ? `fresh-${crypto.randomUUID()}`
+        : withFreshReferences(inner),
+    ]),
+  );
+}
+
 /** A float conversion: `19.99 * 100` truncated (1998), and its major-unit twin (19.98). */
 const floatConverted = (amount: number) =>
   Number.isInteger(amount) ? Math.trunc((amount / 100) * 100) : Math.trunc(amount * 100) / 100;
@@ -311,6 +325,15 @@ export const CONTRACT_MUTATIONS: readonly ContractMutation[] = [
               return verify({ ...delivery, body, rawBody: new TextEncoder().encode(body) }, secrets);
             }),
           ),
+  },
+  {
+    name: 'reference-not-from-the-key',
+    kind: 'what the money means',
+    caughtBy: /sends the reference derived from the idempotency key/,
+    plant: (contract) =>
+      contract.simulator?.descriptor?.oracle
+        ? wrappingTransport(contract, alteringJsonBodies(withFreshReferences))
+        : undefined,
   },
   {
     name: 'live-records-marked-as-test',

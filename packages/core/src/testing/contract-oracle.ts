@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { AnyAdapter } from '../adapter.js';
+import { keyedReference } from '../idempotency-keys.js';
 import { minorDigits, toMinorUnits } from '../money.js';
 import { createPay } from '../pay.js';
 import type { PaymentStatus } from '../records.js';
@@ -255,7 +256,8 @@ async function movesAsAsked(
     const moving = context.simulator.requests
       .slice(before)
       .map((request) => oracle.wire(request))
-      .filter((money) => money !== undefined);
+      .filter((money) => money !== undefined)
+      .map(({ kind, amountMinor, currency: sent }) => ({ kind, amountMinor, currency: sent }));
     expect(moving.at(-1), `the money request for ${amount} ${currency}, decoded from the wire`).toEqual({
       kind: 'payment',
       amountMinor: toMinorUnits(amount, currency),
@@ -320,6 +322,29 @@ async function everyEventTypeAccepted(contract: SimulatorContract, context: Cont
   }
 }
 
+/**
+ * Each money-moving call sent with an idempotency key carries the reference derived from it
+ * (`keyedReference(key)`) wherever its money requests name a reference.
+ */
+async function referencesFromKey(contract: SimulatorContract, context: Context): Promise<void> {
+  const oracle = oracleOf(contract);
+  for (const call of contract.moneyMovingCalls) {
+    const prepared = await call.prepare?.(context);
+    const idempotencyKey = `conformance-reference-${call.name}`;
+    const before = context.simulator.requests.length;
+    await call.send(context, prepared, { idempotencyKey });
+    const references = context.simulator.requests
+      .slice(before)
+      .map((request) => oracle.wire(request)?.reference)
+      .filter((reference) => reference !== undefined);
+    const expected = await keyedReference(idempotencyKey);
+    for (const reference of references)
+      expect(reference, `the reference ${call.name} sent with idempotency key ${idempotencyKey}`).toBe(
+        expected,
+      );
+  }
+}
+
 /** Fails unless every record says `livemode: expected`. */
 function expectLivemode(records: readonly unknown[], expected: boolean, which: string): void {
   expect(records.length, `records produced by the ${which} adapter`).toBeGreaterThan(0);
@@ -371,6 +396,10 @@ export function oracleChecks(contract: SimulatorContract): ContractCheck[] {
     ),
     check('accepts every event type the simulator signs, and each event agrees with the books', (context) =>
       everyEventTypeAccepted(contract, context),
+    ),
+    check(
+      'sends the reference derived from the idempotency key (keyedReference) with each money-moving call that takes one',
+      (context) => referencesFromKey(contract, context),
     ),
     check('gives records livemode: true from a live configuration and false from a test one', (context) =>
       livemodeFromConfiguration(contract, context),

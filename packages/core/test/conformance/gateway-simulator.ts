@@ -229,8 +229,15 @@ function gatewayWire(request: RecordedRequest): WireMoney | undefined {
         ? 'refund'
         : undefined;
   if (request.method !== 'POST' || kind === undefined) return undefined;
-  const body = (jsonBody(request) ?? {}) as { amount?: unknown; currency?: unknown };
+  const body = (jsonBody(request) ?? {}) as {
+    amount?: unknown;
+    currency?: unknown;
+    reference?: unknown;
+    merchant_reference?: unknown;
+  };
+  const reference = kind === 'payment' ? body.reference : body.merchant_reference;
   return {
+    ...(typeof reference === 'string' ? { reference } : {}),
     kind,
     amountMinor: Number(body.amount),
     currency: typeof body.currency === 'string' ? body.currency.toUpperCase() : undefined,

@@ -49,10 +49,21 @@ function providerNWire(request: RecordedRequest): WireMoney | undefined {
   if (request.method !== 'POST') return undefined;
   const body = (JSON.parse(request.body || '{}') ?? {}) as Record<string, unknown>;
   const currency = typeof body.currencyCode === 'string' ? body.currencyCode.toUpperCase() : undefined;
+  const reference = (name: string) => (typeof body[name] === 'string' ? { reference: body[name] } : {});
   if (request.path === API_ROUTES.init)
-    return { kind: 'payment', amountMinor: minorOrNaN(body.amount, currency ?? DEFAULT_CURRENCY), currency };
+    return {
+      kind: 'payment',
+      amountMinor: minorOrNaN(body.amount, currency ?? DEFAULT_CURRENCY),
+      currency,
+      ...reference('paymentReference'),
+    };
   if (request.path === API_ROUTES.refund)
-    return { kind: 'refund', amountMinor: minorOrNaN(body.refundAmount, DEFAULT_CURRENCY), currency };
+    return {
+      kind: 'refund',
+      amountMinor: minorOrNaN(body.refundAmount, DEFAULT_CURRENCY),
+      currency,
+      ...reference('refundReference'),
+    };
   return undefined;
 }
 

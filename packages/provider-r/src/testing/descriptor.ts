@@ -42,8 +42,10 @@ function providerRWire(request: RecordedRequest): WireMoney | undefined {
     price?: unknown;
     amount?: unknown;
     curr?: unknown;
+    refId?: unknown;
   };
   return {
+    ...(typeof body.refId === 'string' ? { reference: body.refId } : {}),
     kind,
     amountMinor: Number(kind === 'payment' ? body.price : body.amount),
     currency: typeof body.curr === 'string' ? body.curr.toUpperCase() : undefined,

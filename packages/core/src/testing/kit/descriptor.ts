@@ -60,6 +60,11 @@ export interface WireMoney {
   readonly amountMinor: number;
   /** The currency as sent, upper-cased; `undefined` when the request names none (the provider then assumes one). */
   readonly currency: string | undefined;
+  /**
+   * The merchant reference the request carried, when the provider takes one: with an idempotency key it must be
+   * the toolkit's `keyedReference(key)`, so a repeat is the same request to the provider.
+   */
+  readonly reference?: string;
 }
 
 /**

@@ -29,9 +29,14 @@ function minorOf(amount: unknown, currency: string): number {
 function wireOf(request: RecordedRequest): WireMoney | undefined {
   const kind = request.path === '/checkouts' ? 'payment' : request.path === '/refunds' ? 'refund' : undefined;
   if (request.method !== 'POST' || kind === undefined) return undefined;
-  const body = (JSON.parse(request.body || '{}') ?? {}) as { amount?: unknown; currency?: unknown };
+  const body = (JSON.parse(request.body || '{}') ?? {}) as {
+    amount?: unknown;
+    currency?: unknown;
+    reference?: unknown;
+  };
   const currency = typeof body.currency === 'string' ? body.currency.toUpperCase() : undefined;
-  return { kind, amountMinor: minorOf(body.amount, currency ?? DEFAULT_CURRENCY), currency };
+  const reference = typeof body.reference === 'string' ? { reference: body.reference } : {};
+  return { kind, amountMinor: minorOf(body.amount, currency ?? DEFAULT_CURRENCY), currency, ...reference };
 }
 
 /** The books, normalised: what the conformance suite compares every record and event with. */

@@ -220,6 +220,10 @@ export const providerTContract: AdapterContract<ProviderTSimulator, ProviderTAda
     descriptor: simulatorDescriptor,
     webhookSecret: () => null,
     liveSettings: { isSandbox: false },
+    noReference: {
+      because:
+        'Provider T takes no merchant reference: a repeated commit is recognised by its x-client-request-id',
+    },
     createAdapter: (simulator, settings) => createProviderT(simulator.adapterConfig(settings)),
     // The client id names the account (as a user name does); the client secret is the credential.
     credentials: ({ credentials }) => [credentials.clientSecret],

@@ -171,6 +171,11 @@ export interface SimulatorContract<S extends AnySimulator = AnySimulator, A exte
    * say `livemode: true`, and `false` without them.
    */
   liveSettings: Readonly<Record<string, unknown>>;
+  /**
+   * Present when the provider takes no merchant reference on its money calls (Provider T: a repeated commit is
+   * recognised by its `x-client-request-id`): the suite then does not look for `keyedReference(key)` on the wire.
+   */
+  noReference?: { because: string };
   /** Every credential `adapterConfig()` carries (keys, secrets, passwords): none may appear in any error. */
   credentials(simulator: S): readonly string[];
   /**

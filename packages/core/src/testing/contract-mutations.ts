@@ -331,7 +331,7 @@ export const CONTRACT_MUTATIONS: readonly ContractMutation[] = [
     kind: 'what the money means',
     caughtBy: /sends the reference derived from the idempotency key/,
     plant: (contract) =>
-      contract.simulator?.descriptor?.oracle
+      contract.simulator?.descriptor?.oracle && !contract.simulator.noReference
         ? wrappingTransport(contract, alteringJsonBodies(withFreshReferences))
         : undefined,
   },

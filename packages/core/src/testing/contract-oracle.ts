@@ -323,11 +323,12 @@ async function everyEventTypeAccepted(contract: SimulatorContract, context: Cont
 }
 
 /**
- * Each money-moving call sent with an idempotency key carries the reference derived from it
- * (`keyedReference(key)`) wherever its money requests name a reference.
+ * Each money-moving call sent with an idempotency key carries the reference derived from it (`keyedReference(key)`)
+ * in every money request that names one, as the simulator decoded them, and at least one call names one.
  */
 async function referencesFromKey(contract: SimulatorContract, context: Context): Promise<void> {
   const oracle = oracleOf(contract);
+  let seen = 0;
   for (const call of contract.moneyMovingCalls) {
     const prepared = await call.prepare?.(context);
     const idempotencyKey = `conformance-reference-${call.name}`;
@@ -338,11 +339,17 @@ async function referencesFromKey(contract: SimulatorContract, context: Context):
       .map((request) => oracle.wire(request)?.reference)
       .filter((reference) => reference !== undefined);
     const expected = await keyedReference(idempotencyKey);
+    seen += references.length;
     for (const reference of references)
       expect(reference, `the reference ${call.name} sent with idempotency key ${idempotencyKey}`).toBe(
         expected,
       );
   }
+  // A call that takes no reference (a capture) sends none; a provider that takes none says so in `noReference`.
+  expect(
+    seen,
+    'references the money-moving calls sent (SimulatorContract.noReference when none)',
+  ).toBeGreaterThan(0);
 }
 
 /** Fails unless every record says `livemode: expected`. */
@@ -397,10 +404,14 @@ export function oracleChecks(contract: SimulatorContract): ContractCheck[] {
     check('accepts every event type the simulator signs, and each event agrees with the books', (context) =>
       everyEventTypeAccepted(contract, context),
     ),
-    check(
-      'sends the reference derived from the idempotency key (keyedReference) with each money-moving call that takes one',
-      (context) => referencesFromKey(contract, context),
-    ),
+    ...(contract.noReference
+      ? []
+      : [
+          check(
+            'sends the reference derived from the idempotency key (keyedReference) with each money-moving call',
+            (context) => referencesFromKey(contract, context),
+          ),
+        ]),
     check('gives records livemode: true from a live configuration and false from a test one', (context) =>
       livemodeFromConfiguration(contract, context),
     ),

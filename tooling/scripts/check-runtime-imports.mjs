@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // docs/architecture.md#packages: runtime entry points use Web-standard APIs only, so the library also runs on edge runtimes.
 // Fails when a runtime source file (not a test, not a `./testing` entry) imports a `node:` built-in or uses Buffer.
+// With package folders as arguments (`check-runtime-imports.mjs ../pay-provider-acme`) it checks those instead of
+// the workspace's, so an adapter package made outside this repository is held to the same rule (CONTRIBUTING.md).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
-const root = new URL('../..', import.meta.url).pathname;
-const packagesDir = join(root, 'packages');
+const workspace = new URL('../..', import.meta.url).pathname;
+const given = process.argv.slice(2).map((folder) => resolve(folder));
+const root = given.length > 0 ? process.cwd() : workspace;
+const packagesDir = join(workspace, 'packages');
+const packages = given.length > 0 ? given : readdirSync(packagesDir).map((pkg) => join(packagesDir, pkg));
 const forbidden = [
   {
     pattern: /\bfrom\s+['"]node:|\bimport\s*\(\s*['"]node:|\brequire\s*\(\s*['"]node:/,
@@ -26,11 +31,12 @@ function* sourceFiles(dir) {
 }
 
 const offences = [];
-for (const pkg of readdirSync(packagesDir)) {
-  const src = join(packagesDir, pkg, 'src');
+for (const pkg of packages) {
+  const src = join(pkg, 'src');
   try {
     statSync(src);
   } catch {
+    if (given.length > 0) offences.push(`${relative(root, pkg) || '.'} has no src/ folder`);
     continue;
   }
   for (const file of sourceFiles(src)) {

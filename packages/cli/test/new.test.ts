@@ -91,6 +91,26 @@ describe('pay new adapter', () => {
     expect(check.status).toBe(0);
   });
 
+  it('passes the runtime-import check run on it from outside the workspace, which refuses a node: import in src/', async () => {
+    const made = await payNew(...ACME);
+    expect(made.status).toBe(0);
+    const check = (folder: string) =>
+      spawnSync(process.execPath, [join(WORKSPACE, 'tooling/scripts/check-runtime-imports.mjs'), folder], {
+        cwd: scratch,
+        encoding: 'utf8',
+      });
+    const clean = check(join(scratch, 'acme'));
+    expect(clean.stdout).toBe('runtime sources use no node: built-in and no Buffer\n');
+    expect(clean.status).toBe(0);
+    writeFileSync(
+      join(scratch, 'acme', 'src', 'clock.ts'),
+      "import { setTimeout } from 'node:timers/promises';\n",
+    );
+    const offending = check(join(scratch, 'acme'));
+    expect(offending.stderr).toContain('acme/src/clock.ts:1 uses a node: built-in');
+    expect(offending.status).toBe(1);
+  });
+
   it('pins @pay/core as a peer on the adapter contract of the core it runs with (^0.minor.0), and the pay that wrote it', async () => {
     await payNew('adapter', 'acme', '--name', 'pay-provider-acme', '--provider', 'acme', '--label', 'ACME');
     const manifest = JSON.parse(readFileSync(join(scratch, 'acme', 'package.json'), 'utf8'));

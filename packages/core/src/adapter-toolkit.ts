@@ -97,6 +97,14 @@ export {
 } from './records.js';
 export { redact } from './redaction.js';
 export {
+  checkpointBeforeSending,
+  type ResumeOnce,
+  resumeOnce,
+  type SendOnceCall,
+  type SentOncePoint,
+  sendOnce,
+} from './send-once.js';
+export {
   IdempotencyInProgressError,
   IdempotencyKeyMismatchError,
   StoreError,

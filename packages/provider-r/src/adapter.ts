@@ -66,7 +66,7 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
     operations: {
       async createCheckout(params, options) {
         const request = checkoutRequest(params, config, await keyedReference(options));
-        if (resumeCreation('checkouts.create', options.idempotency)) return null;
+        if (await resumeCreation('checkouts.create', options.idempotency)) return null;
         // With a ledger there is a key, so a refId. Resolves to null; the Checkout is kept for pay.resolve.
         await sendCreation(
           'checkouts.create',
@@ -82,7 +82,7 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
 
       async createPayment(params, options) {
         const request = paymentRequest(params, config, await keyedReference(options));
-        const resumed = resumeCreation('payments.create', options.idempotency);
+        const resumed = await resumeCreation('payments.create', options.idempotency);
         if (resumed) return resumed.result as Payment;
         return sendCreation(
           'payments.create',

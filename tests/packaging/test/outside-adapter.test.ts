@@ -134,7 +134,7 @@ describe('an adapter package made outside the repository from the skeleton', () 
     expect(build.status, build.output).toBe(0);
   }, 120_000);
 
-  it('is served by pay dev by its package name from its own folder, takes a checkout there and lists it with its read in the event log', async () => {
+  it('is served by pay dev by its package name from its own folder, takes a checkout there, serves its payment page and lists it with its read in the event log', async () => {
     const bin = join(adapter, 'node_modules', '.bin', 'pay');
     const { child, output: printed, exited } = await startPayDev(bin, [PACKAGE, '--port', '0'], adapter);
     children.push(child);
@@ -158,6 +158,12 @@ console.log(JSON.stringify({ url: checkout.payment_url, status: payment?.status,
     app.stdout.on('data', (chunk) => (answer += chunk));
     app.stderr.on('data', (chunk) => (answer += chunk));
     const appExit = await new Promise<number | null>((resolve) => app.on('exit', (code) => resolve(code)));
+    // The payer's page the checkout points at, served by the skeleton's simulator as ours serve theirs.
+    const pageUrl = (JSON.parse(answer.trim() || '{}') as { url?: string }).url ?? '';
+    const page = await fetch(pageUrl).then(async (reply) => ({
+      status: reply.status,
+      html: await reply.text(),
+    }));
     // pay dev's event log, attached by the kit's simulator builder: the payment, and the app's read of it.
     const eventLog = await fetch(`${env.ACME_PAY_BASE_URL}/_simulator/events`).then((reply) => reply.text());
     child.kill('SIGINT');
@@ -175,6 +181,9 @@ console.log(JSON.stringify({ url: checkout.payment_url, status: payment?.status,
       amount: 19.99,
     });
     expect(output).toMatch(/request {2}POST \/v1\/checkouts/);
+    expect(page.status, page.html).toBe(200);
+    expect(page.html).toContain('Pay USD 19.99');
+    expect(page.html).toContain('<button type="submit" class="pay">');
     expect(output).toContain(
       `Event log (objects, reads, webhook deliveries, send again): ${env.ACME_PAY_BASE_URL}/_simulator/events`,
     );

@@ -13,10 +13,16 @@ import type { Operation } from '../operations.js';
 import type { Pay } from '../pay.js';
 import { faultMatrixChecks } from './contract-faults.js';
 import { multiInstanceChecks } from './contract-instances.js';
+import { oracleChecks } from './contract-oracle.js';
 import { callsTo, rejectionOf, unknownIdReads, withSimulator } from './contract-run.js';
+import type { SimulatorDescriptor } from './kit/descriptor.js';
 import type { Fault } from './kit/faults.js';
 import type { RecordedRequest } from './kit/requests.js';
 import type { PaymentSimulator } from './kit/simulator.js';
+
+/** Any provider's simulator descriptor, as the suite reads its oracle. */
+// biome-ignore lint/suspicious/noExplicitAny: a descriptor's config and books are the adapter's own types.
+export type AnyDescriptor = SimulatorDescriptor<any, any>;
 
 /** Any provider's simulator, as the suite drives it. */
 // biome-ignore lint/suspicious/noExplicitAny: a simulator's config and books are the adapter's own types.
@@ -118,6 +124,11 @@ export interface SupportedCurrency {
 export interface AmountContract<S extends AnySimulator, A extends AnyAdapter> {
   /** The provider's wire unit: `major` (`19.99`) or `minor` (`1999`). */
   unit: 'major' | 'minor';
+  /**
+   * The unit of `amount` in the adapter's records and events (docs/architecture.md#records): `unit` when absent.
+   * The oracle checks read each record's amount in it and compare it with the books' minor units.
+   */
+  recordUnit?: 'major' | 'minor';
   /** Every currency the adapter takes (at least one), with its minor digits. */
   currencies: readonly SupportedCurrency[];
   /** Sends a money-moving call for `amount` of `currency` through `context.pay`. */
@@ -148,6 +159,23 @@ export interface SimulatorContract<S extends AnySimulator = AnySimulator, A exte
   start(): Promise<S>;
   /** An adapter configured for `simulator` (`simulator.adapterConfig({ ...settings })`). */
   createAdapter(simulator: S, settings: SuiteCallSettings): A;
+  /**
+   * The package's simulator descriptor (`simulator` of its `./testing` entry), whose `oracle` gives the books,
+   * statuses and wire in normalised form: the suite's oracle checks fail without it (docs/architecture.md#conformance-suite).
+   */
+  descriptor: Pick<AnyDescriptor, 'events' | 'oracle'>;
+  /** The `webhookSecret` an app passes to `setup()` to verify what `simulator` signs (`null` for none). */
+  webhookSecret(simulator: S): string | null;
+  /**
+   * The configuration overrides that make the adapter a live one (`{ isSandbox: false }`): its records must then
+   * say `livemode: true`, and `false` without them.
+   */
+  liveSettings: Readonly<Record<string, unknown>>;
+  /**
+   * Present when the provider takes no merchant reference on its money calls (Provider T: a repeated commit is
+   * recognised by its `x-client-request-id`): the suite then does not look for `keyedReference(key)` on the wire.
+   */
+  noReference?: { because: string };
   /** Every credential `adapterConfig()` carries (keys, secrets, passwords): none may appear in any error. */
   credentials(simulator: S): readonly string[];
   /**
@@ -312,6 +340,7 @@ export function moneySafetyChecks<S extends AnySimulator, A extends AnyAdapter>(
     }),
   );
 
+  checks.push(...oracleChecks(contract as unknown as SimulatorContract));
   checks.push(...faultMatrixChecks(contract, seen));
   checks.push(...multiInstanceChecks(contract));
 

@@ -25,6 +25,7 @@ import {
 
 export type {
   AmountContract,
+  AnyDescriptor,
   AnySimulator,
   ContractCheck,
   FaultedStep,
@@ -35,6 +36,12 @@ export type {
   SuiteCallSettings,
   SupportedCurrency,
 } from './contract-money.js';
+export {
+  CONTRACT_MUTATIONS,
+  type ContractMutation,
+  checkContractMutation,
+  type MutationOutcome,
+} from './contract-mutations.js';
 
 /** What an adapter package supplies to the contract suite (docs/architecture.md#conformance-suite). */
 export interface AdapterContract<S extends AnySimulator = AnySimulator, A extends AnyAdapter = AnyAdapter> {
@@ -57,6 +64,12 @@ export interface AdapterContract<S extends AnySimulator = AnySimulator, A extend
     name: string;
     tamper(genuine: WebhookRequest): WebhookRequest | Promise<WebhookRequest>;
   }[];
+  /**
+   * Present when the provider signs no bytes of its deliveries (Provider R's push carries the shared secret among
+   * its fields and is confirmed by a status read): the suite then does not expect a re-serialised delivery to be
+   * refused. Absent: a delivery re-serialised (spacing, key order, escapes) must be refused.
+   */
+  unsignedBody?: { because: string };
   /**
    * The money-safety checks against the provider's simulator: statuses, faults, amounts, unknown ids, records and
    * credentials. Required of every adapter that has a simulator.
@@ -95,6 +108,44 @@ function deliveryOf(request: WebhookRequest): WebhookDelivery {
     headers: lowerCaseHeaders(request.headersAsObject),
     fullUrl: request.fullUrl,
   };
+}
+
+/** `value` with the keys of every object in reverse order. */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, inner]) => [key, reversedKeys(inner)]),
+  );
+}
+
+/** JSON text with every non-ASCII character and `/` escaped, as some serialisers write them. */
+const escapedJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/\//g, '\\/');
+
+/**
+ * The same delivery written another way (docs/architecture.md#conformance-suite): what a handler that parsed the
+ * body and serialised it again would check the signature over. JSON gets other spacing, key order and escapes; a
+ * form gets its fields reordered. Only the ones whose bytes differ from `raw` are returned.
+ */
+function reserialised(raw: string): { name: string; body: string }[] {
+  let variants: { name: string; body: string }[];
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    variants = [
+      { name: 'other spacing', body: JSON.stringify(parsed, null, 2) },
+      { name: 'reversed key order', body: JSON.stringify(reversedKeys(parsed)) },
+      { name: 'escaped characters and spacing', body: `${escapedJson(parsed)} ` },
+    ];
+  } catch {
+    const fields = [...new URLSearchParams(raw)];
+    variants = [{ name: 'reordered form fields', body: new URLSearchParams(fields.reverse()).toString() }];
+  }
+  return variants.filter(({ body }) => body !== raw);
 }
 
 /** The secrets `setup({ webhookSecret })` hands the adapter's `verify`: none for a provider that uses none. */
@@ -329,6 +380,27 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
     });
   }
 
+  if (!contract.unsignedBody)
+    check(
+      'refuses a genuine delivery re-serialised (spacing, key order, escapes): the signature covers the raw bytes',
+      async () => {
+        const genuine = await contract.genuineWebhook();
+        const variants = reserialised(new TextDecoder().decode(deliveryOf(genuine).rawBody));
+        expect(variants.length, 'ways to re-serialise the genuine delivery').toBeGreaterThan(0);
+        for (const { name, body } of variants) {
+          const adapter = contract.createAdapter(contract.webhookFetch ?? forbiddenFetch());
+          const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
+          const error = await handler.handle({ ...genuine, body }).then(
+            () => undefined,
+            (thrown: unknown) => thrown,
+          );
+          expect(WebhookVerificationError.isInstance(error), `the delivery re-serialised with ${name}`).toBe(
+            true,
+          );
+        }
+      },
+    );
+
   check('refuses to register a callback for an event name it never raises', () => {
     const adapter = contract.createAdapter(forbiddenFetch());
     const handler = createPay(adapter).webhooks.setup({ webhookSecret: contract.webhookSecret });
@@ -336,7 +408,30 @@ export function adapterContractChecks<S extends AnySimulator, A extends AnyAdapt
   });
 
   if (contract.simulator) checks.push(...moneySafetyChecks(contract.simulator));
-  return checks;
+  return checks.map(({ name, run }) => ({
+    name,
+    run: async () => {
+      expectFilledIn(contract);
+      await run();
+    },
+  }));
+}
+
+/**
+ * Fails every check of an adapter that performs nothing yet (an unfilled skeleton): no check may pass vacuously
+ * over no operations or no events (docs/architecture.md#conformance-suite).
+ */
+function expectFilledIn(contract: AdapterContract): void {
+  const adapter = contract.createAdapter(forbiddenFetch());
+  expect(
+    adapter.capabilities.length,
+    'operations the adapter performs (none: the skeleton is not filled in)',
+  ).toBeGreaterThan(0);
+  const events = [...(adapter.webhooks.eventNames ?? []), ...adapter.webhooks.rawEventNames];
+  expect(
+    events.length,
+    'webhook events the adapter raises (none: the skeleton is not filled in)',
+  ).toBeGreaterThan(0);
 }
 
 /** A check the adapter failed, and why. */

@@ -18,8 +18,12 @@ export {
 export type {
   DevStartOptions,
   KeptSigningKey,
+  LedgerEntry,
+  MoneyMeaning,
   SimulatedObject,
   SimulatorDescriptor,
+  SimulatorOracle,
+  WireMoney,
 } from './kit/descriptor.js';
 export { addEventLogPage, EVENT_LOG_PATH, type EventLogOptions } from './kit/event-log.js';
 export { type Fault, FaultInjector, type FaultRule, type SimulatorReply } from './kit/faults.js';

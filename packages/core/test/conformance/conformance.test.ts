@@ -3,7 +3,12 @@
  * `describe` blocks, and each money bug planted in the fixture makes the check that guards against it fail.
  */
 import { describe, expect, it } from 'vitest';
-import { checkAdapterContract, runAdapterContract } from '../../src/testing/contract.js';
+import {
+  CONTRACT_MUTATIONS,
+  checkAdapterContract,
+  checkContractMutation,
+  runAdapterContract,
+} from '../../src/testing/contract.js';
 import { PLANTED_BUGS, type PlantedBug } from './gateway-adapter.js';
 import { gatewayContract } from './gateway-contract.js';
 
@@ -48,4 +53,16 @@ describe('the conformance suite catches each money bug planted in the fixture ad
   it('finds nothing to report in the fixture without a bug', async () => {
     expect(await checkAdapterContract(gatewayContract())).toEqual([]);
   }, 120_000);
+});
+
+describe('the conformance suite catches each bug of the mutation corpus planted into the fixture adapter', () => {
+  it.each(CONTRACT_MUTATIONS.map((mutation) => [mutation.name, mutation] as const))(
+    '%s',
+    async (_name, mutation) => {
+      const outcome = await checkContractMutation(gatewayContract(), mutation);
+      expect(outcome.applicable, `${mutation.name} applies to the fixture`).toBe(true);
+      expect(outcome.caught, `${mutation.name} passed ${mutation.caughtBy}`).toBe(true);
+    },
+    60_000,
+  );
 });

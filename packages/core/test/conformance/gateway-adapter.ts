@@ -18,6 +18,7 @@ import {
   parseJson,
   parseReply,
   requestIdOf,
+  toMajorUnits,
   toMinorUnits,
   ValidationError,
   verifyHmacHeader,
@@ -98,6 +99,8 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
   const instance = crypto.randomUUID();
   // The provider name the records carry (the planted bug: one copied from another adapter).
   const named = bug === 'record-names-another-provider' ? ('providerN' as string) : provider;
+  // A live secret key moves real money: its records say so (docs/architecture.md#records).
+  const livemode = config.live === true;
   const errors: ProviderErrorTable =
     bug === 'missing-not-found-rule'
       ? {}
@@ -214,7 +217,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
           provider: named,
           raw: outcome.body,
           metadata: params.metadata ?? {},
-          livemode: false,
+          livemode,
           request_id: requestIdOf(outcome.reply),
         };
       },
@@ -223,7 +226,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
         if (found === null) return null;
         const { body } = found;
         const status = statusOf(body.status);
-        const amount = body.amount / 100;
+        const amount = toMajorUnits(body.amount, body.currency);
         return {
           id: body.reference,
           amount,
@@ -237,7 +240,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
           provider: named,
           raw: found.raw,
           metadata: {},
-          livemode: false,
+          livemode,
           request_id: found.requestId,
         };
       },
@@ -271,14 +274,14 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
         return {
           id: String(data.id),
           payment_id: params.payment_id,
-          amount: data.amount / 100,
+          amount: toMajorUnits(data.amount, currency),
           currency,
           status: 'pending',
           reason: params.reason ?? null,
           provider: named,
           raw: outcome.body,
           metadata: params.metadata ?? {},
-          livemode: false,
+          livemode,
           request_id: requestIdOf(outcome.reply),
         };
       },
@@ -314,8 +317,8 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
             const status = statusOf(data.status);
             const payment: Payment = {
               id: data.reference,
-              amount: data.amount / 100,
-              amount_paid: status === 'succeeded' ? data.amount / 100 : 0,
+              amount: toMajorUnits(data.amount, data.currency),
+              amount_paid: status === 'succeeded' ? toMajorUnits(data.amount, data.currency) : 0,
               currency: data.currency,
               status,
               customer: { email: data.email },
@@ -325,7 +328,7 @@ export function createGatewayAdapter(config: GatewayConfig, bug?: PlantedBug) {
               provider: named,
               raw: body,
               metadata: {},
-              livemode: false,
+              livemode,
               request_id: null,
             };
             const type = status === 'succeeded' ? 'payment.succeeded' : 'payment.failed';

@@ -11,6 +11,7 @@ import {
   GATEWAY_SIGNATURE,
   GATEWAY_SIGNATURE_HEADER,
   type GatewaySimulator,
+  gatewaySimulatorDescriptor,
   startGatewaySimulator,
 } from './gateway-simulator.js';
 
@@ -79,6 +80,9 @@ export function gatewayContract(bug?: PlantedBug): AdapterContract<GatewaySimula
     ],
     simulator: {
       start: startGatewaySimulator,
+      descriptor: gatewaySimulatorDescriptor,
+      webhookSecret: () => GATEWAY_SECRET_KEY,
+      liveSettings: { live: true },
       createAdapter: (simulator, settings) => createGatewayAdapter(simulator.adapterConfig(settings), bug),
       credentials: () => [GATEWAY_SECRET_KEY],
       async produceRecords(context) {
@@ -122,6 +126,7 @@ export function gatewayContract(bug?: PlantedBug): AdapterContract<GatewaySimula
       ],
       amounts: {
         unit: 'minor',
+        recordUnit: 'major',
         currencies: [
           { currency: 'NGN', decimals: 2 },
           { currency: 'JPY', decimals: 0 },

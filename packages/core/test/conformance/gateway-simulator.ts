@@ -8,15 +8,21 @@ import { hmacSignature, type SignatureScheme } from '../../src/adapter-toolkit.j
 import {
   jsonBody,
   jsonReply,
+  type MoneyMeaning,
   type PayerAction,
   type PaymentSimulator,
+  type RecordedRequest,
+  type SimulatorDescriptor,
   startSimulator,
+  type WireMoney,
 } from '../../src/testing/index.js';
 
 /** The adapter configuration the simulator hands out. */
 export interface GatewayConfig {
   baseUrl: string;
   secretKey: string;
+  /** A live key: records say `livemode: true`. */
+  live?: boolean;
   retry?: number;
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
@@ -175,14 +181,20 @@ export async function startGatewaySimulator(): Promise<GatewaySimulator> {
             forwarder.enqueue({ event: transaction.status, body: event(transaction) });
           },
           async trigger(name, options) {
-            const transaction = find(String(options.reference ?? '')) ?? {
-              id: 1,
-              reference: String(options.reference ?? 'ref_trigger'),
-              amount: 1000,
-              currency: 'NGN',
-              email: 'payer@example.com',
-              status: name === 'charge.success' ? 'success' : 'failed',
-            };
+            // An event about a transaction the books do not hold yet opens it there, as the gateway would have.
+            let transaction = find(String(options.reference ?? ''));
+            if (!transaction) {
+              nextId += 1;
+              transaction = {
+                id: nextId,
+                reference: String(options.reference ?? `ref_trigger_${nextId}`),
+                amount: 1000,
+                currency: 'NGN',
+                email: 'payer@example.com',
+                status: name === 'charge.success' ? 'success' : 'failed',
+              };
+              books.transactions.push(transaction);
+            }
             const to = String(options.to ?? forwarder.url ?? '');
             return forwarder.send(to, { event: name, body: event(transaction) });
           },
@@ -196,3 +208,72 @@ export async function startGatewaySimulator(): Promise<GatewaySimulator> {
     },
   );
 }
+
+/** What each gateway status means for the money. */
+export const GATEWAY_STATUS_MEANINGS = {
+  success: 'paid',
+  failed: 'failed',
+  abandoned: 'failed',
+  reversed: 'refunded',
+  ongoing: 'pending',
+  pending: 'pending',
+  processing: 'pending',
+} as const satisfies Record<string, MoneyMeaning>;
+
+/** The money of one request to the gateway, from its JSON body. */
+function gatewayWire(request: RecordedRequest): WireMoney | undefined {
+  const kind =
+    request.path === '/transaction/initialize'
+      ? 'payment'
+      : request.path === '/refund'
+        ? 'refund'
+        : undefined;
+  if (request.method !== 'POST' || kind === undefined) return undefined;
+  const body = (jsonBody(request) ?? {}) as {
+    amount?: unknown;
+    currency?: unknown;
+    reference?: unknown;
+    merchant_reference?: unknown;
+  };
+  const reference = kind === 'payment' ? body.reference : body.merchant_reference;
+  return {
+    ...(typeof reference === 'string' ? { reference } : {}),
+    kind,
+    amountMinor: Number(body.amount),
+    currency: typeof body.currency === 'string' ? body.currency.toUpperCase() : undefined,
+  };
+}
+
+/** The fixture gateway's descriptor, as an adapter package exports its own: the oracle the suite reads. */
+export const gatewaySimulatorDescriptor: Pick<
+  SimulatorDescriptor<GatewayConfig, GatewayBooks>,
+  'events' | 'oracle'
+> = {
+  events: ['charge.success', 'charge.failed'],
+  oracle: {
+    paymentStatuses: GATEWAY_STATUS_MEANINGS,
+    ledger: (books) => [
+      ...books.transactions.map((transaction) => ({
+        kind: 'payment' as const,
+        id: transaction.reference,
+        amountMinor: Number(transaction.amount),
+        currency: transaction.currency.toUpperCase(),
+        status: transaction.status,
+        meaning:
+          GATEWAY_STATUS_MEANINGS[transaction.status as keyof typeof GATEWAY_STATUS_MEANINGS] ?? 'pending',
+      })),
+      ...books.refunds.map((refund) => ({
+        kind: 'refund' as const,
+        id: String(refund.id),
+        amountMinor: Number(refund.amount),
+        currency: (
+          books.transactions.find((t) => t.reference === refund.reference)?.currency ?? 'NGN'
+        ).toUpperCase(),
+        status: 'pending',
+        meaning: 'pending' as const,
+      })),
+    ],
+    wire: gatewayWire,
+    setPaymentStatus: (simulator, id, status) => (simulator as GatewaySimulator).setStatus(id, status),
+  },
+};

@@ -5,6 +5,7 @@
  */
 import {
   type Checkout,
+  checkpointBeforeSending as checkpointWithToolkit,
   type ErrorContext,
   type IdempotencyContext,
   isRecord,
@@ -14,7 +15,9 @@ import {
   type Operation,
   type Payment,
   type Refund,
-  StoreError,
+  resumeOnce,
+  type SentOncePoint,
+  sendOnce,
 } from '@pay/core/adapter';
 
 /**
@@ -59,60 +62,68 @@ export function readRecoveryPoint(
   return readable ? (point as ProviderRRecoveryPoint) : undefined;
 }
 
+/** Provider R as the toolkit's messages name it. */
+const PROVIDER = 'Provider R';
+
 /**
- * Records `point` before the call that moves money (fail closed): when the store cannot record it, nothing is
- * sent and the `StoreError` says so. Without a ledger (no `createPay`, or no key) there is nothing to record.
+ * Records `point` before the call that moves money (fail closed), through the toolkit's `checkpointBeforeSending`:
+ * when the store cannot record it, nothing is sent and the `StoreError` says so.
  */
-export async function checkpointBeforeSending(
+export function checkpointBeforeSending(
   operation: Operation,
   idempotency: IdempotencyContext | undefined,
   point: Exclude<ProviderRRecoveryPoint, { step: 'created' }>,
 ): Promise<void> {
-  if (!idempotency) return;
-  try {
-    await idempotency.checkpoint(point);
-  } catch (error) {
-    const { step: _step, ...named } = point;
-    const reason = StoreError.isInstance(error) ? error.reason : 'unavailable';
-    throw new StoreError(
-      `${operation}: the idempotency ledger could not record the attempt before the call to Provider R (${
-        error instanceof Error ? error.message : String(error)
-      }). Nothing was sent: the same call with the same key is safe once the store answers.`,
-      { step: 'checkpoint', reason, cause: error, context: { ...named, sent: false } },
-    );
-  }
+  return checkpointWithToolkit(operation, PROVIDER, idempotency, point);
 }
 
 /**
- * Sends a creation under the ledger: `create_sent` is recorded before the call (fail closed), the answer after
- * it, so a retry with the key either returns that answer or refuses to create again ({@link resumeCreation}).
+ * Sends a creation under the ledger with the toolkit's `sendOnce` (docs/architecture.md#idempotency):
+ * `create_sent` is recorded before the call (fail closed), the answer after it, so a retry with the key either
+ * returns that answer or refuses to create again ({@link resumeCreation}).
  */
-export async function sendCreation<R extends Payment | Refund | Checkout | null>(
+export function sendCreation<R extends Payment | Refund | Checkout | null>(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
   idempotency: IdempotencyContext | undefined,
   sent: { refId: string; transId?: string },
   send: () => Promise<{ transId: string; result: R }>,
 ): Promise<R> {
-  await checkpointBeforeSending(operation, idempotency, { step: 'create_sent', ...sent });
-  const { transId, result } = await send();
-  // Lets a retry after a crash before core's `complete` return the result; a store failure here moves no money.
-  const created = { step: 'created', refId: sent.refId, transId, result };
-  await idempotency?.checkpoint(JSON.parse(JSON.stringify(created)) as JsonValue).catch(() => undefined);
-  return result;
+  return sendOnce({
+    operation,
+    provider: PROVIDER,
+    idempotency,
+    sent,
+    send: async () => {
+      const { transId, result } = await send();
+      return { result, answered: { transId } };
+    },
+  });
 }
 
 /**
- * What a creation resumed with its key does, before anything is sent: `undefined` for a new key, the recorded
- * result once answered, else an error: its answer never arrived and Provider R has no lookup by refId, so it must
- * never create again.
+ * What a creation resumed with its key does, before anything is sent (the toolkit's `resumeOnce`): `undefined` for
+ * a new key, the recorded result once answered, else an error: its answer never arrived and Provider R has no
+ * lookup by refId, so it must never create again.
  */
 export function resumeCreation(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
   idempotency: IdempotencyContext | undefined,
-): { result: Payment | Refund | Checkout | null } | undefined {
-  if (!idempotency || idempotency.recoveryPoint === null) return undefined;
-  const point = readRecoveryPoint(idempotency.recoveryPoint);
-  if (point?.step === 'created') return { result: point.result };
+): Promise<{ result: Payment | Refund | Checkout | null } | undefined> {
+  return resumeOnce<Payment | Refund | Checkout | null>({
+    idempotency,
+    read: (point) => {
+      const read = readRecoveryPoint(point);
+      return read?.step === 'created' || read?.step === 'create_sent' ? (read as SentOncePoint) : undefined;
+    },
+    unanswered: (point) => unansweredCreation(operation, point as ProviderRRecoveryPoint | undefined),
+  });
+}
+
+/** The error of a creation whose answer never arrived: it may exist, and Provider R cannot be asked. */
+function unansweredCreation(
+  operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
+  point: ProviderRRecoveryPoint | undefined,
+): NetworkError {
   const { refId, transId } = point?.step === 'create_sent' ? point : { refId: undefined, transId: undefined };
   const what = operation === 'refunds.create' ? 'refund' : 'payment';
   const context: ErrorContext = {
@@ -126,7 +137,7 @@ export function resumeCreation(
     operation === 'refunds.create'
       ? `the refunds of payment ${transId ?? '(see context.transId)'}`
       : 'the transactions';
-  throw new NetworkError(
+  return new NetworkError(
     `${operation}: an earlier attempt with this idempotency key sent the ${what} (${reference}) and its answer never arrived (a lost reply or a stopped process), so it may have been made. Provider R offers no lookup by refId, so this call cannot tell and sends nothing. Look in the provider's portal, among ${where}, for ${reference}: if it is there, use it (payments.retrieve(transId) reads a payment); use a new idempotency key only once you are sure none exists.`,
     { outcome: 'unknown', context },
   );

@@ -21,7 +21,7 @@ export async function createRefund(
   options: OperationContext,
 ): Promise<Refund> {
   const request = refundRequest(params, await keyedReference(options));
-  const resumed = resumeCreation('refunds.create', options.idempotency);
+  const resumed = await resumeCreation('refunds.create', options.idempotency);
   if (resumed) return resumed.result as Refund;
   // The refund body needs the payment's currency, and a refund without an amount refunds its full price.
   const { body: payment } = await client.send(statusRequest(params.payment_id, config), options);

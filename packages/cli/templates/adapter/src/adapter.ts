@@ -16,6 +16,8 @@ const TODO = 'not implemented yet (TODO in src/adapter.ts)';
 /** Builds the adapter for a checked `config`. */
 export function createProviderXyzAdapter(config: ProviderXyzConfig): ProviderXyzAdapter {
   const client = createClient(config);
+  // Records say whether they are live from the configuration, never from a constant (docs/architecture.md#records).
+  const livemode = !config.isSandbox;
   const adapter = defineAdapter<ProviderXyzTypes>({
     provider: PROVIDER,
     // The @pay/core adapter contract this release is built for: createPay refuses it under another
@@ -24,14 +26,23 @@ export function createProviderXyzAdapter(config: ProviderXyzConfig): ProviderXyz
     // TODO: implement each operation (and list it in types.ts' `operations`), e.g.
     //   async retrievePayment(id, context) {
     //     const found = await client.read(paymentReplySchema, paymentRequest(id), context);
-    //     return found && toPayment(found.body, found.raw, found.requestId);
+    //     return found && toPayment(found.body, found.raw, { livemode, requestId: found.requestId });
+    //   },
+    // A refund call that takes no idempotency reference of ours cannot be told apart, after a lost reply, from
+    // one never sent: send it with the toolkit's `sendOnce` (a checkpoint before, the answer after) and start
+    // with `resumeOnce`, whose `lookup` asks the provider when it can (docs/architecture.md#idempotency), e.g.
+    //   async createRefund(params, context) {
+    //     const resumed = await resumeOnce({ idempotency: context.idempotency, read: readPoint, lookup, unanswered });
+    //     if (resumed) return resumed.result;
+    //     return sendOnce({ operation: 'refunds.create', provider: 'Provider Xyz', idempotency: context.idempotency,
+    //       sent: { reference }, send: async () => ({ result: toRefund(…) }) });
     //   },
     operations: {},
     // Every input check, before the idempotency ledger and before any call.
     checks: { createCheckout: checkCheckout, createRefund: checkRefund },
     unsupported: { 'checkouts.create': TODO, 'payments.retrieve': TODO, 'refunds.create': TODO },
     fallbackReason: 'Provider Xyz offers no such call',
-    webhooks: createWebhooks(),
+    webhooks: createWebhooks({ livemode }),
   });
   // `Object.assign` keeps the adapter object itself (and core's mark on it).
   return Object.assign(adapter, { updateCredentials: client.updateCredentials });

@@ -21,7 +21,13 @@ export interface ProviderXyzCredentials {
 }
 
 /** Explicit configuration of `createProviderXyz(config)`: the credentials and `@pay`'s transport options. */
-export interface ProviderXyzConfig extends ProviderXyzCredentials, TransportOptions {}
+export interface ProviderXyzConfig extends ProviderXyzCredentials, TransportOptions {
+  /**
+   * `true` for the provider's sandbox (`PROVIDER_XYZ_SANDBOX`): records say `livemode: false`. A live key with
+   * `false` moves real money, and its records say `livemode: true`.
+   */
+  isSandbox: boolean;
+}
 
 /** Overrides of the default factory `providerXyz(overrides)`: each one wins over its variable. */
 export type ProviderXyzOverrides = Partial<ProviderXyzConfig>;
@@ -33,15 +39,20 @@ export const PROVIDER_XYZ_BASE_URL = 'https://api.provider-xyz.example';
  * The variables the default factory reads, with the config member each one replaces (TODO: one row per
  * credential your provider needs). Core adds `PROVIDER_XYZ_BASE_URL` → `baseUrl`.
  */
-export const PROVIDER_XYZ_ENV: readonly EnvVariable<'secretKey'>[] = [
+export const PROVIDER_XYZ_ENV: readonly EnvVariable<'secretKey' | 'isSandbox'>[] = [
   { env: 'PROVIDER_XYZ_SECRET_KEY', member: 'secretKey', required: true },
+  { env: 'PROVIDER_XYZ_SANDBOX', member: 'isSandbox', required: true, kind: 'boolean' },
 ];
 
 const credential = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
 
 const credentialsSchema = v.strictObject({ secretKey: credential });
 
-const configSchema = v.strictObject({ ...credentialsSchema.entries, ...transportConfigEntries });
+const configSchema = v.strictObject({
+  ...credentialsSchema.entries,
+  isSandbox: v.boolean('must be true or false'),
+  ...transportConfigEntries,
+});
 
 /** Validates replacement credentials (`updateCredentials`) before anything changes. */
 export function checkCredentials(credentials: ProviderXyzCredentials): ProviderXyzCredentials {

@@ -32,17 +32,25 @@ export function fromWire(amount: number, currency: string): number {
   return AMOUNT_UNIT === 'minor' ? toMajorUnits(amount, currency) : amount;
 }
 
+/** What a record knows of where it came from: the adapter's mode, and the call that produced it. */
+export interface RecordFacts {
+  /** `!config.isSandbox`: a live adapter's records say so (docs/architecture.md#records). */
+  livemode: boolean;
+  /** The call's request id; `null` for a record built from a webhook. */
+  requestId: string | null;
+}
+
 /** What every record built from a reply carries. */
-function recordBase(raw: unknown, requestId: string | null) {
-  return { provider: PROVIDER, raw, metadata: {}, livemode: false, request_id: requestId };
+function recordBase(raw: unknown, { livemode, requestId }: RecordFacts) {
+  return { provider: PROVIDER, raw, metadata: {}, livemode, request_id: requestId };
 }
 
 /** A payment from the provider's payment (a status read or a webhook's `data`). */
-export function toPayment(body: PaymentReply, raw: unknown, requestId: string | null): Payment {
+export function toPayment(body: PaymentReply, raw: unknown, facts: RecordFacts): Payment {
   const status = paymentStatusOf(body.status);
   const amount = fromWire(body.amount, body.currency);
   return {
-    ...recordBase(raw, requestId),
+    ...recordBase(raw, facts),
     id: body.id,
     amount,
     amount_paid: status === 'succeeded' ? amount : 0,
@@ -60,10 +68,10 @@ export function toCheckout(
   body: { id: string; url: string },
   params: CheckoutCreateParams,
   raw: unknown,
-  requestId: string,
+  facts: RecordFacts,
 ): Checkout {
   return {
-    ...recordBase(raw, requestId),
+    ...recordBase(raw, facts),
     metadata: params.metadata ?? {},
     id: body.id,
     payment_url: body.url,
@@ -81,11 +89,11 @@ export function toRefund(
   body: { id: string; amount: number; status: string },
   params: RefundCreateParams,
   raw: unknown,
-  requestId: string,
+  facts: RecordFacts,
 ): Refund {
   const currency = params.currency ?? DEFAULT_CURRENCY;
   return {
-    ...recordBase(raw, requestId),
+    ...recordBase(raw, facts),
     metadata: params.metadata ?? {},
     id: body.id,
     payment_id: params.payment_id,

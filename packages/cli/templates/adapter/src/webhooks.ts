@@ -65,8 +65,8 @@ export const EVENT_NAMES = ['payment.succeeded', 'payment.failed', 'payment.upda
  * `providerXyz.<type>`. Ids derive from the payload's event id, so a redelivery raises the same ids (and the
  * handler's deduplication skips it).
  */
-export function eventsOfPayload(payload: ProviderXyzEventPayload): PayEvent[] {
-  const payment = toPayment(payload.data, payload, null);
+export function eventsOfPayload(payload: ProviderXyzEventPayload, livemode: boolean): PayEvent[] {
+  const payment = toPayment(payload.data, payload, { livemode, requestId: null });
   const created = Date.now();
   const event = { key: [payload.id], provider: PROVIDER, created };
   return [
@@ -80,7 +80,7 @@ export function eventsOfPayload(payload: ProviderXyzEventPayload): PayEvent[] {
  * signature first, then the payload, and resolves to the delivery's key (stable on redelivery), its events and
  * which secret signed it; it throws `WebhookVerificationError` before anything else runs.
  */
-export function createWebhooks() {
+export function createWebhooks({ livemode }: { livemode: boolean }) {
   return {
     rawEventNames: RAW_EVENT_NAMES,
     eventNames: EVENT_NAMES,
@@ -95,7 +95,7 @@ export function createWebhooks() {
         throw new WebhookVerificationError('The webhook body is not a Provider Xyz event.', {
           reason: 'malformed_payload',
         });
-      const events = eventsOfPayload(payload.output);
+      const events = eventsOfPayload(payload.output, livemode);
       return { key: payload.output.id, secretIndex, events: async () => events };
     },
   };

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createProviderXyz, providerXyz } from '../src/index.js';
 import { PAYMENT_STATUS } from '../src/mapping.js';
 import {
+  simulator as descriptor,
   type ProviderXyzSimulator,
   PROVIDER_XYZ_SIMULATOR_SECRET_KEY as SECRET,
   signProviderXyzWebhook,
@@ -38,7 +39,7 @@ const checkout = (context: Pick<Context, 'pay'>, amount = 50, currency = 'USD', 
 
 describe('the skeleton', () => {
   it('has no TODO left: every planned operation, status and event type is filled in', () => {
-    const { capabilities } = createProviderXyz({ secretKey: SECRET });
+    const { capabilities } = createProviderXyz({ secretKey: SECRET, isSandbox: true });
     const missing = [
       ...PLANNED.filter((operation) => !capabilities.includes(operation)).map(
         (operation) => `operation ${operation} (src/adapter.ts, src/requests.ts)`,
@@ -53,9 +54,15 @@ describe('the skeleton', () => {
 const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
   name: '@scope/pay-provider-xyz',
   createAdapter: (fetch) =>
-    createProviderXyz({ secretKey: SECRET, baseUrl: 'https://provider-xyz.invalid', retry: 0, fetch }),
+    createProviderXyz({
+      secretKey: SECRET,
+      isSandbox: true,
+      baseUrl: 'https://provider-xyz.invalid',
+      retry: 0,
+      fetch,
+    }),
   defaultFactory: () => providerXyz(),
-  requiredEnv: ['PROVIDER_XYZ_SECRET_KEY'],
+  requiredEnv: ['PROVIDER_XYZ_SECRET_KEY', 'PROVIDER_XYZ_SANDBOX'],
   webhookSecret: SECRET,
   genuineWebhook: async () => ({
     body: EVENT,
@@ -78,6 +85,10 @@ const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
   ],
   simulator: {
     start: () => startProviderXyzSimulator(),
+    // The simulator's books, statuses and wire, normalised: the suite compares every record and event with them.
+    descriptor,
+    webhookSecret: () => SECRET,
+    liveSettings: { isSandbox: false },
     createAdapter: (simulator, settings) => createProviderXyz(simulator.adapterConfig(settings)),
     credentials: () => [SECRET],
     async produceRecords(context) {
@@ -127,6 +138,8 @@ const contract: AdapterContract<ProviderXyzSimulator, Adapter> = {
     ],
     amounts: {
       unit: 'minor',
+      // The records' amounts are in the currency's standard unit (mapping.ts' `fromWire`).
+      recordUnit: 'major',
       // TODO: the currencies your provider takes, with their minor digits.
       currencies: [{ currency: 'USD', decimals: 2 }],
       send: (context, amount, currency) => checkout(context, amount, currency),

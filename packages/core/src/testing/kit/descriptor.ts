@@ -31,6 +31,58 @@ export interface SimulatedObject {
   readonly status: string;
 }
 
+/** What a status means for the money (docs/architecture.md#conformance-suite): the suite's oracle vocabulary. */
+export type MoneyMeaning = 'paid' | 'failed' | 'pending' | 'refunded';
+
+/**
+ * One payment or refund in a simulator's books, normalised: the conformance suite compares every record and event
+ * an adapter produces with it, so the comparison is the same for every provider.
+ */
+export interface LedgerEntry {
+  readonly kind: 'payment' | 'refund';
+  /** The provider's id, as the adapter's records and events carry it (`Payment.id`, `Refund.id`). */
+  readonly id: string;
+  /** The amount asked (payment) or refunded, in integer minor units of `currency`. */
+  readonly amountMinor: number;
+  /** ISO 4217, upper case. */
+  readonly currency: string;
+  /** The provider's own word for its status. */
+  readonly status: string;
+  /** What that status means for the money. */
+  readonly meaning: MoneyMeaning;
+}
+
+/** The money a money-moving request carried, decoded from the bytes the simulator received. */
+export interface WireMoney {
+  /** Which entry the request opens: a payment (checkout, charge, transfer) or a refund. */
+  readonly kind: 'payment' | 'refund';
+  /** The amount, in integer minor units of `currency`. */
+  readonly amountMinor: number;
+  /** The currency as sent, upper-cased; `undefined` when the request names none (the provider then assumes one). */
+  readonly currency: string | undefined;
+  /**
+   * The merchant reference the request carried, when the provider takes one: with an idempotency key it must be
+   * the toolkit's `keyedReference(key)`, so a repeat is the same request to the provider.
+   */
+  readonly reference?: string;
+}
+
+/**
+ * The simulator's truth, normalised (docs/architecture.md#conformance-suite): the conformance suite reads statuses,
+ * event types, books and wire from here rather than from lists the adapter's author wrote, so a status the author
+ * forgot is still driven and a bug about what the money means is caught.
+ */
+export interface SimulatorOracle<Simulator, Books> {
+  /** Every payment status the simulator can report, and what each means. */
+  readonly paymentStatuses: Readonly<Record<string, MoneyMeaning>>;
+  /** Every payment and refund of `books`, normalised. */
+  ledger(books: Books): readonly LedgerEntry[];
+  /** The money `request` moves, decoded from its raw body; `undefined` for a request that moves none. */
+  wire(request: RecordedRequest): WireMoney | undefined;
+  /** Puts the payment `id` (as the adapter's record names it) in provider status `status`, as the provider would. */
+  setPaymentStatus(simulator: Simulator, id: string, status: string): void | Promise<void>;
+}
+
 /** Options `pay dev` starts a simulator with: the kit's, and the kept signing key when the descriptor asks for one. */
 export interface DevStartOptions extends SimulatorStartOptions {
   /** The kept private key (PKCS#8 PEM) to sign webhooks with; absent: the simulator's own. */
@@ -69,6 +121,11 @@ export interface SimulatorDescriptor<Config = Record<string, unknown>, Books = u
    * log shows each object's reads, so a developer sees the app (or its reconciler) poll.
    */
   readOf?(request: RecordedRequest, books: Books): string | undefined;
+  /**
+   * The simulator's books and wire, normalised, for the conformance suite's oracle checks: an adapter package
+   * whose contract names this descriptor gets them without listing statuses or amounts itself.
+   */
+  readonly oracle?: SimulatorOracle<PaymentSimulator<Config, Books>, Books>;
   /** Starts the simulator on 127.0.0.1 (`options.port`), signing with `options.signingKey` when given. */
   start(options: DevStartOptions): Promise<PaymentSimulator<Config, Books>>;
 }

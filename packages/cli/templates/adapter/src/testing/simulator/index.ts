@@ -7,16 +7,21 @@
  * is the provider's own: how a payer's action moves a payment, the webhook it causes, and `trigger`.
  */
 import {
+  addHostedPages,
   type PayerAction,
   type PaymentSimulator,
   type SimulatorStartOptions,
   startSimulator,
 } from '@pay/core/testing';
+import { toMajorUnits } from '@pay/core/adapter';
 import type { ProviderXyzConfig } from '../../config.js';
+import { AMOUNT_UNIT } from '../../requests.js';
 import { signProviderXyzWebhook } from '../signing.js';
 import { addApiRoutes } from './routes.js';
 import {
+  OPENED_STATUS,
   PAYER_STATUS,
+  PAYMENT_PAGE_PATH,
   PROVIDER_XYZ_SIMULATOR_SECRET_KEY,
   type ProviderXyzBooks,
   SIMULATOR_REQUEST_ID_HEADER,
@@ -69,10 +74,36 @@ export async function startProviderXyzSimulator(
           body: eventBody(payment.status, payment, nextId('evt')),
         });
       };
+      // The payer's page (the `url` a checkout hands out points here): `pay dev` and a browser test pay, fail or
+      // cancel on it as on ours (docs/architecture.md#pay-dev).
+      addHostedPages(kit.routes, {
+        provider: 'Provider Xyz',
+        path: PAYMENT_PAGE_PATH,
+        forwarder: kit.forwarder,
+        find: (id) => {
+          const payment = find(id);
+          return (
+            payment && {
+              provider: 'Provider Xyz',
+              heading: `Pay ${payment.currency} ${AMOUNT_UNIT === 'minor' ? toMajorUnits(payment.amount, payment.currency) : payment.amount}`,
+              details: [
+                ['Payer', payment.email],
+                ['Status', payment.status],
+              ],
+              actions: payment.status === OPENED_STATUS ? ['pay', 'fail', 'cancel'] : [],
+            }
+          );
+        },
+        act: (id, action) => {
+          if (paymentFor(id).status !== OPENED_STATUS) throw new Error(`Payment ${id} is no longer open.`);
+          act(id, action);
+        },
+      });
       return {
         adapterConfig: (overrides = {}): ProviderXyzConfig => ({
           baseUrl: kit.url,
           secretKey: PROVIDER_XYZ_SIMULATOR_SECRET_KEY,
+          isSandbox: true,
           ...overrides,
         }),
         books: () => structuredClone(books),
@@ -111,8 +142,10 @@ export async function startProviderXyzSimulator(
 export {
   OPENED_STATUS,
   PAYER_STATUS,
+  PAYMENT_PAGE_PATH,
   PROVIDER_XYZ_SIMULATOR_SECRET_KEY,
   type ProviderXyzBooks,
   type SimulatedPayment,
   type SimulatedRefund,
+  STATUS_MEANINGS,
 } from './state.js';

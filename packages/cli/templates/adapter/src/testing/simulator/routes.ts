@@ -9,7 +9,7 @@ import type { ProviderXyzBooks } from './state.js';
 /** What the routes need of the running simulator. */
 export interface RouteContext {
   books: ProviderXyzBooks;
-  /** The simulator's URL, for the payment page links it hands out. */
+  /** The simulator's URL, for the payment page links it hands out (`${url()}/pay/${id}`, PAYMENT_PAGE_PATH). */
   url(): string;
   /** A fresh id for a payment or refund. */
   nextId(prefix: string): string;

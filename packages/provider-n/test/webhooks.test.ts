@@ -74,7 +74,7 @@ describe('transaction events', () => {
   it.each([
     ['PARTIALLY_PAID', 'processing'],
     ['OVERPAID', 'succeeded'],
-    ['SOMETHING_NEW', 'succeeded'],
+    ['SOMETHING_NEW', 'processing'],
   ])('reads paymentStatus %s of a fully paid transaction as %s', async (paymentStatus, status) => {
     const { events } = await handler().handle(
       await signed('SUCCESSFUL_TRANSACTION', { ...transactionEventData, paymentStatus }),
@@ -105,6 +105,12 @@ describe('transaction events', () => {
       'providerN.SUCCESSFUL_TRANSACTION',
     ]);
     expect(events[0]?.data).toMatchObject({ status: 'processing', amount_paid: 1 });
+  });
+
+  it('a status the provider added, paid in full, is processing: never succeeded (docs/providers/provider-n.md#payment-statuses)', async () => {
+    const reversed = { ...transactionEventData, amountPaid: 5000, paymentStatus: 'CHARGEBACK' };
+    const { events } = await handler().handle(await signed('SUCCESSFUL_TRANSACTION', reversed));
+    expect(events[0]?.data).toMatchObject({ status: 'processing', amount_paid: 5000 });
   });
 
   it('records of a production adapter say livemode: true', async () => {

@@ -27,9 +27,15 @@ describe('mapping tables', () => {
     ['PAID', 'succeeded', 100.5],
     ['AUTHORIZED', 'requires_capture', 0],
     ['CANCELLED', 'canceled', 0],
-  ] as const)('read the documented %s as %s (docs/providers/provider-r.md#status)', (status, expected, paid) => {
-    expect(toPayment({ ...reply, status }, true, null)).toMatchObject({ status: expected, amount_paid: paid });
-  });
+  ] as const)(
+    'read the documented %s as %s (docs/providers/provider-r.md#status)',
+    (status, expected, paid) => {
+      expect(toPayment({ ...reply, status }, true, null)).toMatchObject({
+        status: expected,
+        amount_paid: paid,
+      });
+    },
+  );
 
   it.each(['REFUNDED', 'CHARGEBACK', 'PARTIALLY_PAID'])(
     'read an undocumented %s as neither paid nor final: processing, amount paid unknown',

@@ -22,7 +22,7 @@ export interface Dispatcher {
 /**
  * Runs each event's callbacks in order, every one even when another threw; an event nobody registered for costs no
  * await. With a deduplication store each normalised event runs under its transition's lease: one already done is
- * skipped (in `duplicates`), one is completed only when all its callbacks succeeded.
+ * skipped (in `duplicates`), one is completed only when all its callbacks succeeded; a transition named twice in `events` runs once.
  */
 export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[]): Promise<WebhookResult> {
   const { callbacks, anyCallbacks, deduplication } = dispatcher;
@@ -34,7 +34,7 @@ export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[])
     const named = callbacks.get(event.type);
     if (named === undefined && anyCallbacks.length === 0) continue;
     const transition = transitions.get(event);
-    if (transition?.state === 'done') {
+    if (transition?.state === 'done' || transition?.state === 'repeat') {
       duplicates.push(transition.key);
       continue;
     }

@@ -18,7 +18,13 @@ import {
   type VerbOf,
 } from './operations.js';
 import type { ReconciliationStore, WatchedKind } from './reconcile/store.js';
-import { checkedWatch, registerCreated, watchedKindOf, watchObject } from './reconcile/watch.js';
+import {
+  checkedWatch,
+  recordAnnouncements,
+  registerCreated,
+  watchedKindOf,
+  watchObject,
+} from './reconcile/watch.js';
 import { type ResolveOptions, type ResolveResult, resolveCall } from './resolve.js';
 import { createMemoryIdempotencyStore } from './stores.js';
 import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js';
@@ -133,7 +139,13 @@ export class Pay<A extends AnyAdapter = Adapter> {
     }
     // Own properties in the order they are declared: adapter, the namespaces (in table order), webhooks.
     Object.assign(this, namespaces);
-    this.webhooks = { setup: (options) => new WebhookHandler<TypesOf<A>>(adapter, options, logger) };
+    this.webhooks = {
+      setup: (options) => {
+        const handler = new WebhookHandler<TypesOf<A>>(adapter, options, logger);
+        if (reconcile !== undefined) recordAnnouncements(handler, reconcile, logger);
+        return handler;
+      },
+    };
   }
 
   /** Whether the configured provider performs `operation` (no I/O). */

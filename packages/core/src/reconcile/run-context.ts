@@ -3,6 +3,7 @@ import type { AnyAdapter } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
 import type { Pay, PayInternals } from '../pay.js';
 import { StoreError, type StoreStep } from '../store-errors.js';
+import { withinStoreDeadline } from '../stores.js';
 import type { HandlerInternals } from '../webhooks/handler.js';
 import type { ReconcilerOptions } from './reconciler.js';
 import type { ReconciliationStore } from './store.js';
@@ -28,10 +29,20 @@ export interface RunContext extends PayInternals {
   summary: ReconcileRun;
 }
 
-/** Runs a reconciliation store call; whatever it throws becomes a `StoreError` that pauses the run. */
-export async function storeCall<T>(step: StoreStep, call: () => Promise<T>): Promise<T> {
+/**
+ * Runs a reconciliation store call under the reconciler's deadline (`storeTimeoutMs`); whatever it throws, a call
+ * past the deadline and an answer `shape` refuses (`claim` → `undefined`) become a `StoreError` that pauses the run
+ * (docs/architecture.md#reconciliation), never a `TypeError` further on.
+ */
+export async function storeCall<T>(
+  context: Pick<RunContext, 'settings'>,
+  step: StoreStep,
+  call: () => Promise<T>,
+  shape: (answer: unknown) => boolean = () => true,
+): Promise<T> {
+  let answer: T;
   try {
-    return await call();
+    answer = await withinStoreDeadline(context.settings.storeTimeoutMs, call);
   } catch (error) {
     if (StoreError.isInstance(error)) throw error;
     throw new StoreError(
@@ -39,14 +50,54 @@ export async function storeCall<T>(step: StoreStep, call: () => Promise<T>): Pro
       { step, cause: error },
     );
   }
+  if (!shape(answer))
+    throw new StoreError(
+      `The reconciler's store answered ${step} with something that is not a ${step} answer; this run is paused (nothing was lost).`,
+      { step },
+    );
+  return answer;
 }
+
+const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isRecordLike = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+
+/** The shape of each reconciliation store answer the reconciler reads (see {@link storeCall}). */
+export const ANSWERS = {
+  backlog: (answer: unknown) =>
+    isRecordLike(answer) &&
+    isCount(answer.watched) &&
+    isCount(answer.due) &&
+    (answer.oldestDueAt === null || Number.isFinite(answer.oldestDueAt)),
+  claim: (answer: unknown) =>
+    Array.isArray(answer) &&
+    answer.every(
+      (claimed) =>
+        isRecordLike(claimed) &&
+        typeof claimed.lease === 'string' &&
+        isRecordLike(claimed.object) &&
+        typeof claimed.object.id === 'string' &&
+        typeof claimed.object.kind === 'string' &&
+        isCount(claimed.object.reads),
+    ),
+  spend: isCount,
+  settle: (answer: unknown) => typeof answer === 'boolean',
+  stale: Array.isArray,
+} as const;
 
 /** Spends up to `wanted` reads from the budget shared by every instance; counts what it refused. */
 export async function spendReads(context: RunContext, now: number, wanted: number): Promise<number> {
   const { store, provider, settings, summary } = context;
-  const granted = await storeCall('spend', () =>
-    store.spend(provider, { now, reads: wanted, perMinute: settings.readsPerMinute }),
+  const granted = await storeCall(
+    context,
+    'spend',
+    () => store.spend(provider, { now, reads: wanted, perMinute: settings.readsPerMinute }),
+    ANSWERS.spend,
   );
+  if (granted > wanted)
+    throw new StoreError(`The reconciler's store granted more reads than asked; this run is paused.`, {
+      step: 'spend',
+    });
   summary.budgetRefused += wanted - granted;
   return granted;
 }

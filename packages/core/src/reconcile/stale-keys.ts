@@ -5,7 +5,7 @@
 import { operationOfFingerprint } from '../idempotency-fingerprint.js';
 import type { Pay } from '../pay.js';
 import { StoreError } from '../store-errors.js';
-import { type RunContext, spendReads, storeCall } from './run-context.js';
+import { ANSWERS, type RunContext, spendReads, storeCall } from './run-context.js';
 import { kindOfOperation, watchObject } from './watch.js';
 
 /** Stale idempotency keys looked at per run. */
@@ -17,7 +17,12 @@ export async function resolveStaleKeys(context: RunContext): Promise<void> {
   if (ledgerStore.stale === undefined) return;
   const { askAgain, settings, provider, summary } = context;
   const now = settings.now();
-  const entries = await storeCall('stale', () => ledgerStore.stale!({ now, limit: STALE_KEYS_PER_RUN }));
+  const entries = await storeCall(
+    context,
+    'stale',
+    () => ledgerStore.stale!({ now, limit: STALE_KEYS_PER_RUN }),
+    ANSWERS.stale,
+  );
   for (const [key, until] of askAgain) if (until <= now) askAgain.delete(key);
   const todo = entries.filter((entry) => !askAgain.has(entry.key));
   if (todo.length === 0) return;
@@ -57,6 +62,6 @@ export async function resolveStaleKeys(context: RunContext): Promise<void> {
     // The application never learnt this record (the call that made it did not return): status null, read now, so
     // its current status is delivered on the next run.
     const object = { provider, kind, id: answer.record.id, status: null };
-    await storeCall('watch', () => watchObject(context.store, object, now, now));
+    await storeCall(context, 'watch', () => watchObject(context.store, object, now, now));
   }
 }

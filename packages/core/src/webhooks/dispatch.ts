@@ -17,6 +17,11 @@ export interface Dispatcher {
   /** `.onAny()` callbacks, run after an event's named ones. */
   anyCallbacks: readonly WebhookCallback<PayEvent>[];
   deduplication: Deduplication | undefined;
+  /**
+   * Told of each normalised event whose callbacks all succeeded (set by `createPay` with a reconciliation store):
+   * the reconciler's watch list records its status as announced (docs/architecture.md#reconciliation).
+   */
+  announced?: (event: PayEvent) => Promise<void>;
 }
 
 /**
@@ -55,6 +60,8 @@ export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[])
         errors.length === failed ? store.complete(key, lease, ttlSeconds) : store.release(key, lease),
       );
     }
+    const { announced } = dispatcher;
+    if (errors.length === failed && !event.is_raw && announced) await settleQuietly(() => announced(event));
   }
   if (errors.length > 0) throw new WebhookHandlerError(errors, events);
   return { events, duplicates };

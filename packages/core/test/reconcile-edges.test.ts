@@ -10,7 +10,6 @@ import {
   createReconciler,
   type DeduplicationStore,
   type PayEvent,
-  type ReconcilerOptions,
   type ReconciliationStore,
 } from '../src/index.js';
 import { advances, STATUS_ORDER } from '../src/reconcile/transitions.js';
@@ -29,6 +28,7 @@ afterEach(() => {
 });
 
 const advance = (ms: number) => vi.setSystemTime(Date.now() + ms);
+type ReconcilerOptions = NonNullable<Parameters<typeof createReconciler>[2]>;
 
 function stores(): { reconcile: ReconciliationStore; deduplicate: DeduplicationStore } {
   return { reconcile: createMemoryReconciliationStore(), deduplicate: createMemoryDeduplicationStore() };

@@ -17,6 +17,7 @@ import {
   type SupportedOperations,
   type VerbOf,
 } from './operations.js';
+import { onCreatedBy } from './reconcile/created.js';
 import type { ReconciliationStore, WatchedKind } from './reconcile/store.js';
 import {
   checkedWatch,
@@ -101,6 +102,8 @@ export class Pay<A extends AnyAdapter = Adapter> {
       );
     const ledger = createIdempotencyLedger(store, ledgerOptions, logger);
     INTERNALS.set(this, { ledger, reconcile, logger });
+    if (reconcile !== undefined && watchedKindOf('checkouts.create', adapter) !== undefined)
+      onCreatedBy(adapter, (kind, id) => registerCreated(reconcile, logger, adapter.provider, kind, { id }));
     // Each operation runs once, with this Pay's ledger as an argument (docs/architecture.md#operation-context).
     const perform = adapter.perform ?? performerOf(adapter);
     const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};

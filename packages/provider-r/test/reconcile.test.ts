@@ -1,0 +1,59 @@
+/** Provider R's checkouts are watched by the reconciler (docs/architecture.md#reconciliation), made either way. */
+import { createMemoryIdempotencyStore, createMemoryReconciliationStore, createPay } from '@pay/core';
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import { BASE_URL, MERCHANT, REDIRECT, TRANS_ID, testAdapter, useNock } from './fixtures.js';
+
+useNock();
+
+const checkoutParams = {
+  customer: { email: 'payer@example.com' },
+  item_id: 'order-1001',
+  session_type: 'one_time' as const,
+  quantity: 1,
+  amount: 100,
+  currency: 'czk',
+  success_url: 'https://shop.example/paid',
+  cancel_url: 'https://shop.example/cancelled',
+};
+
+/** The watch list of `pay`'s store, as the reconciler would claim it two minutes on. */
+async function watched(reconcile: ReturnType<typeof createMemoryReconciliationStore>) {
+  const claimed = await reconcile.claim('providerR', {
+    now: Date.now() + 3 * 60_000,
+    limit: 10,
+    leaseSeconds: 1,
+  });
+  return claimed.map(({ object }) => ({ kind: object.kind, id: object.id, status: object.status }));
+}
+
+function created() {
+  return nock(BASE_URL)
+    .post(`/v2.0/paymentRedirect/merchant/${MERCHANT}`)
+    .reply(200, { code: 0, message: 'OK', transId: TRANS_ID, redirect: REDIRECT });
+}
+
+describe('checkouts are watched by their transId', () => {
+  it.each([
+    ['checkouts.create without a key', {}],
+    ['checkouts.create with a key', { idempotencyKey: 'order-1001-checkout' }],
+  ])('%s', async (_how, options) => {
+    const reconcile = createMemoryReconciliationStore();
+    const pay = createPay(testAdapter(), { reconcile, idempotency: createMemoryIdempotencyStore() });
+    const scope = created();
+    await expect(pay.checkouts.create(checkoutParams, options)).resolves.toBeNull();
+    expect(scope.isDone()).toBe(true);
+    expect(await watched(reconcile)).toEqual([{ kind: 'checkout', id: TRANS_ID, status: null }]);
+  });
+
+  it('createCheckoutRedirect', async () => {
+    const reconcile = createMemoryReconciliationStore();
+    const pay = createPay(testAdapter(), { reconcile });
+    created();
+    await expect(pay.adapter.createCheckoutRedirect(checkoutParams)).resolves.toEqual({
+      transId: TRANS_ID,
+      redirectUrl: REDIRECT,
+    });
+    expect(await watched(reconcile)).toEqual([{ kind: 'checkout', id: TRANS_ID, status: null }]);
+  });
+});

@@ -5,7 +5,11 @@ import { StoreError } from '../store-errors.js';
 import { dispatchEvents } from '../webhooks/dispatch.js';
 import { WebhookVerificationError } from '../webhooks/errors.js';
 import { webhookEvent } from '../webhooks/types.js';
-import { ANSWERS, type RunContext, storeCall } from './run-context.js';
+import { ANSWERS, isRateLimited, pauseReads, type RunContext, storeCall } from './run-context.js';
+
+/** The call options of every reconciler read: one request, no retry. */
+const ONE_REQUEST = { retry: 0 };
+
 import type { ClaimedObject, ReconciliationStore, WatchedObject } from './store.js';
 import { advances, eventOfStatus, isFinal } from './transitions.js';
 import { nextReadAt } from './watch.js';
@@ -29,16 +33,24 @@ export async function reconcileObject(context: RunContext, { object, lease }: Cl
   }
   // A webhook announced a final status since the last read (`announce`): nothing can follow it, no read is needed.
   if (object.status !== null && isFinal(object.kind, object.status)) return void (await settle('final'));
+  // The provider rate-limited an earlier read: the object keeps its place and is read once the pause ends.
+  const { pausedUntil } = context.reads;
+  if (settings.now() < pausedUntil)
+    return void (await settle({ status: object.status, reads: object.reads, dueAt: pausedUntil }));
   let record: Payment | Refund | null;
   try {
     summary.reads += 1;
-    // A payment (also the payment behind a checkout: same id) or a refund.
-    const payments = context.pay.payments as unknown as { retrieve(id: string): Promise<Payment | null> };
+    // A payment (also the payment behind a checkout: same id) or a refund. One request per read, never retried:
+    // the shared budget counts requests, and the next read comes anyway (docs/architecture.md#reconciliation).
+    const payments = context.pay.payments as unknown as {
+      retrieve(id: string, options: { retry: number }): Promise<Payment | null>;
+    };
     record = await (object.kind === 'refund' && retrieveRefund
-      ? retrieveRefund(object.id)
-      : payments.retrieve(object.id));
+      ? retrieveRefund(object.id, ONE_REQUEST)
+      : payments.retrieve(object.id, ONE_REQUEST));
   } catch (error) {
     summary.errors += 1;
+    if (isRateLimited(error)) await pauseReads(context, settings.now());
     logger.warn(
       `The reconciler could not read ${object.kind} ${object.id}; it reads it again later.`,
       () => ({

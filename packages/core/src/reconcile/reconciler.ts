@@ -93,6 +93,7 @@ export function createReconciler<A extends AnyAdapter>(
     handler: target,
     settings,
     askAgain: new Map(),
+    reads: { pausedUntil: 0 },
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<unknown> | undefined;
@@ -195,7 +196,7 @@ async function reconcileDueObjects(context: RunContext, now: number): Promise<vo
   summary.due = backlog.due;
   summary.lagMs = backlog.oldestDueAt === null ? 0 : Math.max(0, now - backlog.oldestDueAt);
   const wanted = Math.min(backlog.due, settings.readsPerMinute);
-  if (wanted === 0) return;
+  if (wanted === 0 || now < context.reads.pausedUntil) return;
   const granted = await spendReads(context, now, wanted);
   if (granted === 0) return;
   const claimed = await storeCall(

@@ -1,6 +1,7 @@
 /** What every step of a reconciler run works with (docs/architecture.md#reconciliation). */
 import type { AnyAdapter } from '../adapter.js';
 import type { ReconcileTrace } from '../diagnostics/channels.js';
+import { ProviderApiError } from '../errors.js';
 import type { Pay, PayInternals } from '../pay.js';
 import { StoreError, type StoreStep } from '../store-errors.js';
 import { withinStoreDeadline } from '../stores.js';
@@ -26,6 +27,8 @@ export interface RunContext extends PayInternals {
    * checkout's (its key is left for the caller's retry).
    */
   askAgain: Map<string, number>;
+  /** No provider read before this (epoch ms): the provider answered 429 (see {@link pauseReads}). */
+  reads: { pausedUntil: number };
   summary: ReconcileRun;
 }
 
@@ -100,4 +103,29 @@ export async function spendReads(context: RunContext, now: number, wanted: numbe
     });
   summary.budgetRefused += wanted - granted;
   return granted;
+}
+
+/** Whether `error` is the provider saying it is rate limiting us (HTTP 429 or its own code for it). */
+export function isRateLimited(error: unknown): boolean {
+  return ProviderApiError.isInstance(error) && error.kind === 'rate_limited';
+}
+
+/**
+ * After a 429, pauses `provider`'s reads on every instance until the next minute: takes what is left of the shared
+ * budget's minute (`spend`), and this instance reads nothing more before then (docs/architecture.md#reconciliation).
+ * The error carries no `Retry-After`; a longer pause comes from the next 429.
+ */
+export async function pauseReads(context: RunContext, now: number): Promise<void> {
+  const { settings, store, provider } = context;
+  context.reads.pausedUntil = (Math.floor(now / 60_000) + 1) * 60_000;
+  context.logger.warn(
+    `${provider} answered 429 (rate limited) to a reconciler read; its reads pause until the next minute on every instance.`,
+    () => ({ provider, pausedUntil: new Date(context.reads.pausedUntil).toISOString() }),
+  );
+  await storeCall(
+    context,
+    'spend',
+    () => store.spend(provider, { now, reads: settings.readsPerMinute, perMinute: settings.readsPerMinute }),
+    ANSWERS.spend,
+  );
 }

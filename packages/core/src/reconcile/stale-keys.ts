@@ -5,7 +5,7 @@
 import { operationOfFingerprint } from '../idempotency-fingerprint.js';
 import type { Pay } from '../pay.js';
 import { StoreError } from '../store-errors.js';
-import { ANSWERS, type RunContext, spendReads, storeCall } from './run-context.js';
+import { ANSWERS, isRateLimited, pauseReads, type RunContext, spendReads, storeCall } from './run-context.js';
 import { kindOfOperation, watchObject } from './watch.js';
 
 /** Stale idempotency keys looked at per run. */
@@ -25,7 +25,7 @@ export async function resolveStaleKeys(context: RunContext): Promise<void> {
   );
   for (const [key, until] of askAgain) if (until <= now) askAgain.delete(key);
   const todo = entries.filter((entry) => !askAgain.has(entry.key));
-  if (todo.length === 0) return;
+  if (todo.length === 0 || now < context.reads.pausedUntil) return;
   const granted = await spendReads(context, now, todo.length);
   // Each through `pay.resolve`; a found record of a kind the reconciler reads is watched.
   for (const entry of todo.slice(0, granted)) {
@@ -33,10 +33,14 @@ export async function resolveStaleKeys(context: RunContext): Promise<void> {
     summary.reads += 1;
     let answer: Awaited<ReturnType<Pay['resolve']>>;
     try {
-      answer = await context.pay.resolve(entry.key);
+      answer = await context.pay.resolve(entry.key, { retry: 0 });
     } catch (error) {
       if (StoreError.isInstance(error)) throw error;
       summary.errors += 1;
+      if (isRateLimited(error)) {
+        await pauseReads(context, now);
+        return;
+      }
       askAgain.set(entry.key, now + settings.intervalMs);
       context.logger.warn(
         'The reconciler could not resolve a stale idempotency key; it asks again later.',

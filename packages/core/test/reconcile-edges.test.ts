@@ -5,10 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createMemoryDeduplicationStore,
+  createMemoryIdempotencyStore,
   createMemoryReconciliationStore,
   createPay,
   createReconciler,
   type DeduplicationStore,
+  NetworkError,
   type PayEvent,
   type ReconciliationStore,
 } from '../src/index.js';
@@ -248,6 +250,52 @@ describe('a store that hangs or answers nonsense', () => {
     expect(warn).toHaveBeenCalledWith(
       '@pay: The reconciliation store did not record that payment.succeeded of p1 was announced; a later read may announce an earlier status.',
       expect.objectContaining({ provider: 'providerT', id: 'p1', status: 'succeeded' }),
+    );
+  });
+});
+
+describe('stale keys nobody can resolve', () => {
+  it('are asked with backoff, then reported unresolved with what is known, and never asked again', async () => {
+    const book = createBook({ crashAfterCreate: true, noLookupByKey: true });
+    const idempotency = createMemoryIdempotencyStore();
+    const error = vi.fn();
+    const pay = createPay(book.adapter, {
+      reconcile: createMemoryReconciliationStore(),
+      idempotency,
+      logger: { error },
+    });
+    const handler = pay.webhooks.setup({
+      webhookSecret: BOOK_SECRET,
+      deduplicate: createMemoryDeduplicationStore(),
+    });
+    const reconciler = createReconciler(pay, handler);
+    await expect(
+      pay.payments.create({ amount: 10, currency: 'EUR' }, { idempotencyKey: 'order-1' }),
+    ).rejects.toBeInstanceOf(NetworkError);
+    const runs = [];
+    // Three hours of runs every 30 s: 360 runs.
+    for (let run = 0; run < 360; run += 1) {
+      runs.push(await reconciler.runOnce());
+      advance(30_000);
+    }
+    expect(runs.filter((run) => run.staleKeys === 1)).toHaveLength(6);
+    expect(book.counters.reads).toBe(6);
+    expect(runs.at(-1)).toMatchObject({ unresolved: 1, staleKeys: 0, reads: 0 });
+    expect(reconciler.unresolved()).toEqual([
+      {
+        idempotencyKey: 'order-1',
+        provider: 'providerT',
+        operation: 'payments.create',
+        recoveryPoint: null,
+        reason: expect.any(String),
+        firstSeenAt: new Date(T0).toISOString(),
+        asks: 6,
+      },
+    ]);
+    expect(error).toHaveBeenCalledTimes(1);
+    expect(error).toHaveBeenCalledWith(
+      '@pay: The outcome of payments.create under idempotency key order-1 cannot be resolved: providerT cannot be asked about it. A person must settle it (docs/architecture.md#reconciliation); the reconciler no longer asks.',
+      expect.objectContaining({ idempotencyKey: 'order-1', provider: 'providerT', asks: 6 }),
     );
   });
 });

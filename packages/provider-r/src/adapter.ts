@@ -70,7 +70,7 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
         await sendCreation(
           'checkouts.create',
           options.idempotency,
-          { refId: request.refId as string },
+          { refId: request.refId as string, price: request.body.price, curr: request.body.curr },
           async () => {
             const { body, requestId } = await client.send(request, options);
             // Resolves to null, so core cannot watch it by the record: registered by its transId here, before the
@@ -89,7 +89,7 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
         return sendCreation(
           'payments.create',
           options.idempotency,
-          { refId: request.refId as string },
+          { refId: request.refId as string, price: request.body.price, curr: request.body.curr },
           async () => {
             const { body, requestId } = await client.send(request, options);
             const payment = toCreatedPayment(request.body, params, body, requestId);

@@ -12,7 +12,7 @@ import { withinStoreDeadline } from '../stores.js';
 import { handlerInternals, type WebhookHandler } from '../webhooks/handler.js';
 import { reconcileObject } from './reconcile-object.js';
 import { ANSWERS, type ReconcileRun, type RunContext, spendReads, storeCall } from './run-context.js';
-import { resolveStaleKeys } from './stale-keys.js';
+import { resolveStaleKeys, type UnresolvedKey } from './stale-keys.js';
 import { STORE_DEADLINE_MS } from './watch.js';
 
 /** Options of {@link createReconciler}. */
@@ -46,6 +46,11 @@ export interface Reconciler {
   stop(): Promise<void>;
   /** One run: due objects, then stale keys; a store outage pauses it (`paused: true`) rather than throw. */
   runOnce(): Promise<ReconcileRun>;
+  /**
+   * The stale idempotency keys this instance gave up asking about: the provider cannot tell what became of the
+   * call (Provider R has no lookup by reference). Each needs a person: see docs/architecture.md#reconciliation.
+   */
+  unresolved(): UnresolvedKey[];
 }
 
 /** Each option's least value and default (docs/architecture.md#reconciliation). */
@@ -92,7 +97,7 @@ export function createReconciler<A extends AnyAdapter>(
     store,
     handler: target,
     settings,
-    askAgain: new Map(),
+    staleKeys: new Map(),
     reads: { pausedUntil: 0 },
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -130,6 +135,8 @@ export function createReconciler<A extends AnyAdapter>(
       await withinStoreDeadline(bound, async () => running).catch(() => undefined);
     },
     runOnce: () => runOnce(context),
+    unresolved: () =>
+      [...context.staleKeys.values()].flatMap((state) => (state.unresolved ? [{ ...state.unresolved }] : [])),
   };
 }
 
@@ -167,6 +174,7 @@ async function runOnce(shared: Omit<RunContext, 'summary'>): Promise<ReconcileRu
     transitions: 0,
     duplicates: 0,
     staleKeys: 0,
+    unresolved: 0,
     errors: 0,
     paused: false,
   };

@@ -7,6 +7,7 @@ import { StoreError, type StoreStep } from '../store-errors.js';
 import { withinStoreDeadline } from '../stores.js';
 import type { HandlerInternals } from '../webhooks/handler.js';
 import type { ReconcilerOptions } from './reconciler.js';
+import type { StaleKeyState } from './stale-keys.js';
 import type { ReconciliationStore } from './store.js';
 
 /** What one run did, as the `pay:reconcile` diagnostics message says it. */
@@ -22,11 +23,8 @@ export interface RunContext extends PayInternals {
   handler: HandlerInternals;
   /** The checked options of `createReconciler`. */
   settings: Required<ReconcilerOptions>;
-  /**
-   * Stale keys not to ask about before a time (epoch ms): an `unknown` answer's `askAgainAt`, or a found
-   * checkout's (its key is left for the caller's retry).
-   */
-  askAgain: Map<string, number>;
+  /** What this instance knows of the stale keys it asked about: backoff, and those reported unresolved. */
+  staleKeys: Map<string, StaleKeyState>;
   /** No provider read before this (epoch ms): the provider answered 429 (see {@link pauseReads}). */
   reads: { pausedUntil: number };
   summary: ReconcileRun;

@@ -28,12 +28,14 @@ export function idempotencyRefId(idempotencyKey: string): Promise<string> {
 
 /**
  * Where a keyed call got to, as this adapter records it in the ledger:
- * - `create_sent`: a creation is about to be sent with `refId`: from here on, it may exist at the provider;
+ * - `create_sent`: a creation is about to be sent with `refId` (with its `price` in wire minor units, `curr` and
+ *   `sentAt`, what a person settling a lost reply by hand searches the portal for): from here on, it may exist at
+ *   the provider (docs/providers/provider-r.md#idempotency);
  * - `created`: the creation answered; `result` is what the call returns (a checkout's: the Checkout it opened);
  * - `capture_sent` / `cancel_sent`: the capture (`amount` in wire minor units) or cancel is about to be sent.
  */
 export type ProviderRRecoveryPoint =
-  | { step: 'create_sent'; refId: string; transId?: string }
+  | { step: 'create_sent'; refId: string; transId?: string; price?: number; curr?: string; sentAt?: string }
   | { step: 'created'; refId: string; transId: string; result: Payment | Refund | Checkout | null }
   | { step: 'capture_sent'; transId: string; amount?: number }
   | { step: 'cancel_sent'; transId: string };
@@ -90,10 +92,11 @@ export async function checkpointBeforeSending(
 export async function sendCreation<R extends Payment | Refund | Checkout | null>(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
   idempotency: IdempotencyContext | undefined,
-  sent: { refId: string; transId?: string },
+  sent: { refId: string; transId?: string; price?: number; curr?: string },
   send: () => Promise<{ transId: string; result: R }>,
 ): Promise<R> {
-  await checkpointBeforeSending(operation, idempotency, { step: 'create_sent', ...sent });
+  const point = { step: 'create_sent', ...sent, sentAt: new Date().toISOString() } as const;
+  await checkpointBeforeSending(operation, idempotency, point);
   const { transId, result } = await send();
   // Lets a retry after a crash before core's `complete` return the result; a store failure here moves no money.
   const created = { step: 'created', refId: sent.refId, transId, result };

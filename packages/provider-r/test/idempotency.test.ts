@@ -48,7 +48,7 @@ function expectedRefId(key: string): string {
 }
 
 describe('the refId of a keyed creation derives from the idempotency key', () => {
-  // The recovery point records when the creation was sent (docs/providers/provider-r.md#idempotency).
+  // The recovery point records when the creation was sent (docs/providers/provider-r.md#reconciliation).
   const SENT_AT = '2026-11-26T09:00:00.000Z';
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] });

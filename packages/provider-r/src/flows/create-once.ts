@@ -30,7 +30,7 @@ export function idempotencyRefId(idempotencyKey: string): Promise<string> {
  * Where a keyed call got to, as this adapter records it in the ledger:
  * - `create_sent`: a creation is about to be sent with `refId` (with its `price` in wire minor units, `curr` and
  *   `sentAt`, what a person settling a lost reply by hand searches the portal for): from here on, it may exist at
- *   the provider (docs/providers/provider-r.md#idempotency);
+ *   the provider (docs/providers/provider-r.md#reconciliation);
  * - `created`: the creation answered; `result` is what the call returns (a checkout's: the Checkout it opened);
  * - `capture_sent` / `cancel_sent`: the capture (`amount` in wire minor units) or cancel is about to be sent.
  */

@@ -86,6 +86,37 @@ describe('the reconciler over Provider N', () => {
     ]);
   });
 
+  it('a PARTIALLY_PAID read lagging behind the SUCCESSFUL_TRANSACTION push announces nothing (docs/architecture.md#reconciliation)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 26, 9));
+    const reconcile = createMemoryReconciliationStore();
+    const pay = createPay(testAdapter(), { reconcile });
+    const seen: string[] = [];
+    const handler = pay.webhooks
+      .setup({ webhookSecret: WEBHOOK_SECRET, deduplicate: createMemoryDeduplicationStore() })
+      .onAny((event) => {
+        if (!event.is_raw) seen.push(`${event.type} ${(event.data as { status: string }).status}`);
+      });
+    await pay.watch('checkout', TRANSACTION_REFERENCE, null);
+    await handler.handle(
+      await providerNWebhookRequest(
+        { eventType: 'SUCCESSFUL_TRANSACTION', eventData: transactionEventData },
+        { webhookSecret: WEBHOOK_SECRET },
+      ),
+    );
+    vi.setSystemTime(Date.now() + 2 * 60_000);
+    nockLogin();
+    const lagging = nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(200, ok({ ...transactionStatusBody, paymentStatus: 'PARTIALLY_PAID', amountPaid: '1.00' }));
+    expect(await createReconciler(pay, handler).runOnce()).toMatchObject({ transitions: 0 });
+    expect(seen).toEqual(['payment.created succeeded']);
+    // The push's final status ended the watch: the lagging read was never even sent.
+    expect(lagging.isDone()).toBe(false);
+    expect(await reconcile.backlog('providerN', Date.now())).toMatchObject({ watched: 0 });
+  });
+
   describe('the read budget counts requests (docs/architecture.md#reconciliation)', () => {
     /** Three watched checkouts, due now, and two reconcilers over one shared store. */
     async function watchedThree() {

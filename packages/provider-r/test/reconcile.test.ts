@@ -1,8 +1,25 @@
 /** Provider R's checkouts are watched by the reconciler (docs/architecture.md#reconciliation), made either way. */
-import { createMemoryIdempotencyStore, createMemoryReconciliationStore, createPay } from '@pay/core';
+import {
+  createMemoryDeduplicationStore,
+  createMemoryIdempotencyStore,
+  createMemoryReconciliationStore,
+  createPay,
+  createReconciler,
+  type PayEvent,
+} from '@pay/core';
 import nock from 'nock';
-import { describe, expect, it } from 'vitest';
-import { BASE_URL, MERCHANT, REDIRECT, TRANS_ID, testAdapter, useNock } from './fixtures.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  BASE_URL,
+  FORM,
+  MERCHANT,
+  REDIRECT,
+  SECRET,
+  statusReply,
+  TRANS_ID,
+  testAdapter,
+  useNock,
+} from './fixtures.js';
 
 useNock();
 
@@ -55,5 +72,31 @@ describe('checkouts are watched by their transId', () => {
       redirectUrl: REDIRECT,
     });
     expect(await watched(reconcile)).toEqual([{ kind: 'checkout', id: TRANS_ID, status: null }]);
+  });
+});
+
+describe('statuses never go backwards (docs/architecture.md#reconciliation)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a lagging PENDING read after AUTHORIZED announces nothing; PAID then does', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 26, 9));
+    const pay = createPay(testAdapter(), { reconcile: createMemoryReconciliationStore() });
+    const seen: string[] = [];
+    const handler = pay.webhooks
+      .setup({ webhookSecret: SECRET, deduplicate: createMemoryDeduplicationStore() })
+      .onAny((event: PayEvent) => {
+        if (!event.is_raw) seen.push(`${event.type} ${(event.data as { status: string }).status}`);
+      });
+    const reconciler = createReconciler(pay, handler);
+    await pay.watch('payment', TRANS_ID, null);
+    for (const status of ['AUTHORIZED', 'PENDING', 'PAID']) {
+      vi.setSystemTime(Date.now() + 60 * 60_000);
+      nock(BASE_URL).post('/v1.0/status').reply(200, statusReply({ status }), FORM);
+      expect(await reconciler.runOnce()).toMatchObject({ reads: 1 });
+    }
+    expect(seen).toEqual(['payment.updated requires_capture', 'payment.succeeded succeeded']);
   });
 });

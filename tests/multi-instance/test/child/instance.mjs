@@ -4,6 +4,7 @@
 // with `fork` and talks to it over the IPC channel:
 //
 //   parent → child  { id, command: 'call', operation: 'payments.create', args: [...] }   run one pay operation
+//                   { id, command: 'call', operation: 'adapter.createCheckoutRedirect', args }  or an adapter method
 //                   { id, command: 'hold', rules: [{ method, path }] }                 hold matching upstream requests
 //                   { id, command: 'release' }                                         send the held ones, hold no more
 //                   { id, command: 'failCallbacks', count }                            the next `count` callbacks throw
@@ -226,6 +227,8 @@ try {
 /** Runs `pay.<resource>.<method>(...args)` (`operation` is e.g. `payments.create`), or `pay.resolve(...args)`. */
 async function call(operation, args) {
   if (operation === 'resolve') return await pay.resolve(...args);
+  // A provider-specific method (Provider R's `adapter.createCheckoutRedirect`), outside Pay's operations.
+  if (operation.startsWith('adapter.')) return await pay.adapter[operation.slice('adapter.'.length)](...args);
   const [resource, method] = operation.split('.');
   const namespace = pay[resource];
   if (!namespace || typeof namespace[method] !== 'function') throw new Error(`no operation ${operation}`);
@@ -245,6 +248,14 @@ process.on('message', async (message) => {
       // The application keeps what a create returned, as it would in its own orders table.
       if (view && /\.create$/.test(message.operation) && typeof value?.id === 'string') {
         await view.record(value.id, value.status ?? null);
+      }
+      // A redirect checkout returns its transId, no record: the application knows it, with no status yet.
+      if (
+        view &&
+        message.operation === 'adapter.createCheckoutRedirect' &&
+        typeof value?.transId === 'string'
+      ) {
+        await view.record(value.transId, null);
       }
       reply(true, { value });
     } else if (command === 'hold') {

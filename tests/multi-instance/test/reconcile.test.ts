@@ -49,7 +49,14 @@ import {
 const INSTANCES = 4;
 const INTERVAL_MS = 1_000;
 /** The reconciler of every instance: a run a second, claims held 2 s, a read budget no test exhausts. */
-const RECONCILE = { intervalMs: INTERVAL_MS, leaseSeconds: 2, readsPerMinute: 6_000, readEveryMs: 500 };
+const RECONCILE = {
+  intervalMs: INTERVAL_MS,
+  leaseSeconds: 2,
+  readsPerMinute: 6_000,
+  readEveryMs: 500,
+  // A hung callback holds its instance's run 1 s, then the run goes on (docs/architecture.md#reconciliation).
+  callbackTimeoutMs: 1_000,
+};
 /**
  * Idempotency leases of 5 s (the least createPay takes): a key a killed process held is soon stale, and resolved by
  * the reconciler.
@@ -649,6 +656,27 @@ describe('four processes reconcile what lost webhooks and killed processes miss'
       expect(result.settledAfterLastKillMs).toBeLessThanOrEqual(SETTLED_WITHIN_MS);
     });
   }
+});
+
+describe('a callback that hangs in one instance', () => {
+  it('Provider R on postgres: the others keep announcing, and each hung transition is announced once elsewhere', async () => {
+    const scenario = await providerR();
+    scenarios.push(scenario);
+    let hanging: Instance | undefined;
+    const result = await proveReconciled({
+      scenario,
+      store: sharedStore('postgres'),
+      viewUrl: inject('postgresUrl'),
+      objects: 9,
+      async during(fleet, created) {
+        if (hanging !== undefined || created.length < 2) return;
+        hanging = pick(fleet.live());
+        await hanging.hangCallbacks(3);
+      },
+    });
+    expect(hanging).toBeDefined();
+    expect(result.settledAfterLastKillMs).toBeLessThanOrEqual(30_000);
+  });
 });
 
 describe('a store outage pauses reconciliation and loses nothing', () => {

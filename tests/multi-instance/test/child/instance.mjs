@@ -8,6 +8,7 @@
 //                   { id, command: 'hold', rules: [{ method, path }] }                 hold matching upstream requests
 //                   { id, command: 'release' }                                         send the held ones, hold no more
 //                   { id, command: 'failCallbacks', count }                            the next `count` callbacks throw
+//                   { id, command: 'hangCallbacks', count }                            the next `count` never settle
 //                   { id, command: 'processed' }                                       the webhook events processed
 //                   { id, command: 'close' }                                           close everything, exit 0
 //
@@ -164,6 +165,7 @@ let pay;
 let webhookUrl = null;
 const processed = [];
 let failingCallbacks = 0;
+let hangingCallbacks = 0;
 
 try {
   if (config.store.kind === 'postgres' && config.store.migrate !== false) await stores.migrate();
@@ -189,6 +191,11 @@ try {
       ...(config.webhooks.leaseSeconds ? { deduplicateLeaseSeconds: config.webhooks.leaseSeconds } : {}),
     });
     handler.on(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES, async (event) => {
+      if (hangingCallbacks > 0) {
+        hangingCallbacks -= 1;
+        processed.push({ eventId: event.id, type: event.type, dataId: event.data?.id, outcome: 'hung' });
+        await new Promise(() => {});
+      }
       if (view && /^(payment|refund)\./.test(event.type)) await view.callback(event);
       if (failingCallbacks > 0) {
         failingCallbacks -= 1;
@@ -209,6 +216,9 @@ try {
         intervalMs: config.reconcile.intervalMs,
         leaseSeconds: config.reconcile.leaseSeconds,
         readsPerMinute: config.reconcile.readsPerMinute,
+        ...(config.reconcile.callbackTimeoutMs
+          ? { callbackTimeoutMs: config.reconcile.callbackTimeoutMs }
+          : {}),
       });
       // Each run's summary goes to the parent (a paused run: the store did not answer).
       subscribe('pay:reconcile', (run) =>
@@ -267,6 +277,9 @@ process.on('message', async (message) => {
       reply(true, { value: null });
     } else if (command === 'failCallbacks') {
       failingCallbacks = message.count;
+      reply(true, { value: null });
+    } else if (command === 'hangCallbacks') {
+      hangingCallbacks = message.count;
       reply(true, { value: null });
     } else if (command === 'processed') {
       reply(true, { value: processed });

@@ -70,6 +70,7 @@ export {
 } from './money.js';
 export { moneyMovingRefusal, refusalMayHaveLanded } from './money-moving-refusals.js';
 export { OPERATION_METHODS, type Operation, type ResultOf } from './operations.js';
+export { watchCreated } from './reconcile/created.js';
 export {
   type CaptureParams,
   type Checkout,

@@ -18,8 +18,15 @@ import {
   type SupportedOperations,
   type VerbOf,
 } from './operations.js';
+import { onCreatedBy } from './reconcile/created.js';
 import type { ReconciliationStore, WatchedKind } from './reconcile/store.js';
-import { checkedWatch, registerCreated, watchedKindOf, watchObject } from './reconcile/watch.js';
+import {
+  checkedWatch,
+  recordAnnouncements,
+  registerCreated,
+  watchedKindOf,
+  watchObject,
+} from './reconcile/watch.js';
 import { type ResolveOptions, type ResolveResult, resolveCall } from './resolve.js';
 import { createMemoryIdempotencyStore } from './stores.js';
 import { WebhookHandler, type WebhookSetupOptions } from './webhooks/handler.js';
@@ -97,6 +104,8 @@ export class Pay<A extends AnyAdapter = Adapter> {
       );
     const ledger = createIdempotencyLedger(store, ledgerOptions, logger);
     INTERNALS.set(this, { ledger, reconcile, logger });
+    if (reconcile !== undefined && watchedKindOf('checkouts.create', adapter) !== undefined)
+      onCreatedBy(adapter, (kind, id) => registerCreated(reconcile, logger, adapter.provider, kind, { id }));
     // Each operation runs once, with this Pay's ledger as an argument (docs/architecture.md#operation-context).
     const perform = adapter.perform ?? performerOf(adapter);
     const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
@@ -135,7 +144,13 @@ export class Pay<A extends AnyAdapter = Adapter> {
     }
     // Own properties in the order they are declared: adapter, the namespaces (in table order), webhooks.
     Object.assign(this, namespaces);
-    this.webhooks = { setup: (options) => new WebhookHandler<TypesOf<A>>(adapter, options, logger) };
+    this.webhooks = {
+      setup: (options) => {
+        const handler = new WebhookHandler<TypesOf<A>>(adapter, options, logger);
+        if (reconcile !== undefined) recordAnnouncements(handler, reconcile, logger);
+        return handler;
+      },
+    };
   }
 
   /** Whether the configured provider performs `operation` (no I/O). */

@@ -33,6 +33,8 @@ export interface ResolveOptions {
   /** The operation the key was used for, when the ledger no longer has the key: the adapter looks it up. */
   operation?: MoneyMovingOperation;
   signal?: AbortSignal;
+  /** Retries of the provider read, overriding the adapter's `retry` (the reconciler passes 0: its budget counts requests). */
+  retry?: number;
 }
 
 /** Asks the adapter's `resolve` about `operation` under the caller's logger. */
@@ -50,7 +52,10 @@ export async function resolveCall(
   options: ResolveOptions,
 ): Promise<ResolveResult> {
   const lookup = lookupOf(keyOrError, options);
-  const callOptions: CallOptions = options.signal ? { signal: options.signal } : {};
+  const callOptions: CallOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.retry === undefined ? {} : { retry: options.retry }),
+  };
   const ask: AskProvider = async (operation, extra) =>
     withinLogger(logger, () =>
       adapter.resolve?.(

@@ -15,7 +15,7 @@ import type { JsonValue } from './stores.js';
  * with what the provider knows it by, or `created` with its answer too.
  */
 export type SentOncePoint =
-  | ({ step: 'create_sent' } & Readonly<Record<string, string>>)
+  | ({ step: 'create_sent' } & Readonly<Record<string, string | number>>)
   | ({ step: 'created'; result: unknown } & Readonly<Record<string, unknown>>);
 
 /**
@@ -51,6 +51,11 @@ export interface SendOnceCall<R> {
   idempotency: IdempotencyContext | undefined;
   /** What the provider knows the call by before it answers (`{ refId, transId }`): recorded, and named in errors. */
   sent: Readonly<Record<string, string>>;
+  /**
+   * What a person settling an unanswered call by hand searches the provider's records for besides `sent` (its
+   * amount, currency, when it was sent): recorded before the call only (docs/architecture.md#reconciliation).
+   */
+  details?: Readonly<Record<string, string | number>>;
   /** Sends the call once (never retried); `answered` adds what the answer names it by (the provider's id). */
   send(): Promise<{ result: R; answered?: Readonly<Record<string, string>> }>;
 }
@@ -61,7 +66,7 @@ export interface SendOnceCall<R> {
  */
 export async function sendOnce<R>(call: SendOnceCall<R>): Promise<R> {
   const { operation, provider, idempotency, sent } = call;
-  await checkpointBeforeSending(operation, provider, idempotency, { step: 'create_sent', ...sent });
+  await checkpointBeforeSending(operation, provider, idempotency, { step: 'create_sent', ...sent, ...call.details });
   const { result, answered } = await call.send();
   // Lets a repeat after a crash before core's `complete` return the answer; a store failure here moves no money.
   const created = { step: 'created', ...sent, ...answered, result };

@@ -45,7 +45,9 @@ function refundRecord(id: string, status: RefundStatus): Refund {
 }
 
 /** The provider's books and the adapter over them; `reads` counts every status read. */
-export function createBook(options: { refunds?: boolean; crashAfterCreate?: boolean } = {}) {
+export function createBook(
+  options: { refunds?: boolean; crashAfterCreate?: boolean; noLookupByKey?: boolean } = {},
+) {
   const payments = new Map<string, PaymentStatus>();
   const refunds = new Map<string, RefundStatus>();
   const byKey = new Map<string, string>();
@@ -105,6 +107,8 @@ export function createBook(options: { refunds?: boolean; crashAfterCreate?: bool
         }),
     async resolve(lookup) {
       counters.reads += 1;
+      // Like Provider R: nothing to look a lost creation up by, so nothing proves either way.
+      if (options.noLookupByKey) return undefined;
       const id = lookup.idempotencyKey === undefined ? undefined : byKey.get(lookup.idempotencyKey);
       const status = id === undefined ? undefined : payments.get(id);
       return id === undefined || status === undefined ? null : paymentRecord(id, status);

@@ -382,12 +382,14 @@ describe('exactly once across webhooks and reads', () => {
     book.payments.set('p1', 'succeeded');
     await app.handler.handle(await book.webhook('p1', 'succeeded', 'payment.succeeded'));
     advance(2 * MINUTE);
+    // The webhook recorded `succeeded` as announced (docs/architecture.md#reconciliation): the watch ends, no read.
     expect(await app.reconciler.runOnce()).toMatchObject({
-      reads: 1,
+      reads: 0,
       transitions: 0,
-      duplicates: 1,
+      duplicates: 0,
       watched: 1,
     });
+    expect(await app.reconciler.runOnce()).toMatchObject({ watched: 0 });
     expect(summaryOf(app.seen)).toEqual(['payment.succeeded p1 succeeded']);
   });
 
@@ -425,9 +427,11 @@ describe('exactly once across webhooks and reads', () => {
     expect(await poller.reconciler.runOnce()).toMatchObject({ reads: 1, transitions: 0, duplicates: 0 });
     finish();
     await delivery;
-    // The read rescheduled the object without announcing the status; the next read finds the transition done.
+    // The read rescheduled the object without announcing the status; the webhook then recorded it as announced,
+    // so the next run ends the watch without a read.
     advance(2 * MINUTE);
-    expect(await poller.reconciler.runOnce()).toMatchObject({ reads: 1, duplicates: 1 });
+    expect(await poller.reconciler.runOnce()).toMatchObject({ reads: 0, duplicates: 0 });
+    expect(await poller.reconciler.runOnce()).toMatchObject({ watched: 0 });
     expect([...summaryOf(web.seen), ...summaryOf(poller.seen)]).toEqual(['payment.succeeded p1 succeeded']);
   });
 

@@ -153,6 +153,7 @@ export function reconcileSpan(tracer: Tracer, run: ReconcileTrace): void {
         'pay.reconcile.transitions': run.transitions,
         'pay.reconcile.duplicates': run.duplicates,
         'pay.reconcile.stale_keys': run.staleKeys,
+        'pay.reconcile.unresolved': run.unresolved,
         'pay.reconcile.errors': run.errors,
         'pay.reconcile.paused': run.paused,
       },

@@ -173,6 +173,7 @@ describe('span tree', () => {
     transitions: 2,
     duplicates: 1,
     staleKeys: 0,
+    unresolved: 1,
     errors: 0,
     paused: false,
     startTime: 1_700_000_000_000,
@@ -195,6 +196,7 @@ describe('span tree', () => {
       'pay.reconcile.transitions': 2,
       'pay.reconcile.duplicates': 1,
       'pay.reconcile.stale_keys': 0,
+      'pay.reconcile.unresolved': 1,
       'pay.reconcile.errors': 0,
       'pay.reconcile.paused': false,
     });

@@ -248,6 +248,7 @@ describe('a reconciler run that finds a paid checkout whose webhook was lost', (
         'pay.reconcile.transitions': 1,
         'pay.reconcile.duplicates': 0,
         'pay.reconcile.stale_keys': 0,
+        'pay.reconcile.unresolved': 0,
         'pay.reconcile.errors': 0,
         'pay.reconcile.paused': false,
       });

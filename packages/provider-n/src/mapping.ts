@@ -60,15 +60,15 @@ const knownRefundStatus = lookup<RefundStatus>(REFUND_STATUS);
 const knownMandateStatus = lookup<SubscriptionStatus>(MANDATE_STATUS);
 
 /**
- * A transaction's unified status: a status the table knows decides, else the amounts, never optimistically
- * (docs/architecture.md#lenient-reading): paid in full → `succeeded`, in part → `processing`, else `pending`.
+ * A transaction's unified status: a status the table knows decides. An absent or unknown one (a chargeback, a
+ * reversal the provider added) is never paid and never final, whatever the amounts say: something was paid →
+ * `processing`, else `pending` (docs/providers/provider-n.md#payment-statuses).
  */
 export function transactionStatus(transaction: TransactionFields): PaymentStatus {
   const known = knownPaymentStatus(transaction.paymentStatus);
   if (known) return known;
   const paid = transaction.amountPaid;
-  if (paid === null || paid <= 0) return 'pending';
-  return paid >= transaction.amountAsked ? 'succeeded' : 'processing';
+  return paid === null || paid <= 0 ? 'pending' : 'processing';
 }
 
 /** A refund's unified status; an absent or unknown one is `pending` (not final). */

@@ -393,11 +393,12 @@ describe('payments.retrieve and checkouts.retrieve', () => {
   });
 
   it.each([
-    ['fully paid', '5000.00', 'succeeded'],
+    ['fully paid', '5000.00', 'processing'],
+    ['paid more than asked', '5200.00', 'processing'],
     ['partly paid', '1.00', 'processing'],
     ['not paid', '0.00', 'pending'],
   ])(
-    'reads a status it does not know from the amounts (%s → %s), never an error or a guess of success',
+    'reads a status it does not know as neither paid nor final (%s → %s), never an error or a guess of success',
     async (_what, amountPaid, status) => {
       nockLogin();
       nock(HOST)
@@ -408,6 +409,39 @@ describe('payments.retrieve and checkouts.retrieve', () => {
       expect(payment).toMatchObject({ status, metadata: { paymentStatus: 'TELEPORTED' } });
     },
   );
+
+  it.each(['CHARGEBACK', 'REFUNDED', 'PARTIALLY_REFUNDED', 'DISPUTED'])(
+    'an undocumented %s paid in full is processing, not succeeded (docs/providers/provider-n.md#payment-statuses)',
+    async (paymentStatus) => {
+      nockLogin();
+      nock(HOST)
+        .get('/api/v1/merchant/transactions/query')
+        .query(true)
+        .reply(200, ok({ ...transactionStatusBody, paymentStatus, amountPaid: '5000.00' }));
+      const payment = await testAdapter().retrievePayment(TRANSACTION_REFERENCE);
+      expect(payment).toMatchObject({ status: 'processing', amount_paid: 5000, metadata: { paymentStatus } });
+    },
+  );
+
+  it.each([
+    ['PAID', 'succeeded'],
+    ['OVERPAID', 'succeeded'],
+    ['PARTIALLY_PAID', 'processing'],
+    ['PENDING', 'pending'],
+    ['ABANDONED', 'canceled'],
+    ['CANCELLED', 'canceled'],
+    ['REVERSED', 'canceled'],
+    ['FAILED', 'failed'],
+    ['EXPIRED', 'failed'],
+  ])('reads the documented %s as %s, whatever the amounts', async (paymentStatus, status) => {
+    nockLogin();
+    nock(HOST)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(200, ok({ ...transactionStatusBody, paymentStatus, amountPaid: '5000.00' }));
+    const payment = await testAdapter().retrievePayment(TRANSACTION_REFERENCE);
+    expect(payment).toMatchObject({ status, metadata: { paymentStatus } });
+  });
 
   it.each(['constructor', '__proto__', 'toString'])(
     'reads a paymentStatus named %s as an unknown status, not a crash',

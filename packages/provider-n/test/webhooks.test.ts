@@ -1,4 +1,9 @@
-import { ConfigurationError, createPay, WebhookVerificationError } from '@pay/core';
+import {
+  ConfigurationError,
+  createMemoryDeduplicationStore,
+  createPay,
+  WebhookVerificationError,
+} from '@pay/core';
 import { describe, expect, it, vi } from 'vitest';
 import { MANDATE_STATUS } from '../src/index.js';
 import { providerNWebhookRequest, signProviderNWebhook } from '../src/testing/index.js';
@@ -74,7 +79,7 @@ describe('transaction events', () => {
   it.each([
     ['PARTIALLY_PAID', 'processing'],
     ['OVERPAID', 'succeeded'],
-    ['SOMETHING_NEW', 'succeeded'],
+    ['SOMETHING_NEW', 'processing'],
   ])('reads paymentStatus %s of a fully paid transaction as %s', async (paymentStatus, status) => {
     const { events } = await handler().handle(
       await signed('SUCCESSFUL_TRANSACTION', { ...transactionEventData, paymentStatus }),
@@ -105,6 +110,12 @@ describe('transaction events', () => {
       'providerN.SUCCESSFUL_TRANSACTION',
     ]);
     expect(events[0]?.data).toMatchObject({ status: 'processing', amount_paid: 1 });
+  });
+
+  it('a status the provider added, paid in full, is processing: never succeeded (docs/providers/provider-n.md#payment-statuses)', async () => {
+    const reversed = { ...transactionEventData, amountPaid: 5000, paymentStatus: 'CHARGEBACK' };
+    const { events } = await handler().handle(await signed('SUCCESSFUL_TRANSACTION', reversed));
+    expect(events[0]?.data).toMatchObject({ status: 'processing', amount_paid: 5000 });
   });
 
   it('records of a production adapter say livemode: true', async () => {
@@ -293,6 +304,27 @@ describe('verification', () => {
       });
       expect(events).toHaveLength(2);
     }
+  });
+
+  it('runs a transaction listed twice once, and a redelivery skips it (docs/architecture.md#webhook-deduplication)', async () => {
+    const twice = {
+      ...settlementEventData,
+      transactions: [settlementEventData.transactions[0], settlementEventData.transactions[0]],
+    };
+    const updated = vi.fn();
+    const webhooks = createPay(testAdapter())
+      .webhooks.setup({ webhookSecret: WEBHOOK_SECRET, deduplicate: createMemoryDeduplicationStore() })
+      .on('payment.updated', updated);
+    const request = await signed('SETTLEMENT', twice);
+    const first = await webhooks.handle(request);
+    expect(updated).toHaveBeenCalledTimes(1);
+    expect(updated.mock.calls[0]?.[0]).toMatchObject({
+      data: { id: TRANSACTION_REFERENCE, status: 'succeeded' },
+    });
+    const transition = `providerN:transition:payment:${TRANSACTION_REFERENCE}:payment.updated:succeeded`;
+    expect(first.duplicates).toEqual([transition]);
+    await expect(webhooks.handle(request)).resolves.toMatchObject({ events: [] });
+    expect(updated).toHaveBeenCalledTimes(1);
   });
 
   it('gives the same ids on redelivery', async () => {

@@ -11,6 +11,7 @@ import {
   type ResolvedRecord,
   type ResolveLookup,
   redactingErrors,
+  watchCreated,
 } from '@pay/core/adapter';
 import { createClient, type ProviderRClient } from './client.js';
 import type { ProviderRConfig, ProviderRCredentials } from './config.js';
@@ -71,9 +72,12 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
         await sendCreation(
           'checkouts.create',
           options.idempotency,
-          { refId: request.refId as string },
+          { refId: request.refId as string, price: request.body.price, curr: request.body.curr },
           async () => {
             const { body, requestId } = await client.send(request, options);
+            // Resolves to null, so core cannot watch it by the record: registered by its transId here, before the
+            // ledger completes the key (docs/architecture.md#reconciliation).
+            await watchCreated(adapter, 'checkout', body.transId);
             return { transId: body.transId, result: toCheckout(request.body, params, body, requestId) };
           },
         );
@@ -87,7 +91,7 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
         return sendCreation(
           'payments.create',
           options.idempotency,
-          { refId: request.refId as string },
+          { refId: request.refId as string, price: request.body.price, curr: request.body.curr },
           async () => {
             const { body, requestId } = await client.send(request, options);
             const payment = toCreatedPayment(request.body, params, body, requestId);
@@ -119,7 +123,7 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
   });
   // `Object.assign` keeps core's non-enumerable mark on the adapter (a spread copy would lose it).
   return Object.assign(adapter, {
-    createCheckoutRedirect: checkoutRedirect(config, client),
+    createCheckoutRedirect: checkoutRedirect(config, client, adapter),
     updateCredentials: (credentials: ProviderRCredentials) => client.updateCredentials(credentials),
   });
 }
@@ -128,7 +132,7 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
  * `createCheckoutRedirect`: a checkout's transaction and redirect URL, without the idempotency ledger
  * (docs/providers/provider-r.md#create-checkout).
  */
-function checkoutRedirect(config: ProviderRConfig, client: ProviderRClient) {
+function checkoutRedirect(config: ProviderRConfig, client: ProviderRClient, adapter: object) {
   return redactingErrors(
     async (
       params: ProviderRCheckoutParams,
@@ -145,6 +149,8 @@ function checkoutRedirect(config: ProviderRConfig, client: ProviderRClient) {
         );
       }
       const { body } = await client.send(checkoutRequest(input, config), options);
+      // Every Pay over this adapter with a reconciliation store watches it (docs/architecture.md#reconciliation).
+      await watchCreated(adapter, 'checkout', body.transId);
       return { transId: body.transId, redirectUrl: body.redirect };
     },
   );

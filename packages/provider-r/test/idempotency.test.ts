@@ -12,7 +12,7 @@ import {
   ProviderApiError,
 } from '@pay/core';
 import nock from 'nock';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { idempotencyRefId } from '../src/index.js';
 import {
   BASE_URL,
@@ -48,6 +48,16 @@ function expectedRefId(key: string): string {
 }
 
 describe('the refId of a keyed creation derives from the idempotency key', () => {
+  // The recovery point records when the creation was sent (docs/providers/provider-r.md#reconciliation).
+  const SENT_AT = '2026-11-26T09:00:00.000Z';
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse(SENT_AT));
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('is idem- and 31 hex digits of SHA-256 of the key: the same for every attempt and process', async () => {
     await expect(idempotencyRefId('order-1001-attempt')).resolves.toBe(expectedRefId('order-1001-attempt'));
     await expect(idempotencyRefId('Žluťoučký kůň')).resolves.toBe(expectedRefId('Žluťoučký kůň'));
@@ -71,7 +81,7 @@ describe('the refId of a keyed creation derives from the idempotency key', () =>
     const payment = await pay.payments.create(paymentParams, { idempotencyKey: 'pay-key-1' });
     expect(sent).toMatchObject({ refId, payerId: 'cust_42', price: 10000 });
     expect(events).toEqual([
-      `checkpoint ${JSON.stringify({ step: 'create_sent', refId })}`,
+      `checkpoint ${JSON.stringify({ step: 'create_sent', refId, price: 10000, curr: 'CZK', sentAt: SENT_AT })}`,
       'POST /v2.0/payment',
       `checkpoint ${JSON.stringify({ step: 'created', refId, transId: TRANS_ID, result: payment })}`,
     ]);
@@ -99,7 +109,7 @@ describe('the refId of a keyed creation derives from the idempotency key', () =>
     ).resolves.toBeNull();
     expect(sent).toMatchObject({ refId: 'R-7' });
     expect(events.slice(0, 2)).toEqual([
-      `checkpoint ${JSON.stringify({ step: 'create_sent', refId: 'R-7' })}`,
+      `checkpoint ${JSON.stringify({ step: 'create_sent', refId: 'R-7', price: 10000, curr: 'CZK', sentAt: SENT_AT })}`,
       'POST /v2.0/paymentRedirect',
     ]);
   });
@@ -131,7 +141,7 @@ describe('the refId of a keyed creation derives from the idempotency key', () =>
     expect(sent).toEqual({ transId: TRANS_ID, amount: 3000, curr: 'CZK', refId, test: true });
     expect(events.slice(0, 3)).toEqual([
       'POST /v1.0/status',
-      `checkpoint ${JSON.stringify({ step: 'create_sent', refId, transId: TRANS_ID })}`,
+      `checkpoint ${JSON.stringify({ step: 'create_sent', refId, transId: TRANS_ID, sentAt: SENT_AT })}`,
       'POST /v2.0/refund.json',
     ]);
   });

@@ -22,6 +22,31 @@ describe('mapping tables', () => {
     }
   });
 
+  it.each([
+    ['PENDING', 'pending', 0],
+    ['PAID', 'succeeded', 100.5],
+    ['AUTHORIZED', 'requires_capture', 0],
+    ['CANCELLED', 'canceled', 0],
+  ] as const)(
+    'read the documented %s as %s (docs/providers/provider-r.md#status)',
+    (status, expected, paid) => {
+      expect(toPayment({ ...reply, status }, true, null)).toMatchObject({
+        status: expected,
+        amount_paid: paid,
+      });
+    },
+  );
+
+  it.each(['REFUNDED', 'CHARGEBACK', 'PARTIALLY_PAID'])(
+    'read an undocumented %s as neither paid nor final: processing, amount paid unknown',
+    (status) => {
+      expect(toPayment({ ...reply, status }, true, null)).toMatchObject({
+        status: 'processing',
+        amount_paid: null,
+      });
+    },
+  );
+
   it('identify the payer by payerId, else by e-mail, else not at all', () => {
     expect(toPayment({ ...reply, payerId: 'cust_42' }, true, null).customer).toEqual({
       id: 'cust_42',

@@ -51,6 +51,8 @@ RETURNING ${columns}`;
   const settleSql = `UPDATE ${table}
 SET status = $5, reads = $6, due_at = ${at(7)}, lease = NULL, lease_until = NULL WHERE ${ownedBy}`;
   const finalSql = `DELETE FROM ${table} WHERE ${ownedBy}`;
+  // Whoever holds the lease: a webhook's status is recorded at once; the lease holder's settle may follow it.
+  const announceSql = `UPDATE ${table} SET status = $4 WHERE provider = $1 AND kind = ANY($2::text[]) AND id = $3`;
   // Every SET expression reads the row as it was before this statement, and the row lock orders concurrent
   // spenders: each grant is taken from what the previous one left.
   const spendSql = `INSERT INTO ${tables.reconciliationReads} AS budget (provider, minute, reads, granted)
@@ -115,6 +117,9 @@ FROM ${table} WHERE provider = $1 AND expires_at > ${at(2)}`;
               epoch('dueAt', next.dueAt),
             ]);
       return rowCount === 1;
+    },
+    async announce(provider, kinds, id, status) {
+      await runStatement('reconciliation.announce', announceSql, [provider, [...kinds], id, status]);
     },
     async spend(provider, { now, reads, perMinute }) {
       if (count('reads', reads) === 0) return 0;

@@ -491,6 +491,33 @@ export function runReconciliationContract(
       expect(later.object).toMatchObject({ id: 'R-1', ...next });
     });
 
+    it('records an announced status on the payment and checkout of that id, leased or not, and nothing else', async () => {
+      const provider = freshKey('provider-n');
+      const now = Date.now();
+      await stores.reconciliation.watch(watched(provider, 'N-1', now - 1_000));
+      await stores.reconciliation.watch(watched(provider, 'N-1', now - 1_000, 'checkout'));
+      await stores.reconciliation.watch(watched(provider, 'N-1', now - 1_000, 'refund'));
+      await stores.reconciliation.watch(watched(provider, 'N-2', now - 1_000));
+      const leased = await stores.reconciliation.claim(provider, { now, limit: 1, leaseSeconds: 30 });
+      await stores.reconciliation.announce?.(provider, ['payment', 'checkout'], 'N-1', 'succeeded');
+      await stores.reconciliation.announce?.(provider, ['payment'], 'N-9', 'succeeded');
+      const later = await stores.reconciliation.claim(provider, {
+        now: now + 60_000,
+        limit: 10,
+        leaseSeconds: 30,
+      });
+      const statuses = Object.fromEntries(
+        later.map(({ object }) => [`${object.kind}:${object.id}`, object.status]),
+      );
+      expect(leased).toHaveLength(1);
+      expect(statuses).toEqual({
+        'payment:N-1': 'succeeded',
+        'checkout:N-1': 'succeeded',
+        'refund:N-1': null,
+        'payment:N-2': null,
+      });
+    });
+
     it(`leases each due object to exactly one of ${CONCURRENT_ATTEMPTS} concurrent claims`, async () => {
       const provider = freshKey('provider-n');
       const now = Date.now();

@@ -4,7 +4,7 @@ import { redact, StoreError, storeUnavailable } from '@pay/core/adapter';
 export type RedisStoreOperation =
   | `deduplication.${'begin' | 'complete' | 'release'}`
   | `idempotency.${'begin' | 'checkpoint' | 'renew' | 'complete' | 'release' | 'abandon' | 'read' | 'stale'}`
-  | `reconciliation.${'watch' | 'claim' | 'settle' | 'spend' | 'backlog'}`
+  | `reconciliation.${'watch' | 'claim' | 'settle' | 'announce' | 'spend' | 'backlog'}`
   | `tokens.${'get' | 'set' | 'delete'}`;
 
 /**

@@ -107,6 +107,19 @@ return 1
 `;
 
 /**
+ * `announce`: records ARGV[1] (status JSON) as the announced status of each object hash in `KEYS` that exists,
+ * whoever holds its lease.
+ */
+const ANNOUNCE = `
+for _, object in ipairs(KEYS) do
+  if redis.call('EXISTS', object) == 1 then
+    redis.call('HSET', object, 'status', ARGV[1])
+  end
+end
+return 1
+`;
+
+/**
  * `spend`: the minute's counter (`KEYS[1]`) grants what is left of the budget, up to the reads asked for, and
  * expires two minutes later. ARGV: reads, reads per minute. Reply: the reads granted.
  */
@@ -198,6 +211,11 @@ export function createRedisReconciliationStore(options: RedisStoreOptions): Reco
       const keys = [...sets, objects + member];
       const reply = await run('reconciliation.settle', SETTLE, keys, [member, lease, ...read], [lease]);
       return applied('reconciliation.settle', reply);
+    },
+    async announce(provider, kinds, id, status) {
+      const { objects } = keysOf(provider);
+      const keys = kinds.map((kind) => `${objects}${kind}:${id}`);
+      await run('reconciliation.announce', ANNOUNCE, keys, [JSON.stringify(status)]);
     },
     async spend(provider, { now, reads, perMinute }) {
       checkNumbers('reconciliation.spend', { reads }, { now });

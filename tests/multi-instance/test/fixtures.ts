@@ -45,6 +45,20 @@ export function providerRPaymentInput(orderId: string, amount = 100) {
   };
 }
 
+/** A Provider R checkout input for `createCheckoutRedirect` (which takes no idempotency key). */
+export function providerRCheckoutInput(orderId: string, amount = 100) {
+  return {
+    customer: { email: 'payer@example.com' },
+    item_id: orderId,
+    session_type: 'one_time',
+    quantity: 1,
+    amount,
+    currency: 'CZK',
+    success_url: 'https://shop.example/paid',
+    cancel_url: 'https://shop.example/cancelled',
+  };
+}
+
 /** A store configuration on the run's shared server, with tables / keys of its own. */
 export function sharedStore(kind: 'postgres' | 'redis', label: string): StoreConfig {
   return kind === 'postgres'

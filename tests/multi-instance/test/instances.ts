@@ -47,6 +47,8 @@ export interface InstanceConfig {
     leaseSeconds: number;
     readsPerMinute: number;
     readEveryMs: number;
+    /** The reconciler's deadline on a transition's callbacks (its default, 30 s, unless given). */
+    callbackTimeoutMs?: number;
     viewUrl: string;
     viewTable: string;
   };
@@ -114,6 +116,8 @@ export interface Instance {
   held(timeoutMs?: number): Promise<{ method: string; path: string }>;
   /** The next `count` webhook callbacks throw. */
   failCallbacks(count: number): Promise<void>;
+  /** The next `count` callbacks never settle (before they touch the view). */
+  hangCallbacks(count: number): Promise<void>;
   /** Every webhook event the instance's callbacks received, in order. */
   processed(): Promise<ProcessedEvent[]>;
   /** Kills the process at once (SIGKILL: no handler runs, nothing is cleaned up) and waits for it to be gone. */
@@ -235,6 +239,9 @@ export async function startInstance(name: string, config: InstanceConfig): Promi
     held: (timeoutMs = 15_000) => within(timeoutMs, `instance ${name} to hold a request`, heldRequest),
     failCallbacks: async (count) => {
       await expectOk({ command: 'failCallbacks', count });
+    },
+    hangCallbacks: async (count) => {
+      await expectOk({ command: 'hangCallbacks', count });
     },
     processed: async () => (await expectOk({ command: 'processed' })) as unknown as ProcessedEvent[],
     kill: async () => {

@@ -109,6 +109,8 @@ export interface ReconcileTrace {
   duplicates: number;
   /** Stale idempotency keys resolved (found, not found or still unknown). */
   staleKeys: number;
+  /** Stale idempotency keys this instance reports as needing a person (`reconciler.unresolved()`). */
+  unresolved: number;
   /** Reads, resolves or deliveries that failed (each is retried on a later run). */
   errors: number;
   /** True when the store could not be reached: the run stopped, nothing was lost, the next run catches up. */

@@ -8,10 +8,12 @@ import { publishReconcile } from '../diagnostics/tracing.js';
 import { ConfigurationError } from '../errors.js';
 import { internalsOf, type Pay } from '../pay.js';
 import { StoreError } from '../store-errors.js';
+import { withinStoreDeadline } from '../stores.js';
 import { handlerInternals, type WebhookHandler } from '../webhooks/handler.js';
 import { reconcileObject } from './reconcile-object.js';
-import { type ReconcileRun, type RunContext, spendReads, storeCall } from './run-context.js';
-import { resolveStaleKeys } from './stale-keys.js';
+import { ANSWERS, type ReconcileRun, type RunContext, spendReads, storeCall } from './run-context.js';
+import { resolveStaleKeys, type UnresolvedKey } from './stale-keys.js';
+import { STORE_DEADLINE_MS } from './watch.js';
 
 /** Options of {@link createReconciler}. */
 export interface ReconcilerOptions {
@@ -21,6 +23,13 @@ export interface ReconcilerOptions {
   readsPerMinute?: number;
   /** How long a run holds the objects it claimed (default 120 s): another instance takes over after it. */
   leaseSeconds?: number;
+  /**
+   * How long a transition's callbacks may run (default 30 000 ms, below the transition lease's 60 s): past it the run
+   * goes on, and the transition stays leased and is delivered again after its lease, as after a crash.
+   */
+  callbackTimeoutMs?: number;
+  /** How long core waits for one reconciliation or ledger store call (default 10 000 ms); past it the run pauses. */
+  storeTimeoutMs?: number;
   /** The clock, epoch milliseconds (tests). */
   now?: () => number;
 }
@@ -29,14 +38,30 @@ export interface ReconcilerOptions {
 export interface Reconciler {
   /** Runs now (or once a stopped run under way ends), then every `intervalMs` until `stop()`; never overlaps. */
   start(): void;
-  /** Stops the runs; resolves once the run under way (if any) has finished. */
+  /**
+   * Stops the runs; resolves once the run under way (if any) has finished, and at the latest after
+   * `callbackTimeoutMs + 2 × storeTimeoutMs` (50 s by default): a run that outlives it goes on in the background,
+   * and what it had not settled keeps its lease and is read again after it.
+   */
   stop(): Promise<void>;
   /** One run: due objects, then stale keys; a store outage pauses it (`paused: true`) rather than throw. */
   runOnce(): Promise<ReconcileRun>;
+  /**
+   * The stale idempotency keys this instance gave up asking about: the provider cannot tell what became of the
+   * call (Provider R has no lookup by reference). Each needs a person: see docs/architecture.md#reconciliation.
+   */
+  unresolved(): UnresolvedKey[];
 }
 
 /** Each option's least value and default (docs/architecture.md#reconciliation). */
-const BOUNDS = { intervalMs: [1000, 30_000], readsPerMinute: [1, 60], leaseSeconds: [1, 120] } as const;
+const BOUNDS = {
+  intervalMs: [1000, 30_000],
+  readsPerMinute: [1, 60],
+  leaseSeconds: [1, 120],
+  callbackTimeoutMs: [1, 30_000],
+  storeTimeoutMs: [1, STORE_DEADLINE_MS],
+} as const;
+type Bounded = keyof typeof BOUNDS;
 /** How far each delay between runs strays from `intervalMs`, both ways, so instances do not run in step. */
 const JITTER = 0.2;
 
@@ -72,7 +97,8 @@ export function createReconciler<A extends AnyAdapter>(
     store,
     handler: target,
     settings,
-    askAgain: new Map(),
+    staleKeys: new Map(),
+    reads: { pausedUntil: 0 },
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<unknown> | undefined;
@@ -105,15 +131,18 @@ export function createReconciler<A extends AnyAdapter>(
     async stop() {
       started = false;
       clearTimeout(timer);
-      await running;
+      const bound = settings.callbackTimeoutMs + 2 * settings.storeTimeoutMs;
+      await withinStoreDeadline(bound, async () => running).catch(() => undefined);
     },
     runOnce: () => runOnce(context),
+    unresolved: () =>
+      [...context.staleKeys.values()].flatMap((state) => (state.unresolved ? [{ ...state.unresolved }] : [])),
   };
 }
 
 /** The options with their defaults; refuses a value out of bounds (`ConfigurationError`). */
 function checkedOptions(options: ReconcilerOptions): Required<ReconcilerOptions> {
-  const bad = (['intervalMs', 'readsPerMinute', 'leaseSeconds'] as const).filter((name) => {
+  const bad = (Object.keys(BOUNDS) as Bounded[]).filter((name) => {
     const value = options[name];
     return value !== undefined && !(Number.isInteger(value) && value >= BOUNDS[name][0]);
   });
@@ -126,6 +155,8 @@ function checkedOptions(options: ReconcilerOptions): Required<ReconcilerOptions>
     intervalMs: options.intervalMs ?? BOUNDS.intervalMs[1],
     readsPerMinute: options.readsPerMinute ?? BOUNDS.readsPerMinute[1],
     leaseSeconds: options.leaseSeconds ?? BOUNDS.leaseSeconds[1],
+    callbackTimeoutMs: options.callbackTimeoutMs ?? BOUNDS.callbackTimeoutMs[1],
+    storeTimeoutMs: options.storeTimeoutMs ?? BOUNDS.storeTimeoutMs[1],
     now: options.now ?? Date.now,
   };
 }
@@ -143,6 +174,7 @@ async function runOnce(shared: Omit<RunContext, 'summary'>): Promise<ReconcileRu
     transitions: 0,
     duplicates: 0,
     staleKeys: 0,
+    unresolved: 0,
     errors: 0,
     paused: false,
   };
@@ -167,16 +199,19 @@ async function runOnce(shared: Omit<RunContext, 'summary'>): Promise<ReconcileRu
 /** Reads the due objects the budget allows, earliest due first. */
 async function reconcileDueObjects(context: RunContext, now: number): Promise<void> {
   const { store, provider, settings, summary } = context;
-  const backlog = await storeCall('backlog', () => store.backlog(provider, now));
+  const backlog = await storeCall(context, 'backlog', () => store.backlog(provider, now), ANSWERS.backlog);
   summary.watched = backlog.watched;
   summary.due = backlog.due;
   summary.lagMs = backlog.oldestDueAt === null ? 0 : Math.max(0, now - backlog.oldestDueAt);
   const wanted = Math.min(backlog.due, settings.readsPerMinute);
-  if (wanted === 0) return;
+  if (wanted === 0 || now < context.reads.pausedUntil) return;
   const granted = await spendReads(context, now, wanted);
   if (granted === 0) return;
-  const claimed = await storeCall('claim', () =>
-    store.claim(provider, { now, limit: granted, leaseSeconds: settings.leaseSeconds }),
+  const claimed = await storeCall(
+    context,
+    'claim',
+    () => store.claim(provider, { now, limit: granted, leaseSeconds: settings.leaseSeconds }),
+    ANSWERS.claim,
   );
   for (const object of claimed) await reconcileObject(context, object);
 }

@@ -52,6 +52,13 @@ export interface ReconciliationStore {
     lease: string,
     next: { status: string | null; reads: number; dueAt: number } | 'final',
   ): Promise<boolean>;
+  /**
+   * Records `status` as the last one announced for each watched `kinds` object of `provider` with this `id`,
+   * whoever holds its lease: what a webhook delivered, so a lagging read never announces an earlier status
+   * (docs/architecture.md#reconciliation). Nothing happens for an object not watched. A store without it leaves
+   * that guard to the reads alone.
+   */
+  announce?(provider: string, kinds: readonly WatchedKind[], id: string, status: string): Promise<void>;
   /** Atomically grants up to `reads` of `provider`'s `perMinute` in the window `Math.floor(now / 60_000)`. */
   spend(provider: string, options: { now: number; reads: number; perMinute: number }): Promise<number>;
   /** For diagnostics: how many objects of `provider` are watched, how many are due at `now`, the oldest `dueAt` due. */
@@ -103,6 +110,12 @@ export function createMemoryReconciliationStore(now: () => number = Date.now): R
       if (next === 'final') rows.delete(key);
       else Object.assign(row, next, { lease: null, leaseUntil: 0 });
       return true;
+    },
+    async announce(provider, kinds, id, status) {
+      for (const kind of kinds) {
+        const row = rows.get(keyOf({ provider, kind, id }));
+        if (row !== undefined) row.status = status;
+      }
     },
     async spend(provider, { now: time, reads, perMinute }) {
       const window = Math.floor(time / 60_000);

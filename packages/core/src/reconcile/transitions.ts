@@ -32,6 +32,38 @@ export const FINAL_STATUSES = {
   refund: ['succeeded', 'failed'],
 } as const satisfies Record<WatchedKind, readonly (PaymentStatus | RefundStatus)[]>;
 
+/**
+ * How far each status is along its kind's way (docs/architecture.md#reconciliation): a read is announced only when
+ * its status ranks above the last one announced, so a lagging read never takes the application back, and nothing
+ * follows a final status (the highest rank). A status not listed ranks as `processing` (payments) or `pending`.
+ */
+export const STATUS_ORDER = {
+  payment: {
+    pending: 0,
+    requires_action: 1,
+    processing: 2,
+    requires_capture: 3,
+    succeeded: 4,
+    failed: 4,
+    canceled: 4,
+  },
+  refund: { pending: 0, succeeded: 1, failed: 1 },
+} as const satisfies { payment: Record<PaymentStatus, number>; refund: Record<RefundStatus, number> };
+
+/** The rank of `status` for a `kind` object (see {@link STATUS_ORDER}); `null` (nothing announced yet) is lowest. */
+function rankOf(kind: WatchedKind, status: string | null): number {
+  if (status === null) return -1;
+  const order: Readonly<Record<string, number>> =
+    kind === 'refund' ? STATUS_ORDER.refund : STATUS_ORDER.payment;
+  return Object.hasOwn(order, status) ? (order[status] ?? 0) : kind === 'refund' ? 0 : 2;
+}
+
+/** Whether a read `status` moves a `kind` object past the `announced` one (never after a final status). */
+export function advances(kind: WatchedKind, status: string, announced: string | null): boolean {
+  if (announced !== null && isFinal(kind, announced)) return false;
+  return rankOf(kind, status) > rankOf(kind, announced);
+}
+
 /** A status the tables do not list (a provider's new one): "something changed, read it", as the webhooks say. */
 const UNKNOWN_STATUS_EVENT = { payment: 'payment.updated', refund: null } as const;
 

@@ -3,7 +3,16 @@ import type { AnyAdapter } from '../adapter.js';
 import type { PayLogger } from '../diagnostics/logger.js';
 import { ConfigurationError, ValidationError } from '../errors.js';
 import type { Operation } from '../operations.js';
+import { withinStoreDeadline } from '../stores.js';
+import { handlerInternals } from '../webhooks/handler.js';
 import type { ReconciliationStore, WatchedKind } from './store.js';
+
+/**
+ * How long core waits for one reconciliation store call by default (10 s; `storeTimeoutMs` of the reconciler):
+ * above the store packages' own 5 s deadline, so theirs fires first and names the call; this one bounds a store
+ * that keeps none, so a hung store never holds a run, a money call or `stop()` (docs/architecture.md#reconciliation).
+ */
+export const STORE_DEADLINE_MS = 10_000;
 
 /** The first read of a new object: two minutes after it was created, time enough for its webhook to come. */
 export const FIRST_READ_DELAY_MS = 2 * 60_000;
@@ -67,7 +76,8 @@ export async function registerCreated(
   // Provider R's redirect checkout resolves to null: there is nothing to read by until pay.resolve(key) finds it.
   if (typeof id !== 'string' || id === '') return;
   try {
-    await watchObject(store, { provider, kind, id, status: typeof status === 'string' ? status : null });
+    const object = { provider, kind, id, status: typeof status === 'string' ? status : null };
+    await withinStoreDeadline(STORE_DEADLINE_MS, () => watchObject(store, object));
   } catch (error) {
     logger.error(
       `The ${kind} ${id} was created but could not be registered with the reconciliation store; it is not watched until pay.watch registers it.`,
@@ -89,4 +99,35 @@ export function checkedWatch(store: ReconciliationStore | undefined, kind: unkno
   if (typeof id !== 'string' || id === '') issues.push({ path: 'id', message: 'must be a non-empty string' });
   if (issues.length > 0) throw new ValidationError(issues, { operation: 'watch' });
   return { store, kind: kind as WatchedKind, id: id as string };
+}
+
+/** The watched kinds a normalised event's record may be watched as: a payment's id is also its checkout's. */
+const ANNOUNCED_KINDS: Readonly<Record<string, readonly WatchedKind[]>> = {
+  payment: ['payment', 'checkout'],
+  refund: ['refund'],
+};
+
+/**
+ * Makes `handler` record in `store` the status of each event its callbacks announced, so a read of an earlier
+ * status is not announced after it (docs/architecture.md#reconciliation). A failure (or a store past its deadline)
+ * is logged; the webhook's answer does not wait for or depend on it.
+ */
+export function recordAnnouncements(handler: object, store: ReconciliationStore, logger: PayLogger): void {
+  const dispatcher = handlerInternals(handler)?.dispatcher;
+  const announce = store.announce?.bind(store);
+  if (dispatcher === undefined || announce === undefined) return;
+  dispatcher.announced = async (event) => {
+    const data = event.data as { id?: unknown; status?: unknown } | null;
+    const kinds = ANNOUNCED_KINDS[event.type.slice(0, event.type.indexOf('.'))];
+    if (kinds === undefined || typeof data?.id !== 'string' || typeof data.status !== 'string') return;
+    const { id, status } = data;
+    try {
+      await withinStoreDeadline(STORE_DEADLINE_MS, () => announce(dispatcher.provider, kinds, id, status));
+    } catch (error) {
+      logger.warn(
+        `The reconciliation store did not record that ${event.type} of ${id} was announced; a later read may announce an earlier status.`,
+        () => ({ provider: dispatcher.provider, id, status, error }),
+      );
+    }
+  };
 }

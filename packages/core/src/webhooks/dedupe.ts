@@ -131,8 +131,15 @@ export async function beginLease(deduplication: Deduplication, key: string): Pro
   }
 }
 
-/** One event's transition lease, as {@link takeTransitions} took it. */
-export type TransitionLease = { key: string } & ({ state: 'acquired'; lease: string } | { state: 'done' });
+/**
+ * One event's transition lease, as {@link takeTransitions} took it; `repeat`: an earlier event of the same delivery
+ * names the same transition, which runs once.
+ */
+export type TransitionLease = { key: string } & (
+  | { state: 'acquired'; lease: string }
+  | { state: 'done' }
+  | { state: 'repeat' }
+);
 
 /**
  * The transition a normalised event reports (docs/architecture.md#reconciliation), the same from a webhook or a
@@ -149,7 +156,9 @@ export function transitionKeyOf(provider: string, event: PayEvent): string | und
 
 /**
  * Takes the transition lease of each event before any callback runs: a transition in progress elsewhere (a webhook
- * and the reconciler at once, on two instances) frees the leases taken and makes the whole dispatch retryable.
+ * and the reconciler at once, on two instances) frees the leases taken and makes the whole dispatch retryable. A
+ * transition the delivery names twice (a settlement listing one transaction twice) is leased once: the later
+ * event is a `repeat`, so it never meets the earlier one's lease (docs/architecture.md#webhook-deduplication).
  */
 export async function takeTransitions({ deduplication, provider }: Dispatcher, events: readonly PayEvent[]) {
   const taken = new Map<PayEvent, TransitionLease>();
@@ -158,6 +167,10 @@ export async function takeTransitions({ deduplication, provider }: Dispatcher, e
     for (const event of events) {
       const key = transitionKeyOf(provider, event);
       if (key === undefined) continue;
+      if ([...taken.values()].some((held) => held.key === key)) {
+        taken.set(event, { key, state: 'repeat' });
+        continue;
+      }
       const lease = await beginLease(deduplication, key);
       if (lease.state === 'in_progress')
         throw new WebhookVerificationError(

@@ -17,12 +17,17 @@ export interface Dispatcher {
   /** `.onAny()` callbacks, run after an event's named ones. */
   anyCallbacks: readonly WebhookCallback<PayEvent>[];
   deduplication: Deduplication | undefined;
+  /**
+   * Told of each normalised event whose callbacks all succeeded (set by `createPay` with a reconciliation store):
+   * the reconciler's watch list records its status as announced (docs/architecture.md#reconciliation).
+   */
+  announced?: (event: PayEvent) => Promise<void>;
 }
 
 /**
  * Runs each event's callbacks in order, every one even when another threw; an event nobody registered for costs no
  * await. With a deduplication store each normalised event runs under its transition's lease: one already done is
- * skipped (in `duplicates`), one is completed only when all its callbacks succeeded.
+ * skipped (in `duplicates`), one is completed only when all its callbacks succeeded; a transition named twice in `events` runs once.
  */
 export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[]): Promise<WebhookResult> {
   const { callbacks, anyCallbacks, deduplication } = dispatcher;
@@ -34,7 +39,7 @@ export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[])
     const named = callbacks.get(event.type);
     if (named === undefined && anyCallbacks.length === 0) continue;
     const transition = transitions.get(event);
-    if (transition?.state === 'done') {
+    if (transition?.state === 'done' || transition?.state === 'repeat') {
       duplicates.push(transition.key);
       continue;
     }
@@ -55,6 +60,8 @@ export async function dispatchEvents(dispatcher: Dispatcher, events: PayEvent[])
         errors.length === failed ? store.complete(key, lease, ttlSeconds) : store.release(key, lease),
       );
     }
+    const { announced } = dispatcher;
+    if (errors.length === failed && !event.is_raw && announced) await settleQuietly(() => announced(event));
   }
   if (errors.length > 0) throw new WebhookHandlerError(errors, events);
   return { events, duplicates };

@@ -31,12 +31,14 @@ export function idempotencyRefId(idempotencyKey: string): Promise<string> {
 
 /**
  * Where a keyed call got to, as this adapter records it in the ledger:
- * - `create_sent`: a creation is about to be sent with `refId`: from here on, it may exist at the provider;
+ * - `create_sent`: a creation is about to be sent with `refId` (with its `price` in wire minor units, `curr` and
+ *   `sentAt`, what a person settling a lost reply by hand searches the portal for): from here on, it may exist at
+ *   the provider (docs/providers/provider-r.md#reconciliation);
  * - `created`: the creation answered; `result` is what the call returns (a checkout's: the Checkout it opened);
  * - `capture_sent` / `cancel_sent`: the capture (`amount` in wire minor units) or cancel is about to be sent.
  */
 export type ProviderRRecoveryPoint =
-  | { step: 'create_sent'; refId: string; transId?: string }
+  | { step: 'create_sent'; refId: string; transId?: string; price?: number; curr?: string; sentAt?: string }
   | { step: 'created'; refId: string; transId: string; result: Payment | Refund | Checkout | null }
   | { step: 'capture_sent'; transId: string; amount?: number }
   | { step: 'cancel_sent'; transId: string };
@@ -85,14 +87,17 @@ export function checkpointBeforeSending(
 export function sendCreation<R extends Payment | Refund | Checkout | null>(
   operation: 'checkouts.create' | 'payments.create' | 'refunds.create',
   idempotency: IdempotencyContext | undefined,
-  sent: { refId: string; transId?: string },
+  sent: { refId: string; transId?: string; price?: number; curr?: string },
   send: () => Promise<{ transId: string; result: R }>,
 ): Promise<R> {
+  const { price, curr, ...known } = sent;
+  const details = { ...(price === undefined ? {} : { price }), ...(curr === undefined ? {} : { curr }) };
   return sendOnce({
     operation,
     provider: PROVIDER,
     idempotency,
-    sent,
+    sent: known,
+    details: { ...details, sentAt: new Date().toISOString() },
     send: async () => {
       const { transId, result } = await send();
       return { result, answered: { transId } };

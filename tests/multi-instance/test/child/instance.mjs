@@ -4,9 +4,11 @@
 // with `fork` and talks to it over the IPC channel:
 //
 //   parent → child  { id, command: 'call', operation: 'payments.create', args: [...] }   run one pay operation
+//                   { id, command: 'call', operation: 'adapter.createCheckoutRedirect', args }  or an adapter method
 //                   { id, command: 'hold', rules: [{ method, path }] }                 hold matching upstream requests
 //                   { id, command: 'release' }                                         send the held ones, hold no more
 //                   { id, command: 'failCallbacks', count }                            the next `count` callbacks throw
+//                   { id, command: 'hangCallbacks', count }                            the next `count` never settle
 //                   { id, command: 'processed' }                                       the webhook events processed
 //                   { id, command: 'close' }                                           close everything, exit 0
 //
@@ -163,6 +165,7 @@ let pay;
 let webhookUrl = null;
 const processed = [];
 let failingCallbacks = 0;
+let hangingCallbacks = 0;
 
 try {
   if (config.store.kind === 'postgres' && config.store.migrate !== false) await stores.migrate();
@@ -188,6 +191,11 @@ try {
       ...(config.webhooks.leaseSeconds ? { deduplicateLeaseSeconds: config.webhooks.leaseSeconds } : {}),
     });
     handler.on(adapter.webhooks.eventNames ?? NORMALISED_EVENT_NAMES, async (event) => {
+      if (hangingCallbacks > 0) {
+        hangingCallbacks -= 1;
+        processed.push({ eventId: event.id, type: event.type, dataId: event.data?.id, outcome: 'hung' });
+        await new Promise(() => {});
+      }
       if (view && /^(payment|refund)\./.test(event.type)) await view.callback(event);
       if (failingCallbacks > 0) {
         failingCallbacks -= 1;
@@ -208,6 +216,9 @@ try {
         intervalMs: config.reconcile.intervalMs,
         leaseSeconds: config.reconcile.leaseSeconds,
         readsPerMinute: config.reconcile.readsPerMinute,
+        ...(config.reconcile.callbackTimeoutMs
+          ? { callbackTimeoutMs: config.reconcile.callbackTimeoutMs }
+          : {}),
       });
       // Each run's summary goes to the parent (a paused run: the store did not answer).
       subscribe('pay:reconcile', (run) =>
@@ -226,6 +237,8 @@ try {
 /** Runs `pay.<resource>.<method>(...args)` (`operation` is e.g. `payments.create`), or `pay.resolve(...args)`. */
 async function call(operation, args) {
   if (operation === 'resolve') return await pay.resolve(...args);
+  // A provider-specific method (Provider R's `adapter.createCheckoutRedirect`), outside Pay's operations.
+  if (operation.startsWith('adapter.')) return await pay.adapter[operation.slice('adapter.'.length)](...args);
   const [resource, method] = operation.split('.');
   const namespace = pay[resource];
   if (!namespace || typeof namespace[method] !== 'function') throw new Error(`no operation ${operation}`);
@@ -246,6 +259,14 @@ process.on('message', async (message) => {
       if (view && /\.create$/.test(message.operation) && typeof value?.id === 'string') {
         await view.record(value.id, value.status ?? null);
       }
+      // A redirect checkout returns its transId, no record: the application knows it, with no status yet.
+      if (
+        view &&
+        message.operation === 'adapter.createCheckoutRedirect' &&
+        typeof value?.transId === 'string'
+      ) {
+        await view.record(value.transId, null);
+      }
       reply(true, { value });
     } else if (command === 'hold') {
       holdRules = message.rules;
@@ -256,6 +277,9 @@ process.on('message', async (message) => {
       reply(true, { value: null });
     } else if (command === 'failCallbacks') {
       failingCallbacks = message.count;
+      reply(true, { value: null });
+    } else if (command === 'hangCallbacks') {
+      hangingCallbacks = message.count;
       reply(true, { value: null });
     } else if (command === 'processed') {
       reply(true, { value: processed });

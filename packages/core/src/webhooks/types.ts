@@ -1,25 +1,12 @@
 /** Webhook types shared by the handler and the adapters (docs/architecture.md#webhook-handler). */
 import * as v from 'valibot';
+import type { NormalisedEventName, NormalisedEvents } from '../normalised-events.js';
 import type { AdapterTypes, SupportedEvents } from '../operations.js';
-import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
+import type { ProviderName } from '../records.js';
 import { mismatchedFields } from '../validation.js';
 import { WebhookVerificationError } from './errors.js';
 
-/** Normalised event names and the record each carries as `data`. */
-export interface NormalisedEvents {
-  'payment.created': Payment;
-  'payment.updated': Payment;
-  'payment.succeeded': Payment;
-  'payment.failed': Payment;
-  'invoice.generated': Invoice;
-  'refund.created': Refund;
-  'subscription.created': Subscription;
-  'subscription.canceled': Subscription;
-  'subscription.updated': Subscription;
-}
-
-/** A normalised event name. */
-export type NormalisedEventName = keyof NormalisedEvents;
+export type { NormalisedEventName, NormalisedEvents } from '../normalised-events.js';
 
 /** Every normalised event name, for registration checks. */
 export const NORMALISED_EVENT_NAMES: readonly NormalisedEventName[] = [

@@ -39,8 +39,8 @@ export {
   type ProviderNOverrides,
 } from './config.js';
 export { MANDATE_EVENT } from './events.js';
-export { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
 export { idempotencyReference } from './requests.js';
+export { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './statuses.js';
 export type {
   ProviderNAdapter,
   ProviderNCheckout,

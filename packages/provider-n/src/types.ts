@@ -5,8 +5,8 @@
 import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderNCredentials } from './config.js';
+import type { EVENT_NAMES } from './event-names.js';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './metadata.js';
-import type { EVENT_NAMES } from './webhooks.js';
 import type { refundBodySchema } from './wire.js';
 import type {
   mandateEventSchema,

@@ -12,6 +12,7 @@ import {
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
+import { EVENT_NAMES } from './event-names.js';
 import { type DeliveryFacts, event, malformed, NORMALISERS } from './events.js';
 import type { ProviderNRawEvents, ProviderNTypes } from './types.js';
 import { webhookBodySchema } from './wire-events.js';
@@ -35,20 +36,6 @@ export const SIGNATURE_SCHEME = {
       'The providerN-signature does not match the body: check that webhookSecret is your Provider N secret key (secretKey, PROVIDER_N_SECRET_KEY; during a rotation both the new and the old one) and that the raw body is passed unchanged.',
   },
 } as const satisfies SignatureScheme;
-
-/**
- * Every normalised event the webhooks raise (docs/providers/provider-n.md#events), for `.on()` registration
- * checks: no `payment.succeeded` (a received payment is `payment.created`) and no `invoice.generated`.
- */
-export const EVENT_NAMES = [
-  'payment.created',
-  'payment.updated',
-  'payment.failed',
-  'refund.created',
-  'subscription.created',
-  'subscription.canceled',
-  'subscription.updated',
-] as const;
 
 /** Every raw event name, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = [

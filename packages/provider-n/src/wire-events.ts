@@ -3,7 +3,7 @@
  * `{ eventType, eventData }` and of each event type's `eventData`. Only the fields mapped are required.
  */
 import * as v from '@pay/core/schema';
-import type { MANDATE_STATUS } from './mapping.js';
+import type { MANDATE_STATUS } from './statuses.js';
 import {
   currencyCode,
   hasAmountAsked,

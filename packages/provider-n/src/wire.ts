@@ -4,7 +4,7 @@
  */
 import { isRecord, parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import type { PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
+import type { PAYMENT_STATUS, REFUND_STATUS } from './statuses.js';
 
 /** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */
 export const DEFAULT_CURRENCY = 'NGN';

@@ -115,3 +115,26 @@ export function parseWebhookPayload<S extends v.GenericSchema>(
     { reason: 'malformed_payload' },
   );
 }
+
+/** What `handle()` takes: the raw body, the request headers and the full URL the request was sent to. */
+export interface WebhookRequest {
+  /** The raw request body, exactly as received: a string or bytes, never a parsed object. */
+  body: string | Uint8Array;
+  headersAsObject: Record<string, string | readonly string[] | undefined> | Headers;
+  fullUrl: string;
+}
+
+/** What `handle()` resolves to. */
+export interface WebhookResult {
+  /** Every verified event of the delivery, in dispatch order (empty when the delivery was a duplicate). */
+  events: PayEvent[];
+  /**
+   * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`) and the transition keys
+   * (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events already run
+   * (docs/architecture.md#reconciliation).
+   */
+  duplicates: string[];
+}
+
+/** A callback registered with `.on()`. */
+export type WebhookCallback<E> = (event: E) => unknown;

@@ -15,10 +15,49 @@ import {
   toMinorUnits,
 } from '@pay/core/adapter';
 import type { InitTransactionRequest } from './requests.js';
-import { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './statuses.js';
 import type { ProviderNCheckout } from './types.js';
 import { DEFAULT_CURRENCY, type RefundBody, type TransactionFields } from './wire.js';
 import type { MandateFields } from './wire-events.js';
+
+/** `paymentStatus` → unified payment status (docs/providers/provider-n.md#payment-statuses). */
+export const PAYMENT_STATUS = {
+  PAID: 'succeeded',
+  OVERPAID: 'succeeded',
+  PARTIALLY_PAID: 'processing',
+  PENDING: 'pending',
+  ABANDONED: 'canceled',
+  CANCELLED: 'canceled',
+  REVERSED: 'canceled',
+  FAILED: 'failed',
+  EXPIRED: 'failed',
+} as const satisfies Record<string, PaymentStatus>;
+
+/** `refundStatus` → unified refund status (`PENDING` appears in the provider's refund documentation too). */
+export const REFUND_STATUS = {
+  IN_PROGRESS: 'pending',
+  PENDING: 'pending',
+  COMPLETED: 'succeeded',
+  FAILED: 'failed',
+} as const satisfies Record<string, RefundStatus>;
+
+/** `mandateStatus` → unified subscription status (docs/providers/provider-n.md#events). */
+export const MANDATE_STATUS = {
+  PENDING: 'pending',
+  ACTIVE: 'active',
+  ACTIVATED: 'active',
+  FAILED: 'failed',
+  CANCELLED: 'canceled',
+  EXPIRED: 'expired',
+} as const satisfies Record<string, SubscriptionStatus>;
+
+/** A Provider N transaction status (docs/providers/provider-n.md#payment-statuses); others are read as unknown. */
+export type ProviderNPaymentStatus = keyof typeof PAYMENT_STATUS;
+
+/** A Provider N refund status. */
+export type ProviderNRefundStatus = keyof typeof REFUND_STATUS;
+
+/** A Provider N mandate status (docs/providers/provider-n.md#events); others are read as unknown. */
+export type ProviderNMandateStatus = keyof typeof MANDATE_STATUS;
 
 /** A table's reading of a status, `undefined` when the status is absent or not in the table. */
 function lookup<T>(table: Record<string, T>): (status: string | null | undefined) => T | undefined {

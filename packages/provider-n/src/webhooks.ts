@@ -12,9 +12,8 @@ import {
 } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
-import { EVENT_NAMES } from './event-names.js';
 import { type DeliveryFacts, event, malformed, NORMALISERS } from './events.js';
-import type { ProviderNRawEvents, ProviderNTypes } from './types.js';
+import { EVENT_NAMES, type ProviderNRawEvents, type ProviderNTypes } from './types.js';
 import { webhookBodySchema } from './wire-events.js';
 
 /** The signature header, lower-cased as core hands headers over (the provider sends `providerN-signature`). */

@@ -9,7 +9,7 @@ import {
   signProviderNWebhook,
   startProviderNSimulator,
 } from '../src/testing/index.js';
-import type { ProviderNPaymentStatus } from '../src/wire.js';
+import type { ProviderNPaymentStatus } from '../src/mapping.js';
 import { API_KEY, SECRET_KEY, transactionEventData, WEBHOOK_SECRET } from './fixtures.js';
 
 /** Opens a checkout for `amount` of `currency` through `pay`. */

@@ -344,7 +344,7 @@ describe('the HTTP client', () => {
     await expect(pending).rejects.toMatchObject({ code: 'network_error', outcome: 'unknown' });
   });
 
-  it("ends with the last answer when the caller aborts while a retry waits, and sends nothing more", async () => {
+  it('ends with the last answer when the caller aborts while a retry waits, and sends nothing more', async () => {
     const sent: string[] = [];
     const fetchOnce: typeof fetch = async (input) => {
       sent.push(String(input));

@@ -3,13 +3,13 @@ import { keyedReference } from '@pay/core/adapter';
 import { type FaultedStep, runAdapterContract } from '@pay/core/testing/contract';
 import { expect } from 'vitest';
 import { createProviderN, type ProviderNAdapter, providerN } from '../src/index.js';
+import type { ProviderNPaymentStatus } from '../src/mapping.js';
 import {
   type ProviderNSimulator,
   providerNWebhookRequest,
   signProviderNWebhook,
   startProviderNSimulator,
 } from '../src/testing/index.js';
-import type { ProviderNPaymentStatus } from '../src/mapping.js';
 import { API_KEY, SECRET_KEY, transactionEventData, WEBHOOK_SECRET } from './fixtures.js';
 
 /** Opens a checkout for `amount` of `currency` through `pay`. */

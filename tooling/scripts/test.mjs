@@ -32,6 +32,8 @@ for (const dir of testedPackages) rmSync(join(dir, 'reports'), { recursive: true
 
 const steps = [
   run('lint', 'pnpm', ['exec', 'biome', 'check', '.']),
+  // No module of a package's source imports one that imports it back, types included (docs/architecture.md#packages).
+  run('import cycles', 'pnpm', ['run', 'lint:cycles']),
   run('runtime imports', 'node', ['tooling/scripts/check-runtime-imports.mjs']),
   run('docs references', 'node', ['tooling/scripts/repoint-comments.mjs', '--check']),
   run('public surface', 'node', ['tooling/scripts/api-report.mjs', '--check']),

@@ -5,7 +5,7 @@
 import type { ADAPTER_CONTRACT } from './adapter-contract.js';
 import type { ErrorContext } from './errors.js';
 import type { IdempotencyLedger } from './idempotency.js';
-import type { OperationContext } from './operation-context.js';
+import type { CallOptions, OperationContext } from './operation-context.js';
 import type {
   AdapterTypes,
   ArgumentsOf,
@@ -21,24 +21,8 @@ import type { JsonValue } from './stores.js';
 import type { NormalisedEventName, WebhookDefinition } from './webhooks/types.js';
 
 export type { IdempotencyContext } from './idempotency.js';
-export type { OperationContext } from './operation-context.js';
+export type { CallOptions, OperationContext } from './operation-context.js';
 export type { AdapterTypes, OperationMethod } from './operations.js';
-
-/** Per-call options. */
-export interface CallOptions {
-  /** Aborts the call; an aborted call that may have reached the provider says `outcome: 'unknown'`. */
-  signal?: AbortSignal;
-  /**
-   * Caller's idempotency key for a money-moving call: the same key for every attempt of one intent, carried on
-   * every error (`error.context.idempotencyKey`). Through `createPay` a repeated call returns the recorded result
-   * or resumes where the earlier attempt stopped. 1–255 printable characters.
-   */
-  idempotencyKey?: string;
-  /** Timeout of one attempt of this call in milliseconds, overriding the adapter's `timeoutMs` (1 ms – 10 min). */
-  timeoutMs?: number;
-  /** Retries after the first attempt, overriding the adapter's `retry` (0–10); a money-moving call is never retried. */
-  retry?: number;
-}
 
 /** What `pay.resolve` asks an adapter about: one money-moving call whose outcome the caller does not know. */
 export interface ResolveLookup {

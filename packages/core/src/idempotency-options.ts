@@ -1,8 +1,33 @@
 /** The idempotency ledger's settings, checked once by `createPay` (docs/architecture.md#idempotency). */
 import type { PayLogger } from './diagnostics/logger.js';
 import { ConfigurationError } from './errors.js';
-import type { IdempotencyLedger, IdempotencyOptions } from './idempotency.js';
+import type { Operation } from './operations.js';
+import type { StoreError, StoreStep } from './store-errors.js';
 import type { IdempotencyStore } from './stores.js';
+
+/** Options of the ledger, as `createPay` takes them. */
+export interface IdempotencyOptions {
+  /** The ledger (default: `createMemoryIdempotencyStore()`, one process only). */
+  idempotency?: IdempotencyStore;
+  /** How long keys are remembered, in seconds (default and minimum 86 400 = 24 h). */
+  idempotencyRetentionSeconds?: number;
+  /** How long a crashed attempt keeps its key, in seconds (default 300, minimum 5); renewed while it works. */
+  idempotencyLeaseSeconds?: number;
+  /**
+   * Receives a store failure that did not change the call's answer (recording the result after a success, or
+   * releasing a key after a failure). What it throws is ignored. Such failures are also logged as `error` lines;
+   * with neither a logger nor this callback, one `console.warn` line.
+   * @deprecated Pass `logger` to `createPay` instead; still called when given.
+   */
+  onStoreError?: (error: StoreError, failure: StoreFailure) => void;
+}
+
+/** Which store call failed after the operation ran, and for which key. */
+export interface StoreFailure {
+  operation: Operation;
+  idempotencyKey: string;
+  step: StoreStep;
+}
 
 /** How long a key is remembered by default, and at least: 24 hours (docs/architecture.md#idempotency). */
 const MIN_IDEMPOTENCY_RETENTION_SECONDS = 86_400;
@@ -15,7 +40,7 @@ const MIN_IDEMPOTENCY_LEASE_SECONDS = 5;
 export function storeFailureReporter(
   logger: PayLogger,
   onStoreError: IdempotencyOptions['onStoreError'],
-): IdempotencyLedger['report'] {
+): (error: StoreError, failure: StoreFailure) => void {
   return (error, failure) => {
     try {
       const logging = logger.enabled('error');

@@ -7,7 +7,12 @@ import { type PayLogger, SILENT_LOGGER } from './diagnostics/logger.js';
 import { provesNothingMoved } from './error-marks.js';
 import { requestFingerprint } from './idempotency-fingerprint.js';
 import { whileHeld } from './idempotency-lease.js';
-import { checkedLedgerOptions, storeFailureReporter } from './idempotency-options.js';
+import {
+  checkedLedgerOptions,
+  type IdempotencyOptions,
+  type StoreFailure,
+  storeFailureReporter,
+} from './idempotency-options.js';
 import type { MoneyMovingOperation, Operation } from './operations.js';
 import {
   describeStoreFailure,
@@ -17,6 +22,8 @@ import {
   type StoreStep,
 } from './store-errors.js';
 import type { IdempotencyBegin, IdempotencyStore, JsonValue } from './stores.js';
+
+export type { IdempotencyOptions, StoreFailure } from './idempotency-options.js';
 
 /** What an implementation receives when the caller passed an idempotency key through `createPay`. */
 export interface IdempotencyContext {
@@ -32,30 +39,6 @@ export interface IdempotencyContext {
    * lost: the adapter must then stop before moving money (fail closed) and say how far it got.
    */
   checkpoint(point: JsonValue): Promise<void>;
-}
-
-/** Which store call failed after the operation ran, and for which key. */
-export interface StoreFailure {
-  operation: Operation;
-  idempotencyKey: string;
-  step: StoreStep;
-}
-
-/** Options of the ledger, as `createPay` takes them. */
-export interface IdempotencyOptions {
-  /** The ledger (default: `createMemoryIdempotencyStore()`, one process only). */
-  idempotency?: IdempotencyStore;
-  /** How long keys are remembered, in seconds (default and minimum 86 400 = 24 h). */
-  idempotencyRetentionSeconds?: number;
-  /** How long a crashed attempt keeps its key, in seconds (default 300, minimum 5); renewed while it works. */
-  idempotencyLeaseSeconds?: number;
-  /**
-   * Receives a store failure that did not change the call's answer (recording the result after a success, or
-   * releasing a key after a failure). What it throws is ignored. Such failures are also logged as `error` lines;
-   * with neither a logger nor this callback, one `console.warn` line.
-   * @deprecated Pass `logger` to `createPay` instead; still called when given.
-   */
-  onStoreError?: (error: StoreError, failure: StoreFailure) => void;
 }
 
 /** The ledger as `createPay` configures it. */

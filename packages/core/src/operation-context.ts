@@ -3,12 +3,27 @@
  * wire, built once by {@link runOperation} and handed on as an argument to the adapter's implementation, the
  * provider client and the HTTP client.
  */
-import type { CallOptions } from './adapter.js';
 import { markOperation, withIdempotencyKey } from './error-marks.js';
 import { ValidationError, type ValidationIssue } from './errors.js';
 import type { IdempotencyContext, IdempotencyLedger } from './idempotency.js';
 import { idempotencyKeyIssue } from './idempotency-keys.js';
 import { movesMoney, type Operation } from './operations.js';
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call; an aborted call that may have reached the provider says `outcome: 'unknown'`. */
+  signal?: AbortSignal;
+  /**
+   * Caller's idempotency key for a money-moving call: the same key for every attempt of one intent, carried on
+   * every error (`error.context.idempotencyKey`). Through `createPay` a repeated call returns the recorded result
+   * or resumes where the earlier attempt stopped. 1–255 printable characters.
+   */
+  idempotencyKey?: string;
+  /** Timeout of one attempt of this call in milliseconds, overriding the adapter's `timeoutMs` (1 ms – 10 min). */
+  timeoutMs?: number;
+  /** Retries after the first attempt, overriding the adapter's `retry` (0–10); a money-moving call is never retried. */
+  retry?: number;
+}
 
 /** Per-call overrides of the adapter's transport settings. */
 export type CallSettings = Pick<CallOptions, 'timeoutMs' | 'retry'>;

@@ -3,6 +3,7 @@
  * idempotency ledger's scope, the `pay.<resource>.<verb>` namespaces and the public method types derive from it.
  */
 import type * as v from 'valibot';
+import type { NormalisedEventName } from './normalised-events.js';
 import {
   type Checkout,
   type Customer,
@@ -19,7 +20,6 @@ import {
   updateSchema,
   type WithProviderMetadata,
 } from './records.js';
-import type { NormalisedEventName } from './webhooks/types.js';
 
 /** What an operation resolves to, by name (`adapterCheckout`: the checkout type the adapter declares). */
 export interface OperationResults<T extends AdapterTypes = AdapterTypes> {

@@ -344,6 +344,25 @@ describe('the HTTP client', () => {
     await expect(pending).rejects.toMatchObject({ code: 'network_error', outcome: 'unknown' });
   });
 
+  it('ends with the last answer when the caller aborts while a retry waits, and sends nothing more', async () => {
+    const sent: string[] = [];
+    const fetchOnce: typeof fetch = async (input) => {
+      sent.push(String(input));
+      return new Response('{"busy":true}', { status: 503, headers: { 'retry-after': '2' } });
+    };
+    const controller = new AbortController();
+    const pending = client({ fetch: fetchOnce, retry: 2 }).send({
+      method: 'GET',
+      path: '/status',
+      retrySafe: true,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 50);
+    const reply = await pending;
+    expect(reply).toMatchObject({ status: 503, text: '{"busy":true}', earlierAttemptMayHaveReached: false });
+    expect(sent).toEqual([`${BASE}/status`]);
+  });
+
   it('retries a network failure of a retry-safe call with the same request id', async () => {
     const ids: string[] = [];
     nock(BASE)

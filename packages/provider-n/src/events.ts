@@ -5,12 +5,18 @@
 import { type PayEvent, type RefundStatus, WebhookVerificationError, webhookEvent } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
-import { type RecordFacts, toPayment, toRefund, toSubscription, transactionStatus } from './mapping.js';
+import {
+  type ProviderNMandateStatus,
+  type RecordFacts,
+  toPayment,
+  toRefund,
+  toSubscription,
+  transactionStatus,
+} from './mapping.js';
 import type { ProviderNEventName, ProviderNEventType } from './types.js';
 import { DEFAULT_CURRENCY, refundBodySchema } from './wire.js';
 import {
   mandateEventSchema,
-  type ProviderNMandateStatus,
   rejectedPaymentEventSchema,
   settlementEventSchema,
   transactionEventSchema,

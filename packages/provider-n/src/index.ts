@@ -39,6 +39,7 @@ export {
   type ProviderNOverrides,
 } from './config.js';
 export { MANDATE_EVENT } from './events.js';
+export type { ProviderNMandateStatus, ProviderNPaymentStatus, ProviderNRefundStatus } from './mapping.js';
 export { MANDATE_STATUS, PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
 export { idempotencyReference } from './requests.js';
 export type {
@@ -60,5 +61,3 @@ export type {
   ProviderNTypes,
 } from './types.js';
 export { RAW_EVENT_NAMES, SIGNATURE_HEADER } from './webhooks.js';
-export type { ProviderNPaymentStatus, ProviderNRefundStatus } from './wire.js';
-export type { ProviderNMandateStatus } from './wire-events.js';

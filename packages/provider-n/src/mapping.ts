@@ -50,6 +50,15 @@ export const MANDATE_STATUS = {
   EXPIRED: 'expired',
 } as const satisfies Record<string, SubscriptionStatus>;
 
+/** A Provider N transaction status (docs/providers/provider-n.md#payment-statuses); others are read as unknown. */
+export type ProviderNPaymentStatus = keyof typeof PAYMENT_STATUS;
+
+/** A Provider N refund status. */
+export type ProviderNRefundStatus = keyof typeof REFUND_STATUS;
+
+/** A Provider N mandate status (docs/providers/provider-n.md#events); others are read as unknown. */
+export type ProviderNMandateStatus = keyof typeof MANDATE_STATUS;
+
 /** A table's reading of a status, `undefined` when the status is absent or not in the table. */
 function lookup<T>(table: Record<string, T>): (status: string | null | undefined) => T | undefined {
   const byName = new Map(Object.entries(table));

@@ -6,7 +6,6 @@ import type { Adapter, AdapterTypes, Checkout } from '@pay/core/adapter';
 import type * as v from '@pay/core/schema';
 import type { ProviderNCredentials } from './config.js';
 import type { checkoutMetadataSchema, refundMetadataSchema } from './metadata.js';
-import type { EVENT_NAMES } from './webhooks.js';
 import type { refundBodySchema } from './wire.js';
 import type {
   mandateEventSchema,
@@ -76,6 +75,20 @@ export type ProviderNRawEvents = {
   'providerN.FAILED_DISBURSEMENT': ProviderNOtherEventData;
   'providerN.REVERSED_DISBURSEMENT': ProviderNOtherEventData;
 };
+
+/**
+ * Every normalised event the webhooks raise (docs/providers/provider-n.md#events), for `.on()` registration
+ * checks: no `payment.succeeded` (a received payment is `payment.created`) and no `invoice.generated`.
+ */
+export const EVENT_NAMES = [
+  'payment.created',
+  'payment.updated',
+  'payment.failed',
+  'refund.created',
+  'subscription.created',
+  'subscription.canceled',
+  'subscription.updated',
+] as const;
 
 /** A normalised event Provider N's webhooks raise. */
 export type ProviderNEventName = (typeof EVENT_NAMES)[number];

@@ -13,7 +13,7 @@ import {
 import * as v from '@pay/core/schema';
 import { PROVIDER } from './config.js';
 import { type DeliveryFacts, event, malformed, NORMALISERS } from './events.js';
-import type { ProviderNRawEvents, ProviderNTypes } from './types.js';
+import { EVENT_NAMES, type ProviderNRawEvents, type ProviderNTypes } from './types.js';
 import { webhookBodySchema } from './wire-events.js';
 
 /** The signature header, lower-cased as core hands headers over (the provider sends `providerN-signature`). */
@@ -35,20 +35,6 @@ export const SIGNATURE_SCHEME = {
       'The providerN-signature does not match the body: check that webhookSecret is your Provider N secret key (secretKey, PROVIDER_N_SECRET_KEY; during a rotation both the new and the old one) and that the raw body is passed unchanged.',
   },
 } as const satisfies SignatureScheme;
-
-/**
- * Every normalised event the webhooks raise (docs/providers/provider-n.md#events), for `.on()` registration
- * checks: no `payment.succeeded` (a received payment is `payment.created`) and no `invoice.generated`.
- */
-export const EVENT_NAMES = [
-  'payment.created',
-  'payment.updated',
-  'payment.failed',
-  'refund.created',
-  'subscription.created',
-  'subscription.canceled',
-  'subscription.updated',
-] as const;
 
 /** Every raw event name, for `.on()` registration checks. */
 export const RAW_EVENT_NAMES = [

@@ -3,7 +3,6 @@
  * `{ eventType, eventData }` and of each event type's `eventData`. Only the fields mapped are required.
  */
 import * as v from '@pay/core/schema';
-import type { MANDATE_STATUS } from './mapping.js';
 import {
   currencyCode,
   hasAmountAsked,
@@ -78,9 +77,6 @@ export const settlementEventSchema = v.looseObject({
   currency: v.optional(v.nullable(currencyCode)),
   transactions: v.array(transactionEventSchema),
 });
-
-/** A Provider N mandate status (docs/providers/provider-n.md#events); others are read as unknown. */
-export type ProviderNMandateStatus = keyof typeof MANDATE_STATUS;
 
 /** `eventData` of `MANDATE_UPDATE`; the payer's e-mail is `customerEmailAddress` in published payloads. */
 export const mandateEventSchema = v.pipe(

@@ -4,7 +4,6 @@
  */
 import { isRecord, parseDecimal } from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
-import type { PAYMENT_STATUS, REFUND_STATUS } from './mapping.js';
 
 /** Provider N's refund replies, refund webhooks and rejected payments carry no currency: its home currency. */
 export const DEFAULT_CURRENCY = 'NGN';
@@ -42,9 +41,6 @@ export const initTransactionBodySchema = v.looseObject({
   paymentReference: v.optional(v.string()),
   checkoutUrl: v.pipe(v.string(), v.url()),
 });
-
-/** A Provider N transaction status (docs/providers/provider-n.md#payment-statuses); others are read as unknown. */
-export type ProviderNPaymentStatus = keyof typeof PAYMENT_STATUS;
 
 /** Optional text: `null` and absent read the same. */
 export const optionalText = v.optional(v.nullable(v.string()));
@@ -131,9 +127,6 @@ export const transactionBodySchema = v.pipe(
   v.check((read) => (read.currency ?? read.currencyCode) != null, 'must carry currency or currencyCode'),
   v.transform((read) => transactionFields(read, (read.totalPayable ?? read.amount) as number)),
 );
-
-/** A Provider N refund status. */
-export type ProviderNRefundStatus = keyof typeof REFUND_STATUS;
 
 /**
  * `POST /v1/refunds/initiate-refund` → `responseBody`, also the `eventData` of refund webhooks, which carry the

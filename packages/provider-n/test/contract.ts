@@ -3,6 +3,7 @@ import { keyedReference } from '@pay/core/adapter';
 import type { AdapterContract, FaultedStep } from '@pay/core/testing/contract';
 import { expect } from 'vitest';
 import { createProviderN, type ProviderNAdapter, providerN } from '../src/index.js';
+import type { ProviderNPaymentStatus } from '../src/mapping.js';
 import {
   type ProviderNSimulator,
   providerNWebhookRequest,
@@ -10,7 +11,6 @@ import {
   simulator as simulatorDescriptor,
   startProviderNSimulator,
 } from '../src/testing/index.js';
-import type { ProviderNPaymentStatus } from '../src/wire.js';
 import { API_KEY, SECRET_KEY, transactionEventData, WEBHOOK_SECRET } from './fixtures.js';
 
 /** Opens a checkout for `amount` of `currency` through `pay`. */

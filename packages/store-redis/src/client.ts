@@ -1,20 +1,13 @@
 import { ConfigurationError, type StoreError, withinStoreDeadline } from '@pay/core/adapter';
 import { failureReason, type RedisStoreOperation, storeFailure } from './errors.js';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type RedisStoreOptions } from './options.js';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_KEY_PREFIX,
+  type RedisScriptClient,
+  type RedisStoreOptions,
+} from './options.js';
 
-/**
- * The one command the stores need from a Redis client: `EVAL` with keys and arguments, in node-redis's shape
- * (`client.eval(script, { keys, arguments })`). A connected node-redis client (`createClient()` from `redis`,
- * v4 to v6) is one as it is; ioredis is one through {@link fromIoredis}; any other client (or a Valkey server,
- * which speaks the same protocol) needs only this method.
- *
- * Every store call is one script, so each call is atomic on the server, one round trip, and touches one key
- * (Redis Cluster routes it by that key).
- */
-export interface RedisScriptClient {
-  /** Runs `script` with `keys` as `KEYS` and `arguments` as `ARGV`; resolves to the script's reply. */
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
+export type { RedisScriptClient } from './options.js';
 
 /** The part of an ioredis client (`new Redis()` from `ioredis`, v5 or v6) that {@link fromIoredis} uses. */
 export interface IoredisLikeClient {

@@ -1,5 +1,18 @@
 import { ValidationError } from '@pay/core';
-import type { RedisScriptClient } from './client.js';
+
+/**
+ * The one command the stores need from a Redis client: `EVAL` with keys and arguments, in node-redis's shape
+ * (`client.eval(script, { keys, arguments })`). A connected node-redis client (`createClient()` from `redis`,
+ * v4 to v6) is one as it is; ioredis is one through `fromIoredis`; any other client (or a Valkey server,
+ * which speaks the same protocol) needs only this method.
+ *
+ * Every store call is one script, so each call is atomic on the server, one round trip, and touches one key
+ * (Redis Cluster routes it by that key).
+ */
+export interface RedisScriptClient {
+  /** Runs `script` with `keys` as `KEYS` and `arguments` as `ARGV`; resolves to the script's reply. */
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
 
 /** How every Redis store is set up. */
 export interface RedisStoreOptions {

@@ -1,9 +1,7 @@
 /**
- * The HTTP client every adapter uses (docs/architecture.md#http-client), on ky: ky schedules the attempts of a
- * call, waits between them and times each one out; what a call knows and decides lives in one
- * {@link UpstreamCall}, and this file maps ky's hooks onto it.
+ * The HTTP client every adapter uses (docs/architecture.md#http-client): the client's settings, and each call's
+ * tracing and redaction around the {@link UpstreamCall} that sends it.
  */
-import type { Options } from 'ky';
 import type { CallOptions } from '../adapter.js';
 import {
   callTraceOf,
@@ -18,20 +16,6 @@ import { CredentialSet, redactError } from '../redaction.js';
 import { type AttemptTracing, type ClientParts, UpstreamCall } from './call.js';
 import { buildUrl } from './paths.js';
 import type { HttpClient, HttpClientOptions, HttpReply, HttpRequest } from './types.js';
-
-/**
- * ky, loaded on the first call rather than on import: ky probes the runtime at import time, which makes Node load
- * its fetch implementation and web streams — most of what importing core cost (tooling/bench `import.cold`).
- */
-let kyLoading: Promise<typeof import('ky')> | undefined;
-let kyLoaded: typeof import('ky') | undefined;
-function loadKy(): Promise<typeof import('ky')> {
-  kyLoading ??= import('ky').then((module) => (kyLoaded = module));
-  return kyLoading;
-}
-
-/** ky's retry methods: every method, since whether a call may be repeated depends on the call (retrySafe). */
-const RETRY_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** Creates an adapter's HTTP client. No I/O happens until the first `send`. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
@@ -93,47 +77,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     assertCallSettings(request);
     const url = buildUrl(baseUrl, request.path, request.query);
     const timeout = request.timeoutMs ?? timeoutMs;
-    const call = new UpstreamCall(parts, request, url, timeout, request.retry ?? retries, tracing);
-    return attempts(call, parts.listening);
+    return new UpstreamCall(parts, request, url, timeout, request.retry ?? retries, tracing).run();
   }
-}
-
-/** A call's attempts through ky, then its reply or the error that ended it; `afterResponse` only while `listening`. */
-async function attempts(call: UpstreamCall, listening: boolean): Promise<HttpReply> {
-  // Once loaded, ky is taken as it is: no wait on every call.
-  const { default: ky, HTTPError, TimeoutError } = kyLoaded ?? (await loadKy());
-  const { request } = call;
-  const options: Options = {
-    method: request.method,
-    // The headers and body go straight to fetch (see the exchange): ky's Request only carries the call's
-    // method, URL and signal, so ky does not copy the headers into each of its Requests.
-    fetch: (input) => call.exchange(input as Request),
-    ...(request.signal ? { signal: request.signal } : {}),
-    timeout: call.timeoutMs,
-    retry: {
-      // A bound ky never reaches: the call's `decide` stops first (its retries, and the one re-login).
-      limit: call.limit + 1,
-      methods: RETRY_METHODS,
-      // `true` sends again after the wait `decide` set, `false` stops: ky's own rules never apply.
-      shouldRetry: ({ error }) =>
-        call.attemptEnded(
-          error instanceof HTTPError ? error.response : { error, timedOut: error instanceof TimeoutError },
-        ),
-      delay: () => call.waitMs,
-    },
-    hooks: {
-      beforeRequest: [() => call.beforeAttempt()],
-      afterResponse: listening ? [(_request, _options, response) => call.notifyResponse(response)] : [],
-      beforeRetry: [() => call.beforeRetry()],
-    },
-  };
-  try {
-    await ky(call.url, options);
-  } catch (error) {
-    // An answer that is not a success was recorded as it arrived; anything else is for the call to classify.
-    if (!(error instanceof HTTPError)) return call.result({ error, timedOut: error instanceof TimeoutError });
-  }
-  return call.result();
 }
 
 /** The request, with the operation context's signal and settings (docs/architecture.md#operation-context). */

@@ -5,10 +5,15 @@
  */
 import { NetworkError, ProviderApiError } from '../errors.js';
 import { redact } from '../redaction.js';
-import type { UpstreamCall } from './call.js';
+import type { HttpRequest } from './types.js';
 
-/** The call a failure belongs to. */
-export type FailedCall = Pick<UpstreamCall, 'label' | 'url' | 'request' | 'requestId'>;
+/** The call a failure belongs to: how messages name it, and what its error's context carries. */
+export interface FailedCall {
+  readonly label: string;
+  readonly url: string;
+  readonly request: HttpRequest;
+  readonly requestId: string;
+}
 
 /** Connection failures that prove the request never left this process. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);

@@ -5,16 +5,18 @@
 export { createHttpClient } from './client.js';
 export { CREDENTIALS_HINT } from './failures.js';
 export { path } from './paths.js';
-export {
-  createProviderClient,
-  type EnvelopeReading,
-  type ProviderCall,
-  type ProviderClient,
-  type ProviderClientOptions,
-  type ProviderOutcome,
-  type Replied,
-} from './provider-client.js';
-export { ANY_PROVIDER_CODE, type ProviderErrorRule, type ProviderErrorTable } from './provider-errors.js';
+export { createProviderClient } from './provider-client.js';
+export { ANY_PROVIDER_CODE } from './provider-errors.js';
+export type {
+  EnvelopeReading,
+  ProviderCall,
+  ProviderClient,
+  ProviderClientOptions,
+  ProviderErrorRule,
+  ProviderErrorTable,
+  ProviderOutcome,
+  Replied,
+} from './provider-types.js';
 export { parseForm, parseJson, parseReply } from './replies.js';
 export type {
   Authorization,

@@ -3,7 +3,7 @@ import type { PayLogger } from '../diagnostics/logger.js';
 import type { ProviderName } from '../records.js';
 import { type CredentialSet, redact } from '../redaction.js';
 import { parseJson } from './replies.js';
-import type { HttpHooks, HttpRequest, HttpRequestInfo } from './types.js';
+import type { HttpHooks, HttpReply, HttpRequest, HttpRequestInfo } from './types.js';
 
 /** Header names whose values are credentials: they are remembered and redacted everywhere. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
@@ -56,17 +56,16 @@ export async function notifyResponse(
   where: Observed,
   request: HttpRequest,
   info: HttpRequestInfo,
-  response: Response,
-  text: string,
+  reply: Pick<HttpReply, 'status' | 'headers' | 'text'>,
   started: number,
 ): Promise<void> {
   const secrets = where.credentials.values();
   const payload = {
     ...info,
     headers: { ...info.headers },
-    status: response.status,
-    responseHeaders: redactHeaders(response.headers, secrets),
-    responseBody: request.credentialsInReply ? '[REDACTED]' : redact(text, secrets),
+    status: reply.status,
+    responseHeaders: redactHeaders(reply.headers, secrets),
+    responseBody: request.credentialsInReply ? '[REDACTED]' : redact(reply.text, secrets),
     durationMs: Date.now() - started,
   };
   await observe(where, 'onResponse', payload, info);

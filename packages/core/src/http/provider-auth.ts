@@ -1,31 +1,8 @@
 /** Declared authorisation of the provider client (docs/architecture.md#provider-client-auth) and its transport. */
 import { basicAuthorization } from '../crypto.js';
-import { type AccessToken, createRotatingLogin, type RotatingLoginOptions } from '../token.js';
-import type { ProviderCall, ProviderClient } from './provider-client.js';
+import { createRotatingLogin } from '../token.js';
+import type { ProviderAuth, ProviderCall, ProviderClient, ProviderLogin } from './provider-types.js';
 import type { Authorization, HttpClientOptions, HttpRequest, TransportOptions } from './types.js';
-
-/**
- * How a call is authorised, as data (docs/architecture.md#provider-client-auth): HTTP Basic, a static bearer
- * token, or a static header of the provider's own (`X-Api-Key`). The value sent is redacted everywhere.
- */
-export type ProviderAuth =
-  | { basic: readonly [user: string, password: string] }
-  | { bearer: string }
-  | { header: string; value: string };
-
-/**
- * A token login declared in the client config (docs/architecture.md#provider-client-auth): the client logs in
- * with `login(credentials, client)`, sends `Bearer <token>` on every other call, and its `updateCredentials`
- * checks a new set, redacts its `secrets` and swaps it whole.
- */
-export interface ProviderLogin<C extends object> extends Omit<RotatingLoginOptions<C>, 'login'> {
-  /** The login with one set of credentials (a call through the client, with the call's own `auth`). */
-  login(credentials: C, client: ProviderClient): Promise<AccessToken>;
-  /** Checks replacement credentials before anything changes (`ConfigurationError` naming a bad member). */
-  check(credentials: C): C;
-  /** The values of a set to redact from every hook, log line and error. */
-  secrets(credentials: C): readonly string[];
-}
 
 /** The client's side of a declared login: its authoriser, and the swap `updateCredentials` makes. */
 export function loginOf<C extends object>(

@@ -2,51 +2,24 @@
  * The provider client's error table and the `ProviderApiError` of a refusal (docs/architecture.md#provider-client,
  * docs/architecture.md#outcomes).
  */
-import { ProviderApiError, type ProviderErrorKind, providerErrorKindOf } from '../errors.js';
+import { ProviderApiError, providerErrorKindOf } from '../errors.js';
 import { redact, redactError } from '../redaction.js';
 import { CREDENTIALS_HINT } from './failures.js';
-import {
-  type EnvelopeReading,
-  movesMoneyOf,
-  type ProviderCall,
-  type ProviderClientOptions,
-  type ProviderOutcome,
-} from './provider-client.js';
+import type {
+  EnvelopeReading,
+  ProviderCall,
+  ProviderClientOptions,
+  ProviderErrorRule,
+  ProviderErrorTable,
+  ProviderOutcome,
+} from './provider-types.js';
 import type { HttpReply } from './types.js';
-
-/** What the adapter's error table says about one provider code. */
-export interface ProviderErrorRule {
-  /** Portable kind of this refusal; default: the kind the HTTP status implies. */
-  kind?: ProviderErrorKind;
-  /** Whether the same call may succeed later; default: 429 and 5xx are. */
-  retryable?: boolean;
-  /**
-   * The resource does not exist: `find` resolves to `null` (only for a status below 500: a gateway failure never
-   * proves that something is absent). Nothing else makes a read `null`.
-   */
-  notFound?: boolean;
-  /** Only for this HTTP status (Provider N's catch-all `99` means "not found" only with a 404). */
-  status?: number;
-  /** What to do about this refusal, in the message: `<provider> answered HTTP <status> (code <code>): <advice>`. */
-  advice?: string;
-  /**
-   * Only when the provider's message matches (Provider R's 1400 "Payment not found"); list such rules in an array
-   * under the code, most specific first.
-   */
-  message?: RegExp;
-}
 
 /**
  * The key of a table's rules for any code: they apply to a refusal that carries a provider code when none of that
  * code's own rules does, never to a reply without a code (Provider T, docs/providers/provider-t.md#errors).
  */
 export const ANY_PROVIDER_CODE = '*';
-
-/**
- * Provider code → rule, read with own-property checks (a code `constructor` is no rule); among several rules of a
- * code, the first whose `message` and `status` match applies.
- */
-export type ProviderErrorTable = Readonly<Record<string, ProviderErrorRule | readonly ProviderErrorRule[]>>;
 
 /** The refusal of one reply as a `ProviderApiError`, kind and advice from the table, else from the status. */
 export function refusalOf(
@@ -86,6 +59,11 @@ export function refusalOf(
     message = `${(message ?? plain.message).trimEnd()} ${CREDENTIALS_HINT}${credentialsHint ? ` ${credentialsHint}` : ''}`;
   const error = message ? new ProviderApiError({ ...fields, message }, context ? { context } : {}) : plain;
   return { ok: false, error, code, rule, reply };
+}
+
+/** Whether a call can move money: its own say, else every call that is not safe to repeat. */
+export function movesMoneyOf(call: ProviderCall): boolean {
+  return call.movesMoney ?? !call.retrySafe;
 }
 
 /** The refusal to throw: after an attempt that may have landed, a money-moving call's outcome is unknown. */

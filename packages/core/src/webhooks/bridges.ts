@@ -10,9 +10,18 @@ import type { AdapterTypes } from '../operations.js';
 import { bodyAlreadyParsedError } from './delivery.js';
 import type { WebhookHandler, WebhookRequest, WebhookResult } from './handler.js';
 import { failureReply, internalError, type WebhookReply } from './report.js';
-import { joinUrl, originFromHost, readNodeBody, readWebBody, targetPathAndQuery, urlOf } from './request.js';
+import {
+  joinUrl,
+  type NodeRequestLike,
+  originFromHost,
+  readNodeBody,
+  readWebBody,
+  targetPathAndQuery,
+  urlOf,
+} from './request.js';
 
 export type { WebhookReply } from './report.js';
+export type { NodeRequestLike } from './request.js';
 
 /** Options of {@link toNodeListener} and {@link toFetchHandler}. */
 export interface WebhookBridgeOptions {
@@ -83,17 +92,6 @@ export function toFetchHandler<T extends AdapterTypes>(
       headers: { 'content-type': 'application/json' },
     });
   };
-}
-
-/** The parts of Node's `IncomingMessage` the listener reads. */
-export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
-  url?: string | undefined;
-  headers: Record<string, string | string[] | undefined>;
-  /** A TLS socket has `encrypted: true`. */
-  socket?: unknown;
-  destroy?: () => unknown;
-  /** True once the body stream has ended: a body parser may have read it already. */
-  readableEnded?: boolean;
 }
 
 /** The parts of Node's `ServerResponse` the listener writes. */

@@ -6,11 +6,17 @@
 
 import { markInMemory } from '../diagnostics/production.js';
 import { ConfigurationError } from '../errors.js';
+import type { ProviderName } from '../records.js';
 import { isRecord } from '../validation.js';
-import type { Dispatcher } from './dispatch.js';
 import { WebhookVerificationError } from './errors.js';
-import type { WebhookSetupOptions } from './handler.js';
 import type { PayEvent } from './types.js';
+
+/** The deduplication members of `pay.webhooks.setup()`'s options (`WebhookSetupOptions`), as given. */
+interface DeduplicationSettings {
+  deduplicate?: DeduplicationStore | undefined;
+  deduplicateTtlSeconds?: number | undefined;
+  deduplicateLeaseSeconds?: number | undefined;
+}
 
 /** What {@link DeduplicationStore.begin} found for a delivery key. */
 export type DeliveryLease =
@@ -82,7 +88,7 @@ export type Deduplication = NonNullable<ReturnType<typeof deduplicationOf>>;
  * Checks the deduplication options at setup: a TTL or lease of 0, below 0, NaN or Infinity would silently mean "no
  * deduplication" (or "never again"), and a store of the former `claim`/`release` shape would lose events.
  */
-export function deduplicationOf(options: WebhookSetupOptions) {
+export function deduplicationOf(options: DeduplicationSettings) {
   const ttlSeconds = positiveSeconds(options, 'deduplicateTtlSeconds');
   const leaseSeconds = positiveSeconds(options, 'deduplicateLeaseSeconds');
   const store = options.deduplicate;
@@ -98,7 +104,7 @@ export function deduplicationOf(options: WebhookSetupOptions) {
 }
 
 /** `options[name]` (its default when absent), refused unless it is a positive, finite number of seconds. */
-function positiveSeconds(options: WebhookSetupOptions, name: keyof typeof DEFAULT_SECONDS): number {
+function positiveSeconds(options: DeduplicationSettings, name: keyof typeof DEFAULT_SECONDS): number {
   const value = options[name];
   if (value === undefined) return DEFAULT_SECONDS[name];
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -160,7 +166,10 @@ export function transitionKeyOf(provider: string, event: PayEvent): string | und
  * transition the delivery names twice (a settlement listing one transaction twice) is leased once: the later
  * event is a `repeat`, so it never meets the earlier one's lease (docs/architecture.md#webhook-deduplication).
  */
-export async function takeTransitions({ deduplication, provider }: Dispatcher, events: readonly PayEvent[]) {
+export async function takeTransitions(
+  { deduplication, provider }: { deduplication: Deduplication | undefined; provider: ProviderName },
+  events: readonly PayEvent[],
+) {
   const taken = new Map<PayEvent, TransitionLease>();
   if (deduplication === undefined) return taken;
   try {

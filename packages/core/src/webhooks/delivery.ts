@@ -2,8 +2,7 @@
 import { utf8 } from '../crypto.js';
 import { PayError } from '../errors.js';
 import { WebhookVerificationError } from './errors.js';
-import type { WebhookRequest } from './handler.js';
-import type { AuthenticatedDelivery, WebhookDelivery } from './types.js';
+import type { AuthenticatedDelivery, WebhookDelivery, WebhookRequest } from './types.js';
 
 const RAW_BODY_HELP =
   'Pass the raw request body (string or bytes), not a parsed object: signatures are computed on the exact bytes. ' +

@@ -6,8 +6,7 @@
 import type { ProviderName } from '../records.js';
 import { type Deduplication, settleQuietly, takeTransitions } from './dedupe.js';
 import { WebhookHandlerError } from './errors.js';
-import type { WebhookCallback, WebhookResult } from './handler.js';
-import type { PayEvent } from './types.js';
+import type { PayEvent, WebhookCallback, WebhookResult } from './types.js';
 
 /** Where one handler's events go: its callbacks (the handler's own collections, so a dispatch sees every one). */
 export interface Dispatcher {

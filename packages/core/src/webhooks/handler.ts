@@ -17,8 +17,13 @@ import {
   type EventOf,
   NORMALISED_EVENT_NAMES,
   type PayEvent,
+  type WebhookCallback,
   type WebhookDefinition,
+  type WebhookRequest,
+  type WebhookResult,
 } from './types.js';
+
+export type { WebhookCallback, WebhookRequest, WebhookResult } from './types.js';
 
 /** Options of `pay.webhooks.setup()`. */
 export interface WebhookSetupOptions {
@@ -45,29 +50,6 @@ export interface WebhookSetupOptions {
    */
   deduplicateLeaseSeconds?: number;
 }
-
-/** What `handle()` takes: the raw body, the request headers and the full URL the request was sent to. */
-export interface WebhookRequest {
-  /** The raw request body, exactly as received: a string or bytes, never a parsed object. */
-  body: string | Uint8Array;
-  headersAsObject: Record<string, string | readonly string[] | undefined> | Headers;
-  fullUrl: string;
-}
-
-/** What `handle()` resolves to. */
-export interface WebhookResult {
-  /** Every verified event of the delivery, in dispatch order (empty when the delivery was a duplicate). */
-  events: PayEvent[];
-  /**
-   * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`) and the transition keys
-   * (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events already run
-   * (docs/architecture.md#reconciliation).
-   */
-  duplicates: string[];
-}
-
-/** A callback registered with `.on()`. */
-export type WebhookCallback<E> = (event: E) => unknown;
 
 /** Any event of an adapter's event map, as `onAny` callbacks receive it (narrow on `event.type`). */
 export type AnyEventOf<T extends AdapterTypes> = {

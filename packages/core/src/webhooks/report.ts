@@ -6,8 +6,7 @@
  */
 import type { ProviderName } from '../records.js';
 import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
-import type { WebhookResult } from './handler.js';
-import type { PayEvent } from './types.js';
+import type { PayEvent, WebhookResult } from './types.js';
 
 /** The reply a bridge sends: status and a small JSON body with no secret in it. */
 export interface WebhookReply {

@@ -3,8 +3,18 @@
  * and the raw body, never buffered past `maxBodyBytes` (a stream that fails is `unreadable`, not a rejection).
  */
 import { utf8 } from '../crypto.js';
-import type { NodeRequestLike } from './bridges.js';
 import { concatBytes } from './signatures.js';
+
+/** The parts of Node's `IncomingMessage` the listener reads. */
+export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
+  url?: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  /** A TLS socket has `encrypted: true`. */
+  socket?: unknown;
+  destroy?: () => unknown;
+  /** True once the body stream has ended: a body parser may have read it already. */
+  readableEnded?: boolean;
+}
 
 /** A hostname, an IPv4 or a bracketed IPv6 address, then an optional port: what RFC 9110 §7.2 allows in Host. */
 const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}))?$/;

@@ -1,25 +1,12 @@
 /** Webhook types shared by the handler and the adapters (docs/architecture.md#webhook-handler). */
 import * as v from 'valibot';
+import type { NormalisedEventName, NormalisedEvents } from '../normalised-events.js';
 import type { AdapterTypes, SupportedEvents } from '../operations.js';
-import type { Invoice, Payment, ProviderName, Refund, Subscription } from '../records.js';
+import type { ProviderName } from '../records.js';
 import { mismatchedFields } from '../validation.js';
 import { WebhookVerificationError } from './errors.js';
 
-/** Normalised event names and the record each carries as `data`. */
-export interface NormalisedEvents {
-  'payment.created': Payment;
-  'payment.updated': Payment;
-  'payment.succeeded': Payment;
-  'payment.failed': Payment;
-  'invoice.generated': Invoice;
-  'refund.created': Refund;
-  'subscription.created': Subscription;
-  'subscription.canceled': Subscription;
-  'subscription.updated': Subscription;
-}
-
-/** A normalised event name. */
-export type NormalisedEventName = keyof NormalisedEvents;
+export type { NormalisedEventName, NormalisedEvents } from '../normalised-events.js';
 
 /** Every normalised event name, for registration checks. */
 export const NORMALISED_EVENT_NAMES: readonly NormalisedEventName[] = [
@@ -128,3 +115,26 @@ export function parseWebhookPayload<S extends v.GenericSchema>(
     { reason: 'malformed_payload' },
   );
 }
+
+/** What `handle()` takes: the raw body, the request headers and the full URL the request was sent to. */
+export interface WebhookRequest {
+  /** The raw request body, exactly as received: a string or bytes, never a parsed object. */
+  body: string | Uint8Array;
+  headersAsObject: Record<string, string | readonly string[] | undefined> | Headers;
+  fullUrl: string;
+}
+
+/** What `handle()` resolves to. */
+export interface WebhookResult {
+  /** Every verified event of the delivery, in dispatch order (empty when the delivery was a duplicate). */
+  events: PayEvent[];
+  /**
+   * Keys skipped as done: a processed delivery's (`AuthenticatedDelivery.key`) and the transition keys
+   * (`<provider>:transition:<kind>:<id>:<event>:<status>`) of events already run
+   * (docs/architecture.md#reconciliation).
+   */
+  duplicates: string[];
+}
+
+/** A callback registered with `.on()`. */
+export type WebhookCallback<E> = (event: E) => unknown;

@@ -10,7 +10,8 @@ import type {
   WireMoney,
 } from '@pay/core/testing';
 import { PROVIDER_N_ENV, type ProviderNConfig } from '../config.js';
-import { DEFAULT_CURRENCY, type ProviderNPaymentStatus } from '../wire.js';
+import type { ProviderNPaymentStatus } from '../mapping.js';
+import { DEFAULT_CURRENCY } from '../wire.js';
 import { startProviderNSimulator } from './simulator/index.js';
 import { API_ROUTES } from './simulator/routes.js';
 import type { ProviderNSimulator, ProviderNSimulatorBooks, SimulatedRefund } from './simulator/types.js';

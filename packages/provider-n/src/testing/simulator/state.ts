@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { toMajorUnits, toMinorUnits } from '@pay/core/adapter';
 import type { SimulatorClock } from '@pay/core/testing';
-import type { ProviderNPaymentStatus } from '../../wire.js';
+import type { ProviderNPaymentStatus } from '../../mapping.js';
 import type { SimulatedRefund, SimulatedTransaction } from './types.js';
 
 /** Random digits at the end of a transaction reference: 18 digits, about 60 bits, not worth guessing. */

@@ -9,13 +9,13 @@ import type {
   SimulatorStartOptions,
 } from '@pay/core/testing';
 import type { ProviderNConfig } from '../../config.js';
+import type { ProviderNPaymentStatus } from '../../mapping.js';
 import type {
   ProviderNRefundEventData,
   ProviderNRejectedPaymentEventData,
   ProviderNSettlementEventData,
   ProviderNTransactionEventData,
 } from '../../types.js';
-import type { ProviderNPaymentStatus } from '../../wire.js';
 import type { ProviderNWebhookPayload } from '../signing.js';
 
 /** A transaction in the simulator's books (amounts in major units). */

@@ -89,6 +89,7 @@ const SENT_CREDENTIALS_KEPT = 256;
 export class CredentialSet {
   readonly #configured: string[];
   readonly #sent = new Set<string>();
+  #lastAuthorization: { header: string; parts: readonly string[] } | undefined;
 
   constructor(configured: readonly string[] = []) {
     this.#configured = configured.filter((secret) => typeof secret === 'string' && secret.length > 0);
@@ -107,25 +108,35 @@ export class CredentialSet {
    * `user:secret` and both halves, since base64 decodes straight to the secret (docs/architecture.md#redaction).
    */
   addAuthorization(headerValue: string): void {
-    const value = headerValue.trim();
-    this.add(value);
-    const credential = value.replace(/^[A-Za-z][\w.-]*\s+/, '');
-    if (credential === value) return;
-    this.add(credential);
-    if (!/^basic$/i.test(value.slice(0, value.length - credential.length).trim())) return;
-    const decoded = fromBase64(credential);
-    if (decoded === undefined) return;
-    this.add(decoded);
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return;
-    this.add(decoded.slice(0, colon));
-    this.add(decoded.slice(colon + 1));
+    // Every call of a client sends the same header: its parts are worked out once, and added again each time
+    // (one may have been dropped from the set since).
+    if (this.#lastAuthorization?.header !== headerValue)
+      this.#lastAuthorization = { header: headerValue, parts: authorizationParts(headerValue.trim()) };
+    for (const part of this.#lastAuthorization.parts) this.add(part);
   }
 
   /** The configured secrets and the credentials sent so far. */
   values(): string[] {
     return [...this.#configured, ...this.#sent];
   }
+}
+
+/**
+ * An Authorization header value, its credential after the scheme, and for Basic the decoded `user:secret` and both
+ * halves, in the order {@link CredentialSet.addAuthorization} remembers them.
+ */
+function authorizationParts(value: string): string[] {
+  const parts = [value];
+  const credential = value.replace(/^[A-Za-z][\w.-]*\s+/, '');
+  if (credential === value) return parts;
+  parts.push(credential);
+  if (!/^basic$/i.test(value.slice(0, value.length - credential.length).trim())) return parts;
+  const decoded = fromBase64(credential);
+  if (decoded === undefined) return parts;
+  parts.push(decoded);
+  const colon = decoded.indexOf(':');
+  if (colon >= 0) parts.push(decoded.slice(0, colon), decoded.slice(colon + 1));
+  return parts;
 }
 
 /** Every credential set still in use; a set that is garbage-collected drops out by itself. */

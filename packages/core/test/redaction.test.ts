@@ -118,6 +118,16 @@ describe('redaction of credentials of any length (docs/architecture.md#redaction
     );
   });
 
+  it('remembers every part of a header sent again, even one the set dropped since', () => {
+    const set = new CredentialSet();
+    const header = `Basic ${btoa('merchant-7:pa55')}`;
+    set.addAuthorization(header);
+    // 256 later values push every part of the header out of the set (it keeps the 256 most recent).
+    for (let index = 0; index < 256; index++) set.add(`later-${index}`);
+    set.addAuthorization(header);
+    expect(set.values()).toEqual(expect.arrayContaining([header, 'merchant-7:pa55', 'merchant-7', 'pa55']));
+  });
+
   it('removes secrets from every field of an error: message, stack, provider fields, context, cause chain, JSON', () => {
     const secret = 'tok-SECRET-777';
     const root = new Error(`socket said ${secret}`);

@@ -40,17 +40,8 @@ type Performer = (args: readonly unknown[], ledger?: IdempotencyLedger) => Promi
  * `capabilities` is derived from the implemented operations, so it always matches the methods.
  */
 export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
-  // What the operations are made of, read now, as it always was: a definition changed later changes nothing.
-  const plan: OperationPlan = {
-    provider: definition.provider,
-    implementations: { ...definition.operations } as OperationPlan['implementations'],
-    checks: { ...definition.checks } as OperationPlan['checks'],
-    unsupported: { ...definition.unsupported },
-    fallbackReason: definition.fallbackReason,
-  };
-  const capabilities = OPERATION_NAMES.filter(
-    (operation) => plan.implementations[OPERATIONS[operation].method],
-  );
+  const plan = planOf(definition);
+  const capabilities = OPERATION_NAMES.filter((operation) => plan.implementations[operation]);
   // Built on an operation's first call, not here: a client made per request (a serverless route) builds only the
   // performer of the operation it runs (docs/architecture.md#what-a-cold-client-costs).
   const performers = new Map<Operation, Performer>();
@@ -88,13 +79,35 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
   return adapter as unknown as Adapter<T>;
 }
 
-/** What `defineAdapter` read of a definition to build each operation's performer. */
+/** What `defineAdapter` read of a definition, per operation, to build each operation's performer. */
 interface OperationPlan {
   provider: string;
-  implementations: Partial<Record<OperationMethod, (...args: unknown[]) => Promise<unknown>>>;
-  checks: Partial<Record<string, (...args: unknown[]) => unknown>>;
-  unsupported: Partial<Record<Operation, string>>;
-  fallbackReason: string | undefined;
+  implementations: Partial<Record<Operation, (...args: unknown[]) => Promise<unknown>>>;
+  checks: Partial<Record<Operation, (...args: unknown[]) => unknown>>;
+  /** Why an operation the adapter does not implement is refused, when the definition says. */
+  reasons: Partial<Record<Operation, string>>;
+}
+
+/**
+ * The definition's implementations, checks and refusal reasons, read when the adapter is built, as they always
+ * were (a definition changed later changes nothing), so only the performers wait for a first call.
+ */
+function planOf<T extends AdapterTypes>(definition: AdapterDefinition<T>): OperationPlan {
+  const operations = definition.operations as Partial<Record<OperationMethod, unknown>>;
+  const checks = (definition.checks ?? {}) as Partial<Record<string, (...args: unknown[]) => unknown>>;
+  const plan: OperationPlan = { provider: definition.provider, implementations: {}, checks: {}, reasons: {} };
+  for (const operation of OPERATION_NAMES) {
+    const method = OPERATIONS[operation].method;
+    const implementation = operations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    if (implementation) {
+      plan.implementations[operation] = implementation;
+      plan.checks[operation] = checks[method];
+    } else {
+      const reason = definition.unsupported?.[operation] ?? definition.fallbackReason;
+      if (reason !== undefined) plan.reasons[operation] = reason;
+    }
+  }
+  return plan;
 }
 
 /**
@@ -102,11 +115,9 @@ interface OperationPlan {
  * `ProviderNotSupportedError` before validation and before any I/O.
  */
 function performerFor(plan: OperationPlan, operation: Operation): Performer {
-  const method = OPERATIONS[operation].method;
-  const implementation = plan.implementations[method];
-  if (implementation) return validatingPerformer(operation, implementation, plan.checks[method]);
-  const reason =
-    plan.unsupported[operation] ?? plan.fallbackReason ?? `the provider offers no ${operation} call`;
+  const implementation = plan.implementations[operation];
+  if (implementation) return validatingPerformer(operation, implementation, plan.checks[operation]);
+  const reason = plan.reasons[operation] ?? `the provider offers no ${operation} call`;
   return redactingErrors(async () => {
     throw new ProviderNotSupportedError({ provider: plan.provider, operation, reason });
   });

@@ -94,6 +94,7 @@ export class CredentialSet {
   constructor(configured: readonly string[] = []) {
     this.#configured = configured.filter((secret) => typeof secret === 'string' && secret.length > 0);
     LIVE_SETS.add(referenceTo(this));
+    if (LIVE_SETS.size >= sweepAt) sweepLiveSets();
   }
 
   /** Remembers a value sent (or received) as a credential. */
@@ -154,6 +155,20 @@ function referenceTo(set: CredentialSet): { deref(): CredentialSet | undefined }
   if (typeof WeakRef === 'function') return new WeakRef(set);
   if (LIVE_SETS.size >= SETS_HELD_WITHOUT_WEAKREF) LIVE_SETS.delete(LIVE_SETS.values().next().value!);
   return { deref: () => set };
+}
+
+/** The size at which building a set first drops the references of collected ones (see {@link sweepLiveSets}). */
+let sweepAt = 256;
+
+/**
+ * Drops the references of sets already garbage-collected. Otherwise only a redaction does, and an app that builds
+ * a client per request and never fails would hold one reference per request
+ * (docs/architecture.md#what-a-cold-client-costs). The next sweep waits until the live sets have doubled, so
+ * building a set stays constant time on average.
+ */
+function sweepLiveSets(): void {
+  for (const ref of LIVE_SETS) if (!ref.deref()) LIVE_SETS.delete(ref);
+  sweepAt = Math.max(256, LIVE_SETS.size * 2);
 }
 
 /** Every configured secret and sent credential of every live HTTP client in this process. */

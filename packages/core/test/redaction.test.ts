@@ -179,3 +179,24 @@ describe('a runtime without WeakRef (Cloudflare Workers before compatibility dat
     expect(secrets.filter((secret) => known.includes(secret))).toEqual(secrets.slice(-64));
   });
 });
+
+describe('references to collected credential sets', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('are dropped as sets are built, so a client built per request that never fails holds no growing list', () => {
+    knownCredentials(); // drops what earlier tests left
+    let checked = 0;
+    // Every set is collected at once (its reference answers nothing), as when each request's client is dropped.
+    class CollectedRef {
+      deref() {
+        checked += 1;
+        return undefined;
+      }
+    }
+    vi.stubGlobal('WeakRef', CollectedRef);
+    for (let index = 0; index < 10_000; index++) new CredentialSet([`sk_request_${index}`]);
+    checked = 0;
+    knownCredentials();
+    expect(checked).toBeLessThan(512);
+  });
+});

@@ -12,64 +12,11 @@
 //
 // The summary of each package: `name`, `version`, `tarball` (path), `files` (paths in the tarball), `changelog`
 // (the CHANGELOG.md it ships, or null) and its `manifest` as packed. The scratch copy is deleted afterwards.
-import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-/** The folders holding workspace packages (pnpm-workspace.yaml): `group/*`, or the folder itself. */
-const WORKSPACE = [
-  { group: 'packages', each: true },
-  { group: 'tests', each: true },
-  { group: 'examples', each: true },
-  { group: 'tooling', each: false },
-  { group: 'tooling/bench', each: false },
-];
-/** What a published package's copy leaves out: nothing of it is packed, and node_modules is large. */
-const NOT_COPIED = new Set(['node_modules', 'reports', '.turbo', 'CHANGELOG.md']);
-
-/**
- * Runs `command` in `cwd`, offline; throws with its output when it fails.
- * @param {string} command
- * @param {string[]} args
- * @param {string} cwd
- */
-function run(command, args, cwd) {
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', npm_config_offline: 'true' },
-  });
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} failed in ${cwd} (${result.status}):\n${result.stdout}\n${result.stderr}`,
-    );
-  }
-  return result.stdout;
-}
-
-/** Every workspace package folder, relative to the root. */
-function workspaceFolders() {
-  return WORKSPACE.flatMap(({ group, each }) =>
-    each
-      ? readdirSync(join(ROOT, group), { withFileTypes: true })
-          .filter((entry) => entry.isDirectory())
-          .map((entry) => `${group}/${entry.name}`)
-      : [group],
-  ).filter((folder) => existsSync(join(ROOT, folder, 'package.json')));
-}
+import { linkWorkspaceRanges, run, scratchRelease, versionRelease } from './release-scratch.mjs';
 
 /**
  * Versions the copy with changesets, packs every published package into `out` and returns what each tarball holds.
@@ -78,56 +25,16 @@ function workspaceFolders() {
 export function releaseDryRun(options = {}) {
   const out = resolve(options.out ?? mkdtempSync(join(tmpdir(), 'pay-release-tarballs-')));
   mkdirSync(out, { recursive: true });
-  const scratch = mkdtempSync(join(tmpdir(), 'pay-release-'));
+  const release = scratchRelease();
+  const { scratch, published } = release;
   try {
-    for (const file of ['package.json', 'pnpm-workspace.yaml', 'LICENSE'])
-      cpSync(join(ROOT, file), join(scratch, file));
-    cpSync(join(ROOT, '.changeset'), join(scratch, '.changeset'), { recursive: true });
-    const published = [];
-    /** Where each workspace package lives, by name. */
-    const folders = new Map();
-    for (const folder of workspaceFolders()) {
-      const manifest = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8'));
-      folders.set(manifest.name, folder);
-      mkdirSync(join(scratch, folder), { recursive: true });
-      if (manifest.private === true) {
-        cpSync(join(ROOT, folder, 'package.json'), join(scratch, folder, 'package.json'));
-        continue;
-      }
-      if (!existsSync(join(ROOT, folder, 'dist'))) {
-        throw new Error(`${manifest.name} has no dist/: build it first (pnpm build).`);
-      }
-      // A CHANGELOG.md in the working tree would be one changesets did not write for this release: left out.
-      cpSync(join(ROOT, folder), join(scratch, folder), {
-        recursive: true,
-        filter: (source) => !NOT_COPIED.has(source.slice(source.lastIndexOf('/') + 1)),
-      });
-      published.push(folder);
-    }
-    // changesets reads the base branch and commits from git; an empty repository answers both offline.
-    run('git', ['init', '-q'], scratch);
-    const changeset = createRequire(join(ROOT, 'package.json')).resolve('@changesets/cli/bin.js');
-    run('node', [changeset, 'version'], scratch);
-    // `pnpm pack` reads the version a `workspace:` range stands for from the installed dependency: each one is
-    // linked to its versioned copy, as `pnpm install` would link it.
-    for (const folder of published) {
-      const manifest = JSON.parse(readFileSync(join(scratch, folder, 'package.json'), 'utf8'));
-      const fields = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
-      for (const [name, range] of fields.flatMap((field) => Object.entries(manifest[field] ?? {}))) {
-        const link = join(scratch, folder, 'node_modules', name);
-        if (!String(range).startsWith('workspace:') || existsSync(link)) continue;
-        const target = folders.get(name);
-        if (target === undefined)
-          throw new Error(`${manifest.name}: ${name}@${range} is no workspace package`);
-        mkdirSync(dirname(link), { recursive: true });
-        symlinkSync(join(scratch, target), link, 'dir');
-      }
-    }
+    versionRelease(scratch);
+    linkWorkspaceRanges(release);
     return published.map((folder) => {
       const dir = join(scratch, folder);
       // Packed alone into a folder of its own, then moved: a tarball of an earlier run in `out` is replaced.
       const packed = mkdtempSync(join(scratch, 'packed-'));
-      run('pnpm', ['pack', '--pack-destination', packed], dir);
+      run('pnpm', ['pack', '--pack-destination', packed], dir, { npm_config_offline: 'true' });
       const tarball = readdirSync(packed).find((name) => name.endsWith('.tgz'));
       if (!tarball) throw new Error(`pnpm pack wrote no tarball for ${folder}`);
       const path = join(out, tarball);

@@ -121,6 +121,16 @@ function refuseUsedDirectory(target: string, given: string): void {
 }
 
 /**
+ * The peer range on `@pay/core` an adapter built with `core` declares (CONTRIBUTING.md#versions-and-peer-ranges):
+ * every core release of the same adapter contract, which is `^0.M.0` before 1.0 (each core minor is a new contract)
+ * and `^M.0.0` after. Not `^${core}`: a patch of that line is one the adapter works with too.
+ */
+function peerRangeOn(core: string): string {
+  const [major, minor] = core.split('.');
+  return major === '0' ? `^0.${minor}.0` : `^${major}.0.0`;
+}
+
+/**
  * The template's version placeholders (package.json) and their values: the `@pay/core` this `pay` runs with, and
  * this `pay`.
  */
@@ -130,9 +140,8 @@ function versions(): Record<string, string> {
   const require = createRequire(import.meta.url);
   const read = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   const core = read(require.resolve('@pay/core/package.json'));
-  // Caret on a 0.x version holds its minor: the range the adapter is tested against, as the @pay adapters pin it.
   return {
-    PAY_CORE_RANGE: `^${core}`,
+    PAY_CORE_RANGE: peerRangeOn(core),
     PAY_CORE_VERSION: core,
     PAY_CLI_VERSION: read(new URL('../package.json', import.meta.url).pathname),
   };

@@ -90,7 +90,7 @@ describe('pay new adapter', () => {
     expect(check.status).toBe(0);
   });
 
-  it('pins @pay/core as a peer on the caret range of the core it runs with, and the pay that wrote it', async () => {
+  it('pins @pay/core as a peer on the adapter contract of the core it runs with (^0.minor.0), and the pay that wrote it', async () => {
     await payNew('adapter', 'acme', '--name', 'pay-provider-acme', '--provider', 'acme', '--label', 'ACME');
     const manifest = JSON.parse(readFileSync(join(scratch, 'acme', 'package.json'), 'utf8'));
     const core = JSON.parse(readFileSync(join(WORKSPACE, 'packages/core/package.json'), 'utf8')).version;
@@ -98,7 +98,7 @@ describe('pay new adapter', () => {
     expect(manifest).toMatchObject({
       name: 'pay-provider-acme',
       type: 'module',
-      peerDependencies: { '@pay/core': `^${core}` },
+      peerDependencies: { '@pay/core': `^0.${core.split('.')[1]}.0` },
       devDependencies: { '@pay/core': core, '@pay/cli': cli },
       scripts: { build: expect.any(String), test: 'vitest run', typecheck: expect.any(String) },
     });

@@ -16,7 +16,9 @@ export type {
   ResolvedRecord,
   ResolveLookup,
 } from './adapter.js';
+export { ADAPTER_CONTRACT } from './adapter-contract.js';
 export {
+  credentialSchema,
   type EnvVariable,
   parseConfig,
   providerVariables,

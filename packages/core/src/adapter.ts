@@ -2,6 +2,7 @@
  * The adapter contract (docs/architecture.md#adapter-operations): the types of an adapter, its flat operations and
  * what `defineAdapter` (in `define-adapter.ts`) composes one from.
  */
+import type { ADAPTER_CONTRACT } from './adapter-contract.js';
 import type { ErrorContext } from './errors.js';
 import type { IdempotencyLedger } from './idempotency.js';
 import type { OperationContext } from './operation-context.js';
@@ -90,6 +91,8 @@ export type AdapterOperations<T extends AdapterTypes = AdapterTypes> = {
 /** A configured provider adapter. */
 export interface Adapter<T extends AdapterTypes = AdapterTypes> extends AdapterOperations<T> {
   readonly provider: T['provider'];
+  /** The adapter contract it was built for (see {@link AdapterDefinition.contract}); `createPay` checks it. */
+  readonly contract?: number;
   /** The operations this adapter performs; every other one throws `ProviderNotSupportedError`. */
   readonly capabilities: readonly Operation[];
   /** Webhook verification and normalisation, used by `pay.webhooks.setup()`. */
@@ -164,6 +167,11 @@ type EventNamesOf<T extends AdapterTypes> = T extends { events: infer E extends 
 /** What `defineAdapter` composes an adapter from. */
 export interface AdapterDefinition<T extends AdapterTypes> {
   provider: T['provider'];
+  /**
+   * The adapter contract this adapter is built for, written as a literal (`contract: 1`): `createPay` refuses it
+   * with a `ConfigurationError` under a core of another contract (docs/architecture.md#adapter-contract-version).
+   */
+  contract?: typeof ADAPTER_CONTRACT;
   /** The operations the provider performs; every other one throws `ProviderNotSupportedError`. */
   operations: ImplementationsOf<T>;
   /** Why each other operation cannot be done, as the `reason` of its `ProviderNotSupportedError`. */

@@ -65,6 +65,17 @@ function listSetting(value: string): string | string[] {
   return items.length === 1 ? items[0]! : items;
 }
 
+/**
+ * A secret or credential (API key, client secret, merchant secret, webhook secret): a string with its surrounding
+ * white space trimmed, blank refused. The trimmed value is the one used from then on: check, then use exactly the
+ * checked value (docs/architecture.md#configuration).
+ */
+export const credentialSchema = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.minLength(1, 'must not be empty or blank'),
+);
+
 /** Validates an explicit config object; issues name the members, never their values. */
 export function parseConfig<S extends v.GenericSchema>(
   provider: string,

@@ -64,12 +64,13 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
       }),
       () => performerOf(operation)(args, ledger),
     );
-  // Member by member, in this order (the operations' methods, provider, capabilities, webhooks, resolve,
+  // Member by member, in this order (the operations' methods, provider, contract, capabilities, webhooks, resolve,
   // reconcile): spreading a wide object into another made most of what building an adapter cost.
   const adapter: Record<string, unknown> = {};
   for (const operation of OPERATION_NAMES)
     adapter[OPERATIONS[operation].method] = (...args: unknown[]) => perform(operation, args);
   adapter.provider = definition.provider;
+  if (definition.contract !== undefined) adapter.contract = definition.contract;
   adapter.capabilities = Object.freeze(capabilities);
   adapter.webhooks = redactingWebhooks(definition.webhooks);
   if (definition.resolve)

@@ -3,6 +3,7 @@
  * operations called with an `idempotencyKey` run under the idempotency ledger (docs/architecture.md#idempotency).
  */
 import type { Adapter, AnyAdapter, CallOptions, PerformOperation, TypesOf } from './adapter.js';
+import { checkAdapterContract } from './adapter-contract.js';
 import { createLogger, type Logger, type PayLogger, withinLogger } from './diagnostics/logger.js';
 import { inProduction, isInMemory } from './diagnostics/production.js';
 import { createIdempotencyLedger, type IdempotencyLedger, type IdempotencyOptions } from './idempotency.js';
@@ -88,6 +89,7 @@ export class Pay<A extends AnyAdapter = Adapter> {
    * retention below 24 h or a lease out of bounds.
    */
   constructor(adapter: A, options: PayOptions = {}) {
+    checkAdapterContract(adapter);
     this.adapter = adapter;
     const { idempotency, logger: given, reconcile, ...ledgerOptions } = options;
     const logger = createLogger(given);
@@ -196,7 +198,8 @@ function performerOf(adapter: AnyAdapter): PerformOperation {
 
 /**
  * Creates the unified service over one configured adapter: `createPay(providerR(), { idempotency })`. Throws
- * `ConfigurationError` for invalid options (a retention below 24 h, a lease out of bounds).
+ * `ConfigurationError` for invalid options (a retention below 24 h, a lease out of bounds) and for an adapter built
+ * for another adapter contract than this core's (docs/architecture.md#adapter-contract-version).
  */
 export function createPay<A extends AnyAdapter>(adapter: A, options: PayOptions = {}): Pay<A> {
   return new Pay(adapter, options);

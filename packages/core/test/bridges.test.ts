@@ -475,3 +475,68 @@ describe('the answer to a failed delivery, whatever onError does', () => {
     expect(onError).toHaveBeenCalledTimes(4);
   });
 });
+
+describe('a handler built on the first request (docs/architecture.md#webhook-bridges)', () => {
+  /** A builder that fails like a default factory whose variables are missing, until `configured` is set. */
+  function builderOf(state: { configured: boolean; builds: number }) {
+    return () => {
+      state.builds += 1;
+      if (!state.configured) {
+        throw new ConfigurationError(
+          'providerN is not configured: set PROVIDER_N_API_KEY (or the config member `apiKey`).',
+          { missing: ['PROVIDER_N_API_KEY'] },
+        );
+      }
+      return setup().handler;
+    };
+  }
+
+  it('answers a JSON 500 naming what is missing, then serves the handler once it can be built, building it once', async () => {
+    const state = { configured: false, builds: 0 };
+    const webhook = toFetchHandler(builderOf(state));
+    expect(state.builds).toBe(0);
+    const delivery = await signedDelivery('{"ref":"LZ1","items":1}');
+    const request = () =>
+      new Request('https://shop.example/webhooks', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headersAsObject,
+      });
+    const refused = await webhook(request());
+    expect(refused.status).toBe(500);
+    expect(refused.headers.get('content-type')).toBe('application/json');
+    expect(await refused.json()).toEqual({
+      error: 'configuration_error',
+      message:
+        'The webhook handler could not be built: providerN is not configured: set PROVIDER_N_API_KEY (or the config member `apiKey`).',
+    });
+    state.configured = true;
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const served = await webhook(request());
+      expect({ status: served.status, body: await served.json() }).toEqual({
+        status: 200,
+        body: { received: true, events: 2, duplicates: 0 },
+      });
+    }
+    expect(state.builds).toBe(2);
+  });
+
+  it('answers the same over the Node bridge, and a builder’s other failure as the bare internal error', async () => {
+    server = await startLoopbackServer(toNodeListener(builderOf({ configured: false, builds: 0 })));
+    const delivery = await signedDelivery('{"ref":"LZ2","items":1}');
+    expect(await post(`${server.url}/webhooks`, delivery.body, delivery.headersAsObject)).toMatchObject({
+      status: 500,
+      body: { error: 'configuration_error', message: expect.stringContaining('set PROVIDER_N_API_KEY') },
+    });
+    await server.close();
+    server = await startLoopbackServer(
+      toNodeListener(() => {
+        throw new Error(`token ${WEBHOOK_SECRET} rejected`);
+      }),
+    );
+    expect(await post(`${server.url}/webhooks`, delivery.body, delivery.headersAsObject)).toEqual({
+      status: 500,
+      body: { error: 'internal_error', message: 'The webhook could not be processed.' },
+    });
+  });
+});

@@ -1,6 +1,7 @@
 import dc from 'node:diagnostics_channel';
 import { describe, expect, it, vi } from 'vitest';
 import { PAY_CHANNELS } from '../src/diagnostics/channels.js';
+import { ambientLogger, SILENT_LOGGER } from '../src/diagnostics/logger.js';
 import {
   ConfigurationError,
   createMemoryDeduplicationStore,
@@ -671,5 +672,122 @@ describe('rotating the webhook secret (docs/architecture.md#credential-rotation)
     for (const webhookSecret of [[], ['whsec_new', ''], '']) {
       expect(() => handler({ webhookSecret })).toThrow(ConfigurationError);
     }
+  });
+
+  it('refuses a blank secret at setup, so no delivery signed with white space verifies', () => {
+    for (const webhookSecret of [' ', '\n\t', [WEBHOOK_SECRET, '   ']]) {
+      const thrown = thrownBy(() => handler({ webhookSecret }));
+      expect(thrown).toBeInstanceOf(ConfigurationError);
+      expect(thrown).toMatchObject({ code: 'configuration_error', missing: ['webhookSecret'] });
+    }
+  });
+
+  it('verifies with the secret trimmed, as it was checked', async () => {
+    const padded = handler({ webhookSecret: ` ${WEBHOOK_SECRET}\n` });
+    await expect(padded.handle(await signedDelivery('{"ref":"K3","items":1}'))).resolves.toMatchObject({
+      duplicates: [],
+    });
+  });
+
+  it('takes new secrets while running: the next delivery verifies with them, secretIndex counting in the new list', async () => {
+    const callback = vi.fn();
+    const live = handler({ webhookSecret: 'whsec_old' }).on('payment.updated', callback);
+    const delivery = await signedDelivery('{"ref":"K4","items":1}');
+    await expect(live.handle(delivery)).rejects.toMatchObject({ reason: 'invalid_signature' });
+    live.updateSecrets(['whsec_old', WEBHOOK_SECRET]);
+    expect(await tracedSecretIndexes(() => live.handle(delivery))).toEqual([1]);
+    live.updateSecrets(WEBHOOK_SECRET);
+    expect(await tracedSecretIndexes(() => live.handle(delivery))).toEqual([0]);
+    expect(callback).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps the working secrets when updateSecrets is given none or a blank one', async () => {
+    const live = handler();
+    for (const webhookSecret of ['', '   ', [], ['whsec_new', ' \t']]) {
+      const thrown = thrownBy(() => live.updateSecrets(webhookSecret));
+      expect(thrown).toBeInstanceOf(ConfigurationError);
+      expect(thrown).toMatchObject({ missing: ['webhookSecret'] });
+      expect(String((thrown as Error).message)).not.toContain('whsec_new');
+    }
+    const delivery = await signedDelivery('{"ref":"K5","items":1}');
+    expect(await tracedSecretIndexes(() => live.handle(delivery))).toEqual([0]);
+  });
+
+  it('lets a delivery already being verified finish with the secrets it started with', async () => {
+    let verifying!: () => void;
+    const started = new Promise<void>((resolve) => (verifying = resolve));
+    let proceed!: () => void;
+    const held = new Promise<void>((resolve) => (proceed = resolve));
+    const { adapter } = createTestAdapter();
+    const verify = adapter.webhooks.verify;
+    const slow = {
+      ...adapter,
+      webhooks: {
+        ...adapter.webhooks,
+        async verify(...args: Parameters<typeof verify>) {
+          verifying();
+          await held;
+          return verify(...args);
+        },
+      },
+    };
+    const live = createPay(slow).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
+    const running = live.handle(await signedDelivery('{"ref":"K6","items":1}'));
+    await started;
+    live.updateSecrets('whsec_new');
+    proceed();
+    await expect(running).resolves.toMatchObject({ duplicates: [] });
+  });
+});
+
+describe('registration', () => {
+  it('refuses a callback that is not a function when it is registered', () => {
+    const registrations: [string, (h: ReturnType<typeof handler>) => unknown][] = [
+      ['.on("payment.updated", callback)', (h) => h.on('payment.updated', 'not a function' as never)],
+      ['.on(["payment.updated"], callback)', (h) => h.on(['payment.updated'], undefined as never)],
+      ['.onAny(callback)', (h) => h.onAny(null as never)],
+      ['.onError(callback)', (h) => h.onError({} as never)],
+    ];
+    for (const [registration, register] of registrations) {
+      const thrown = thrownBy(() => register(handler()));
+      expect(thrown).toBeInstanceOf(ConfigurationError);
+      expect((thrown as Error).message).toContain(`${registration} takes a function as its callback`);
+    }
+  });
+
+  it('registers nothing of a call that names an unknown event', async () => {
+    const callback = vi.fn();
+    const h = handler();
+    expect(() => h.on(['payment.updated', 'payment.unknown' as never], callback)).toThrow(ConfigurationError);
+    await h.handle(await signedDelivery('{"ref":"K7","items":1}'));
+    expect(callback).not.toHaveBeenCalled();
+  });
+});
+
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('the logger along a delivery (docs/architecture.md#webhook-handler)', () => {
+  it('is in scope for the adapter’s confirmation and the callbacks only, never for the handler’s own steps', async () => {
+    const seen: Record<string, boolean> = {};
+    const logger = { debug: vi.fn() };
+    const record = (step: string) => {
+      seen[step] = ambientLogger() !== SILENT_LOGGER;
+    };
+    const { adapter } = createTestAdapter({
+      afterSignature: () => record('verify'),
+      upstreamRead: async () => record('events'),
+    });
+    await createPay(adapter, { logger })
+      .webhooks.setup({ webhookSecret: WEBHOOK_SECRET })
+      .on('payment.updated', () => record('callback'))
+      .handle(await signedDelivery('{"ref":"LG1","items":1}'));
+    expect(seen).toEqual({ verify: false, events: true, callback: true });
   });
 });

@@ -31,6 +31,8 @@ export function createProviderNAdapter(config: ProviderNConfig): ProviderNAdapte
 
   const adapter = defineAdapter<ProviderNTypes>({
     provider: PROVIDER,
+    // The adapter contract this release is built for (docs/architecture.md#adapter-contract-version).
+    contract: 1,
     // Every check before the idempotency ledger is touched; the currency as sent (`ngn` → `NGN`) is fingerprinted
     // (docs/architecture.md#idempotency).
     checks: {

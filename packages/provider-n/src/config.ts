@@ -1,5 +1,6 @@
 /** Provider N configuration (docs/providers/provider-n.md#hosts-and-configuration), through core's helper. */
 import {
+  credentialSchema,
   type EnvVariable,
   parseConfig,
   readProviderConfig,
@@ -49,25 +50,41 @@ export const PROVIDER_N_ENV: readonly EnvVariable<EnvMember>[] = [
   { env: 'PROVIDER_N_BASE_URL', member: 'baseUrl', required: false },
 ];
 
-const credential = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'));
-
 const configSchema = v.strictObject({
-  apiKey: credential,
-  secretKey: credential,
+  apiKey: credentialSchema,
+  secretKey: credentialSchema,
   isSandbox: v.boolean('must be true or false'),
-  contractCode: v.optional(credential),
+  contractCode: v.optional(credentialSchema),
   ...transportConfigEntries,
 });
 
 /** Checks the credentials `updateCredentials` was given; a `ConfigurationError` names each bad member. */
 export function checkCredentials(credentials: ProviderNCredentials): ProviderNCredentials {
-  return parseConfig(PROVIDER, v.strictObject({ apiKey: credential, secretKey: credential }), credentials);
+  return parseConfig(
+    PROVIDER,
+    v.strictObject({ apiKey: credentialSchema, secretKey: credentialSchema }),
+    credentials,
+  );
 }
 
-/** Validates an explicit config (`createProviderN`): nothing is read from the environment. */
+/**
+ * Validates an explicit config (`createProviderN`): nothing is read from the environment. The credentials are the
+ * checked (trimmed) values, the only ones ever sent (docs/architecture.md#configuration).
+ */
 export function checkConfig(config: ProviderNConfig): ProviderNConfig {
-  parseConfig(PROVIDER, configSchema, config);
-  return config;
+  return withCheckedMembers(config, parseConfig(PROVIDER, configSchema, config));
+}
+
+/**
+ * `given` with every member the schema reads for Provider N (credentials, mode, contract code, host) taken from
+ * `checked`; the transport members stay as given, so a token store or hooks object keeps its identity.
+ */
+function withCheckedMembers(
+  given: ProviderNConfig,
+  checked: v.InferOutput<typeof configSchema>,
+): ProviderNConfig {
+  const { apiKey, secretKey, isSandbox, contractCode, baseUrl } = checked;
+  return { ...given, apiKey, secretKey, isSandbox, contractCode, baseUrl };
 }
 
 /**
@@ -82,7 +99,7 @@ export function resolveConfig(options: ProviderNOverrides = {}): ProviderNConfig
     schema: configSchema,
     overrides: options,
   });
-  // The explicit options as given (a token store or hooks object keeps its identity), over the variables read.
+  // The explicit transport options as given, over the variables read; every checked member as checked.
   const given = Object.entries(options).filter(([, value]) => value !== undefined);
-  return { ...config, ...Object.fromEntries(given) } as ProviderNConfig;
+  return withCheckedMembers({ ...config, ...Object.fromEntries(given) } as ProviderNConfig, config);
 }

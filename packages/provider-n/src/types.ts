@@ -107,8 +107,8 @@ export type ProviderNAdapter = Adapter<ProviderNTypes> & {
   /**
    * Replaces the API key and secret key while the process runs (docs/providers/provider-n.md#authentication): the
    * next call, or a sent call refused with 401, logs in with the new pair, never one old and one new key.
-   * Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty member, changing
-   * nothing.
+   * Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty or blank member,
+   * changing nothing; the keys are used trimmed, as checked.
    */
   updateCredentials(credentials: ProviderNCredentials): void;
 };

@@ -203,3 +203,51 @@ describe('createProviderN() (explicit factory)', () => {
     expect(read.isDone()).toBe(true);
   });
 });
+
+describe('credentials: checked, then used exactly as checked (docs/architecture.md#configuration)', () => {
+  /** Answers one login only when it carries the trimmed credentials, then one status read. */
+  function nockTrimmedLoginAndRead() {
+    const login = nock(new URL(PROVIDER_N_BASE_URLS.sandbox).origin)
+      .post('/api/v1/auth/login')
+      .matchHeader('authorization', BASIC)
+      .reply(200, ok({ accessToken: 't', expiresIn: 3599 }));
+    const read = nock(new URL(PROVIDER_N_BASE_URLS.sandbox).origin)
+      .get('/api/v1/merchant/transactions/query')
+      .query(true)
+      .reply(200, ok(transactionStatusBody));
+    return () => login.isDone() && read.isDone();
+  }
+
+  it('logs in with the trimmed key the default factory checked, not the padded one given', async () => {
+    stubEnv({ PROVIDER_N_SECRET_KEY: `${SECRET_KEY}\n`, PROVIDER_N_SANDBOX: 'true' });
+    const done = nockTrimmedLoginAndRead();
+    await providerN({ apiKey: `  ${API_KEY} `, retry: 0 }).retrievePayment(TRANSACTION_REFERENCE);
+    expect(done()).toBe(true);
+  });
+
+  it('logs in with the trimmed key the explicit factory checked', async () => {
+    const done = nockTrimmedLoginAndRead();
+    await createProviderN({
+      apiKey: ` ${API_KEY}`,
+      secretKey: `${SECRET_KEY} `,
+      isSandbox: true,
+      retry: 0,
+    }).retrievePayment(TRANSACTION_REFERENCE);
+    expect(done()).toBe(true);
+  });
+
+  it('refuses a blank key from the options, the environment or updateCredentials, changing nothing', async () => {
+    stubEnv({ PROVIDER_N_API_KEY: '   ', PROVIDER_N_SECRET_KEY: SECRET_KEY, PROVIDER_N_SANDBOX: 'true' });
+    expect(configurationError(() => providerN()).missing).toEqual(['apiKey']);
+    expect(configurationError(() => providerN({ apiKey: API_KEY, secretKey: '\t' })).missing).toEqual([
+      'secretKey',
+    ]);
+    const adapter = createProviderN({ apiKey: API_KEY, secretKey: SECRET_KEY, isSandbox: true, retry: 0 });
+    expect(
+      configurationError(() => adapter.updateCredentials({ apiKey: ' ', secretKey: 'x' })).missing,
+    ).toEqual(['apiKey']);
+    const done = nockTrimmedLoginAndRead();
+    await adapter.retrievePayment(TRANSACTION_REFERENCE);
+    expect(done()).toBe(true);
+  });
+});

@@ -360,6 +360,26 @@ describe('verification', () => {
     );
   });
 
+  it('refuses a blank webhookSecret at setup, so no delivery signed with white space can verify', () => {
+    for (const webhookSecret of [' ', [' ', WEBHOOK_SECRET], [WEBHOOK_SECRET, '\t\n']]) {
+      expect(() => createPay(testAdapter()).webhooks.setup({ webhookSecret })).toThrow(ConfigurationError);
+    }
+  });
+
+  it('takes a rotated secret key with updateSecrets, no redeploy: the next delivery verifies with it', async () => {
+    const live = createPay(testAdapter()).webhooks.setup({ webhookSecret: WEBHOOK_SECRET });
+    const byNew = await providerNWebhookRequest(
+      { eventType: 'SUCCESSFUL_REFUND', eventData: refundEventData },
+      { webhookSecret: 'new-secret-key' },
+    );
+    await expect(live.handle(byNew)).rejects.toMatchObject({ reason: 'invalid_signature' });
+    live.updateSecrets(['new-secret-key', WEBHOOK_SECRET]);
+    expect((await live.handle(byNew)).events.map((event) => event.type)).toEqual([
+      'refund.created',
+      'providerN.SUCCESSFUL_REFUND',
+    ]);
+  });
+
   it('while the secret key is rotated, accepts deliveries signed with the old or the new key given together', async () => {
     const rotating = createPay(testAdapter()).webhooks.setup({
       webhookSecret: ['new-secret-key', WEBHOOK_SECRET],

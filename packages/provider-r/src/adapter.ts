@@ -61,6 +61,8 @@ export function createProviderRAdapter(config: ProviderRConfig): ProviderRAdapte
   const settlement = { config, client };
   const adapter = defineAdapter<ProviderRTypes>({
     provider: 'providerR',
+    // The adapter contract this release is built for (docs/architecture.md#adapter-contract-version).
+    contract: 1,
     operations: {
       async createCheckout(params, options) {
         const request = checkoutRequest(params, config, await keyedReference(options));

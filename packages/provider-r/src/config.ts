@@ -1,5 +1,6 @@
 /** Provider R configuration (docs/architecture.md#authentication), explicit or from `PROVIDER_R_*` variables. */
 import {
+  credentialSchema,
   type EnvVariable,
   parseConfig,
   readProviderConfig,
@@ -36,18 +37,18 @@ export const PROVIDER_R_ENV: readonly EnvVariable<'merchant' | 'secret' | 'isSan
   { env: 'PROVIDER_R_BASE_URL', member: 'baseUrl', required: false },
 ];
 
-const nonEmpty = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));
-
+// Core's one rule for credentials: trimmed, blank refused, and only the checked value is used
+// (docs/architecture.md#configuration).
 const configSchema = v.object({
-  merchant: nonEmpty,
-  secret: nonEmpty,
+  merchant: credentialSchema,
+  secret: credentialSchema,
   isSandbox: v.boolean('must be true or false'),
   ...transportConfigEntries,
 });
 
 /** Checks the secret `updateCredentials` was given; a `ConfigurationError` names it, never its value. */
 export function checkCredentials(credentials: ProviderRCredentials): ProviderRCredentials {
-  return parseConfig('providerR', v.strictObject({ secret: nonEmpty }), credentials);
+  return parseConfig('providerR', v.strictObject({ secret: credentialSchema }), credentials);
 }
 
 /** Validates an explicit configuration; a `ConfigurationError` names each bad member (never its value). */

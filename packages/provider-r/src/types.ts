@@ -77,7 +77,8 @@ export type ProviderRAdapter = Adapter<ProviderRTypes> & {
   /**
    * Replaces the merchant secret while the process runs (docs/providers/provider-r.md#authentication): the next
    * call authenticates with it; a call under way finishes with the secret it started with. Reachable as
-   * `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty secret, changing nothing.
+   * `pay.adapter.updateCredentials`. Throws `ConfigurationError` for an empty or blank secret, changing nothing;
+   * the secret is used trimmed, as checked.
    */
   updateCredentials(credentials: ProviderRCredentials): void;
 };

@@ -1,4 +1,5 @@
 import {
+  ConfigurationError,
   createPay,
   InvalidResponseError,
   ProviderApiError,
@@ -731,5 +732,30 @@ describe('rotating the merchant secret (docs/providers/provider-r.md#authenticat
   it('refuses an empty secret with a ConfigurationError naming it, and keeps the old one', () => {
     const adapter = testAdapter();
     expect(() => adapter.updateCredentials({ secret: '' })).toThrow(/secret/);
+  });
+
+  it('refuses a blank secret with a ConfigurationError naming it, and the next call still sends the working one', async () => {
+    const adapter = testAdapter();
+    for (const secret of ['   ', '\t\n']) {
+      let refusal: unknown;
+      try {
+        adapter.updateCredentials({ secret });
+      } catch (error) {
+        refusal = error;
+      }
+      expect(ConfigurationError.isInstance(refusal)).toBe(true);
+      expect(refusal).toMatchObject({ missing: ['secret'] });
+    }
+    const sent = recordStatusReads(1);
+    await adapter.retrievePayment(TRANS_ID);
+    expect(sent).toEqual([{ authorization: BASIC, secret: SECRET }]);
+  });
+
+  it('sends the new secret trimmed, as it was checked', async () => {
+    const sent = recordStatusReads(1);
+    const adapter = testAdapter();
+    adapter.updateCredentials({ secret: ` ${ROTATED}\n` });
+    await adapter.retrievePayment(TRANS_ID);
+    expect(sent).toEqual([{ authorization: basicOf(ROTATED), secret: ROTATED }]);
   });
 });

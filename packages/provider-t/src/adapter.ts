@@ -43,6 +43,8 @@ export function createProviderTAdapter(config: ResolvedConfig): ProviderTAdapter
   const plans = new WeakMap<object, TransferPlan>();
   const adapter = defineAdapter<ProviderTTypes>({
     provider: PROVIDER,
+    // The adapter contract this release is built for (docs/architecture.md#adapter-contract-version).
+    contract: 1,
     operations: {
       async createPayment(params, options) {
         const plan = plans.get(params) ?? checkTransfer('payments.create', params, config);

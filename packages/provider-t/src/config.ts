@@ -3,7 +3,13 @@
  * environment the default factory reads, and the resolved settings the adapter runs with.
  */
 import type { TransportOptions } from '@pay/core/adapter';
-import { parseConfig, readProviderConfig, spkiBytes, transportConfigEntries } from '@pay/core/adapter';
+import {
+  credentialSchema,
+  parseConfig,
+  readProviderConfig,
+  spkiBytes,
+  transportConfigEntries,
+} from '@pay/core/adapter';
 import * as v from '@pay/core/schema';
 import { text } from './metadata.js';
 
@@ -92,8 +98,10 @@ const publicKey = v.pipe(
 );
 
 const configSchema = v.object({
-  clientId: text,
-  clientSecret: text,
+  // Core's one rule for credentials: trimmed, blank refused, only the checked value used
+  // (docs/architecture.md#configuration).
+  clientId: credentialSchema,
+  clientSecret: credentialSchema,
   agentPartnerId: text,
   operatorId: text,
   isSandbox: v.boolean('must be true or false'),
@@ -114,10 +122,10 @@ const configSchema = v.object({
   ...transportConfigEntries,
 });
 
-const credentialsSchema = v.strictObject({ clientId: text, clientSecret: text });
+const credentialsSchema = v.strictObject({ clientId: credentialSchema, clientSecret: credentialSchema });
 
 /**
- * Checks the credentials `updateCredentials` was given: both members, non-empty (trimmed as the config's are); a
+ * Checks the credentials `updateCredentials` was given: both members, trimmed and not blank, as the config's are; a
  * `ConfigurationError` names each bad member, never a value.
  */
 export function checkCredentials(credentials: ProviderTCredentials): ProviderTCredentials {

@@ -83,7 +83,7 @@ export type ProviderTAdapter = Adapter<ProviderTTypes> & {
    * Replaces the OAuth client id and secret while the process runs (docs/providers/provider-t.md#authentication):
    * the next call, and a call already sent that the provider then refuses (401), logs in with the new pair, never
    * with one old and one new member. Reachable as `pay.adapter.updateCredentials`. Throws `ConfigurationError` for
-   * an empty member, changing nothing.
+   * an empty or blank member, changing nothing; the members are used trimmed, as checked.
    */
   updateCredentials(credentials: ProviderTCredentials): void;
 };

@@ -1,4 +1,4 @@
-import type { HttpRequestInfo, HttpResponseInfo } from '@pay/core';
+import { ConfigurationError, type HttpRequestInfo, type HttpResponseInfo } from '@pay/core';
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -170,6 +170,25 @@ describe('rotating the client credentials (docs/providers/provider-t.md#authenti
     nockStatus('tok-old');
     await adapter.retrievePayment(TRANSACTION_ID);
     expect(logins).toEqual([basic(CLIENT_ID, CLIENT_SECRET)]);
+  });
+
+  it('refuses a blank member and keeps the old pair; a padded pair is used trimmed, as checked', async () => {
+    const adapter = testAdapter({ retry: 0 });
+    for (const blank of [
+      { ...ROTATED, clientSecret: '   ' },
+      { ...ROTATED, clientId: '\t' },
+    ])
+      expect(() => adapter.updateCredentials(blank)).toThrow(ConfigurationError);
+    const logins = nockLogins(2);
+    nockStatus('tok-old');
+    await adapter.retrievePayment(TRANSACTION_ID);
+    adapter.updateCredentials({
+      clientId: ` ${ROTATED.clientId}`,
+      clientSecret: `${ROTATED.clientSecret}\n`,
+    });
+    nockStatus('tok-new');
+    await adapter.retrievePayment(TRANSACTION_ID);
+    expect(logins).toEqual([basic(CLIENT_ID, CLIENT_SECRET), basic(ROTATED.clientId, ROTATED.clientSecret)]);
   });
 });
 

@@ -37,6 +37,35 @@ function nextCommand(
   });
 }
 
+/** Runs `next start` on a free loopback port with `env`; resolves once it is ready. */
+async function startNext(env: NodeJS.ProcessEnv): Promise<{ server: ChildProcess; url: string }> {
+  const started = spawn(process.execPath, [next, 'start', '-H', '127.0.0.1', '-p', '0'], { cwd: app, env });
+  const ready = new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`next start did not get ready:\n${output}`)), 60_000);
+    const read = (chunk: Buffer) => {
+      output += chunk;
+      const local = /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (local?.[1] && /Ready/.test(output)) {
+        clearTimeout(timer);
+        resolve(local[1]);
+      }
+    };
+    started.stdout.on('data', read);
+    started.stderr.on('data', read);
+    started.on('exit', (code) => reject(new Error(`next start exited (${code}):\n${output}`)));
+  });
+  return { server: started, url: await ready };
+}
+
+/** Stops a `next start` and waits for it to exit. */
+async function stopNext(started: ChildProcess | undefined): Promise<void> {
+  if (!started || started.exitCode !== null) return;
+  const exited = new Promise((resolve) => started.once('exit', resolve));
+  started.kill('SIGTERM');
+  await exited;
+}
+
 let build: { code: number | null; output: string };
 let server: ChildProcess | undefined;
 let url = '';
@@ -57,31 +86,13 @@ beforeAll(async () => {
     PROVIDER_N_SANDBOX: 'true',
     RECIPE_PAID_FILE: paidFile,
   };
-  const started = spawn(process.execPath, [next, 'start', '-H', '127.0.0.1', '-p', '0'], { cwd: app, env });
-  server = started;
-  url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`next start did not get ready:\n${output}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const local = /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (local?.[1] && /Ready/.test(output)) {
-        clearTimeout(timer);
-        resolve(local[1]);
-      }
-    };
-    started.stdout.on('data', read);
-    started.stderr.on('data', read);
-    started.on('exit', (code) => reject(new Error(`next start exited (${code}):\n${output}`)));
-  });
+  const started = await startNext(env);
+  server = started.server;
+  url = started.url;
 }, 300_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server?.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await stopNext(server);
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
@@ -97,6 +108,29 @@ describe('the Next.js recipe', () => {
     expect(build.output).not.toMatch(/ConfigurationError|is not configured/);
     expect(build.code, build.output).toBe(0);
   });
+
+  it('answers a delivery with a JSON 500 naming the missing variable, never a secret, while one is missing', async () => {
+    expect(build.code, 'next build failed (see the build test)').toBe(0);
+    const env = {
+      ...withoutProviderVariables(),
+      PROVIDER_N_SECRET_KEY: WEBHOOK_SECRET,
+      PROVIDER_N_SANDBOX: 'true',
+    };
+    const unconfigured = await startNext(env);
+    try {
+      const response = await fetch(`${unconfigured.url}/api/webhooks`, { method: 'POST', body: '{}' });
+      const text = await response.text();
+      expect(response.status).toBe(500);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(JSON.parse(text)).toEqual({
+        error: 'configuration_error',
+        message: expect.stringContaining('set PROVIDER_N_API_KEY (or the config member `apiKey`)'),
+      });
+      expect(text).not.toContain(WEBHOOK_SECRET);
+    } finally {
+      await stopNext(unconfigured.server);
+    }
+  }, 90_000);
 });
 
 /** The running `next start`: paid() reads the lines the app appended since start() was called. */

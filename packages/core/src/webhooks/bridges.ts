@@ -8,7 +8,7 @@
 import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import { bodyAlreadyParsedError } from './delivery.js';
-import type { WebhookHandler, WebhookResult } from './handler.js';
+import type { WebhookHandler, WebhookRequest, WebhookResult } from './handler.js';
 import { failureReply, internalError, type WebhookReply } from './report.js';
 import { joinUrl, originFromHost, readNodeBody, readWebBody, targetPathAndQuery, urlOf } from './request.js';
 
@@ -46,12 +46,18 @@ export async function replyFor(outcome: Promise<WebhookResult>): Promise<Webhook
   }
 }
 
-/** A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes); never rejects. */
+/**
+ * A Web `Request → Response` handler (Next.js route handlers, Hono, Bun, Deno, edge runtimes); never rejects.
+ * `handler` is the handler, or a function that builds it on the first request, so a route module that `next build`
+ * loads without the provider's variables loads fine; a request while one is missing is answered a JSON 500 naming
+ * it (see {@link toNodeListener}).
+ */
 export function toFetchHandler<T extends AdapterTypes>(
-  handler: WebhookHandler<T>,
+  handler: WebhookHandler<T> | (() => WebhookHandler<T>),
   options: WebhookBridgeOptions = {},
 ): (request: Request) => Promise<Response> {
   const settings = bridgeSettings(options);
+  const handlerOf = builtOnce(handler);
   const fetchReply = async (request: Request): Promise<WebhookReply> => {
     const target = urlOf(request.url);
     const fullUrl =
@@ -68,7 +74,7 @@ export function toFetchHandler<T extends AdapterTypes>(
     const body = await readWebBody(request.body, settings.maxBodyBytes);
     if (body === 'too_large') return tooLarge(settings.maxBodyBytes);
     if (body === 'unreadable') return badRequest('The request body could not be read to its end.');
-    return replyFor(handler.handle({ body, headersAsObject: request.headers, fullUrl }));
+    return deliver(handlerOf, { body, headersAsObject: request.headers, fullUrl });
   };
   return async (request) => {
     const reply = await fetchReply(request).catch(internalError);
@@ -102,12 +108,17 @@ export interface NodeResponseLike {
  * A Node `(req, res)` listener for `http.createServer`, Express (mount without a body parser) or Fastify's raw
  * mode. The returned promise never rejects: a request that cannot be answered (the client went away mid-body) has
  * its connection closed. Throws `ConfigurationError` at once for an invalid `publicOrigin` or `maxBodyBytes`.
+ * `handler` is the handler, or a function that builds it on the first request (again on the next one while it
+ * throws): a request it cannot be built for is answered 500 `configuration_error`, whose message names what is
+ * missing (a `ConfigurationError` names variables and members, never a value); any other failure is the bare 500
+ * `internal_error` (docs/architecture.md#webhook-bridges).
  */
 export function toNodeListener<T extends AdapterTypes>(
-  handler: WebhookHandler<T>,
+  handler: WebhookHandler<T> | (() => WebhookHandler<T>),
   options: WebhookBridgeOptions = {},
 ): (req: NodeRequestLike, res: NodeResponseLike) => Promise<void> {
   const settings = bridgeSettings(options);
+  const handlerOf = builtOnce(handler);
   const nodeReply = async (req: NodeRequestLike): Promise<WebhookReply | 'unanswerable'> => {
     const origin = settings.publicOrigin ?? originFromHost(req);
     if (origin === undefined) {
@@ -134,7 +145,7 @@ export function toNodeListener<T extends AdapterTypes>(
       const express = typeof (req as { app?: unknown }).app === 'function';
       return failureReply(bodyAlreadyParsedError(express ? 'express' : 'node'));
     }
-    return replyFor(handler.handle({ body, headersAsObject: req.headers, fullUrl }));
+    return deliver(handlerOf, { body, headersAsObject: req.headers, fullUrl });
   };
   return async (req, res) => {
     try {
@@ -149,6 +160,38 @@ export function toNodeListener<T extends AdapterTypes>(
       }
     }
   };
+}
+
+/** The handler a bridge serves: `handler` itself, or the one its builder made on first use (again after a throw). */
+function builtOnce<T extends AdapterTypes>(
+  handler: WebhookHandler<T> | (() => WebhookHandler<T>),
+): () => WebhookHandler<T> {
+  if (typeof handler !== 'function') return () => handler;
+  let built: WebhookHandler<T> | undefined;
+  return () => {
+    built ??= handler();
+    return built;
+  };
+}
+
+/**
+ * Hands the request to the handler and maps the outcome to a reply. A handler that cannot be built is the
+ * deployment's configuration, not the delivery's fault: 500, so the provider delivers again once it is fixed, with
+ * a `ConfigurationError`'s message (the variables to set, never a value) instead of an empty body.
+ */
+function deliver<T extends AdapterTypes>(
+  handlerOf: () => WebhookHandler<T>,
+  request: WebhookRequest,
+): Promise<WebhookReply> {
+  let handler: WebhookHandler<T>;
+  try {
+    handler = handlerOf();
+  } catch (error) {
+    if (!ConfigurationError.isInstance(error)) return Promise.resolve(internalError());
+    const message = `The webhook handler could not be built: ${error.message}`;
+    return Promise.resolve({ status: 500, body: { error: error.code, message } });
+  }
+  return replyFor(handler.handle(request));
 }
 
 function writeReply(res: NodeResponseLike, reply: WebhookReply): void {

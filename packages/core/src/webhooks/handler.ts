@@ -1,18 +1,18 @@
 /** The webhook handler (docs/architecture.md#webhook-handler), like Octokit's: verify fully, then dispatch. */
 
-import { type PayLogger, SILENT_LOGGER, withinLogger } from '../diagnostics/logger.js';
+import { type PayLogger, SILENT_LOGGER } from '../diagnostics/logger.js';
 import { inProduction, isInMemory } from '../diagnostics/production.js';
 import { publishWebhook } from '../diagnostics/tracing.js';
 import { ConfigurationError } from '../errors.js';
 import type { AdapterTypes } from '../operations.js';
 import type { ProviderName } from '../records.js';
-import { beginLease, type DeduplicationStore, deduplicationOf, settleQuietly } from './dedupe.js';
-import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
-import { type Dispatcher, dispatchEvents } from './dispatch.js';
-import { WebhookHandlerError, WebhookVerificationError } from './errors.js';
+import { type DeduplicationStore, deduplicationOf } from './dedupe.js';
+import type { Dispatcher } from './dispatch.js';
+import { WebhookHandlerError, type WebhookVerificationError } from './errors.js';
+import { receiveDelivery } from './receive.js';
 import { type DeliveryOutcome, decideFailureReply, deliveryTrace, type Progress } from './report.js';
+import { checkWebhookSecrets } from './secrets.js';
 import {
-  type AuthenticatedDelivery,
   type EventMap,
   type EventOf,
   NORMALISED_EVENT_NAMES,
@@ -115,7 +115,7 @@ export function handlerInternals(handler: object): HandlerInternals | undefined 
 /** Verifies provider webhooks and dispatches their events to registered callbacks. */
 export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
   readonly #adapter: { provider: ProviderName; webhooks: WebhookDefinition };
-  readonly #secrets: readonly string[];
+  #secrets: readonly string[];
   readonly #dispatcher: Dispatcher;
   readonly #callbacks = new Map<string, WebhookCallback<never>[]>();
   readonly #anyCallbacks: WebhookCallback<PayEvent>[] = [];
@@ -125,25 +125,14 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
 
   /**
    * Prefer `pay.webhooks.setup()`. Throws `ConfigurationError` when the provider needs a secret and none is
-   * given, or when the deduplication store or its durations are unusable.
+   * given or one is blank, or when the deduplication store or its durations are unusable.
    */
   constructor(
     adapter: { provider: ProviderName; webhooks: WebhookDefinition },
     options: WebhookSetupOptions,
     logger: PayLogger = SILENT_LOGGER,
   ) {
-    // The webhook secrets of `setup()` as a list; a provider that checks with one refuses none or an empty one.
-    const given = options.webhookSecret;
-    const secrets = typeof given === 'string' ? [given] : Array.isArray(given) ? [...given] : [];
-    if (
-      adapter.webhooks.secret !== 'unused' &&
-      (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === ''))
-    )
-      throw new ConfigurationError(
-        `${adapter.provider} webhooks are checked with a secret: pass it as webhooks.setup({ webhookSecret }) (a non-empty string, or a list of them while one is rotated).`,
-        { missing: ['webhookSecret'] },
-      );
-    this.#secrets = adapter.webhooks.secret === 'unused' ? [] : Object.freeze(secrets);
+    this.#secrets = checkWebhookSecrets(adapter.provider, adapter.webhooks, options.webhookSecret);
     this.#adapter = adapter;
     const deduplication = deduplicationOf(options);
     this.#logger = logger;
@@ -174,19 +163,23 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     names: K | readonly K[],
     callback: WebhookCallback<EventOf<T, K>>,
   ): this {
-    for (const name of typeof names === 'string' ? [names] : names) {
+    const list: readonly string[] = typeof names === 'string' ? [names] : names;
+    assertCallback(`.on(${JSON.stringify(names)}, callback)`, callback);
+    for (const name of list) {
       if (!this.#knownNames.has(name)) {
         throw new ConfigurationError(
           `'${name}' is not an event ${this.#adapter.provider} raises. Known names: ${[...this.#knownNames].join(', ')}.`,
         );
       }
-      this.#callbacks.set(name, [...(this.#callbacks.get(name) ?? []), callback as WebhookCallback<never>]);
     }
+    for (const name of list)
+      this.#callbacks.set(name, [...(this.#callbacks.get(name) ?? []), callback as WebhookCallback<never>]);
     return this;
   }
 
   /** Registers `callback` for every event, after its `.on()` callbacks and failing as they do; returns this. */
   onAny(callback: WebhookCallback<AnyEventOf<T>>): this {
+    assertCallback('.onAny(callback)', callback);
     this.#anyCallbacks.push(callback as WebhookCallback<PayEvent>);
     return this;
   }
@@ -197,8 +190,26 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
    * nothing it does changes or holds the answer. Returns this handler.
    */
   onError(callback: WebhookErrorCallback): this {
+    assertCallback('.onError(callback)', callback);
     this.#errorCallbacks.push(callback);
     return this;
+  }
+
+  /**
+   * Replaces the webhook secrets while the process runs, as `setup({ webhookSecret })` takes them: one, or
+   * `[newSecret, oldSecret]` while one is rotated (docs/architecture.md#credential-rotation). They are checked first
+   * (`ConfigurationError` for none or a blank one: nothing changes); a delivery already being verified keeps the
+   * secrets it started with, the next one uses these, and `secretIndex` counts in this list. Throws
+   * `ConfigurationError` for a provider that signs with its own keys (Provider T: its config's `webhookPublicKey`).
+   */
+  updateSecrets(webhookSecret: string | readonly string[]): void {
+    if (this.#adapter.webhooks.secret === 'unused') {
+      throw new ConfigurationError(
+        `${this.#adapter.provider} signs its webhooks with its own keys, not a webhook secret: rotate the keys in the adapter's configuration.`,
+        { missing: ['webhookSecret'] },
+      );
+    }
+    this.#secrets = checkWebhookSecrets(this.#adapter.provider, this.#adapter.webhooks, webhookSecret);
   }
 
   /**
@@ -210,7 +221,15 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
     const progress: Progress = { deliveryKey: null, events: [], startTime: Date.now() };
     let outcome: DeliveryOutcome;
     try {
-      const result = await withinLogger(this.#logger, () => this.#handle(request, progress));
+      // The route is read once: a rotation meanwhile applies from the next delivery on.
+      const route = {
+        provider: this.#adapter.provider,
+        webhooks: this.#adapter.webhooks,
+        secrets: this.#secrets,
+        dispatcher: this.#dispatcher,
+        logger: this.#logger,
+      };
+      const result = await receiveDelivery(route, request, progress);
       outcome = { ok: true, result };
       return result;
     } catch (error) {
@@ -248,52 +267,16 @@ export class WebhookHandler<T extends AdapterTypes = AdapterTypes> {
       }
     }
   }
+}
 
-  async #handle(request: WebhookRequest, progress: Progress): Promise<WebhookResult> {
-    let delivery: AuthenticatedDelivery;
-    try {
-      delivery = asAuthenticatedDelivery(
-        await this.#adapter.webhooks.verify(toDelivery(request), this.#secrets),
-      );
-    } catch (error) {
-      throw asVerificationError(error);
-    }
-    progress.deliveryKey = delivery.key;
-    progress.secretIndex = delivery.secretIndex;
-    const deduplication = this.#dispatcher.deduplication;
-    if (deduplication === undefined) return await this.#process(delivery, progress);
-    const storeKey = `${this.#adapter.provider}:${delivery.key}`;
-    const lease = await beginLease(deduplication, storeKey);
-    if (lease.state === 'done') return { events: [], duplicates: [delivery.key] };
-    if (lease.state === 'in_progress') {
-      throw new WebhookVerificationError(
-        `Delivery ${delivery.key} is being processed by another attempt right now; answer 503 so the provider delivers it again once that attempt has finished (or its lease has expired).`,
-        { reason: 'delivery_in_progress', retryable: true },
-      );
-    }
-    let result: WebhookResult;
-    try {
-      result = await this.#process(delivery, progress);
-    } catch (error) {
-      // A failed store call must not hide the failure itself; the lease expires on its own anyway.
-      await settleQuietly(() => deduplication.store.release(storeKey, lease.lease));
-      throw error;
-    }
-    // Every callback succeeded: the delivery is processed. A store that cannot record it only risks running it
-    // again after the lease expires (at least once), so its failure does not turn this success into an error.
-    await settleQuietly(() => deduplication.store.complete(storeKey, lease.lease, deduplication.ttlSeconds));
-    return result;
-  }
-
-  /** Reads the events, then dispatches them (see {@link dispatchEvents}). */
-  async #process(delivery: AuthenticatedDelivery, progress: Progress): Promise<WebhookResult> {
-    let events: PayEvent[];
-    try {
-      events = await delivery.events();
-    } catch (error) {
-      throw asVerificationError(error);
-    }
-    progress.events = events;
-    return dispatchEvents(this.#dispatcher, events);
+/**
+ * Refuses a callback that is not a function when it is registered, not when the first delivery comes
+ * (docs/architecture.md#webhook-handler).
+ */
+function assertCallback(registration: string, callback: unknown): void {
+  if (typeof callback !== 'function') {
+    throw new ConfigurationError(
+      `${registration} takes a function as its callback (got ${callback === null ? 'null' : typeof callback}).`,
+    );
   }
 }

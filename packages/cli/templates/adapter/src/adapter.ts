@@ -18,6 +18,9 @@ export function createProviderXyzAdapter(config: ProviderXyzConfig): ProviderXyz
   const client = createClient(config);
   const adapter = defineAdapter<ProviderXyzTypes>({
     provider: PROVIDER,
+    // The @pay/core adapter contract this release is built for: createPay refuses it under another
+    // (CONTRIBUTING.md#versions-and-peer-ranges).
+    contract: 1,
     // TODO: implement each operation (and list it in types.ts' `operations`), e.g.
     //   async retrievePayment(id, context) {
     //     const found = await client.read(paymentReplySchema, paymentRequest(id), context);

@@ -56,3 +56,30 @@ export async function opsPerSecond(fn, { batch = 200, warmup = 3, batches = 15 }
   );
   return (batch / ms) * 1000;
 }
+
+/** CPU milliseconds (user + system, this process) that `fn` took, `count` times in a row, per call. */
+async function cpuMsPerCall(fn, count) {
+  const started = process.cpuUsage();
+  for (let i = 0; i < count; i++) await fn();
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / 1000 / count;
+}
+
+/**
+ * Like {@link compareMs}, in process CPU time instead of wall time: batches of `batch` calls, `ours` and `baseline`
+ * interleaved, the median of each one's batch means. Work the two arms share (a simulator in this process) counts
+ * in both; CPU time moves less than wall time with the machine's load, since waiting for a core is not counted.
+ */
+export async function compareCpuMs(ours, baseline, { warmup = 20, batches = 40, batch = 10 } = {}) {
+  for (let i = 0; i < warmup; i++) {
+    await ours();
+    await baseline();
+  }
+  const a = [];
+  const b = [];
+  for (let round = 0; round < batches; round++) {
+    a.push(await cpuMsPerCall(ours, batch));
+    b.push(await cpuMsPerCall(baseline, batch));
+  }
+  return { ours: median(a), baseline: median(b) };
+}

@@ -2,6 +2,7 @@
 // `pnpm bench`: measures everything in one run, prints a table of ratios, and writes results.json as
 // [{ name, ours, baseline, unit, ratio }]. Run after a build (the root `bench` script builds first).
 import { writeFileSync } from 'node:fs';
+import { coldBenchmarks } from './cold.mjs';
 import { bundleSizes, dispatch10k, importCold, importColdCore } from './core.mjs';
 import { latency20ms } from './latency.mjs';
 import { providerBenchmarks } from './providers.mjs';
@@ -29,6 +30,7 @@ console.log(
 );
 await record(latency20ms);
 for (const step of await providerBenchmarks()) await record(step);
+for (const step of coldBenchmarks) await record(step);
 await record(storeBenchmarks);
 await record(reconcileBenchmarks);
 await record(tracingIdle);

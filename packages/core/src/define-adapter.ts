@@ -6,7 +6,6 @@ import type * as v from 'valibot';
 import type {
   Adapter,
   AdapterDefinition,
-  AdapterOperations,
   CallOptions,
   PerformOperation,
   ReconcileSupport,
@@ -41,29 +40,19 @@ type Performer = (args: readonly unknown[], ledger?: IdempotencyLedger) => Promi
  * `capabilities` is derived from the implemented operations, so it always matches the methods.
  */
 export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinition<T>): Adapter<T> {
-  const capabilities: Operation[] = [];
+  const plan = planOf(definition);
+  const capabilities = OPERATION_NAMES.filter((operation) => plan.implementations[operation]);
+  // Built on an operation's first call, not here: a client made per request (a serverless route) builds only the
+  // performer of the operation it runs (docs/architecture.md#what-a-cold-client-costs).
   const performers = new Map<Operation, Performer>();
-  const implementations = definition.operations as Partial<Record<OperationMethod, unknown>>;
-  const checks = (definition.checks ?? {}) as Partial<Record<string, (...args: unknown[]) => unknown>>;
-  for (const operation of OPERATION_NAMES) {
-    const method = OPERATIONS[operation].method;
-    const implementation = implementations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
-    if (!implementation) {
-      const reason =
-        definition.unsupported?.[operation] ??
-        definition.fallbackReason ??
-        `the provider offers no ${operation} call`;
-      performers.set(
-        operation,
-        redactingErrors(async () => {
-          throw new ProviderNotSupportedError({ provider: definition.provider, operation, reason });
-        }),
-      );
-      continue;
+  const performerOf = (operation: Operation): Performer => {
+    let performer = performers.get(operation);
+    if (!performer) {
+      performer = performerFor(plan, operation);
+      performers.set(operation, performer);
     }
-    capabilities.push(operation);
-    performers.set(operation, validatingPerformer(operation, implementation, checks[method]));
-  }
+    return performer;
+  };
   // One public operation on `pay:operation` (docs/architecture.md#tracing-channels), around the redaction so the
   // trace's `error` is the redacted one the caller gets.
   const perform: PerformOperation = (operation, args, ledger) =>
@@ -73,26 +62,66 @@ export function defineAdapter<T extends AdapterTypes>(definition: AdapterDefinit
         operation,
         idempotencyKey: idempotencyKeyOf(args[optionsIndexOf(operation)] as CallOptions | undefined),
       }),
-      () => performers.get(operation)!(args, ledger),
+      () => performerOf(operation)(args, ledger),
     );
-  const adapter = {
-    ...(Object.fromEntries(
-      OPERATION_NAMES.map((operation) => [
-        OPERATIONS[operation].method,
-        (...args: unknown[]) => perform(operation, args),
-      ]),
-    ) as unknown as AdapterOperations<T>),
-    provider: definition.provider,
-    ...(definition.contract === undefined ? {} : { contract: definition.contract }),
-    capabilities: Object.freeze(capabilities),
-    webhooks: redactingWebhooks(definition.webhooks),
-    ...(definition.resolve
-      ? { resolve: tracedResolve(definition.provider, definition.resolve.bind(definition)) }
-      : {}),
-    ...(definition.reconcile ? { reconcile: redactingReconcile(definition.reconcile) } : {}),
-  };
+  // Member by member, in this order (the operations' methods, provider, contract, capabilities, webhooks, resolve,
+  // reconcile): spreading a wide object into another made most of what building an adapter cost.
+  const adapter: Record<string, unknown> = {};
+  for (const operation of OPERATION_NAMES)
+    adapter[OPERATIONS[operation].method] = (...args: unknown[]) => perform(operation, args);
+  adapter.provider = definition.provider;
+  if (definition.contract !== undefined) adapter.contract = definition.contract;
+  adapter.capabilities = Object.freeze(capabilities);
+  adapter.webhooks = redactingWebhooks(definition.webhooks);
+  if (definition.resolve)
+    adapter.resolve = tracedResolve(definition.provider, definition.resolve.bind(definition));
+  if (definition.reconcile) adapter.reconcile = redactingReconcile(definition.reconcile);
   Object.defineProperty(adapter, 'perform', { value: perform, enumerable: false });
-  return adapter;
+  return adapter as unknown as Adapter<T>;
+}
+
+/** What `defineAdapter` read of a definition, per operation, to build each operation's performer. */
+interface OperationPlan {
+  provider: string;
+  implementations: Partial<Record<Operation, (...args: unknown[]) => Promise<unknown>>>;
+  checks: Partial<Record<Operation, (...args: unknown[]) => unknown>>;
+  /** Why an operation the adapter does not implement is refused, when the definition says. */
+  reasons: Partial<Record<Operation, string>>;
+}
+
+/**
+ * The definition's implementations, checks and refusal reasons, read when the adapter is built, as they always
+ * were (a definition changed later changes nothing), so only the performers wait for a first call.
+ */
+function planOf<T extends AdapterTypes>(definition: AdapterDefinition<T>): OperationPlan {
+  const operations = definition.operations as Partial<Record<OperationMethod, unknown>>;
+  const checks = (definition.checks ?? {}) as Partial<Record<string, (...args: unknown[]) => unknown>>;
+  const plan: OperationPlan = { provider: definition.provider, implementations: {}, checks: {}, reasons: {} };
+  for (const operation of OPERATION_NAMES) {
+    const method = OPERATIONS[operation].method;
+    const implementation = operations[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+    if (implementation) {
+      plan.implementations[operation] = implementation;
+      plan.checks[operation] = checks[method];
+    } else {
+      const reason = definition.unsupported?.[operation] ?? definition.fallbackReason;
+      if (reason !== undefined) plan.reasons[operation] = reason;
+    }
+  }
+  return plan;
+}
+
+/**
+ * How one operation runs: validated and performed when the adapter implements it, else refused with
+ * `ProviderNotSupportedError` before validation and before any I/O.
+ */
+function performerFor(plan: OperationPlan, operation: Operation): Performer {
+  const implementation = plan.implementations[operation];
+  if (implementation) return validatingPerformer(operation, implementation, plan.checks[operation]);
+  const reason = plan.reasons[operation] ?? `the provider offers no ${operation} call`;
+  return redactingErrors(async () => {
+    throw new ProviderNotSupportedError({ provider: plan.provider, operation, reason });
+  });
 }
 
 /**

@@ -56,6 +56,11 @@ export interface PayInternals {
 
 const INTERNALS = new WeakMap<object, PayInternals>();
 
+/** Each operation with its resource and verb (`payments.create`), split once per process, not per `Pay`. */
+const NAMESPACED = OPERATION_NAMES.map(
+  (operation) => [operation, ...operation.split('.')] as [Operation, string, string],
+);
+
 /** The internals of `pay`; `undefined` for an object `createPay` did not make. */
 export function internalsOf(pay: object): PayInternals | undefined {
   return INTERNALS.get(pay);
@@ -109,8 +114,7 @@ export class Pay<A extends AnyAdapter = Adapter> {
     // Each operation runs once, with this Pay's ledger as an argument (docs/architecture.md#operation-context).
     const perform = adapter.perform ?? performerOf(adapter);
     const namespaces: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
-    for (const operation of OPERATION_NAMES) {
-      const [resource, verb] = operation.split('.') as [string, string];
+    for (const [operation, resource, verb] of NAMESPACED) {
       namespaces[resource] ??= {};
       // The adapter's calls report to this Pay's logger unless the adapter has its own
       // (docs/architecture.md#logger).

@@ -89,10 +89,12 @@ const SENT_CREDENTIALS_KEPT = 256;
 export class CredentialSet {
   readonly #configured: string[];
   readonly #sent = new Set<string>();
+  #lastAuthorization: { header: string; parts: readonly string[] } | undefined;
 
   constructor(configured: readonly string[] = []) {
     this.#configured = configured.filter((secret) => typeof secret === 'string' && secret.length > 0);
     LIVE_SETS.add(referenceTo(this));
+    if (LIVE_SETS.size >= sweepAt) sweepLiveSets();
   }
 
   /** Remembers a value sent (or received) as a credential. */
@@ -107,25 +109,35 @@ export class CredentialSet {
    * `user:secret` and both halves, since base64 decodes straight to the secret (docs/architecture.md#redaction).
    */
   addAuthorization(headerValue: string): void {
-    const value = headerValue.trim();
-    this.add(value);
-    const credential = value.replace(/^[A-Za-z][\w.-]*\s+/, '');
-    if (credential === value) return;
-    this.add(credential);
-    if (!/^basic$/i.test(value.slice(0, value.length - credential.length).trim())) return;
-    const decoded = fromBase64(credential);
-    if (decoded === undefined) return;
-    this.add(decoded);
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return;
-    this.add(decoded.slice(0, colon));
-    this.add(decoded.slice(colon + 1));
+    // Every call of a client sends the same header: its parts are worked out once, and added again each time
+    // (one may have been dropped from the set since).
+    if (this.#lastAuthorization?.header !== headerValue)
+      this.#lastAuthorization = { header: headerValue, parts: authorizationParts(headerValue.trim()) };
+    for (const part of this.#lastAuthorization.parts) this.add(part);
   }
 
   /** The configured secrets and the credentials sent so far. */
   values(): string[] {
     return [...this.#configured, ...this.#sent];
   }
+}
+
+/**
+ * An Authorization header value, its credential after the scheme, and for Basic the decoded `user:secret` and both
+ * halves, in the order {@link CredentialSet.addAuthorization} remembers them.
+ */
+function authorizationParts(value: string): string[] {
+  const parts = [value];
+  const credential = value.replace(/^[A-Za-z][\w.-]*\s+/, '');
+  if (credential === value) return parts;
+  parts.push(credential);
+  if (!/^basic$/i.test(value.slice(0, value.length - credential.length).trim())) return parts;
+  const decoded = fromBase64(credential);
+  if (decoded === undefined) return parts;
+  parts.push(decoded);
+  const colon = decoded.indexOf(':');
+  if (colon >= 0) parts.push(decoded.slice(0, colon), decoded.slice(colon + 1));
+  return parts;
 }
 
 /** Every credential set still in use; a set that is garbage-collected drops out by itself. */
@@ -143,6 +155,20 @@ function referenceTo(set: CredentialSet): { deref(): CredentialSet | undefined }
   if (typeof WeakRef === 'function') return new WeakRef(set);
   if (LIVE_SETS.size >= SETS_HELD_WITHOUT_WEAKREF) LIVE_SETS.delete(LIVE_SETS.values().next().value!);
   return { deref: () => set };
+}
+
+/** The size at which building a set first drops the references of collected ones (see {@link sweepLiveSets}). */
+let sweepAt = 256;
+
+/**
+ * Drops the references of sets already garbage-collected. Otherwise only a redaction does, and an app that builds
+ * a client per request and never fails would hold one reference per request
+ * (docs/architecture.md#what-a-cold-client-costs). The next sweep waits until the live sets have doubled, so
+ * building a set stays constant time on average.
+ */
+function sweepLiveSets(): void {
+  for (const ref of LIVE_SETS) if (!ref.deref()) LIVE_SETS.delete(ref);
+  sweepAt = Math.max(256, LIVE_SETS.size * 2);
 }
 
 /** Every configured secret and sent credential of every live HTTP client in this process. */

@@ -88,6 +88,33 @@ describe('createPay and the adapter contract', () => {
   });
 });
 
+describe('what defineAdapter reads of a definition, and when', () => {
+  it('reads the operations, checks and reasons when the adapter is built, prototype methods included', async () => {
+    class Operations {
+      async retrievePayment(id: string) {
+        return { id } as never;
+      }
+    }
+    const unsupported: Record<string, string> = { 'payments.create': 'read-only adapter' };
+    const definition = {
+      provider: 'providerN' as const,
+      operations: new Operations(),
+      unsupported,
+      webhooks: { secret: 'required' as const, verify: async () => [] },
+    };
+    const adapter = defineAdapter<TestTypes>(definition as never);
+    // Changed after building: the adapter keeps what it read.
+    unsupported['payments.create'] = 'changed later';
+    (definition as { operations: object }).operations = {};
+    expect(adapter.capabilities).toEqual(['payments.retrieve']);
+    await expect(adapter.retrievePayment('tx-1')).resolves.toEqual({ id: 'tx-1' });
+    await expect(adapter.createPayment({ amount: 1, currency: 'EUR' } as never)).rejects.toMatchObject({
+      code: 'provider_not_supported',
+      message: expect.stringContaining('read-only adapter'),
+    });
+  });
+});
+
 describe('core redacts every error an adapter operation throws (docs/architecture.md#redaction)', () => {
   it('removes the sent Basic credential, its decoded secret and a configured 3-character secret, even from a careless adapter', async () => {
     const authorization = `Basic ${btoa('merchant-5:Zq9-long-secret')}`;

@@ -101,6 +101,47 @@ describe('crypto helpers', () => {
     expect(spkiBytes('not base64!')).toBeUndefined();
     await expect(verifyRsaSha256('not base64!', content, signature)).rejects.toThrow(TypeError);
   });
+
+  it('checks RSA signatures on Node without a Web Crypto import or verify per delivery', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const der = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const content = '1700000001.shop.example.{"eventId":"e2"}';
+    const signature = new Uint8Array(sign('sha256', Buffer.from(content), privateKey));
+    const importKey = vi.spyOn(crypto.subtle, 'importKey');
+    const verify = vi.spyOn(crypto.subtle, 'verify');
+    try {
+      expect(await verifyRsaSha256(der, content, signature)).toBe(true);
+      expect(await verifyRsaSha256(der, content, signature.subarray(1))).toBe(false);
+      expect(await verifyRsaSha256(der, `${content} `, signature)).toBe(false);
+      expect(importKey).not.toHaveBeenCalled();
+      expect(verify).not.toHaveBeenCalled();
+    } finally {
+      importKey.mockRestore();
+      verify.mockRestore();
+    }
+  });
+
+  it('verifies RSA signatures with Web Crypto where the runtime has no node:crypto, and refuses a key that is not RSA alike', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const der = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
+    const ecDer = ec.export({ type: 'spki', format: 'der' }).toString('base64');
+    const content = '1700000002.shop.example.{"eventId":"e3"}';
+    const signature = new Uint8Array(sign('sha256', Buffer.from(content), privateKey));
+    // On Node, an EC key is refused by Web Crypto's import, as it always was.
+    await expect(verifyRsaSha256(ecDer, content, signature)).rejects.toThrow();
+    const edge = vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
+    const verify = vi.spyOn(crypto.subtle, 'verify');
+    try {
+      expect(await verifyRsaSha256(der, content, signature)).toBe(true);
+      expect(await verifyRsaSha256(der, `${content} `, signature)).toBe(false);
+      expect(verify).toHaveBeenCalledTimes(2);
+      await expect(verifyRsaSha256(ecDer, content, signature)).rejects.toThrow();
+    } finally {
+      edge.mockRestore();
+      verify.mockRestore();
+    }
+  });
 });
 
 describe('sha256Hex', () => {

@@ -118,6 +118,16 @@ describe('redaction of credentials of any length (docs/architecture.md#redaction
     );
   });
 
+  it('remembers every part of a header sent again, even one the set dropped since', () => {
+    const set = new CredentialSet();
+    const header = `Basic ${btoa('merchant-7:pa55')}`;
+    set.addAuthorization(header);
+    // 256 later values push every part of the header out of the set (it keeps the 256 most recent).
+    for (let index = 0; index < 256; index++) set.add(`later-${index}`);
+    set.addAuthorization(header);
+    expect(set.values()).toEqual(expect.arrayContaining([header, 'merchant-7:pa55', 'merchant-7', 'pa55']));
+  });
+
   it('removes secrets from every field of an error: message, stack, provider fields, context, cause chain, JSON', () => {
     const secret = 'tok-SECRET-777';
     const root = new Error(`socket said ${secret}`);
@@ -167,5 +177,26 @@ describe('a runtime without WeakRef (Cloudflare Workers before compatibility dat
     for (const secret of secrets) new CredentialSet([secret]);
     const known = knownCredentials();
     expect(secrets.filter((secret) => known.includes(secret))).toEqual(secrets.slice(-64));
+  });
+});
+
+describe('references to collected credential sets', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('are dropped as sets are built, so a client built per request that never fails holds no growing list', () => {
+    knownCredentials(); // drops what earlier tests left
+    let checked = 0;
+    // Every set is collected at once (its reference answers nothing), as when each request's client is dropped.
+    class CollectedRef {
+      deref() {
+        checked += 1;
+        return undefined;
+      }
+    }
+    vi.stubGlobal('WeakRef', CollectedRef);
+    for (let index = 0; index < 10_000; index++) new CredentialSet([`sk_request_${index}`]);
+    checked = 0;
+    knownCredentials();
+    expect(checked).toBeLessThan(512);
   });
 });

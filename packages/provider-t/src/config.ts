@@ -73,13 +73,28 @@ export const PROVIDER = 'providerT';
 /** The provider as configuration errors name it. */
 const LABEL = 'Provider T';
 
+/**
+ * Key texts already decoded: a client made per request checks the same key each time, and decoding it is not free
+ * (docs/architecture.md#what-a-cold-client-costs).
+ */
+const decodedKeys = new Set<string>();
+
+/** Whether `key` is an SPKI public key as base64 DER or PEM, decoded once per key text. */
+function isPublicKey(key: string): boolean {
+  if (decodedKeys.has(key)) return true;
+  if (spkiBytes(key) === undefined) return false;
+  if (decodedKeys.size >= 16) decodedKeys.clear();
+  decodedKeys.add(key);
+  return true;
+}
+
 const PUBLIC_KEY = 'must be an SPKI public key as base64 DER or PEM (or a non-empty list of them)';
 const publicKey = v.pipe(
   text,
   // A PEM written on one line with `\n` escapes (a shell `export X="-----BEGIN…\n…"`, a one-line `.env` value)
   // gets its line breaks back; a PEM or base64 key holds no backslash, so nothing else changes.
   v.transform((key) => key.replaceAll('\\r\\n', '\n').replaceAll('\\n', '\n')),
-  v.check((key) => spkiBytes(key) !== undefined, PUBLIC_KEY),
+  v.check(isPublicKey, PUBLIC_KEY),
 );
 
 const configSchema = v.object({

@@ -3,7 +3,6 @@
  * against, checked at `createPay` so that an adapter the package manager let through with a core it was not built
  * for is refused before any call instead of failing in the middle of one.
  */
-import type { AnyAdapter } from './adapter.js';
 import { ConfigurationError } from './errors.js';
 
 /**
@@ -19,7 +18,7 @@ export const ADAPTER_CONTRACT = 1;
  * Refuses an adapter that declares a contract other than this core's: a `ConfigurationError` naming both. An
  * adapter that declares none (a hand-written test double) is not checked.
  */
-export function checkAdapterContract(adapter: AnyAdapter): void {
+export function checkAdapterContract(adapter: { provider: string; contract?: number }): void {
   const built = adapter.contract;
   if (built === undefined || built === ADAPTER_CONTRACT) return;
   throw new ConfigurationError(

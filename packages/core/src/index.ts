@@ -34,7 +34,7 @@ export type {
 export type { Operation, ResultOf } from './operations.js';
 export { createPay, type Namespace, Pay, type PayOptions } from './pay.js';
 export { createReconciler } from './reconcile/reconciler.js';
-export type { UnresolvedKey } from './reconcile/stale-keys.js';
+export type { UnresolvedKey } from './reconcile/store.js';
 export {
   type ClaimedObject,
   createMemoryReconciliationStore,

@@ -66,7 +66,11 @@ export interface SendOnceCall<R> {
  */
 export async function sendOnce<R>(call: SendOnceCall<R>): Promise<R> {
   const { operation, provider, idempotency, sent } = call;
-  await checkpointBeforeSending(operation, provider, idempotency, { step: 'create_sent', ...sent, ...call.details });
+  await checkpointBeforeSending(operation, provider, idempotency, {
+    step: 'create_sent',
+    ...sent,
+    ...call.details,
+  });
   const { result, answered } = await call.send();
   // Lets a repeat after a crash before core's `complete` return the answer; a store failure here moves no money.
   const created = { step: 'created', ...sent, ...answered, result };

@@ -19,7 +19,11 @@ function adapterBuiltFor(contract: number | undefined, calls: unknown[] = []) {
         return payment(id);
       },
     },
-    webhooks: { rawEventNames: [], secret: 'required', verify: async () => [] },
+    webhooks: {
+      rawEventNames: [],
+      secret: 'required',
+      verify: async () => ({ key: 'unused', events: async () => [] }),
+    },
   });
 }
 

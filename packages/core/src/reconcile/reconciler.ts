@@ -11,28 +11,17 @@ import { StoreError } from '../store-errors.js';
 import { withinStoreDeadline } from '../stores.js';
 import { handlerInternals, type WebhookHandler } from '../webhooks/handler.js';
 import { reconcileObject } from './reconcile-object.js';
-import { ANSWERS, type ReconcileRun, type RunContext, spendReads, storeCall } from './run-context.js';
-import { resolveStaleKeys, type UnresolvedKey } from './stale-keys.js';
+import {
+  ANSWERS,
+  type ReconcileRun,
+  type ReconcilerOptions,
+  type RunContext,
+  spendReads,
+  storeCall,
+} from './run-context.js';
+import { resolveStaleKeys } from './stale-keys.js';
+import type { UnresolvedKey } from './store.js';
 import { STORE_DEADLINE_MS } from './watch.js';
-
-/** Options of {@link createReconciler}. */
-export interface ReconcilerOptions {
-  /** Milliseconds between two runs of `start()` (default 30 000), each delay drawn within ±20 % of it. */
-  intervalMs?: number;
-  /** Provider reads per minute shared by every instance (default 60): below the provider's rate limit. */
-  readsPerMinute?: number;
-  /** How long a run holds the objects it claimed (default 120 s): another instance takes over after it. */
-  leaseSeconds?: number;
-  /**
-   * How long a transition's callbacks may run (default 30 000 ms, below the transition lease's 60 s): past it the run
-   * goes on, and the transition stays leased and is delivered again after its lease, as after a crash.
-   */
-  callbackTimeoutMs?: number;
-  /** How long core waits for one reconciliation or ledger store call (default 10 000 ms); past it the run pauses. */
-  storeTimeoutMs?: number;
-  /** The clock, epoch milliseconds (tests). */
-  now?: () => number;
-}
 
 /** A reconciler of one `Pay` (see {@link createReconciler}). */
 export interface Reconciler {

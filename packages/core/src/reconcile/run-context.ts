@@ -6,9 +6,26 @@ import type { Pay, PayInternals } from '../pay.js';
 import { StoreError, type StoreStep } from '../store-errors.js';
 import { withinStoreDeadline } from '../stores.js';
 import type { HandlerInternals } from '../webhooks/handler.js';
-import type { ReconcilerOptions } from './reconciler.js';
-import type { StaleKeyState } from './stale-keys.js';
-import type { ReconciliationStore } from './store.js';
+import type { ReconciliationStore, StaleKeyState } from './store.js';
+
+/** Options of `createReconciler` (reconciler.ts); a run reads them with every default filled in. */
+export interface ReconcilerOptions {
+  /** Milliseconds between two runs of `start()` (default 30 000), each delay drawn within ±20 % of it. */
+  intervalMs?: number;
+  /** Provider reads per minute shared by every instance (default 60): below the provider's rate limit. */
+  readsPerMinute?: number;
+  /** How long a run holds the objects it claimed (default 120 s): another instance takes over after it. */
+  leaseSeconds?: number;
+  /**
+   * How long a transition's callbacks may run (default 30 000 ms, below the transition lease's 60 s): past it the run
+   * goes on, and the transition stays leased and is delivered again after its lease, as after a crash.
+   */
+  callbackTimeoutMs?: number;
+  /** How long core waits for one reconciliation or ledger store call (default 10 000 ms); past it the run pauses. */
+  storeTimeoutMs?: number;
+  /** The clock, epoch milliseconds (tests). */
+  now?: () => number;
+}
 
 /** What one run did, as the `pay:reconcile` diagnostics message says it. */
 export type ReconcileRun = Omit<ReconcileTrace, 'provider' | 'startTime' | 'durationMs'>;

@@ -9,6 +9,7 @@ import type { Pay } from '../pay.js';
 import { StoreError } from '../store-errors.js';
 import type { IdempotencyEntry } from '../stores.js';
 import { ANSWERS, isRateLimited, pauseReads, type RunContext, spendReads, storeCall } from './run-context.js';
+import type { StaleKeyState, UnresolvedKey } from './store.js';
 import { kindOfOperation, nextReadAt, watchObject } from './watch.js';
 
 /** Stale idempotency keys looked at per run, besides those this instance is waiting on. */
@@ -20,32 +21,6 @@ const STALE_KEYS_MOST = 1_000;
  * objects' backoff), about an hour after the reconciler first found it stale.
  */
 export const UNRESOLVED_AFTER_ASKS = 6;
-
-/** A stale idempotency key nobody can resolve: the provider cannot be asked about it (see `reconciler.unresolved()`). */
-export interface UnresolvedKey {
-  idempotencyKey: string;
-  provider: string;
-  /** The money-moving operation the key was used for, when the ledger says. */
-  operation: string | undefined;
-  /** What the adapter recorded before sending (e.g. Provider R's `refId`, amount and when it was sent). */
-  recoveryPoint: IdempotencyEntry['recoveryPoint'];
-  /** The last `unknown` answer's reason. */
-  reason: string;
-  /** When this instance first found the key stale, and how often it asked (ISO 8601). */
-  firstSeenAt: string;
-  asks: number;
-}
-
-/** What one instance knows of a stale key it asked about. */
-export interface StaleKeyState {
-  asks: number;
-  /** Not asked before this (epoch ms). */
-  askAgainAt: number;
-  firstSeenAt: number;
-  /** The ledger entry's end: the state is forgotten then. */
-  expiresAt: number;
-  unresolved?: UnresolvedKey;
-}
 
 /** Resolves the stale keys the read budget allows (found: then watched; unknown: asked again with backoff). */
 export async function resolveStaleKeys(context: RunContext): Promise<void> {

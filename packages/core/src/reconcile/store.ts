@@ -5,6 +5,7 @@
  */
 
 import { markInMemory } from '../diagnostics/production.js';
+import type { IdempotencyEntry } from '../stores.js';
 
 /** What the reconciler watches: objects this library created (or the application registered). */
 export type WatchedKind = 'payment' | 'checkout' | 'refund';
@@ -133,4 +134,30 @@ export function createMemoryReconciliationStore(now: () => number = Date.now): R
       return { watched: watched.length, due: due.length, oldestDueAt };
     },
   });
+}
+
+/** A stale idempotency key nobody can resolve: the provider cannot be asked about it (see `reconciler.unresolved()`). */
+export interface UnresolvedKey {
+  idempotencyKey: string;
+  provider: string;
+  /** The money-moving operation the key was used for, when the ledger says. */
+  operation: string | undefined;
+  /** What the adapter recorded before sending (e.g. Provider R's `refId`, amount and when it was sent). */
+  recoveryPoint: IdempotencyEntry['recoveryPoint'];
+  /** The last `unknown` answer's reason. */
+  reason: string;
+  /** When this instance first found the key stale, and how often it asked (ISO 8601). */
+  firstSeenAt: string;
+  asks: number;
+}
+
+/** What one instance knows of a stale key it asked about. */
+export interface StaleKeyState {
+  asks: number;
+  /** Not asked before this (epoch ms). */
+  askAgainAt: number;
+  firstSeenAt: number;
+  /** The ledger entry's end: the state is forgotten then. */
+  expiresAt: number;
+  unresolved?: UnresolvedKey;
 }

@@ -11,13 +11,6 @@ import type { AnyAdapter, CallOptions } from '../adapter.js';
 import { provesNothingMoved } from '../error-marks.js';
 import { InvalidResponseError, NetworkError, ProviderApiError } from '../errors.js';
 import { OPERATIONS, type Operation } from '../operations.js';
-import type {
-  AnySimulator,
-  ContractCheck,
-  MoneyMovingCall,
-  SimulatorContext,
-  SimulatorContract,
-} from './contract-money.js';
 import {
   rejectionOf,
   SUITE_SETTINGS,
@@ -25,6 +18,13 @@ import {
   unknownIdReads,
   withSimulator,
 } from './contract-run.js';
+import type {
+  AnySimulator,
+  ContractCheck,
+  MoneyMovingCall,
+  SimulatorContext,
+  SimulatorContract,
+} from './contract-types.js';
 import type { Fault } from './kit/faults.js';
 import type { RecordedRequest } from './kit/requests.js';
 

@@ -11,14 +11,14 @@ import { provesNothingMoved } from '../error-marks.js';
 import { createPay, type Pay } from '../pay.js';
 import { IdempotencyInProgressError } from '../store-errors.js';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from '../stores.js';
+import { SUITE_SETTINGS } from './contract-run.js';
 import type {
   AnySimulator,
   ContractCheck,
   MoneyMovingCall,
   SimulatorContext,
   SimulatorContract,
-} from './contract-money.js';
-import { SUITE_SETTINGS } from './contract-run.js';
+} from './contract-types.js';
 
 /** How many instances race for one idempotency key. */
 const INSTANCES = 4;

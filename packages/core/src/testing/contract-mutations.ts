@@ -11,8 +11,8 @@
 import type { AnyAdapter } from '../adapter.js';
 import { ProviderApiError } from '../errors.js';
 import type { AuthenticatedDelivery, PayEvent, WebhookDelivery } from '../webhooks/types.js';
-import { type AdapterContract, adapterContractChecks, type ContractFinding } from './contract.js';
-import type { AnySimulator, SimulatorContract } from './contract-money.js';
+import { type AdapterContract, adapterContractChecks, type ContractFinding } from './contract-suite.js';
+import type { AnySimulator, SimulatorContract } from './contract-types.js';
 
 /** One planted bug: what it breaks, how it is planted, and the checks (by title) that must fail. */
 export interface ContractMutation {

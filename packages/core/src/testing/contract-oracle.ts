@@ -13,10 +13,9 @@ import { keyedReference } from '../idempotency-keys.js';
 import { minorDigits, toMinorUnits } from '../money.js';
 import { createPay } from '../pay.js';
 import type { PaymentStatus } from '../records.js';
-import type { WebhookRequest } from '../webhooks/handler.js';
-import type { PayEvent } from '../webhooks/types.js';
-import type { AnySimulator, ContractCheck, SimulatorContext, SimulatorContract } from './contract-money.js';
+import type { PayEvent, WebhookRequest } from '../webhooks/types.js';
 import { SUITE_SETTINGS, withSimulator } from './contract-run.js';
+import type { AnySimulator, ContractCheck, SimulatorContext, SimulatorContract } from './contract-types.js';
 import type { LedgerEntry, MoneyMeaning, SimulatorOracle } from './kit/descriptor.js';
 import type { PayerAction } from './kit/pages.js';
 

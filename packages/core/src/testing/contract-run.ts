@@ -12,7 +12,7 @@ import type {
   SimulatorContext,
   SimulatorContract,
   SuiteCallSettings,
-} from './contract-money.js';
+} from './contract-types.js';
 import type { RecordedRequest } from './kit/requests.js';
 
 /**

@@ -8,9 +8,14 @@ import { beginLease, settleQuietly } from './dedupe.js';
 import { asAuthenticatedDelivery, asVerificationError, toDelivery } from './delivery.js';
 import { type Dispatcher, dispatchEvents } from './dispatch.js';
 import { WebhookVerificationError } from './errors.js';
-import type { WebhookRequest, WebhookResult } from './handler.js';
 import type { Progress } from './report.js';
-import type { AuthenticatedDelivery, PayEvent, WebhookDefinition } from './types.js';
+import type {
+  AuthenticatedDelivery,
+  PayEvent,
+  WebhookDefinition,
+  WebhookRequest,
+  WebhookResult,
+} from './types.js';
 
 /**
  * What one delivery is handled with, fixed when it arrives: a secret rotated meanwhile applies from the next

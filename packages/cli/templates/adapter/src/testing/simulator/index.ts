@@ -6,6 +6,8 @@
  * returns the whole `PaymentSimulator` interface the conformance suite and `pay dev` drive; this file adds what
  * is the provider's own: how a payer's action moves a payment, the webhook it causes, and `trigger`.
  */
+
+import { toMajorUnits } from '@pay/core/adapter';
 import {
   addHostedPages,
   type PayerAction,
@@ -13,7 +15,6 @@ import {
   type SimulatorStartOptions,
   startSimulator,
 } from '@pay/core/testing';
-import { toMajorUnits } from '@pay/core/adapter';
 import type { ProviderXyzConfig } from '../../config.js';
 import { AMOUNT_UNIT } from '../../requests.js';
 import { signProviderXyzWebhook } from '../signing.js';

@@ -107,12 +107,16 @@ async function signUp(url: string): Promise<string> {
   return body.token;
 }
 
-/** Runs `command` in `cwd`; its exit status and its output (stdout then stderr). */
+/**
+ * Runs `command` in `cwd`; its exit status and its output (stdout then stderr), without colour: the test command
+ * sets `FORCE_COLOR` outside CI, and a package manager's colour codes would split the words the tests look for.
+ */
 export function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  const { FORCE_COLOR: _colour, ...inherited } = process.env;
   const result = spawnSync(command, args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, CI: 'true', ...env },
+    env: { ...inherited, CI: 'true', NO_COLOR: '1', ...env },
   });
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }

@@ -41,11 +41,18 @@ const CAUGHT_BY: Readonly<Record<PlantedBug, RegExp>> = {
 };
 
 describe('the conformance suite catches each money bug planted in the fixture adapter', () => {
-  it.concurrent.each(PLANTED_BUGS)(
+  // Each bug runs only the checks that must catch it (as the mutation corpus does): running the whole suite per bug
+  // proves nothing more, and the clean run below shows the other checks pass on the fixture.
+  it.each(PLANTED_BUGS)(
     '%s',
     async (bug) => {
-      const findings = await checkAdapterContract(gatewayContract(bug));
-      expect(findings.map((finding) => finding.check)).toContainEqual(expect.stringMatching(CAUGHT_BY[bug]));
+      const outcome = await checkContractMutation(gatewayContract(), {
+        name: bug,
+        kind: 'planted in the fixture',
+        caughtBy: CAUGHT_BY[bug],
+        plant: () => gatewayContract(bug),
+      });
+      expect(outcome.caught, `${bug} passed ${CAUGHT_BY[bug]}`).toBe(true);
     },
     120_000,
   );

@@ -1,6 +1,7 @@
 // A small benchmark harness: warm-up, many timed iterations, medians. Benchmarks are measured here and printed,
 // never asserted in tests (the machine's load would make such assertions flaky).
 import { performance } from 'node:perf_hooks';
+import ky from 'ky';
 
 /** Median of numbers. */
 export function median(values) {
@@ -82,4 +83,40 @@ export async function compareCpuMs(ours, baseline, { warmup = 20, batches = 40, 
     b.push(await cpuMsPerCall(baseline, batch));
   }
   return { ours: median(a), baseline: median(b) };
+}
+
+const UTF8 = new TextDecoder();
+
+/**
+ * One exchange through ky as core's HTTP client makes it (packages/core/src/http/call.ts), nothing of ours around it:
+ * retries off, no error for a status, core's default timeout, ky's Request carrying only the method, URL and signal,
+ * the headers and body handed to fetch as they are and the reply read under ky's timeout. Resolves to the status and
+ * the reply's text: the floor the design's HTTP client sets (docs/architecture.md#http-client).
+ */
+export async function kyExchange(url, { method, headers, body }) {
+  let text;
+  const response = await ky(url, {
+    method,
+    timeout: 30_000,
+    retry: 0,
+    throwHttpErrors: false,
+    fetch: async (request) => {
+      const answer = await fetch(request.url, {
+        method: request.method,
+        headers,
+        body,
+        signal: request.signal,
+      });
+      text = UTF8.decode(await answer.arrayBuffer());
+      request.signal.throwIfAborted();
+      return answer;
+    },
+  });
+  return { ok: response.ok, status: response.status, text };
+}
+
+/** The same exchange with plain `fetch`: the status and the reply's text. */
+export async function fetchExchange(url, init) {
+  const response = await fetch(url, init);
+  return { ok: response.ok, status: response.status, text: await response.text() };
 }

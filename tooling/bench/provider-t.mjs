@@ -10,8 +10,7 @@ import {
   signedProviderTWebhook,
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
-import ky from 'ky';
-import { compareMs, opsPerSecond } from './harness.mjs';
+import { compareMs, kyExchange, opsPerSecond } from './harness.mjs';
 
 const TRANSFER = { amount: 100, currency: 'USD', provider_metadata: sampleTransferMetadata };
 
@@ -39,9 +38,11 @@ export async function overheadTransfer() {
       if (!response.ok) throw new Error(`plain ${method} ${path} answered ${response.status}`);
       return response.json();
     });
-    const viaKy = transferBy(sent, (method, path, body) =>
-      kyExchange(`${simulator.url}${path}`, method, headersOf(), body),
-    );
+    const viaKy = transferBy(sent, async (method, path, body) => {
+      const reply = await kyExchange(`${simulator.url}${path}`, { method, headers: headersOf(), body });
+      if (!reply.ok) throw new Error(`ky ${method} ${path} answered ${reply.status}`);
+      return JSON.parse(reply.text);
+    });
     const ours = () => pay.payments.create(TRANSFER);
     const unit = 'ms (median per transfer)';
     const overFetch = await compareMs(ours, plain, { iterations: 200 });
@@ -68,36 +69,6 @@ function transferBy([quote, update, commit], send) {
     await send('PUT', `/transfer/v1/transactions/${id}`, update.body);
     await send('PUT', `/transfer/v1/transactions/${id}/commit`, commit.body);
   };
-}
-
-const UTF8 = new TextDecoder();
-
-/**
- * One exchange through ky as core's HTTP client makes it (packages/core/src/http/call.ts): retries off, no error for
- * a status, core's default timeout, the headers and body handed to fetch as they are and the reply read under ky's
- * timeout; then the JSON parsed.
- */
-async function kyExchange(url, method, headers, body) {
-  let text;
-  const response = await ky(url, {
-    method,
-    timeout: 30_000,
-    retry: 0,
-    throwHttpErrors: false,
-    fetch: async (request) => {
-      const answer = await fetch(request.url, {
-        method: request.method,
-        headers,
-        body,
-        signal: request.signal,
-      });
-      text = UTF8.decode(await answer.arrayBuffer());
-      request.signal.throwIfAborted();
-      return answer;
-    },
-  });
-  if (!response.ok) throw new Error(`ky ${method} ${url} answered ${response.status}`);
-  return JSON.parse(text);
 }
 
 /**

@@ -39,7 +39,7 @@ interface RecordBase {
   request_id: string | null;
 }
 
-/** A payment. `amount` is in the unit the provider defines (R: minor units; T and N: major units). */
+/** A payment. Amounts are in the currency's standard unit, for every provider (docs/architecture.md#money). */
 export interface Payment extends RecordBase {
   /** The amount asked of the payer. */
   amount: number;

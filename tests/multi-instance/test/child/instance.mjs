@@ -27,8 +27,10 @@
 //                   { type: 'fatal', error }                                           start-up failed (then exit 1)
 //
 // Its configuration is JSON in PAY_INSTANCE_CONFIG (see test/instances.ts). Nothing here is a stub of the library:
-// the only test hook is the `fetch` given to the adapter, which can hold a request (not send it until released)
-// so that the parent can kill this process, or stop the store, at an exact point of a multi-step call.
+// the test hooks are the `fetch` given to the adapter, which can hold a request (not send it until released) so
+// that the parent can kill this process, or stop the store, at an exact point of a multi-step call; and, with
+// `reconcile`, pass-through wrappers of the stores (a shortened read schedule, the keys read) and the reconciler's
+// clock option.
 import { subscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { createPay, createReconciler, NORMALISED_EVENT_NAMES, toNodeListener } from '@pay/core';

@@ -707,6 +707,9 @@ describe('keyed Provider R payments whose reply was lost after the provider crea
   // clock: pay.resolve writes to the ledger (begin, then abandon) under the key's lease, which a call still in
   // flight holds, so a key listed early is answered "in progress" and nothing races.
   it('Provider R on postgres: every key is reported unresolved, asked with backoff and never again after', async () => {
+    // Instance names repeat from test to test: only this test's runs and lines.
+    reconcileRuns.length = 0;
+    errorLogs.length = 0;
     const sim = await startProviderRSimulator();
     scenarios.push(sim);
     const table = uniqueName('lost').toLowerCase();
@@ -834,8 +837,11 @@ async function loseReplies(
     });
     expect(outcome, key).toMatchObject({ ok: false, error: { name: 'NetworkError', outcome: 'unknown' } });
   }
-  // Each was sent once and created once at the provider.
+  // Each was sent once (no retry) and created once at the provider.
   expect(sim.faults.pending).toBe(0);
+  expect(
+    sim.requests.filter((request) => request.method === 'POST' && CREATE.test(request.path)),
+  ).toHaveLength(LOST_REPLIES);
   for (const key of keys) {
     expect(
       sim.transactions.filter((entry) => entry.payerId === `customer-${key}`),

@@ -49,6 +49,11 @@ export interface InstanceConfig {
     readEveryMs: number;
     /** The reconciler's deadline on a transition's callbacks (its default, 30 s, unless given). */
     callbackTimeoutMs?: number;
+    /**
+     * The reconciler's clock runs `speed` times faster than real time from `since` (epoch ms); real time without.
+     * Only for a scenario in which nothing but stale keys exists (see test/child/instance.mjs).
+     */
+    clock?: { since: number; speed: number };
     viewUrl: string;
     viewTable: string;
   };
@@ -84,7 +89,8 @@ type InstanceMessage =
   | { type: 'ready'; pid: number; webhookUrl: string | null }
   | { type: 'fatal'; error: ReportedError }
   | { type: 'held'; method: string; path: string }
-  | { type: 'reconcileRun'; paused: boolean; transitions: number }
+  | { type: 'reconcileRun'; paused: boolean; transitions: number; unresolved: number; asked: string[] }
+  | { type: 'log'; level: 'error'; message: string; details?: Record<string, unknown> }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: ReportedError };
 
@@ -120,6 +126,8 @@ export interface Instance {
   hangCallbacks(count: number): Promise<void>;
   /** Every webhook event the instance's callbacks received, in order. */
   processed(): Promise<ProcessedEvent[]>;
+  /** What its reconciler's `unresolved()` lists now. */
+  unresolved(): Promise<Record<string, unknown>[]>;
   /** Kills the process at once (SIGKILL: no handler runs, nothing is cleaned up) and waits for it to be gone. */
   kill(): Promise<void>;
   /** Closes its store client and server and waits for the process to exit. */
@@ -128,8 +136,20 @@ export interface Instance {
 
 const live = new Set<ChildProcess>();
 
-/** Every reconciler run of every instance of this test file, as its `pay:reconcile` message reported it. */
-export const reconcileRuns: { instance: string; paused: boolean; transitions: number }[] = [];
+/**
+ * Every reconciler run of every instance of this test file, in the order each instance reported them: its
+ * `pay:reconcile` message, and the stale idempotency keys the run asked `pay.resolve` about (`asked`).
+ */
+export const reconcileRuns: {
+  instance: string;
+  paused: boolean;
+  transitions: number;
+  unresolved: number;
+  asked: string[];
+}[] = [];
+
+/** Every `error` line core logged in an instance of this test file (reconciler instances only). */
+export const errorLogs: { instance: string; message: string; details: Record<string, unknown> }[] = [];
 // A test process that ends leaves no instance behind (instances also exit when their IPC channel closes).
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
@@ -187,8 +207,11 @@ export async function startInstance(name: string, config: InstanceConfig): Promi
       else if (message.type === 'fatal')
         reject(new Error(`instance ${name} failed to start: ${JSON.stringify(message.error)}`));
       else if (message.type === 'held') firstHeld?.({ method: message.method, path: message.path });
-      else if (message.type === 'reconcileRun')
-        reconcileRuns.push({ instance: name, paused: message.paused, transitions: message.transitions });
+      else if (message.type === 'reconcileRun') {
+        const { paused, transitions, unresolved, asked } = message;
+        reconcileRuns.push({ instance: name, paused, transitions, unresolved, asked });
+      } else if (message.type === 'log')
+        errorLogs.push({ instance: name, message: message.message, details: message.details ?? {} });
       else if (message.type === 'reply') {
         pending.get(message.id)?.(
           message.ok
@@ -244,6 +267,8 @@ export async function startInstance(name: string, config: InstanceConfig): Promi
       await expectOk({ command: 'hangCallbacks', count });
     },
     processed: async () => (await expectOk({ command: 'processed' })) as unknown as ProcessedEvent[],
+    unresolved: async () =>
+      (await expectOk({ command: 'unresolved' })) as unknown as Record<string, unknown>[],
     kill: async () => {
       child.kill('SIGKILL');
       await within(10_000, `instance ${name} to die`, exited);

@@ -22,6 +22,13 @@
  * The reconciler's schedule of reads (minutes, doubling per read) is shortened in the instances to one read
  * every half second at most, so that the proof takes seconds; claims, leases, the shared read budget and the
  * stores are the packages' own.
+ *
+ * What nobody can resolve: keyed Provider R payments whose reply is lost after the provider created them (the
+ * simulator closes the connection once it acted), no caller retrying. Provider R has no lookup by our reference, so
+ * each key stays `unknown`; every instance must ask about it with the stale keys' backoff (not on every run), report
+ * it unresolved after 6 asks (`reconciler.unresolved()`, an `error` line, the `pay:reconcile` count) and never ask
+ * again, while one instance is killed and replaced. That backoff lives in each instance's memory, out of the
+ * shortened schedule's reach: in that scenario alone the reconcilers' clock runs 600 times faster.
  */
 import { startProviderNSimulator } from '@pay/provider-n/testing';
 import { startProviderRSimulator } from '@pay/provider-r/testing';
@@ -36,6 +43,7 @@ import {
   transferInput,
 } from './fixtures.js';
 import {
+  errorLogs,
   type Instance,
   type InstanceConfig,
   reconcileRuns,
@@ -588,7 +596,8 @@ function sharedStore(kind: 'postgres' | 'redis'): StoreConfig {
     : { kind, url: inject('redisUrl'), keyPrefix: `pay:${uniqueName('recon')}` };
 }
 
-const scenarios: Scenario[] = [];
+/** What each test started and the next `afterEach` closes: scenarios, simulators. */
+const scenarios: Pick<Scenario, 'close'>[] = [];
 afterEach(async () => {
   await stopAllInstances();
   await Promise.all(scenarios.splice(0).map((scenario) => scenario.close()));
@@ -678,6 +687,173 @@ describe('a callback that hangs in one instance', () => {
     expect(result.settledAfterLastKillMs).toBeLessThanOrEqual(30_000);
   });
 });
+
+/**
+ * `unknown` answers after which an instance reports a stale key as needing a person (core's
+ * `UNRESOLVED_AFTER_ASKS`, docs/architecture.md#reconciliation: asked 2, 4, 8, 16 and 32 minutes apart).
+ */
+const UNRESOLVED_AFTER_ASKS = 6;
+/**
+ * How much faster than real time the instances' reconciler clock runs in the lost-replies scenario: the backoff's
+ * 2 … 32 minutes pass in 0.2 … 3.2 s, the last gaps longer than a run interval, so a key asked on every run shows.
+ */
+const CLOCK_SPEED = 600;
+/** Keyed payments whose reply is lost after the provider created them. */
+const LOST_REPLIES = 4;
+
+describe('keyed Provider R payments whose reply was lost after the provider created them', () => {
+  // Only the lost payments' keys exist here, and nothing is watched: the accelerated clock moves only what the
+  // reconciler decides (which keys are stale, when a key is asked again). Who holds a key stays the store's own
+  // clock: pay.resolve writes to the ledger (begin, then abandon) under the key's lease, which a call still in
+  // flight holds, so a key listed early is answered "in progress" and nothing races.
+  it('Provider R on postgres: every key is reported unresolved, asked with backoff and never again after', async () => {
+    // Instance names repeat from test to test: only this test's runs and lines.
+    reconcileRuns.length = 0;
+    errorLogs.length = 0;
+    const sim = await startProviderRSimulator();
+    scenarios.push(sim);
+    const table = uniqueName('lost').toLowerCase();
+    const view = await createView(inject('postgresUrl'), table);
+    try {
+      const fleet = new Fleet({
+        provider: 'r',
+        adapter: sim.adapterConfig({ retry: 1 }),
+        store: sharedStore('postgres'),
+        idempotencyLeaseSeconds: LEDGER_LEASE_SECONDS,
+        webhooks: { webhookSecret: sim.credentials.secret, leaseSeconds: TRANSITION_LEASE_SECONDS },
+        reconcile: {
+          ...RECONCILE,
+          viewUrl: inject('postgresUrl'),
+          viewTable: table,
+          clock: { since: Date.now(), speed: CLOCK_SPEED },
+        },
+      });
+      await fleet.start();
+      const keys = await loseReplies(sim, fleet, table);
+      const sentUpstream = sim.requests.length;
+      // One instance dies once the keys are being asked about; its replacement starts asking from the beginning.
+      await waitUntil('a reconciler asked about a lost key', () =>
+        reconcileRuns.some((run) => run.asked.some((key) => keys.includes(key))),
+      );
+      await fleet.killOne();
+      expect(fleet.kills).toBe(1);
+      const reported = (instance: string, key: string) =>
+        errorLogs.some((line) => line.instance === instance && line.details.idempotencyKey === key);
+      await waitUntil(
+        'every live instance reported every lost key',
+        () => fleet.live().every((instance) => keys.every((key) => reported(instance.name, key))),
+        30_000,
+      );
+      // Further runs of every live instance, in which none may ask about a reported key again (three: the run
+      // whose error line arrived may not have reported its end yet).
+      const runsOf = (instance: string) => reconcileRuns.filter((run) => run.instance === instance);
+      const runsSoFar = new Map(
+        fleet.live().map((instance) => [instance.name, runsOf(instance.name).length]),
+      );
+      await waitUntil('three more runs of every live instance', () =>
+        fleet.live().every((instance) => runsOf(instance.name).length >= runsSoFar.get(instance.name)! + 3),
+      );
+
+      const transactions = keys.map((key) =>
+        sim.transactions.find((entry) => entry.payerId === `customer-${key}`),
+      );
+      for (const instance of fleet.live()) {
+        // Listed by reconciler.unresolved() with what a person needs to settle it at the provider: the refId and
+        // price the provider holds, and when it was sent.
+        const unresolved = await instance.unresolved();
+        expect(sortedByKey(unresolved)).toEqual(
+          keys.map((key, index) => ({
+            idempotencyKey: key,
+            provider: 'providerR',
+            operation: 'payments.create',
+            recoveryPoint: expect.objectContaining({
+              step: 'create_sent',
+              refId: transactions[index]?.refId,
+              price: transactions[index]?.price,
+              sentAt: expect.any(String),
+            }),
+            reason: expect.any(String),
+            firstSeenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+            asks: UNRESOLVED_AFTER_ASKS,
+          })),
+        );
+        // One error line per key, with the same fields; counted on pay:reconcile.
+        for (const key of keys) {
+          const lines = errorLogs.filter(
+            (line) => line.instance === instance.name && line.details.idempotencyKey === key,
+          );
+          expect(lines, `${instance.name} ${key}`).toHaveLength(1);
+          expect(lines[0]?.message).toContain(key);
+          expect(lines[0]?.details).toEqual(unresolved.find((entry) => entry.idempotencyKey === key));
+        }
+        expect(runsOf(instance.name).at(-1)?.unresolved).toBe(LOST_REPLIES);
+      }
+      // Asked at most UNRESOLVED_AFTER_ASKS times per instance (the killed one too); an instance that reported a
+      // key asked it exactly that often, not on every run (its asks span more runs than there were asks), and
+      // never after the run that reported it.
+      const reporters = new Set(fleet.live().map((instance) => instance.name));
+      for (const instance of new Set(reconcileRuns.map((run) => run.instance))) {
+        const runs = runsOf(instance);
+        for (const key of keys) {
+          const asking = runs.flatMap((run, index) => (run.asked.includes(key) ? [index] : []));
+          expect(asking.length, `${instance} ${key}`).toBeLessThanOrEqual(UNRESOLVED_AFTER_ASKS);
+          if (!reporters.has(instance)) continue;
+          expect(asking, `${instance} ${key}`).toHaveLength(UNRESOLVED_AFTER_ASKS);
+          const [first, last] = [asking[0]!, asking.at(-1)!];
+          expect(last - first + 1, `${instance} ${key}: runs from its first ask to its last`).toBeGreaterThan(
+            UNRESOLVED_AFTER_ASKS,
+          );
+          expect(
+            runs.length - 1 - last,
+            `${instance} ${key}: runs after it was reported`,
+          ).toBeGreaterThanOrEqual(2);
+        }
+      }
+      // The provider was asked nothing more (Provider R has no lookup by our reference), and nothing was
+      // announced: the application never learnt of these payments, only the report says they may exist.
+      expect(sim.requests.slice(sentUpstream)).toEqual([]);
+      expect((await readView(view, table)).runs).toEqual([]);
+    } finally {
+      await view.end();
+    }
+  });
+});
+
+/**
+ * Creates `LOST_REPLIES` keyed payments through random instances, each handled by the provider and its reply lost
+ * (the connection closed after the provider acted); no caller retries. Resolves with their keys.
+ */
+async function loseReplies(
+  sim: Awaited<ReturnType<typeof startProviderRSimulator>>,
+  fleet: Fleet,
+  label: string,
+): Promise<string[]> {
+  const CREATE = /^\/v2\.0\/payment$/;
+  sim.faults.inject({ method: 'POST', path: CREATE, times: LOST_REPLIES, fault: { kind: 'drop-after' } });
+  const keys = Array.from({ length: LOST_REPLIES }, (_, index) => `${label}-lost-${index}`);
+  for (const key of keys) {
+    const outcome = await pick(fleet.live()).call('payments.create', providerRPaymentInput(key), {
+      idempotencyKey: key,
+    });
+    expect(outcome, key).toMatchObject({ ok: false, error: { name: 'NetworkError', outcome: 'unknown' } });
+  }
+  // Each was sent once (no retry) and created once at the provider.
+  expect(sim.faults.pending).toBe(0);
+  expect(
+    sim.requests.filter((request) => request.method === 'POST' && CREATE.test(request.path)),
+  ).toHaveLength(LOST_REPLIES);
+  for (const key of keys) {
+    expect(
+      sim.transactions.filter((entry) => entry.payerId === `customer-${key}`),
+      key,
+    ).toHaveLength(1);
+  }
+  return keys;
+}
+
+function sortedByKey(entries: Record<string, unknown>[]) {
+  return [...entries].sort((a, b) => String(a.idempotencyKey).localeCompare(String(b.idempotencyKey)));
+}
 
 describe('a store outage pauses reconciliation and loses nothing', () => {
   let server: PostgresServer | undefined;

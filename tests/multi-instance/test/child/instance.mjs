@@ -10,21 +10,27 @@
 //                   { id, command: 'failCallbacks', count }                            the next `count` callbacks throw
 //                   { id, command: 'hangCallbacks', count }                            the next `count` never settle
 //                   { id, command: 'processed' }                                       the webhook events processed
+//                   { id, command: 'unresolved' }                                      the reconciler's unresolved()
 //                   { id, command: 'close' }                                           close everything, exit 0
 //
 // With `reconcile` in its configuration it is the application of test/reconcile.test.ts: createPay registers what it
 // creates with the store's reconciliation store, a reconciler runs on an interval, and the webhook callbacks (and
 // each create's returned record) update the application's view, two tables in PostgreSQL (see reconcile.test.ts).
+// Each run's message names the idempotency keys `pay.resolve` asked the ledger about during it (`asked`: the only
+// ledger reads core makes are resolve's), and core's `error` log lines go to the parent.
 //
 //   child → parent  { type: 'ready', pid, webhookUrl }                                 after the store is migrated
 //                   { type: 'reply', id, ok, value | error }
 //                   { type: 'held', method, path }                                     a held request never left
-//                   { type: 'reconcileRun', paused, transitions }                      a reconciler run ended
+//                   { type: 'reconcileRun', paused, transitions, unresolved, asked }   a reconciler run ended
+//                   { type: 'log', level: 'error', message, details }                  core logged an error
 //                   { type: 'fatal', error }                                           start-up failed (then exit 1)
 //
 // Its configuration is JSON in PAY_INSTANCE_CONFIG (see test/instances.ts). Nothing here is a stub of the library:
-// the only test hook is the `fetch` given to the adapter, which can hold a request (not send it until released)
-// so that the parent can kill this process, or stop the store, at an exact point of a multi-step call.
+// the test hooks are the `fetch` given to the adapter, which can hold a request (not send it until released) so
+// that the parent can kill this process, or stop the store, at an exact point of a multi-step call; and, with
+// `reconcile`, pass-through wrappers of the stores (a shortened read schedule, the keys read) and the reconciler's
+// clock option.
 import { subscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { createPay, createReconciler, NORMALISED_EVENT_NAMES, toNodeListener } from '@pay/core';
@@ -161,7 +167,33 @@ function shortenedSchedule(store, readEveryMs) {
   };
 }
 
+/**
+ * The idempotency store, telling which keys were read: `pay.resolve` is core's only caller of `read` (a call begins
+ * its key instead), so these are the stale keys the reconciler asked about. Every call goes to the store unchanged.
+ */
+function askedKeys(store, asked) {
+  return {
+    ...store,
+    read: (key) => {
+      asked.push(key);
+      return store.read(key);
+    },
+  };
+}
+
+/**
+ * The reconciler's clock: real time, or (`clock`) `speed` times faster from `since` (epoch ms, the same for every
+ * instance of a test), so its minutes-long backoff of unresolvable keys passes in seconds. Only the reconciler
+ * reads it: leases stay on the stores' own clocks.
+ */
+function reconcilerClock(clock) {
+  if (!clock) return Date.now;
+  return () => clock.since + (Date.now() - clock.since) * clock.speed;
+}
+
 let pay;
+let reconciler;
+const askedThisRun = [];
 let webhookUrl = null;
 const processed = [];
 let failingCallbacks = 0;
@@ -177,12 +209,15 @@ try {
     ...(config.sharedTokens ? { tokenStore: stores.tokens } : {}),
   });
   pay = createPay(adapter, {
-    idempotency: stores.idempotency,
+    idempotency: config.reconcile ? askedKeys(stores.idempotency, askedThisRun) : stores.idempotency,
     ...(config.idempotencyLeaseSeconds ? { idempotencyLeaseSeconds: config.idempotencyLeaseSeconds } : {}),
     ...(config.reconcile
       ? { reconcile: shortenedSchedule(stores.reconciliation, config.reconcile.readEveryMs) }
       : {}),
     onStoreError: () => {},
+    ...(config.reconcile
+      ? { logger: { error: (message, details) => tell({ type: 'log', level: 'error', message, details }) } }
+      : {}),
   });
   if (config.webhooks) {
     const handler = pay.webhooks.setup({
@@ -212,17 +247,24 @@ try {
     closers.push(() => new Promise((resolve) => server.close(() => resolve())));
     webhookUrl = `http://127.0.0.1:${server.address().port}/webhooks`;
     if (config.reconcile) {
-      const reconciler = createReconciler(pay, handler, {
+      reconciler = createReconciler(pay, handler, {
         intervalMs: config.reconcile.intervalMs,
         leaseSeconds: config.reconcile.leaseSeconds,
         readsPerMinute: config.reconcile.readsPerMinute,
         ...(config.reconcile.callbackTimeoutMs
           ? { callbackTimeoutMs: config.reconcile.callbackTimeoutMs }
           : {}),
+        now: reconcilerClock(config.reconcile.clock),
       });
-      // Each run's summary goes to the parent (a paused run: the store did not answer).
+      // Each run's summary goes to the parent (a paused run: the store did not answer), with the keys it asked.
       subscribe('pay:reconcile', (run) =>
-        tell({ type: 'reconcileRun', paused: run.paused, transitions: run.transitions }),
+        tell({
+          type: 'reconcileRun',
+          paused: run.paused,
+          transitions: run.transitions,
+          unresolved: run.unresolved,
+          asked: askedThisRun.splice(0),
+        }),
       );
       reconciler.start();
       closers.unshift(() => reconciler.stop());
@@ -283,6 +325,8 @@ process.on('message', async (message) => {
       reply(true, { value: null });
     } else if (command === 'processed') {
       reply(true, { value: processed });
+    } else if (command === 'unresolved') {
+      reply(true, { value: reconciler?.unresolved() ?? null });
     } else if (command === 'close') {
       await close();
       reply(true, { value: null });

@@ -24,12 +24,13 @@ const TEMPLATE_NAMES: readonly (readonly [string, keyof AdapterNames])[] = [
 
 /**
  * Template files npm would drop or rename in this package's tarball, or that would read as part of this package
- * (a nested package.json with `exports`, which Node ignores and publint refuses), stored under another name and
- * renamed on generation.
+ * (a nested package.json with `exports`, which Node ignores and publint refuses; a nested biome.json, which Biome
+ * refuses inside the workspace's own), stored under another name and renamed on generation.
  */
 const RENAMED: Readonly<Record<string, string>> = {
   _gitignore: '.gitignore',
   '_package.json': 'package.json',
+  '_biome.json': 'biome.json',
 };
 
 /** The provider names of the `@pay` adapters: taken, an adapter from elsewhere names its own provider. */

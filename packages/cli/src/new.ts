@@ -56,7 +56,12 @@ export async function newPackage(args: readonly string[], io: CliIo): Promise<nu
   refuseUsedDirectory(target, dir);
   const written = writeSkeleton(target, names);
   io.out(`Wrote the ${names.label} adapter skeleton (${names.packageName}) to ${target}: ${written} files.`);
-  io.out('Next: npm install, fill in the TODOs (npm test lists what is missing), then npm run build and');
+  io.out(
+    'Next: npm install, npm run format (Biome orders the imports of the names written), fill in the TODOs',
+  );
+  io.out(
+    '(npm test lists what is missing, npm run lint checks the @pay adapter rules), then npm run build and',
+  );
   io.out(`npx pay dev ${names.packageName}. CONTRIBUTING.md of @pay walks you through it.`);
   return 0;
 }

@@ -29,7 +29,7 @@ export async function check(args: readonly string[], io: CliIo): Promise<number>
   const name = packageName(folder);
   if (departures.length === 0) {
     io.out(`pay check: ${name} keeps the @pay adapter rules:`);
-    io.out('  runtime sources use no node: built-in and no Buffer (only src/testing/ may)');
+    io.out('  runtime sources use no node: built-in and no Buffer, which only src/testing/ may use');
     io.out("  src/ has the files and names of CONTRIBUTING.md's table");
     return 0;
   }

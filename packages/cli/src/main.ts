@@ -41,8 +41,8 @@ export const USAGE = `Usage:
 
   pay check [<dir>]
       Checks the adapter package in <dir> (default: this folder) against the rules the @pay adapters keep:
-      its runtime sources import no node: built-in and use no Buffer (only src/testing/ may), and src/ has
-      the files and role names of CONTRIBUTING.md. Lists each departure (exit status 1). The skeleton's
+      runtime sources use Web-standard APIs only (a node: import or Buffer only in src/testing/), and src/
+      has the files and role names of CONTRIBUTING.md. Lists each departure (exit status 1). The skeleton's
       npm run lint runs it after Biome.
 
   <adapter> is an installed adapter package (@acme/pay-provider-x), or an @pay/ one by its short name

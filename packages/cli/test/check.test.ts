@@ -42,7 +42,7 @@ async function skeleton(): Promise<string> {
 
 const KEPT = [
   'pay check: @acme/pay-provider-acme keeps the @pay adapter rules:',
-  '  runtime sources use no node: built-in and no Buffer (only src/testing/ may)',
+  '  runtime sources use no node: built-in and no Buffer, which only src/testing/ may use',
   "  src/ has the files and names of CONTRIBUTING.md's table",
 ];
 

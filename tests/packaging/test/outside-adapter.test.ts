@@ -204,7 +204,7 @@ console.log(JSON.stringify({ url: checkout.payment_url, status: payment?.status,
     expect(lint.output).toContain(
       [
         'pay check: @acme/pay-provider-acme keeps the @pay adapter rules:',
-        '  runtime sources use no node: built-in and no Buffer (only src/testing/ may)',
+        '  runtime sources use no node: built-in and no Buffer, which only src/testing/ may use',
         "  src/ has the files and names of CONTRIBUTING.md's table",
       ].join('\n'),
     );

@@ -3,9 +3,11 @@
  * signed webhooks to an app; `pay trigger <adapter package> <event> --to <url>` sends one signed event. The
  * adapters are the app's installed packages whose `./testing` entry describes a simulator
  * (docs/architecture.md#simulator-descriptor); `pay new adapter <dir>` writes a new adapter package to start
- * from. `main(argv, io)` is the whole command (the `bin` only wires the process to it), so tests call it directly.
+ * from, and `pay check [<dir>]` holds one to the rules the `@pay` adapters keep. `main(argv, io)` is the whole
+ * command (the `bin` only wires the process to it), so tests call it directly.
  */
 import { commandName, installedAdapters } from './adapters.js';
+import { check } from './check.js';
 import { type CliIo, isParseArgsError, UsageError } from './command-line.js';
 import { dev } from './dev.js';
 import { newPackage } from './new.js';
@@ -37,6 +39,12 @@ export const USAGE = `Usage:
       Writes the skeleton of an adapter package into <dir> (new or empty): source with TODOs, a simulator,
       the conformance test, README and changeset. npm test then lists what is left to fill in.
 
+  pay check [<dir>]
+      Checks the adapter package in <dir> (default: this folder) against the rules the @pay adapters keep:
+      runtime sources use Web-standard APIs only (a node: import or Buffer only in src/testing/), and src/
+      has the files and role names of CONTRIBUTING.md. Lists each departure (exit status 1). The skeleton's
+      npm run lint runs it after Biome.
+
   <adapter> is an installed adapter package (@acme/pay-provider-x), or an @pay/ one by its short name
   (provider-r for @pay/provider-r): a package whose ./testing entry exports a simulator descriptor.`;
 
@@ -63,7 +71,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (command === 'dev') return await dev(rest, io);
     if (command === 'trigger') return await trigger(rest, io);
     if (command === 'new') return await newPackage(rest, io);
-    throw new UsageError(`Unknown command "${command}": use pay dev, pay trigger or pay new.`);
+    if (command === 'check') return await check(rest, io);
+    throw new UsageError(`Unknown command "${command}": use pay dev, pay trigger, pay new or pay check.`);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       io.err(`pay: ${(error as Error).message}`);

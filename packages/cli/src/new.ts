@@ -24,12 +24,13 @@ const TEMPLATE_NAMES: readonly (readonly [string, keyof AdapterNames])[] = [
 
 /**
  * Template files npm would drop or rename in this package's tarball, or that would read as part of this package
- * (a nested package.json with `exports`, which Node ignores and publint refuses), stored under another name and
- * renamed on generation.
+ * (a nested package.json with `exports`, which Node ignores and publint refuses; a nested biome.json, which Biome
+ * refuses inside the workspace's own), stored under another name and renamed on generation.
  */
 const RENAMED: Readonly<Record<string, string>> = {
   _gitignore: '.gitignore',
   '_package.json': 'package.json',
+  '_biome.json': 'biome.json',
 };
 
 /** The provider names of the `@pay` adapters: taken, an adapter from elsewhere names its own provider. */
@@ -55,7 +56,12 @@ export async function newPackage(args: readonly string[], io: CliIo): Promise<nu
   refuseUsedDirectory(target, dir);
   const written = writeSkeleton(target, names);
   io.out(`Wrote the ${names.label} adapter skeleton (${names.packageName}) to ${target}: ${written} files.`);
-  io.out('Next: npm install, fill in the TODOs (npm test lists what is missing), then npm run build and');
+  io.out(
+    'Next: npm install, npm run format (Biome orders the imports of the names written), fill in the TODOs',
+  );
+  io.out(
+    '(npm test lists what is missing, npm run lint checks the @pay adapter rules), then npm run build and',
+  );
   io.out(`npx pay dev ${names.packageName}. CONTRIBUTING.md of @pay walks you through it.`);
   return 0;
 }

@@ -343,7 +343,7 @@ describe('pay dev', () => {
       ['dev', 'provider-r', '--state', '.pay'],
       "pay: --state keeps a simulator's signing key; Provider R keeps no state.",
     ],
-    [['deploy'], 'pay: Unknown command "deploy": use pay dev, pay trigger or pay new.'],
+    [['deploy'], 'pay: Unknown command "deploy": use pay dev, pay trigger, pay new or pay check.'],
   ])('refuses %j with exit status 2: %s', async (argv, message) => {
     const { io, err } = capturedIo();
     expect(await main(argv, io)).toBe(2);

@@ -55,7 +55,10 @@ describe('pay new adapter', () => {
     expect(made.status).toBe(0);
     const target = join(scratch, 'acme');
     const expected = filesUnder(TEMPLATE).map((file) =>
-      file.replace(/(^|\/)_gitignore$/, '$1.gitignore').replace(/(^|\/)_package\.json$/, '$1package.json'),
+      file
+        .replace(/(^|\/)_gitignore$/, '$1.gitignore')
+        .replace(/(^|\/)_package\.json$/, '$1package.json')
+        .replace(/(^|\/)_biome\.json$/, '$1biome.json'),
     );
     expect(filesUnder(target)).toEqual(expected.sort());
     expect(made.out[0]).toBe(
@@ -148,6 +151,19 @@ describe('pay new adapter', () => {
     expect(Object.keys(manifest.devDependencies)).toEqual(
       expect.arrayContaining(['typescript', 'vitest', '@types/node', '@changesets/cli']),
     );
+  });
+
+  it("lints with the workspace's own Biome rules, at the workspace's Biome version, and runs pay check after it", () => {
+    const manifest = JSON.parse(readFileSync(join(TEMPLATE, '_package.json'), 'utf8'));
+    const template = JSON.parse(readFileSync(join(TEMPLATE, '_biome.json'), 'utf8'));
+    const workspace = JSON.parse(readFileSync(join(WORKSPACE, 'biome.json'), 'utf8'));
+    for (const rules of ['formatter', 'javascript', 'linter'])
+      expect(template[rules], rules).toEqual(workspace[rules]);
+    const catalog = readFileSync(join(WORKSPACE, 'pnpm-workspace.yaml'), 'utf8');
+    expect(manifest.devDependencies['@biomejs/biome']).toBe(
+      /^ {2}"@biomejs\/biome": (\S+)$/m.exec(catalog)?.[1],
+    );
+    expect(manifest.scripts.lint).toBe('biome check . && pay check');
   });
 
   it('is shipped: the template folder is in the package files', () => {

@@ -3,8 +3,8 @@
  * `pay new adapter` from the packed `@pay/cli` writes the skeleton into a folder outside the workspace, which
  * depends only on the packed tarballs (and registry packages); the skeleton compiles and its conformance test names
  * what is left to fill in; the fill-in of a small provider (`fixtures/acme-pay.patch`: three operations and HMAC
- * webhooks) passes the conformance suite, builds, and is served by `pay dev <its package name>` with its event
- * log. Nothing in the repository changes.
+ * webhooks) passes the conformance suite, builds, is served by `pay dev <its package name>` with its event log,
+ * and passes its own `npm run lint` (Biome, then the packed CLI's `pay check`). Nothing in the repository changes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -192,6 +192,37 @@ console.log(JSON.stringify({ url: checkout.payment_url, status: payment?.status,
       new RegExp(
         `<tr><td>payment</td><td><code>${paymentId}</code></td><td>pending</td><td><ul><li><time datetime="[^"]+">[\\d:]+</time> GET /v1/payments/${paymentId}: HTTP 200</li></ul></td></tr>`,
       ),
+    );
+  }, 60_000);
+
+  it('lints with what npm installed: Biome at the workspace rules, then pay check, which refuses a node: import in src/', () => {
+    // Biome orders the imports of the names pay new wrote (and of the fill-in) once; from then on the lint passes.
+    const format = run('npm', ['run', 'format'], adapter);
+    expect(format.status, format.output).toBe(0);
+    const lint = run('npm', ['run', 'lint'], adapter);
+    expect(lint.status, lint.output).toBe(0);
+    expect(lint.output).toContain(
+      [
+        'pay check: @acme/pay-provider-acme keeps the @pay adapter rules:',
+        '  runtime sources use no node: built-in and no Buffer, which only src/testing/ may use',
+        "  src/ has the files and names of CONTRIBUTING.md's table",
+      ].join('\n'),
+    );
+    // A contributor signing with Node's crypto in the adapter itself: valid code Biome passes, refused by pay check.
+    const client = join(adapter, 'src', 'client.ts');
+    const source = readFileSync(client, 'utf8');
+    writeFileSync(
+      client,
+      `import { createHmac } from 'node:crypto';\n${source}\nexport const hmacOf = createHmac;\n`,
+    );
+    const refused = run('npm', ['run', 'lint'], adapter);
+    writeFileSync(client, source);
+    expect(refused.status, refused.output).not.toBe(0);
+    expect(refused.output).toContain(
+      [
+        'pay check: @acme/pay-provider-acme departs from the @pay adapter rules in 1 place:',
+        '  src/client.ts:1 uses a node: built-in',
+      ].join('\n'),
     );
   }, 60_000);
 

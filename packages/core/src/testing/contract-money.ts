@@ -7,25 +7,13 @@
  */
 import { inspect } from 'node:util';
 import { expect } from 'vitest';
-import type { AnyAdapter, CallOptions } from '../adapter.js';
+import type { AnyAdapter } from '../adapter.js';
 import { ProviderApiError, type ProviderErrorKind, ValidationError } from '../errors.js';
-import type { Operation } from '../operations.js';
-import type { Pay } from '../pay.js';
 import { faultMatrixChecks } from './contract-faults.js';
 import { multiInstanceChecks } from './contract-instances.js';
 import { oracleChecks } from './contract-oracle.js';
 import { callsTo, rejectionOf, unknownIdReads, withSimulator } from './contract-run.js';
-import type {
-  AmountContract,
-  AnySimulator,
-  ContractCheck,
-  MoneyMovingCall,
-  SimulatorContext,
-  SimulatorContract,
-  StatusContract,
-  SupportedCurrency,
-} from './contract-types.js';
-import type { Fault } from './kit/faults.js';
+import type { AnySimulator, ContractCheck, SimulatorContract, SupportedCurrency } from './contract-types.js';
 import type { RecordedRequest } from './kit/requests.js';
 
 /** A status the suite makes up: no provider documents it, so no adapter may read it as paid. */

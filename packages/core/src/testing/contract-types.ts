@@ -3,7 +3,6 @@
  * and what a check is. They import nothing of the suite's own files, so every check file can use them.
  */
 import type { AnyAdapter, CallOptions } from '../adapter.js';
-import type { ProviderErrorKind } from '../errors.js';
 import type { Operation } from '../operations.js';
 import type { Pay } from '../pay.js';
 import type { SimulatorDescriptor } from './kit/descriptor.js';

@@ -47,9 +47,6 @@ const steps = [
     'test',
     'lint:package',
     '--continue',
-    // Every package's tests start at once (turbo's default is 10 tasks): the longest ones, mostly waiting on
-    // timeouts and servers, would otherwise queue behind builds and type checks and finish last.
-    '--concurrency=16',
     '--output-logs=new-only',
   ]),
 ];

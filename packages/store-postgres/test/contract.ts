@@ -704,8 +704,10 @@ export function runReconciliationContract(
         completed: freshKey('stale-completed'),
         released: freshKey('stale-released'),
       };
+      // Its lease outlasts the calls up to the first listing even on a loaded machine (a 1 s lease did not), and
+      // ends before the later listings look 20 s ahead.
       const crashed = await acquire(ledger, keys.crashed, 'fingerprint-a', {
-        leaseSeconds: 1,
+        leaseSeconds: 10,
         retentionSeconds: 3_600,
       });
       await ledger.checkpoint(keys.crashed, crashed, { transactionId: 'T-76', step: 'quoted' });
@@ -725,7 +727,7 @@ export function runReconciliationContract(
         ((await ledger.stale?.({ now, limit: 10_000 })) ?? []).filter((entry) => ours.has(entry.key));
 
       expect((await listed(Date.now())).map((entry) => entry.key)).toEqual([keys.abandoned]);
-      const later = await listed(Date.now() + 5_000);
+      const later = await listed(Date.now() + 20_000);
       expect(later.map((entry) => entry.key)).toEqual([keys.crashed, keys.abandoned]);
       expect(later[1]).toEqual({
         key: keys.abandoned,
@@ -735,11 +737,11 @@ export function runReconciliationContract(
         result: null,
         expiresAt: expect.any(Number),
       });
-      expect(await ledger.stale?.({ now: Date.now() + 5_000, limit: 1 })).toHaveLength(1);
+      expect(await ledger.stale?.({ now: Date.now() + 20_000, limit: 1 })).toHaveLength(1);
 
       // Taken up again by a caller's retry: no longer stale.
       await acquire(ledger, keys.abandoned, 'fingerprint-a', LONG);
-      expect((await listed(Date.now() + 5_000)).map((entry) => entry.key)).toEqual([keys.crashed]);
+      expect((await listed(Date.now() + 20_000)).map((entry) => entry.key)).toEqual([keys.crashed]);
     });
   });
 }

@@ -10,8 +10,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startPayDev } from '@pay/tooling/testing/pay-dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Packed, packRelease, root, run, startPayDev } from './release.js';
+import { type Packed, packRelease, root, run } from './release.js';
 
 const packagesDir = join(root, 'packages');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -10,8 +10,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { startPayDev } from '@pay/tooling/testing/pay-dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packRelease, root, run, startPayDev } from './release.js';
+import { packRelease, root, run } from './release.js';
 
 /**
  * The fill-in: the provider's own code, as a patch of the generated package (`diff -ruN skeleton filled`), so its

@@ -2,7 +2,7 @@
  * What the packaging tests share: running a command as a user would (CI set, output kept), and the tarballs of the
  * next release as the release dry run packs them (`tooling/scripts/release-dry-run.mjs`).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 /** The repository's root folder. */
@@ -38,24 +38,4 @@ export function packRelease(out: string): Packed[] {
   );
   if (dryRun.status !== 0) throw new Error(`the release dry run failed:\n${dryRun.output}`);
   return JSON.parse(dryRun.output.trim().split('\n')[0] ?? '') as Packed[];
-}
-
-/** A running `pay dev`: its process, what it printed so far, and its exit status once it stops. */
-export interface PayDev {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `pay dev <args>` with the `pay` at `bin` in `cwd`; resolves once it says how to stop it (or it exits). */
-export async function startPayDev(bin: string, args: string[], cwd: string): Promise<PayDev> {
-  const child = spawn(bin, ['dev', ...args], { cwd });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 20_000;
-  while (!output.includes('Press Ctrl+C') && Date.now() < deadline && child.exitCode === null)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  return { child, output: () => output, exited };
 }

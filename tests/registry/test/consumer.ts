@@ -4,7 +4,6 @@
  * releases made from a scratch copy through `tooling/scripts/release-registry.mjs`, and `pay dev` run from an
  * app's installed CLI.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Registry, root, run } from './registry.js';
@@ -124,26 +123,6 @@ export async function publishedManifest(registry: Registry, name: string, versio
     dependencies?: Record<string, string>;
     peerDependencies?: Record<string, string>;
   };
-}
-
-/** A running `pay dev`: its process, what it printed so far, and its exit status once it stops. */
-export interface PayDev {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `pay dev <args>` with the app's installed `pay`; resolves once it says how to stop it (or exits). */
-export async function startPayDev(dir: string, args: string[]): Promise<PayDev> {
-  const child = spawn(join(dir, 'node_modules', '.bin', 'pay'), ['dev', ...args], { cwd: dir });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 20_000;
-  while (!output.includes('Press Ctrl+C') && Date.now() < deadline && child.exitCode === null)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  return { child, output: () => output, exited };
 }
 
 /** The `NAME=value` variables `pay dev` printed for the app. */

@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startPayDev } from '@pay/tooling/testing/pay-dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addChangeset,
@@ -30,7 +31,6 @@ import {
   publishedVersions,
   release,
   runScript,
-  startPayDev,
 } from './consumer.js';
 import { type Registry, remove, run, startRegistry } from './registry.js';
 
@@ -87,7 +87,7 @@ console.log(JSON.stringify({ id: created.id, amount: created.amount, readBack: r
 
 /** Runs {@link PROVIDER_R_FLOW} in `dir` against `pay dev provider-r` started from the app's installed CLI. */
 async function providerRFlowOnPayDev(dir: string) {
-  const dev = await startPayDev(dir, ['provider-r', '--port', '0']);
+  const dev = await startPayDev(join(dir, 'node_modules', '.bin', 'pay'), ['provider-r', '--port', '0'], dir);
   const variables = printedVariables(dev.output());
   writeFileSync(join(dir, 'flow.mjs'), PROVIDER_R_FLOW);
   const flow = run('node', ['flow.mjs'], dir, variables);

@@ -16,6 +16,7 @@ import {
   startProviderTSimulator,
 } from '@pay/provider-t/testing';
 import { compareCpuMs, fetchExchange, kyExchange } from './harness.mjs';
+import { initTransactionBody } from './provider-n.mjs';
 
 const CHECKOUT = {
   customer: { email: 'ada@example.com' },
@@ -67,19 +68,9 @@ export async function coldCheckout() {
       const reply = await send(exchange, `${simulator.url}/v1/merchant/transactions/init-transaction`, {
         method: 'POST',
         headers: { authorization: `Bearer ${login.responseBody.accessToken}`, ...JSON_HEADERS },
-        body: JSON.stringify({
-          amount: 5000,
-          currencyCode: 'NGN',
-          contractCode,
-          customerEmail: 'ada@example.com',
-          paymentReference: `bench-${process.pid}-${++sequence}`,
-          paymentDescription: 'plan-basic',
-          redirectUrl: 'https://shop.example/thanks',
-          paymentMethods: ['CARD', 'ACCOUNT_TRANSFER'],
-          metaData: {},
-        }),
+        body: initTransactionBody(contractCode, `bench-${process.pid}-${++sequence}`),
       });
-      if (!reply.requestSuccessful) throw new Error('plain checkout failed');
+      if (!reply.requestSuccessful) throw new Error('hand-made checkout failed');
     };
     return await rowsOf('cold.providerN.checkout', ours, byHand, {
       unit: 'ms CPU (median per checkout)',

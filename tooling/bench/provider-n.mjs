@@ -17,6 +17,24 @@ function adapterFor(simulator) {
   return createProviderN(simulator.adapterConfig());
 }
 
+/**
+ * The init-transaction body Provider N's adapter sends for the benchmarks' checkout (5000 NGN, `plan-basic`), as the
+ * plain-`fetch` arms send it by hand.
+ */
+export function initTransactionBody(contractCode, paymentReference) {
+  return JSON.stringify({
+    amount: 5000,
+    currencyCode: 'NGN',
+    contractCode,
+    customerEmail: 'ada@example.com',
+    paymentReference,
+    paymentDescription: 'plan-basic',
+    redirectUrl: 'https://shop.example/thanks',
+    paymentMethods: ['CARD', 'ACCOUNT_TRANSFER'],
+    metaData: {},
+  });
+}
+
 /** overhead.providerN.checkout: checkouts.create through createPay over the same init-transaction with plain fetch. */
 export async function overheadCheckout() {
   const simulator = await startProviderNSimulator();
@@ -38,17 +56,7 @@ export async function overheadCheckout() {
           'content-type': 'application/json',
           accept: 'application/json',
         },
-        body: JSON.stringify({
-          amount: 5000,
-          currencyCode: 'NGN',
-          contractCode,
-          customerEmail: 'ada@example.com',
-          paymentReference: `bench-${process.pid}-${++sequence}`,
-          paymentDescription: 'plan-basic',
-          redirectUrl: 'https://shop.example/thanks',
-          paymentMethods: ['CARD', 'ACCOUNT_TRANSFER'],
-          metaData: {},
-        }),
+        body: initTransactionBody(contractCode, `bench-${process.pid}-${++sequence}`),
       });
       const reply = await response.json();
       if (!reply.requestSuccessful) throw new Error('plain checkout failed');

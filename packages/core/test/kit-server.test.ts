@@ -147,6 +147,41 @@ describe('the simulator kit server', () => {
     );
   });
 
+  it('keeps a connection open for the next call: no idle timeout, so fetch reuses it', async () => {
+    const { server } = await start(echoRoutes());
+    let connections = 0;
+    server.server.on('connection', () => {
+      connections += 1;
+    });
+    const replies = [];
+    for (let call = 0; call < 5; call += 1) {
+      const reply = await fetch(`${server.url}/v1/payments`, { method: 'POST', body: '{}' });
+      await reply.text();
+      replies.push([reply.status, reply.headers.get('connection'), reply.headers.get('keep-alive')]);
+    }
+    // A `keep-alive: timeout=N` hint of 2 s or less makes undici close the socket after each reply (5 connections).
+    // The second call may open one more: undici frees the first socket just after the first body was read.
+    expect(replies).toEqual(Array(5).fill([201, 'keep-alive', null]));
+    expect(connections).toBeLessThanOrEqual(2);
+  });
+
+  it('settles once a delayed call the client gave up on has been handled', async () => {
+    let handled = 0;
+    const routes = new Routes().post('/v1/payments', () => {
+      handled += 1;
+      return jsonReply(201, {});
+    });
+    const { server, faults } = await start(routes);
+    faults.inject({ path: '/v1/payments', fault: { kind: 'delay', ms: 300 } });
+    await expect(
+      fetch(`${server.url}/v1/payments`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(50) }),
+    ).rejects.toThrow();
+    expect(handled).toBe(0);
+    await faults.settled();
+    expect(handled).toBe(1);
+    await faults.settled();
+  });
+
   it('keeps the first plain listener form working (a listener that throws answers 500)', async () => {
     const server = await startLoopbackServer(() => {
       throw new Error('boom');

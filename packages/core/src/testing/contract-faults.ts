@@ -5,7 +5,6 @@
  * runs the call twice without faults and reads them off the simulator's request log, so a new adapter gets the
  * whole matrix from its `SimulatorContract` alone.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import type { AnyAdapter, CallOptions } from '../adapter.js';
 import { provesNothingMoved } from '../error-marks.js';
@@ -290,7 +289,7 @@ async function faultMoneyStep<S extends AnySimulator, A extends AnyAdapter>(
     const error = seen(where, await rejectionOf(call.send(context, prepared, keyOf(call)), where));
     simulator.faults.clear();
     // A delayed call is still handled after the client gave up: the books are final once it has been.
-    if (matrix.fault.kind === 'delay') await sleep(DELAY_MS + 150);
+    await simulator.faults.settled();
     const sent = simulator.requests.slice(before);
     const moved = call.moved(simulator) - movedBefore;
     expectFailedAt(call, steps, step, moneyStep, matrix, { error, sent, moved, where });

@@ -94,7 +94,12 @@ export async function startLoopbackServer(
         }
       });
   });
-  server.keepAliveTimeout = 1_000;
+  // No idle timeout of our own: only the client ever closes an idle connection, so a client never reuses one the
+  // server is closing at that moment (a reset call that may have reached the simulator), and `close()` ends them.
+  // Any timeout would also be sent as a hint (`keep-alive: timeout=N`) that fetch's undici shortens by 2 s and Node's
+  // agent by 1 s: at N = 1 neither reuses a socket, and every call pays a new connection
+  // (docs/architecture.md#simulator-builder).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     const refuse = (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? 'is already in use' : `cannot be used (${error.code})`;

@@ -354,6 +354,33 @@ async function faultReadStep<S extends AnySimulator, A extends AnyAdapter>(
   });
 }
 
+/** `make()`, called the first time only: the checks of one suite share what it resolves to. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}
+
+/**
+ * Runs `run` for each step, one after another; under a timeout all at once, each on its own simulator as always:
+ * such a run spends its time waiting out the client's timeouts, not computing, so waiting them out together costs
+ * the machine nothing more. Fails with the first step's failure once every run has ended.
+ */
+async function eachStep(
+  steps: readonly UpstreamStep[],
+  matrix: MatrixFault,
+  run: (step: UpstreamStep) => Promise<void>,
+): Promise<void> {
+  if (matrix.fault.kind !== 'delay') {
+    for (const step of steps) await run(step);
+    return;
+  }
+  const failed = (await Promise.allSettled(steps.map(run))).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /** The fault matrix of `contract` (docs/architecture.md#conformance-suite). */
 export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
   contract: SimulatorContract<S, A>,
@@ -378,11 +405,13 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
       prepare: async (context) => call.prepare?.(context),
       run: (context, prepared) => call.send(context, prepared as string | undefined, keyOf(call)),
     };
+    // Read off once for every fault: the two fault-free runs already prove the steps do not change between runs.
+    const callSteps = once(() => stepsOf(contract, scenario, call.name));
     for (const matrix of MATRIX_FAULTS) {
       check(
         `${call.name} under ${matrix.name} at each upstream step: moves money at most once, fails with a ${matrix.error} naming the step, and a repeat with its idempotency key resumes and moves it exactly once`,
         async () => {
-          const steps = await stepsOf(contract, scenario, call.name);
+          const steps = await callSteps();
           const moneyStep = steps.findIndex(
             (step) => step.method === call.method.toUpperCase() && call.path.test(step.sample),
           );
@@ -390,13 +419,15 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
             moneyStep,
             `the steps of ${call.name} (${steps.map((step) => step.label).join(', ')}) include ${call.method} ${call.path}`,
           ).toBeGreaterThanOrEqual(0);
-          for (const step of steps)
-            await faultMoneyStep(contract, call, steps, step, moneyStep, matrix, seen);
+          await eachStep(steps, matrix, (step) =>
+            faultMoneyStep(contract, call, steps, step, moneyStep, matrix, seen),
+          );
         },
       );
     }
   }
 
+  const readSteps = new Map<Operation, () => Promise<UpstreamStep[]>>();
   for (const matrix of TRANSIENT_FAULTS) {
     check(
       `retries each read of an id the provider does not hold when one attempt meets ${matrix.name}, at each upstream step, and resolves null`,
@@ -407,8 +438,12 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
               prepare: async () => undefined,
               run: ({ adapter: fresh }) => read(fresh),
             };
-            const steps = await stepsOf(contract, scenario, `${operation}('${id}')`);
-            for (const step of steps) await faultReadStep(contract, operation, id, read, step, matrix, seen);
+            const steps =
+              readSteps.get(operation) ?? once(() => stepsOf(contract, scenario, `${operation}('${id}')`));
+            readSteps.set(operation, steps);
+            await eachStep(await steps(), matrix, (step) =>
+              faultReadStep(contract, operation, id, read, step, matrix, seen),
+            );
           }
         }),
     );

@@ -364,19 +364,14 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 }
 
 /**
- * Runs `run` for each step, one after another; under a timeout all at once, each on its own simulator as always:
- * such a run spends its time waiting out the client's timeouts, not computing, so waiting them out together costs
- * the machine nothing more. Fails with the first step's failure once every run has ended.
+ * Runs `run` for each step, all at once, each on its own simulator as always: such a run spends its time waiting
+ * out the client's timeouts and backoffs, not computing, so waiting them out together costs the machine little
+ * more. Fails with the first step's failure once every run has ended.
  */
 async function eachStep(
   steps: readonly UpstreamStep[],
-  matrix: MatrixFault,
   run: (step: UpstreamStep) => Promise<void>,
 ): Promise<void> {
-  if (matrix.fault.kind !== 'delay') {
-    for (const step of steps) await run(step);
-    return;
-  }
   const failed = (await Promise.allSettled(steps.map(run))).find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
 }
@@ -419,7 +414,7 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
             moneyStep,
             `the steps of ${call.name} (${steps.map((step) => step.label).join(', ')}) include ${call.method} ${call.path}`,
           ).toBeGreaterThanOrEqual(0);
-          await eachStep(steps, matrix, (step) =>
+          await eachStep(steps, (step) =>
             faultMoneyStep(contract, call, steps, step, moneyStep, matrix, seen),
           );
         },
@@ -441,7 +436,7 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
             const steps =
               readSteps.get(operation) ?? once(() => stepsOf(contract, scenario, `${operation}('${id}')`));
             readSteps.set(operation, steps);
-            await eachStep(await steps(), matrix, (step) =>
+            await eachStep(await steps(), (step) =>
               faultReadStep(contract, operation, id, read, step, matrix, seen),
             );
           }

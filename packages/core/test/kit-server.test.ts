@@ -147,6 +147,23 @@ describe('the simulator kit server', () => {
     );
   });
 
+  it('settles once a delayed call the client gave up on has been handled', async () => {
+    let handled = 0;
+    const routes = new Routes().post('/v1/payments', () => {
+      handled += 1;
+      return jsonReply(201, {});
+    });
+    const { server, faults } = await start(routes);
+    faults.inject({ path: '/v1/payments', fault: { kind: 'delay', ms: 300 } });
+    await expect(
+      fetch(`${server.url}/v1/payments`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(50) }),
+    ).rejects.toThrow();
+    expect(handled).toBe(0);
+    await faults.settled();
+    expect(handled).toBe(1);
+    await faults.settled();
+  });
+
   it('keeps the first plain listener form working (a listener that throws answers 500)', async () => {
     const server = await startLoopbackServer(() => {
       throw new Error('boom');

@@ -18,9 +18,11 @@ import { thrownBy } from './fixtures.js';
 
 let sim: ProviderTSimulator;
 let app: LoopbackServer | undefined;
+/** One signing key for the file's simulators: an RSA key pair takes a fifth of a second of CPU to generate. */
+const keyPair = generateProviderTKeyPair();
 
 beforeEach(async () => {
-  sim = await startProviderTSimulator();
+  sim = await startProviderTSimulator({ keyPair });
 });
 
 afterEach(async () => {

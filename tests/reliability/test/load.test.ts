@@ -153,6 +153,10 @@ describe('load: webhook deliveries through the Node bridge', () => {
         },
       );
       const endpoint = await startLoopbackServer(toNodeListener(handler));
+      // The poster's keep-alive sockets are reused only without the kit's 1 s idle timeout, whose hint
+      // (`keep-alive: timeout=1`) Node's agent shortens by 1 s to nothing: 10,000 connections otherwise. With no
+      // idle timeout only the poster closes its sockets (`poster.close()`), so none is closed under a post.
+      endpoint.server.keepAliveTimeout = 0;
       endpoints.push(endpoint);
       urls[provider] = `${endpoint.url}/webhooks/${provider}`;
     }

@@ -265,11 +265,9 @@ export async function runFaulted<A, R>(options: {
     (value): Settled<R> => ({ ok: true, value }),
     (error: unknown): Settled<R> => ({ ok: false, error }),
   );
-  // A delayed call is still handled after the client gave up: wait for it before reading the books. The wait
-  // counts the whole delay from the client's error, not DELAY_MS - TIMEOUT_MS: the attempt's timeout may start
-  // before the request reaches the simulator (the client prepares the call first), and on a loaded machine that
-  // gap left the books read before the delayed call was handled.
-  if (kind === 'timeout') await sleep(DELAY_MS + 150);
+  // A delayed call is still handled after the client gave up: wait until the simulator has handled it before
+  // reading the books (an event, not a sleep guessing how late a loaded machine handles it).
+  await options.faults.settled();
   return { rec, outcome };
 }
 

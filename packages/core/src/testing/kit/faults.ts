@@ -65,6 +65,8 @@ export interface SimulatorReply {
  */
 export class FaultInjector {
   readonly #rules: (FaultRule & { remaining: number })[] = [];
+  /** The calls `run()` is handling now: a delayed one stays here until its delay ended and it was handled. */
+  readonly #running = new Set<Promise<void>>();
 
   /**
    * Arms `rule` for its next `times` (default 1) matching calls. Throws a `RangeError` for a rule that could never
@@ -103,6 +105,30 @@ export class FaultInjector {
    * so a fault can drop or corrupt it after the state changed.
    */
   async run(req: IncomingMessage, res: ServerResponse, handle: () => Promise<SimulatorReply>): Promise<void> {
+    const running = this.#apply(req, res, handle);
+    this.#running.add(running);
+    try {
+      await running;
+    } finally {
+      this.#running.delete(running);
+    }
+  }
+
+  /**
+   * Resolves once every call the simulator is handling has been handled, those still held by a `delay` included:
+   * a delayed call the client gave up on still changes the books when its delay ends, and a test reads the books
+   * only after that, without sleeping out the delay (docs/architecture.md#conformance-suite).
+   */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  /** `run()`'s work: the first matching rule's fault, else the simulator's own reply. */
+  async #apply(
+    req: IncomingMessage,
+    res: ServerResponse,
+    handle: () => Promise<SimulatorReply>,
+  ): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     const fault = this.#take(req.method ?? 'GET', path);
     if (fault?.kind === 'status') {

@@ -94,6 +94,10 @@ export async function startLoopbackServer(
         }
       });
   });
+  // The reply's hint `keep-alive: timeout=1` is below what fetch's undici (2 s) and Node's agent (1 s) keep in hand,
+  // so neither reuses a connection: each call opens its own. Reuse (no idle timeout here) is cheaper per call, but
+  // then calls of the Provider T load test (tests/reliability) sat ~2 s between being written and being read, and
+  // some outlived both token expiries: the value stays until that is understood (docs/architecture.md#test-suites).
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve, reject) => {
     const refuse = (error: NodeJS.ErrnoException) => {

@@ -5,6 +5,11 @@ import { defineConfig } from 'vitest/config';
 
 const conditions = ['@pay/source', 'node', 'import', 'module', 'default'];
 
+// A package with type tests (test/**/*.test-d.ts) runs them as its `typecheck` script, `vitest run
+// --typecheck.only`, which type-checks the whole package once and reports to its own file; its test task leaves them
+// out, so the package is not type-checked a second time.
+const TYPES_ONLY = process.argv.includes('--typecheck.only');
+
 /** @param {import('vitest/config').UserConfig['test']} [test] overrides for one package */
 export function packageTests(test = {}) {
   return defineConfig({
@@ -12,8 +17,11 @@ export function packageTests(test = {}) {
     ssr: { resolve: { conditions, externalConditions: conditions } },
     test: {
       include: ['test/**/*.test.ts'],
-      reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
-      typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+      reporters: [
+        'default',
+        ['json', { outputFile: TYPES_ONLY ? 'reports/types.json' : 'reports/vitest.json' }],
+      ],
+      typecheck: { enabled: false, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
       testTimeout: 20_000,
       hookTimeout: 20_000,
       ...test,

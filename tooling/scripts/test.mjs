@@ -61,7 +61,14 @@ for (const dir of testedPackages) {
     failed += 1;
     continue;
   }
-  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+  // A package with type tests runs them in its typecheck task (`vitest run --typecheck.only`, one type-check of
+  // the package instead of two), which reports to reports/types.json.
+  const typesFile = join(dir, 'reports', 'types.json');
+  for (const file of existsSync(typesFile) ? [reportFile, typesFile] : [reportFile]) count(file);
+}
+
+function count(reportPath) {
+  const report = JSON.parse(readFileSync(reportPath, 'utf8'));
   passed += report.numPassedTests;
   skipped += report.numPendingTests + report.numTodoTests;
   // A test file that failed to load has no failed test in it, but it is a failure all the same.

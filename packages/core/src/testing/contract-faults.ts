@@ -354,15 +354,6 @@ async function faultReadStep<S extends AnySimulator, A extends AnyAdapter>(
   });
 }
 
-/** `make()`, called the first time only: the checks of one suite share what it resolves to. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => {
-    made ??= make();
-    return made;
-  };
-}
-
 /**
  * Runs `run` for each step, all at once, each on its own simulator as always: such a run spends its time waiting
  * out the client's timeouts and backoffs, not computing, so waiting them out together costs the machine little
@@ -383,6 +374,13 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
 ): ContractCheck[] {
   const checks: ContractCheck[] = [];
   const check = (name: string, run: () => Promise<void>) => checks.push({ name, run });
+  // Each call's steps, read off once for all its faults: the two fault-free runs already prove they do not change.
+  const readOff = new Map<string, Promise<UpstreamStep[]>>();
+  const stepsOnce = (scenario: Scenario<S, A>, what: string) => {
+    let steps = readOff.get(what);
+    if (!steps) readOff.set(what, (steps = stepsOf(contract, scenario, what)));
+    return steps;
+  };
 
   check('declares each money-moving operation it supports as a money-moving call', () =>
     withSimulator(contract, async ({ adapter }) => {
@@ -400,13 +398,11 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
       prepare: async (context) => call.prepare?.(context),
       run: (context, prepared) => call.send(context, prepared as string | undefined, keyOf(call)),
     };
-    // Read off once for every fault: the two fault-free runs already prove the steps do not change between runs.
-    const callSteps = once(() => stepsOf(contract, scenario, call.name));
     for (const matrix of MATRIX_FAULTS) {
       check(
         `${call.name} under ${matrix.name} at each upstream step: moves money at most once, fails with a ${matrix.error} naming the step, and a repeat with its idempotency key resumes and moves it exactly once`,
         async () => {
-          const steps = await callSteps();
+          const steps = await stepsOnce(scenario, call.name);
           const moneyStep = steps.findIndex(
             (step) => step.method === call.method.toUpperCase() && call.path.test(step.sample),
           );
@@ -422,7 +418,6 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
     }
   }
 
-  const readSteps = new Map<Operation, () => Promise<UpstreamStep[]>>();
   for (const matrix of TRANSIENT_FAULTS) {
     check(
       `retries each read of an id the provider does not hold when one attempt meets ${matrix.name}, at each upstream step, and resolves null`,
@@ -433,10 +428,7 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
               prepare: async () => undefined,
               run: ({ adapter: fresh }) => read(fresh),
             };
-            const steps =
-              readSteps.get(operation) ?? once(() => stepsOf(contract, scenario, `${operation}('${id}')`));
-            readSteps.set(operation, steps);
-            await eachStep(await steps(), (step) =>
+            await eachStep(await stepsOnce(scenario, `${operation}('${id}')`), (step) =>
               faultReadStep(contract, operation, id, read, step, matrix, seen),
             );
           }

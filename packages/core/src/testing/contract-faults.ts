@@ -377,8 +377,8 @@ export function faultMatrixChecks<S extends AnySimulator, A extends AnyAdapter>(
   // Each call's steps, read off once for all its faults: the two fault-free runs already prove they do not change.
   const readOff = new Map<string, Promise<UpstreamStep[]>>();
   const stepsOnce = (scenario: Scenario<S, A>, what: string) => {
-    let steps = readOff.get(what);
-    if (!steps) readOff.set(what, (steps = stepsOf(contract, scenario, what)));
+    const steps = readOff.get(what) ?? stepsOf(contract, scenario, what);
+    readOff.set(what, steps);
     return steps;
   };
 
